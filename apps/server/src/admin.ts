@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { type Database, openDatabase } from './db/database.js';
+import {
+  AdminError,
+  createEstablishment,
+  createKey,
+  createOrganization,
+  importProducts,
+  listKeys,
+  quickstart,
+  revokeKey,
+  setOrganizationPlan,
+} from './admin/service.js';
+
+/**
+ * merma-admin: the administration CLI. Prints one JSON value on stdout; on bad arguments prints one
+ * line on stderr, exits non-zero and writes nothing. Uses the same configuration as the server
+ * (DATABASE_URL, or the embedded database under DATA_DIR, shared with a running server).
+ */
+const USAGE = `usage: merma-admin <command>
+  org create --name N --plan basic|pro|enterprise|enterprise_multi [--admin-email E]
+  org set-plan --id ID --plan P
+  establishment create --org ID --name N --cif C --sector horeca|industrial|retail|distribucion|colectividades [--timezone Europe/Madrid]
+  key create --establishment ID --mode test|live [--permissions "*"|a,b,c]
+  key list --establishment ID
+  key revoke --id ID
+  product import --org ID --file products.csv
+  quickstart`;
+
+type Flags = Record<string, string | undefined>;
+type Command = { flags: string[]; required: string[]; run(db: Database['prisma'], f: Flags): Promise<unknown> };
+
+const COMMANDS: Record<string, Command> = {
+  'org create': {
+    flags: ['name', 'plan', 'admin-email'],
+    required: ['name', 'plan'],
+    run: (db, f) => createOrganization(db, { name: f.name as string, plan: f.plan as string, ...(f['admin-email'] ? { adminEmail: f['admin-email'] } : {}) }),
+  },
+  'org set-plan': { flags: ['id', 'plan'], required: ['id', 'plan'], run: (db, f) => setOrganizationPlan(db, { id: f.id as string, plan: f.plan as string }) },
+  'establishment create': {
+    flags: ['org', 'name', 'cif', 'sector', 'timezone'],
+    required: ['org', 'name', 'cif', 'sector'],
+    run: (db, f) =>
+      createEstablishment(db, {
+        org: f.org as string,
+        name: f.name as string,
+        cif: f.cif as string,
+        sector: f.sector as string,
+        ...(f.timezone ? { timezone: f.timezone } : {}),
+      }),
+  },
+  'key create': {
+    flags: ['establishment', 'mode', 'permissions'],
+    required: ['establishment', 'mode'],
+    run: (db, f) => createKey(db, { establishment: f.establishment as string, mode: f.mode as string, ...(f.permissions !== undefined ? { permissions: f.permissions } : {}) }),
+  },
+  'key list': { flags: ['establishment'], required: ['establishment'], run: (db, f) => listKeys(db, { establishment: f.establishment as string }) },
+  'key revoke': { flags: ['id'], required: ['id'], run: (db, f) => revokeKey(db, { id: f.id as string }) },
+  'product import': {
+    flags: ['org', 'file'],
+    required: ['org', 'file'],
+    run: (db, f) => importProducts(db, { org: f.org as string, csv: readCsv(f.file as string) }),
+  },
+  quickstart: { flags: [], required: [], run: (db) => quickstart(db) },
+};
+
+function readCsv(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new AdminError(`Cannot read --file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`merma-admin: ${message.replaceAll('\n', ' ')}\n`);
+  process.exit(code);
+}
+
+async function main(argv: string[]) {
+  const words = argv.filter((a) => !a.startsWith('-')).slice(0, 2);
+  const name = COMMANDS[words.join(' ')] ? words.join(' ') : COMMANDS[words[0] ?? ''] ? (words[0] as string) : undefined;
+  if (argv[0] === '--help' || argv[0] === '-h' || argv.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!name) fail(`unknown command "${words.join(' ')}"; run merma-admin --help`, 2);
+  const command = COMMANDS[name] as Command;
+  let values: Flags;
+  try {
+    const parsed = parseArgs({
+      args: argv.slice(name.split(' ').length),
+      options: Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }])),
+      allowPositionals: false,
+      strict: true,
+    });
+    values = parsed.values as Flags;
+  } catch (err) {
+    fail((err as Error).message, 2);
+  }
+  const missing = command.required.filter((f) => values[f] === undefined || values[f] === '');
+  if (missing.length) fail(`${name}: missing ${missing.map((m) => `--${m}`).join(', ')}`, 2);
+
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  const database = await openDatabase(config, { migrate: config.migrateOnBoot });
+  let result: unknown;
+  try {
+    result = await command.run(database.prisma, values);
+  } catch (err) {
+    await database.close();
+    if (err instanceof AdminError) fail(err.message);
+    throw err;
+  }
+  await database.close();
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+}
+
+main(process.argv.slice(2)).catch((err) => fail(err instanceof Error ? err.message : String(err)));

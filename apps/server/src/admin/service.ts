@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ALL_PERMISSIONS,
+  FOOD_CATEGORIES,
+  PERMISSIONS,
+  PLANS,
+  type Plan,
+  SECTORS,
+  type Sector,
+} from '@merma/schema';
+import { parse } from 'csv-parse/sync';
+import { type KeyMode, generateApiKey, hashApiKey } from '../auth/keys.js';
+import type { Db } from '../db/client.js';
+import { GENESIS_HASH } from '../modules/records/hash.js';
+
+/**
+ * Administration: organisations, establishments, plans, keys and product catalogues. There is no
+ * dashboard; the `merma-admin` CLI (src/admin.ts) calls these functions and prints their JSON.
+ */
+export class AdminError extends Error {}
+
+export async function createOrganization(db: Db, input: { name: string; plan: string; adminEmail?: string }) {
+  const name = input.name.trim();
+  if (!name) throw new AdminError('--name must not be empty');
+  const plan = parsePlan(input.plan);
+  const org = await db.organization.create({
+    data: { id: randomUUID(), name, plan, admin_email: input.adminEmail ?? null },
+  });
+  return { id: org.id, name: org.name, plan: org.plan, admin_email: org.admin_email };
+}
+
+function parsePlan(plan: string): Plan {
+  if (!(PLANS as readonly string[]).includes(plan)) throw new AdminError(`--plan must be one of ${PLANS.join(', ')}`);
+  return plan as Plan;
+}
+
+export async function setOrganizationPlan(db: Db, input: { id: string; plan: string }) {
+  const plan = parsePlan(input.plan);
+  const found = await db.organization.findUnique({ where: { id: assertUuid(input.id, '--id') } });
+  if (!found) throw new AdminError(`No organisation ${input.id}`);
+  const org = await db.organization.update({ where: { id: found.id }, data: { plan } });
+  return { id: org.id, name: org.name, plan: org.plan };
+}
+
+function assertUuid(value: string, flag: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+    throw new AdminError(`${flag} must be a UUID`);
+  }
+  return value.toLowerCase();
+}
+
+function assertTimezone(tz: string): string {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return tz;
+  } catch {
+    throw new AdminError(`--timezone ${tz} is not an IANA time zone (e.g. Europe/Madrid)`);
+  }
+}
+
+export async function createEstablishment(
+  db: Db,
+  input: { org: string; name: string; cif: string; sector: string; timezone?: string },
+) {
+  const orgId = assertUuid(input.org, '--org');
+  if (!input.name.trim()) throw new AdminError('--name must not be empty');
+  if (!/^[A-Za-z0-9]{8,12}$/.test(input.cif)) throw new AdminError('--cif must be 8 to 12 letters or digits (e.g. B12345678)');
+  if (!(SECTORS as readonly string[]).includes(input.sector)) {
+    throw new AdminError(`--sector must be one of ${SECTORS.join(', ')}`);
+  }
+  const timezone = assertTimezone(input.timezone ?? 'Europe/Madrid');
+  const org = await db.organization.findUnique({ where: { id: orgId } });
+  if (!org) throw new AdminError(`No organisation ${orgId}`);
+  const id = randomUUID();
+  const est = await db.$transaction(async (tx) => {
+    const created = await tx.establishment.create({
+      data: { id, organization_id: orgId, name: input.name.trim(), cif: input.cif.toUpperCase(), sector: input.sector, timezone },
+    });
+    // Each mode has its own record chain; its head starts at the genesis hash.
+    await tx.recordChainHead.createMany({
+      data: [true, false].map((livemode) => ({ establishment_id: id, livemode, seq: 0n, last_hash: GENESIS_HASH })),
+    });
+    return created;
+  });
+  return {
+    id: est.id,
+    organization_id: est.organization_id,
+    name: est.name,
+    cif: est.cif,
+    sector: est.sector as Sector,
+    timezone: est.timezone,
+  };
+}
+
+function parsePermissions(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === ALL_PERMISSIONS) return [ALL_PERMISSIONS];
+  const list = value.split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = list.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
+  if (list.length === 0 || unknown.length) {
+    throw new AdminError(`--permissions must be "*" or a comma list of: ${PERMISSIONS.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  }
+  return [...new Set(list)];
+}
+
+export async function createKey(db: Db, input: { establishment: string; mode: string; permissions?: string }) {
+  const establishmentId = assertUuid(input.establishment, '--establishment');
+  if (input.mode !== 'test' && input.mode !== 'live') throw new AdminError('--mode must be test or live');
+  const permissions = parsePermissions(input.permissions);
+  const est = await db.establishment.findUnique({ where: { id: establishmentId } });
+  if (!est) throw new AdminError(`No establishment ${establishmentId}`);
+  const key = generateApiKey(input.mode as KeyMode);
+  const id = randomUUID();
+  await db.apiKey.create({
+    data: {
+      id,
+      establishment_id: establishmentId,
+      livemode: input.mode === 'live',
+      key_hash: hashApiKey(key),
+      prefix: key.slice(0, 9),
+      last4: key.slice(-4),
+      permissions,
+    },
+  });
+  return { id, key, mode: input.mode, establishment_id: establishmentId, permissions };
+}
+
+export async function listKeys(db: Db, input: { establishment: string }) {
+  const establishmentId = assertUuid(input.establishment, '--establishment');
+  const keys = await db.apiKey.findMany({ where: { establishment_id: establishmentId }, orderBy: { created_at: 'asc' } });
+  return keys.map((k) => ({
+    id: k.id,
+    mode: k.livemode ? 'live' : 'test',
+    prefix: k.prefix,
+    last4: k.last4,
+    permissions: k.permissions,
+    created_at: k.created_at.toISOString(),
+    revoked_at: k.revoked_at?.toISOString() ?? null,
+  }));
+}
+
+export async function revokeKey(db: Db, input: { id: string }) {
+  const id = assertUuid(input.id, '--id');
+  const key = await db.apiKey.findUnique({ where: { id } });
+  if (!key) throw new AdminError(`No key ${id}`);
+  const updated = key.revoked_at ? key : await db.apiKey.update({ where: { id }, data: { revoked_at: new Date() } });
+  return { id, revoked_at: (updated.revoked_at as Date).toISOString() };
+}
+
+/** GTIN (EAN-8, UPC-A, EAN-13, GTIN-14) with a valid check digit. */
+export function isValidGtin(code: string): boolean {
+  if (!/^(\d{8}|\d{12}|\d{13}|\d{14})$/.test(code)) return false;
+  const digits = [...code].map(Number);
+  const check = digits.pop() as number;
+  const sum = digits.reverse().reduce((acc, d, i) => acc + d * (i % 2 === 0 ? 3 : 1), 0);
+  return (10 - (sum % 10)) % 10 === check;
+}
+
+/**
+ * Imports a product CSV (header `name,food_category,ean`; `,` or `;` separated). All rows are
+ * checked first: any invalid row aborts the import with every problem by line, writing nothing.
+ * Products are matched by EAN within the organisation: a known EAN is updated, a new one created.
+ */
+export async function importProducts(db: Db, input: { org: string; csv: string }) {
+  const orgId = assertUuid(input.org, '--org');
+  const org = await db.organization.findUnique({ where: { id: orgId } });
+  if (!org) throw new AdminError(`No organisation ${orgId}`);
+  let rows: Record<string, string>[];
+  try {
+    rows = parse(input.csv, {
+      columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
+      delimiter: [',', ';'],
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+    });
+  } catch (err) {
+    throw new AdminError(`The CSV cannot be read: ${(err as Error).message}`);
+  }
+  const problems: string[] = [];
+  const seen = new Map<string, number>();
+  const products = rows.map((row, i) => {
+    const line = i + 2;
+    const name = row.name ?? '';
+    const category = row.food_category ?? '';
+    const ean = row.ean ?? '';
+    if (!name) problems.push(`line ${line}: name is empty`);
+    if (!(FOOD_CATEGORIES as readonly string[]).includes(category)) {
+      problems.push(`line ${line}: food_category "${category}" is not one of ${FOOD_CATEGORIES.join(', ')}`);
+    }
+    if (!isValidGtin(ean)) problems.push(`line ${line}: ean "${ean}" is not a valid EAN/GTIN`);
+    if (seen.has(ean)) problems.push(`line ${line}: ean ${ean} repeats line ${seen.get(ean)}`);
+    seen.set(ean, line);
+    return { name, food_category: category, ean };
+  });
+  if (rows.length === 0) problems.push('the file has no product rows (expected a header name,food_category,ean)');
+  if (problems.length) throw new AdminError(`Nothing imported. ${problems.join('; ')}`);
+
+  const existing = new Set(
+    (await db.product.findMany({ where: { organization_id: orgId, ean: { in: products.map((p) => p.ean) } }, select: { ean: true } })).map(
+      (p) => p.ean,
+    ),
+  );
+  await db.$transaction(
+    products.map((p) =>
+      db.product.upsert({
+        where: { organization_id_ean: { organization_id: orgId, ean: p.ean } },
+        create: { id: randomUUID(), organization_id: orgId, ...p },
+        update: { name: p.name, food_category: p.food_category },
+      }),
+    ),
+  );
+  const updated = products.filter((p) => existing.has(p.ean)).length;
+  return { organization_id: orgId, created: products.length - updated, updated };
+}
+
+/** A demo organisation (Enterprise), establishment and test key with every permission. */
+export async function quickstart(db: Db) {
+  const organization = await createOrganization(db, { name: 'Demo kitchen group', plan: 'enterprise' });
+  const establishment = await createEstablishment(db, {
+    org: organization.id,
+    name: 'Cocina demo',
+    cif: 'B00000000',
+    sector: 'horeca',
+    timezone: 'Europe/Madrid',
+  });
+  const key = await createKey(db, { establishment: establishment.id, mode: 'test', permissions: '*' });
+  return { organization, establishment, key };
+}

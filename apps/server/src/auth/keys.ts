@@ -1,0 +1,39 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
+
+/**
+ * API keys: `svc_live_` or `svc_test_` followed by 32 base62 characters drawn from 24 random bytes
+ * (190 bits of randomness). Only the SHA-256 of the full key is stored; a fast hash is right here
+ * because the key is random and long, unlike a password. Lookups go by the hash through a unique
+ * index, so the time taken does not depend on how much of a guess matches a real key.
+ */
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BODY_LENGTH = 32;
+const KEY_PATTERN = /^svc_(live|test)_[0-9A-Za-z]{32}$/;
+
+export type KeyMode = 'live' | 'test';
+
+export function generateApiKey(mode: KeyMode): string {
+  const prefix = mode === 'live' ? LIVE_KEY_PREFIX : TEST_KEY_PREFIX;
+  let body = '';
+  // Rejection sampling keeps every character uniformly likely (248 = 4 * 62).
+  while (body.length < BODY_LENGTH) {
+    for (const byte of randomBytes(48)) {
+      if (byte < 248 && body.length < BODY_LENGTH) body += ALPHABET[byte % 62];
+    }
+  }
+  return prefix + body;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** Shape check before any lookup: a malformed key is refused without touching the database. */
+export function isWellFormedKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export function keyMode(key: string): KeyMode {
+  return key.startsWith(LIVE_KEY_PREFIX) ? 'live' : 'test';
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+
+/**
+ * Every environment variable the server and `merma-admin` read, parsed once. Nothing else in the
+ * code reads `process.env`. The README's configuration table mirrors this schema.
+ */
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().optional(),
+  PORT: int(3000),
+  /** PostgreSQL URL. Unset: an embedded PostgreSQL (PGlite) under DATA_DIR. */
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_POOL_SIZE: int(10, 1),
+  MIGRATE_ON_BOOT: bool.default(true),
+  /** Redis URL for rate limits shared by several replicas. Unset: in-memory limits. */
+  REDIS_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Requests per minute per key for general endpoints. */
+  RATE_LIMIT_GENERAL_PER_MINUTE: int(10, 1),
+  /** Requests per minute per key for POST /api/v1/records. */
+  RATE_LIMIT_RECORDS_PER_MINUTE: int(30, 1),
+  /** Requests per hour per key for GET /api/v1/analytics. */
+  RATE_LIMIT_ANALYTICS_PER_HOUR: int(10, 1),
+  /** Set to false to turn rate limiting off (benchmarks only). */
+  RATE_LIMIT_ENABLED: bool.default(true),
+  /** How long a verified API key is cached in memory; a revoked key stops working within this time. */
+  API_KEY_CACHE_TTL_MS: int(2000),
+  /** Whole-request deadline (slow clients are cut off after it). */
+  REQUEST_TIMEOUT_MS: int(30_000, 1000),
+  /** Trust X-Forwarded-* from the proxy in front (true, a hop count, or a comma list of addresses). */
+  TRUST_PROXY: z.string().default('false'),
+  DEFAULT_TIMEZONE: z.string().default('Europe/Madrid'),
+});
+
+export type Config = {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  databasePoolSize: number;
+  migrateOnBoot: boolean;
+  redisUrl: string | undefined;
+  logLevel: string;
+  rateLimits: { enabled: boolean; generalPerMinute: number; recordsPerMinute: number; analyticsPerHour: number };
+  apiKeyCacheTtlMs: number;
+  requestTimeoutMs: number;
+  trustProxy: boolean | number | string;
+  defaultTimezone: string;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = EnvSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const trust = e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY === 'false' ? false : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY;
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST ?? (e.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    migrateOnBoot: e.MIGRATE_ON_BOOT,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    rateLimits: {
+      enabled: e.RATE_LIMIT_ENABLED,
+      generalPerMinute: e.RATE_LIMIT_GENERAL_PER_MINUTE,
+      recordsPerMinute: e.RATE_LIMIT_RECORDS_PER_MINUTE,
+      analyticsPerHour: e.RATE_LIMIT_ANALYTICS_PER_HOUR,
+    },
+    apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    trustProxy: trust,
+    defaultTimezone: e.DEFAULT_TIMEZONE,
+  };
+}

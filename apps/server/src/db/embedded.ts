@@ -1,0 +1,154 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+/**
+ * The embedded default database: PGlite (PostgreSQL compiled to WebAssembly) served on a loopback
+ * port by pglite-socket, so the server reaches it through the same `pg` driver adapter as a real
+ * PostgreSQL.
+ *
+ * A PGlite data directory can be opened by one process only. The first process to open DATA_DIR
+ * (normally the server) owns it and writes `embedded.json` with its port; a second process (the
+ * `merma-admin` CLI while the server runs) finds that file, checks the owner is alive, and connects
+ * to the owner's port instead of opening the files itself.
+ */
+export type EmbeddedDatabase = {
+  url: string;
+  /** true when this process started PGlite; false when it connected to another process's. */
+  owner: boolean;
+  close(): Promise<void>;
+};
+
+type Handle = { pid: number; port: number };
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function portAccepts(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => done(port));
+    });
+  });
+}
+
+function readHandle(path: string): Handle | undefined {
+  try {
+    const h = JSON.parse(readFileSync(path, 'utf8')) as Handle;
+    return typeof h.pid === 'number' && typeof h.port === 'number' ? h : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const urlFor = (port: number) => `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
+
+async function serve(db: PGlite): Promise<{ port: number; server: PGLiteSocketServer }> {
+  // Many pooled connections may be open; PGlite runs one query at a time and keeps a connection's
+  // transaction exclusive, so others wait rather than interleave.
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 64 });
+    try {
+      await server.start();
+      return { port, server };
+    } catch (err) {
+      if (attempt >= 5) throw err;
+    }
+  }
+}
+
+/** An in-memory PGlite on a loopback port: for tests, gone when closed. */
+export async function startEphemeralPostgres(): Promise<EmbeddedDatabase> {
+  const db = await PGlite.create();
+  const { port, server } = await serve(db);
+  return {
+    url: urlFor(port),
+    owner: true,
+    async close() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+/** Opens (or joins) the embedded PostgreSQL kept under `dataDir`. */
+export async function openEmbeddedPostgres(dataDir: string): Promise<EmbeddedDatabase> {
+  const dir = resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  const handlePath = join(dir, 'embedded.json');
+  const lockPath = join(dir, 'embedded.lock');
+  const deadline = Date.now() + 30_000;
+
+  for (;;) {
+    const handle = readHandle(handlePath);
+    if (handle && handle.pid !== process.pid && pidAlive(handle.pid) && (await portAccepts(handle.port))) {
+      return { url: urlFor(handle.port), owner: false, close: async () => {} };
+    }
+    let fd: number;
+    try {
+      fd = openSync(lockPath, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const lockPid = Number(readFileSync(lockPath, 'utf8').trim());
+      if (!Number.isInteger(lockPid) || lockPid <= 0 || !pidAlive(lockPid)) {
+        rmSync(lockPath, { force: true }); // left by a process that died
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`The embedded database in ${dir} is held by process ${lockPid}, which does not answer.`);
+      }
+      await sleep(100); // another process is opening it: wait for its embedded.json
+      continue;
+    }
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    break;
+  }
+
+  let db: PGlite | undefined;
+  try {
+    db = await PGlite.create(join(dir, 'pgdata'));
+    const { port, server } = await serve(db);
+    writeFileSync(handlePath, JSON.stringify({ pid: process.pid, port } satisfies Handle));
+    const opened = db;
+    return {
+      url: urlFor(port),
+      owner: true,
+      async close() {
+        await server.stop();
+        await opened.close();
+        rmSync(handlePath, { force: true });
+        rmSync(lockPath, { force: true });
+      },
+    };
+  } catch (err) {
+    await db?.close().catch(() => {});
+    rmSync(lockPath, { force: true });
+    throw err;
+  }
+}

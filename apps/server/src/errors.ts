@@ -1,0 +1,39 @@
+import type { ErrorCode, ErrorDetail } from '@merma/schema';
+
+/** HTTP status of each error code: the one table that decides it. */
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  validation_error: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  plan_required: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  service_unavailable: 503,
+  internal: 500,
+};
+
+/** The only error domain code throws. One formatter (http/errors.ts) turns it into a response. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  /** Extra fields of the body (the 429 body's `resetAt`) and headers (`Retry-After`). */
+  readonly extra: { resetAt?: Date; retryAfterSeconds?: number } | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], extra?: AppError['extra']) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+    this.extra = extra;
+  }
+
+  get status(): number {
+    return STATUS_BY_CODE[this.code];
+  }
+}
+
+export const validationError = (message: string, details?: ErrorDetail[]) =>
+  new AppError('validation_error', message, details);

@@ -1,0 +1,90 @@
+import { API_PLANS, type Plan, type Sector } from '@merma/schema';
+import type { FastifyRequest } from 'fastify';
+import { hashApiKey, isWellFormedKey } from '../auth/keys.js';
+import type { Db } from '../db/client.js';
+import { AppError } from '../errors.js';
+import type { AuthContext } from '../trpc/context.js';
+
+/**
+ * Resolves `Authorization: Bearer <key>` to the key's establishment, organisation, plan, mode and
+ * permissions. Keys are looked up by their SHA-256 (the only form stored). A verified key is cached
+ * in this process for `ttlMs` (2 s by default): a revoked key stops working on every replica within
+ * that time. Unknown keys are not cached.
+ */
+export type Authenticator = { authenticate(request: FastifyRequest): Promise<AuthContext> };
+
+type CacheEntry = { auth: AuthContext; revoked: boolean; expires: number };
+const MAX_CACHE_ENTRIES = 10_000;
+
+export function createAuthenticator(db: Db, ttlMs: number): Authenticator {
+  const cache = new Map<string, CacheEntry>();
+
+  async function lookup(hash: string): Promise<CacheEntry | undefined> {
+    const now = Date.now();
+    const hit = cache.get(hash);
+    if (hit && hit.expires > now) return hit;
+    const rows = await db.$queryRaw<
+      {
+        id: string;
+        establishment_id: string;
+        organization_id: string;
+        livemode: boolean;
+        permissions: string[];
+        revoked: boolean;
+        plan: string;
+        timezone: string;
+        sector: string;
+      }[]
+    >`SELECT k.id::text, k.establishment_id::text, e.organization_id::text, k.livemode, k.permissions,
+        k.revoked_at IS NOT NULL AS revoked, o.plan, e.timezone, e.sector
+      FROM api_keys k
+      JOIN establishments e ON e.id = k.establishment_id
+      JOIN organizations o ON o.id = e.organization_id
+      WHERE k.key_hash = ${hash}`;
+    const row = rows[0];
+    if (!row) {
+      cache.delete(hash);
+      return undefined;
+    }
+    const entry: CacheEntry = {
+      auth: {
+        keyId: row.id,
+        establishmentId: row.establishment_id,
+        organizationId: row.organization_id,
+        livemode: row.livemode,
+        plan: row.plan as Plan,
+        permissions: row.permissions,
+        timezone: row.timezone,
+        sector: row.sector as Sector,
+      },
+      revoked: row.revoked,
+      expires: now + ttlMs,
+    };
+    if (ttlMs > 0) {
+      if (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+      cache.set(hash, entry);
+    }
+    return entry;
+  }
+
+  return {
+    async authenticate(request) {
+      const header = request.headers.authorization;
+      if (!header) {
+        throw new AppError('unauthorized', 'Missing API key: send the header Authorization: Bearer <API_KEY>');
+      }
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      const key = match?.[1];
+      if (!key || !isWellFormedKey(key)) {
+        throw new AppError('unauthorized', 'Invalid API key: expected Authorization: Bearer svc_live_… or svc_test_…');
+      }
+      const entry = await lookup(hashApiKey(key));
+      if (!entry) throw new AppError('unauthorized', 'Invalid API key');
+      if (entry.revoked) throw new AppError('unauthorized', 'This API key has been revoked');
+      if (!(API_PLANS as readonly string[]).includes(entry.auth.plan)) {
+        throw new AppError('plan_required', 'The API is available on the Enterprise and Enterprise Multi plans only');
+      }
+      return entry.auth;
+    },
+  };
+}

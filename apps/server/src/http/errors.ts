@@ -1,0 +1,103 @@
+import type { ErrorBody, ErrorCode, ErrorDetail, RateLimitErrorBody } from '@merma/schema';
+import { TRPCError } from '@trpc/server';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ZodError } from 'zod';
+import { AppError } from '../errors.js';
+
+/**
+ * The one error formatter. Every error response of the service, whatever raised it (a procedure,
+ * zod, Fastify's body parser, auth, the rate limiter, the database), leaves through `sendError`
+ * with the contract's body: `{ error, status, timestamp, code, details?, request_id }`, or for 429
+ * `{ error, status, resetAt, code, timestamp, request_id }`.
+ */
+export function zodDetails(err: ZodError): ErrorDetail[] {
+  return err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_error',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'validation_error',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'validation_error',
+};
+
+const PG_UNAVAILABLE = /^(08|53|57P0[1-3])/; // connection exceptions, insufficient resources, shutdown
+const NODE_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+
+/** Finds a database-availability failure anywhere in an error's cause chain. */
+function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || NODE_UNAVAILABLE.has(code))) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Can't reach database/i.test(message)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Turns anything thrown into an AppError; unknown errors become `internal` (and are logged). */
+export function toAppError(err: unknown): { appError: AppError; unexpected: boolean } {
+  if (err instanceof AppError) return { appError: err, unexpected: false };
+  if (err instanceof TRPCError) {
+    if (err.cause instanceof AppError) return { appError: err.cause, unexpected: false };
+    if (err.cause instanceof ZodError) {
+      const details = zodDetails(err.cause);
+      const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
+      return { appError: new AppError('validation_error', `Invalid input: ${summary}`, details), unexpected: false };
+    }
+    if (err.code === 'PARSE_ERROR' || err.code === 'BAD_REQUEST') {
+      return { appError: new AppError('validation_error', err.message), unexpected: false };
+    }
+    if (err.code === 'NOT_FOUND') return { appError: new AppError('not_found', err.message), unexpected: false };
+    return toAppError(err.cause ?? new Error(err.message));
+  }
+  if (err instanceof ZodError) {
+    return { appError: new AppError('validation_error', 'Invalid input', zodDetails(err)), unexpected: false };
+  }
+  const fastifyError = err as Partial<FastifyError>;
+  if (fastifyError.code && FASTIFY_CODES[fastifyError.code]) {
+    const code = FASTIFY_CODES[fastifyError.code] as ErrorCode;
+    return { appError: new AppError(code, fastifyError.message ?? 'Invalid request'), unexpected: false };
+  }
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    // Other client errors raised by Fastify (malformed JSON, prototype poisoning, bad headers).
+    return { appError: new AppError('validation_error', fastifyError.message ?? 'Invalid request'), unexpected: false };
+  }
+  if (isDatabaseUnavailable(err)) {
+    return {
+      appError: new AppError('service_unavailable', 'The database is unavailable; retry shortly', undefined, { retryAfterSeconds: 1 }),
+      unexpected: true,
+    };
+  }
+  return { appError: new AppError('internal', 'Internal server error'), unexpected: true };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const timestamp = new Date().toISOString();
+  const status = error.status;
+  if (error.extra?.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.extra.retryAfterSeconds));
+  let body: ErrorBody | RateLimitErrorBody;
+  if (error.code === 'rate_limited') {
+    body = {
+      error: error.message,
+      status: 429,
+      resetAt: (error.extra?.resetAt ?? new Date()).toISOString(),
+      code: 'rate_limited',
+      timestamp,
+      request_id: request.id,
+    };
+  } else {
+    body = { error: error.message, status, timestamp, code: error.code, request_id: request.id };
+    if (error.details?.length) body.details = error.details;
+  }
+  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const { appError, unexpected } = toAppError(err);
+  if (unexpected) request.log.error({ err }, 'request failed');
+  return sendError(request, reply, appError);
+}

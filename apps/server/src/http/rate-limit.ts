@@ -1,0 +1,85 @@
+import type { FastifyReply } from 'fastify';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
+import type { RateBucket } from '../trpc/trpc.js';
+
+/**
+ * Per-key rate limits (rate-limiter-flexible). Buckets, from the contract's first stated set:
+ * `general` 10/min, `records_create` (POST /records) 30/min, `analytics` 10/hour; all configurable.
+ * With REDIS_URL the counters live in Redis and are shared by every replica; if Redis fails, an
+ * in-memory limiter with the same limits stands in (per replica) until it is back, so requests are
+ * neither refused nor left unlimited.
+ *
+ * Every API response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix
+ * seconds); a 429 also carries Retry-After (seconds).
+ */
+export type RateLimiter = {
+  consume(bucket: RateBucket, keyId: string, reply: FastifyReply): Promise<void>;
+  close(): Promise<void>;
+};
+
+const DURATIONS: Record<RateBucket, number> = { general: 60, records_create: 60, analytics: 3600 };
+
+function points(config: Config['rateLimits'], bucket: RateBucket): number {
+  if (bucket === 'records_create') return config.recordsPerMinute;
+  if (bucket === 'analytics') return config.analyticsPerHour;
+  return config.generalPerMinute;
+}
+
+export function createRateLimiter(config: Pick<Config, 'rateLimits' | 'redisUrl'>): RateLimiter {
+  if (!config.rateLimits.enabled) {
+    return { consume: async () => {}, close: async () => {} };
+  }
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, {
+        enableOfflineQueue: false, // fail fast to the insurance limiter instead of queueing
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2_000,
+        lazyConnect: false,
+      })
+    : undefined;
+  redis?.on('error', () => {}); // reconnects by itself; the insurance limiter covers the gap
+
+  const limiters = new Map<RateBucket, RateLimiterAbstract>();
+  for (const bucket of Object.keys(DURATIONS) as RateBucket[]) {
+    const opts = { points: points(config.rateLimits, bucket), duration: DURATIONS[bucket], keyPrefix: `merma:rl:${bucket}` };
+    limiters.set(
+      bucket,
+      redis
+        ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
+        : new RateLimiterMemory(opts),
+    );
+  }
+
+  return {
+    async consume(bucket, keyId, reply) {
+      const limiter = limiters.get(bucket) as RateLimiterAbstract;
+      const limit = limiter.points;
+      let res: RateLimiterRes;
+      let limited = false;
+      try {
+        res = await limiter.consume(keyId, 1);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        res = err;
+        limited = true;
+      }
+      const resetMs = Date.now() + res.msBeforeNext;
+      reply.header('x-ratelimit-limit', String(limit));
+      reply.header('x-ratelimit-remaining', String(Math.max(0, res.remainingPoints)));
+      reply.header('x-ratelimit-reset', String(Math.ceil(resetMs / 1000)));
+      if (limited) {
+        const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+        throw new AppError('rate_limited', `Rate limit exceeded: ${limit} requests per ${DURATIONS[bucket] === 60 ? 'minute' : 'hour'} for this key`, undefined, {
+          resetAt: new Date(resetMs),
+          retryAfterSeconds: retryAfter,
+        });
+      }
+    },
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { buildApp } from './http/app.js';
+
+/** Starts the service: configuration, database (migrations at boot), HTTP, graceful shutdown. */
+async function main() {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  const bootLog = { info: (obj: object, msg?: string) => console.error(JSON.stringify({ level: 'info', msg, ...obj })) };
+  const database = await openDatabase(config, { migrate: config.migrateOnBoot, log: bootLog });
+  const app = await buildApp({ config, db: database.prisma, version });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(() => process.exit(1), 25_000);
+    force.unref();
+    await app.close(); // stops accepting, waits for in-flight requests
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info(
+    { database: database.embedded ? `embedded (PGlite, ${config.dataDir})` : 'PostgreSQL', docs: `/docs` },
+    'Merma API ready',
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

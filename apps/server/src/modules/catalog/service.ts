@@ -1,0 +1,82 @@
+import type { Cause, Destination, Establishment, FoodCategory, Product, Sector } from '@merma/schema';
+import type { DbTx } from '../../db/client.js';
+import type { AuthContext } from '../../trpc/context.js';
+
+/**
+ * The global catalogues (causes and destinations) are seeded by migrations and change only with a
+ * deployment, so each process keeps them in memory after the first read: validating a record's
+ * `destino_id`/`causa_id` then costs no database round trip.
+ */
+export type GlobalCatalog = {
+  causes: Cause[];
+  destinations: Destination[];
+  causeById: Map<string, Cause>;
+  destinationById: Map<string, Destination>;
+};
+
+export type CatalogCache = { get(db: DbTx): Promise<GlobalCatalog> };
+
+export function createCatalogCache(): CatalogCache {
+  let loading: Promise<GlobalCatalog> | undefined;
+  return {
+    get(db) {
+      loading ??= loadCatalog(db).catch((err) => {
+        loading = undefined;
+        throw err;
+      });
+      return loading;
+    },
+  };
+}
+
+async function loadCatalog(db: DbTx): Promise<GlobalCatalog> {
+  const [causeRows, destinationRows] = await Promise.all([
+    db.cause.findMany({ orderBy: { orden: 'asc' } }),
+    db.destination.findMany({ orderBy: { orden: 'asc' } }),
+  ]);
+  const causes = causeRows.map(({ id, nombre, icono, activo }) => ({ id, nombre, icono, activo }));
+  const destinations = destinationRows.map(({ id, nombre, orden, es_recuperacion, code }) => ({
+    id,
+    nombre,
+    orden,
+    es_recuperacion,
+    code,
+  }));
+  return {
+    causes,
+    destinations,
+    causeById: new Map(causes.map((c) => [c.id, c])),
+    destinationById: new Map(destinations.map((d) => [d.id, d])),
+  };
+}
+
+export async function listActiveCauses(db: DbTx, cache: CatalogCache): Promise<Cause[]> {
+  return (await cache.get(db)).causes.filter((c) => c.activo);
+}
+
+export async function listDestinations(db: DbTx, cache: CatalogCache): Promise<Destination[]> {
+  return (await cache.get(db)).destinations;
+}
+
+/** The key's establishment; every establishment of the organisation on the Enterprise Multi plan. */
+export async function listEstablishments(db: DbTx, auth: AuthContext): Promise<Establishment[]> {
+  const rows = await db.establishment.findMany({
+    where: auth.plan === 'enterprise_multi' ? { organization_id: auth.organizationId } : { id: auth.establishmentId },
+    orderBy: [{ name: 'asc' }, { id: 'asc' }],
+  });
+  return rows.map(({ id, name, cif, sector, timezone }) => ({ id, name, cif, sector: sector as Sector, timezone }));
+}
+
+/** The organisation's product catalogue (imported with `merma-admin product import`). */
+export async function listProducts(db: DbTx, auth: AuthContext): Promise<Product[]> {
+  const rows = await db.product.findMany({
+    where: { organization_id: auth.organizationId },
+    orderBy: [{ name: 'asc' }, { id: 'asc' }],
+  });
+  return rows.map(({ id, name, food_category, ean }) => ({
+    id,
+    name,
+    food_category: food_category as FoodCategory,
+    ean,
+  }));
+}

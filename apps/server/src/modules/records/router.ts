@@ -1,0 +1,88 @@
+import {
+  BatchRecordsInput,
+  BatchRecordsResponse,
+  CreateRecordInput,
+  CreateRecordResponse,
+  ListRecordsQuery,
+  ListRecordsResponse,
+  NoQuery,
+  VerifyRecordsResponse,
+} from '@merma/schema';
+import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import type { CatalogCache } from '../catalog/service.js';
+import { createRecord, createRecordsBatch, listRecords, verifyRecordChain } from './service.js';
+
+export function recordsRouter(catalog: CatalogCache) {
+  return router({
+    create: apiProcedure
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: '/records',
+          tags: ['records'],
+          summary: 'Create a waste record',
+          description: 'Stores one record and returns it with its `record_hash`, a link of the establishment\'s tamper-evident chain. A 201 means the record is durably stored.',
+          operationId: 'createRecord',
+        },
+        permission: 'records:write',
+        successStatus: 201,
+        rateBucket: 'records_create',
+      })
+      .input(CreateRecordInput)
+      .output(CreateRecordResponse)
+      .mutation(async ({ ctx, input }) => ok(await createRecord({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input))),
+
+    batch: apiProcedure
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: '/records/batch',
+          tags: ['records'],
+          summary: 'Create up to 500 records',
+          description: 'Each item is checked on its own: valid items are stored (all together), invalid ones are reported in `errors` by their `index`. More than 500 items: 400 and nothing stored.',
+          operationId: 'createRecordsBatch',
+        },
+        permission: 'records:write',
+      })
+      .input(BatchRecordsInput)
+      .output(BatchRecordsResponse)
+      .mutation(async ({ ctx, input }) =>
+        ok(await createRecordsBatch({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input.records)),
+      ),
+
+    list: apiProcedure
+      .meta({
+        openapi: {
+          method: 'GET',
+          path: '/records',
+          tags: ['records'],
+          summary: 'List records, newest first',
+          description: 'Dates are read in the establishment\'s time zone, both days included. Default: the last 30 days.',
+          operationId: 'listRecords',
+        },
+        permission: 'records:read',
+      })
+      .input(ListRecordsQuery)
+      .output(ListRecordsResponse)
+      .query(async ({ ctx, input }) => {
+        const { data, pagination } = await listRecords(ctx, ctx.auth, input);
+        return { ...ok(data), meta: { pagination } };
+      }),
+
+    verify: apiProcedure
+      .meta({
+        openapi: {
+          method: 'GET',
+          path: '/records/verify',
+          tags: ['records'],
+          summary: 'Verify the record hash chain',
+          description: 'Recomputes every record hash of this establishment and mode in order and reports the first record that was altered, inserted or removed.',
+          operationId: 'verifyRecords',
+        },
+        permission: 'records:read',
+      })
+      .input(NoQuery)
+      .output(VerifyRecordsResponse)
+      .query(async ({ ctx }) => ok(await verifyRecordChain(ctx.db, ctx.auth))),
+  });
+}

@@ -1,0 +1,441 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BatchInsertedItem,
+  type BatchItemError,
+  type BatchResult,
+  type ChainVerification,
+  CreateRecordInput,
+  type CreateRecordParsed,
+  DEFAULT_RANGE_DAYS,
+  type ErrorDetail,
+  type FoodCategory,
+  type Pagination,
+  type WasteRecord,
+  type WasteStage,
+} from '@merma/schema';
+import { Prisma } from '../../generated/prisma/client.ts';
+import type { DbTx } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError, validationError } from '../../errors.js';
+import type { AuthContext, Clock } from '../../trpc/context.js';
+import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
+import { GENESIS_HASH, HASH_ALGORITHM, type HashedFields, canonicalRecordJson, chainHash } from './hash.js';
+
+export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache };
+
+type RecordRow = {
+  id: string;
+  establishment_id: string;
+  livemode: boolean;
+  chain_seq: bigint;
+  food_category: string;
+  weight_kg: number;
+  destino_id: string;
+  causa_id: string | null;
+  product_name: string | null;
+  waste_stage: string | null;
+  shift_id: string | null;
+  session_id: string | null;
+  notes: string | null;
+  photo_url: string | null;
+  source: string;
+  prev_hash: string;
+  record_hash: string;
+  created_at: Date;
+};
+
+const RECORD_COLUMNS = Prisma.sql`id::text, establishment_id::text, livemode, chain_seq, food_category,
+  weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
+  session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at`;
+
+function toRecord(r: RecordRow): WasteRecord {
+  return {
+    id: r.id,
+    establishment_id: r.establishment_id,
+    livemode: r.livemode,
+    food_category: r.food_category as FoodCategory,
+    weight_kg: r.weight_kg,
+    destino_id: r.destino_id,
+    causa_id: r.causa_id,
+    product_name: r.product_name,
+    waste_stage: r.waste_stage as WasteStage | null,
+    shift_id: r.shift_id,
+    session_id: r.session_id,
+    notes: r.notes,
+    photo_url: r.photo_url,
+    source: r.source,
+    record_hash: r.record_hash,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+function hashedFields(auth: AuthContext, id: string, input: CreateRecordParsed, source: string, createdAt: string): HashedFields {
+  return {
+    id,
+    establishment_id: auth.establishmentId,
+    livemode: auth.livemode,
+    food_category: input.food_category,
+    weight_kg: input.weight_kg,
+    destino_id: input.destino_id,
+    causa_id: input.causa_id ?? null,
+    product_name: input.product_name ?? null,
+    waste_stage: input.waste_stage ?? null,
+    shift_id: input.shift_id ?? null,
+    session_id: input.session_id ?? null,
+    notes: input.notes ?? null,
+    photo_url: input.photo_url ?? null,
+    source,
+    created_at: createdAt,
+  };
+}
+
+/**
+ * Checks the ids a record refers to. Destinations and causes come from the in-memory catalogue;
+ * shifts and sessions must belong to the key's establishment and mode (one query for any number of
+ * records). Returns the problems per record index.
+ */
+async function checkReferences(
+  db: DbTx,
+  auth: AuthContext,
+  catalog: GlobalCatalog,
+  items: { index: number; input: CreateRecordParsed }[],
+): Promise<Map<number, ErrorDetail[]>> {
+  const problems = new Map<number, ErrorDetail[]>();
+  const add = (index: number, path: string, message: string) => {
+    const list = problems.get(index) ?? [];
+    list.push({ path, message });
+    problems.set(index, list);
+  };
+  const shiftIds = new Set<string>();
+  const sessionIds = new Set<string>();
+  for (const { index, input } of items) {
+    if (!catalog.destinationById.has(input.destino_id)) add(index, 'destino_id', 'no destination has this id');
+    if (input.causa_id) {
+      const cause = catalog.causeById.get(input.causa_id);
+      if (!cause) add(index, 'causa_id', 'no cause has this id');
+      else if (!cause.activo) add(index, 'causa_id', 'this cause is retired; use an active cause');
+    }
+    if (input.shift_id) shiftIds.add(input.shift_id);
+    if (input.session_id) sessionIds.add(input.session_id);
+  }
+  if (shiftIds.size === 0 && sessionIds.size === 0) return problems;
+
+  const [shifts, sessions] = await Promise.all([
+    shiftIds.size
+      ? db.shift.findMany({
+          where: { id: { in: [...shiftIds] }, establishment_id: auth.establishmentId, livemode: auth.livemode },
+          select: { id: true },
+        })
+      : [],
+    sessionIds.size
+      ? db.session.findMany({
+          where: { id: { in: [...sessionIds] }, establishment_id: auth.establishmentId, livemode: auth.livemode },
+          select: { id: true, status: true },
+        })
+      : [],
+  ]);
+  const knownShifts = new Set(shifts.map((s) => s.id));
+  const sessionStatus = new Map(sessions.map((s) => [s.id, s.status]));
+  for (const { index, input } of items) {
+    if (input.shift_id && !knownShifts.has(input.shift_id)) add(index, 'shift_id', 'no shift of this establishment has this id');
+    if (input.session_id) {
+      const status = sessionStatus.get(input.session_id);
+      if (!status) add(index, 'session_id', 'no session of this establishment has this id');
+      else if (status !== 'open') add(index, 'session_id', 'this session is completed and takes no more records');
+    }
+  }
+  return problems;
+}
+
+async function ensureChainHead(db: DbTx, auth: AuthContext): Promise<void> {
+  await db.$executeRaw`INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash)
+    VALUES (${auth.establishmentId}::uuid, ${auth.livemode}, 0, ${GENESIS_HASH})
+    ON CONFLICT (establishment_id, livemode) DO NOTHING`;
+}
+
+/**
+ * Stores one record. One SQL statement locks the chain head of the establishment and mode, computes
+ * the new hash from the previous one with the database's sha256(), moves the head and inserts the
+ * row, so concurrent writers are serialised by the head's row lock and the write is a single
+ * round trip.
+ */
+export async function createRecord(
+  deps: RecordDeps,
+  auth: AuthContext,
+  input: CreateRecordParsed,
+  source = 'api',
+): Promise<WasteRecord> {
+  const catalog = await deps.catalog.get(deps.db);
+  const problems = await checkReferences(deps.db, auth, catalog, [{ index: 0, input }]);
+  const found = problems.get(0);
+  if (found) throw validationError(found.map((p) => `${p.path}: ${p.message}`).join('; '), found);
+
+  const id = randomUUID();
+  const createdAt = deps.clock().toISOString();
+  const fields = hashedFields(auth, id, input, source, createdAt);
+  const canonical = canonicalRecordJson(fields);
+
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const rows = await deps.db.$queryRaw<{ record_hash: string }[]>`
+      WITH head AS (
+        SELECT seq, last_hash FROM record_chain_heads
+        WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
+        FOR UPDATE
+      ), moved AS (
+        UPDATE record_chain_heads h
+        SET seq = head.seq + 1,
+            last_hash = encode(sha256(convert_to(head.last_hash::text || ${canonical}::text, 'UTF8')), 'hex')
+        FROM head
+        WHERE h.establishment_id = ${auth.establishmentId}::uuid AND h.livemode = ${auth.livemode}
+        RETURNING h.seq, h.last_hash, head.last_hash AS prev_hash
+      )
+      INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
+        causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
+        record_hash, created_at)
+      SELECT ${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, moved.seq, ${fields.food_category},
+        ${String(fields.weight_kg)}::numeric, ${fields.destino_id}::uuid, ${fields.causa_id}::uuid,
+        ${fields.product_name}, ${fields.waste_stage}, ${fields.shift_id}::uuid, ${fields.session_id}::uuid,
+        ${fields.notes}, ${fields.photo_url}, ${source}, moved.prev_hash, moved.last_hash,
+        ${createdAt}::timestamptz
+      FROM moved
+      RETURNING record_hash`;
+    const stored = rows[0];
+    if (stored) {
+      return {
+        ...fields,
+        food_category: input.food_category,
+        waste_stage: input.waste_stage ?? null,
+        record_hash: stored.record_hash,
+      };
+    }
+    await ensureChainHead(deps.db, auth); // first record of this establishment and mode
+  }
+  throw new AppError('internal', 'The record chain head could not be created');
+}
+
+function issueDetails(error: { issues: { path: PropertyKey[]; message: string }[] }): ErrorDetail[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+}
+
+/**
+ * Stores the valid items of a batch and reports the others by index. The valid items are appended
+ * to the chain in request order and inserted with one `INSERT … SELECT FROM unnest(…)`, together
+ * with the head update, inside one transaction: they are all stored or none is.
+ */
+export async function createRecordsBatch(
+  deps: RecordDeps,
+  auth: AuthContext,
+  items: readonly unknown[],
+  source = 'batch',
+): Promise<BatchResult> {
+  const errors: BatchItemError[] = [];
+  const valid: { index: number; input: CreateRecordParsed }[] = [];
+  items.forEach((item, index) => {
+    const parsed = CreateRecordInput.safeParse(item);
+    if (parsed.success) valid.push({ index, input: parsed.data });
+    else {
+      const details = issueDetails(parsed.error);
+      errors.push({ index, code: 'validation_error', error: details.map((d) => `${d.path || '(item)'}: ${d.message}`).join('; '), details });
+    }
+  });
+
+  const catalog = await deps.catalog.get(deps.db);
+  return inTransaction(deps.db, async (tx) => {
+    const problems = await checkReferences(tx, auth, catalog, valid);
+    for (const [index, details] of problems) {
+      errors.push({ index, code: 'validation_error', error: details.map((d) => `${d.path}: ${d.message}`).join('; '), details });
+    }
+    const accepted = valid.filter((v) => !problems.has(v.index));
+    errors.sort((a, b) => a.index - b.index);
+    if (accepted.length === 0) return { inserted: 0, failed: errors.length, errors, records: [] };
+
+    await ensureChainHead(tx, auth);
+    const [head] = await tx.$queryRaw<{ seq: bigint; last_hash: string }[]>`
+      SELECT seq, last_hash FROM record_chain_heads
+      WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
+      FOR UPDATE`;
+    if (!head) throw new AppError('internal', 'The record chain head is missing');
+
+    const createdAt = deps.clock().toISOString();
+    let prev = head.last_hash;
+    let seq = head.seq;
+    const cols = {
+      id: [] as string[], seq: [] as string[], cat: [] as string[], w: [] as string[], dest: [] as string[],
+      causa: [] as (string | null)[], pname: [] as (string | null)[], stage: [] as (string | null)[],
+      shift: [] as (string | null)[], sess: [] as (string | null)[], notes: [] as (string | null)[],
+      photo: [] as (string | null)[], prev: [] as string[], hash: [] as string[],
+    };
+    const inserted: BatchInsertedItem[] = [];
+    for (const { index, input } of accepted) {
+      const id = randomUUID();
+      const f = hashedFields(auth, id, input, source, createdAt);
+      const hash = chainHash(prev, canonicalRecordJson(f));
+      seq += 1n;
+      cols.id.push(id);
+      cols.seq.push(seq.toString());
+      cols.cat.push(f.food_category);
+      cols.w.push(String(f.weight_kg));
+      cols.dest.push(f.destino_id);
+      cols.causa.push(f.causa_id);
+      cols.pname.push(f.product_name);
+      cols.stage.push(f.waste_stage);
+      cols.shift.push(f.shift_id);
+      cols.sess.push(f.session_id);
+      cols.notes.push(f.notes);
+      cols.photo.push(f.photo_url);
+      cols.prev.push(prev);
+      cols.hash.push(hash);
+      inserted.push({ index, id, record_hash: hash, created_at: createdAt });
+      prev = hash;
+    }
+
+    await tx.$executeRaw`
+      WITH ins AS (
+        INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
+          causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
+          record_hash, created_at)
+        SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.seq, u.cat, u.w, u.dest, u.causa, u.pname,
+          u.stage, u.shift, u.sess, u.notes, u.photo, ${source}, u.prev, u.hash, ${createdAt}::timestamptz
+        FROM unnest(${cols.id}::uuid[], ${cols.seq}::bigint[], ${cols.cat}::text[], ${cols.w}::numeric[],
+          ${cols.dest}::uuid[], ${cols.causa}::uuid[], ${cols.pname}::text[], ${cols.stage}::text[],
+          ${cols.shift}::uuid[], ${cols.sess}::uuid[], ${cols.notes}::text[], ${cols.photo}::text[],
+          ${cols.prev}::text[], ${cols.hash}::text[])
+          AS u(id, seq, cat, w, dest, causa, pname, stage, shift, sess, notes, photo, prev, hash)
+        RETURNING 1
+      )
+      UPDATE record_chain_heads SET seq = ${seq}, last_hash = ${prev}
+      WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
+        AND (SELECT count(*) FROM ins) = ${accepted.length}`;
+
+    return { inserted: inserted.length, failed: errors.length, errors, records: inserted };
+  });
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Start of a `from` bound: a date is midnight in the establishment's zone; a date-time is itself. */
+function lowerBound(value: string, timezone: string): Prisma.Sql {
+  return DATE_ONLY.test(value)
+    ? Prisma.sql`((${value}::date)::timestamp AT TIME ZONE ${timezone})`
+    : Prisma.sql`${value}::timestamptz`;
+}
+
+/** End (exclusive) of a `to` bound: a date includes that whole day in the establishment's zone. */
+function upperBound(value: string, timezone: string): Prisma.Sql {
+  return DATE_ONLY.test(value)
+    ? Prisma.sql`((${value}::date + 1)::timestamp AT TIME ZONE ${timezone})`
+    : Prisma.sql`${value}::timestamptz`;
+}
+
+async function assertOrderedRange(db: DbTx, from: string, to: string, lower: Prisma.Sql, upper: Prisma.Sql) {
+  let ordered: boolean;
+  if (DATE_ONLY.test(from) && DATE_ONLY.test(to)) ordered = from <= to;
+  else if (!DATE_ONLY.test(from) && !DATE_ONLY.test(to)) ordered = Date.parse(from) < Date.parse(to);
+  else {
+    const [row] = await db.$queryRaw<{ ok: boolean }[]>`SELECT ${lower} < ${upper} AS ok`;
+    ordered = row?.ok === true;
+  }
+  if (!ordered) {
+    throw validationError('`from` must be before `to`', [{ path: 'from', message: 'must be before `to`' }]);
+  }
+}
+
+export type ListRecordsParsed = {
+  from?: string | undefined;
+  to?: string | undefined;
+  food_category?: FoodCategory | undefined;
+  limit: number;
+  offset: number;
+};
+
+/** Local calendar date of `now` in a time zone, `YYYY-MM-DD`. */
+export function localDate(now: Date, timezone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * Lists records newest first (`created_at DESC, id DESC`, served by the matching index). Dates are
+ * read in the establishment's time zone; by default the last 30 days up to and including today.
+ */
+export async function listRecords(
+  deps: Pick<RecordDeps, 'db' | 'clock'>,
+  auth: AuthContext,
+  query: ListRecordsParsed,
+): Promise<{ data: WasteRecord[]; pagination: Pagination }> {
+  const today = localDate(deps.clock(), auth.timezone);
+  const to = query.to ?? today;
+  const from = query.from ?? addDays(DATE_ONLY.test(to) ? to : today, -DEFAULT_RANGE_DAYS);
+  const lower = lowerBound(from, auth.timezone);
+  const upper = upperBound(to, auth.timezone);
+  const category = query.food_category ? Prisma.sql`AND food_category = ${query.food_category}` : Prisma.empty;
+  const where = Prisma.sql`establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
+    AND created_at >= ${lower} AND created_at < ${upper} ${category}`;
+
+  await assertOrderedRange(deps.db, from, to, lower, upper);
+
+  const rows = await deps.db.$queryRaw<(RecordRow & { total: bigint })[]>`
+    SELECT ${RECORD_COLUMNS}, (SELECT count(*) FROM records WHERE ${where}) AS total
+    FROM records WHERE ${where}
+    ORDER BY created_at DESC, id DESC
+    LIMIT ${query.limit} OFFSET ${query.offset}`;
+  let total: number;
+  if (rows[0]) total = Number(rows[0].total);
+  else {
+    const [count] = await deps.db.$queryRaw<{ total: bigint }[]>`SELECT count(*) AS total FROM records WHERE ${where}`;
+    total = Number(count?.total ?? 0);
+  }
+  return {
+    data: rows.map(toRecord),
+    pagination: { limit: query.limit, offset: query.offset, total, has_more: query.offset + rows.length < total },
+  };
+}
+
+const VERIFY_PAGE = 1000;
+
+/**
+ * Walks the establishment's chain in sequence order and recomputes every hash. Reports the first
+ * record whose hash does not match its content, whose link does not match the previous record, a
+ * missing sequence number, or records missing at the end (the head remembers the last hash).
+ */
+export async function verifyRecordChain(db: DbTx, auth: AuthContext): Promise<ChainVerification> {
+  const [head] = await db.$queryRaw<{ seq: bigint; last_hash: string }[]>`
+    SELECT seq, last_hash FROM record_chain_heads
+    WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}`;
+  let prev = GENESIS_HASH;
+  let expectedSeq = 1n;
+  let checked = 0;
+  const fail = (id: string | null, seq: bigint, reason: NonNullable<ChainVerification['first_invalid']>['reason']): ChainVerification => ({
+    valid: false,
+    checked,
+    head_hash: head?.last_hash ?? null,
+    first_invalid: { id, chain_seq: Number(seq), reason },
+    algorithm: HASH_ALGORITHM,
+  });
+  for (;;) {
+    const rows = await db.$queryRaw<RecordRow[]>`
+      SELECT ${RECORD_COLUMNS} FROM records
+      WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode} AND chain_seq >= ${expectedSeq}
+      ORDER BY chain_seq LIMIT ${VERIFY_PAGE}`;
+    for (const row of rows) {
+      if (row.chain_seq !== expectedSeq) return fail(row.id, expectedSeq, 'sequence_gap');
+      if (row.prev_hash !== prev) return fail(row.id, row.chain_seq, 'broken_link');
+      const record = toRecord(row);
+      const recomputed = chainHash(prev, canonicalRecordJson({ ...record }));
+      if (recomputed !== row.record_hash) return fail(row.id, row.chain_seq, 'hash_mismatch');
+      prev = row.record_hash;
+      expectedSeq += 1n;
+      checked += 1;
+    }
+    if (rows.length < VERIFY_PAGE) break;
+  }
+  if (head && (head.seq !== expectedSeq - 1n || head.last_hash !== prev)) {
+    return fail(null, expectedSeq, 'truncated');
+  }
+  return { valid: true, checked, head_hash: head?.last_hash ?? null, first_invalid: null, algorithm: HASH_ALGORITHM };
+}

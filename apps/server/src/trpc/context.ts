@@ -1,0 +1,27 @@
+import type { Permission, Plan, Sector } from '@merma/schema';
+import type { DbTx } from '../db/client.js';
+
+/** The caller, as established by the auth hook from the API key. */
+export type AuthContext = {
+  keyId: string;
+  establishmentId: string;
+  organizationId: string;
+  livemode: boolean;
+  plan: Plan;
+  permissions: readonly string[];
+  timezone: string;
+  sector: Sector;
+};
+
+export type Clock = () => Date;
+
+export type Context = {
+  db: DbTx;
+  auth: AuthContext;
+  clock: Clock;
+  requestId: string;
+};
+
+export function hasPermission(auth: AuthContext, permission: Permission): boolean {
+  return auth.permissions.includes('*') || auth.permissions.includes(permission);
+}

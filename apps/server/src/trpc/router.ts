@@ -1,0 +1,16 @@
+import { catalogRouter } from '../modules/catalog/router.js';
+import type { CatalogCache } from '../modules/catalog/service.js';
+import { recordsRouter } from '../modules/records/router.js';
+import { shiftsRouter } from '../modules/shifts/router.js';
+import { router } from './trpc.js';
+
+/** The whole API: one procedure per endpoint, each naming its REST route in its meta. */
+export function createAppRouter(deps: { catalog: CatalogCache }) {
+  return router({
+    records: recordsRouter(deps.catalog),
+    catalog: catalogRouter(deps.catalog),
+    shifts: shiftsRouter,
+  });
+}
+
+export type AppRouter = ReturnType<typeof createAppRouter>;

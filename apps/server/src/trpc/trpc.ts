@@ -1,0 +1,34 @@
+import type { Permission } from '@merma/schema';
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { AppError } from '../errors.js';
+import { type Context, hasPermission } from './context.js';
+
+/** Rate-limit bucket a route counts against (see http/rate-limit.ts). */
+export type RateBucket = 'general' | 'records_create' | 'analytics';
+
+export type Meta = OpenApiMeta<{
+  /** Permission the key must hold. */
+  permission?: Permission;
+  /** HTTP status of success: 201 for creates, 200 otherwise. */
+  successStatus?: 200 | 201;
+  rateBucket?: RateBucket;
+}>;
+
+const t = initTRPC.context<Context>().meta<Meta>().create();
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Every API procedure: checks the permission named in its meta before running. */
+export const apiProcedure = t.procedure.use(({ ctx, meta, next }) => {
+  if (meta?.permission && !hasPermission(ctx.auth, meta.permission)) {
+    throw new AppError('forbidden', `This API key lacks the permission ${meta.permission}`);
+  }
+  return next();
+});
+
+/** Wraps a procedure's result in the success envelope. */
+export function ok<T>(data: T): { success: true; data: T; timestamp: string } {
+  return { success: true, data, timestamp: new Date().toISOString() };
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import {
+  ERROR_CODES,
+  FOOD_CATEGORIES,
+  MAX_PAGE_LIMIT,
+  MAX_PAGE_OFFSET,
+  DEFAULT_PAGE_LIMIT,
+  SECTORS,
+  WASTE_STAGES,
+  EVENT_TYPES,
+  INBOUND_EVENT_TYPES,
+  PERMISSIONS,
+  PLANS,
+} from './constants.js';
+
+export const FoodCategory = z.enum(FOOD_CATEGORIES).meta({ id: 'FoodCategory' });
+export type FoodCategory = z.infer<typeof FoodCategory>;
+export const WasteStage = z.enum(WASTE_STAGES).meta({ id: 'WasteStage' });
+export type WasteStage = z.infer<typeof WasteStage>;
+export const Sector = z.enum(SECTORS).meta({ id: 'Sector' });
+export type Sector = z.infer<typeof Sector>;
+export const Plan = z.enum(PLANS);
+export type Plan = z.infer<typeof Plan>;
+export const EventType = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventType>;
+export const InboundEventType = z.enum(INBOUND_EVENT_TYPES);
+export type InboundEventType = z.infer<typeof InboundEventType>;
+export const Permission = z.enum(PERMISSIONS);
+export type Permission = z.infer<typeof Permission>;
+export const ErrorCode = z.enum(ERROR_CODES);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export const Uuid = z.uuid();
+/** ISO 8601 UTC timestamp with milliseconds, e.g. `2026-11-23T10:15:30.123Z`. */
+export const Timestamp = z.iso.datetime({ precision: 3 });
+
+const NUL = '\u0000';
+/**
+ * Text that PostgreSQL can store: no NUL characters. Used for every free-text input so that such
+ * input is a clear 400, never a database error.
+ */
+export function text(max: number) {
+  return z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes(NUL), { message: 'must not contain NUL characters' });
+}
+
+/** A calendar date `YYYY-MM-DD` that exists (2026-02-30 is refused). */
+export const IsoDate = z.iso.date();
+
+/** A date (`YYYY-MM-DD`, read in the establishment's time zone) or a full ISO 8601 date-time. */
+export const DateOrDateTime = z.union([IsoDate, z.iso.datetime({ offset: true })]);
+
+/** `HH:MM`, 24-hour clock. */
+export const TimeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (00:00-23:59)');
+
+/** Query-string integer within bounds (query values arrive as strings). */
+export function queryInt(min: number, max: number) {
+  return z.coerce.number().int().min(min).max(max);
+}
+
+export const PaginationQuery = {
+  limit: queryInt(1, MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
+  offset: queryInt(0, MAX_PAGE_OFFSET).default(0),
+};
+
+export const Pagination = z
+  .object({
+    limit: z.number().int(),
+    offset: z.number().int(),
+    total: z.number().int(),
+    has_more: z.boolean(),
+  })
+  .meta({ id: 'Pagination' });
+export type Pagination = z.infer<typeof Pagination>;

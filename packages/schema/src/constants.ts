@@ -1,0 +1,97 @@
+/** Limits and value sets of the Merma API. Every other package imports them from here. */
+
+/** Most records accepted by one `POST /api/v1/records/batch` call. */
+export const MAX_BATCH_RECORDS = 500;
+/** Default and largest page size of `GET /api/v1/records`. */
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 200;
+/** Largest `offset` accepted by list endpoints (deeper pages: narrow the date range). */
+export const MAX_PAGE_OFFSET = 1_000_000;
+/** Days covered by list and analytics queries when `from` is not given. */
+export const DEFAULT_RANGE_DAYS = 30;
+/** Longest text of a record's `notes`. */
+export const MAX_NOTES_LENGTH = 500;
+export const MAX_PRODUCT_NAME_LENGTH = 200;
+export const MAX_URL_LENGTH = 2048;
+/** Heaviest single record, in kg (1,000 t). Weights are stored to the gram (3 decimals). */
+export const MAX_WEIGHT_KG = 1_000_000;
+export const WEIGHT_DECIMALS = 3;
+/** Largest request body the API reads, in bytes (1 MiB). Larger bodies get 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Longest `Idempotency-Key` header value, and how long a key is remembered. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+export const FOOD_CATEGORIES = [
+  'meat',
+  'fish',
+  'fruit_veg',
+  'dairy',
+  'bakery',
+  'prepared_meals',
+  'cereals',
+  'beverages',
+  'others',
+] as const;
+
+export const WASTE_STAGES = ['receiving', 'storage', 'preparation', 'service', 'post_service'] as const;
+
+export const SECTORS = ['horeca', 'industrial', 'retail', 'distribucion', 'colectividades'] as const;
+
+/** Plans. `basic` and `pro` have no API access; both enterprise plans include benchmarking. */
+export const PLANS = ['basic', 'pro', 'enterprise', 'enterprise_multi'] as const;
+export const API_PLANS = ['enterprise', 'enterprise_multi'] as const;
+
+/** Outbound webhook event names. */
+export const EVENT_TYPES = [
+  'record.created',
+  'record.updated',
+  'session.completed',
+  'subscription.changed',
+  'subscription.canceled',
+  'alert.spike_detected',
+  'alert.triggered',
+  'plan.generated',
+] as const;
+
+/** Events accepted by `POST /api/v1/webhooks/inbound`. */
+export const INBOUND_EVENT_TYPES = ['waste.created', 'waste.updated', 'inventory.loss'] as const;
+
+/** Permissions a key may hold; `*` grants all of them. */
+export const PERMISSIONS = [
+  'records:read',
+  'records:write',
+  'catalog:read',
+  'analytics:read',
+  'benchmarking:read',
+  'shifts:read',
+  'shifts:write',
+  'sessions:read',
+  'sessions:write',
+  'predict:read',
+  'webhooks:read',
+  'webhooks:write',
+  'inbound:write',
+] as const;
+export const ALL_PERMISSIONS = '*' as const;
+
+/** API key prefixes: live keys see production data, test keys see test data. */
+export const LIVE_KEY_PREFIX = 'svc_live_';
+export const TEST_KEY_PREFIX = 'svc_test_';
+
+/** Machine-readable error codes, sent beside the HTTP status in every error body. */
+export const ERROR_CODES = [
+  'validation_error',
+  'unauthorized',
+  'forbidden',
+  'plan_required',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'service_unavailable',
+  'internal',
+] as const;
+
+export const API_VERSION_PREFIX = '/api/v1';

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { DateOrDateTime, FoodCategory, PaginationQuery, Timestamp, Uuid, WasteStage, text } from './common.js';
+import {
+  MAX_BATCH_RECORDS,
+  MAX_NOTES_LENGTH,
+  MAX_PRODUCT_NAME_LENGTH,
+  MAX_URL_LENGTH,
+  MAX_WEIGHT_KG,
+  WEIGHT_DECIMALS,
+} from './constants.js';
+import { Envelope, ListEnvelope } from './envelope.js';
+
+const WEIGHT_SCALE = 10 ** WEIGHT_DECIMALS;
+
+/**
+ * Kilograms, > 0 and at most MAX_WEIGHT_KG. Stored to the gram: more decimals are rounded half-up
+ * to 3 places, and a weight that rounds to 0 is refused. The response carries the stored value.
+ */
+export const WeightKg = z
+  .number()
+  .positive()
+  .max(MAX_WEIGHT_KG)
+  .transform((v) => Math.round(v * WEIGHT_SCALE) / WEIGHT_SCALE)
+  .refine((v) => v > 0, { message: 'must be at least 0.001 kg' });
+
+const HttpUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(MAX_URL_LENGTH)
+  .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL characters' });
+
+/**
+ * Body of `POST /api/v1/records` and each item of a batch. Unknown fields are refused (400) so a
+ * misspelt field (`destination_id`) is reported instead of silently dropped. Optional fields accept
+ * `null` as "not given".
+ */
+export const CreateRecordInput = z
+  .strictObject({
+    food_category: FoodCategory,
+    weight_kg: WeightKg,
+    destino_id: Uuid.describe('id of a destination (GET /api/v1/destinos)'),
+    causa_id: Uuid.nullish().describe('id of a cause (GET /api/v1/causas)'),
+    product_name: text(MAX_PRODUCT_NAME_LENGTH).nullish(),
+    waste_stage: WasteStage.nullish(),
+    shift_id: Uuid.nullish().describe('id of a shift of this establishment'),
+    session_id: Uuid.nullish().describe('id of an open registration session of this establishment'),
+    notes: text(MAX_NOTES_LENGTH).nullish(),
+    photo_url: HttpUrl.nullish(),
+  })
+  .meta({ id: 'CreateRecordInput' });
+export type CreateRecordInput = z.input<typeof CreateRecordInput>;
+export type CreateRecordParsed = z.output<typeof CreateRecordInput>;
+
+/** A stored food-waste record. */
+export const WasteRecord = z
+  .object({
+    id: Uuid,
+    establishment_id: Uuid,
+    livemode: z.boolean(),
+    food_category: FoodCategory,
+    weight_kg: z.number(),
+    destino_id: Uuid,
+    causa_id: Uuid.nullable(),
+    product_name: z.string().nullable(),
+    waste_stage: WasteStage.nullable(),
+    shift_id: Uuid.nullable(),
+    session_id: Uuid.nullable(),
+    notes: z.string().nullable(),
+    photo_url: z.string().nullable(),
+    source: z.string(),
+    record_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'Record' });
+export type WasteRecord = z.infer<typeof WasteRecord>;
+
+export const CreateRecordResponse = Envelope(WasteRecord);
+export type CreateRecordResponse = z.infer<typeof CreateRecordResponse>;
+
+/** Body of `POST /api/v1/records/batch`: 1 to 500 items, each checked on its own. */
+export const BatchRecordsInput = z
+  .strictObject({
+    records: z.array(z.unknown()).min(1).max(MAX_BATCH_RECORDS),
+  })
+  .meta({ id: 'BatchRecordsInput' });
+export type BatchRecordsInput = { records: CreateRecordInput[] };
+
+export const BatchItemError = z
+  .object({
+    index: z.number().int().describe('position of the item in the submitted `records` array'),
+    code: z.string(),
+    error: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'BatchItemError' });
+export type BatchItemError = z.infer<typeof BatchItemError>;
+
+export const BatchInsertedItem = z.object({
+  index: z.number().int(),
+  id: Uuid,
+  record_hash: z.string(),
+  created_at: Timestamp,
+});
+export type BatchInsertedItem = z.infer<typeof BatchInsertedItem>;
+
+export const BatchResult = z
+  .object({
+    inserted: z.number().int(),
+    failed: z.number().int(),
+    errors: z.array(BatchItemError),
+    records: z.array(BatchInsertedItem).describe('the stored items, with their index in the request'),
+  })
+  .meta({ id: 'BatchResult' });
+export type BatchResult = z.infer<typeof BatchResult>;
+export const BatchRecordsResponse = Envelope(BatchResult);
+
+/**
+ * `GET /api/v1/records`. `from`/`to` are dates read in the establishment's time zone (both days
+ * included) or full date-times; defaults: the last 30 days up to today.
+ */
+export const ListRecordsQuery = z
+  .strictObject({
+    from: DateOrDateTime.optional(),
+    to: DateOrDateTime.optional(),
+    food_category: FoodCategory.optional(),
+    ...PaginationQuery,
+  })
+  .meta({ id: 'ListRecordsQuery' });
+export type ListRecordsQuery = z.input<typeof ListRecordsQuery>;
+export const ListRecordsResponse = ListEnvelope(WasteRecord);
+export type ListRecordsResponse = z.infer<typeof ListRecordsResponse>;
+
+/** Result of walking an establishment's record hash chain (`GET /api/v1/records/verify`). */
+export const ChainVerification = z
+  .object({
+    valid: z.boolean(),
+    checked: z.number().int(),
+    head_hash: z.string().nullable(),
+    first_invalid: z
+      .object({
+        id: Uuid.nullable().describe('the first record that fails; null when records are missing at the end'),
+        chain_seq: z.number().int(),
+        reason: z.enum(['hash_mismatch', 'broken_link', 'sequence_gap', 'truncated']),
+      })
+      .nullable(),
+    algorithm: z.string(),
+  })
+  .meta({ id: 'ChainVerification' });
+export type ChainVerification = z.infer<typeof ChainVerification>;
+export const VerifyRecordsResponse = Envelope(ChainVerification);
