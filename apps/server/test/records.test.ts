@@ -1,0 +1,314 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalRecordJson, chainHash, GENESIS_HASH } from '../src/modules/records/hash.js';
+import {
+  CAUSA_CADUCIDAD,
+  CAUSA_RETIRED,
+  DESTINO_DONATION,
+  type TestContext,
+  type Tenant,
+  api,
+  countRecords,
+  createTenant,
+  startTestApp,
+  validRecord,
+} from './helpers.js';
+
+let t: TestContext;
+let tenant: Tenant;
+const NOW = new Date('2026-06-15T10:30:00.000Z');
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: () => NOW });
+  tenant = await createTenant(t.db);
+});
+afterAll(() => t?.close());
+
+describe('POST /api/v1/records', () => {
+  it('stores a record and answers 201 with the stored record and its chain hash', async () => {
+    const res = await api(t.app, tenant.key).post('/api/v1/records', {
+      ...validRecord({ weight_kg: 2.5 }),
+      causa_id: CAUSA_CADUCIDAD,
+      product_name: 'Solomillo',
+      waste_stage: 'storage',
+      notes: 'Cadena de frío rota',
+      photo_url: 'https://example.com/p.jpg',
+    });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body.success).toBe(true);
+    expect(body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const r = body.data;
+    expect(r).toMatchObject({
+      establishment_id: tenant.establishmentId,
+      livemode: false,
+      food_category: 'meat',
+      weight_kg: 2.5,
+      destino_id: DESTINO_DONATION,
+      causa_id: CAUSA_CADUCIDAD,
+      product_name: 'Solomillo',
+      waste_stage: 'storage',
+      source: 'api',
+      created_at: NOW.toISOString(),
+    });
+    expect(r.record_hash).toMatch(/^[0-9a-f]{64}$/);
+
+    const stored = await t.db.record.findUniqueOrThrow({ where: { id: r.id } });
+    expect(stored.record_hash).toBe(r.record_hash);
+    expect(Number(stored.weight_kg)).toBe(2.5);
+    expect(stored.notes).toBe('Cadena de frío rota');
+    // The hash the database computed equals the documented formula.
+    const expected = chainHash(stored.prev_hash, canonicalRecordJson({ ...r }));
+    expect(r.record_hash).toBe(expected);
+  });
+
+  it('rounds weights to the gram and links each record to the previous hash', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const first = (await client.post('/api/v1/records', validRecord({ weight_kg: 1.23456 }))).json().data;
+    const second = (await client.post('/api/v1/records', validRecord({ weight_kg: 0.0015 }))).json().data;
+    expect(first.weight_kg).toBe(1.235);
+    expect(second.weight_kg).toBe(0.002);
+    const rows = await t.db.record.findMany({ where: { establishment_id: other.establishmentId }, orderBy: { chain_seq: 'asc' } });
+    expect(rows.map((r) => Number(r.chain_seq))).toEqual([1, 2]);
+    expect(rows[0]?.prev_hash).toBe(GENESIS_HASH);
+    expect(rows[1]?.prev_hash).toBe(first.record_hash);
+  });
+
+  it('serialises concurrent writers into one unbroken chain', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => client.post('/api/v1/records', validRecord({ weight_kg: i + 1 }))));
+    expect(results.map((r) => r.statusCode)).toEqual(Array(25).fill(201));
+    const verify = (await client.get('/api/v1/records/verify')).json().data;
+    expect(verify).toMatchObject({ valid: true, checked: 25, first_invalid: null });
+  });
+
+  const bad: [string, unknown, string][] = [
+    ['missing food_category', { weight_kg: 1, destino_id: DESTINO_DONATION }, 'food_category'],
+    ['missing weight_kg', { food_category: 'meat', destino_id: DESTINO_DONATION }, 'weight_kg'],
+    ['missing destino_id', { food_category: 'meat', weight_kg: 1 }, 'destino_id'],
+    ['unknown category', validRecord({ food_category: 'candy' }), 'food_category'],
+    ['zero weight', validRecord({ weight_kg: 0 }), 'weight_kg'],
+    ['negative weight', validRecord({ weight_kg: -3 }), 'weight_kg'],
+    ['weight as string', validRecord({ weight_kg: '1.5' }), 'weight_kg'],
+    ['weight NaN as string', validRecord({ weight_kg: 'NaN' }), 'weight_kg'],
+    ['huge weight', validRecord({ weight_kg: 1e308 }), 'weight_kg'],
+    ['weight rounding to zero', validRecord({ weight_kg: 0.0001 }), 'weight_kg'],
+    ['notes over 500 characters', validRecord({ notes: 'x'.repeat(501) }), 'notes'],
+    ['NUL byte in product_name', validRecord({ product_name: 'a\u0000b' }), 'product_name'],
+    ['bad waste_stage', validRecord({ waste_stage: 'eating' }), 'waste_stage'],
+    ['destino_id not a uuid', validRecord({ destino_id: "1' OR '1'='1" }), 'destino_id'],
+    ['unknown destino_id', validRecord({ destino_id: '00000000-0000-4000-8000-000000000000' }), 'destino_id'],
+    ['unknown causa_id', validRecord({ causa_id: '00000000-0000-4000-8000-000000000000' }), 'causa_id'],
+    ['retired causa_id', validRecord({ causa_id: CAUSA_RETIRED }), 'causa_id'],
+    ['unknown shift_id', validRecord({ shift_id: '00000000-0000-4000-8000-000000000000' }), 'shift_id'],
+    ['unknown session_id', validRecord({ session_id: '00000000-0000-4000-8000-000000000000' }), 'session_id'],
+    ['unknown field', validRecord({ destination_id: DESTINO_DONATION }), ''],
+    ['photo_url not http(s)', validRecord({ photo_url: 'javascript:alert(1)' }), 'photo_url'],
+    ['array body', [validRecord()], ''],
+  ];
+  it.each(bad)('refuses %s with 400 and writes nothing', async (_name, body, path) => {
+    const other = await createTenant(t.db);
+    const res = await api(t.app, other.key).post('/api/v1/records', body);
+    expect(res.statusCode).toBe(400);
+    const err = res.json();
+    expect(err).toMatchObject({ status: 400, code: 'validation_error' });
+    expect(typeof err.error).toBe('string');
+    expect(err.timestamp).toMatch(/Z$/);
+    if (path) expect(err.details.map((d: { path: string }) => d.path)).toContain(path);
+    expect(await countRecords(t.db, other.establishmentId)).toBe(0);
+  });
+
+  it('stores SQL-looking text verbatim', async () => {
+    const text = "'); DROP TABLE records; --";
+    const res = await api(t.app, tenant.key).post('/api/v1/records', validRecord({ product_name: text, notes: text }));
+    expect(res.statusCode).toBe(201);
+    const stored = await t.db.record.findUniqueOrThrow({ where: { id: res.json().data.id } });
+    expect(stored.product_name).toBe(text);
+  });
+
+  it('accepts a shift of its own establishment but not one of another establishment', async () => {
+    const other = await createTenant(t.db);
+    const shift = (await api(t.app, tenant.key).post('/api/v1/shifts', { name: 'Mañana', start_time: '07:00', end_time: '15:00' })).json().data;
+    const own = await api(t.app, tenant.key).post('/api/v1/records', validRecord({ shift_id: shift.id }));
+    expect(own.statusCode).toBe(201);
+    expect(own.json().data.shift_id).toBe(shift.id);
+    const foreign = await api(t.app, other.key).post('/api/v1/records', validRecord({ shift_id: shift.id }));
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.json().details[0].path).toBe('shift_id');
+  });
+});
+
+describe('POST /api/v1/records/batch', () => {
+  it('stores valid items, reports invalid ones by index', async () => {
+    const other = await createTenant(t.db);
+    const res = await api(t.app, other.key).post('/api/v1/records/batch', {
+      records: [
+        validRecord({ weight_kg: 1 }),
+        { food_category: 'meat' },
+        validRecord({ weight_kg: 2 }),
+        validRecord({ destino_id: '00000000-0000-4000-8000-000000000000' }),
+        'not an object',
+        validRecord({ weight_kg: 3 }),
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data.inserted).toBe(3);
+    expect(data.failed).toBe(3);
+    expect(data.errors.map((e: { index: number }) => e.index)).toEqual([1, 3, 4]);
+    expect(data.errors[0]).toMatchObject({ code: 'validation_error' });
+    expect(data.errors[1].details[0].path).toBe('destino_id');
+    expect(data.records.map((r: { index: number }) => r.index)).toEqual([0, 2, 5]);
+    const rows = await t.db.record.findMany({ where: { establishment_id: other.establishmentId }, orderBy: { chain_seq: 'asc' } });
+    expect(rows.map((r) => Number(r.weight_kg))).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.source)).toEqual(['batch', 'batch', 'batch']);
+    const verify = (await api(t.app, other.key).get('/api/v1/records/verify')).json().data;
+    expect(verify).toMatchObject({ valid: true, checked: 3 });
+  });
+
+  it('stores 500 records in one call and continues the chain of single creates', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    await client.post('/api/v1/records', validRecord());
+    const res = await client.post('/api/v1/records/batch', { records: Array.from({ length: 500 }, (_, i) => validRecord({ weight_kg: i + 1 })) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ inserted: 500, failed: 0, errors: [] });
+    await client.post('/api/v1/records', validRecord());
+    expect(await countRecords(t.db, other.establishmentId)).toBe(502);
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 502 });
+  });
+
+  it.each([
+    ['more than 500 items', { records: Array.from({ length: 501 }, () => validRecord()) }],
+    ['10,000 items', { records: Array.from({ length: 10_000 }, () => ({ food_category: 'meat' })) }],
+    ['an empty array', { records: [] }],
+    ['records not an array', { records: 'x' }],
+    ['no records field', {}],
+  ])('refuses %s with 400 and stores nothing', async (_name, body) => {
+    const other = await createTenant(t.db);
+    const res = await api(t.app, other.key).post('/api/v1/records/batch', body);
+    expect([400, 413]).toContain(res.statusCode);
+    expect(res.json().status).toBe(res.statusCode);
+    expect(await countRecords(t.db, other.establishmentId)).toBe(0);
+  });
+});
+
+describe('GET /api/v1/records', () => {
+  let reader: Tenant;
+  beforeAll(async () => {
+    reader = await createTenant(t.db);
+    // Records on chosen dates, written straight through the service's batch path with a fixed clock.
+    const dates = ['2026-06-15T09:00:00.000Z', '2026-06-10T12:00:00.000Z', '2026-05-16T21:59:00.000Z', '2026-05-15T21:59:00.000Z', '2026-04-01T10:00:00.000Z'];
+    for (const [i, d] of dates.entries()) {
+      const app = await startClockApp(new Date(d));
+      const res = await api(app.app, reader.key).post('/api/v1/records', validRecord({ weight_kg: i + 1, food_category: i % 2 ? 'fish' : 'meat' }));
+      expect(res.statusCode).toBe(201);
+      await app.app.close();
+    }
+  });
+
+  async function startClockApp(at: Date) {
+    const { buildApp } = await import('../src/http/app.js');
+    const app = await buildApp({ config: t.config, db: t.db, clock: () => at });
+    return { app };
+  }
+
+  it('lists the last 30 days newest first, with pagination meta', async () => {
+    const res = await api(t.app, reader.key).get('/api/v1/records');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    // Today is 2026-06-15 in Madrid; 30 days back is 2026-05-16 (Madrid), which starts 2026-05-15T22:00Z.
+    expect(body.data.map((r: { weight_kg: number }) => r.weight_kg)).toEqual([1, 2, 3]);
+    expect(body.meta.pagination).toEqual({ limit: 50, offset: 0, total: 3, has_more: false });
+  });
+
+  it('filters by dates in the establishment time zone and by category, and pages', async () => {
+    const client = api(t.app, reader.key);
+    const all = (await client.get('/api/v1/records?from=2026-01-01&to=2026-06-30')).json();
+    expect(all.meta.pagination.total).toBe(5);
+    const fish = (await client.get('/api/v1/records?from=2026-01-01&to=2026-06-30&food_category=fish')).json();
+    expect(fish.data.map((r: { weight_kg: number }) => r.weight_kg)).toEqual([2, 4]);
+    const page = (await client.get('/api/v1/records?from=2026-01-01&to=2026-06-30&limit=2&offset=2')).json();
+    expect(page.data.map((r: { weight_kg: number }) => r.weight_kg)).toEqual([3, 4]);
+    expect(page.meta.pagination).toEqual({ limit: 2, offset: 2, total: 5, has_more: true });
+    // 2026-05-15T21:59Z is 23:59 on 15 May in Madrid.
+    const day = (await client.get('/api/v1/records?from=2026-05-15&to=2026-05-15')).json();
+    expect(day.data.map((r: { weight_kg: number }) => r.weight_kg)).toEqual([4]);
+    const instant = (await client.get('/api/v1/records?from=2026-06-10T00:00:00Z&to=2026-06-11T00:00:00Z')).json();
+    expect(instant.data.map((r: { weight_kg: number }) => r.weight_kg)).toEqual([2]);
+  });
+
+  it.each([
+    ['limit=0'],
+    ['limit=201'],
+    ['limit=-1'],
+    ['limit=abc'],
+    ['offset=-1'],
+    ['offset=1e20'],
+    ['from=2026-02-30'],
+    ['from=yesterday'],
+    ['from=2026-06-10&to=2026-06-01'],
+    ['food_category=candy'],
+    ['unknown=1'],
+  ])('refuses %s with 400', async (qs) => {
+    const res = await api(t.app, reader.key).get(`/api/v1/records?${qs}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ status: 400, code: 'validation_error' });
+  });
+
+  it('accepts limit=200', async () => {
+    const res = await api(t.app, reader.key).get('/api/v1/records?limit=200');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().meta.pagination.limit).toBe(200);
+  });
+});
+
+describe('GET /api/v1/records/verify', () => {
+  async function chainOf(n: number) {
+    const owner = await createTenant(t.db);
+    const res = await api(t.app, owner.key).post('/api/v1/records/batch', { records: Array.from({ length: n }, (_, i) => validRecord({ weight_kg: i + 1 })) });
+    expect(res.json().data.inserted).toBe(n);
+    const rows = await t.db.record.findMany({ where: { establishment_id: owner.establishmentId }, orderBy: { chain_seq: 'asc' } });
+    return { owner, rows };
+  }
+
+  it('reports an intact chain as valid', async () => {
+    const { owner } = await chainOf(5);
+    const res = await api(t.app, owner.key).get('/api/v1/records/verify');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ valid: true, checked: 5, first_invalid: null });
+  });
+
+  it('detects a record whose weight was altered in the database', async () => {
+    const { owner, rows } = await chainOf(5);
+    await t.db.$executeRaw`UPDATE records SET weight_kg = 0.5 WHERE id = ${rows[2]?.id}::uuid`;
+    const data = (await api(t.app, owner.key).get('/api/v1/records/verify')).json().data;
+    expect(data).toMatchObject({ valid: false, checked: 2, first_invalid: { id: rows[2]?.id, chain_seq: 3, reason: 'hash_mismatch' } });
+  });
+
+  it('detects a deleted record and a deleted last record', async () => {
+    const { owner, rows } = await chainOf(5);
+    await t.db.record.delete({ where: { id: rows[1]?.id as string } });
+    const middle = (await api(t.app, owner.key).get('/api/v1/records/verify')).json().data;
+    expect(middle).toMatchObject({ valid: false, first_invalid: { chain_seq: 2, reason: 'sequence_gap' } });
+
+    const second = await chainOf(3);
+    await t.db.record.delete({ where: { id: second.rows[2]?.id as string } });
+    const tail = (await api(t.app, second.owner.key).get('/api/v1/records/verify')).json().data;
+    expect(tail).toMatchObject({ valid: false, first_invalid: { id: null, chain_seq: 3, reason: 'truncated' } });
+  });
+
+  it('detects a record whose hash was rewritten to match its new content', async () => {
+    const { owner, rows } = await chainOf(4);
+    const row = rows[1];
+    if (!row) throw new Error('missing row');
+    await t.db.$executeRaw`UPDATE records SET notes = 'edited' WHERE id = ${row.id}::uuid`;
+    const edited = await api(t.app, owner.key).get('/api/v1/records?from=2020-01-01&limit=200');
+    const current = edited.json().data.find((r: { id: string }) => r.id === row.id);
+    const forged = chainHash(row.prev_hash, canonicalRecordJson(current));
+    await t.db.$executeRaw`UPDATE records SET record_hash = ${forged} WHERE id = ${row.id}::uuid`;
+    const data = (await api(t.app, owner.key).get('/api/v1/records/verify')).json().data;
+    expect(data).toMatchObject({ valid: false, first_invalid: { chain_seq: 3, reason: 'broken_link' } });
+  });
+});
