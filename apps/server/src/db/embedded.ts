@@ -67,12 +67,49 @@ function readHandle(path: string): Handle | undefined {
 
 const urlFor = (port: number) => `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
 
+/** Extended-query protocol messages that the backend only completes at the following Sync. */
+const EXTENDED = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((c) => c.charCodeAt(0)));
+const SYNC = 'S'.charCodeAt(0);
+
+type QueryQueue = {
+  enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number>;
+};
+
+/**
+ * PGlite is a single backend session. pglite-socket 0.2 shares it among connections by queueing
+ * protocol messages one at a time and keeping a connection exclusive while it is inside a
+ * transaction; outside a transaction, the Parse/Bind/Execute/Sync messages of two connections can
+ * interleave, so one connection's Bind lands on another's unnamed statement ("portal does not
+ * exist", or worse, a query run with another query's parameters). This groups each connection's
+ * extended-query messages up to its Sync and hands them to the queue as one unit, which PGlite
+ * runs in one go. Tested by the concurrent-request tests, which fail without it.
+ */
+function groupExtendedQueries(server: PGLiteSocketServer): void {
+  const queue = (server as unknown as { queryQueue: QueryQueue }).queryQueue;
+  const enqueue = queue.enqueue.bind(queue);
+  const pending = new Map<number, Uint8Array[]>();
+  queue.enqueue = (handlerId, message, onData) => {
+    const type = message[0] as number;
+    if (EXTENDED.has(type)) {
+      const list = pending.get(handlerId) ?? [];
+      list.push(message);
+      pending.set(handlerId, list);
+      return Promise.resolve(0);
+    }
+    const held = pending.get(handlerId);
+    if (type === SYNC && held) {
+      pending.delete(handlerId);
+      return enqueue(handlerId, Buffer.concat([...held, message]), onData);
+    }
+    return enqueue(handlerId, message, onData);
+  };
+}
+
 async function serve(db: PGlite): Promise<{ port: number; server: PGLiteSocketServer }> {
-  // Many pooled connections may be open; PGlite runs one query at a time and keeps a connection's
-  // transaction exclusive, so others wait rather than interleave.
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 64 });
+    groupExtendedQueries(server);
     try {
       await server.start();
       return { port, server };

@@ -46,6 +46,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       level: deps.logLevel ?? config.logLevel,
       // API keys never reach a log: the Authorization header is redacted wherever it appears.
       redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization'], censor: '[redacted]' },
+      serializers: {
+        req: (req) => ({
+          method: req.method,
+          url: req.url,
+          remoteAddress: req.ip,
+          headers: req.headers, // authorization is redacted above
+        }),
+      },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     bodyLimit: MAX_BODY_BYTES,
@@ -67,6 +75,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const rateLimiter = createRateLimiter(config);
   const production = config.env === 'production';
 
+  // JSON only: any other body type is answered 415 (Fastify would otherwise parse text/plain).
+  app.removeContentTypeParser(['text/plain']);
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.setErrorHandler((err, request, reply) => handleError(err, request, reply));
   app.setNotFoundHandler((request, reply) =>

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestContext, type Tenant, api, countRecords, createTenant, startTestApp, validRecord } from './helpers.js';
+
+let t: TestContext;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  tenant = await createTenant(t.db);
+});
+afterAll(() => t?.close());
+
+function expectErrorShape(body: Record<string, unknown>, status: number) {
+  expect(body.status).toBe(status);
+  expect(typeof body.error).toBe('string');
+  expect(typeof body.code).toBe('string');
+  expect(body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+}
+
+describe('transport', () => {
+  it('answers unknown routes with 404 in the error shape', async () => {
+    for (const [method, url] of [['GET', '/api/v1/nope'], ['DELETE', '/api/v1/records'], ['GET', '/nope']] as const) {
+      const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${tenant.key}` } });
+      expect(res.statusCode).toBe(404);
+      expectErrorShape(res.json(), 404);
+      expect(res.json().code).toBe('not_found');
+    }
+  });
+
+  it('refuses bodies over 1 MiB with 413 and stores nothing', async () => {
+    const other = await createTenant(t.db);
+    const huge = JSON.stringify({ records: [validRecord({ notes: 'x'.repeat(1024 * 1024) })] });
+    const res = await api(t.app, other.key).post('/api/v1/records/batch', huge);
+    expect(res.statusCode).toBe(413);
+    expectErrorShape(res.json(), 413);
+    expect(res.json().code).toBe('payload_too_large');
+    expect(await countRecords(t.db, other.establishmentId)).toBe(0);
+  });
+
+  it('refuses malformed JSON, a wrong content type, an empty body and prototype pollution', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const cases = [
+      { payload: '{"food_category": "meat",', type: 'application/json', status: 400 },
+      { payload: 'food_category=meat', type: 'application/x-www-form-urlencoded', status: 415 },
+      { payload: 'hello', type: 'text/plain', status: 415 },
+      { payload: '', type: 'application/json', status: 400 },
+      { payload: `{"__proto__": {"admin": true}, "food_category": "meat", "weight_kg": 1, "destino_id": "6ccf7d29-f6d9-403d-a9b0-2f907f15477b"}`, type: 'application/json', status: 400 },
+      { payload: `{"constructor": {"prototype": {"x": 1}}, "food_category": "meat"}`, type: 'application/json', status: 400 },
+    ];
+    for (const c of cases) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/records',
+        headers: { authorization: `Bearer ${other.key}`, 'content-type': c.type },
+        payload: c.payload,
+      });
+      expect(res.statusCode, c.payload).toBe(c.status);
+      expectErrorShape(res.json(), c.status);
+    }
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const nested = await client.post('/api/v1/records', `{"food_category":${deep}}`);
+    expect(nested.statusCode).toBe(400);
+    expect(await countRecords(t.db, other.establishmentId)).toBe(0);
+  });
+
+  it('sends a request id, security headers and rate-limit headers on every API response', async () => {
+    const res = await api(t.app, tenant.key).get('/api/v1/causas', { headers: { 'x-request-id': 'erp-trace-42' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-request-id']).toBe('erp-trace-42');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(Number(res.headers['x-ratelimit-limit'])).toBe(10000);
+    expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThan(10000);
+    expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
+    const bad = await api(t.app, undefined).get('/api/v1/causas');
+    expect(bad.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(bad.json().request_id).toBe(bad.headers['x-request-id']);
+  });
+
+  it('serves health and readiness probes without a key', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready' });
+  });
+});
+
+describe('rate limits', () => {
+  let limited: TestContext;
+  beforeAll(async () => {
+    limited = await startTestApp({
+      config: { RATE_LIMIT_GENERAL_PER_MINUTE: '3', RATE_LIMIT_RECORDS_PER_MINUTE: '2' },
+    });
+  });
+  afterAll(() => limited?.close());
+
+  it('answers 429 with Retry-After and resetAt after the general limit, per key', async () => {
+    const one = await createTenant(limited.db);
+    const two = await createTenant(limited.db);
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<ReturnType<typeof api>['get']>> | undefined;
+    for (let i = 0; i < 4; i++) {
+      last = await api(limited.app, one.key).get('/api/v1/causas');
+      statuses.push(last.statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const body = last?.json();
+    expect(body).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(typeof body.error).toBe('string');
+    expect(Date.parse(body.resetAt)).toBeGreaterThan(Date.now());
+    expect(Date.parse(body.resetAt)).toBeLessThanOrEqual(Date.now() + 61_000);
+    const retryAfter = Number(last?.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(last?.headers['x-ratelimit-remaining']).toBe('0');
+    // Another key has its own budget.
+    expect((await api(limited.app, two.key).get('/api/v1/causas')).statusCode).toBe(200);
+  });
+
+  it('counts POST /records in its own bucket and writes nothing when limited', async () => {
+    const one = await createTenant(limited.db);
+    const client = api(limited.app, one.key);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await client.post('/api/v1/records', validRecord())).statusCode);
+    expect(statuses).toEqual([201, 201, 429]);
+    expect(await countRecords(limited.db, one.establishmentId)).toBe(2);
+    // The general bucket is untouched by record creation.
+    expect((await client.get('/api/v1/records')).statusCode).toBe(200);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the first response for the same key and body, and stores once', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const headers = { 'idempotency-key': 'erp-line-0001' };
+    const first = await client.post('/api/v1/records', validRecord({ weight_kg: 4 }), { headers });
+    const again = await client.post('/api/v1/records', validRecord({ weight_kg: 4 }), { headers });
+    expect(first.statusCode).toBe(201);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(await countRecords(t.db, other.establishmentId)).toBe(1);
+  });
+
+  it('answers 409 when the key is reused with another body', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const headers = { 'idempotency-key': 'erp-line-0002' };
+    expect((await client.post('/api/v1/records', validRecord({ weight_kg: 1 }), { headers })).statusCode).toBe(201);
+    const res = await client.post('/api/v1/records', validRecord({ weight_kg: 2 }), { headers });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ status: 409, code: 'conflict' });
+    expect(await countRecords(t.db, other.establishmentId)).toBe(1);
+  });
+
+  it('stores once when the same request races itself', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const headers = { 'idempotency-key': 'race-1' };
+    const results = await Promise.all(Array.from({ length: 6 }, () => client.post('/api/v1/records/batch', { records: [validRecord(), validRecord()] }, { headers })));
+    expect(results.map((r) => r.statusCode)).toEqual(Array(6).fill(200));
+    expect(new Set(results.map((r) => r.body)).size).toBe(1);
+    expect(await countRecords(t.db, other.establishmentId)).toBe(2);
+  });
+
+  it('lets a failed request be retried with the same key', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const headers = { 'idempotency-key': 'retry-after-400' };
+    expect((await client.post('/api/v1/shifts', { name: 'x', start_time: '25:00', end_time: '06:00' }, { headers })).statusCode).toBe(400);
+    expect((await client.post('/api/v1/shifts', { name: 'x', start_time: '22:00', end_time: '06:00' }, { headers })).statusCode).toBe(201);
+  });
+
+  it('scopes keys to the establishment and refuses malformed keys', async () => {
+    const one = await createTenant(t.db);
+    const two = await createTenant(t.db);
+    const headers = { 'idempotency-key': 'shared-name' };
+    expect((await api(t.app, one.key).post('/api/v1/records', validRecord(), { headers })).statusCode).toBe(201);
+    expect((await api(t.app, two.key).post('/api/v1/records', validRecord({ weight_kg: 9 }), { headers })).statusCode).toBe(201);
+    expect(await countRecords(t.db, two.establishmentId)).toBe(1);
+    const bad = await api(t.app, one.key).post('/api/v1/records', validRecord(), { headers: { 'idempotency-key': 'x'.repeat(256) } });
+    expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('OpenAPI document and docs page', () => {
+  it('describes every route with an operationId, summary, bearer auth and success schema', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers[0].url).toBe('/api/v1');
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, Record<string, unknown>>).map(([method, op]) => ({ path, method, op })),
+    );
+    expect(ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual(
+      [
+        'GET /causas',
+        'GET /destinos',
+        'GET /establishments',
+        'GET /products',
+        'GET /records',
+        'GET /records/verify',
+        'GET /shifts',
+        'POST /records',
+        'POST /records/batch',
+        'POST /shifts',
+      ].sort(),
+    );
+    const ids = new Set<string>();
+    for (const { method, path, op } of ops) {
+      expect(op.operationId, path).toBeTruthy();
+      expect(op.summary, path).toBeTruthy();
+      ids.add(op.operationId as string);
+      expect(op.security).toEqual([{ bearerAuth: [] }]);
+      const responses = op.responses as Record<string, { content?: Record<string, { schema: unknown }> }>;
+      const success = method === 'post' && path !== '/records/batch' ? '201' : '200';
+      expect(responses[success]?.content?.['application/json']?.schema, `${method} ${path}`).toBeTruthy();
+      expect(responses['401']).toBeTruthy();
+      expect(responses['429']).toBeTruthy();
+    }
+    expect(ids.size).toBe(ops.length);
+  });
+
+  it('serves the interactive reference at /docs', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('/api/v1/openapi.json');
+  });
+});
