@@ -11,7 +11,8 @@ import pg from 'pg';
  * migrate on machines without its native schema engine, which is why the server does it at boot.
  *
  * A session-level advisory lock makes concurrent boots of several replicas take turns: the first
- * applies, the others find nothing pending. Each migration runs in its own transaction.
+ * applies, the others find nothing pending. Each migration runs in its own transaction, which
+ * re-checks under a lock on _prisma_migrations that it is still pending.
  */
 export type MigrationResult = { applied: string[]; total: number };
 
@@ -75,6 +76,17 @@ export async function migrate(databaseUrl: string, dir?: string): Promise<Migrat
         const id = randomUUID();
         await client.query('BEGIN');
         try {
+          // Checked again under a table lock inside the transaction: the advisory lock does not
+          // exclude anything on the embedded PGlite, where every connection shares one session.
+          await client.query('LOCK TABLE "_prisma_migrations" IN SHARE ROW EXCLUSIVE MODE');
+          const again = await client.query(
+            'SELECT 1 FROM "_prisma_migrations" WHERE migration_name = $1 AND finished_at IS NOT NULL AND rolled_back_at IS NULL',
+            [m.name],
+          );
+          if (again.rowCount) {
+            await client.query('COMMIT');
+            continue;
+          }
           await client.query(
             'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())',
             [id, m.checksum, m.name],
