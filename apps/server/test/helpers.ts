@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
 import { type Config, loadConfig } from '../src/config.js';
-import { type Db, createPrisma } from '../src/db/client.js';
+import { createPrisma, type Db } from '../src/db/client.js';
 import { startEphemeralPostgres } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
