@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeKey } from '../src/admin/service.js';
+import { buildApp } from '../src/http/app.js';
+import { type TestContext, api, createTenant, startTestApp, testConfig } from './helpers.js';
+
+let t: TestContext;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+describe('production mode', () => {
+  it('refuses plain HTTP with 403, accepts HTTPS from a trusted proxy, and sends HSTS', async () => {
+    const app = await buildApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' }), db: t.db });
+    try {
+      const tenant = await createTenant(t.db);
+      const plain = await api(app, tenant.key).get('/api/v1/causas');
+      expect(plain.statusCode).toBe(403);
+      expect(plain.json()).toMatchObject({ status: 403, code: 'forbidden', error: 'HTTPS is required' });
+      expect(plain.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+      const tls = await api(app, tenant.key).get('/api/v1/causas', { headers: { 'x-forwarded-proto': 'https' } });
+      expect(tls.statusCode).toBe(200);
+      expect(tls.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+      // Load-balancer probes stay on plain HTTP.
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('does not trust X-Forwarded-Proto unless told to', async () => {
+    const app = await buildApp({ config: testConfig({ NODE_ENV: 'production' }), db: t.db });
+    try {
+      const tenant = await createTenant(t.db);
+      const spoofed = await api(app, tenant.key).get('/api/v1/causas', { headers: { 'x-forwarded-proto': 'https' } });
+      expect(spoofed.statusCode).toBe(403);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('API key cache', () => {
+  it('stops a revoked key within the cache time', async () => {
+    const app = await buildApp({ config: testConfig({ API_KEY_CACHE_TTL_MS: '300' }), db: t.db });
+    try {
+      const tenant = await createTenant(t.db);
+      expect((await api(app, tenant.key).get('/api/v1/causas')).statusCode).toBe(200);
+      await revokeKey(t.db, { id: tenant.keyId });
+      const deadline = Date.now() + 5_000;
+      let status = 200;
+      while (status === 200 && Date.now() < deadline) {
+        status = (await api(app, tenant.key).get('/api/v1/causas')).statusCode;
+        if (status === 200) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('rate limits across replicas', () => {
+  it('keeps limiting in memory when Redis is unreachable', async () => {
+    const app = await buildApp({
+      config: testConfig({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_GENERAL_PER_MINUTE: '2' }),
+      db: t.db,
+    });
+    try {
+      const tenant = await createTenant(t.db);
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await api(app, tenant.key).get('/api/v1/causas')).statusCode);
+      expect(statuses).toEqual([200, 200, 429]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  // Needs a Redis server: CI runs this suite with REDIS_URL set (see .ci/run).
+  it.skipIf(!process.env.REDIS_URL)('shares one budget between two replicas through Redis', async () => {
+    const config = testConfig({ RATE_LIMIT_GENERAL_PER_MINUTE: '3' });
+    const one = await buildApp({ config, db: t.db });
+    const two = await buildApp({ config, db: t.db });
+    try {
+      const tenant = await createTenant(t.db);
+      const statuses = [];
+      for (const app of [one, two, one, two]) statuses.push((await api(app, tenant.key).get('/api/v1/causas')).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
