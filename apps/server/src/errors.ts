@@ -35,5 +35,4 @@ export class AppError extends Error {
   }
 }
 
-export const validationError = (message: string, details?: ErrorDetail[]) =>
-  new AppError('validation_error', message, details);
+export const validationError = (message: string, details?: ErrorDetail[]) => new AppError('validation_error', message, details);

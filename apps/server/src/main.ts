@@ -35,10 +35,7 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ host: config.host, port: config.port });
-  app.log.info(
-    { database: database.embedded ? `embedded (PGlite, ${config.dataDir})` : 'PostgreSQL', docs: `/docs` },
-    'Merma API ready',
-  );
+  app.log.info({ database: database.embedded ? `embedded (PGlite, ${config.dataDir})` : 'PostgreSQL', docs: `/docs` }, 'Merma API ready');
 }
 
 main().catch((err) => {

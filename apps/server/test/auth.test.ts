@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey, setOrganizationPlan } from '../src/admin/service.js';
 import { hashApiKey } from '../src/auth/keys.js';
-import { type TestContext, type Tenant, addKey, api, createTenant, startTestApp, validRecord } from './helpers.js';
+import { addKey, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 
 let t: TestContext;
 const logLines: string[] = [];
@@ -41,7 +41,14 @@ function call(key: string | undefined, method: string, url: string, body?: unkno
 
 describe('authentication', () => {
   it.each(ENDPOINTS)('%s %s answers 401 without a key, with a malformed key and with an unknown key', async (method, url, body) => {
-    for (const authorization of [undefined, 'Bearer', 'Basic dXNlcjpwYXNz', 'Bearer svc_test_short', `Bearer svc_test_${'A'.repeat(32)}`, `Bearer sk_live_${'A'.repeat(32)}`]) {
+    for (const authorization of [
+      undefined,
+      'Bearer',
+      'Basic dXNlcjpwYXNz',
+      'Bearer svc_test_short',
+      `Bearer svc_test_${'A'.repeat(32)}`,
+      `Bearer sk_live_${'A'.repeat(32)}`,
+    ]) {
       const res = await call(undefined, method, url, body, authorization);
       expect(res.statusCode, `${authorization}`).toBe(401);
       expect(res.json()).toMatchObject({ status: 401, code: 'unauthorized' });
@@ -121,14 +128,21 @@ describe('tenancy', () => {
     a = await createTenant(t.db);
     b = await createTenant(t.db);
     aLive = await addKey(t.db, a.establishmentId, 'live');
-    for (const [key, weight] of [[a.key, 1], [b.key, 2], [aLive.key, 3]] as const) {
+    for (const [key, weight] of [
+      [a.key, 1],
+      [b.key, 2],
+      [aLive.key, 3],
+    ] as const) {
       expect((await call(key, 'POST', '/api/v1/records', validRecord({ weight_kg: weight }))).statusCode).toBe(201);
-      expect((await call(key, 'POST', '/api/v1/shifts', { name: `S${weight}`, start_time: '08:00', end_time: '16:00' })).statusCode).toBe(201);
+      expect((await call(key, 'POST', '/api/v1/shifts', { name: `S${weight}`, start_time: '08:00', end_time: '16:00' })).statusCode).toBe(
+        201,
+      );
     }
   });
 
   it('shows each key only its establishment and mode', async () => {
-    const weights = async (key: string) => (await call(key, 'GET', '/api/v1/records')).json().data.map((r: { weight_kg: number }) => r.weight_kg);
+    const weights = async (key: string) =>
+      (await call(key, 'GET', '/api/v1/records')).json().data.map((r: { weight_kg: number }) => r.weight_kg);
     expect(await weights(a.key)).toEqual([1]);
     expect(await weights(b.key)).toEqual([2]);
     expect(await weights(aLive.key)).toEqual([3]);
@@ -159,7 +173,10 @@ describe('tenancy', () => {
   it('lists one establishment on Enterprise and all of the organisation on Enterprise Multi', async () => {
     const multi = await createTenant(t.db, { plan: 'enterprise_multi' });
     const sibling = await createTenant(t.db, { organizationId: multi.organizationId });
-    const list = (await call(multi.key, 'GET', '/api/v1/establishments')).json().data.map((e: { id: string }) => e.id).sort();
+    const list = (await call(multi.key, 'GET', '/api/v1/establishments'))
+      .json()
+      .data.map((e: { id: string }) => e.id)
+      .sort();
     expect(list).toEqual([multi.establishmentId, sibling.establishmentId].sort());
     const single = (await call(a.key, 'GET', '/api/v1/establishments')).json().data;
     expect(single).toHaveLength(1);

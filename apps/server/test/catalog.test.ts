@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
-import { type TestContext, type Tenant, api, createTenant, startTestApp } from './helpers.js';
+import { api, createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
 let t: TestContext;
 let tenant: Tenant;
@@ -34,12 +34,17 @@ describe('catalogues', () => {
       'landfill',
     ]);
     expect(destinos.map((d: { orden: number }) => d.orden)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(destinos.filter((d: { es_recuperacion: boolean }) => !d.es_recuperacion).map((d: { code: string }) => d.code)).toEqual(['landfill']);
+    expect(destinos.filter((d: { es_recuperacion: boolean }) => !d.es_recuperacion).map((d: { code: string }) => d.code)).toEqual([
+      'landfill',
+    ]);
   });
 
   it("lists the organisation's products, not another organisation's", async () => {
     const other = await createTenant(t.db);
-    await importProducts(t.db, { org: tenant.organizationId, csv: 'name,food_category,ean\nYogur natural,dairy,8410000810004\nPan de barra,bakery,4006381333931\n' });
+    await importProducts(t.db, {
+      org: tenant.organizationId,
+      csv: 'name,food_category,ean\nYogur natural,dairy,8410000810004\nPan de barra,bakery,4006381333931\n',
+    });
     await importProducts(t.db, { org: other.organizationId, csv: 'name;food_category;ean\nMerluza;fish;5449000000996\n' });
     const mine = (await api(t.app, tenant.key).get('/api/v1/products')).json().data;
     expect(mine.map((p: { name: string }) => p.name)).toEqual(['Pan de barra', 'Yogur natural']);

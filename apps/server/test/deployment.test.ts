@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../src/admin/service.js';
 import { buildApp } from '../src/http/app.js';
-import { type TestContext, api, createTenant, startTestApp, testConfig } from './helpers.js';
+import { api, createTenant, startTestApp, type TestContext, testConfig } from './helpers.js';
 
 let t: TestContext;
 beforeAll(async () => {

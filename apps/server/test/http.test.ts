@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestContext, type Tenant, api, countRecords, createTenant, startTestApp, validRecord } from './helpers.js';
+import { api, countRecords, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 
 let t: TestContext;
 let tenant: Tenant;
@@ -19,7 +19,11 @@ function expectErrorShape(body: Record<string, unknown>, status: number) {
 
 describe('transport', () => {
   it('answers unknown routes with 404 in the error shape', async () => {
-    for (const [method, url] of [['GET', '/api/v1/nope'], ['DELETE', '/api/v1/records'], ['GET', '/nope']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/v1/nope'],
+      ['DELETE', '/api/v1/records'],
+      ['GET', '/nope'],
+    ] as const) {
       const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${tenant.key}` } });
       expect(res.statusCode).toBe(404);
       expectErrorShape(res.json(), 404);
@@ -45,7 +49,11 @@ describe('transport', () => {
       { payload: 'food_category=meat', type: 'application/x-www-form-urlencoded', status: 415 },
       { payload: 'hello', type: 'text/plain', status: 415 },
       { payload: '', type: 'application/json', status: 400 },
-      { payload: `{"__proto__": {"admin": true}, "food_category": "meat", "weight_kg": 1, "destino_id": "6ccf7d29-f6d9-403d-a9b0-2f907f15477b"}`, type: 'application/json', status: 400 },
+      {
+        payload: `{"__proto__": {"admin": true}, "food_category": "meat", "weight_kg": 1, "destino_id": "6ccf7d29-f6d9-403d-a9b0-2f907f15477b"}`,
+        type: 'application/json',
+        status: 400,
+      },
       { payload: `{"constructor": {"prototype": {"x": 1}}, "food_category": "meat"}`, type: 'application/json', status: 400 },
     ];
     for (const c of cases) {
@@ -159,7 +167,9 @@ describe('Idempotency-Key', () => {
     const other = await createTenant(t.db);
     const client = api(t.app, other.key);
     const headers = { 'idempotency-key': 'race-1' };
-    const results = await Promise.all(Array.from({ length: 6 }, () => client.post('/api/v1/records/batch', { records: [validRecord(), validRecord()] }, { headers })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => client.post('/api/v1/records/batch', { records: [validRecord(), validRecord()] }, { headers })),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(6).fill(200));
     expect(new Set(results.map((r) => r.body)).size).toBe(1);
     expect(await countRecords(t.db, other.establishmentId)).toBe(2);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, createPrisma } from '../src/db/client.js';
+import { createPrisma, type Db } from '../src/db/client.js';
 import { migrate, readMigrations } from '../src/db/migrate.js';
-import { type TestDatabase, createTestDatabase } from './helpers.js';
+import { createTestDatabase, type TestDatabase } from './helpers.js';
 
 let database: TestDatabase;
 let db: Db;
@@ -40,11 +40,25 @@ describe('migrations at boot', () => {
     await db.organization.create({ data: { id: orgId, name: 'O', plan: 'enterprise', admin_email: 'a@example.com' } });
     await db.establishment.create({ data: { id: estId, organization_id: orgId, name: 'E', cif: 'B12345678', sector: 'retail' } });
     await db.apiKey.create({
-      data: { id: randomUUID(), establishment_id: estId, livemode: true, key_hash: 'f'.repeat(64), prefix: 'svc_live_', last4: 'abcd', permissions: ['records:read'] },
+      data: {
+        id: randomUUID(),
+        establishment_id: estId,
+        livemode: true,
+        key_hash: 'f'.repeat(64),
+        prefix: 'svc_live_',
+        last4: 'abcd',
+        permissions: ['records:read'],
+      },
     });
-    await db.product.create({ data: { id: randomUUID(), organization_id: orgId, name: 'P', food_category: 'dairy', ean: '4006381333931' } });
-    const shift = await db.shift.create({ data: { id: randomUUID(), establishment_id: estId, livemode: true, name: 'S', start_time: '22:00', end_time: '06:00' } });
-    const session = await db.session.create({ data: { id: randomUUID(), establishment_id: estId, livemode: true, name: 'Cierre', shift_id: shift.id } });
+    await db.product.create({
+      data: { id: randomUUID(), organization_id: orgId, name: 'P', food_category: 'dairy', ean: '4006381333931' },
+    });
+    const shift = await db.shift.create({
+      data: { id: randomUUID(), establishment_id: estId, livemode: true, name: 'S', start_time: '22:00', end_time: '06:00' },
+    });
+    const session = await db.session.create({
+      data: { id: randomUUID(), establishment_id: estId, livemode: true, name: 'Cierre', shift_id: shift.id },
+    });
     await db.recordChainHead.create({ data: { establishment_id: estId, livemode: true, seq: 1n, last_hash: 'a'.repeat(64) } });
     const destination = await db.destination.findFirstOrThrow({ where: { code: 'composting' } });
     const cause = await db.cause.findFirstOrThrow({ where: { activo: true } });
@@ -67,7 +81,15 @@ describe('migrations at boot', () => {
     });
     expect(Number(record.weight_kg)).toBe(2.125);
     await db.idempotencyKey.create({
-      data: { id: randomUUID(), establishment_id: estId, livemode: true, key: 'k', fingerprint: 'b'.repeat(64), status_code: 201, response_body: '{}' },
+      data: {
+        id: randomUUID(),
+        establishment_id: estId,
+        livemode: true,
+        key: 'k',
+        fingerprint: 'b'.repeat(64),
+        status_code: 201,
+        response_body: '{}',
+      },
     });
     expect(await db.record.count()).toBe(1);
     expect(await db.destination.count()).toBe(7);
@@ -91,7 +113,9 @@ describe('migrations at boot', () => {
     await expect(db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 51n, food_category: 'candy' } })).rejects.toThrow();
     // A shift of the live mode cannot be referenced by a test-mode record.
     const shift = await db.shift.findFirstOrThrow();
-    await expect(db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 52n, livemode: false, shift_id: shift.id } })).rejects.toThrow();
+    await expect(
+      db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 52n, livemode: false, shift_id: shift.id } }),
+    ).rejects.toThrow();
   });
 
   it('refuses to start when an applied migration file was edited', async () => {

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRecordJson, chainHash, GENESIS_HASH } from '../src/modules/records/hash.js';
 import {
+  api,
   CAUSA_CADUCIDAD,
   CAUSA_RETIRED,
-  DESTINO_DONATION,
-  type TestContext,
-  type Tenant,
-  api,
   countRecords,
   createTenant,
+  DESTINO_DONATION,
   startTestApp,
+  type Tenant,
+  type TestContext,
   validRecord,
 } from './helpers.js';
 
@@ -77,7 +77,9 @@ describe('POST /api/v1/records', () => {
   it('serialises concurrent writers into one unbroken chain', async () => {
     const other = await createTenant(t.db);
     const client = api(t.app, other.key);
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => client.post('/api/v1/records', validRecord({ weight_kg: i + 1 }))));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => client.post('/api/v1/records', validRecord({ weight_kg: i + 1 }))),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(25).fill(201));
     const verify = (await client.get('/api/v1/records/verify')).json().data;
     expect(verify).toMatchObject({ valid: true, checked: 25, first_invalid: null });
@@ -129,7 +131,8 @@ describe('POST /api/v1/records', () => {
 
   it('accepts a shift of its own establishment but not one of another establishment', async () => {
     const other = await createTenant(t.db);
-    const shift = (await api(t.app, tenant.key).post('/api/v1/shifts', { name: 'Mañana', start_time: '07:00', end_time: '15:00' })).json().data;
+    const shift = (await api(t.app, tenant.key).post('/api/v1/shifts', { name: 'Mañana', start_time: '07:00', end_time: '15:00' })).json()
+      .data;
     const own = await api(t.app, tenant.key).post('/api/v1/records', validRecord({ shift_id: shift.id }));
     expect(own.statusCode).toBe(201);
     expect(own.json().data.shift_id).toBe(shift.id);
@@ -171,7 +174,9 @@ describe('POST /api/v1/records/batch', () => {
     const other = await createTenant(t.db);
     const client = api(t.app, other.key);
     await client.post('/api/v1/records', validRecord());
-    const res = await client.post('/api/v1/records/batch', { records: Array.from({ length: 500 }, (_, i) => validRecord({ weight_kg: i + 1 })) });
+    const res = await client.post('/api/v1/records/batch', {
+      records: Array.from({ length: 500 }, (_, i) => validRecord({ weight_kg: i + 1 })),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ inserted: 500, failed: 0, errors: [] });
     await client.post('/api/v1/records', validRecord());
@@ -199,10 +204,19 @@ describe('GET /api/v1/records', () => {
   beforeAll(async () => {
     reader = await createTenant(t.db);
     // Records on chosen dates, written straight through the service's batch path with a fixed clock.
-    const dates = ['2026-06-15T09:00:00.000Z', '2026-06-10T12:00:00.000Z', '2026-05-16T21:59:00.000Z', '2026-05-15T21:59:00.000Z', '2026-04-01T10:00:00.000Z'];
+    const dates = [
+      '2026-06-15T09:00:00.000Z',
+      '2026-06-10T12:00:00.000Z',
+      '2026-05-16T21:59:00.000Z',
+      '2026-05-15T21:59:00.000Z',
+      '2026-04-01T10:00:00.000Z',
+    ];
     for (const [i, d] of dates.entries()) {
       const app = await startClockApp(new Date(d));
-      const res = await api(app.app, reader.key).post('/api/v1/records', validRecord({ weight_kg: i + 1, food_category: i % 2 ? 'fish' : 'meat' }));
+      const res = await api(app.app, reader.key).post(
+        '/api/v1/records',
+        validRecord({ weight_kg: i + 1, food_category: i % 2 ? 'fish' : 'meat' }),
+      );
       expect(res.statusCode).toBe(201);
       await app.app.close();
     }
@@ -267,7 +281,9 @@ describe('GET /api/v1/records', () => {
 describe('GET /api/v1/records/verify', () => {
   async function chainOf(n: number) {
     const owner = await createTenant(t.db);
-    const res = await api(t.app, owner.key).post('/api/v1/records/batch', { records: Array.from({ length: n }, (_, i) => validRecord({ weight_kg: i + 1 })) });
+    const res = await api(t.app, owner.key).post('/api/v1/records/batch', {
+      records: Array.from({ length: n }, (_, i) => validRecord({ weight_kg: i + 1 })),
+    });
     expect(res.json().data.inserted).toBe(n);
     const rows = await t.db.record.findMany({ where: { establishment_id: owner.establishmentId }, orderBy: { chain_seq: 'asc' } });
     return { owner, rows };

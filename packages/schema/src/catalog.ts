@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { FoodCategory, Sector, TimeOfDay, Uuid, text } from './common.js';
+import { FoodCategory, Sector, TimeOfDay, text, Uuid } from './common.js';
 import { Envelope } from './envelope.js';
 
-export const Cause = z
-  .object({ id: Uuid, nombre: z.string(), icono: z.string(), activo: z.boolean() })
-  .meta({ id: 'Cause' });
+export const Cause = z.object({ id: Uuid, nombre: z.string(), icono: z.string(), activo: z.boolean() }).meta({ id: 'Cause' });
 export type Cause = z.infer<typeof Cause>;
 export const ListCausesResponse = Envelope(z.array(Cause));
 
@@ -26,16 +24,12 @@ export const Establishment = z
 export type Establishment = z.infer<typeof Establishment>;
 export const ListEstablishmentsResponse = Envelope(z.array(Establishment));
 
-export const Product = z
-  .object({ id: Uuid, name: z.string(), food_category: FoodCategory, ean: z.string() })
-  .meta({ id: 'Product' });
+export const Product = z.object({ id: Uuid, name: z.string(), food_category: FoodCategory, ean: z.string() }).meta({ id: 'Product' });
 export type Product = z.infer<typeof Product>;
 export const ListProductsResponse = Envelope(z.array(Product));
 
 /** A work shift. `end_time` earlier than `start_time` means it runs overnight (22:00-06:00). */
-export const Shift = z
-  .object({ id: Uuid, name: z.string(), start_time: TimeOfDay, end_time: TimeOfDay })
-  .meta({ id: 'Shift' });
+export const Shift = z.object({ id: Uuid, name: z.string(), start_time: TimeOfDay, end_time: TimeOfDay }).meta({ id: 'Shift' });
 export type Shift = z.infer<typeof Shift>;
 export const ListShiftsResponse = Envelope(z.array(Shift));
 

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import {
+  DEFAULT_PAGE_LIMIT,
   ERROR_CODES,
+  EVENT_TYPES,
   FOOD_CATEGORIES,
+  INBOUND_EVENT_TYPES,
   MAX_PAGE_LIMIT,
   MAX_PAGE_OFFSET,
-  DEFAULT_PAGE_LIMIT,
-  SECTORS,
-  WASTE_STAGES,
-  EVENT_TYPES,
-  INBOUND_EVENT_TYPES,
   PERMISSIONS,
   PLANS,
+  SECTORS,
+  WASTE_STAGES,
 } from './constants.js';
 
 export const FoodCategory = z.enum(FOOD_CATEGORIES).meta({ id: 'FoodCategory' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateOrDateTime, FoodCategory, PaginationQuery, Timestamp, Uuid, WasteStage, text } from './common.js';
+import { DateOrDateTime, FoodCategory, PaginationQuery, Timestamp, text, Uuid, WasteStage } from './common.js';
 import {
   MAX_BATCH_RECORDS,
   MAX_NOTES_LENGTH,

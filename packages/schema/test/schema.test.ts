@@ -72,7 +72,9 @@ describe('response shapes', () => {
     const ts = '2026-11-23T10:00:00.000Z';
     expect(ErrorBody.safeParse({ error: 'x', status: 400, timestamp: ts, code: 'validation_error' }).success).toBe(true);
     expect(RateLimitErrorBody.safeParse({ error: 'x', status: 429, resetAt: ts, code: 'rate_limited', timestamp: ts }).success).toBe(true);
-    expect(ErrorBody.safeParse({ error: 'x', status: 400, timestamp: '2026-11-23T10:00:00Z', code: 'validation_error' }).success).toBe(false);
+    expect(ErrorBody.safeParse({ error: 'x', status: 400, timestamp: '2026-11-23T10:00:00Z', code: 'validation_error' }).success).toBe(
+      false,
+    );
   });
 
   it('requires a SHA-256 shaped record_hash', () => {

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { type Db, createPrisma } from './client.js';
+import { createPrisma, type Db } from './client.js';
 import { type EmbeddedDatabase, openEmbeddedPostgres } from './embedded.js';
 import { migrate } from './migrate.js';
 

@@ -2,9 +2,9 @@ import { API_VERSION_PREFIX } from '@merma/schema';
 import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, DbTx } from '../db/client.js';
-import type { AppRouter } from '../trpc/router.js';
 import type { Clock, Context } from '../trpc/context.js';
-import { type Meta, type RateBucket, createCallerFactory } from '../trpc/trpc.js';
+import type { AppRouter } from '../trpc/router.js';
+import { createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
 import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';
 
 /**

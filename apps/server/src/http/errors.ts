@@ -31,7 +31,10 @@ function isDatabaseUnavailable(err: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || NODE_UNAVAILABLE.has(code))) return true;
     const message = (e as { message?: unknown }).message;
-    if (typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Can't reach database/i.test(message)) {
+    if (
+      typeof message === 'string' &&
+      /Connection terminated|timeout exceeded when trying to connect|Can't reach database/i.test(message)
+    ) {
       return true;
     }
   }

@@ -21,17 +21,17 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   if (header === undefined) return undefined;
   const value = Array.isArray(header) ? header[0] : header;
   if (!value || value.length > MAX_IDEMPOTENCY_KEY_LENGTH || !KEY_PATTERN.test(value)) {
-    throw new AppError(
-      'validation_error',
-      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters`,
-      [{ path: 'Idempotency-Key', message: 'invalid header value' }],
-    );
+    throw new AppError('validation_error', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters`, [
+      { path: 'Idempotency-Key', message: 'invalid header value' },
+    ]);
   }
   return value;
 }
 
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
+    .digest('hex');
 }
 
 export async function withIdempotency(
@@ -57,10 +57,7 @@ export async function withIdempotency(
           WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode} AND key = ${key}`;
         if (!stored) throw new AppError('conflict', 'A request with this Idempotency-Key is in progress; retry');
         if (stored.fingerprint !== print) {
-          throw new AppError(
-            'conflict',
-            'This Idempotency-Key was already used with a different request; use a new key for a new request',
-          );
+          throw new AppError('conflict', 'This Idempotency-Key was already used with a different request; use a new key for a new request');
         }
         return { status: stored.status_code, body: stored.response_body, replayed: true };
       }

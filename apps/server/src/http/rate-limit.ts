@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { RateBucket } from '../trpc/trpc.js';
@@ -72,10 +72,15 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits' | 'redisUrl'
       reply.header('x-ratelimit-reset', String(Math.ceil(resetMs / 1000)));
       if (limited) {
         const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-        throw new AppError('rate_limited', `Rate limit exceeded: ${limit} requests per ${DURATIONS[bucket] === 60 ? 'minute' : 'hour'} for this key`, undefined, {
-          resetAt: new Date(resetMs),
-          retryAfterSeconds: retryAfter,
-        });
+        throw new AppError(
+          'rate_limited',
+          `Rate limit exceeded: ${limit} requests per ${DURATIONS[bucket] === 60 ? 'minute' : 'hour'} for this key`,
+          undefined,
+          {
+            resetAt: new Date(resetMs),
+            retryAfterSeconds: retryAfter,
+          },
+        );
       }
     },
     async close() {

@@ -1,10 +1,4 @@
-import {
-  ListCausesResponse,
-  ListDestinationsResponse,
-  ListEstablishmentsResponse,
-  ListProductsResponse,
-  NoQuery,
-} from '@merma/schema';
+import { ListCausesResponse, ListDestinationsResponse, ListEstablishmentsResponse, ListProductsResponse, NoQuery } from '@merma/schema';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import { type CatalogCache, listActiveCauses, listDestinations, listEstablishments, listProducts } from './service.js';
 
@@ -12,7 +6,13 @@ export function catalogRouter(cache: CatalogCache) {
   return router({
     causas: apiProcedure
       .meta({
-        openapi: { method: 'GET', path: '/causas', tags: ['catalogues'], summary: 'List active causes of waste', operationId: 'listCausas' },
+        openapi: {
+          method: 'GET',
+          path: '/causas',
+          tags: ['catalogues'],
+          summary: 'List active causes of waste',
+          operationId: 'listCausas',
+        },
         permission: 'catalog:read',
       })
       .input(NoQuery)
@@ -51,7 +51,13 @@ export function catalogRouter(cache: CatalogCache) {
 
     products: apiProcedure
       .meta({
-        openapi: { method: 'GET', path: '/products', tags: ['catalogues'], summary: 'List catalogue products', operationId: 'listProducts' },
+        openapi: {
+          method: 'GET',
+          path: '/products',
+          tags: ['catalogues'],
+          summary: 'List catalogue products',
+          operationId: 'listProducts',
+        },
         permission: 'catalog:read',
       })
       .input(NoQuery)

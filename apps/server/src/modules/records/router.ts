@@ -21,7 +21,8 @@ export function recordsRouter(catalog: CatalogCache) {
           path: '/records',
           tags: ['records'],
           summary: 'Create a waste record',
-          description: 'Stores one record and returns it with its `record_hash`, a link of the establishment\'s tamper-evident chain. A 201 means the record is durably stored.',
+          description:
+            "Stores one record and returns it with its `record_hash`, a link of the establishment's tamper-evident chain. A 201 means the record is durably stored.",
           operationId: 'createRecord',
         },
         permission: 'records:write',
@@ -39,16 +40,15 @@ export function recordsRouter(catalog: CatalogCache) {
           path: '/records/batch',
           tags: ['records'],
           summary: 'Create up to 500 records',
-          description: 'Each item is checked on its own: valid items are stored (all together), invalid ones are reported in `errors` by their `index`. More than 500 items: 400 and nothing stored.',
+          description:
+            'Each item is checked on its own: valid items are stored (all together), invalid ones are reported in `errors` by their `index`. More than 500 items: 400 and nothing stored.',
           operationId: 'createRecordsBatch',
         },
         permission: 'records:write',
       })
       .input(BatchRecordsInput)
       .output(BatchRecordsResponse)
-      .mutation(async ({ ctx, input }) =>
-        ok(await createRecordsBatch({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input.records)),
-      ),
+      .mutation(async ({ ctx, input }) => ok(await createRecordsBatch({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input.records))),
 
     list: apiProcedure
       .meta({
@@ -57,7 +57,7 @@ export function recordsRouter(catalog: CatalogCache) {
           path: '/records',
           tags: ['records'],
           summary: 'List records, newest first',
-          description: 'Dates are read in the establishment\'s time zone, both days included. Default: the last 30 days.',
+          description: "Dates are read in the establishment's time zone, both days included. Default: the last 30 days.",
           operationId: 'listRecords',
         },
         permission: 'records:read',
@@ -76,7 +76,8 @@ export function recordsRouter(catalog: CatalogCache) {
           path: '/records/verify',
           tags: ['records'],
           summary: 'Verify the record hash chain',
-          description: 'Recomputes every record hash of this establishment and mode in order and reports the first record that was altered, inserted or removed.',
+          description:
+            'Recomputes every record hash of this establishment and mode in order and reports the first record that was altered, inserted or removed.',
           operationId: 'verifyRecords',
         },
         permission: 'records:read',

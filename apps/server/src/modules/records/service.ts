@@ -13,13 +13,13 @@ import {
   type WasteRecord,
   type WasteStage,
 } from '@merma/schema';
-import { Prisma } from '../../generated/prisma/client.ts';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
+import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthContext, Clock } from '../../trpc/context.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
-import { GENESIS_HASH, HASH_ALGORITHM, type HashedFields, canonicalRecordJson, chainHash } from './hash.js';
+import { canonicalRecordJson, chainHash, GENESIS_HASH, HASH_ALGORITHM, type HashedFields } from './hash.js';
 
 export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache };
 
@@ -159,12 +159,7 @@ async function ensureChainHead(db: DbTx, auth: AuthContext): Promise<void> {
  * row, so concurrent writers are serialised by the head's row lock and the write is a single
  * round trip.
  */
-export async function createRecord(
-  deps: RecordDeps,
-  auth: AuthContext,
-  input: CreateRecordParsed,
-  source = 'api',
-): Promise<WasteRecord> {
+export async function createRecord(deps: RecordDeps, auth: AuthContext, input: CreateRecordParsed, source = 'api'): Promise<WasteRecord> {
   const catalog = await deps.catalog.get(deps.db);
   const problems = await checkReferences(deps.db, auth, catalog, [{ index: 0, input }]);
   const found = problems.get(0);
@@ -235,7 +230,12 @@ export async function createRecordsBatch(
     if (parsed.success) valid.push({ index, input: parsed.data });
     else {
       const details = issueDetails(parsed.error);
-      errors.push({ index, code: 'validation_error', error: details.map((d) => `${d.path || '(item)'}: ${d.message}`).join('; '), details });
+      errors.push({
+        index,
+        code: 'validation_error',
+        error: details.map((d) => `${d.path || '(item)'}: ${d.message}`).join('; '),
+        details,
+      });
     }
   });
 
@@ -260,10 +260,20 @@ export async function createRecordsBatch(
     let prev = head.last_hash;
     let seq = head.seq;
     const cols = {
-      id: [] as string[], seq: [] as string[], cat: [] as string[], w: [] as string[], dest: [] as string[],
-      causa: [] as (string | null)[], pname: [] as (string | null)[], stage: [] as (string | null)[],
-      shift: [] as (string | null)[], sess: [] as (string | null)[], notes: [] as (string | null)[],
-      photo: [] as (string | null)[], prev: [] as string[], hash: [] as string[],
+      id: [] as string[],
+      seq: [] as string[],
+      cat: [] as string[],
+      w: [] as string[],
+      dest: [] as string[],
+      causa: [] as (string | null)[],
+      pname: [] as (string | null)[],
+      stage: [] as (string | null)[],
+      shift: [] as (string | null)[],
+      sess: [] as (string | null)[],
+      notes: [] as (string | null)[],
+      photo: [] as (string | null)[],
+      prev: [] as string[],
+      hash: [] as string[],
     };
     const inserted: BatchInsertedItem[] = [];
     for (const { index, input } of accepted) {
@@ -315,16 +325,12 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Start of a `from` bound: a date is midnight in the establishment's zone; a date-time is itself. */
 function lowerBound(value: string, timezone: string): Prisma.Sql {
-  return DATE_ONLY.test(value)
-    ? Prisma.sql`((${value}::date)::timestamp AT TIME ZONE ${timezone})`
-    : Prisma.sql`${value}::timestamptz`;
+  return DATE_ONLY.test(value) ? Prisma.sql`((${value}::date)::timestamp AT TIME ZONE ${timezone})` : Prisma.sql`${value}::timestamptz`;
 }
 
 /** End (exclusive) of a `to` bound: a date includes that whole day in the establishment's zone. */
 function upperBound(value: string, timezone: string): Prisma.Sql {
-  return DATE_ONLY.test(value)
-    ? Prisma.sql`((${value}::date + 1)::timestamp AT TIME ZONE ${timezone})`
-    : Prisma.sql`${value}::timestamptz`;
+  return DATE_ONLY.test(value) ? Prisma.sql`((${value}::date + 1)::timestamp AT TIME ZONE ${timezone})` : Prisma.sql`${value}::timestamptz`;
 }
 
 async function assertOrderedRange(db: DbTx, from: string, to: string, lower: Prisma.Sql, upper: Prisma.Sql) {
