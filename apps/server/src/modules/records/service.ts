@@ -23,22 +23,9 @@ import { canonicalRecordJson, chainHash, GENESIS_HASH, HASH_ALGORITHM, type Hash
 
 export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache };
 
-type RecordRow = {
-  id: string;
-  establishment_id: string;
-  livemode: boolean;
+/** A `records` row as selected by RECORD_COLUMNS: the hashed fields plus chain bookkeeping. */
+type RecordRow = Omit<HashedFields, 'created_at'> & {
   chain_seq: bigint;
-  food_category: string;
-  weight_kg: number;
-  destino_id: string;
-  causa_id: string | null;
-  product_name: string | null;
-  waste_stage: string | null;
-  shift_id: string | null;
-  session_id: string | null;
-  notes: string | null;
-  photo_url: string | null;
-  source: string;
   prev_hash: string;
   record_hash: string;
   created_at: Date;
