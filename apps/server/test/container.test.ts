@@ -1,0 +1,119 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './helpers.js';
+
+/**
+ * Docker cannot build images on our CI machines, so this suite runs what the image would run:
+ * it reads apps/server/Dockerfile, starts its CMD from the package directory with its ENV, and runs
+ * its HEALTHCHECK command against it. A Dockerfile that drifts from the built server fails here.
+ */
+const SERVER_DIR = resolve(import.meta.dirname, '..');
+const dockerfile = readFileSync(join(SERVER_DIR, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
+const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+
+function instruction(name: string): string {
+  const match = new RegExp(`^${name}\\s+(.+)$`, 'm').exec(runtimeStage);
+  if (!match?.[1]) throw new Error(`Dockerfile runtime stage has no ${name}`);
+  return match[1].trim();
+}
+
+function dockerEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of runtimeStage.matchAll(/^ENV\s+(.+)$/gm)) {
+    for (const pair of (m[1] as string).trim().split(/\s+/)) {
+      const [k, v] = pair.split('=');
+      if (k && v !== undefined) env[k] = v;
+    }
+  }
+  return env;
+}
+
+const freePort = () =>
+  new Promise<number>((done) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => done(port));
+    });
+  });
+
+let database: TestDatabase;
+let child: ChildProcess | undefined;
+let port: number;
+let dataDir: string;
+let output = '';
+
+beforeAll(async () => {
+  expect(existsSync(join(SERVER_DIR, 'dist/main.js')), 'run `pnpm build` first (turbo does)').toBe(true);
+  database = await createTestDatabase();
+  port = await freePort();
+  dataDir = mkdtempSync(join(tmpdir(), 'merma-container-'));
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await database?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the container image', () => {
+  it('exposes the port its server listens on by default', () => {
+    expect(instruction('EXPOSE')).toBe(dockerEnv().PORT);
+    expect(dockerEnv().NODE_ENV).toBe('production');
+    expect(runtimeStage).toMatch(/^USER\s+node$/m);
+  });
+
+  it('starts with its CMD, applies migrations, and passes its HEALTHCHECK', async () => {
+    const cmd = JSON.parse(instruction('CMD')) as string[];
+    expect(cmd).toEqual(['node', 'dist/main.js']);
+    const [bin, ...args] = cmd as [string, ...string[]];
+    child = spawn(bin === 'node' ? process.execPath : bin, args, {
+      cwd: SERVER_DIR,
+      env: {
+        ...process.env,
+        ...dockerEnv(),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATABASE_URL: database.url,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+
+    const deadline = Date.now() + 30_000;
+    let ready = false;
+    while (!ready && Date.now() < deadline && child.exitCode === null) {
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (!ready) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(ready, output).toBe(true);
+
+    const healthcheck = /^HEALTHCHECK\s+.*?CMD\s+(\[.+\])$/m.exec(runtimeStage)?.[1];
+    expect(healthcheck).toBeTruthy();
+    const [hcBin, ...hcArgs] = JSON.parse(healthcheck as string) as [string, ...string[]];
+    const run = promisify(execFile);
+    await expect(
+      run(hcBin === 'node' ? process.execPath : hcBin, hcArgs, { env: { ...process.env, PORT: String(port) }, timeout: 5_000 }),
+    ).resolves.toBeDefined();
+    // Production mode: plain HTTP to the API is refused, probes are not.
+    const api = await fetch(`http://127.0.0.1:${port}/api/v1/causas`);
+    expect(api.status).toBe(403);
+  });
+
+  it('drains and exits cleanly on SIGTERM (STOPSIGNAL)', async () => {
+    expect(instruction('STOPSIGNAL')).toBe('SIGTERM');
+    const exited = new Promise<number | null>((done) => child?.once('exit', (code) => done(code)));
+    child?.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
