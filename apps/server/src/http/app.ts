@@ -117,7 +117,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/api/v1/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapiJson));
   await app.register(scalar, {
     routePrefix: '/docs',
-    configuration: { url: '/api/v1/openapi.json', title: 'Merma API reference', withDefaultFonts: false },
+    configuration: {
+      url: '/api/v1/openapi.json',
+      title: 'Merma API reference',
+      withDefaultFonts: false, // no font CDN: the page works offline and behind strict firewalls
+      showDeveloperTools: 'never',
+      hideClientButton: true,
+      agent: { disabled: true },
+      authentication: { preferredSecurityScheme: 'bearerAuth' },
+    },
   });
 
   registerProcedureRoutes(app, { router, db, clock });

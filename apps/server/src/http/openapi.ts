@@ -75,5 +75,6 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
       }
     }
   }
+  doc.security = [{ bearerAuth: [] }];
   return doc;
 }
