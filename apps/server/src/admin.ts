@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
-import { type Database, openDatabase } from './db/database.js';
 import {
   AdminError,
   createEstablishment,
@@ -13,6 +11,8 @@ import {
   revokeKey,
   setOrganizationPlan,
 } from './admin/service.js';
+import { ConfigError, loadConfig } from './config.js';
+import { type Database, openDatabase } from './db/database.js';
 
 /**
  * merma-admin: the administration CLI. Prints one JSON value on stdout; on bad arguments prints one
@@ -36,9 +36,18 @@ const COMMANDS: Record<string, Command> = {
   'org create': {
     flags: ['name', 'plan', 'admin-email'],
     required: ['name', 'plan'],
-    run: (db, f) => createOrganization(db, { name: f.name as string, plan: f.plan as string, ...(f['admin-email'] ? { adminEmail: f['admin-email'] } : {}) }),
+    run: (db, f) =>
+      createOrganization(db, {
+        name: f.name as string,
+        plan: f.plan as string,
+        ...(f['admin-email'] ? { adminEmail: f['admin-email'] } : {}),
+      }),
   },
-  'org set-plan': { flags: ['id', 'plan'], required: ['id', 'plan'], run: (db, f) => setOrganizationPlan(db, { id: f.id as string, plan: f.plan as string }) },
+  'org set-plan': {
+    flags: ['id', 'plan'],
+    required: ['id', 'plan'],
+    run: (db, f) => setOrganizationPlan(db, { id: f.id as string, plan: f.plan as string }),
+  },
   'establishment create': {
     flags: ['org', 'name', 'cif', 'sector', 'timezone'],
     required: ['org', 'name', 'cif', 'sector'],
@@ -54,9 +63,18 @@ const COMMANDS: Record<string, Command> = {
   'key create': {
     flags: ['establishment', 'mode', 'permissions'],
     required: ['establishment', 'mode'],
-    run: (db, f) => createKey(db, { establishment: f.establishment as string, mode: f.mode as string, ...(f.permissions !== undefined ? { permissions: f.permissions } : {}) }),
+    run: (db, f) =>
+      createKey(db, {
+        establishment: f.establishment as string,
+        mode: f.mode as string,
+        ...(f.permissions !== undefined ? { permissions: f.permissions } : {}),
+      }),
   },
-  'key list': { flags: ['establishment'], required: ['establishment'], run: (db, f) => listKeys(db, { establishment: f.establishment as string }) },
+  'key list': {
+    flags: ['establishment'],
+    required: ['establishment'],
+    run: (db, f) => listKeys(db, { establishment: f.establishment as string }),
+  },
   'key revoke': { flags: ['id'], required: ['id'], run: (db, f) => revokeKey(db, { id: f.id as string }) },
   'product import': {
     flags: ['org', 'file'],

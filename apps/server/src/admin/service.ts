@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  ALL_PERMISSIONS,
-  FOOD_CATEGORIES,
-  PERMISSIONS,
-  PLANS,
-  type Plan,
-  SECTORS,
-  type Sector,
-} from '@merma/schema';
+import { ALL_PERMISSIONS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
 import { parse } from 'csv-parse/sync';
-import { type KeyMode, generateApiKey, hashApiKey } from '../auth/keys.js';
+import { generateApiKey, hashApiKey, type KeyMode } from '../auth/keys.js';
 import type { Db } from '../db/client.js';
 import { GENESIS_HASH } from '../modules/records/hash.js';
 
@@ -58,10 +50,7 @@ function assertTimezone(tz: string): string {
   }
 }
 
-export async function createEstablishment(
-  db: Db,
-  input: { org: string; name: string; cif: string; sector: string; timezone?: string },
-) {
+export async function createEstablishment(db: Db, input: { org: string; name: string; cif: string; sector: string; timezone?: string }) {
   const orgId = assertUuid(input.org, '--org');
   if (!input.name.trim()) throw new AdminError('--name must not be empty');
   if (!/^[A-Za-z0-9]{8,12}$/.test(input.cif)) throw new AdminError('--cif must be 8 to 12 letters or digits (e.g. B12345678)');
@@ -94,10 +83,15 @@ export async function createEstablishment(
 
 function parsePermissions(value: string | undefined): string[] {
   if (value === undefined || value.trim() === ALL_PERMISSIONS) return [ALL_PERMISSIONS];
-  const list = value.split(',').map((p) => p.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const unknown = list.filter((p) => !(PERMISSIONS as readonly string[]).includes(p));
   if (list.length === 0 || unknown.length) {
-    throw new AdminError(`--permissions must be "*" or a comma list of: ${PERMISSIONS.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+    throw new AdminError(
+      `--permissions must be "*" or a comma list of: ${PERMISSIONS.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+    );
   }
   return [...new Set(list)];
 }
