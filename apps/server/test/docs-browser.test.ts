@@ -65,6 +65,7 @@ describe.skipIf(!hasChromium)('the API reference page (reason when skipped: no c
     mkdirSync(OUT, { recursive: true });
     const closed = page.getByRole('button', { name: /^Open Group - (?!Models)/ });
     while ((await closed.count()) > 0) await closed.first().click();
+    // biome-ignore lint/performance/useDomNodeTextContent: the visible text is what a reader sees
     const sidebar = await page.locator('body').innerText();
     for (const summary of summaries) expect(sidebar, summary).toContain(summary);
 
