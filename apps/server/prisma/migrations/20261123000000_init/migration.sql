@@ -136,6 +136,7 @@ CREATE TABLE "record_chain_heads" (
     "livemode" BOOLEAN NOT NULL,
     "seq" BIGINT NOT NULL DEFAULT 0,
     "last_hash" CHAR(64) NOT NULL,
+    "prev_hash" CHAR(64),
 
     CONSTRAINT "record_chain_heads_pkey" PRIMARY KEY ("establishment_id","livemode")
 );

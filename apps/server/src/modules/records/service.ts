@@ -141,10 +141,11 @@ async function ensureChainHead(db: DbTx, auth: AuthContext): Promise<void> {
 }
 
 /**
- * Stores one record. One SQL statement locks the chain head of the establishment and mode, computes
- * the new hash from the previous one with the database's sha256(), moves the head and inserts the
- * row, so concurrent writers are serialised by the head's row lock and the write is a single
- * round trip.
+ * Stores one record in one SQL statement: an UPDATE of the chain head of the establishment and mode
+ * computes the new hash from the previous one with the database's sha256() (in SET, `last_hash`
+ * is the row's value before the update, which `prev_hash` keeps), and the record is inserted from
+ * its RETURNING. Concurrent writers of one chain are serialised by the head's row lock (READ
+ * COMMITTED re-reads the newest head after waiting), and the write is a single round trip.
  */
 export async function createRecord(deps: RecordDeps, auth: AuthContext, input: CreateRecordParsed, source = 'api'): Promise<WasteRecord> {
   const catalog = await deps.catalog.get(deps.db);
@@ -159,17 +160,13 @@ export async function createRecord(deps: RecordDeps, auth: AuthContext, input: C
 
   for (let attempt = 0; attempt < 2; attempt++) {
     const rows = await deps.db.$queryRaw<{ record_hash: string }[]>`
-      WITH head AS (
-        SELECT seq, last_hash FROM record_chain_heads
+      WITH moved AS (
+        UPDATE record_chain_heads
+        SET seq = seq + 1,
+            prev_hash = last_hash,
+            last_hash = encode(sha256(convert_to(last_hash::text || ${canonical}::text, 'UTF8')), 'hex')
         WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-        FOR UPDATE
-      ), moved AS (
-        UPDATE record_chain_heads h
-        SET seq = head.seq + 1,
-            last_hash = encode(sha256(convert_to(head.last_hash::text || ${canonical}::text, 'UTF8')), 'hex')
-        FROM head
-        WHERE h.establishment_id = ${auth.establishmentId}::uuid AND h.livemode = ${auth.livemode}
-        RETURNING h.seq, h.last_hash, head.last_hash AS prev_hash
+        RETURNING seq, last_hash, prev_hash
       )
       INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
         causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
