@@ -338,9 +338,16 @@ export type ListRecordsParsed = {
   offset: number;
 };
 
-/** Local calendar date of `now` in a time zone, `YYYY-MM-DD`. */
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Local calendar date of `now` in a time zone, `YYYY-MM-DD` (formatters are costly: one per zone). */
 export function localDate(now: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  let format = dateFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dateFormats.set(timezone, format);
+  }
+  return format.format(now);
 }
 
 export function addDays(date: string, days: number): string {

@@ -1,0 +1,246 @@
+// pnpm bench: our endpoints against a bare baseline (bench/baseline.mjs) on the same PostgreSQL,
+// in one run, alternating A and B. Prints requests/s, p50/p99 latency and the ratios.
+// Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change); creates and drops merma_bench.
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'merma_bench';
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const ESTABLISHMENTS = 200;
+const RECORDS_PER_ESTABLISHMENT = 500; // 100k seeded records
+const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
+const dbUrl = (() => {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${DB_NAME}`;
+  return u.toString();
+})();
+
+const freePort = () =>
+  new Promise((done) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => done(port));
+    });
+  });
+
+const children = [];
+function start(label, args, env) {
+  // Servers on core 0, the load generator (this process) on core 1.
+  const child = spawn('taskset', ['-c', '0', process.execPath, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.label = label;
+  children.push(child);
+  return child;
+}
+
+async function waitFor(url) {
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(url).then((r) => r.status < 500, () => false)) return;
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const newKey = () => `svc_test_${[...randomBytes(32)].map((b) => ALPHABET[b % 62]).join('')}`;
+const sha256 = (s) => createHash('sha256').update(s).digest('hex');
+
+async function seed(client) {
+  const org = randomUUID();
+  await client.query(`INSERT INTO organizations (id, name, plan) VALUES ($1, 'Bench', 'enterprise')`, [org]);
+  const tenants = [];
+  for (let i = 0; i < ESTABLISHMENTS + 1; i++) {
+    const id = randomUUID();
+    const key = newKey();
+    tenants.push({ id, key });
+    await client.query(`INSERT INTO establishments (id, organization_id, name, cif, sector) VALUES ($1, $2, $3, 'B00000000', 'horeca')`, [id, org, `Bench ${i}`]);
+    await client.query(
+      `INSERT INTO api_keys (id, establishment_id, livemode, key_hash, prefix, last4, permissions) VALUES ($1, $2, false, $3, 'svc_test_', $4, '{*}')`,
+      [randomUUID(), id, sha256(key), key.slice(-4)],
+    );
+  }
+  const seeded = tenants.slice(0, ESTABLISHMENTS);
+  for (const t of seeded) {
+    await client.query(
+      `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, product_name, prev_hash, record_hash, created_at)
+       SELECT gen_random_uuid(), $1::uuid, false, g, (ARRAY['meat','fish','dairy','bakery'])[1 + g % 4], 1 + (g % 50) / 10.0, $2,
+              'Producto ' || g, repeat('0', 64), md5(g::text) || md5($1::text || g::text), now() - (g * interval '80 minutes')
+       FROM generate_series(1, $3::int) g`,
+      [t.id, DESTINO, RECORDS_PER_ESTABLISHMENT],
+    );
+    await client.query(`INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1, false, $2, repeat('a', 64))`, [
+      t.id,
+      RECORDS_PER_ESTABLISHMENT,
+    ]);
+  }
+  // The establishment the baseline writes to, and the sequence it numbers rows with.
+  await client.query('CREATE SEQUENCE bench_baseline_seq');
+  await client.query('ANALYZE');
+  return { seeded, baselineEstablishment: tenants[ESTABLISHMENTS].id };
+}
+
+const record = (i) => ({ food_category: 'bakery', weight_kg: 1 + (i % 7) / 4, destino_id: DESTINO, product_name: 'Pan', notes: 'bench' });
+const batchBody = JSON.stringify({ records: Array.from({ length: 500 }, (_, i) => record(i)) });
+
+function load({ url, method = 'GET', body, connections, headersFor }) {
+  let n = 0;
+  return new Promise((done, fail) => {
+    const instance = autocannon(
+      {
+        url,
+        method,
+        connections,
+        duration: DURATION,
+        headers: { 'content-type': 'application/json' },
+        ...(body ? { body } : {}),
+        requests: [
+          {
+            setupRequest: (req) => {
+              n += 1;
+              return { ...req, headers: { ...req.headers, ...headersFor(n) } };
+            },
+          },
+        ],
+      },
+      (err, result) => (err ? fail(err) : done(result)),
+    );
+    instance.on('error', fail);
+  });
+}
+
+function summary(r) {
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+}
+
+async function main() {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB_NAME}`);
+
+  const ourPort = await freePort();
+  const basePort = await freePort();
+  start('merma', ['apps/server/dist/main.js'], {
+    DATABASE_URL: dbUrl,
+    PORT: String(ourPort),
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_ENABLED: 'false',
+    DATABASE_POOL_SIZE: '10',
+  });
+  await waitFor(`http://127.0.0.1:${ourPort}/readyz`); // migrations applied
+
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  console.log(`seeding ${ESTABLISHMENTS * RECORDS_PER_ESTABLISHMENT} records over ${ESTABLISHMENTS} establishments…`);
+  const { seeded, baselineEstablishment } = await seed(client);
+  start('baseline', ['bench/baseline.mjs'], { DATABASE_URL: dbUrl, PORT: String(basePort), ESTABLISHMENT_ID: baselineEstablishment });
+  await waitFor(`http://127.0.0.1:${basePort}/records?limit=1`);
+
+  // Writers spread over the 200 establishments, as a multi-tenant service sees them. Appends to one
+  // establishment's chain are serialised by design (see the records service); the single-chain
+  // figure is measured too.
+  const writers = seeded;
+  const oneChain = [seeded[0]];
+  const auth = (t) => ({ authorization: `Bearer ${t.key}`, 'x-establishment': t.id });
+  const scenarios = [
+    {
+      name: 'POST /records',
+      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: (n) => auth(writers[n % writers.length]) },
+      base: { url: `http://127.0.0.1:${basePort}/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: () => ({}) },
+    },
+    {
+      name: 'POST /records (1 chain)',
+      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: () => auth(oneChain[0]) },
+      base: { url: `http://127.0.0.1:${basePort}/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: () => ({}) },
+    },
+    {
+      name: 'POST /records/batch (500)',
+      rows: 500,
+      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records/batch`, method: 'POST', body: batchBody, connections: 1, headersFor: (n) => auth(writers[n % writers.length]) },
+      base: { url: `http://127.0.0.1:${basePort}/records/batch`, method: 'POST', body: batchBody, connections: 1, headersFor: () => ({}) },
+    },
+    {
+      name: 'GET /records?limit=50',
+      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records?limit=50`, connections: 16, headersFor: (n) => auth(seeded[n % seeded.length]) },
+      base: { url: `http://127.0.0.1:${basePort}/records?limit=50`, connections: 16, headersFor: (n) => auth(seeded[n % seeded.length]) },
+    },
+  ];
+
+  // Warm both servers (JIT, pools, caches) before measuring.
+  for (const s of scenarios) {
+    await load({ ...s.ours, connections: 2 }).then(() => {}, () => {});
+    await load({ ...s.base, connections: 2 }).then(() => {}, () => {});
+  }
+
+  const results = [];
+  for (const s of scenarios) {
+    const ours = [];
+    const base = [];
+    for (let round = 0; round < 2; round++) {
+      ours.push(summary(await load(s.ours)));
+      base.push(summary(await load(s.base)));
+    }
+    const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+    const o = best(ours);
+    const b = best(base);
+    results.push({ name: s.name, rows: s.rows, ours: o, baseline: b, ratio: o.rps / b.rps });
+  }
+
+  const pad = (v, n) => String(v).padStart(n);
+  console.log(`\n${'endpoint'.padEnd(28)}${pad('ours req/s', 12)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('base req/s', 12)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('ratio', 8)}`);
+  for (const r of results) {
+    console.log(
+      `${r.name.padEnd(28)}${pad(r.ours.rps.toFixed(0), 12)}${pad(r.ours.p50, 8)}${pad(r.ours.p99, 8)}${pad(r.baseline.rps.toFixed(0), 12)}${pad(r.baseline.p50, 8)}${pad(r.baseline.p99, 8)}${pad(`${r.ratio.toFixed(2)}x`, 8)}`,
+    );
+    if (r.rows) console.log(`${''.padEnd(28)}rows/s: ours ${(r.ours.rps * r.rows).toFixed(0)}, baseline ${(r.baseline.rps * r.rows).toFixed(0)}`);
+    if (r.ours.non2xx || r.ours.errors) console.log(`${''.padEnd(28)}!! ours: ${r.ours.non2xx} non-2xx, ${r.ours.errors} errors`);
+  }
+  const batch = results.find((r) => r.name.startsWith('POST /records/batch'));
+  const list = results.find((r) => r.name.startsWith('GET'));
+  const targeted = results.filter((r) => !r.name.includes('1 chain'));
+  console.log('\ntargets: ratio >= 0.6x on all three; GET /records p99 < 20 ms; 500-record batch < 50 ms (p50 at 1 connection)');
+  console.log(
+    `  ratios ${targeted.map((r) => r.ratio.toFixed(2)).join(' / ')} ${targeted.every((r) => r.ratio >= 0.6) ? 'OK' : 'MISSED'}; GET p99 ${list.ours.p99} ms ${list.ours.p99 < 20 ? 'OK' : 'MISSED'}; batch p50 ${batch.ours.p50} ms ${batch.ours.p50 < 50 ? 'OK' : 'MISSED'}`,
+  );
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results }, null, 2));
+
+  await client.end();
+  await admin.end();
+}
+
+async function cleanup() {
+  for (const c of children) c.kill('SIGTERM');
+  await sleep(500);
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect().then(
+    () => admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`).finally(() => admin.end()),
+    () => {},
+  );
+}
+
+main()
+  .then(cleanup, async (err) => {
+    console.error(err);
+    await cleanup();
+    process.exitCode = 1;
+  });
