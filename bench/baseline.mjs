@@ -1,8 +1,9 @@
 // The bare baseline of `pnpm bench`: a plain Fastify server with `pg`, on the same database, doing
-// only the essential work of each measured endpoint: the same zod validation (from @merma/schema)
-// and the same SQL (one INSERT; one INSERT … SELECT FROM unnest; the same indexed SELECT + count).
-// No auth, no rate limit, no hash chain, no envelope: what a request costs at the least. The list
-// selects and returns the same columns as the API's records.
+// the same database work as each measured endpoint with nothing around it: the same zod validation
+// (from @merma/schema) and the same SQL (the single chain-append statement; the batch transaction
+// with one INSERT … SELECT FROM unnest; the same indexed SELECT + count, same columns). No auth,
+// rate limit, idempotency, tRPC, Prisma or envelope: the ratio is what our stack costs on top.
+// /records/plain is a plain INSERT without the hash chain, for reference.
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -14,7 +15,36 @@ const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 const ZERO = '0'.repeat(64);
 const hash = (s) => createHash('sha256').update(s).digest('hex');
 
+function canonical(id, establishment, r, createdAt) {
+  return JSON.stringify({ id, establishment_id: establishment, ...r, created_at: createdAt });
+}
+
+// The same single statement as the API's append: move the chain head, insert from its RETURNING.
+const APPEND = `WITH moved AS (
+    UPDATE record_chain_heads SET seq = seq + 1, prev_hash = last_hash,
+      last_hash = encode(sha256(convert_to(last_hash::text || $3::text, 'UTF8')), 'hex')
+    WHERE establishment_id = $2 AND livemode = false
+    RETURNING seq, last_hash, prev_hash)
+  INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id,
+    product_name, waste_stage, notes, photo_url, prev_hash, record_hash, created_at)
+  SELECT $1, $2, false, moved.seq, $4, $5, $6, $7, $8, $9, $10, $11, moved.prev_hash, moved.last_hash, $12 FROM moved
+  RETURNING record_hash`;
+
 app.post('/records', async (req, reply) => {
+  const parsed = CreateRecordInput.safeParse(req.body);
+  if (!parsed.success) return reply.code(400).send({ error: 'invalid' });
+  const r = parsed.data;
+  const establishment = req.headers['x-establishment'];
+  const id = randomUUID();
+  const createdAt = new Date().toISOString();
+  const { rows } = await pool.query(APPEND, [id, establishment, canonical(id, establishment, r, createdAt), r.food_category,
+    r.weight_kg, r.destino_id, r.causa_id ?? null, r.product_name ?? null, r.waste_stage ?? null, r.notes ?? null,
+    r.photo_url ?? null, createdAt]);
+  return reply.code(201).send({ id, ...r, record_hash: rows[0].record_hash, created_at: createdAt });
+});
+
+// For reference: a plain INSERT without the hash chain (what the chain costs in the database).
+app.post('/records/plain', async (req, reply) => {
   const parsed = CreateRecordInput.safeParse(req.body);
   if (!parsed.success) return reply.code(400).send({ error: 'invalid' });
   const r = parsed.data;
@@ -27,9 +57,10 @@ app.post('/records', async (req, reply) => {
     [id, ESTABLISHMENT_ID, r.food_category, r.weight_kg, r.destino_id, r.causa_id ?? null, r.product_name ?? null,
       r.waste_stage ?? null, r.notes ?? null, r.photo_url ?? null, ZERO, hash(id), createdAt],
   );
-  return reply.code(201).send({ id, food_category: r.food_category, weight_kg: r.weight_kg, created_at: createdAt });
+  return reply.code(201).send({ id, ...r, created_at: createdAt });
 });
 
+// The same transaction as the API's batch: lock the head, one INSERT … SELECT FROM unnest, move the head.
 app.post('/records/batch', async (req, reply) => {
   const body = BatchRecordsInput.safeParse(req.body);
   if (!body.success) return reply.code(400).send({ error: 'invalid' });
@@ -38,16 +69,48 @@ app.post('/records/batch', async (req, reply) => {
     const parsed = CreateRecordInput.safeParse(item);
     if (parsed.success) items.push(parsed.data);
   }
+  const establishment = req.headers['x-establishment'];
   const createdAt = new Date().toISOString();
-  const ids = items.map(() => randomUUID());
-  await pool.query(
-    `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, prev_hash, record_hash, created_at)
-     SELECT u.id, $1, false, nextval('bench_baseline_seq'), u.cat, u.w, u.dest, $2, u.hash, $3
-     FROM unnest($4::uuid[], $5::text[], $6::numeric[], $7::uuid[], $8::text[]) AS u(id, cat, w, dest, hash)`,
-    [ESTABLISHMENT_ID, ZERO, createdAt, ids, items.map((i) => i.food_category), items.map((i) => i.weight_kg),
-      items.map((i) => i.destino_id), ids.map(hash)],
-  );
-  return reply.send({ inserted: items.length, failed: body.data.records.length - items.length });
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const head = (await client.query('SELECT seq, last_hash FROM record_chain_heads WHERE establishment_id = $1 AND livemode = false FOR UPDATE', [establishment])).rows[0];
+    let prev = head.last_hash;
+    let seq = BigInt(head.seq);
+    const ids = [];
+    const seqs = [];
+    const prevs = [];
+    const hashes = [];
+    for (const item of items) {
+      const id = randomUUID();
+      const h = hash(prev + canonical(id, establishment, item, createdAt));
+      seq += 1n;
+      ids.push(id);
+      seqs.push(String(seq));
+      prevs.push(prev);
+      hashes.push(h);
+      prev = h;
+    }
+    await client.query(
+      `WITH ins AS (
+         INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, product_name, notes, prev_hash, record_hash, created_at)
+         SELECT u.id, $1, false, u.seq, u.cat, u.w, u.dest, u.pname, u.notes, u.prev, u.hash, $2
+         FROM unnest($3::uuid[], $4::bigint[], $5::text[], $6::numeric[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS u(id, seq, cat, w, dest, pname, notes, prev, hash)
+         RETURNING 1)
+       UPDATE record_chain_heads SET seq = $12, last_hash = $13 WHERE establishment_id = $1 AND livemode = false`,
+      [establishment, createdAt, ids, seqs, items.map((i) => i.food_category), items.map((i) => i.weight_kg),
+        items.map((i) => i.destino_id), items.map((i) => i.product_name ?? null), items.map((i) => i.notes ?? null), prevs, hashes,
+        String(seq), prev],
+    );
+    await client.query('COMMIT');
+    return reply.send({ inserted: items.length, failed: body.data.records.length - items.length });
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
 });
 
 app.get('/records', async (req, reply) => {

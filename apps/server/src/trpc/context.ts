@@ -1,4 +1,5 @@
 import type { Permission, Plan, Sector } from '@merma/schema';
+import type { Pool } from 'pg';
 import type { DbTx } from '../db/client.js';
 
 /** The caller, as established by the auth hook from the API key. */
@@ -17,6 +18,8 @@ export type Clock = () => Date;
 
 export type Context = {
   db: DbTx;
+  /** The pg pool under `db`, for hot reads outside any transaction (see db/client.ts). */
+  pool: Pool;
   auth: AuthContext;
   clock: Clock;
   requestId: string;

@@ -13,6 +13,7 @@ import {
   type WasteRecord,
   type WasteStage,
 } from '@merma/schema';
+import type { Pool } from 'pg';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
@@ -35,7 +36,7 @@ const RECORD_COLUMNS = Prisma.sql`id::text, establishment_id::text, livemode, ch
   weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
   session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at`;
 
-function toRecord(r: RecordRow): WasteRecord {
+function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
   return {
     id: r.id,
     establishment_id: r.establishment_id,
@@ -307,23 +308,35 @@ export async function createRecordsBatch(
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Start of a `from` bound: a date is midnight in the establishment's zone; a date-time is itself. */
-function lowerBound(value: string, timezone: string): Prisma.Sql {
-  return DATE_ONLY.test(value) ? Prisma.sql`((${value}::date)::timestamp AT TIME ZONE ${timezone})` : Prisma.sql`${value}::timestamptz`;
+/** Positional parameters for hand-written SQL: `add(value)` returns its placeholder. */
+function sqlParams() {
+  const values: unknown[] = [];
+  return { values, add: (value: unknown) => `$${values.push(value)}` };
 }
 
-/** End (exclusive) of a `to` bound: a date includes that whole day in the establishment's zone. */
-function upperBound(value: string, timezone: string): Prisma.Sql {
-  return DATE_ONLY.test(value) ? Prisma.sql`((${value}::date + 1)::timestamp AT TIME ZONE ${timezone})` : Prisma.sql`${value}::timestamptz`;
+/** SQL for a `from` bound: a date is midnight in the establishment's zone; a date-time is itself. */
+function lowerBoundSql(value: string, timezone: string, p: ReturnType<typeof sqlParams>): string {
+  return DATE_ONLY.test(value) ? `((${p.add(value)}::date)::timestamp AT TIME ZONE ${p.add(timezone)})` : `${p.add(value)}::timestamptz`;
 }
 
-async function assertOrderedRange(db: DbTx, from: string, to: string, lower: Prisma.Sql, upper: Prisma.Sql) {
+/** SQL for the exclusive end of a `to` bound: a date includes that whole day in the establishment's zone. */
+function upperBoundSql(value: string, timezone: string, p: ReturnType<typeof sqlParams>): string {
+  return DATE_ONLY.test(value)
+    ? `((${p.add(value)}::date + 1)::timestamp AT TIME ZONE ${p.add(timezone)})`
+    : `${p.add(value)}::timestamptz`;
+}
+
+async function assertOrderedRange(pool: Pool, from: string, to: string, timezone: string): Promise<void> {
   let ordered: boolean;
   if (DATE_ONLY.test(from) && DATE_ONLY.test(to)) ordered = from <= to;
   else if (!DATE_ONLY.test(from) && !DATE_ONLY.test(to)) ordered = Date.parse(from) < Date.parse(to);
   else {
-    const [row] = await db.$queryRaw<{ ok: boolean }[]>`SELECT ${lower} < ${upper} AS ok`;
-    ordered = row?.ok === true;
+    const p = sqlParams();
+    const { rows } = await pool.query<{ ok: boolean }>(
+      `SELECT ${lowerBoundSql(from, timezone, p)} < ${upperBoundSql(to, timezone, p)} AS ok`,
+      p.values,
+    );
+    ordered = rows[0]?.ok === true;
   }
   if (!ordered) {
     throw validationError('`from` must be before `to`', [{ path: 'from', message: 'must be before `to`' }]);
@@ -356,36 +369,41 @@ export function addDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+const LIST_COLUMNS = `id::text, establishment_id::text, livemode, chain_seq, food_category, weight_kg::float8 AS weight_kg,
+  destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text, session_id::text, notes, photo_url, source,
+  prev_hash, record_hash, created_at`;
+
 /**
- * Lists records newest first (`created_at DESC, id DESC`, served by the matching index). Dates are
- * read in the establishment's time zone; by default the last 30 days up to and including today.
+ * Lists records newest first (`created_at DESC, id DESC`, served by the matching index), with the
+ * total in one round trip. Dates are read in the establishment's time zone; by default the last 30
+ * days up to and including today. Runs on the pg pool directly: this is the hottest read.
  */
 export async function listRecords(
-  deps: Pick<RecordDeps, 'db' | 'clock'>,
+  deps: { pool: Pool; clock: Clock },
   auth: AuthContext,
   query: ListRecordsParsed,
 ): Promise<{ data: WasteRecord[]; pagination: Pagination }> {
   const today = localDate(deps.clock(), auth.timezone);
   const to = query.to ?? today;
   const from = query.from ?? addDays(DATE_ONLY.test(to) ? to : today, -DEFAULT_RANGE_DAYS);
-  const lower = lowerBound(from, auth.timezone);
-  const upper = upperBound(to, auth.timezone);
-  const category = query.food_category ? Prisma.sql`AND food_category = ${query.food_category}` : Prisma.empty;
-  const where = Prisma.sql`establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-    AND created_at >= ${lower} AND created_at < ${upper} ${category}`;
-
-  await assertOrderedRange(deps.db, from, to, lower, upper);
-
-  const rows = await deps.db.$queryRaw<(RecordRow & { total: bigint })[]>`
-    SELECT ${RECORD_COLUMNS}, (SELECT count(*) FROM records WHERE ${where}) AS total
-    FROM records WHERE ${where}
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${query.limit} OFFSET ${query.offset}`;
+  await assertOrderedRange(deps.pool, from, to, auth.timezone);
+  const p = sqlParams();
+  let where = `establishment_id = ${p.add(auth.establishmentId)}::uuid AND livemode = ${p.add(auth.livemode)}
+    AND created_at >= ${lowerBoundSql(from, auth.timezone, p)} AND created_at < ${upperBoundSql(to, auth.timezone, p)}`;
+  if (query.food_category) where += ` AND food_category = ${p.add(query.food_category)}`;
+  const filterValues = [...p.values];
+  const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { chain_seq: string; total: string }>(
+    `SELECT ${LIST_COLUMNS}, (SELECT count(*) FROM records WHERE ${where}) AS total
+     FROM records WHERE ${where}
+     ORDER BY created_at DESC, id DESC
+     LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,
+    p.values,
+  );
   let total: number;
   if (rows[0]) total = Number(rows[0].total);
   else {
-    const [count] = await deps.db.$queryRaw<{ total: bigint }[]>`SELECT count(*) AS total FROM records WHERE ${where}`;
-    total = Number(count?.total ?? 0);
+    const count = await deps.pool.query<{ total: string }>(`SELECT count(*) AS total FROM records WHERE ${where}`, filterValues);
+    total = Number(count.rows[0]?.total ?? 0);
   }
   return {
     data: rows.map(toRecord),
