@@ -37,9 +37,20 @@ app.post('/records', async (req, reply) => {
   const establishment = req.headers['x-establishment'];
   const id = randomUUID();
   const createdAt = new Date().toISOString();
-  const { rows } = await pool.query(APPEND, [id, establishment, canonical(id, establishment, r, createdAt), r.food_category,
-    r.weight_kg, r.destino_id, r.causa_id ?? null, r.product_name ?? null, r.waste_stage ?? null, r.notes ?? null,
-    r.photo_url ?? null, createdAt]);
+  const { rows } = await pool.query(APPEND, [
+    id,
+    establishment,
+    canonical(id, establishment, r, createdAt),
+    r.food_category,
+    r.weight_kg,
+    r.destino_id,
+    r.causa_id ?? null,
+    r.product_name ?? null,
+    r.waste_stage ?? null,
+    r.notes ?? null,
+    r.photo_url ?? null,
+    createdAt,
+  ]);
   return reply.code(201).send({ id, ...r, record_hash: rows[0].record_hash, created_at: createdAt });
 });
 
@@ -54,8 +65,21 @@ app.post('/records/plain', async (req, reply) => {
     `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id,
        product_name, waste_stage, notes, photo_url, prev_hash, record_hash, created_at)
      VALUES ($1, $2, false, nextval('bench_baseline_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [id, ESTABLISHMENT_ID, r.food_category, r.weight_kg, r.destino_id, r.causa_id ?? null, r.product_name ?? null,
-      r.waste_stage ?? null, r.notes ?? null, r.photo_url ?? null, ZERO, hash(id), createdAt],
+    [
+      id,
+      ESTABLISHMENT_ID,
+      r.food_category,
+      r.weight_kg,
+      r.destino_id,
+      r.causa_id ?? null,
+      r.product_name ?? null,
+      r.waste_stage ?? null,
+      r.notes ?? null,
+      r.photo_url ?? null,
+      ZERO,
+      hash(id),
+      createdAt,
+    ],
   );
   return reply.code(201).send({ id, ...r, created_at: createdAt });
 });
@@ -74,7 +98,11 @@ app.post('/records/batch', async (req, reply) => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const head = (await client.query('SELECT seq, last_hash FROM record_chain_heads WHERE establishment_id = $1 AND livemode = false FOR UPDATE', [establishment])).rows[0];
+    const head = (
+      await client.query('SELECT seq, last_hash FROM record_chain_heads WHERE establishment_id = $1 AND livemode = false FOR UPDATE', [
+        establishment,
+      ])
+    ).rows[0];
     let prev = head.last_hash;
     let seq = BigInt(head.seq);
     const ids = [];
@@ -99,9 +127,21 @@ app.post('/records/batch', async (req, reply) => {
            AS u(id, seq, cat, w, dest, pname, notes, prev, hash)
          RETURNING 1)
        UPDATE record_chain_heads SET seq = $12, last_hash = $13 WHERE establishment_id = $1 AND livemode = false`,
-      [establishment, createdAt, ids, seqs, items.map((i) => i.food_category), items.map((i) => i.weight_kg),
-        items.map((i) => i.destino_id), items.map((i) => i.product_name ?? null), items.map((i) => i.notes ?? null), prevs, hashes,
-        String(seq), prev],
+      [
+        establishment,
+        createdAt,
+        ids,
+        seqs,
+        items.map((i) => i.food_category),
+        items.map((i) => i.weight_kg),
+        items.map((i) => i.destino_id),
+        items.map((i) => i.product_name ?? null),
+        items.map((i) => i.notes ?? null),
+        prevs,
+        hashes,
+        String(seq),
+        prev,
+      ],
     );
     await client.query('COMMIT');
     return reply.send({ inserted: items.length, failed: body.data.records.length - items.length });

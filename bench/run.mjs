@@ -47,7 +47,13 @@ function start(label, args, env) {
 
 async function waitFor(url) {
   for (let i = 0; i < 300; i++) {
-    if (await fetch(url).then((r) => r.status < 500, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.status < 500,
+        () => false,
+      )
+    )
+      return;
     await sleep(100);
   }
   throw new Error(`${url} did not come up`);
@@ -65,7 +71,11 @@ async function seed(client) {
     const id = randomUUID();
     const key = newKey();
     tenants.push({ id, key });
-    await client.query(`INSERT INTO establishments (id, organization_id, name, cif, sector) VALUES ($1, $2, $3, 'B00000000', 'horeca')`, [id, org, `Bench ${i}`]);
+    await client.query(`INSERT INTO establishments (id, organization_id, name, cif, sector) VALUES ($1, $2, $3, 'B00000000', 'horeca')`, [
+      id,
+      org,
+      `Bench ${i}`,
+    ]);
     await client.query(
       `INSERT INTO api_keys (id, establishment_id, livemode, key_hash, prefix, last4, permissions) VALUES ($1, $2, false, $3, 'svc_test_', $4, '{*}')`,
       [randomUUID(), id, sha256(key), key.slice(-4)],
@@ -80,10 +90,10 @@ async function seed(client) {
        FROM generate_series(1, $3::int) g`,
       [t.id, DESTINO, RECORDS_PER_ESTABLISHMENT],
     );
-    await client.query(`INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1, false, $2, repeat('a', 64))`, [
-      t.id,
-      RECORDS_PER_ESTABLISHMENT,
-    ]);
+    await client.query(
+      `INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1, false, $2, repeat('a', 64))`,
+      [t.id, RECORDS_PER_ESTABLISHMENT],
+    );
   }
   // The establishment the baseline writes to, and the sequence it numbers rows with.
   await client.query('CREATE SEQUENCE bench_baseline_seq');
@@ -165,37 +175,95 @@ async function main() {
     // Reads first, on the freshly vacuumed data; the write scenarios then add ~700k rows.
     {
       name: 'GET /records?limit=50',
-      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records?limit=50`, connections: 4, headersFor: (n) => auth(seeded[n % seeded.length]) },
+      ours: {
+        url: `http://127.0.0.1:${ourPort}/api/v1/records?limit=50`,
+        connections: 4,
+        headersFor: (n) => auth(seeded[n % seeded.length]),
+      },
       base: { url: `http://127.0.0.1:${basePort}/records?limit=50`, connections: 4, headersFor: (n) => auth(seeded[n % seeded.length]) },
     },
     {
       name: 'POST /records',
-      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: (n) => auth(writers[n % writers.length]) },
-      base: { url: `http://127.0.0.1:${basePort}/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: (n) => auth(writers[(n + 100) % writers.length]) },
+      ours: {
+        url: `http://127.0.0.1:${ourPort}/api/v1/records`,
+        method: 'POST',
+        body: JSON.stringify(record(1)),
+        connections: 16,
+        headersFor: (n) => auth(writers[n % writers.length]),
+      },
+      base: {
+        url: `http://127.0.0.1:${basePort}/records`,
+        method: 'POST',
+        body: JSON.stringify(record(1)),
+        connections: 16,
+        headersFor: (n) => auth(writers[(n + 100) % writers.length]),
+      },
     },
     {
       name: 'POST /records (1 chain)',
-      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: () => auth(oneChain[0]) },
-      base: { url: `http://127.0.0.1:${basePort}/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: () => auth(oneChain[1]) },
+      ours: {
+        url: `http://127.0.0.1:${ourPort}/api/v1/records`,
+        method: 'POST',
+        body: JSON.stringify(record(1)),
+        connections: 16,
+        headersFor: () => auth(oneChain[0]),
+      },
+      base: {
+        url: `http://127.0.0.1:${basePort}/records`,
+        method: 'POST',
+        body: JSON.stringify(record(1)),
+        connections: 16,
+        headersFor: () => auth(oneChain[1]),
+      },
     },
     {
       name: 'POST /records vs plain INSERT',
       info: true,
-      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: (n) => auth(writers[n % writers.length]) },
-      base: { url: `http://127.0.0.1:${basePort}/records/plain`, method: 'POST', body: JSON.stringify(record(1)), connections: 16, headersFor: () => ({}) },
+      ours: {
+        url: `http://127.0.0.1:${ourPort}/api/v1/records`,
+        method: 'POST',
+        body: JSON.stringify(record(1)),
+        connections: 16,
+        headersFor: (n) => auth(writers[n % writers.length]),
+      },
+      base: {
+        url: `http://127.0.0.1:${basePort}/records/plain`,
+        method: 'POST',
+        body: JSON.stringify(record(1)),
+        connections: 16,
+        headersFor: () => ({}),
+      },
     },
     {
       name: 'POST /records/batch (500)',
       rows: 500,
-      ours: { url: `http://127.0.0.1:${ourPort}/api/v1/records/batch`, method: 'POST', body: batchBody, connections: 1, headersFor: (n) => auth(writers[n % writers.length]) },
-      base: { url: `http://127.0.0.1:${basePort}/records/batch`, method: 'POST', body: batchBody, connections: 1, headersFor: (n) => auth(writers[(n + 100) % writers.length]) },
+      ours: {
+        url: `http://127.0.0.1:${ourPort}/api/v1/records/batch`,
+        method: 'POST',
+        body: batchBody,
+        connections: 1,
+        headersFor: (n) => auth(writers[n % writers.length]),
+      },
+      base: {
+        url: `http://127.0.0.1:${basePort}/records/batch`,
+        method: 'POST',
+        body: batchBody,
+        connections: 1,
+        headersFor: (n) => auth(writers[(n + 100) % writers.length]),
+      },
     },
   ];
 
   // Warm both servers (JIT, pools, caches) before measuring.
   for (const s of scenarios) {
-    await load({ ...s.ours, connections: 2 }).then(() => {}, () => {});
-    await load({ ...s.base, connections: 2 }).then(() => {}, () => {});
+    await load({ ...s.ours, connections: 2 }).then(
+      () => {},
+      () => {},
+    );
+    await load({ ...s.base, connections: 2 }).then(
+      () => {},
+      () => {},
+    );
   }
 
   const results = [];
@@ -213,12 +281,15 @@ async function main() {
   }
 
   const pad = (v, n) => String(v).padStart(n);
-  console.log(`\n${'endpoint'.padEnd(28)}${pad('ours req/s', 12)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('base req/s', 12)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('ratio', 8)}`);
+  console.log(
+    `\n${'endpoint'.padEnd(28)}${pad('ours req/s', 12)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('base req/s', 12)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('ratio', 8)}`,
+  );
   for (const r of results) {
     console.log(
       `${r.name.padEnd(28)}${pad(r.ours.rps.toFixed(0), 12)}${pad(r.ours.p50, 8)}${pad(r.ours.p99, 8)}${pad(r.baseline.rps.toFixed(0), 12)}${pad(r.baseline.p50, 8)}${pad(r.baseline.p99, 8)}${pad(`${r.ratio.toFixed(2)}x`, 8)}`,
     );
-    if (r.rows) console.log(`${''.padEnd(28)}rows/s: ours ${(r.ours.rps * r.rows).toFixed(0)}, baseline ${(r.baseline.rps * r.rows).toFixed(0)}`);
+    if (r.rows)
+      console.log(`${''.padEnd(28)}rows/s: ours ${(r.ours.rps * r.rows).toFixed(0)}, baseline ${(r.baseline.rps * r.rows).toFixed(0)}`);
     if (r.ours.non2xx || r.ours.errors) console.log(`${''.padEnd(28)}!! ours: ${r.ours.non2xx} non-2xx, ${r.ours.errors} errors`);
   }
   const batch = results.find((r) => r.name.startsWith('POST /records/batch'));
@@ -229,7 +300,10 @@ async function main() {
     `  ratios ${targeted.map((r) => r.ratio.toFixed(2)).join(' / ')} ${targeted.every((r) => r.ratio >= 0.6) ? 'OK' : 'MISSED'}; GET p99 ${list.ours.p99} ms ${list.ours.p99 < 20 ? 'OK' : 'MISSED'}; batch p50 ${batch.ours.p50} ms ${batch.ours.p50 < 50 ? 'OK' : 'MISSED'}`,
   );
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results }, null, 2));
+  writeFileSync(
+    join(ROOT, 'bench/results/latest.json'),
+    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results }, null, 2),
+  );
 
   await client.end();
   await admin.end();
@@ -245,9 +319,8 @@ async function cleanup() {
   );
 }
 
-main()
-  .then(cleanup, async (err) => {
-    console.error(err);
-    await cleanup();
-    process.exitCode = 1;
-  });
+main().then(cleanup, async (err) => {
+  console.error(err);
+  await cleanup();
+  process.exitCode = 1;
+});
