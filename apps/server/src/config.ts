@@ -23,6 +23,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_GENERAL_PER_MINUTE: int(10, 1),
   /** Requests per minute per key for POST /api/v1/records. */
   RATE_LIMIT_RECORDS_PER_MINUTE: int(30, 1),
+  /** Length of the per-minute windows in seconds (60; shorter only to test clients' waiting). */
+  RATE_LIMIT_WINDOW_SECONDS: int(60, 1),
   /** Requests per hour per key for GET /api/v1/analytics. */
   RATE_LIMIT_ANALYTICS_PER_HOUR: int(10, 1),
   /** Set to false to turn rate limiting off (benchmarks only). */
@@ -46,7 +48,13 @@ export type Config = {
   migrateOnBoot: boolean;
   redisUrl: string | undefined;
   logLevel: string;
-  rateLimits: { enabled: boolean; generalPerMinute: number; recordsPerMinute: number; analyticsPerHour: number };
+  rateLimits: {
+    enabled: boolean;
+    generalPerMinute: number;
+    recordsPerMinute: number;
+    analyticsPerHour: number;
+    windowSeconds: number;
+  };
   apiKeyCacheTtlMs: number;
   requestTimeoutMs: number;
   trustProxy: boolean | number | string;
@@ -86,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       generalPerMinute: e.RATE_LIMIT_GENERAL_PER_MINUTE,
       recordsPerMinute: e.RATE_LIMIT_RECORDS_PER_MINUTE,
       analyticsPerHour: e.RATE_LIMIT_ANALYTICS_PER_HOUR,
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
     },
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

@@ -19,8 +19,11 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
-  /** Extra fields of the body (the 429 body's `resetAt`) and headers (`Retry-After`). */
-  readonly extra: { resetAt?: Date; retryAfterSeconds?: number } | undefined;
+  /**
+   * Extra fields of the body (the 429 body's `resetAt`) and headers (`Retry-After`, and
+   * `x-should-retry` telling clients whether retrying the same request can succeed).
+   */
+  readonly extra: { resetAt?: Date; retryAfterSeconds?: number; shouldRetry?: boolean } | undefined;
 
   constructor(code: ErrorCode, message: string, details?: ErrorDetail[], extra?: AppError['extra']) {
     super(message);

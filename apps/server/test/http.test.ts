@@ -160,6 +160,7 @@ describe('Idempotency-Key', () => {
     const res = await client.post('/api/v1/records', validRecord({ weight_kg: 2 }), { headers });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ status: 409, code: 'conflict' });
+    expect(res.headers['x-should-retry']).toBe('false');
     expect(await countRecords(t.db, other.establishmentId)).toBe(1);
   });
 

@@ -1,22 +1,69 @@
 import { z } from 'zod';
-import { EventType, FoodCategory, Timestamp, Uuid } from './common.js';
+import { FoodCategory, Plan, Timestamp, Uuid, WasteStage } from './common.js';
 
-/** `data` of a `record.created` event. */
-export const RecordCreatedEventData = z.object({
+/** `data` of `record.created` and `record.updated`. */
+export const RecordEventData = z.object({
   id: Uuid,
   establishment_id: Uuid,
   food_category: FoodCategory,
   weight_kg: z.number(),
   created_at: Timestamp,
-  cause: z.string().nullable(),
-  destination: z.string(),
+  cause: z.string().nullable().describe('name of the cause'),
+  destination: z.string().describe('name of the destination'),
+  waste_stage: WasteStage.nullable().optional(),
+  record_hash: z.string().optional(),
 });
-export type RecordCreatedEventData = z.infer<typeof RecordCreatedEventData>;
+export type RecordEventData = z.infer<typeof RecordEventData>;
+/** Kept for readability at call sites: record.created carries RecordEventData. */
+export const RecordCreatedEventData = RecordEventData;
+export type RecordCreatedEventData = RecordEventData;
 
-/** Body of every outbound webhook delivery. */
-export const WebhookEvent = z.object({
-  event: EventType,
-  timestamp: Timestamp,
-  data: z.record(z.string(), z.unknown()),
+export const SessionCompletedEventData = z.object({
+  id: Uuid,
+  establishment_id: Uuid,
+  name: z.string(),
+  record_count: z.number().int(),
+  total_kg: z.number(),
+  started_at: Timestamp,
+  completed_at: Timestamp,
 });
+
+export const SubscriptionEventData = z.object({
+  organization_id: Uuid,
+  plan: Plan.nullable(),
+  previous_plan: Plan.nullable(),
+  status: z.enum(['active', 'canceled']),
+});
+
+export const AlertEventData = z.object({
+  establishment_id: Uuid,
+  food_category: FoodCategory,
+  date: z.string(),
+  total_kg: z.number(),
+  baseline_kg: z.number(),
+  threshold_kg: z.number(),
+  z_score: z.number().nullable(),
+});
+
+export const PlanGeneratedEventData = z.object({
+  establishment_id: Uuid,
+  plan_id: Uuid,
+  period: z.string(),
+  generated_at: Timestamp,
+});
+
+const event = <N extends string, D extends z.ZodType>(name: N, data: D) =>
+  z.object({ event: z.literal(name), timestamp: Timestamp, data });
+
+/** Body of every outbound webhook delivery: `{ event, timestamp, data }`, typed by event name. */
+export const WebhookEvent = z.discriminatedUnion('event', [
+  event('record.created', RecordEventData),
+  event('record.updated', RecordEventData),
+  event('session.completed', SessionCompletedEventData),
+  event('subscription.changed', SubscriptionEventData),
+  event('subscription.canceled', SubscriptionEventData),
+  event('alert.spike_detected', AlertEventData),
+  event('alert.triggered', AlertEventData),
+  event('plan.generated', PlanGeneratedEventData),
+]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

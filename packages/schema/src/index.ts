@@ -4,3 +4,6 @@ export * from './constants.js';
 export * from './envelope.js';
 export * from './events.js';
 export * from './records.js';
+export * from './insights.js';
+export * from './sessions.js';
+export * from './webhooks.js';

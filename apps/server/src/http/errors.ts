@@ -71,7 +71,10 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
   }
   if (isDatabaseUnavailable(err)) {
     return {
-      appError: new AppError('service_unavailable', 'The database is unavailable; retry shortly', undefined, { retryAfterSeconds: 1 }),
+      appError: new AppError('service_unavailable', 'The database is unavailable; retry shortly', undefined, {
+        retryAfterSeconds: 1,
+        shouldRetry: true,
+      }),
       unexpected: true,
     };
   }
@@ -82,6 +85,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   const timestamp = new Date().toISOString();
   const status = error.status;
   if (error.extra?.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.extra.retryAfterSeconds));
+  if (error.extra?.shouldRetry !== undefined) reply.header('x-should-retry', String(error.extra.shouldRetry));
   let body: ErrorBody | RateLimitErrorBody;
   if (error.code === 'rate_limited') {
     body = {

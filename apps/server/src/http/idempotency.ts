@@ -55,9 +55,16 @@ export async function withIdempotency(
         const [stored] = await tx.$queryRaw<{ fingerprint: string; status_code: number; response_body: string }[]>`
           SELECT fingerprint, status_code, response_body FROM idempotency_keys
           WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode} AND key = ${key}`;
-        if (!stored) throw new AppError('conflict', 'A request with this Idempotency-Key is in progress; retry');
+        if (!stored) {
+          throw new AppError('conflict', 'A request with this Idempotency-Key is in progress; retry', undefined, { shouldRetry: true });
+        }
         if (stored.fingerprint !== print) {
-          throw new AppError('conflict', 'This Idempotency-Key was already used with a different request; use a new key for a new request');
+          throw new AppError(
+            'conflict',
+            'This Idempotency-Key was already used with a different request; use a new key for a new request',
+            undefined,
+            { shouldRetry: false },
+          );
         }
         return { status: stored.status_code, body: stored.response_body, replayed: true };
       }

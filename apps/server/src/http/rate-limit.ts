@@ -20,8 +20,6 @@ export type RateLimiter = {
   close(): Promise<void>;
 };
 
-const DURATIONS: Record<RateBucket, number> = { general: 60, records_create: 60, analytics: 3600 };
-
 function points(config: Config['rateLimits'], bucket: RateBucket): number {
   if (bucket === 'records_create') return config.recordsPerMinute;
   if (bucket === 'analytics') return config.analyticsPerHour;
@@ -42,9 +40,15 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits' | 'redisUrl'
     : undefined;
   redis?.on('error', () => {}); // reconnects by itself; the insurance limiter covers the gap
 
+  const window = config.rateLimits.windowSeconds;
+  const durations: Record<RateBucket, number> = { general: window, records_create: window, analytics: 3600 };
   const limiters = new Map<RateBucket, RateLimiterAbstract>();
-  for (const bucket of Object.keys(DURATIONS) as RateBucket[]) {
-    const opts = { points: points(config.rateLimits, bucket), duration: DURATIONS[bucket], keyPrefix: `merma:rl:${bucket}` };
+  for (const bucket of Object.keys(durations) as RateBucket[]) {
+    const opts = {
+      points: points(config.rateLimits, bucket),
+      duration: durations[bucket],
+      keyPrefix: `merma:rl:${bucket}:${durations[bucket]}`,
+    };
     limiters.set(
       bucket,
       redis
@@ -72,15 +76,11 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits' | 'redisUrl'
       reply.header('x-ratelimit-reset', String(Math.ceil(resetMs / 1000)));
       if (limited) {
         const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-        throw new AppError(
-          'rate_limited',
-          `Rate limit exceeded: ${limit} requests per ${DURATIONS[bucket] === 60 ? 'minute' : 'hour'} for this key`,
-          undefined,
-          {
-            resetAt: new Date(resetMs),
-            retryAfterSeconds: retryAfter,
-          },
-        );
+        const per = durations[bucket] === 60 ? 'minute' : durations[bucket] === 3600 ? 'hour' : `${durations[bucket]} s`;
+        throw new AppError('rate_limited', `Rate limit exceeded: ${limit} requests per ${per} for this key`, undefined, {
+          resetAt: new Date(resetMs),
+          retryAfterSeconds: retryAfter,
+        });
       }
     },
     async close() {
