@@ -52,8 +52,7 @@ export const PlanGeneratedEventData = z.object({
   generated_at: Timestamp,
 });
 
-const event = <N extends string, D extends z.ZodType>(name: N, data: D) =>
-  z.object({ event: z.literal(name), timestamp: Timestamp, data });
+const event = <N extends string, D extends z.ZodType>(name: N, data: D) => z.object({ event: z.literal(name), timestamp: Timestamp, data });
 
 /** Body of every outbound webhook delivery: `{ event, timestamp, data }`, typed by event name. */
 export const WebhookEvent = z.discriminatedUnion('event', [

@@ -3,7 +3,7 @@ export * from './common.js';
 export * from './constants.js';
 export * from './envelope.js';
 export * from './events.js';
-export * from './records.js';
 export * from './insights.js';
+export * from './records.js';
 export * from './sessions.js';
 export * from './webhooks.js';

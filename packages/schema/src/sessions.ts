@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateOrDateTime, PaginationQuery, Timestamp, Uuid, text } from './common.js';
+import { DateOrDateTime, PaginationQuery, Timestamp, text, Uuid } from './common.js';
 import { Envelope, ListEnvelope } from './envelope.js';
 
 /** A registration session: the records weighed together (e.g. a closing count after service). */

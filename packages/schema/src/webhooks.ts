@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventType, InboundEventType, PaginationQuery, Timestamp, Uuid, text } from './common.js';
+import { EventType, InboundEventType, PaginationQuery, Timestamp, text, Uuid } from './common.js';
 import { Envelope, ListEnvelope } from './envelope.js';
 
 /** An outbound webhook subscription. The secret is returned once, when it is created. */

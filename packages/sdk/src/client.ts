@@ -1,0 +1,99 @@
+import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
+import { MermaError } from './core/errors.js';
+import { HttpCore } from './core/http.js';
+import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
+import { Analytics, Benchmarking, Predict } from './resources/insights.js';
+import { Records } from './resources/records.js';
+import { Sessions } from './resources/sessions.js';
+import { Shifts } from './resources/shifts.js';
+import { Inbound, Webhooks } from './resources/webhooks.js';
+
+export type MermaOptions = {
+  /** `svc_live_…` or `svc_test_…`. Default: the MERMA_API_KEY environment variable. */
+  apiKey?: string | undefined;
+  /** Default: MERMA_BASE_URL, else https://api.merma.app. */
+  baseUrl?: string | undefined;
+  /** Milliseconds before one attempt gives up. Default 30,000. */
+  timeout?: number;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** Longest wait (ms) the client accepts when rate limited; beyond it RateLimitError is thrown. Default 60,000. */
+  maxRetryAfter?: number;
+  /** A fetch implementation (default: the global fetch). */
+  fetch?: typeof fetch;
+  /** Extra headers sent with every request. */
+  defaultHeaders?: Record<string, string>;
+  /**
+   * API keys give full access to an establishment and must not ship in frontend code. In a
+   * browser-like runtime the client refuses to start unless this is true.
+   */
+  dangerouslyAllowBrowser?: boolean;
+};
+
+export const DEFAULT_BASE_URL = 'https://api.merma.app';
+
+function env(name: string): string | undefined {
+  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return proc?.env?.[name] || undefined;
+}
+
+function isBrowserLike(): boolean {
+  const g = globalThis as { window?: { document?: unknown } };
+  return typeof g.window !== 'undefined' && typeof g.window.document !== 'undefined';
+}
+
+/** The Merma API client. */
+export class Merma {
+  readonly records: Records;
+  readonly causas: Causas;
+  readonly destinos: Destinos;
+  readonly establishments: Establishments;
+  readonly products: Products;
+  readonly analytics: Analytics;
+  readonly benchmarking: Benchmarking;
+  readonly predict: Predict;
+  readonly shifts: Shifts;
+  readonly sessions: Sessions;
+  readonly webhooks: Webhooks;
+  readonly inbound: Inbound;
+  /** true for a `svc_live_` key (production data), false for `svc_test_`. */
+  readonly livemode: boolean;
+
+  constructor(options: MermaOptions = {}) {
+    const apiKey = options.apiKey ?? env('MERMA_API_KEY');
+    if (!apiKey) {
+      throw new MermaError('Missing API key: pass new Merma({ apiKey }) or set MERMA_API_KEY');
+    }
+    if (!apiKey.startsWith(LIVE_KEY_PREFIX) && !apiKey.startsWith(TEST_KEY_PREFIX)) {
+      throw new MermaError(`Invalid API key: it must start with ${LIVE_KEY_PREFIX} or ${TEST_KEY_PREFIX}`);
+    }
+    if (isBrowserLike() && !options.dangerouslyAllowBrowser) {
+      throw new MermaError(
+        'Refusing to run in a browser: an API key gives full access to an establishment and must stay on a server. ' +
+          'Pass dangerouslyAllowBrowser: true only if you understand the risk.',
+      );
+    }
+    const core = new HttpCore({
+      apiKey,
+      baseUrl: options.baseUrl ?? env('MERMA_BASE_URL') ?? DEFAULT_BASE_URL,
+      timeout: options.timeout ?? 30_000,
+      maxRetries: options.maxRetries ?? 2,
+      maxRetryAfter: options.maxRetryAfter ?? 60_000,
+      fetch: options.fetch,
+      defaultHeaders: options.defaultHeaders,
+    });
+    this.livemode = apiKey.startsWith(LIVE_KEY_PREFIX);
+    this.records = new Records(core);
+    this.causas = new Causas(core);
+    this.destinos = new Destinos(core);
+    this.establishments = new Establishments(core);
+    this.products = new Products(core);
+    this.analytics = new Analytics(core);
+    this.benchmarking = new Benchmarking(core);
+    this.predict = new Predict(core);
+    this.shifts = new Shifts(core);
+    this.sessions = new Sessions(core);
+    this.webhooks = new Webhooks(core);
+    this.inbound = new Inbound(core);
+  }
+}

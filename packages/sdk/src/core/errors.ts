@@ -1,0 +1,138 @@
+/**
+ * Errors thrown by the SDK. Every error is a MermaError; API answers other than 2xx are APIError
+ * subclasses chosen by status, so callers can `catch (e) { if (e instanceof RateLimitError) … }`.
+ */
+export class MermaError extends Error {
+  override name = 'MermaError';
+}
+
+export type ErrorBody = {
+  error?: string;
+  status?: number;
+  code?: string;
+  details?: { path: string; message: string }[];
+  request_id?: string;
+  resetAt?: string;
+  [key: string]: unknown;
+};
+
+export class APIError extends MermaError {
+  override name = 'APIError';
+  readonly status: number;
+  /** Machine-readable code from the body (`validation_error`, `rate_limited`, …). */
+  readonly code: string | undefined;
+  /** `X-Request-Id` of the failed request: quote it when asking for support. */
+  readonly requestId: string | undefined;
+  readonly body: ErrorBody | undefined;
+  readonly headers: Headers;
+  /** Validation problems, one per field, when the API sent them. */
+  readonly details: { path: string; message: string }[];
+
+  constructor(status: number, body: ErrorBody | undefined, headers: Headers, message?: string) {
+    super(message ?? body?.error ?? `Request failed with status ${status}`);
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+    this.code = body?.code;
+    this.requestId = headers.get('x-request-id') ?? body?.request_id ?? undefined;
+    this.details = Array.isArray(body?.details) ? body.details : [];
+  }
+
+  static from(status: number, body: ErrorBody | undefined, headers: Headers): APIError {
+    if (status === 400 || status === 413 || status === 415 || status === 422) return new BadRequestError(status, body, headers);
+    if (status === 401) return new AuthenticationError(status, body, headers);
+    if (status === 403) return new PermissionDeniedError(status, body, headers);
+    if (status === 404) return new NotFoundError(status, body, headers);
+    if (status === 409) return new ConflictError(status, body, headers);
+    if (status === 429) return new RateLimitError(status, body, headers);
+    if (status >= 500) return new InternalServerError(status, body, headers);
+    return new APIError(status, body, headers);
+  }
+}
+
+export class BadRequestError extends APIError {
+  override name = 'BadRequestError';
+}
+export class AuthenticationError extends APIError {
+  override name = 'AuthenticationError';
+}
+export class PermissionDeniedError extends APIError {
+  override name = 'PermissionDeniedError';
+}
+export class NotFoundError extends APIError {
+  override name = 'NotFoundError';
+}
+export class ConflictError extends APIError {
+  override name = 'ConflictError';
+}
+export class InternalServerError extends APIError {
+  override name = 'InternalServerError';
+}
+
+export class RateLimitError extends APIError {
+  override name = 'RateLimitError';
+  /** When the limit resets (from Retry-After, the body's resetAt, or X-RateLimit-Reset). */
+  readonly resetAt: Date | undefined;
+  /** Seconds until the reset, when known. */
+  readonly retryAfter: number | undefined;
+
+  constructor(status: number, body: ErrorBody | undefined, headers: Headers, message?: string) {
+    super(status, body, headers, message);
+    const waitMs = retryAfterMs(headers, body, Date.now());
+    this.resetAt = waitMs === undefined ? undefined : new Date(Date.now() + waitMs);
+    this.retryAfter = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
+  }
+}
+
+/** The request never got an answer (network, DNS, connection reset). Retried automatically. */
+export class APIConnectionError extends MermaError {
+  override name = 'APIConnectionError';
+  constructor(message = 'Connection error', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export class APIConnectionTimeoutError extends APIConnectionError {
+  override name = 'APIConnectionTimeoutError';
+  constructor(message = 'Request timed out', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Input refused before any request was sent. `issues` names each field. */
+export class ValidationError extends MermaError {
+  override name = 'ValidationError';
+  readonly issues: { path: string; message: string }[];
+  constructor(issues: { path: string; message: string }[]) {
+    super(`Invalid input: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`);
+    this.issues = issues;
+  }
+}
+
+export class WebhookVerificationError extends MermaError {
+  override name = 'WebhookVerificationError';
+}
+
+/**
+ * How long a 429/503 asks us to wait, in ms: `Retry-After` (seconds or an HTTP date), else the
+ * body's `resetAt`, else `X-RateLimit-Reset` (Unix seconds). Undefined when none is usable.
+ */
+export function retryAfterMs(headers: Headers, body: ErrorBody | undefined, now: number): number | undefined {
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+    const date = Date.parse(retryAfter);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  if (typeof body?.resetAt === 'string') {
+    const reset = Date.parse(body.resetAt);
+    if (Number.isFinite(reset)) return Math.max(0, reset - now);
+  }
+  const resetHeader = headers.get('x-ratelimit-reset');
+  if (resetHeader) {
+    const unix = Number(resetHeader);
+    if (Number.isFinite(unix)) return Math.max(0, unix * 1000 - now);
+  }
+  return undefined;
+}

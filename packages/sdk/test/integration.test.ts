@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant, startTestApp, type Tenant, type TestContext } from '../../../apps/server/test/helpers.js';
+import { ConflictError, Merma, NotFoundError, RateLimitError } from '../src/index.js';
+
+/**
+ * The SDK against the real server (in-process, on PGlite or on the PostgreSQL named by
+ * DATABASE_URL) for every endpoint that exists. Endpoints still to come are covered by msw tests.
+ */
+const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
+let t: TestContext;
+let tenant: Tenant;
+let baseUrl: string;
+let merma: Merma;
+
+async function serve(ctx: TestContext): Promise<string> {
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  tenant = await createTenant(t.db);
+  baseUrl = await serve(t);
+  merma = new Merma({ apiKey: tenant.key, baseUrl });
+});
+afterAll(() => t?.close());
+
+describe('the SDK against the server', () => {
+  it('creates, lists, iterates and verifies records', async () => {
+    const created = await merma.records.create({
+      food_category: 'bakery',
+      weight_kg: 3.2,
+      destino_id: DESTINO,
+      notes: 'Pan del día anterior',
+    });
+    expect(created).toMatchObject({ food_category: 'bakery', weight_kg: 3.2, establishment_id: tenant.establishmentId });
+    expect(created.record_hash).toMatch(/^[0-9a-f]{64}$/);
+    for (let i = 0; i < 4; i++) await merma.records.create({ food_category: 'fish', weight_kg: i + 1, destino_id: DESTINO });
+
+    const page = await merma.records.list({ limit: 2 });
+    expect(page.data).toHaveLength(2);
+    expect(page.pagination).toMatchObject({ limit: 2, offset: 0, total: 5, has_more: true });
+    const ids: string[] = [];
+    for await (const r of merma.records.list({ limit: 2 })) ids.push(r.id);
+    expect(ids).toHaveLength(5);
+    expect(new Set(ids).size).toBe(5);
+    expect(ids).toContain(created.id);
+
+    const fish = await merma.records.list({ food_category: 'fish' });
+    expect(fish.data.map((r) => r.weight_kg).sort()).toEqual([1, 2, 3, 4]);
+    expect(await merma.records.verify()).toMatchObject({ valid: true, checked: 5 });
+  });
+
+  it('uploads 2,000 records in four chunks and the chain stays valid', async () => {
+    const other = await createTenant(t.db);
+    const client = new Merma({ apiKey: other.key, baseUrl });
+    const items = Array.from({ length: 2_000 }, (_, i) => ({
+      food_category: 'prepared_meals' as const,
+      weight_kg: i === 1_500 ? -1 : (i % 9) + 0.5,
+      destino_id: i === 700 ? '00000000-0000-4000-8000-000000000000' : DESTINO,
+    }));
+    const progress: number[] = [];
+    const result = await client.records.batch(items, { onProgress: (p) => progress.push(p.sent) });
+    expect(result.inserted).toBe(1_998);
+    expect(result.errors.map((e) => e.index)).toEqual([700, 1_500]);
+    expect(result.errors[0]?.details?.[0]?.path).toBe('destino_id');
+    expect(progress.at(-1)).toBe(2_000);
+    expect(progress).toHaveLength(4);
+    expect(await t.db.record.count({ where: { establishment_id: other.establishmentId } })).toBe(1_998);
+    expect(await client.records.verify()).toMatchObject({ valid: true, checked: 1_998 });
+  });
+
+  it('stores once when a create is sent twice with the same key, and refuses the key for another body', async () => {
+    const other = await createTenant(t.db);
+    const client = new Merma({ apiKey: other.key, baseUrl });
+    const body = { food_category: 'dairy' as const, weight_kg: 2, destino_id: DESTINO };
+    const first = await client.records.create(body, { idempotencyKey: 'pos-ticket-81' });
+    const again = await client.records.create(body, { idempotencyKey: 'pos-ticket-81' });
+    expect(again.id).toBe(first.id);
+    expect(await t.db.record.count({ where: { establishment_id: other.establishmentId } })).toBe(1);
+    await expect(client.records.create({ ...body, weight_kg: 3 }, { idempotencyKey: 'pos-ticket-81' })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+  });
+
+  it('reads the catalogues and manages shifts', async () => {
+    expect((await merma.destinos.list()).map((d) => d.code)).toContain('donation');
+    expect((await merma.causas.list()).every((c) => c.activo)).toBe(true);
+    expect(await merma.establishments.list()).toEqual([expect.objectContaining({ id: tenant.establishmentId })]);
+    expect(await merma.products.list()).toEqual([]);
+    const shift = await merma.shifts.create({ name: 'Noche', start_time: '22:00', end_time: '06:00' });
+    expect(await merma.shifts.list()).toEqual([shift]);
+  });
+
+  it('answers an endpoint the server does not have yet with NotFoundError', async () => {
+    await expect(merma.webhooks.list({ maxRetries: 0 })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('rate limits', () => {
+  let limited: TestContext;
+  let limitedUrl: string;
+  beforeAll(async () => {
+    limited = await startTestApp({ config: { RATE_LIMIT_GENERAL_PER_MINUTE: '2', RATE_LIMIT_WINDOW_SECONDS: '2' } });
+    limitedUrl = await serve(limited);
+  });
+  afterAll(() => limited?.close());
+
+  it('waits out a 429 as Retry-After says, then succeeds', async () => {
+    const owner = await createTenant(limited.db);
+    const client = new Merma({ apiKey: owner.key, baseUrl: limitedUrl });
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) expect(await client.causas.list()).toHaveLength(10);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it('throws RateLimitError with the reset time when the wait is longer than allowed', async () => {
+    const owner = await createTenant(limited.db);
+    const client = new Merma({ apiKey: owner.key, baseUrl: limitedUrl, maxRetryAfter: 100 });
+    await client.causas.list();
+    await client.causas.list();
+    const err = await client.causas.list().catch((e) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.resetAt.getTime()).toBeGreaterThan(Date.now());
+    expect(err.requestId).toMatch(/^req_/);
+  });
+});

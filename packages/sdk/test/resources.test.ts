@@ -1,0 +1,330 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Merma } from '../src/index.js';
+import { API, BASE, DESTINO, envelope, errorBody, HttpResponse, http, KEY, record, server, uuid } from './setup.js';
+
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const client = (opts: Partial<ConstructorParameters<typeof Merma>[0]> = {}) => new Merma({ apiKey: KEY, baseUrl: BASE, ...opts });
+const item = (i: number) => ({ food_category: 'bakery' as const, weight_kg: (i % 50) + 1, destino_id: DESTINO });
+
+type BatchCall = { size: number; key: string | null };
+
+/** A batch endpoint that refuses every item whose weight is 13 kg, like the API refuses a bad item. */
+function batchServer(calls: BatchCall[], options: { failChunk?: number; delayMs?: number; inflight?: { now: number; max: number } } = {}) {
+  server.use(
+    http.post(`${API}/records/batch`, async ({ request }) => {
+      const body = (await request.json()) as { records: { weight_kg: number }[] };
+      const n = calls.length;
+      calls.push({ size: body.records.length, key: request.headers.get('idempotency-key') });
+      if (options.inflight) {
+        options.inflight.now++;
+        options.inflight.max = Math.max(options.inflight.max, options.inflight.now);
+      }
+      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      if (options.inflight) options.inflight.now--;
+      if (n === options.failChunk)
+        return HttpResponse.json(errorBody(500, 'internal'), { status: 500, headers: { 'x-should-retry': 'false' } });
+      const errors: { index: number; code: string; error: string }[] = [];
+      const records: { index: number; id: string; record_hash: string; created_at: string }[] = [];
+      body.records.forEach((r, index) => {
+        if (r.weight_kg === 13) errors.push({ index, code: 'validation_error', error: 'unlucky' });
+        else records.push({ index, id: uuid(n * 1000 + index), record_hash: 'b'.repeat(64), created_at: '2026-11-23T10:00:00.000Z' });
+      });
+      return HttpResponse.json(envelope({ inserted: records.length, failed: errors.length, errors, records }));
+    }),
+  );
+}
+
+describe('records.batch', () => {
+  it.each([0, 1, 500, 501, 1_234, 10_000])('splits %d records into chunks of at most 500 and maps indexes back', async (count) => {
+    const calls: BatchCall[] = [];
+    batchServer(calls);
+    const items = Array.from({ length: count }, (_, i) => item(i));
+    const progress: number[] = [];
+    const result = await client().records.batch(items, { onProgress: (p) => progress.push(p.sent) });
+    const expectedChunks = Math.ceil(count / 500);
+    expect(calls.map((c) => c.size)).toEqual(Array.from({ length: expectedChunks }, (_, i) => Math.min(500, count - i * 500)));
+    const refused = items.flatMap((it, i) => (it.weight_kg === 13 ? [i] : []));
+    expect(result.failed).toBe(refused.length);
+    expect(result.inserted).toBe(count - refused.length);
+    expect(result.errors.map((e) => e.index)).toEqual(refused);
+    expect(result.records.map((r) => r.index)).toEqual(items.flatMap((it, i) => (it.weight_kg === 13 ? [] : [i])));
+    expect(progress.at(-1)).toBe(count);
+    expect(progress).toHaveLength(Math.max(1, expectedChunks));
+  });
+
+  it('reports invalid items locally without sending them, keeping their index', async () => {
+    const calls: BatchCall[] = [];
+    batchServer(calls);
+    const items = [item(0), { ...item(1), weight_kg: -2 }, item(2), { food_category: 'candy' }] as Parameters<Merma['records']['batch']>[0];
+    const result = await client().records.batch(items);
+    expect(calls.map((c) => c.size)).toEqual([2]);
+    expect(result.errors.map((e) => [e.index, e.code])).toEqual([
+      [1, 'validation_error'],
+      [3, 'validation_error'],
+    ]);
+    expect(result.records.map((r) => r.index)).toEqual([0, 2]);
+  });
+
+  it('reports every item of a chunk that fails as a whole, and goes on with the others', async () => {
+    const calls: BatchCall[] = [];
+    batchServer(calls, { failChunk: 1 });
+    const items = Array.from({ length: 1_200 }, (_, i) => ({ ...item(i), weight_kg: 1 }));
+    const result = await client({ maxRetries: 0 }).records.batch(items);
+    expect(result.inserted).toBe(700);
+    expect(result.failed).toBe(500);
+    expect(result.errors.map((e) => e.index)).toEqual(Array.from({ length: 500 }, (_, i) => 500 + i));
+    expect(result.errors[0]).toMatchObject({ code: 'internal' });
+  });
+
+  it('keeps at most `concurrency` chunks in flight and derives one key per chunk', async () => {
+    const calls: BatchCall[] = [];
+    const inflight = { now: 0, max: 0 };
+    batchServer(calls, { delayMs: 30, inflight });
+    const items = Array.from({ length: 3_000 }, (_, i) => ({ ...item(i), weight_kg: 1 }));
+    const result = await client().records.batch(items, { concurrency: 2, idempotencyKey: 'import-2026-11-23' });
+    expect(result.inserted).toBe(3_000);
+    expect(inflight.max).toBe(2);
+    expect(calls.map((c) => c.key).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `import-2026-11-23:${i}`).sort());
+  });
+});
+
+describe('records.list', () => {
+  function pages(total: number, pageSize: number) {
+    const all = Array.from({ length: total }, (_, i) => record(i + 1));
+    const seen: URL[] = [];
+    server.use(
+      http.get(`${API}/records`, ({ request }) => {
+        const url = new URL(request.url);
+        seen.push(url);
+        const offset = Number(url.searchParams.get('offset') ?? 0);
+        const limit = Number(url.searchParams.get('limit') ?? 50);
+        const data = all.slice(offset, offset + Math.min(limit, pageSize));
+        return HttpResponse.json(
+          envelope(data, { meta: { pagination: { limit, offset, total, has_more: offset + data.length < total } } }),
+        );
+      }),
+    );
+    return seen;
+  }
+
+  it('returns a page with navigation', async () => {
+    const seen = pages(5, 2);
+    const page = await client().records.list({ limit: 2, food_category: 'meat', from: '2026-11-01' });
+    expect(page.data.map((r) => r.id)).toEqual([record(1).id, record(2).id]);
+    expect(page.pagination).toEqual({ limit: 2, offset: 0, total: 5, has_more: true });
+    expect(page.hasNextPage()).toBe(true);
+    const next = await page.getNextPage();
+    expect(next.data.map((r) => r.id)).toEqual([record(3).id, record(4).id]);
+    expect(seen[0]?.searchParams.get('food_category')).toBe('meat');
+    expect(seen[0]?.searchParams.get('from')).toBe('2026-11-01');
+  });
+
+  it('iterates every record across pages with for await', async () => {
+    pages(7, 3);
+    const ids: string[] = [];
+    for await (const r of client().records.list({ limit: 3 })) ids.push(r.id);
+    expect(ids).toEqual(Array.from({ length: 7 }, (_, i) => record(i + 1).id));
+  });
+
+  it('refuses a bad query before sending it', async () => {
+    expect(() => client().records.list({ limit: 500 })).toThrow(/limit/);
+  });
+});
+
+describe('every resource calls its endpoint', () => {
+  const wid = uuid(42);
+  const session = {
+    id: uuid(7),
+    name: 'Cierre',
+    shift_id: null,
+    status: 'open',
+    started_at: '2026-11-23T10:00:00.000Z',
+    completed_at: null,
+    record_count: 0,
+    total_kg: 0,
+  };
+  const subscription = {
+    id: wid,
+    url: 'https://erp.example.com/hook',
+    events: ['record.created'],
+    status: 'active',
+    description: null,
+    consecutive_failures: 0,
+    created_at: '2026-11-23T10:00:00.000Z',
+    deactivated_at: null,
+  };
+  const delivery = {
+    id: uuid(8),
+    event_id: uuid(9),
+    event: 'record.created',
+    attempt: 1,
+    status: 'succeeded',
+    response_status: 200,
+    duration_ms: 12,
+    error: null,
+    created_at: '2026-11-23T10:00:00.000Z',
+    next_attempt_at: null,
+  };
+  const analytics = {
+    total_kg: 3,
+    total_records: 2,
+    by_category: { meat: 3 },
+    by_destino: { [DESTINO]: 3 },
+    by_cause: {},
+    by_stage: {},
+    recovery_rate: 1,
+    trend: [{ period: '2026-W47', total_kg: 3 }],
+    from: '2026-10-24',
+    to: '2026-11-23',
+    group_by: 'week',
+  };
+  const list = (data: unknown[]) => envelope(data, { meta: { pagination: { limit: 50, offset: 0, total: data.length, has_more: false } } });
+  const cases: [string, string, string, (m: Merma) => PromiseLike<unknown>, unknown, number?][] = [
+    [
+      'causas.list',
+      'get',
+      '/causas',
+      (m) => m.causas.list(),
+      envelope([{ id: uuid(1), nombre: 'Caducidad', icono: 'calendar-x', activo: true }]),
+    ],
+    [
+      'destinos.list',
+      'get',
+      '/destinos',
+      (m) => m.destinos.list(),
+      envelope([{ id: DESTINO, nombre: 'Donación', orden: 2, es_recuperacion: true, code: 'donation' }]),
+    ],
+    [
+      'establishments.list',
+      'get',
+      '/establishments',
+      (m) => m.establishments.list(),
+      envelope([{ id: uuid(2), name: 'E', cif: 'B1', sector: 'horeca', timezone: 'Europe/Madrid' }]),
+    ],
+    [
+      'products.list',
+      'get',
+      '/products',
+      (m) => m.products.list(),
+      envelope([{ id: uuid(3), name: 'Pan', food_category: 'bakery', ean: '4006381333931' }]),
+    ],
+    [
+      'records.verify',
+      'get',
+      '/records/verify',
+      (m) => m.records.verify(),
+      envelope({ valid: true, checked: 3, head_hash: 'a'.repeat(64), first_invalid: null, algorithm: 'x' }),
+    ],
+    ['analytics.get', 'get', '/analytics', (m) => m.analytics.get({ group_by: 'week' }), envelope(analytics)],
+    [
+      'benchmarking.get',
+      'get',
+      '/benchmarking',
+      (m) => m.benchmarking.get({ sector: 'horeca' }),
+      envelope({
+        your_avg_kg_per_day: 2,
+        sector_avg_kg_per_day: null,
+        percentile: null,
+        sector: 'horeca',
+        sample_size: 3,
+        window_days: 90,
+        note: 'too few',
+      }),
+    ],
+    [
+      'predict.get',
+      'get',
+      '/predict',
+      (m) => m.predict.get({ horizon: 7 }),
+      envelope({
+        type: 'waste',
+        food_category: null,
+        method: 'holt-winters',
+        history_days: 60,
+        backtest: { metric: 'mae', value: 1.2, days: 14 },
+        points: [{ date: '2026-11-24', predicted_kg: 2, lower: 1, upper: 3 }],
+        generated_at: '2026-11-23T10:00:00.000Z',
+      }),
+    ],
+    [
+      'shifts.list',
+      'get',
+      '/shifts',
+      (m) => m.shifts.list(),
+      envelope([{ id: uuid(4), name: 'Noche', start_time: '22:00', end_time: '06:00' }]),
+    ],
+    [
+      'shifts.create',
+      'post',
+      '/shifts',
+      (m) => m.shifts.create({ name: 'Noche', start_time: '22:00', end_time: '06:00' }),
+      envelope({ id: uuid(4), name: 'Noche', start_time: '22:00', end_time: '06:00' }),
+      201,
+    ],
+    ['sessions.list', 'get', '/sessions', (m) => m.sessions.list({ status: 'open' }), list([session])],
+    ['sessions.create', 'post', '/sessions', (m) => m.sessions.create({ name: 'Cierre' }), envelope(session), 201],
+    ['sessions.get', 'get', `/sessions/${uuid(7)}`, (m) => m.sessions.get(uuid(7)), envelope(session)],
+    [
+      'sessions.complete',
+      'post',
+      `/sessions/${uuid(7)}/complete`,
+      (m) => m.sessions.complete(uuid(7)),
+      envelope({ ...session, status: 'completed' }),
+    ],
+    [
+      'webhooks.create',
+      'post',
+      '/webhooks',
+      (m) => m.webhooks.create({ url: 'https://erp.example.com/hook', events: ['record.created'] }),
+      envelope({ ...subscription, secret: 'whsec_abc' }),
+      201,
+    ],
+    ['webhooks.list', 'get', '/webhooks', (m) => m.webhooks.list(), envelope([subscription])],
+    ['webhooks.get', 'get', `/webhooks/${wid}`, (m) => m.webhooks.get(wid), envelope(subscription)],
+    [
+      'webhooks.update',
+      'patch',
+      `/webhooks/${wid}`,
+      (m) => m.webhooks.update(wid, { events: ['record.created', 'alert.triggered'] }),
+      envelope(subscription),
+    ],
+    ['webhooks.delete', 'delete', `/webhooks/${wid}`, (m) => m.webhooks.delete(wid), envelope({ id: wid, deleted: true })],
+    ['webhooks.reactivate', 'post', `/webhooks/${wid}/reactivate`, (m) => m.webhooks.reactivate(wid), envelope(subscription)],
+    ['webhooks.deliveries', 'get', `/webhooks/${wid}/deliveries`, (m) => m.webhooks.deliveries(wid), list([delivery])],
+    [
+      'webhooks.retryDelivery',
+      'post',
+      `/webhooks/${wid}/deliveries/${uuid(8)}/retry`,
+      (m) => m.webhooks.retryDelivery(wid, uuid(8)),
+      envelope(delivery),
+    ],
+    ['webhooks.test', 'post', `/webhooks/${wid}/test`, (m) => m.webhooks.test(wid), envelope(delivery)],
+    [
+      'inbound.send',
+      'post',
+      '/webhooks/inbound',
+      (m) =>
+        m.inbound.send({ event: 'waste.created', payload: { food_category: 'meat', weight_kg: 1, destino_id: DESTINO, source: 'erp' } }),
+      envelope({ event_id: uuid(5), status: 'processed', record_id: uuid(6) }),
+    ],
+  ];
+
+  it.each(cases)('%s → %s %s', async (_name, method, path, call, answer, status = 200) => {
+    let hit = false;
+    server.use(
+      http[method as 'get'](`${API}${path}`, () => {
+        hit = true;
+        return HttpResponse.json(answer as object, { status });
+      }),
+    );
+    const result = await call(client());
+    expect(hit).toBe(true);
+    const data = (answer as { data: unknown }).data;
+    if (result && typeof result === 'object' && 'data' in result && 'pagination' in result)
+      expect((result as { data: unknown }).data).toEqual(data);
+    else expect(result).toEqual(data);
+  });
+});
