@@ -156,3 +156,33 @@ export function api(app: FastifyInstance, key: string | undefined) {
 export async function countRecords(db: Db, establishmentId?: string): Promise<number> {
   return db.record.count(establishmentId ? { where: { establishment_id: establishmentId } } : undefined);
 }
+
+/** Stores a record as if created at `at` (through the same service as the API). */
+export async function recordAt(
+  db: Db,
+  tenant: Tenant,
+  at: string,
+  fields: Record<string, unknown> = {},
+  options: { timezone?: string; livemode?: boolean; sector?: string } = {},
+) {
+  const { createRecord } = await import('../src/modules/records/service.js');
+  const { createCatalogCache } = await import('../src/modules/catalog/service.js');
+  const { CreateRecordInput } = await import('@merma/schema');
+  catalog ??= createCatalogCache();
+  const input = CreateRecordInput.parse(validRecord(fields));
+  return createRecord({ db, clock: () => new Date(at), catalog }, authOf(tenant, options), input);
+}
+let catalog: import('../src/modules/catalog/service.js').CatalogCache | undefined;
+
+export function authOf(tenant: Tenant, options: { timezone?: string; livemode?: boolean; sector?: string; plan?: string } = {}) {
+  return {
+    keyId: tenant.keyId,
+    establishmentId: tenant.establishmentId,
+    organizationId: tenant.organizationId,
+    livemode: options.livemode ?? false,
+    plan: (options.plan ?? 'enterprise') as 'enterprise',
+    permissions: ['*'],
+    timezone: options.timezone ?? 'Europe/Madrid',
+    sector: (options.sector ?? 'horeca') as 'horeca',
+  };
+}

@@ -4,6 +4,7 @@ export * from './constants.js';
 export * from './envelope.js';
 export * from './events.js';
 export * from './insights.js';
+export * from './plan.js';
 export * from './records.js';
 export * from './sessions.js';
 export * from './webhooks.js';

@@ -1,3 +1,4 @@
+import { analyticsRouter } from '../modules/analytics/router.js';
 import { catalogRouter } from '../modules/catalog/router.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { recordsRouter } from '../modules/records/router.js';
@@ -10,6 +11,7 @@ export function createAppRouter(deps: { catalog: CatalogCache }) {
     records: recordsRouter(deps.catalog),
     catalog: catalogRouter(deps.catalog),
     shifts: shiftsRouter,
+    analytics: analyticsRouter,
   });
 }
 

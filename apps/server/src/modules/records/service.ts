@@ -6,7 +6,6 @@ import {
   type ChainVerification,
   CreateRecordInput,
   type CreateRecordParsed,
-  DEFAULT_RANGE_DAYS,
   type ErrorDetail,
   type FoodCategory,
   type Pagination,
@@ -19,6 +18,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthContext, Clock } from '../../trpc/context.js';
+import { lowerBoundSql, resolveRange, sqlParams, upperBoundSql } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH, HASH_ALGORITHM, type HashedFields } from './hash.js';
 
@@ -306,43 +306,6 @@ export async function createRecordsBatch(
   });
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-
-/** Positional parameters for hand-written SQL: `add(value)` returns its placeholder. */
-function sqlParams() {
-  const values: unknown[] = [];
-  return { values, add: (value: unknown) => `$${values.push(value)}` };
-}
-
-/** SQL for a `from` bound: a date is midnight in the establishment's zone; a date-time is itself. */
-function lowerBoundSql(value: string, timezone: string, p: ReturnType<typeof sqlParams>): string {
-  return DATE_ONLY.test(value) ? `((${p.add(value)}::date)::timestamp AT TIME ZONE ${p.add(timezone)})` : `${p.add(value)}::timestamptz`;
-}
-
-/** SQL for the exclusive end of a `to` bound: a date includes that whole day in the establishment's zone. */
-function upperBoundSql(value: string, timezone: string, p: ReturnType<typeof sqlParams>): string {
-  return DATE_ONLY.test(value)
-    ? `((${p.add(value)}::date + 1)::timestamp AT TIME ZONE ${p.add(timezone)})`
-    : `${p.add(value)}::timestamptz`;
-}
-
-async function assertOrderedRange(pool: Pool, from: string, to: string, timezone: string): Promise<void> {
-  let ordered: boolean;
-  if (DATE_ONLY.test(from) && DATE_ONLY.test(to)) ordered = from <= to;
-  else if (!DATE_ONLY.test(from) && !DATE_ONLY.test(to)) ordered = Date.parse(from) < Date.parse(to);
-  else {
-    const p = sqlParams();
-    const { rows } = await pool.query<{ ok: boolean }>(
-      `SELECT ${lowerBoundSql(from, timezone, p)} < ${upperBoundSql(to, timezone, p)} AS ok`,
-      p.values,
-    );
-    ordered = rows[0]?.ok === true;
-  }
-  if (!ordered) {
-    throw validationError('`from` must be before `to`', [{ path: 'from', message: 'must be before `to`' }]);
-  }
-}
-
 export type ListRecordsParsed = {
   from?: string | undefined;
   to?: string | undefined;
@@ -350,24 +313,6 @@ export type ListRecordsParsed = {
   limit: number;
   offset: number;
 };
-
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Local calendar date of `now` in a time zone, `YYYY-MM-DD` (formatters are costly: one per zone). */
-export function localDate(now: Date, timezone: string): string {
-  let format = dateFormats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dateFormats.set(timezone, format);
-  }
-  return format.format(now);
-}
-
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
 
 const LIST_COLUMNS = `id::text, establishment_id::text, livemode, chain_seq, food_category, weight_kg::float8 AS weight_kg,
   destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text, session_id::text, notes, photo_url, source,
@@ -383,10 +328,7 @@ export async function listRecords(
   auth: AuthContext,
   query: ListRecordsParsed,
 ): Promise<{ data: WasteRecord[]; pagination: Pagination }> {
-  const today = localDate(deps.clock(), auth.timezone);
-  const to = query.to ?? today;
-  const from = query.from ?? addDays(DATE_ONLY.test(to) ? to : today, -DEFAULT_RANGE_DAYS);
-  await assertOrderedRange(deps.pool, from, to, auth.timezone);
+  const { from, to } = await resolveRange(deps.pool, query, deps.clock(), auth.timezone);
   const p = sqlParams();
   let where = `establishment_id = ${p.add(auth.establishmentId)}::uuid AND livemode = ${p.add(auth.livemode)}
     AND created_at >= ${lowerBoundSql(from, auth.timezone, p)} AND created_at < ${upperBoundSql(to, auth.timezone, p)}`;

@@ -1,0 +1,41 @@
+import { AnalyticsQuery, AnalyticsResponse, BenchmarkingQuery, BenchmarkingResponse } from '@merma/schema';
+import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import { getBenchmark } from './benchmarking.js';
+import { getAnalytics } from './service.js';
+
+export const analyticsRouter = router({
+  get: apiProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/analytics',
+        tags: ['insights'],
+        summary: 'Waste metrics: totals, breakdowns and trend',
+        description:
+          "Computed in the establishment's time zone. Periods: day `YYYY-MM-DD`, week `YYYY-Www` (ISO week and year), month `YYYY-MM`; empty periods appear with 0. `by_destino` is keyed by destination id, `by_cause` by cause id (`none` when not given). Default range: the last 30 days; at most 3 years. Rate limit: 10 calls per hour per key.",
+        operationId: 'getAnalytics',
+      },
+      permission: 'analytics:read',
+      rateBucket: 'analytics',
+    })
+    .input(AnalyticsQuery)
+    .output(AnalyticsResponse)
+    .query(async ({ ctx, input }) => ok(await getAnalytics(ctx, ctx.auth, input))),
+
+  benchmarking: apiProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/benchmarking',
+        tags: ['insights'],
+        summary: 'Anonymous comparison with the sector',
+        description:
+          "Average kg per day over the last 90 days, yours and the sector's, and your percentile (the share of the sector's establishments that waste less per day than you; lower is better). Only establishments with records in the window count, in the mode of the key. With fewer than 5 in the sample the sector figures are null, so no single competitor can be inferred.",
+        operationId: 'getBenchmarking',
+      },
+      permission: 'benchmarking:read',
+    })
+    .input(BenchmarkingQuery)
+    .output(BenchmarkingResponse)
+    .query(async ({ ctx, input }) => ok(await getBenchmark(ctx, ctx.auth, input))),
+});

@@ -1,0 +1,86 @@
+import type { AnalyticsResult, FoodCategory } from '@merma/schema';
+import type { Pool } from 'pg';
+import type { AuthContext, Clock } from '../../trpc/context.js';
+import { lowerBoundSql, MAX_RANGE_DAYS, resolveRange, sqlParams, upperBoundSql } from './range.js';
+
+export type AnalyticsQueryParsed = {
+  from?: string | undefined;
+  to?: string | undefined;
+  group_by: 'day' | 'week' | 'month';
+  food_category?: FoodCategory | undefined;
+  causa_id?: string | undefined;
+  destino_id?: string | undefined;
+};
+
+/** Period labels: day `2026-11-23`, ISO week `2026-W48` (ISO year), month `2026-11`. */
+const LABEL: Record<AnalyticsQueryParsed['group_by'], string> = {
+  day: 'YYYY-MM-DD',
+  week: 'IYYY-"W"IW',
+  month: 'YYYY-MM',
+};
+
+/**
+ * Waste metrics, all computed by PostgreSQL in one statement: totals, breakdowns by category,
+ * destination, cause and stage, the recovery rate, and the trend by period in the establishment's
+ * time zone (`date_trunc` on local time, so DST changes and the ISO-week year boundary fall where a
+ * person expects), with empty periods of the range present as 0.
+ */
+export async function getAnalytics(
+  deps: { pool: Pool; clock: Clock },
+  auth: AuthContext,
+  query: AnalyticsQueryParsed,
+): Promise<AnalyticsResult> {
+  const { from, to } = await resolveRange(deps.pool, query, deps.clock(), auth.timezone, MAX_RANGE_DAYS);
+  const p = sqlParams();
+  const tz = p.add(auth.timezone);
+  const lower = lowerBoundSql(from, auth.timezone, p);
+  const upper = upperBoundSql(to, auth.timezone, p);
+  let where = `r.establishment_id = ${p.add(auth.establishmentId)}::uuid AND r.livemode = ${p.add(auth.livemode)}
+    AND r.created_at >= ${lower} AND r.created_at < ${upper}`;
+  if (query.food_category) where += ` AND r.food_category = ${p.add(query.food_category)}`;
+  if (query.causa_id) where += ` AND r.causa_id = ${p.add(query.causa_id)}::uuid`;
+  if (query.destino_id) where += ` AND r.destino_id = ${p.add(query.destino_id)}::uuid`;
+  const unit = p.add(query.group_by);
+  const label = p.add(LABEL[query.group_by]);
+
+  const sql = `
+    WITH f AS (
+      SELECT r.weight_kg, r.food_category, r.destino_id, r.causa_id, r.waste_stage,
+             date_trunc(${unit}, r.created_at AT TIME ZONE ${tz}) AS bucket
+      FROM records r WHERE ${where}
+    ),
+    periods AS (
+      SELECT generate_series(
+        date_trunc(${unit}, ${lower} AT TIME ZONE ${tz}),
+        date_trunc(${unit}, (${upper} - interval '1 microsecond') AT TIME ZONE ${tz}),
+        ('1 ' || ${unit})::interval) AS bucket
+    )
+    SELECT
+      (SELECT coalesce(sum(weight_kg), 0)::float8 FROM f) AS total_kg,
+      (SELECT count(*)::int FROM f) AS total_records,
+      (SELECT coalesce(json_object_agg(k, kg), '{}') FROM (SELECT food_category AS k, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_category,
+      (SELECT coalesce(json_object_agg(k, kg), '{}') FROM (SELECT destino_id::text AS k, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_destino,
+      (SELECT coalesce(json_object_agg(k, kg), '{}') FROM (SELECT coalesce(causa_id::text, 'none') AS k, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_cause,
+      (SELECT coalesce(json_object_agg(k, kg), '{}') FROM (SELECT coalesce(waste_stage, 'none') AS k, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_stage,
+      (SELECT (coalesce(sum(f.weight_kg) FILTER (WHERE d.es_recuperacion), 0) / nullif(sum(f.weight_kg), 0))::float8
+         FROM f JOIN destinations d ON d.id = f.destino_id) AS recovery_rate,
+      (SELECT coalesce(json_agg(json_build_object('period', to_char(periods.bucket, ${label}), 'total_kg', coalesce(t.kg, 0)) ORDER BY periods.bucket), '[]')
+         FROM periods LEFT JOIN (SELECT bucket, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) t USING (bucket)) AS trend`;
+  const { rows } = await deps.pool.query(sql, p.values);
+  const row = rows[0] as Omit<AnalyticsResult, 'from' | 'to' | 'group_by'>;
+  const round = (kg: number) => Math.round(kg * 1000) / 1000;
+  const roundMap = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round(v)]));
+  return {
+    total_kg: round(row.total_kg),
+    total_records: row.total_records,
+    by_category: roundMap(row.by_category),
+    by_destino: roundMap(row.by_destino),
+    by_cause: roundMap(row.by_cause),
+    by_stage: roundMap(row.by_stage),
+    recovery_rate: row.recovery_rate === null ? null : Math.round(row.recovery_rate * 10_000) / 10_000,
+    trend: row.trend.map((t) => ({ period: t.period, total_kg: round(t.total_kg) })),
+    from,
+    to,
+    group_by: query.group_by,
+  };
+}
