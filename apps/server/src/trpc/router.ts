@@ -2,6 +2,7 @@ import { analyticsRouter } from '../modules/analytics/router.js';
 import { catalogRouter } from '../modules/catalog/router.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { recordsRouter } from '../modules/records/router.js';
+import { sessionsRouter } from '../modules/sessions/router.js';
 import { shiftsRouter } from '../modules/shifts/router.js';
 import { router } from './trpc.js';
 
@@ -12,6 +13,7 @@ export function createAppRouter(deps: { catalog: CatalogCache }) {
     catalog: catalogRouter(deps.catalog),
     shifts: shiftsRouter,
     analytics: analyticsRouter,
+    sessions: sessionsRouter,
   });
 }
 

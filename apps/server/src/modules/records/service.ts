@@ -20,6 +20,7 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import type { AuthContext, Clock } from '../../trpc/context.js';
 import { lowerBoundSql, resolveRange, sqlParams, upperBoundSql } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
+import { activeShiftAt } from '../shifts/service.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH, HASH_ALGORITHM, type HashedFields } from './hash.js';
 
 export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache };
@@ -155,8 +156,10 @@ export async function createRecord(deps: RecordDeps, auth: AuthContext, input: C
   if (found) throw validationError(found.map((p) => `${p.path}: ${p.message}`).join('; '), found);
 
   const id = randomUUID();
-  const createdAt = deps.clock().toISOString();
-  const fields = hashedFields(auth, id, input, source, createdAt);
+  const now = deps.clock();
+  const createdAt = now.toISOString();
+  const shiftId = input.shift_id ?? (await activeShiftAt(deps.db, auth, now));
+  const fields = hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt);
   const canonical = canonicalRecordJson(fields);
 
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -241,7 +244,9 @@ export async function createRecordsBatch(
       FOR UPDATE`;
     if (!head) throw new AppError('internal', 'The record chain head is missing');
 
-    const createdAt = deps.clock().toISOString();
+    const now = deps.clock();
+    const createdAt = now.toISOString();
+    const activeShift = accepted.some((a) => !a.input.shift_id) ? await activeShiftAt(tx, auth, now) : null;
     let prev = head.last_hash;
     let seq = head.seq;
     const cols = {
@@ -263,7 +268,7 @@ export async function createRecordsBatch(
     const inserted: BatchInsertedItem[] = [];
     for (const { index, input } of accepted) {
       const id = randomUUID();
-      const f = hashedFields(auth, id, input, source, createdAt);
+      const f = hashedFields(auth, id, { ...input, shift_id: input.shift_id ?? activeShift }, source, createdAt);
       const hash = chainHash(prev, canonicalRecordJson(f));
       seq += 1n;
       cols.id.push(id);

@@ -30,5 +30,49 @@ export async function createShift(db: DbTx, auth: AuthContext, input: CreateShif
       end_time: input.end_time,
     },
   });
+  forgetShifts(auth);
   return toShift(row);
+}
+
+type CachedShifts = { shifts: Shift[]; expires: number };
+const SHIFT_CACHE_MS = 5_000;
+const shiftCache = new Map<string, CachedShifts>();
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
+function localTime(at: Date, timezone: string): string {
+  let format = timeFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    timeFormats.set(timezone, format);
+  }
+  return format.format(at);
+}
+
+/** Whether `time` (HH:MM) falls in a shift; an overnight shift (22:00–06:00) wraps past midnight. */
+export function shiftCovers(shift: Pick<Shift, 'start_time' | 'end_time'>, time: string): boolean {
+  return shift.start_time < shift.end_time
+    ? time >= shift.start_time && time < shift.end_time
+    : time >= shift.start_time || time < shift.end_time;
+}
+
+/**
+ * The shift active at `at` in the establishment's time zone (the first by start time when several
+ * overlap), or null. Shift lists are cached per process for 5 s (and dropped when this process
+ * creates a shift), so a record without `shift_id` costs no extra query; a shift created on another
+ * replica is used within those 5 s.
+ */
+export async function activeShiftAt(db: DbTx, auth: AuthContext, at: Date): Promise<string | null> {
+  const key = `${auth.establishmentId}:${auth.livemode}`;
+  let cached = shiftCache.get(key);
+  if (!cached || cached.expires < Date.now()) {
+    cached = { shifts: await listShifts(db, auth), expires: Date.now() + SHIFT_CACHE_MS };
+    shiftCache.set(key, cached);
+  }
+  if (cached.shifts.length === 0) return null;
+  const time = localTime(at, auth.timezone);
+  return cached.shifts.find((s) => shiftCovers(s, time))?.id ?? null;
+}
+
+export function forgetShifts(auth: AuthContext): void {
+  shiftCache.delete(`${auth.establishmentId}:${auth.livemode}`);
 }

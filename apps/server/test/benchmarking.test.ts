@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
+import { api, recordAt, startTestApp, type Tenant, type TestContext } from './helpers.js';
+
+const NOW = new Date('2026-06-30T12:00:00.000Z');
+let t: TestContext;
+
+async function establishment(sector: string, kgInWindow: number[], options: { livemode?: boolean } = {}): Promise<Tenant> {
+  const org = await createOrganization(t.db, { name: `Org ${sector}`, plan: 'enterprise' });
+  const est = await createEstablishment(t.db, { org: org.id, name: `E ${sector}`, cif: 'B12345678', sector });
+  const key = await createKey(t.db, { establishment: est.id, mode: options.livemode ? 'live' : 'test' });
+  const tenant = { organizationId: org.id, establishmentId: est.id, key: key.key, keyId: key.id };
+  for (const [i, kg] of kgInWindow.entries()) {
+    await recordAt(
+      t.db,
+      tenant,
+      new Date(NOW.getTime() - (i + 1) * 86_400_000).toISOString(),
+      { weight_kg: kg },
+      { livemode: options.livemode ?? false },
+    );
+  }
+  return tenant;
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: () => NOW });
+});
+afterAll(() => t?.close());
+
+describe('GET /api/v1/benchmarking', () => {
+  it('withholds sector figures with fewer than 5 establishments in the sample', async () => {
+    const me = await establishment('colectividades', [90]);
+    for (const kg of [180, 270, 360]) await establishment('colectividades', [kg]);
+    const d = (await api(t.app, me.key).get('/api/v1/benchmarking')).json().data;
+    expect(d).toMatchObject({
+      your_avg_kg_per_day: 1,
+      sector_avg_kg_per_day: null,
+      percentile: null,
+      sector: 'colectividades',
+      sample_size: 4,
+    });
+    expect(d.note).toMatch(/Fewer than 5/);
+  });
+
+  it('compares kg per day over 90 days with the sector, and places you in it', async () => {
+    // kg per day over 90 days: 1, 2, 3, 4, 5 (me: 2)
+    const me = await establishment('retail', [180]);
+    for (const kg of [90, 270, 360, 450]) await establishment('retail', [kg]);
+    // Outside the window, and in live mode: must not count.
+    const old = await establishment('retail', []);
+    await recordAt(t.db, old, new Date(NOW.getTime() - 120 * 86_400_000).toISOString(), { weight_kg: 9000 });
+    await establishment('retail', [9000], { livemode: true });
+    const res = await api(t.app, me.key).get('/api/v1/benchmarking');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({
+      your_avg_kg_per_day: 2,
+      sector_avg_kg_per_day: 3,
+      percentile: 30, // one of five below, yourself counting half
+      sector: 'retail',
+      sample_size: 5,
+      window_days: 90,
+      note: null,
+    });
+  });
+
+  it('takes another sector as a parameter and refuses unknown ones', async () => {
+    const me = await establishment('industrial', [90]);
+    const d = (await api(t.app, me.key).get('/api/v1/benchmarking?sector=retail')).json().data;
+    expect(d).toMatchObject({ sector: 'retail', sample_size: 5, your_avg_kg_per_day: 1, percentile: 10 }); // ties with one: half of 1 in 5
+    expect((await api(t.app, me.key).get('/api/v1/benchmarking?sector=space')).statusCode).toBe(400);
+  });
+
+  it('needs the benchmarking permission', async () => {
+    const me = await establishment('horeca', []);
+    const limited = await createKey(t.db, { establishment: me.establishmentId, mode: 'test', permissions: 'records:read' });
+    expect((await api(t.app, limited.key).get('/api/v1/benchmarking')).statusCode).toBe(403);
+  });
+});
