@@ -209,18 +209,25 @@ describe('OpenAPI document and docs page', () => {
     );
     expect(ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual(
       [
+        'GET /analytics',
+        'GET /benchmarking',
         'GET /causas',
         'GET /destinos',
         'GET /establishments',
         'GET /products',
         'GET /records',
         'GET /records/verify',
+        'GET /sessions',
+        'GET /sessions/{id}',
         'GET /shifts',
         'POST /records',
         'POST /records/batch',
+        'POST /sessions',
+        'POST /sessions/{id}/complete',
         'POST /shifts',
       ].sort(),
     );
+    const creates = new Set(['post /records', 'post /shifts', 'post /sessions']);
     const ids = new Set<string>();
     for (const { method, path, op } of ops) {
       expect(op.operationId, path).toBeTruthy();
@@ -228,7 +235,7 @@ describe('OpenAPI document and docs page', () => {
       ids.add(op.operationId as string);
       expect(op.security).toEqual([{ bearerAuth: [] }]);
       const responses = op.responses as Record<string, { content?: Record<string, { schema: unknown }> }>;
-      const success = method === 'post' && path !== '/records/batch' ? '201' : '200';
+      const success = creates.has(`${method} ${path}`) ? '201' : '200';
       expect(responses[success]?.content?.['application/json']?.schema, `${method} ${path}`).toBeTruthy();
       expect(responses['401']).toBeTruthy();
       expect(responses['429']).toBeTruthy();
