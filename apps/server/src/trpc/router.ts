@@ -1,6 +1,7 @@
 import { analyticsRouter } from '../modules/analytics/router.js';
 import { catalogRouter } from '../modules/catalog/router.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { predictRouter } from '../modules/predict/router.js';
 import { recordsRouter } from '../modules/records/router.js';
 import { sessionsRouter } from '../modules/sessions/router.js';
 import { shiftsRouter } from '../modules/shifts/router.js';
@@ -14,6 +15,7 @@ export function createAppRouter(deps: { catalog: CatalogCache }) {
     shifts: shiftsRouter,
     analytics: analyticsRouter,
     sessions: sessionsRouter,
+    predict: predictRouter,
   });
 }
 

@@ -1,0 +1,62 @@
+import type { FoodCategory, Prediction } from '@merma/schema';
+import type { Pool } from 'pg';
+import { validationError } from '../../errors.js';
+import type { AuthContext, Clock } from '../../trpc/context.js';
+import { addDays, localDate } from '../analytics/range.js';
+import { backtest, forecast } from './model.js';
+
+const HISTORY_DAYS = 365;
+const BACKTEST_DAYS = 14;
+
+/**
+ * Daily waste forecast for the next `horizon` days. History: the daily totals (SQL, in the
+ * establishment's time zone) from the first day with records, at most 365 days, up to yesterday
+ * (today is not complete), days without records counting 0.
+ */
+export async function predictWaste(
+  deps: { pool: Pool; clock: Clock },
+  auth: AuthContext,
+  query: { horizon: number; food_category?: FoodCategory | undefined; type: 'waste' | 'demand' },
+): Promise<Prediction> {
+  if (query.type === 'demand') {
+    throw validationError('Demand predictions need sales data, which the service does not collect; use type=waste', [
+      { path: 'type', message: 'demand forecasting needs sales data' },
+    ]);
+  }
+  const now = deps.clock();
+  const today = localDate(now, auth.timezone);
+  const start = addDays(today, -HISTORY_DAYS);
+  const { rows } = await deps.pool.query<{ kg: number }>(
+    `WITH daily AS (
+       SELECT (created_at AT TIME ZONE $3)::date AS day, sum(weight_kg)::float8 AS kg
+       FROM records
+       WHERE establishment_id = $1::uuid AND livemode = $2
+         AND created_at >= ($4::date)::timestamp AT TIME ZONE $3 AND created_at < ($5::date)::timestamp AT TIME ZONE $3
+         AND ($6::text IS NULL OR food_category = $6)
+       GROUP BY 1
+     ), first_day AS (SELECT min(day) AS d FROM daily)
+     SELECT coalesce(daily.kg, 0) AS kg
+     FROM first_day, generate_series(first_day.d, $5::date - 1, interval '1 day') AS g(day)
+     LEFT JOIN daily ON daily.day = g.day::date
+     ORDER BY g.day`,
+    [auth.establishmentId, auth.livemode, auth.timezone, start, today, query.food_category ?? null],
+  );
+  const history = rows.map((r) => r.kg);
+  const f = forecast(history, query.horizon);
+  const round = (v: number) => Math.round(v * 1000) / 1000;
+  const mae = backtest(history, BACKTEST_DAYS);
+  return {
+    type: 'waste',
+    food_category: query.food_category ?? null,
+    method: history.length ? f.method : 'no history: zero until records exist',
+    history_days: history.length,
+    backtest: { metric: 'mae', value: mae === null ? null : round(mae), days: BACKTEST_DAYS },
+    points: f.values.map((v, i) => ({
+      date: addDays(today, i + 1),
+      predicted_kg: round(v),
+      lower: round(f.lower[i] as number),
+      upper: round(f.upper[i] as number),
+    })),
+    generated_at: now.toISOString(),
+  };
+}
