@@ -214,12 +214,15 @@ describe('OpenAPI document and docs page', () => {
         'GET /causas',
         'GET /destinos',
         'GET /establishments',
+        'GET /predict',
+        'GET /prevention-plan',
         'GET /products',
         'GET /records',
         'GET /records/verify',
         'GET /sessions',
         'GET /sessions/{id}',
         'GET /shifts',
+        'POST /prevention-plan',
         'POST /records',
         'POST /records/batch',
         'POST /sessions',
@@ -227,7 +230,7 @@ describe('OpenAPI document and docs page', () => {
         'POST /shifts',
       ].sort(),
     );
-    const creates = new Set(['post /records', 'post /shifts', 'post /sessions']);
+    const creates = new Set(['post /records', 'post /shifts', 'post /sessions', 'post /prevention-plan']);
     const ids = new Set<string>();
     for (const { method, path, op } of ops) {
       expect(op.operationId, path).toBeTruthy();

@@ -44,7 +44,8 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
     const config: RouteConfig = { api: true, bucket: meta.rateBucket ?? 'general', procedure: path };
 
     const call = async (request: FastifyRequest, db: DbTx): Promise<string> => {
-      const raw = method === 'GET' || method === 'DELETE' ? request.query : request.body;
+      // A POST without a body (an action such as /complete) is read as an empty object.
+      const raw = method === 'GET' || method === 'DELETE' ? request.query : (request.body ?? {});
       const input =
         hasPathParams && (raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw)))
           ? { ...(raw as object | undefined), ...(request.params as object) }

@@ -1,6 +1,7 @@
 import { analyticsRouter } from '../modules/analytics/router.js';
 import { catalogRouter } from '../modules/catalog/router.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { planRouter } from '../modules/plan/router.js';
 import { predictRouter } from '../modules/predict/router.js';
 import { recordsRouter } from '../modules/records/router.js';
 import { sessionsRouter } from '../modules/sessions/router.js';
@@ -16,6 +17,7 @@ export function createAppRouter(deps: { catalog: CatalogCache }) {
     analytics: analyticsRouter,
     sessions: sessionsRouter,
     predict: predictRouter,
+    preventionPlan: planRouter,
   });
 }
 
