@@ -88,6 +88,15 @@ describe('prevention plan', () => {
     expect((await api(t.app, tenant.key).get('/api/v1/prevention-plan?format=pdf')).statusCode).toBe(400);
   });
 
+  it('generates under an Idempotency-Key (inside the request transaction) and replays it', async () => {
+    const headers = { authorization: `Bearer ${tenant.key}`, 'idempotency-key': 'plan-2026-06' };
+    const first = await t.app.inject({ method: 'POST', url: '/api/v1/prevention-plan', headers });
+    const again = await t.app.inject({ method: 'POST', url: '/api/v1/prevention-plan', headers });
+    expect(first.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().data.id).toBe(first.json().data.id);
+  });
+
   it('has no baseline until a full calendar year of records exists', async () => {
     const fresh = await createTenant(t.db);
     await recordAt(t.db, fresh, '2026-02-01T12:00:00.000Z', { weight_kg: 3 });

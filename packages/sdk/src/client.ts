@@ -2,7 +2,7 @@ import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import { MermaError } from './core/errors.js';
 import { HttpCore } from './core/http.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
-import { Analytics, Benchmarking, Predict } from './resources/insights.js';
+import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
 import { Records } from './resources/records.js';
 import { Sessions } from './resources/sessions.js';
 import { Shifts } from './resources/shifts.js';
@@ -52,6 +52,7 @@ export class Merma {
   readonly analytics: Analytics;
   readonly benchmarking: Benchmarking;
   readonly predict: Predict;
+  readonly preventionPlan: PreventionPlans;
   readonly shifts: Shifts;
   readonly sessions: Sessions;
   readonly webhooks: Webhooks;
@@ -91,6 +92,7 @@ export class Merma {
     this.analytics = new Analytics(core);
     this.benchmarking = new Benchmarking(core);
     this.predict = new Predict(core);
+    this.preventionPlan = new PreventionPlans(core);
     this.shifts = new Shifts(core);
     this.sessions = new Sessions(core);
     this.webhooks = new Webhooks(core);

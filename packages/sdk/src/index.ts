@@ -21,6 +21,7 @@ export type {
   ListSessionsQuery,
   Prediction,
   PredictQuery,
+  PreventionPlan,
   Product,
   Session,
   Shift,

@@ -92,6 +92,30 @@ describe('the SDK against the server', () => {
     expect(await merma.shifts.list()).toEqual([shift]);
   });
 
+  it('reads analytics, benchmarking, predictions, sessions and the prevention plan', async () => {
+    const analytics = await merma.analytics.get({ group_by: 'week' });
+    expect(analytics.total_records).toBeGreaterThanOrEqual(5);
+    expect(analytics.by_category.bakery).toBe(3.2);
+    const bench = await merma.benchmarking.get();
+    expect(bench).toMatchObject({ sector: 'horeca', sector_avg_kg_per_day: null, window_days: 90 });
+    const forecast = await merma.predict.get({ horizon: 3 });
+    expect(forecast.points).toHaveLength(3);
+    await expect(merma.predict.get({ type: 'demand' }, { maxRetries: 0 })).rejects.toThrow(/sales data/);
+
+    const session = await merma.sessions.create({ name: 'Inventario' });
+    await merma.records.create({ food_category: 'dairy', weight_kg: 1.5, destino_id: DESTINO, session_id: session.id });
+    const completed = await merma.sessions.complete(session.id);
+    expect(completed).toMatchObject({ status: 'completed', record_count: 1, total_kg: 1.5 });
+    await expect(merma.sessions.complete(session.id)).rejects.toBeInstanceOf(ConflictError);
+    const ids: string[] = [];
+    for await (const s of merma.sessions.list({ status: 'completed' })) ids.push(s.id);
+    expect(ids).toEqual([session.id]);
+
+    const plan = await merma.preventionPlan.generate();
+    expect(plan.total_records).toBeGreaterThanOrEqual(6);
+    expect((await merma.preventionPlan.get({ format: 'markdown' })).markdown).toMatch(/^# Plan de prevención/);
+  });
+
   it('answers an endpoint the server does not have yet with NotFoundError', async () => {
     await expect(merma.webhooks.list({ maxRetries: 0 })).rejects.toBeInstanceOf(NotFoundError);
   });

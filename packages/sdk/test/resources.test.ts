@@ -181,6 +181,22 @@ describe('every resource calls its endpoint', () => {
     to: '2026-11-23',
     group_by: 'week',
   };
+  const plan = {
+    id: uuid(11),
+    establishment_id: uuid(2),
+    generated_at: '2026-11-23T10:00:00.000Z',
+    period: { from: '2025-11-24', to: '2026-11-23' },
+    total_kg: 10,
+    total_records: 2,
+    by_stage: [],
+    by_category: [],
+    by_cause: [],
+    by_shift: [],
+    destinations: [],
+    below_feed_kg: 0,
+    hotspots: [],
+    target: { baseline_year: null, baseline_kg: null, target_2030_kg: null, reduction: 0.5, note: 'n' },
+  };
   const list = (data: unknown[]) => envelope(data, { meta: { pagination: { limit: 50, offset: 0, total: data.length, has_more: false } } });
   const cases: [string, string, string, (m: Merma) => PromiseLike<unknown>, unknown, number?][] = [
     [

@@ -2,6 +2,7 @@ import { API_VERSION_PREFIX } from '@merma/schema';
 import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
+import { sqlOfPool, sqlOfTransaction } from '../db/sql.js';
 import type { Clock, Context } from '../trpc/context.js';
 import type { AppRouter } from '../trpc/router.js';
 import { createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
@@ -34,7 +35,7 @@ function resolve(caller: unknown, path: string): (input: unknown) => Promise<unk
 
 export function registerProcedureRoutes(app: FastifyInstance, deps: { router: AppRouter; db: Db; clock: Clock }) {
   const createCaller = createCallerFactory(deps.router);
-  const pool = poolOf(deps.db);
+  const pooled = sqlOfPool(poolOf(deps.db));
 
   for (const { path, meta } of listOpenApiProcedures(deps.router)) {
     const { method, path: openapiPath } = meta.openapi;
@@ -50,6 +51,7 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
         hasPathParams && (raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw)))
           ? { ...(raw as object | undefined), ...(request.params as object) }
           : raw;
+      const pool = db === deps.db ? pooled : sqlOfTransaction(db);
       const ctx: Context = { db, pool, auth: request.auth, clock: deps.clock, requestId: request.id };
       const output = await resolve(createCaller(ctx), path)(input);
       return JSON.stringify(output);

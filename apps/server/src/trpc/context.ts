@@ -1,6 +1,6 @@
 import type { Permission, Plan, Sector } from '@merma/schema';
-import type { Pool } from 'pg';
 import type { DbTx } from '../db/client.js';
+import type { Sql } from '../db/sql.js';
 
 /** The caller, as established by the auth hook from the API key. */
 export type AuthContext = {
@@ -19,7 +19,7 @@ export type Clock = () => Date;
 export type Context = {
   db: DbTx;
   /** The pg pool under `db`, for hot reads outside any transaction (see db/client.ts). */
-  pool: Pool;
+  pool: Sql;
   auth: AuthContext;
   clock: Clock;
   requestId: string;

@@ -8,6 +8,9 @@ import {
   type Prediction,
   PredictQuery,
   PredictResponse,
+  type PreventionPlan,
+  PreventionPlanQuery,
+  PreventionPlanResponse,
 } from '@merma/schema';
 import type { HttpCore, RequestOptions } from '../core/http.js';
 import { validate } from '../core/validate.js';
@@ -36,5 +39,21 @@ export class Predict {
   async get(query: PredictQuery = {}, options?: RequestOptions): Promise<Prediction> {
     const q = validate(PredictQuery, query);
     return (await this.core.request({ method: 'GET', path: '/predict', query: q }, PredictResponse, options)).data;
+  }
+}
+
+/** The food-waste prevention plan of Ley 1/2025 (art. 6), computed from your records. */
+export class PreventionPlans {
+  constructor(private readonly core: HttpCore) {}
+
+  /** Computes a new plan from the last 12 months of records. */
+  async generate(options?: RequestOptions): Promise<PreventionPlan> {
+    return (await this.core.request({ method: 'POST', path: '/prevention-plan' }, PreventionPlanResponse, options)).data;
+  }
+
+  /** The latest plan; with `{ format: 'markdown' }` it also carries `markdown`, a printable document. */
+  async get(query: PreventionPlanQuery = {}, options?: RequestOptions): Promise<PreventionPlan> {
+    const q = validate(PreventionPlanQuery, query);
+    return (await this.core.request({ method: 'GET', path: '/prevention-plan', query: q }, PreventionPlanResponse, options)).data;
   }
 }

@@ -1,5 +1,5 @@
 import type { BenchmarkResult, Sector } from '@merma/schema';
-import type { Pool } from 'pg';
+import type { Sql } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
 import type { AuthContext, Clock } from '../../trpc/context.js';
 
@@ -12,7 +12,7 @@ export const MIN_SECTOR_SAMPLE = 5;
  * live keys live data: test records never enter a live benchmark.
  */
 export async function getBenchmark(
-  deps: { pool: Pool; clock: Clock },
+  deps: { pool: Sql; clock: Clock },
   auth: AuthContext,
   query: { sector?: Sector | undefined },
 ): Promise<BenchmarkResult> {

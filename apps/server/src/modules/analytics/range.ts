@@ -1,5 +1,5 @@
 import { DEFAULT_RANGE_DAYS } from '@merma/schema';
-import type { Pool } from 'pg';
+import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 
 /**
@@ -49,7 +49,7 @@ export function addDays(date: string, days: number): string {
 
 /** `from`/`to` with the defaults (the last 30 days up to today, local), checked for order and length. */
 export async function resolveRange(
-  pool: Pool,
+  pool: Sql,
   query: { from?: string | undefined; to?: string | undefined },
   now: Date,
   timezone: string,

@@ -1,5 +1,5 @@
 import type { AnalyticsResult, FoodCategory } from '@merma/schema';
-import type { Pool } from 'pg';
+import type { Sql } from '../../db/sql.js';
 import type { AuthContext, Clock } from '../../trpc/context.js';
 import { lowerBoundSql, MAX_RANGE_DAYS, resolveRange, sqlParams, upperBoundSql } from './range.js';
 
@@ -26,7 +26,7 @@ const LABEL: Record<AnalyticsQueryParsed['group_by'], string> = {
  * person expects), with empty periods of the range present as 0.
  */
 export async function getAnalytics(
-  deps: { pool: Pool; clock: Clock },
+  deps: { pool: Sql; clock: Clock },
   auth: AuthContext,
   query: AnalyticsQueryParsed,
 ): Promise<AnalyticsResult> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PreventionPlan } from '@merma/schema';
-import type { Pool } from 'pg';
 import type { DbTx } from '../../db/client.js';
+import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/emit.js';
@@ -22,6 +22,18 @@ const STAGE_LABELS: Record<string, string> = {
 };
 
 type Share = { key: string; label: string; kg: number };
+type PlanRow = {
+  total_kg: number;
+  total_records: number;
+  by_stage: Share[];
+  by_category: Share[];
+  by_cause: Share[];
+  by_shift: Share[];
+  destinations: (Share & { orden: number; es_recuperacion: boolean })[];
+  below_feed_kg: number;
+  hotspots: { food_category: string; waste_stage: string; kg: number }[];
+  years: { y: number; first_day: string; kg: number }[] | null;
+};
 
 const withShares = <T extends Share>(items: T[], total: number) =>
   items.map((i) => ({ ...i, kg: Math.round(i.kg * 1000) / 1000, share: total > 0 ? Math.round((i.kg / total) * 10_000) / 10_000 : 0 }));
@@ -30,11 +42,11 @@ const withShares = <T extends Share>(items: T[], total: number) =>
  * Builds the prevention plan (Ley 1/2025, art. 6) from the last 12 months of records, aggregated in
  * one SQL statement, stores it and emits `plan.generated` in the same transaction.
  */
-export async function generatePlan(deps: { db: DbTx; pool: Pool; clock: Clock }, auth: AuthContext): Promise<PreventionPlan> {
+export async function generatePlan(deps: { db: DbTx; pool: Sql; clock: Clock }, auth: AuthContext): Promise<PreventionPlan> {
   const now = deps.clock();
   const to = localDate(now, auth.timezone);
   const from = addDays(to, -364);
-  const { rows } = await deps.pool.query(
+  const { rows } = await deps.pool.query<PlanRow>(
     `WITH f AS (
        SELECT r.* FROM records r
        WHERE r.establishment_id = $1::uuid AND r.livemode = $2
@@ -64,8 +76,8 @@ export async function generatePlan(deps: { db: DbTx; pool: Pool; clock: Clock },
        (SELECT json_agg(years ORDER BY y) FROM years) AS years`,
     [auth.establishmentId, auth.livemode, from, to, auth.timezone],
   );
-  const r = rows[0];
-  const total: number = r.total_kg;
+  const r = rows[0] as PlanRow;
+  const total = Number(r.total_kg);
   const currentYear = Number(to.slice(0, 4));
   // The first full calendar year of data: the year of the first record if it starts on 1 January,
   // else the next one; usable once that year has ended.
@@ -84,7 +96,7 @@ export async function generatePlan(deps: { db: DbTx; pool: Pool; clock: Clock },
     generated_at: now.toISOString(),
     period: { from, to },
     total_kg: Math.round(total * 1000) / 1000,
-    total_records: r.total_records,
+    total_records: Number(r.total_records),
     by_stage: withShares(
       (r.by_stage as Share[]).map((s) => ({ ...s, label: STAGE_LABELS[s.key] ?? s.key })),
       total,
@@ -96,7 +108,7 @@ export async function generatePlan(deps: { db: DbTx; pool: Pool; clock: Clock },
     by_cause: withShares(r.by_cause as Share[], total),
     by_shift: withShares(r.by_shift as Share[], total),
     destinations: withShares(r.destinations as (Share & { orden: number; es_recuperacion: boolean })[], total),
-    below_feed_kg: Math.round(r.below_feed_kg * 1000) / 1000,
+    below_feed_kg: Math.round(Number(r.below_feed_kg) * 1000) / 1000,
     hotspots: (r.hotspots as { food_category: string; waste_stage: string; kg: number }[]).map((h) => ({
       ...h,
       kg: Math.round(h.kg * 1000) / 1000,

@@ -1,5 +1,5 @@
 import type { FoodCategory, Prediction } from '@merma/schema';
-import type { Pool } from 'pg';
+import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import type { AuthContext, Clock } from '../../trpc/context.js';
 import { addDays, localDate } from '../analytics/range.js';
@@ -14,7 +14,7 @@ const BACKTEST_DAYS = 14;
  * (today is not complete), days without records counting 0.
  */
 export async function predictWaste(
-  deps: { pool: Pool; clock: Clock },
+  deps: { pool: Sql; clock: Clock },
   auth: AuthContext,
   query: { horizon: number; food_category?: FoodCategory | undefined; type: 'waste' | 'demand' },
 ): Promise<Prediction> {

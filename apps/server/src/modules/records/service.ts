@@ -12,8 +12,8 @@ import {
   type WasteRecord,
   type WasteStage,
 } from '@merma/schema';
-import type { Pool } from 'pg';
 import type { DbTx } from '../../db/client.js';
+import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
@@ -329,7 +329,7 @@ const LIST_COLUMNS = `id::text, establishment_id::text, livemode, chain_seq, foo
  * days up to and including today. Runs on the pg pool directly: this is the hottest read.
  */
 export async function listRecords(
-  deps: { pool: Pool; clock: Clock },
+  deps: { pool: Sql; clock: Clock },
   auth: AuthContext,
   query: ListRecordsParsed,
 ): Promise<{ data: WasteRecord[]; pagination: Pagination }> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pagination, Session } from '@merma/schema';
-import type { Pool } from 'pg';
 import type { DbTx } from '../../db/client.js';
+import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { emitEvent } from '../../events/emit.js';
@@ -69,7 +69,7 @@ export async function createSession(
   return toSession({ ...row, status: 'open', record_count: 0, total_kg: 0 });
 }
 
-export async function getSession(pool: Pool, auth: AuthContext, id: string): Promise<Session> {
+export async function getSession(pool: Sql, auth: AuthContext, id: string): Promise<Session> {
   const { rows } = await pool.query<SessionRow>(`${SELECT} WHERE s.id = $1::uuid AND s.establishment_id = $2::uuid AND s.livemode = $3`, [
     id,
     auth.establishmentId,
@@ -81,7 +81,7 @@ export async function getSession(pool: Pool, auth: AuthContext, id: string): Pro
 }
 
 export async function listSessions(
-  pool: Pool,
+  pool: Sql,
   auth: AuthContext,
   query: { status?: 'open' | 'completed' | undefined; from?: string | undefined; to?: string | undefined; limit: number; offset: number },
 ): Promise<{ data: Session[]; pagination: Pagination }> {
