@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { measureInsights } from './insights.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -280,6 +281,8 @@ async function main() {
     results.push({ name: s.name, rows: s.rows, ours: o, baseline: b, ratio: o.rps / b.rps });
   }
 
+  const insights = await measureInsights(client, ourPort, seeded, DESTINO);
+
   const pad = (v, n) => String(v).padStart(n);
   console.log(
     `\n${'endpoint'.padEnd(28)}${pad('ours req/s', 12)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('base req/s', 12)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('ratio', 8)}`,
@@ -299,10 +302,16 @@ async function main() {
   console.log(
     `  ratios ${targeted.map((r) => r.ratio.toFixed(2)).join(' / ')} ${targeted.every((r) => r.ratio >= 0.6) ? 'OK' : 'MISSED'}; GET p99 ${list.ours.p99} ms ${list.ours.p99 < 20 ? 'OK' : 'MISSED'}; batch p50 ${batch.ours.p50} ms ${batch.ours.p50 < 50 ? 'OK' : 'MISSED'}`,
   );
+  console.log(
+    `\nGET /analytics, one establishment's year (${insights.yearRows} rows) among ${insights.totalRows} records, group_by=day:` +
+      `\n  API p50 ${insights.analytics.p50.toFixed(1)} ms (p99 ${insights.analytics.p99.toFixed(1)}), same SQL raw p50 ${insights.raw.p50.toFixed(1)} ms` +
+      ` -> ratio ${(insights.analytics.p50 / insights.raw.p50).toFixed(2)} (target p50 < 150 ms, ratio <= 1.3)` +
+      `\nGET /predict?horizon=28 on one year of history: p50 ${insights.predict.p50.toFixed(1)} ms (p99 ${insights.predict.p99.toFixed(1)}) (target < 100 ms)`,
+  );
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
     join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results }, null, 2),
+    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results, insights }, null, 2),
   );
 
   await client.end();
