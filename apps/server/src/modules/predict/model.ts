@@ -19,7 +19,7 @@ export type Fit = {
   seasonals: number[];
 };
 
-function fit(y: number[], alpha: number, beta: number, gamma: number): Fit {
+function smooth(y: number[], alpha: number, beta: number, gamma: number): Fit {
   const m = SEASON;
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   // Initial state from every full week (classical decomposition), not the first week alone, so
@@ -56,7 +56,7 @@ export function fitHoltWinters(y: number[]): Fit {
   for (const a of ALPHAS)
     for (const b of BETAS)
       for (const g of GAMMAS) {
-        const f = fit(y, a, b, g);
+        const f = smooth(y, a, b, g);
         if (!best || f.sse < best.sse) best = f;
       }
   return best as Fit;
