@@ -265,6 +265,14 @@ describe('every resource calls its endpoint', () => {
         generated_at: '2026-11-23T10:00:00.000Z',
       }),
     ],
+    ['preventionPlan.generate', 'post', '/prevention-plan', (m) => m.preventionPlan.generate(), envelope(plan), 201],
+    [
+      'preventionPlan.get',
+      'get',
+      '/prevention-plan',
+      (m) => m.preventionPlan.get({ format: 'markdown' }),
+      envelope({ ...plan, markdown: '# Plan' }),
+    ],
     [
       'shifts.list',
       'get',
