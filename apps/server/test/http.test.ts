@@ -228,6 +228,7 @@ describe('OpenAPI document and docs page', () => {
         'POST /sessions',
         'POST /sessions/{id}/complete',
         'POST /shifts',
+        'POST /webhooks/inbound',
       ].sort(),
     );
     const creates = new Set(['post /records', 'post /shifts', 'post /sessions', 'post /prevention-plan']);

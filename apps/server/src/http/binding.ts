@@ -44,7 +44,7 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
     const hasPathParams = url.includes(':');
     const config: RouteConfig = { api: true, bucket: meta.rateBucket ?? 'general', procedure: path };
 
-    const call = async (request: FastifyRequest, db: DbTx): Promise<string> => {
+    const call = async (request: FastifyRequest, db: DbTx, idempotencyKey?: string): Promise<string> => {
       // A POST without a body (an action such as /complete) is read as an empty object.
       const raw = method === 'GET' || method === 'DELETE' ? request.query : (request.body ?? {});
       const input =
@@ -52,7 +52,7 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
           ? { ...(raw as object | undefined), ...(request.params as object) }
           : raw;
       const pool = db === deps.db ? pooled : sqlOfTransaction(db);
-      const ctx: Context = { db, pool, auth: request.auth, clock: deps.clock, requestId: request.id };
+      const ctx: Context = { db, pool, auth: request.auth, clock: deps.clock, requestId: request.id, idempotencyKey };
       const output = await resolve(createCaller(ctx), path)(input);
       return JSON.stringify(output);
     };
@@ -64,7 +64,7 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         reply.type('application/json; charset=utf-8');
         const key = method === 'POST' ? parseIdempotencyKey(request.headers['idempotency-key']) : undefined;
-        if (!key) return reply.code(status).send(await call(request, deps.db));
+        if (!key || meta.ownIdempotency) return reply.code(status).send(await call(request, deps.db, key));
         const stored = await withIdempotency(
           deps.db,
           request.auth,

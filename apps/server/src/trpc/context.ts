@@ -23,6 +23,8 @@ export type Context = {
   auth: AuthContext;
   clock: Clock;
   requestId: string;
+  /** The request's Idempotency-Key, for procedures that handle it themselves (meta.ownIdempotency). */
+  idempotencyKey?: string | undefined;
 };
 
 export function hasPermission(auth: AuthContext, permission: Permission): boolean {

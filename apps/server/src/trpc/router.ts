@@ -1,6 +1,7 @@
 import { analyticsRouter } from '../modules/analytics/router.js';
 import { catalogRouter } from '../modules/catalog/router.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { inboundRouter } from '../modules/inbound/router.js';
 import { planRouter } from '../modules/plan/router.js';
 import { predictRouter } from '../modules/predict/router.js';
 import { recordsRouter } from '../modules/records/router.js';
@@ -18,6 +19,7 @@ export function createAppRouter(deps: { catalog: CatalogCache }) {
     sessions: sessionsRouter,
     predict: predictRouter,
     preventionPlan: planRouter,
+    inbound: inboundRouter(deps.catalog),
   });
 }
 

@@ -13,6 +13,8 @@ export type Meta = OpenApiMeta<{
   /** HTTP status of success: 201 for creates, 200 otherwise. */
   successStatus?: 200 | 201;
   rateBucket?: RateBucket;
+  /** The service treats the Idempotency-Key itself (as a dedupe key) instead of the generic replay. */
+  ownIdempotency?: boolean;
 }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create();

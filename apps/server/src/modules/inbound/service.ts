@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { CreateRecordInput, type InboundEventResult } from '@merma/schema';
+import type { ZodError } from 'zod';
+import type { DbTx } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError, validationError } from '../../errors.js';
+import type { AuthContext, Clock } from '../../trpc/context.js';
+import type { CatalogCache } from '../catalog/service.js';
+import { createRecord } from '../records/service.js';
+import { connectorFor, lossKilograms, StandardInventoryLoss, StandardWasteCreated } from './connectors.js';
+
+/** Disposal: where an inventory loss goes when the POS does not say. */
+const DEFAULT_LOSS_DESTINATION = 'landfill';
+
+const details = (err: ZodError, prefix: string) =>
+  err.issues.map((i) => ({ path: [prefix, ...i.path.map(String)].join('.'), message: i.message }));
+
+/**
+ * Events from ERP and POS systems. `waste.created` and `inventory.loss` become records (source
+ * `inbound:<source>`), with the record's `record.created` semantics. A resend is recognised by
+ * `payload.external_id` + `source`, or else by the request's Idempotency-Key, and answered
+ * `duplicate` without a second record. Everything happens in one transaction: a refused event
+ * writes nothing.
+ */
+export async function receiveInboundEvent(
+  deps: { db: DbTx; clock: Clock; catalog: CatalogCache; idempotencyKey?: string | undefined },
+  auth: AuthContext,
+  input: { event: string; payload: Record<string, unknown>; connector?: string | undefined },
+): Promise<InboundEventResult> {
+  const connector = connectorFor(input.connector, input.payload);
+  if (!connector) {
+    throw validationError(`Unknown connector "${input.connector}"`, [{ path: 'connector', message: 'not a registered connector' }]);
+  }
+  const standard = connector.toStandard(input.event, input.payload);
+
+  let source: string;
+  let externalId: string | undefined;
+  let record: CreateRecordInput;
+  if (input.event === 'waste.created') {
+    const parsed = StandardWasteCreated.safeParse(standard);
+    if (!parsed.success) throw validationError('Invalid waste.created payload', details(parsed.error, 'payload'));
+    const { source: s, external_id, ...fields } = parsed.data;
+    source = s;
+    externalId = external_id;
+    record = fields as CreateRecordInput;
+  } else if (input.event === 'inventory.loss') {
+    const parsed = StandardInventoryLoss.safeParse(standard);
+    if (!parsed.success) throw validationError('Invalid inventory.loss payload', details(parsed.error, 'payload'));
+    const loss = parsed.data;
+    source = loss.source;
+    externalId = loss.external_id;
+    const product = await deps.db.product.findFirst({
+      where: { organization_id: auth.organizationId, ...(loss.product_id ? { id: loss.product_id } : { ean: loss.ean as string }) },
+    });
+    if (!product) {
+      throw validationError('Unknown product', [
+        { path: loss.product_id ? 'payload.product_id' : 'payload.ean', message: 'no product of this organisation' },
+      ]);
+    }
+    const catalog = await deps.catalog.get(deps.db);
+    const fallback = catalog.destinations.find((d) => d.code === DEFAULT_LOSS_DESTINATION);
+    record = {
+      food_category: product.food_category as CreateRecordInput['food_category'],
+      weight_kg: lossKilograms(loss),
+      destino_id: loss.destino_id ?? (fallback?.id as string),
+      causa_id: loss.causa_id ?? null,
+      product_name: product.name,
+      notes: [loss.reason, loss.occurred_at ? `occurred ${loss.occurred_at}` : undefined].filter(Boolean).join(' — ') || null,
+    };
+  } else {
+    // waste.updated is part of the contract; it lands with the correction chain (see the issue notes).
+    throw validationError(`Event ${input.event} is not accepted yet`, [
+      { path: 'event', message: 'only waste.created and inventory.loss for now' },
+    ]);
+  }
+  const parsedRecord = CreateRecordInput.safeParse(record);
+  if (!parsedRecord.success) throw validationError('Invalid record in the event', details(parsedRecord.error, 'payload'));
+
+  const externalRef = externalId ?? (deps.idempotencyKey ? `idempotency-key:${deps.idempotencyKey}` : null);
+  return inTransaction(deps.db, async (tx) => {
+    if (externalRef) {
+      const seen = await tx.inboundEvent.findUnique({
+        where: {
+          establishment_id_livemode_source_external_ref: {
+            establishment_id: auth.establishmentId,
+            livemode: auth.livemode,
+            source,
+            external_ref: externalRef,
+          },
+        },
+      });
+      if (seen) return { event_id: seen.id, status: 'duplicate' as const, record_id: seen.record_id };
+    }
+    const created = await createRecord({ db: tx, clock: deps.clock, catalog: deps.catalog }, auth, parsedRecord.data, `inbound:${source}`);
+    const id = randomUUID();
+    try {
+      await tx.inboundEvent.create({
+        data: {
+          id,
+          establishment_id: auth.establishmentId,
+          livemode: auth.livemode,
+          event: input.event,
+          source,
+          external_ref: externalRef,
+          record_id: created.id,
+          payload: input.payload as object,
+        },
+      });
+    } catch (err) {
+      // The same event arriving twice at once: the second insert conflicts and rolls back.
+      throw new AppError('conflict', 'This event is being processed; retry to receive its result', undefined, { shouldRetry: true });
+    }
+    return { event_id: id, status: 'processed' as const, record_id: created.id };
+  });
+}

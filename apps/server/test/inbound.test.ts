@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importProducts } from '../src/admin/service.js';
+import {
+  api,
+  countRecords,
+  createTenant,
+  DESTINO_DONATION,
+  DESTINO_LANDFILL,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from './helpers.js';
+
+let t: TestContext;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  tenant = await createTenant(t.db);
+  await importProducts(t.db, { org: tenant.organizationId, csv: 'name,food_category,ean\nYogur natural,dairy,8410000810004\n' });
+});
+afterAll(() => t?.close());
+
+const send = (body: unknown, headers: Record<string, string> = {}, key = tenant.key) =>
+  api(t.app, key).post('/api/v1/webhooks/inbound', body, { headers });
+
+describe('POST /api/v1/webhooks/inbound', () => {
+  it('turns waste.created into a record, and a resend with the same external_id into a duplicate', async () => {
+    const owner = await createTenant(t.db);
+    const event = {
+      event: 'waste.created',
+      payload: { source: 'sap-b1', external_id: 'MERMA-2026-0001', food_category: 'meat', weight_kg: 2.5, destino_id: DESTINO_DONATION },
+    };
+    const first = await send(event, {}, owner.key);
+    expect(first.statusCode).toBe(200);
+    expect(first.json().data).toMatchObject({ status: 'processed' });
+    const again = await send(event, {}, owner.key);
+    expect(again.json().data).toEqual({ ...first.json().data, status: 'duplicate' });
+    const records = await t.db.record.findMany({ where: { establishment_id: owner.establishmentId } });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ source: 'inbound:sap-b1', food_category: 'meat' });
+    expect(records[0]?.id).toBe(first.json().data.record_id);
+  });
+
+  it('treats the same Idempotency-Key as a duplicate when there is no external_id', async () => {
+    const owner = await createTenant(t.db);
+    const event = {
+      event: 'waste.created',
+      payload: { source: 'pos', food_category: 'bakery', weight_kg: 1, destino_id: DESTINO_DONATION },
+    };
+    expect((await send(event, { 'idempotency-key': 'pos-1' }, owner.key)).json().data.status).toBe('processed');
+    expect((await send(event, { 'idempotency-key': 'pos-1' }, owner.key)).json().data.status).toBe('duplicate');
+    expect((await send(event, { 'idempotency-key': 'pos-2' }, owner.key)).json().data.status).toBe('processed');
+    expect(await countRecords(t.db, owner.establishmentId)).toBe(2);
+  });
+
+  it('turns inventory.loss into a record with the product category, converting units, disposal by default', async () => {
+    const res = await send({
+      event: 'inventory.loss',
+      payload: {
+        source: 'tpv',
+        external_id: 'L-7',
+        ean: '8410000810004',
+        quantity: 750,
+        unit: 'g',
+        reason: 'Caducado',
+        occurred_at: '2026-11-22',
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    const record = await t.db.record.findUniqueOrThrow({ where: { id: res.json().data.record_id } });
+    expect(record).toMatchObject({
+      food_category: 'dairy',
+      product_name: 'Yogur natural',
+      destino_id: DESTINO_LANDFILL,
+      source: 'inbound:tpv',
+    });
+    expect(Number(record.weight_kg)).toBe(0.75);
+    expect(record.notes).toBe('Caducado — occurred 2026-11-22');
+  });
+
+  it.each([
+    ['an unknown event', { event: 'waste.deleted', payload: { source: 'x' } }, 'event'],
+    ['an unknown connector', { event: 'waste.created', connector: 'nope', payload: { source: 'x' } }, 'connector'],
+    [
+      'a missing source',
+      { event: 'waste.created', payload: { food_category: 'meat', weight_kg: 1, destino_id: DESTINO_DONATION } },
+      'payload.source',
+    ],
+    [
+      'a bad weight',
+      { event: 'waste.created', payload: { source: 'x', food_category: 'meat', weight_kg: -1, destino_id: DESTINO_DONATION } },
+      'payload.weight_kg',
+    ],
+    ['an unknown product', { event: 'inventory.loss', payload: { source: 'x', ean: '4006381333931', quantity_kg: 1 } }, 'payload.ean'],
+    ['a loss without quantity', { event: 'inventory.loss', payload: { source: 'x', ean: '8410000810004' } }, 'payload.quantity_kg'],
+    ['a payload that is not an object', { event: 'waste.created', payload: 'meat' }, 'payload'],
+  ])('refuses %s with 400 and details, writing nothing', async (_name, body, path) => {
+    const owner = await createTenant(t.db);
+    const res = await send(body, {}, owner.key);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details.map((d: { path: string }) => d.path)).toContain(path);
+    expect(await countRecords(t.db, owner.establishmentId)).toBe(0);
+    expect(await t.db.inboundEvent.count({ where: { establishment_id: owner.establishmentId } })).toBe(0);
+  });
+
+  it('needs the inbound:write permission', async () => {
+    const limited = await createTenant(t.db, { permissions: 'records:write' });
+    const res = await send(
+      { event: 'waste.created', payload: { source: 'x', food_category: 'meat', weight_kg: 1, destino_id: DESTINO_DONATION } },
+      {},
+      limited.key,
+    );
+    expect(res.statusCode).toBe(403);
+  });
+});
