@@ -107,7 +107,8 @@ export async function receiveInboundEvent(
         },
       });
     } catch (err) {
-      // The same event arriving twice at once: the second insert conflicts and rolls back.
+      // The same event arriving twice at once: the second insert hits the unique key and rolls back.
+      if ((err as { code?: string }).code !== 'P2002') throw err;
       throw new AppError('conflict', 'This event is being processed; retry to receive its result', undefined, { shouldRetry: true });
     }
     return { event_id: id, status: 'processed' as const, record_id: created.id };
