@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   /** Trust X-Forwarded-* from the proxy in front (true, a hop count, or a comma list of addresses). */
   TRUST_PROXY: z.string().default('false'),
   DEFAULT_TIMEZONE: z.string().default('Europe/Madrid'),
+  /** Allow webhook URLs on private, loopback and link-local addresses (development and tests only). */
+  WEBHOOKS_ALLOW_PRIVATE: bool.default(false),
 });
 
 export type Config = {
@@ -59,6 +61,7 @@ export type Config = {
   requestTimeoutMs: number;
   trustProxy: boolean | number | string;
   defaultTimezone: string;
+  webhooksAllowPrivate: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -100,5 +103,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     trustProxy: trust,
     defaultTimezone: e.DEFAULT_TIMEZONE,
+    webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
   };
 }

@@ -20,7 +20,7 @@ let tenant: Tenant;
 beforeAll(async () => {
   t = await startTestApp();
   tenant = await createTenant(t.db);
-  const router = createAppRouter({ catalog: createCatalogCache() });
+  const router = createAppRouter({ catalog: createCatalogCache(), webhookTargets: { production: false, allowPrivate: false } });
   const authenticator = createAuthenticator(t.db, 0);
   reference = Fastify();
   await reference.register(fastifyTRPCOpenApiPlugin, {

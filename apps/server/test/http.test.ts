@@ -229,9 +229,15 @@ describe('OpenAPI document and docs page', () => {
         'POST /sessions/{id}/complete',
         'POST /shifts',
         'POST /webhooks/inbound',
+        'POST /webhooks',
+        'GET /webhooks',
+        'GET /webhooks/{id}',
+        'PATCH /webhooks/{id}',
+        'DELETE /webhooks/{id}',
+        'POST /webhooks/{id}/reactivate',
       ].sort(),
     );
-    const creates = new Set(['post /records', 'post /shifts', 'post /sessions', 'post /prevention-plan']);
+    const creates = new Set(['post /records', 'post /shifts', 'post /sessions', 'post /prevention-plan', 'post /webhooks']);
     const ids = new Set<string>();
     for (const { method, path, op } of ops) {
       expect(op.operationId, path).toBeTruthy();

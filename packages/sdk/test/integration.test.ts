@@ -116,8 +116,30 @@ describe('the SDK against the server', () => {
     expect((await merma.preventionPlan.get({ format: 'markdown' })).markdown).toMatch(/^# Plan de prevención/);
   });
 
+  it('manages webhook subscriptions and sends inbound events', async () => {
+    const created = await merma.webhooks.create({ url: 'https://93.184.216.34/hooks', events: ['record.created'] });
+    expect(created.secret).toMatch(/^whsec_/);
+    expect((await merma.webhooks.list()).map((w) => w.id)).toEqual([created.id]);
+    expect(await merma.webhooks.update(created.id, { events: ['record.created', 'session.completed'] })).toMatchObject({
+      events: ['record.created', 'session.completed'],
+    });
+    expect((await merma.webhooks.reactivate(created.id)).status).toBe('active');
+    expect(await merma.webhooks.delete(created.id)).toEqual({ id: created.id, deleted: true });
+    await expect(merma.webhooks.get(created.id, { maxRetries: 0 })).rejects.toBeInstanceOf(NotFoundError);
+
+    const event = {
+      event: 'waste.created' as const,
+      payload: { source: 'tpv', external_id: 'T-1', food_category: 'meat', weight_kg: 1, destino_id: DESTINO },
+    };
+    const first = await merma.inbound.send(event);
+    expect(first.status).toBe('processed');
+    expect((await merma.inbound.send(event)).status).toBe('duplicate');
+  });
+
   it('answers an endpoint the server does not have yet with NotFoundError', async () => {
-    await expect(merma.webhooks.list({ maxRetries: 0 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(merma.webhooks.deliveries('00000000-0000-4000-8000-000000000001', {}, { maxRetries: 0 })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 });
 

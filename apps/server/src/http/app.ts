@@ -70,7 +70,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const catalog = createCatalogCache();
-  const router = createAppRouter({ catalog });
+  const router = createAppRouter({
+    catalog,
+    webhookTargets: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate },
+  });
   const authenticator = createAuthenticator(db, config.apiKeyCacheTtlMs);
   const rateLimiter = createRateLimiter(config);
   const production = config.env === 'production';

@@ -7,10 +7,12 @@ import { predictRouter } from '../modules/predict/router.js';
 import { recordsRouter } from '../modules/records/router.js';
 import { sessionsRouter } from '../modules/sessions/router.js';
 import { shiftsRouter } from '../modules/shifts/router.js';
+import { webhooksRouter } from '../modules/webhooks/router.js';
+import type { TargetPolicy } from '../modules/webhooks/service.js';
 import { router } from './trpc.js';
 
 /** The whole API: one procedure per endpoint, each naming its REST route in its meta. */
-export function createAppRouter(deps: { catalog: CatalogCache }) {
+export function createAppRouter(deps: { catalog: CatalogCache; webhookTargets: TargetPolicy }) {
   return router({
     records: recordsRouter(deps.catalog),
     catalog: catalogRouter(deps.catalog),
@@ -20,6 +22,7 @@ export function createAppRouter(deps: { catalog: CatalogCache }) {
     predict: predictRouter,
     preventionPlan: planRouter,
     inbound: inboundRouter(deps.catalog),
+    webhooks: webhooksRouter(deps.webhookTargets),
   });
 }
 

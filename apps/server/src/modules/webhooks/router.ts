@@ -1,0 +1,71 @@
+import {
+  CreateWebhookInput,
+  DeletedResponse,
+  ListWebhooksResponse,
+  NoQuery,
+  UpdateWebhookInput,
+  WebhookCreatedResponse,
+  WebhookIdParams,
+  WebhookResponse,
+} from '@merma/schema';
+import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import {
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  listSubscriptions,
+  reactivateSubscription,
+  type TargetPolicy,
+  updateSubscription,
+} from './service.js';
+
+const meta = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: `/${string}`, summary: string, operationId: string) => ({
+  openapi: { method, path, tags: ['webhooks'], summary, operationId },
+});
+
+export function webhooksRouter(policy: TargetPolicy) {
+  return router({
+    create: apiProcedure
+      .meta({
+        ...meta('POST', '/webhooks', 'Subscribe an endpoint to events', 'createWebhook'),
+        permission: 'webhooks:write',
+        successStatus: 201,
+      })
+      .input(CreateWebhookInput)
+      .output(WebhookCreatedResponse)
+      .mutation(async ({ ctx, input }) => ok(await createSubscription(ctx.db, ctx.auth, policy, input))),
+
+    list: apiProcedure
+      .meta({ ...meta('GET', '/webhooks', 'List webhook subscriptions', 'listWebhooks'), permission: 'webhooks:read' })
+      .input(NoQuery)
+      .output(ListWebhooksResponse)
+      .query(async ({ ctx }) => ok(await listSubscriptions(ctx.db, ctx.auth))),
+
+    get: apiProcedure
+      .meta({ ...meta('GET', '/webhooks/{id}', 'Get a webhook subscription', 'getWebhook'), permission: 'webhooks:read' })
+      .input(WebhookIdParams)
+      .output(WebhookResponse)
+      .query(async ({ ctx, input }) => ok(await getSubscription(ctx.db, ctx.auth, input.id))),
+
+    update: apiProcedure
+      .meta({ ...meta('PATCH', '/webhooks/{id}', 'Change a webhook subscription', 'updateWebhook'), permission: 'webhooks:write' })
+      .input(UpdateWebhookInput)
+      .output(WebhookResponse)
+      .mutation(async ({ ctx, input }) => ok(await updateSubscription(ctx.db, ctx.auth, policy, input))),
+
+    delete: apiProcedure
+      .meta({ ...meta('DELETE', '/webhooks/{id}', 'Delete a webhook subscription', 'deleteWebhook'), permission: 'webhooks:write' })
+      .input(WebhookIdParams)
+      .output(DeletedResponse)
+      .mutation(async ({ ctx, input }) => ok(await deleteSubscription(ctx.db, ctx.auth, input.id))),
+
+    reactivate: apiProcedure
+      .meta({
+        ...meta('POST', '/webhooks/{id}/reactivate', 'Reactivate a deactivated subscription', 'reactivateWebhook'),
+        permission: 'webhooks:write',
+      })
+      .input(WebhookIdParams)
+      .output(WebhookResponse)
+      .mutation(async ({ ctx, input }) => ok(await reactivateSubscription(ctx.db, ctx.auth, input.id))),
+  });
+}
