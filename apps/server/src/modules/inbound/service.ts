@@ -68,7 +68,7 @@ export async function receiveInboundEvent(
       notes: [loss.reason, loss.occurred_at ? `occurred ${loss.occurred_at}` : undefined].filter(Boolean).join(' — ') || null,
     };
   } else {
-    // waste.updated is part of the contract; it lands with the correction chain (see the issue notes).
+    // waste.updated is part of the contract; it lands with the correction chain (an appended record that supersedes the original).
     throw validationError(`Event ${input.event} is not accepted yet`, [
       { path: 'event', message: 'only waste.created and inventory.loss for now' },
     ]);
