@@ -1,152 +1,297 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/auth/keys.js';
-import { createPrisma, type Db } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';
 
-/** merma-admin run for real, as a child process, against a test database. */
+/**
+ * merma-admin run for real, as a child process (`node --import tsx src/admin.ts`), against a fresh
+ * test database; database state is checked with plain SQL. The last test starts the server on an
+ * embedded database and has the CLI join it.
+ */
 const SERVER_DIR = resolve(import.meta.dirname, '..');
-const TSX = ['--conditions=@merma/source', '--import', 'tsx'];
+const NODE_ARGS = ['--conditions=@merma/source', '--import', 'tsx'];
+const exec = promisify(execFile);
 
 type Result = { code: number; stdout: string; stderr: string };
-function cli(args: string[], env: Record<string, string | undefined>): Promise<Result> {
-  return new Promise((done) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', ...env };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
-    execFile(
-      process.execPath,
-      [...TSX, 'src/admin.ts', ...args],
-      { cwd: SERVER_DIR, env: childEnv, timeout: 60_000 },
-      (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+type Env = Record<string, string | undefined>;
+
+function childEnv(env: Env): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
+  return merged;
+}
+
+async function cli(args: string[], env: Env): Promise<Result> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [...NODE_ARGS, 'src/admin.ts', ...args], {
+      cwd: SERVER_DIR,
+      env: childEnv(env),
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number | string; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? String(err) };
+  }
 }
 
 let database: TestDatabase;
-let db: Db;
-let run: (args: string[]) => Promise<Result>;
+let pool: pg.Pool;
 let tmp: string;
+const run = (args: string[]) => cli(args, { DATABASE_URL: database.url });
+const sql = async (text: string, params: unknown[] = []) => (await pool.query(text, params)).rows;
+
+/** Runs a command that must succeed: exit 0, nothing on stderr, one JSON value on stdout. */
+async function ok(args: string[]) {
+  const res = await run(args);
+  expect(res, res.stderr).toMatchObject({ code: 0, stderr: '' });
+  return JSON.parse(res.stdout);
+}
+
+/** Runs a command that must be refused: non-zero exit (`code` if given), one stderr line, no stdout, no row written. */
+async function refused(args: string[], code?: number): Promise<string> {
+  const before = await counts();
+  const res = await run(args);
+  if (code === undefined) expect(res.code).toBeGreaterThan(0);
+  else expect(res.code).toBe(code);
+  expect(res.stdout).toBe('');
+  expect(res.stderr).toMatch(/^merma-admin: [^\n]+\n$/);
+  expect(await counts()).toEqual(before);
+  return res.stderr;
+}
+
+async function counts() {
+  const tables = ['organizations', 'establishments', 'record_chain_heads', 'api_keys', 'products'];
+  const [row] = await sql(`SELECT ${tables.map((t) => `(SELECT count(*)::int FROM ${t}) AS ${t}`).join(', ')}`);
+  return row;
+}
+
+/** EAN-13 with its check digit computed from the first 12 digits. */
+function ean13(first12: string): string {
+  const sum = [...first12].reduce((acc, d, i) => acc + Number(d) * (i % 2 === 0 ? 1 : 3), 0);
+  return first12 + ((10 - (sum % 10)) % 10);
+}
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrate(database.url);
-  db = createPrisma(database.url, 2);
-  run = (args) => cli(args, { DATABASE_URL: database.url });
+  pool = new pg.Pool({ connectionString: database.url, max: 1 });
   tmp = mkdtempSync(join(tmpdir(), 'merma-cli-'));
 });
 afterAll(async () => {
-  await db?.$disconnect();
+  await pool?.end();
   await database?.drop();
-  rmSync(tmp, { recursive: true, force: true });
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-const json = (r: Result) => JSON.parse(r.stdout);
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-describe('merma-admin', () => {
-  it('creates organisations, establishments and keys, printing JSON', async () => {
-    const org = json(await run(['org', 'create', '--name', 'Grupo Fogón', '--plan', 'enterprise']));
-    expect(org).toMatchObject({ name: 'Grupo Fogón', plan: 'enterprise' });
-    expect(json(await run(['org', 'set-plan', '--id', org.id, '--plan', 'enterprise_multi'])).plan).toBe('enterprise_multi');
+describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
+  it('org create (every plan) and org set-plan; a bad plan or id writes nothing', async () => {
+    for (const plan of ['basic', 'pro', 'enterprise', 'enterprise_multi']) {
+      const org = await ok(['org', 'create', '--name', ` Grupo ${plan} `, '--plan', plan, '--admin-email', 'ops@example.es']);
+      expect(org).toEqual({ id: expect.any(String), name: `Grupo ${plan}`, plan, admin_email: 'ops@example.es' });
+      expect(await sql('SELECT name, plan, admin_email FROM organizations WHERE id = $1', [org.id])).toEqual([
+        { name: `Grupo ${plan}`, plan, admin_email: 'ops@example.es' },
+      ]);
+    }
+    const org = await ok(['org', 'create', '--name', 'Fogón', '--plan', 'basic']);
+    expect(org.admin_email).toBeNull();
+    const changed = await ok(['org', 'set-plan', '--id', org.id, '--plan', 'enterprise_multi']);
+    expect(changed).toEqual({ id: org.id, name: 'Fogón', plan: 'enterprise_multi' });
+    expect(await sql('SELECT plan FROM organizations WHERE id = $1', [org.id])).toEqual([{ plan: 'enterprise_multi' }]);
 
-    const est = json(
-      await run(['establishment', 'create', '--org', org.id, '--name', 'Centro', '--cif', 'B12345678', '--sector', 'retail']),
-    );
-    expect(est).toMatchObject({ organization_id: org.id, sector: 'retail', timezone: 'Europe/Madrid' });
-    const canary = json(
-      await run([
-        'establishment',
-        'create',
-        '--org',
-        org.id,
-        '--name',
-        'Canarias',
-        '--cif',
-        'B87654321',
-        '--sector',
-        'horeca',
-        '--timezone',
-        'Atlantic/Canary',
-      ]),
-    );
-    expect(canary.timezone).toBe('Atlantic/Canary');
-
-    const live = json(
-      await run(['key', 'create', '--establishment', est.id, '--mode', 'live', '--permissions', 'records:write,catalog:read']),
-    );
-    expect(live.key).toMatch(/^svc_live_[0-9A-Za-z]{32}$/);
-    expect(live.permissions).toEqual(['records:write', 'catalog:read']);
-    const stored = await db.apiKey.findUniqueOrThrow({ where: { id: live.id } });
-    expect(stored.key_hash).toBe(hashApiKey(live.key));
-    expect(JSON.stringify(stored)).not.toContain(live.key);
-
-    const list = json(await run(['key', 'list', '--establishment', est.id]));
-    expect(list).toEqual([
-      expect.objectContaining({ id: live.id, mode: 'live', prefix: 'svc_live_', last4: live.key.slice(-4), revoked_at: null }),
-    ]);
-    expect(JSON.stringify(list)).not.toContain(live.key);
-    const revoked = json(await run(['key', 'revoke', '--id', live.id]));
-    expect(revoked.revoked_at).toMatch(/Z$/);
-    expect((await db.apiKey.findUniqueOrThrow({ where: { id: live.id } })).revoked_at).not.toBeNull();
+    expect(await refused(['org', 'create', '--name', 'X', '--plan', 'gold'], 1)).toMatch(/--plan must be one of basic, pro/);
+    await refused(['org', 'create', '--name', '  ', '--plan', 'pro'], 1);
+    await refused(['org', 'create', '--name', 'X', '--plan', 'pro', '--admin-email', 'not-an-email'], 1);
+    await refused(['org', 'set-plan', '--id', org.id, '--plan', 'platinum'], 1);
+    await refused(['org', 'set-plan', '--id', UNKNOWN, '--plan', 'pro'], 1);
+    expect(await sql('SELECT plan FROM organizations WHERE id = $1', [org.id])).toEqual([{ plan: 'enterprise_multi' }]);
   });
 
-  it('imports a product CSV (comma or semicolon), updating known EANs, all or nothing', async () => {
-    const org = json(await run(['org', 'create', '--name', 'Super', '--plan', 'enterprise']));
-    const good = join(tmp, 'good.csv');
-    writeFileSync(good, 'name;food_category;ean\nYogur natural;dairy;8410000810004\nPan de barra;bakery;4006381333931\n');
-    expect(json(await run(['product', 'import', '--org', org.id, '--file', good]))).toEqual({
-      organization_id: org.id,
-      created: 2,
-      updated: 0,
-    });
-    writeFileSync(good, 'name,food_category,ean\nYogur griego,dairy,8410000810004\n');
-    expect(json(await run(['product', 'import', '--org', org.id, '--file', good]))).toMatchObject({ created: 0, updated: 1 });
+  it('establishment create: default and custom time zone, two chain heads; bad input writes nothing', async () => {
+    const org = await ok(['org', 'create', '--name', 'Cadena', '--plan', 'enterprise']);
+    const base = ['establishment', 'create', '--org', org.id, '--name', 'Centro', '--cif', 'b12345678'];
+    const est = await ok([...base, '--sector', 'retail']);
+    expect(est).toMatchObject({ organization_id: org.id, name: 'Centro', cif: 'B12345678', sector: 'retail', timezone: 'Europe/Madrid' });
+    expect(await sql('SELECT organization_id, sector, timezone FROM establishments WHERE id = $1', [est.id])).toEqual([
+      { organization_id: org.id, sector: 'retail', timezone: 'Europe/Madrid' },
+    ]);
+    const heads = await sql(
+      'SELECT livemode, seq::int AS seq, last_hash FROM record_chain_heads WHERE establishment_id = $1 ORDER BY livemode',
+      [est.id],
+    );
+    expect(heads).toEqual([false, true].map((livemode) => ({ livemode, seq: 0, last_hash: '0'.repeat(64) })));
 
-    const bad = join(tmp, 'bad.csv');
-    writeFileSync(bad, 'name,food_category,ean\nLeche,dairy,5449000000996\nX,candy,123\n');
-    const res = await run(['product', 'import', '--org', org.id, '--file', bad]);
-    expect(res.code).not.toBe(0);
-    expect(res.stderr.trim().split('\n')).toHaveLength(1);
-    expect(res.stderr).toMatch(/line 3/);
-    expect(await db.product.count({ where: { organization_id: org.id } })).toBe(2);
+    const canary = await ok([...base, '--sector', 'horeca', '--timezone', 'Atlantic/Canary']);
+    expect(canary.timezone).toBe('Atlantic/Canary');
+    expect(await sql('SELECT timezone FROM establishments WHERE id = $1', [canary.id])).toEqual([{ timezone: 'Atlantic/Canary' }]);
+    expect((await ok([...base, '--sector', 'horeca', '--timezone', 'europe/madrid'])).timezone).toBe('Europe/Madrid');
+
+    expect(await refused([...base, '--sector', 'bar'], 1)).toMatch(/--sector must be one of horeca/);
+    expect(await refused([...base, '--sector', 'horeca', '--timezone', 'Mars/Olympus'], 1)).toMatch(/--timezone/);
+    await refused([...base, '--sector', 'horeca', '--timezone', '+01:00'], 1);
+    await refused([...base, '--sector', 'horeca', '--timezone', 'Madrid'], 1);
+    await refused(['establishment', 'create', '--org', UNKNOWN, '--name', 'X', '--cif', 'B12345678', '--sector', 'horeca'], 1);
+    await refused(['establishment', 'create', '--org', 'not-a-uuid', '--name', 'X', '--cif', 'B12345678', '--sector', 'horeca'], 1);
+    await refused(['establishment', 'create', '--org', org.id, '--name', 'X', '--cif', 'B1', '--sector', 'horeca'], 1);
+  });
+
+  it('key create/list/revoke: svc_ keys stored only as their SHA-256, never listed in full', async () => {
+    const org = await ok(['org', 'create', '--name', 'Llaves', '--plan', 'enterprise']);
+    const est = await ok(['establishment', 'create', '--org', org.id, '--name', 'E', '--cif', 'B11111111', '--sector', 'horeca']);
+    const create = (...flags: string[]) => ['key', 'create', '--establishment', est.id, ...flags];
+    const test = await ok(create('--mode', 'test'));
+    const star = await ok(create('--mode', 'test', '--permissions', '*'));
+    const live = await ok(create('--mode', 'live', '--permissions', 'records:write,catalog:read,records:write'));
+    expect(test).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^svc_test_[0-9A-Za-z]{32}$/),
+      mode: 'test',
+      establishment_id: est.id,
+      permissions: ['*'],
+    });
+    expect(star.permissions).toEqual(['*']);
+    expect(live).toMatchObject({
+      key: expect.stringMatching(/^svc_live_[0-9A-Za-z]{32}$/),
+      mode: 'live',
+      permissions: ['records:write', 'catalog:read'],
+    });
+    for (const k of [test, star, live]) {
+      expect(k.key).toHaveLength(41);
+      const [row] = await sql('SELECT k.*, row_to_json(k)::text AS whole FROM api_keys k WHERE id = $1', [k.id]);
+      expect(row).toMatchObject({ establishment_id: est.id, livemode: k.mode === 'live', permissions: k.permissions, revoked_at: null });
+      expect(row.key_hash).toBe(createHash('sha256').update(k.key).digest('hex'));
+      expect(row.whole).not.toContain(k.key.slice(9)); // no column holds the key (or its secret part)
+    }
+
+    await refused(create('--mode', 'test', '--permissions', 'records:read,everything'), 1);
+    await refused(create('--mode', 'test', '--permissions', ''), 1);
+    await refused(create('--mode', 'prod'), 1);
+    await refused(['key', 'create', '--establishment', UNKNOWN, '--mode', 'test'], 1);
+
+    const listRes = await run(['key', 'list', '--establishment', est.id]);
+    for (const k of [test, star, live]) expect(listRes.stdout).not.toContain(k.key.slice(9));
+    const list = JSON.parse(listRes.stdout);
+    expect(list).toHaveLength(3);
+    expect(list.find((k: { id: string }) => k.id === live.id)).toEqual({
+      id: live.id,
+      mode: 'live',
+      prefix: 'svc_live_',
+      last4: live.key.slice(-4),
+      permissions: ['records:write', 'catalog:read'],
+      created_at: expect.stringMatching(/Z$/),
+      revoked_at: null,
+    });
+    expect(list.find((k: { id: string }) => k.id === test.id)).toMatchObject({ prefix: 'svc_test_', last4: test.key.slice(-4) });
+    await refused(['key', 'list', '--establishment', UNKNOWN], 1);
+
+    const revoked = await ok(['key', 'revoke', '--id', live.id]);
+    expect(revoked).toEqual({ id: live.id, revoked_at: expect.stringMatching(/Z$/) });
+    const [row] = await sql('SELECT revoked_at FROM api_keys WHERE id = $1', [live.id]);
+    expect(row.revoked_at.toISOString()).toBe(revoked.revoked_at);
+    expect((await ok(['key', 'revoke', '--id', live.id])).revoked_at).toBe(revoked.revoked_at); // idempotent
+    expect(await sql('SELECT id FROM api_keys WHERE revoked_at IS NOT NULL AND establishment_id = $1', [est.id])).toEqual([
+      { id: live.id },
+    ]);
+    await refused(['key', 'revoke', '--id', UNKNOWN], 1);
+  });
+
+  it('product import: comma or semicolon CSV, re-import updates by EAN, a bad row aborts naming its line', async () => {
+    const [a, b, c] = ['841000081000', '400638133393', '544900000099'].map(ean13) as [string, string, string];
+    expect([a, b, c]).toEqual(['8410000810004', '4006381333931', '5449000000996']);
+    const org = await ok(['org', 'create', '--name', 'Super', '--plan', 'enterprise']);
+    const products = () => sql('SELECT name, food_category, ean FROM products WHERE organization_id = $1 ORDER BY ean', [org.id]);
+    const file = (name: string, text: string) => {
+      writeFileSync(join(tmp, name), text);
+      return join(tmp, name);
+    };
+    const imp = (path: string) => ['product', 'import', '--org', org.id, '--file', path];
+
+    const comma = file('comma.csv', `name,food_category,ean\nPan de barra,bakery,${b}\n"Yogur, natural",dairy,${a}\n`);
+    expect(await ok(imp(comma))).toEqual({ organization_id: org.id, created: 2, updated: 0 });
+    const semi = file('semi.csv', `\uFEFFName;Food_Category;EAN\r\nYogur griego, 4 uds;dairy;${a}\r\n\r\nRefresco;beverages;${c}\r\n`);
+    expect(await ok(imp(semi))).toEqual({ organization_id: org.id, created: 1, updated: 1 });
+    const expected = [
+      { name: 'Pan de barra', food_category: 'bakery', ean: b },
+      { name: 'Refresco', food_category: 'beverages', ean: c },
+      { name: 'Yogur griego, 4 uds', food_category: 'dairy', ean: a },
+    ];
+    expect(await products()).toEqual(expected);
+
+    const bad = file('bad.csv', `name,food_category,ean\nPan integral,bakery,${b}\n\nLeche,dairy,${c.slice(0, 12)}1\n`);
+    const message = await refused(imp(bad), 1);
+    expect(message).toMatch(/line 4: ean "5449000000991" is not a valid/);
+    expect(message).not.toMatch(/line [235]/);
+    expect(await refused(imp(file('cat.csv', `name;food_category;ean\nChuches;candy;${ean13('123456789012')}\n`)), 1)).toMatch(
+      /line 2: food_category "candy"/,
+    );
+    expect(await refused(imp(file('dup.csv', `name,food_category,ean\nA,fish,${a}\nB,fish,${a}\n`)), 1)).toMatch(
+      /line 3: ean \d+ repeats line 2/,
+    );
+    await refused(imp(file('empty.csv', 'name,food_category,ean\n')), 1);
+    await refused(imp(join(tmp, 'missing.csv')), 1);
+    await refused(['product', 'import', '--org', UNKNOWN, '--file', comma], 1);
+    expect(await products()).toEqual(expected);
+  });
+
+  it('quickstart: an Enterprise organisation, an establishment and a test key with every permission', async () => {
+    const q = await ok(['quickstart']);
+    expect(q.organization).toMatchObject({ plan: 'enterprise' });
+    expect(q.establishment).toMatchObject({ organization_id: q.organization.id, timezone: 'Europe/Madrid' });
+    expect(q.key).toMatchObject({
+      key: expect.stringMatching(/^svc_test_/),
+      mode: 'test',
+      establishment_id: q.establishment.id,
+      permissions: ['*'],
+    });
+    const [row] = await sql(
+      `SELECT o.plan, e.organization_id, k.livemode, k.permissions, k.key_hash FROM api_keys k
+       JOIN establishments e ON e.id = k.establishment_id JOIN organizations o ON o.id = e.organization_id WHERE k.id = $1`,
+      [q.key.id],
+    );
+    expect(row).toEqual({
+      plan: 'enterprise',
+      organization_id: q.organization.id,
+      livemode: false,
+      permissions: ['*'],
+      key_hash: createHash('sha256').update(q.key.key).digest('hex'),
+    });
+    expect(await sql('SELECT count(*)::int AS n FROM record_chain_heads WHERE establishment_id = $1', [q.establishment.id])).toEqual([
+      { n: 2 },
+    ]);
   });
 
   it.each([
-    [['org', 'create', '--name', 'X', '--plan', 'gold']],
-    [['org', 'create', '--plan', 'enterprise']],
-    [
-      [
-        'establishment',
-        'create',
-        '--org',
-        '00000000-0000-4000-8000-000000000000',
-        '--name',
-        'X',
-        '--cif',
-        'B12345678',
-        '--sector',
-        'horeca',
-      ],
-    ],
-    [['establishment', 'create', '--org', 'not-a-uuid', '--name', 'X', '--cif', 'B12345678', '--sector', 'horeca']],
-    [['key', 'create', '--establishment', '00000000-0000-4000-8000-000000000000', '--mode', 'prod']],
-    [['key', 'create', '--establishment', '00000000-0000-4000-8000-000000000000', '--mode', 'test', '--permissions', 'everything']],
-    [['nonsense']],
-    [['org', 'create', '--name', 'X', '--plan', 'enterprise', '--colour', 'red']],
-  ])('refuses %j with one line on stderr, a non-zero exit, and writes nothing', async (args) => {
-    const before = await db.organization.count();
-    const res = await run(args);
-    expect(res.code).not.toBe(0);
-    expect(res.stdout).toBe('');
-    expect(res.stderr.trim().split('\n')).toHaveLength(1);
-    expect(await db.organization.count()).toBe(before);
+    [['nonsense'], /unknown command "nonsense"/],
+    [['org', 'frobnicate', '--id', UNKNOWN], /unknown command/],
+    [['org', 'create'], /missing --name, --plan/],
+    [['org', 'create', '--name', 'X'], /missing --plan/],
+    [['key', 'create', '--establishment', UNKNOWN], /missing --mode/],
+    [['product', 'import', '--org', UNKNOWN], /missing --file/],
+    [['org', 'create', '--name', 'X', '--plan', 'pro', '--colour', 'red'], /colour/],
+    [['quickstart', 'now'], /argument/],
+  ])('usage error %j: exit 2, one stderr line, nothing written', async (args, message) => {
+    expect(await refused(args as string[], 2)).toMatch(message);
   });
 
-  it('joins the embedded database of a running server', async () => {
+  it('--help prints the usage', async () => {
+    const res = await run(['--help']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^usage: merma-admin/);
+  });
+});
+
+describe('merma-admin with the embedded database', () => {
+  it('joins the database of a running server (no DATABASE_URL), whose API accepts the printed key', async () => {
     const dataDir = join(tmp, 'embedded');
     const port = await new Promise<number>((done) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
@@ -154,28 +299,47 @@ describe('merma-admin', () => {
         s.close(() => done(p));
       });
     });
-    const env = { ...process.env, DATABASE_URL: undefined, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
-    delete env.DATABASE_URL;
-    const server = spawn(process.execPath, [...TSX, 'src/main.ts'], { cwd: SERVER_DIR, env, stdio: 'ignore' });
+    const env = { DATABASE_URL: undefined, DATA_DIR: dataDir };
+    const server: ChildProcess = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
+      cwd: SERVER_DIR,
+      env: childEnv({ ...env, PORT: String(port), LOG_LEVEL: 'warn', HOST: '127.0.0.1' }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    server.stderr?.on('data', (d) => (log += d));
+    const exited = new Promise<number | null>((done) => server.once('exit', (code) => done(code)));
     try {
       let up = false;
-      for (let i = 0; i < 150 && !up; i++) {
-        up = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      for (let i = 0; i < 300 && !up && server.exitCode === null; i++) {
+        up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
           (r) => r.ok,
           () => false,
         );
-        if (!up) await new Promise((r) => setTimeout(r, 200));
+        if (!up) await sleep(100);
       }
-      expect(up).toBe(true);
-      const quick = await cli(['quickstart'], { DATABASE_URL: undefined, DATA_DIR: dataDir });
+      expect(up, log).toBe(true);
+
+      const quick = await cli(['quickstart'], env);
       expect(quick.code, quick.stderr).toBe(0);
-      const { key } = json(quick).key;
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/destinos`, { headers: { authorization: `Bearer ${key}` } });
+      const { key, establishment } = JSON.parse(quick.stdout);
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/destinos`, { headers: { authorization: `Bearer ${key.key}` } });
       expect(res.status).toBe(200);
-    } finally {
-      const exited = new Promise((r) => server.once('exit', r));
+      expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+
       server.kill('SIGTERM');
-      await exited;
+      const code = await Promise.race([exited, sleep(30_000).then(() => 'timeout')]);
+      expect(code, log).toBe(0);
+      expect(existsSync(join(dataDir, 'embedded.json'))).toBe(false);
+
+      // With the server gone the CLI opens the files itself, and finds what quickstart wrote.
+      const list = await cli(['key', 'list', '--establishment', establishment.id], env);
+      expect(list.code, list.stderr).toBe(0);
+      expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id: key.id, last4: key.key.slice(-4) })]);
+    } finally {
+      if (server.exitCode === null && server.signalCode === null) {
+        server.kill('SIGKILL');
+        await exited;
+      }
     }
-  });
+  }, 120_000);
 });

@@ -15,6 +15,9 @@ export async function createOrganization(db: Db, input: { name: string; plan: st
   const name = input.name.trim();
   if (!name) throw new AdminError('--name must not be empty');
   const plan = parsePlan(input.plan);
+  if (input.adminEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.adminEmail)) {
+    throw new AdminError(`--admin-email ${input.adminEmail} is not an email address`);
+  }
   const org = await db.organization.create({
     data: { id: randomUUID(), name, plan, admin_email: input.adminEmail ?? null },
   });
@@ -41,13 +44,20 @@ function assertUuid(value: string, flag: string): string {
   return value.toLowerCase();
 }
 
+/**
+ * An IANA zone name, stored as Intl spells it (`europe/madrid` becomes `Europe/Madrid`). Offsets
+ * (`+01:00`), which Intl accepts, are refused: PostgreSQL reads them as POSIX zones with the sign
+ * reversed, so SQL day boundaries and JS local times would disagree by twice the offset.
+ */
 function assertTimezone(tz: string): string {
+  let canonical: string | undefined;
   try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return tz;
-  } catch {
+    canonical = new Intl.DateTimeFormat('en', { timeZone: tz }).resolvedOptions().timeZone;
+  } catch {}
+  if (!canonical || /^[+-]/.test(canonical)) {
     throw new AdminError(`--timezone ${tz} is not an IANA time zone (e.g. Europe/Madrid)`);
   }
+  return canonical;
 }
 
 export async function createEstablishment(db: Db, input: { org: string; name: string; cif: string; sector: string; timezone?: string }) {
@@ -120,6 +130,7 @@ export async function createKey(db: Db, input: { establishment: string; mode: st
 
 export async function listKeys(db: Db, input: { establishment: string }) {
   const establishmentId = assertUuid(input.establishment, '--establishment');
+  if (!(await db.establishment.findUnique({ where: { id: establishmentId } }))) throw new AdminError(`No establishment ${establishmentId}`);
   const keys = await db.apiKey.findMany({ where: { establishment_id: establishmentId }, orderBy: { created_at: 'asc' } });
   return keys.map((k) => ({
     id: k.id,
@@ -158,22 +169,25 @@ export async function importProducts(db: Db, input: { org: string; csv: string }
   const orgId = assertUuid(input.org, '--org');
   const org = await db.organization.findUnique({ where: { id: orgId } });
   if (!org) throw new AdminError(`No organisation ${orgId}`);
-  let rows: Record<string, string>[];
+  // One delimiter for the whole file, the header's: a `;` file may have commas inside names.
+  const header = input.csv.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  let rows: { record: Record<string, string>; info: { lines: number } }[];
   try {
     rows = parse(input.csv, {
-      columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
-      delimiter: [',', ';'],
+      columns: (names: string[]) => names.map((h) => h.trim().toLowerCase()),
+      delimiter: header.includes(';') ? ';' : ',',
       skip_empty_lines: true,
       trim: true,
       bom: true,
+      info: true,
     });
   } catch (err) {
     throw new AdminError(`The CSV cannot be read: ${(err as Error).message}`);
   }
   const problems: string[] = [];
   const seen = new Map<string, number>();
-  const products = rows.map((row, i) => {
-    const line = i + 2;
+  const products = rows.map(({ record: row, info }) => {
+    const line = info.lines; // the file's line (blank lines are skipped, not renumbered)
     const name = row.name ?? '';
     const category = row.food_category ?? '';
     const ean = row.ean ?? '';
