@@ -38,6 +38,18 @@ const EnvSchema = z.object({
   DEFAULT_TIMEZONE: z.string().default('Europe/Madrid'),
   /** Allow webhook URLs on private, loopback and link-local addresses (development and tests only). */
   WEBHOOKS_ALLOW_PRIVATE: bool.default(false),
+  /** Background jobs (webhook deliveries, alerts) run at once by this process; 0 runs none here. */
+  WORKER_CONCURRENCY: int(5, 0),
+  /** How often an idle worker looks for due jobs (new jobs wake it at once through LISTEN/NOTIFY). */
+  WORKER_POLL_INTERVAL_MS: int(1000, 10),
+  /** A webhook receiver must answer within this time (10 s); longer counts as a failed attempt. */
+  WEBHOOK_TIMEOUT_MS: int(10_000, 1),
+  /** SMTP server for notices to organisation administrators (smtp://user:pass@host:587). Unset: notices are logged. */
+  SMTP_URL: z.string().url().optional(),
+  /** Sender of those notices. */
+  MAIL_FROM: z.string().default('Merma <no-reply@merma.app>'),
+  /** A spike alert needs at least this many kg in the day, whatever the baseline. */
+  ALERT_MIN_KG: z.coerce.number().min(0).default(5),
 });
 
 export type Config = {
@@ -62,6 +74,11 @@ export type Config = {
   trustProxy: boolean | number | string;
   defaultTimezone: string;
   webhooksAllowPrivate: boolean;
+  worker: { concurrency: number; pollIntervalMs: number };
+  webhookTimeoutMs: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  alertMinKg: number;
 };
 
 export class ConfigError extends Error {}
@@ -104,5 +121,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trust,
     defaultTimezone: e.DEFAULT_TIMEZONE,
     webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
+    worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    alertMinKg: e.ALERT_MIN_KG,
   };
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { buildApp } from './http/app.js';
+import { startWorker, type Worker } from './jobs/worker.js';
 
 /** Starts the service: configuration, database (migrations at boot), HTTP, graceful shutdown. */
 async function main() {
@@ -19,15 +20,21 @@ async function main() {
   const bootLog = { info: (obj: object, msg?: string) => console.error(JSON.stringify({ level: 'info', msg, ...obj })) };
   const database = await openDatabase(config, { migrate: config.migrateOnBoot, log: bootLog });
   const app = await buildApp({ config, db: database.prisma, version });
+  // Every replica runs a worker unless WORKER_CONCURRENCY=0 (then other replicas take the jobs).
+  const worker: Worker | undefined =
+    config.worker.concurrency > 0
+      ? await startWorker({ databaseUrl: database.url, embedded: database.embedded, config, log: app.log, version })
+      : undefined;
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    app.log.info({ signal }, 'shutting down: draining in-flight requests and jobs');
     const force = setTimeout(() => process.exit(1), 25_000);
     force.unref();
     await app.close(); // stops accepting, waits for in-flight requests
+    await worker?.stop(); // takes no new job, waits for running ones (a delivery lasts at most WEBHOOK_TIMEOUT_MS)
     await database.close();
     process.exit(0);
   };

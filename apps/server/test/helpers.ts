@@ -7,6 +7,8 @@ import { createPrisma, type Db } from '../src/db/client.js';
 import { startEphemeralPostgres } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
+import type { Mailer } from '../src/jobs/mail.js';
+import { startWorker, type Worker } from '../src/jobs/worker.js';
 
 /**
  * Test database: a fresh database on the PostgreSQL named by DATABASE_URL when it is set (dropped
@@ -57,12 +59,27 @@ export type TestContext = {
   db: Db;
   database: TestDatabase;
   config: Config;
+  /** The job worker, when started (`worker` option). */
+  worker: Worker | undefined;
+  /** Starts (another) worker on this database, as a second replica would. */
+  startWorker(options?: WorkerTestOptions): Promise<Worker>;
   close(): Promise<void>;
 };
 
+export type WorkerTestOptions = { random?: () => number; mailer?: Mailer; log?: TestLog; config?: Partial<Config> };
+type TestLog = Parameters<typeof startWorker>[0]['log'];
+const silentLog: TestLog = { info() {}, warn() {}, error() {}, debug() {} };
+
 /** A migrated database and the app on it. `clock` fixes "now" for time-window tests. */
 export async function startTestApp(
-  options: { config?: Record<string, string>; clock?: () => Date; logStream?: NodeJS.WritableStream; logLevel?: string } = {},
+  options: {
+    config?: Record<string, string>;
+    clock?: () => Date;
+    logStream?: NodeJS.WritableStream;
+    logLevel?: string;
+    /** Start a job worker (webhook deliveries, alerts) polling every 50 ms. */
+    worker?: boolean | WorkerTestOptions;
+  } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   await migrate(database.url);
@@ -76,12 +93,29 @@ export async function startTestApp(
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
   });
   await app.ready();
+  const workers: Worker[] = [];
+  const launch = async (o: WorkerTestOptions = {}) => {
+    const w = await startWorker({
+      databaseUrl: database.url,
+      embedded: database.kind === 'pglite',
+      config: { ...config, worker: { concurrency: 4, pollIntervalMs: 50 }, ...o.config },
+      log: o.log ?? silentLog,
+      ...(o.random ? { random: o.random } : {}),
+      ...(o.mailer ? { mailer: o.mailer } : {}),
+    });
+    workers.push(w);
+    return w;
+  };
+  const worker = options.worker ? await launch(options.worker === true ? {} : options.worker) : undefined;
   return {
     app,
     db,
     database,
     config,
+    worker,
+    startWorker: launch,
     async close() {
+      await Promise.all(workers.map((w) => w.stop()));
       await app.close();
       await db.$disconnect();
       await database.drop();

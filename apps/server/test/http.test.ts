@@ -235,6 +235,9 @@ describe('OpenAPI document and docs page', () => {
         'PATCH /webhooks/{id}',
         'DELETE /webhooks/{id}',
         'POST /webhooks/{id}/reactivate',
+        'GET /webhooks/{id}/deliveries',
+        'POST /webhooks/{id}/deliveries/{delivery_id}/retry',
+        'POST /webhooks/{id}/test',
       ].sort(),
     );
     const creates = new Set(['post /records', 'post /shifts', 'post /sessions', 'post /prevention-plan', 'post /webhooks']);

@@ -10,6 +10,7 @@ import {
   PERMISSIONS,
   PLANS,
   SECTORS,
+  TEST_EVENT_TYPE,
   WASTE_STAGES,
 } from './constants.js';
 
@@ -23,6 +24,9 @@ export const Plan = z.enum(PLANS);
 export type Plan = z.infer<typeof Plan>;
 export const EventType = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventType>;
+/** Every name a delivery can carry: the subscribable events and the test event. */
+export const WebhookEventName = z.enum([...EVENT_TYPES, TEST_EVENT_TYPE]);
+export type WebhookEventName = z.infer<typeof WebhookEventName>;
 export const InboundEventType = z.enum(INBOUND_EVENT_TYPES);
 export type InboundEventType = z.infer<typeof InboundEventType>;
 export const Permission = z.enum(PERMISSIONS);

@@ -55,6 +55,9 @@ export const EVENT_TYPES = [
 ] as const;
 
 /** Events accepted by `POST /api/v1/webhooks/inbound`. */
+/** Sent only by `POST /api/v1/webhooks/{id}/test`; it cannot be subscribed to. */
+export const TEST_EVENT_TYPE = 'webhook.test' as const;
+
 export const INBOUND_EVENT_TYPES = ['waste.created', 'waste.updated', 'inventory.loss'] as const;
 
 /** Permissions a key may hold; `*` grants all of them. */

@@ -52,6 +52,13 @@ export const PlanGeneratedEventData = z.object({
   generated_at: Timestamp,
 });
 
+/** `data` of `webhook.test`, sent by `POST /api/v1/webhooks/{id}/test`. */
+export const TestEventData = z.object({
+  subscription_id: Uuid,
+  establishment_id: Uuid,
+  message: z.string(),
+});
+
 const event = <N extends string, D extends z.ZodType>(name: N, data: D) => z.object({ event: z.literal(name), timestamp: Timestamp, data });
 
 /** Body of every outbound webhook delivery: `{ event, timestamp, data }`, typed by event name. */
@@ -64,5 +71,6 @@ export const WebhookEvent = z.discriminatedUnion('event', [
   event('alert.spike_detected', AlertEventData),
   event('alert.triggered', AlertEventData),
   event('plan.generated', PlanGeneratedEventData),
+  event('webhook.test', TestEventData),
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

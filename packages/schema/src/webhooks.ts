@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventType, InboundEventType, PaginationQuery, Timestamp, text, Uuid } from './common.js';
+import { EventType, InboundEventType, PaginationQuery, Timestamp, text, Uuid, WebhookEventName } from './common.js';
 import { Envelope, ListEnvelope } from './envelope.js';
 
 /** An outbound webhook subscription. The secret is returned once, when it is created. */
@@ -47,19 +47,40 @@ export type UpdateWebhookInput = z.input<typeof UpdateWebhookInput>;
 export const WebhookIdParams = z.strictObject({ id: Uuid });
 export const WebhookDeliveryParams = z.strictObject({ id: Uuid, delivery_id: Uuid });
 
-/** One delivery attempt of an event to a subscription. */
+/** One HTTP attempt of a delivery. */
+export const WebhookDeliveryAttempt = z
+  .object({
+    attempt: z.number().int().describe('1 for the first attempt'),
+    attempted_at: Timestamp,
+    response_status: z
+      .number()
+      .int()
+      .nullable()
+      .describe('HTTP status of the answer; null when none came (timeout, connection error, refused address)'),
+    duration_ms: z.number().int(),
+    error: z.string().nullable(),
+    next_attempt_at: Timestamp.nullable().describe('when the next automatic attempt is due; null when none will follow'),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
+
+/**
+ * An event sent (or to be sent) to a subscription, with every attempt. `attempt`, `response_status`,
+ * `duration_ms` and `error` repeat the latest attempt; `attempts` lists them all, oldest first.
+ */
 export const WebhookDelivery = z
   .object({
     id: Uuid,
     event_id: Uuid,
-    event: EventType,
-    attempt: z.number().int(),
+    event: WebhookEventName,
+    attempt: z.number().int().describe('attempts made so far'),
     status: z.enum(['pending', 'succeeded', 'failed']),
     response_status: z.number().int().nullable(),
     duration_ms: z.number().int().nullable(),
     error: z.string().nullable(),
     created_at: Timestamp,
     next_attempt_at: Timestamp.nullable(),
+    attempts: z.array(WebhookDeliveryAttempt),
   })
   .meta({ id: 'WebhookDelivery' });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;

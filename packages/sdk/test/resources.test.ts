@@ -167,6 +167,16 @@ describe('every resource calls its endpoint', () => {
     error: null,
     created_at: '2026-11-23T10:00:00.000Z',
     next_attempt_at: null,
+    attempts: [
+      {
+        attempt: 1,
+        attempted_at: '2026-11-23T10:00:00.000Z',
+        response_status: 200,
+        duration_ms: 12,
+        error: null,
+        next_attempt_at: null,
+      },
+    ],
   };
   const analytics = {
     total_kg: 3,

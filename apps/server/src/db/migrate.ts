@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Logger, runMigrations as runWorkerMigrations } from 'graphile-worker';
 import pg from 'pg';
 
 /**
@@ -16,6 +17,7 @@ import pg from 'pg';
  */
 export type MigrationResult = { applied: string[]; total: number };
 
+const quietLogger = new Logger(() => () => {});
 const LOCK_ID = 72_707_369; // any constant shared by every replica: "merma" migrations
 
 export function migrationsDir(): string {
@@ -101,6 +103,9 @@ export async function migrate(databaseUrl: string, dir?: string): Promise<Migrat
         }
         applied.push(m.name);
       }
+      // The job queue's own schema (graphile_worker), versioned and migrated by graphile-worker
+      // itself; the events trigger above enqueues into it.
+      await runWorkerMigrations({ connectionString: databaseUrl, logger: quietLogger });
       return { applied, total: migrations.length };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => {});

@@ -9,6 +9,7 @@ import {
   type ErrorDetail,
   type FoodCategory,
   type Pagination,
+  type RecordEventData,
   type WasteRecord,
   type WasteStage,
 } from '@merma/schema';
@@ -55,6 +56,35 @@ function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
     source: r.source,
     record_hash: r.record_hash,
     created_at: r.created_at.toISOString(),
+  };
+}
+
+/**
+ * The body of a record event as SPEC has it — `{event, timestamp, data}` with data id,
+ * establishment_id, food_category, weight_kg, created_at, cause and destination (their names) —
+ * plus waste_stage and record_hash, so a receiver can check the chain. `hash` null: the caller
+ * fills it in SQL.
+ */
+export function recordEvent(
+  type: 'record.created' | 'record.updated',
+  f: HashedFields,
+  catalog: GlobalCatalog,
+  hash: string | null,
+): { event: string; timestamp: string; data: RecordEventData } {
+  return {
+    event: type,
+    timestamp: f.created_at,
+    data: {
+      id: f.id,
+      establishment_id: f.establishment_id,
+      food_category: f.food_category as RecordEventData['food_category'],
+      weight_kg: f.weight_kg,
+      created_at: f.created_at,
+      cause: f.causa_id ? (catalog.causeById.get(f.causa_id)?.nombre ?? null) : null,
+      destination: catalog.destinationById.get(f.destino_id)?.nombre ?? '',
+      waste_stage: (f.waste_stage ?? null) as RecordEventData['waste_stage'],
+      record_hash: hash ?? '',
+    },
   };
 }
 
@@ -161,6 +191,7 @@ export async function createRecord(deps: RecordDeps, auth: AuthContext, input: C
   const shiftId = input.shift_id ?? (await activeShiftAt(deps.db, auth, now));
   const fields = hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt);
   const canonical = canonicalRecordJson(fields);
+  const event = JSON.stringify(recordEvent('record.created', fields, catalog, null));
 
   for (let attempt = 0; attempt < 2; attempt++) {
     const rows = await deps.db.$queryRaw<{ record_hash: string }[]>`
@@ -171,7 +202,7 @@ export async function createRecord(deps: RecordDeps, auth: AuthContext, input: C
             last_hash = encode(sha256(convert_to(last_hash::text || ${canonical}::text, 'UTF8')), 'hex')
         WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
         RETURNING seq, last_hash, prev_hash
-      )
+      ), stored AS (
       INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
         causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
         record_hash, created_at)
@@ -181,7 +212,14 @@ export async function createRecord(deps: RecordDeps, auth: AuthContext, input: C
         ${fields.notes}, ${fields.photo_url}, ${source}, moved.prev_hash, moved.last_hash,
         ${createdAt}::timestamptz
       FROM moved
-      RETURNING record_hash`;
+      RETURNING record_hash
+    ), emitted AS (
+      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+      SELECT ${randomUUID()}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, 'record.created',
+        jsonb_set(${event}::jsonb, '{data,record_hash}', to_jsonb(stored.record_hash)), ${createdAt}::timestamptz
+      FROM stored
+    )
+    SELECT record_hash FROM stored`;
     const stored = rows[0];
     if (stored) {
       return {
@@ -266,6 +304,7 @@ export async function createRecordsBatch(
       hash: [] as string[],
     };
     const inserted: BatchInsertedItem[] = [];
+    const events = { id: [] as string[], payload: [] as string[] };
     for (const { index, input } of accepted) {
       const id = randomUUID();
       const f = hashedFields(auth, id, { ...input, shift_id: input.shift_id ?? activeShift }, source, createdAt);
@@ -286,6 +325,8 @@ export async function createRecordsBatch(
       cols.prev.push(prev);
       cols.hash.push(hash);
       inserted.push({ index, id, record_hash: hash, created_at: createdAt });
+      events.id.push(randomUUID());
+      events.payload.push(JSON.stringify(recordEvent('record.created', f, catalog, hash)));
       prev = hash;
     }
 
@@ -306,6 +347,12 @@ export async function createRecordsBatch(
       UPDATE record_chain_heads SET seq = ${seq}, last_hash = ${prev}
       WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
         AND (SELECT count(*) FROM ins) = ${accepted.length}`;
+    // One record.created per stored record, in one statement (one fan-out job for the batch).
+    await tx.$executeRaw`
+      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+      SELECT e.id, ${auth.establishmentId}::uuid, ${auth.livemode}, 'record.created', e.payload, ${createdAt}::timestamptz
+      FROM unnest(${events.id}::uuid[], ${events.payload}::jsonb[]) WITH ORDINALITY AS e(id, payload, n)
+      ORDER BY e.n`;
 
     return { inserted: inserted.length, failed: errors.length, errors, records: inserted };
   });

@@ -1,14 +1,19 @@
 import {
   CreateWebhookInput,
   DeletedResponse,
+  ListDeliveriesQuery,
+  ListDeliveriesResponse,
   ListWebhooksResponse,
   NoQuery,
   UpdateWebhookInput,
   WebhookCreatedResponse,
+  WebhookDeliveryParams,
+  WebhookDeliveryResponse,
   WebhookIdParams,
   WebhookResponse,
 } from '@merma/schema';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import { listDeliveries, retryDelivery, sendTestEvent } from './deliveries.js';
 import {
   createSubscription,
   deleteSubscription,
@@ -67,5 +72,35 @@ export function webhooksRouter(policy: TargetPolicy) {
       .input(WebhookIdParams)
       .output(WebhookResponse)
       .mutation(async ({ ctx, input }) => ok(await reactivateSubscription(ctx.db, ctx.auth, input.id))),
+
+    deliveries: apiProcedure
+      .meta({
+        ...meta('GET', '/webhooks/{id}/deliveries', 'List deliveries and their attempts', 'listWebhookDeliveries'),
+        permission: 'webhooks:read',
+      })
+      .input(ListDeliveriesQuery)
+      .output(ListDeliveriesResponse)
+      .query(async ({ ctx, input }) => {
+        const { data, pagination } = await listDeliveries(ctx.db, ctx.auth, input);
+        return { ...ok(data), meta: { pagination } };
+      }),
+
+    retryDelivery: apiProcedure
+      .meta({
+        ...meta('POST', '/webhooks/{id}/deliveries/{delivery_id}/retry', 'Send a delivery again now', 'retryWebhookDelivery'),
+        permission: 'webhooks:write',
+      })
+      .input(WebhookDeliveryParams)
+      .output(WebhookDeliveryResponse)
+      .mutation(async ({ ctx, input }) => ok(await retryDelivery(ctx.db, ctx.auth, ctx.clock(), input))),
+
+    test: apiProcedure
+      .meta({
+        ...meta('POST', '/webhooks/{id}/test', 'Send a test event to the endpoint', 'testWebhook'),
+        permission: 'webhooks:write',
+      })
+      .input(WebhookIdParams)
+      .output(WebhookDeliveryResponse)
+      .mutation(async ({ ctx, input }) => ok(await sendTestEvent(ctx.db, ctx.auth, ctx.clock(), input.id))),
   });
 }

@@ -1,0 +1,89 @@
+import { type LookupAddress, lookup } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isInternalAddress } from '../modules/webhooks/target.js';
+
+export type SendPolicy = { production: boolean; allowPrivate: boolean; timeoutMs: number };
+export type SendResult = { status: number | null; error: string | null; durationMs: number };
+
+class RefusedAddress extends Error {
+  code = 'EREFUSEDADDRESS';
+}
+
+/**
+ * A DNS lookup that refuses internal addresses. It runs when the socket connects, so the address
+ * checked is the address used: a name re-pointed inside our network after the subscription was
+ * accepted (DNS rebinding) is refused at delivery time.
+ */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (err, found) => {
+      if (err) return callback(err, '', 0);
+      const addresses = found as unknown as LookupAddress[];
+      if (!allowPrivate && (addresses.length === 0 || addresses.some((a) => isInternalAddress(a.address)))) {
+        return callback(new RefusedAddress(`${hostname} resolves to an internal address`), '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0] as LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
+ * POSTs one delivery. Success is a 2xx answer within `timeoutMs` (the whole exchange up to the
+ * answer's headers); a timeout, a connection error, a refused address, any other status — 3xx
+ * included, since redirects are never followed (node:http does not follow them, and following one
+ * could lead inside our network) — is a failure, described in `error`.
+ */
+export function sendWebhook(rawUrl: string, body: string, headers: Record<string, string>, policy: SendPolicy): Promise<SendResult> {
+  const started = performance.now();
+  const done = (status: number | null, error: string | null): SendResult => ({
+    status,
+    error,
+    durationMs: Math.round(performance.now() - started),
+  });
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return Promise.resolve(done(null, 'invalid URL'));
+  }
+  if (url.protocol !== 'https:' && (policy.production || url.protocol !== 'http:')) {
+    return Promise.resolve(done(null, 'HTTPS required'));
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!policy.allowPrivate && isIP(host) && isInternalAddress(host)) {
+    return Promise.resolve(done(null, `refused: ${host} is an internal address`));
+  }
+  return new Promise((resolve) => {
+    const signal = AbortSignal.timeout(policy.timeoutMs);
+    const transport = url.protocol === 'https:' ? https : http;
+    const req = transport.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body).toString() },
+        lookup: guardedLookup(policy.allowPrivate),
+        signal,
+        agent: false,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        res.resume(); // the answer's body is not kept
+        res.on('error', () => {});
+        req.destroy();
+        if (status >= 200 && status < 300) resolve(done(status, null));
+        else if (status >= 300 && status < 400) resolve(done(status, `redirect (${status}) not followed`));
+        else resolve(done(status, `HTTP ${status}`));
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (signal.aborted) resolve(done(null, `timeout: no answer within ${policy.timeoutMs} ms`));
+      else if (err instanceof RefusedAddress || err.code === 'EREFUSEDADDRESS') resolve(done(null, `refused: ${err.message}`));
+      else resolve(done(null, err.code ? `${err.code}: ${err.message}` : err.message));
+    });
+    req.end(body);
+  });
+}

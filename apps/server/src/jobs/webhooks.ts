@@ -1,0 +1,222 @@
+import type pg from 'pg';
+import type { Mailer } from './mail.js';
+import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
+import { type SendPolicy, sendWebhook } from './send.js';
+import { signatureHeaders } from './sign.js';
+
+export type JobLog = { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+
+export type WebhookJobDeps = {
+  pool: pg.Pool;
+  clock: () => Date;
+  random: () => number;
+  policy: SendPolicy;
+  userAgent: string;
+  mailer: Mailer;
+  log: JobLog;
+};
+
+/** Enqueues the attempt of a delivery at `runAt`; one job per delivery (its job key). */
+export const ENQUEUE_DELIVERY_SQL = `graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', $1::uuid),
+  run_at := $2::timestamptz, job_key := 'delivery:' || $1::text)`;
+
+/**
+ * `webhooks.fanout`: one delivery per active subscription listening to each event (under the
+ * alias `alert.triggered` too, for subscribers of that name), and one delivery job each — in one
+ * statement, so the deliveries and their jobs exist together. A rerun of this job (after a crash)
+ * creates nothing twice: (subscription, event, name) is unique. Deliveries of one subscription are
+ * attempted concurrently, so receivers must not rely on their order (the payload's timestamp orders
+ * them).
+ */
+export async function fanOut(deps: WebhookJobDeps, payload: { event_ids: string[] }): Promise<void> {
+  await deps.pool.query(
+    `WITH created AS (
+       INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, next_attempt_at, created_at)
+       SELECT gen_random_uuid(), s.id, e.id, n.name, 'pending', $2::timestamptz, $2::timestamptz
+       FROM events e
+       JOIN webhook_subscriptions s
+         ON s.establishment_id = e.establishment_id AND s.livemode = e.livemode AND s.status = 'active'
+       CROSS JOIN LATERAL unnest(CASE WHEN e.type = 'alert.spike_detected'
+         THEN ARRAY[e.type, 'alert.triggered'] ELSE ARRAY[e.type] END) AS n(name)
+       WHERE e.id = ANY($1::uuid[]) AND n.name = ANY(s.events)
+       ON CONFLICT (subscription_id, event_id, event_type) DO NOTHING
+       RETURNING id, next_attempt_at
+     )
+     SELECT graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', id),
+       run_at := next_attempt_at, job_key := 'delivery:' || id::text)
+     FROM created`,
+    [payload.event_ids, deps.clock()],
+  );
+}
+
+type DeliveryRow = {
+  id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  manual: boolean;
+  subscription_id: string;
+  url: string;
+  secret: string;
+  subscription_status: string;
+  payload: { timestamp: string; data: unknown };
+};
+
+/**
+ * `webhooks.deliver`: one attempt of one delivery. The HTTP exchange runs outside any transaction;
+ * its outcome — the attempt row, the delivery's state, the next attempt's job, the subscription's
+ * failure count and deactivation (with the notice's job) — is written in one transaction, guarded
+ * by the attempt count so that a job run twice (a worker that died after sending) records once.
+ *
+ * Schedule (jobs/schedule.ts): retries 1 min, 5 min, 30 min, 2 h, 12 h after each failure; a
+ * delivery with no retry left has failed. 410 Gone fails it at once and deactivates the
+ * subscription. After 5 failed deliveries in a row (any success resets the count) the subscription
+ * is deactivated: its pending deliveries stop, new events are not sent to it, and the
+ * organisation's administrator is mailed. Manual retries and test events are single attempts that
+ * do not count towards deactivation.
+ */
+export async function deliver(deps: WebhookJobDeps, payload: { delivery_id: string }): Promise<void> {
+  const { rows } = await deps.pool.query<DeliveryRow>(
+    `SELECT d.id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.manual, s.id AS subscription_id,
+       s.url, s.secret, s.status AS subscription_status, e.payload
+     FROM webhook_deliveries d
+     JOIN webhook_subscriptions s ON s.id = d.subscription_id
+     JOIN events e ON e.id = d.event_id
+     WHERE d.id = $1`,
+    [payload.delivery_id],
+  );
+  const row = rows[0];
+  if (row?.status !== 'pending') return;
+  const now = deps.clock();
+  if (row.next_attempt_at && row.next_attempt_at.getTime() > now.getTime()) {
+    // Picked up early (a clock ahead of ours): put it back for its time.
+    await deps.pool.query(`SELECT ${ENQUEUE_DELIVERY_SQL}`, [row.id, row.next_attempt_at]);
+    return;
+  }
+  if (row.subscription_status !== 'active' && !row.manual) {
+    await deps.pool.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = $2
+       WHERE id = $1 AND status = 'pending'`,
+      [row.id, now],
+    );
+    return;
+  }
+
+  const body = JSON.stringify({ event: row.event_type, timestamp: row.payload.timestamp, data: row.payload.data });
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': deps.userAgent,
+    ...signatureHeaders(row.secret, row.id, now, body),
+  };
+  const result = await sendWebhook(row.url, body, headers, deps.policy);
+
+  const attempt = row.attempts + 1;
+  const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
+  const gone = result.status === 410;
+  const next = succeeded || gone || row.manual ? null : nextAttemptAt(attempt, now, deps.random);
+  const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
+
+  const client = await deps.pool.connect();
+  let deactivated = false;
+  try {
+    await client.query('BEGIN');
+    const moved = await client.query(
+      `UPDATE webhook_deliveries SET attempts = $2, status = $3, next_attempt_at = $4, manual = false,
+         completed_at = CASE WHEN $3 = 'pending' THEN NULL ELSE $5::timestamptz END
+       WHERE id = $1 AND attempts = $6 AND status = 'pending'`,
+      [row.id, attempt, status, next, now, row.attempts],
+    );
+    if (moved.rowCount !== 1) {
+      await client.query('ROLLBACK');
+      return;
+    }
+    await client.query(
+      `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, duration_ms, error, next_attempt_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7)`,
+      [row.id, attempt, now, result.status, result.durationMs, result.error, next],
+    );
+    if (next) await client.query(`SELECT ${ENQUEUE_DELIVERY_SQL}`, [row.id, next]);
+    if (succeeded) {
+      await client.query('UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [
+        row.subscription_id,
+      ]);
+    } else if (status === 'failed' && !row.manual) {
+      const { rows: changed } = await client.query<{ deactivated: boolean }>(
+        `WITH before AS (SELECT status FROM webhook_subscriptions WHERE id = $1 FOR UPDATE)
+         UPDATE webhook_subscriptions s
+         SET consecutive_failures = s.consecutive_failures + 1,
+             status = CASE WHEN $2 OR s.consecutive_failures + 1 >= $3 THEN 'deactivated' ELSE s.status END,
+             deactivated_at = CASE WHEN s.status = 'active' AND ($2 OR s.consecutive_failures + 1 >= $3) THEN $4::timestamptz
+                                   ELSE s.deactivated_at END
+         FROM before WHERE s.id = $1
+         RETURNING before.status = 'active' AND s.status = 'deactivated' AS deactivated`,
+        [row.subscription_id, gone, DEACTIVATE_AFTER_FAILED_DELIVERIES, now],
+      );
+      deactivated = changed[0]?.deactivated === true;
+      if (deactivated) {
+        await client.query(
+          `SELECT graphile_worker.add_job('webhooks.notify_deactivated',
+             json_build_object('subscription_id', $1::uuid, 'reason', $2::text, 'last_error', $3::text))`,
+          [row.subscription_id, gone ? 'gone' : 'failures', result.error],
+        );
+      }
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+  const log = { delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, error: result.error };
+  if (succeeded) deps.log.info({ ...log, duration_ms: result.durationMs }, 'webhook delivered');
+  else deps.log.warn({ ...log, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
+  if (deactivated)
+    deps.log.warn({ subscription_id: row.subscription_id, reason: gone ? 'gone' : 'failures' }, 'webhook subscription deactivated');
+}
+
+/**
+ * `webhooks.notify_deactivated`: mails the organisation's administrator that a subscription was
+ * deactivated and how to bring it back. A job of its own, so a mail server that is down is retried
+ * by the queue without touching the delivery's outcome.
+ */
+export async function notifyDeactivated(
+  deps: WebhookJobDeps,
+  payload: { subscription_id: string; reason: 'gone' | 'failures'; last_error: string | null },
+): Promise<void> {
+  const { rows } = await deps.pool.query<{ url: string; establishment: string; admin_email: string | null; livemode: boolean }>(
+    `SELECT s.url, s.livemode, e.name AS establishment, o.admin_email
+     FROM webhook_subscriptions s JOIN establishments e ON e.id = s.establishment_id JOIN organizations o ON o.id = e.organization_id
+     WHERE s.id = $1`,
+    [payload.subscription_id],
+  );
+  const row = rows[0];
+  if (!row) return;
+  if (!row.admin_email) {
+    deps.log.warn(
+      { subscription_id: payload.subscription_id },
+      'webhook deactivated; the organisation has no administrator e-mail to tell',
+    );
+    return;
+  }
+  const why =
+    payload.reason === 'gone'
+      ? 'the endpoint answered 410 Gone, which means it no longer wants events'
+      : `${DEACTIVATE_AFTER_FAILED_DELIVERIES} deliveries in a row failed after all their retries (about 15 hours each)`;
+  await deps.mailer.send({
+    to: row.admin_email,
+    subject: `Merma: webhook deactivated for ${row.establishment}`,
+    text: [
+      `The webhook subscription ${payload.subscription_id} (${row.livemode ? 'live' : 'test'} mode) of ${row.establishment}`,
+      `sending to ${row.url} has been deactivated: ${why}.`,
+      payload.last_error ? `Last error: ${payload.last_error}.` : '',
+      '',
+      'No events are sent to it until it is reactivated. Once the receiver works again, reactivate it with',
+      `POST /api/v1/webhooks/${payload.subscription_id}/reactivate (or merma-admin webhook reactivate --id ${payload.subscription_id}),`,
+      'and resend what it missed with POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/retry.',
+    ]
+      .filter((l, i, all) => l !== '' || all[i - 1] !== '')
+      .join('\n'),
+  });
+}

@@ -1,0 +1,92 @@
+import { Logger, type LogLevel, run } from 'graphile-worker';
+import pg from 'pg';
+import type { Config } from '../config.js';
+import { detectSpikes } from './alerts.js';
+import { createMailer, type Mailer } from './mail.js';
+import { deliver, fanOut, notifyDeactivated, type WebhookJobDeps } from './webhooks.js';
+
+/**
+ * Durable background work on graphile-worker, in the same PostgreSQL as the data.
+ *
+ * Why graphile-worker (over pg-boss): jobs are enqueued by SQL (`graphile_worker.add_job`), so the
+ * `events` trigger enqueues in the very transaction of the change that caused the event — a
+ * rolled-back write enqueues nothing and a committed one cannot lose its job, whatever code path
+ * wrote it (API, batch, inbound, admin CLI). Jobs are taken with `FOR UPDATE SKIP LOCKED`, so any
+ * number of replicas run workers on one database and each job runs on one of them at a time; a job
+ * key per delivery keeps one job per delivery; new jobs wake idle workers through LISTEN/NOTIFY and
+ * jobs left by a crashed worker are picked up again. It also runs on the embedded PGlite (without
+ * prepared statements, which PGlite's connections share).
+ *
+ * `useNodeTime`: due times are compared with this process's clock, the clock the retry schedule is
+ * computed with, so a test that moves the clock (vi.setSystemTime) runs the 15-hour schedule at
+ * once. Replicas' clocks are assumed synchronised (NTP), as for any scheduler.
+ */
+export type Worker = { stop(): Promise<void> };
+
+type Log = {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+};
+
+export type WorkerOptions = {
+  databaseUrl: string;
+  embedded: boolean;
+  config: Config;
+  log: Log;
+  version?: string;
+  clock?: () => Date;
+  random?: () => number;
+  mailer?: Mailer;
+};
+
+export async function startWorker(options: WorkerOptions): Promise<Worker> {
+  const { config, log } = options;
+  const concurrency = config.worker.concurrency;
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: Math.min(concurrency + 2, options.embedded ? 4 : 20) });
+  pool.on('error', (err) => log.warn({ err }, 'job database connection error'));
+  const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log });
+  const clock = options.clock ?? (() => new Date());
+  const deps: WebhookJobDeps = {
+    pool,
+    clock,
+    random: options.random ?? Math.random,
+    policy: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs },
+    userAgent: `Merma-Webhooks/${options.version ?? '1'} (+https://merma.app/docs/webhooks)`,
+    mailer,
+    log,
+  };
+  const levels: Record<LogLevel, keyof Log> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
+  const logger = new Logger((scope) => (level, message, meta) => log[levels[level]]({ worker: scope, ...meta }, message));
+  const runner = await run({
+    pgPool: pool,
+    concurrency,
+    pollInterval: config.worker.pollIntervalMs,
+    useNodeTime: true,
+    noHandleSignals: true,
+    noPreparedStatements: options.embedded,
+    logger,
+    taskList: {
+      'webhooks.fanout': async (payload) => fanOut(deps, payload as { event_ids: string[] }),
+      'webhooks.deliver': async (payload) => deliver(deps, payload as { delivery_id: string }),
+      'webhooks.notify_deactivated': async (payload) =>
+        notifyDeactivated(deps, payload as { subscription_id: string; reason: 'gone' | 'failures'; last_error: string | null }),
+      'alerts.detect': async (payload) => {
+        await detectSpikes({ pool, clock, minKg: config.alertMinKg }, payload as { establishment_id: string; livemode: boolean });
+      },
+    },
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    /** Stops taking jobs, waits for the running ones, then closes the pool. */
+    stop() {
+      stopped ??= (async () => {
+        await runner.stop();
+        mailer.close();
+        await pool.end();
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { type Pagination, TEST_EVENT_TYPE, type WebhookDelivery, type WebhookDeliveryAttempt } from '@merma/schema';
+import type { DbTx } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError } from '../../errors.js';
+import type { AuthContext } from '../../trpc/context.js';
+
+type Row = {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: WebhookDelivery['status'];
+  attempts: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  attempt_rows: WebhookDeliveryAttempt[];
+  total: bigint;
+};
+
+const SELECT_DELIVERY = `
+  SELECT d.id::text, d.event_id::text, d.event_type, d.status, d.attempts, d.next_attempt_at, d.created_at,
+    coalesce((SELECT json_agg(json_build_object(
+        'attempt', a.attempt,
+        'attempted_at', to_char(a.attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'response_status', a.response_status, 'duration_ms', a.duration_ms, 'error', a.error,
+        'next_attempt_at', to_char(a.next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+      ORDER BY a.attempt) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempt_rows,
+    count(*) OVER () AS total
+  FROM webhook_deliveries d`;
+
+function toDelivery(r: Row): WebhookDelivery {
+  const last = r.attempt_rows.at(-1);
+  return {
+    id: r.id,
+    event_id: r.event_id,
+    event: r.event_type as WebhookDelivery['event'],
+    attempt: r.attempts,
+    status: r.status,
+    response_status: last?.response_status ?? null,
+    duration_ms: last?.duration_ms ?? null,
+    error: last?.error ?? (r.status === 'failed' && !last ? 'not sent: the subscription was deactivated' : null),
+    created_at: r.created_at.toISOString(),
+    next_attempt_at: r.next_attempt_at?.toISOString() ?? null,
+    attempts: r.attempt_rows,
+  };
+}
+
+async function ownSubscription(db: DbTx, auth: AuthContext, id: string) {
+  const sub = await db.webhookSubscription.findFirst({ where: { id, establishment_id: auth.establishmentId, livemode: auth.livemode } });
+  if (!sub) throw new AppError('not_found', `No webhook subscription ${id} in this establishment`);
+  return sub;
+}
+
+async function oneDelivery(db: DbTx, deliveryId: string): Promise<WebhookDelivery> {
+  const rows = await db.$queryRawUnsafe<Row[]>(`${SELECT_DELIVERY} WHERE d.id = $1::uuid`, deliveryId);
+  if (!rows[0]) throw new AppError('not_found', `No delivery ${deliveryId}`);
+  return toDelivery(rows[0]);
+}
+
+/** Deliveries of a subscription, newest first, each with all its attempts. */
+export async function listDeliveries(
+  db: DbTx,
+  auth: AuthContext,
+  query: { id: string; limit: number; offset: number },
+): Promise<{ data: WebhookDelivery[]; pagination: Pagination }> {
+  await ownSubscription(db, auth, query.id);
+  const rows = await db.$queryRawUnsafe<Row[]>(
+    `${SELECT_DELIVERY} WHERE d.subscription_id = $1::uuid ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3`,
+    query.id,
+    query.limit,
+    query.offset,
+  );
+  let total = rows[0] ? Number(rows[0].total) : 0;
+  if (!rows[0] && query.offset > 0) {
+    const [count] = await db.$queryRaw<
+      { n: bigint }[]
+    >`SELECT count(*) AS n FROM webhook_deliveries WHERE subscription_id = ${query.id}::uuid`;
+    total = Number(count?.n ?? 0);
+  }
+  return {
+    data: rows.map(toDelivery),
+    pagination: { limit: query.limit, offset: query.offset, total, has_more: query.offset + rows.length < total },
+  };
+}
+
+/**
+ * Sends a delivery's event again, now, as one attempt (no automatic retries follow it and it does
+ * not count towards deactivation). A deactivated subscription must be reactivated first (409), and
+ * a delivery still waiting for its next automatic attempt is simply brought forward.
+ */
+export async function retryDelivery(
+  db: DbTx,
+  auth: AuthContext,
+  now: Date,
+  input: { id: string; delivery_id: string },
+): Promise<WebhookDelivery> {
+  const sub = await ownSubscription(db, auth, input.id);
+  if (sub.status !== 'active') throw new AppError('conflict', 'The subscription is deactivated; reactivate it before retrying deliveries');
+  return inTransaction(db, async (tx) => {
+    const updated = await tx.$executeRaw`
+      UPDATE webhook_deliveries
+      SET manual = (status <> 'pending'), status = 'pending', next_attempt_at = ${now}, completed_at = NULL
+      WHERE id = ${input.delivery_id}::uuid AND subscription_id = ${input.id}::uuid`;
+    if (updated !== 1) throw new AppError('not_found', `No delivery ${input.delivery_id} of webhook subscription ${input.id}`);
+    await enqueue(tx, input.delivery_id, now);
+    return oneDelivery(tx, input.delivery_id);
+  });
+}
+
+/**
+ * Sends a `webhook.test` event to this subscription only (whatever events it lists), signed like
+ * any other. One attempt; the outcome appears in its deliveries.
+ */
+export async function sendTestEvent(db: DbTx, auth: AuthContext, now: Date, id: string): Promise<WebhookDelivery> {
+  const sub = await ownSubscription(db, auth, id);
+  if (sub.status !== 'active') throw new AppError('conflict', 'The subscription is deactivated; reactivate it before testing it');
+  const eventId = randomUUID();
+  const deliveryId = randomUUID();
+  const payload = {
+    event: TEST_EVENT_TYPE,
+    timestamp: now.toISOString(),
+    data: {
+      subscription_id: id,
+      establishment_id: auth.establishmentId,
+      message: 'Test event from Merma: your endpoint is reachable and verifies signatures.',
+    },
+  };
+  return inTransaction(db, async (tx) => {
+    await tx.$executeRaw`
+    WITH e AS (
+      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+      VALUES (${eventId}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${TEST_EVENT_TYPE}, ${JSON.stringify(payload)}::jsonb, ${now})
+      RETURNING id
+    )
+    INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, next_attempt_at, manual, created_at)
+    SELECT ${deliveryId}::uuid, ${id}::uuid, e.id, ${TEST_EVENT_TYPE}, 'pending', ${now}, true, ${now} FROM e`;
+    await enqueue(tx, deliveryId, now);
+    return oneDelivery(tx, deliveryId);
+  });
+}
+
+async function enqueue(db: DbTx, deliveryId: string, at: Date) {
+  await db.$queryRaw`SELECT graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', ${deliveryId}::uuid),
+    run_at := ${at}::timestamptz, job_key := 'delivery:' || ${deliveryId}::text)::text`;
+}

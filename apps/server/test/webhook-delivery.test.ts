@@ -1,0 +1,369 @@
+import { CreateRecordInput, WebhookDelivery, WebhookEvent } from '@merma/schema';
+import { verifyWebhook } from '@merma/sdk';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { inTransaction } from '../src/db/transaction.js';
+import { RETRY_DELAYS_MS } from '../src/jobs/schedule.js';
+import { createCatalogCache } from '../src/modules/catalog/service.js';
+import { createRecord } from '../src/modules/records/service.js';
+import { api, authOf, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
+import { startReceiver, startSmtp, waitFor } from './receiver.js';
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+async function subscribe(t: TestContext, tenant: Tenant, url: string, events: string[]) {
+  const res = await api(t.app, tenant.key).post('/api/v1/webhooks', { url, events });
+  expect(res.statusCode).toBe(201);
+  return res.json().data as { id: string; secret: string };
+}
+
+async function deliveries(t: TestContext, tenant: Tenant, id: string) {
+  const res = await api(t.app, tenant.key).get(`/api/v1/webhooks/${id}/deliveries`, { query: { limit: '100' } });
+  expect(res.statusCode).toBe(200);
+  return (res.json().data as unknown[]).map((d) => WebhookDelivery.parse(d));
+}
+
+const jobCount = async (t: TestContext) =>
+  Number(((await t.db.$queryRawUnsafe('SELECT count(*)::int AS n FROM graphile_worker.jobs')) as { n: number }[])[0]?.n);
+
+describe('webhook delivery', () => {
+  let t: TestContext;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' }, worker: true });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('delivers record.created signed, with the Standard Webhooks headers, to every subscription listening', async () => {
+    const tenant = await createTenant(t.db);
+    const a = await subscribe(t, tenant, `${receiver.url}/a`, ['record.created']);
+    const b = await subscribe(t, tenant, `${receiver.url}/b`, ['record.created', 'record.updated']);
+    const other = await subscribe(t, tenant, `${receiver.url}/other`, ['session.completed']);
+    const created = await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 2.345, causa_id: undefined }));
+    expect(created.statusCode).toBe(201);
+    const record = created.json().data;
+
+    const got = await waitFor(() => {
+      const mine = receiver.received.filter((r) => r.body.includes(record.id));
+      return mine.length >= 2 ? mine : null;
+    });
+    expect(got.map((r) => r.path).sort()).toEqual(['/a', '/b']);
+    for (const delivery of got) {
+      const secret = delivery.path === '/a' ? a.secret : b.secret;
+      const event = await verifyWebhook({ payload: delivery.body, headers: delivery.headers as Record<string, string>, secret });
+      expect(event.event).toBe('record.created');
+      expect(WebhookEvent.parse(JSON.parse(delivery.body))).toEqual(event);
+      if (event.event !== 'record.created') throw new Error('unreachable');
+      expect(event.data).toMatchObject({
+        id: record.id,
+        establishment_id: tenant.establishmentId,
+        food_category: 'meat',
+        weight_kg: 2.345,
+        created_at: record.created_at,
+        destination: expect.any(String),
+        cause: null,
+        record_hash: record.record_hash,
+      });
+      expect(delivery.headers['content-type']).toBe('application/json');
+      expect(delivery.headers['user-agent']).toMatch(/^Merma-Webhooks\//);
+      expect(delivery.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
+      await expect(
+        verifyWebhook({
+          payload: delivery.body,
+          headers: delivery.headers as Record<string, string>,
+          secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+        }),
+      ).rejects.toThrow();
+    }
+    expect(receiver.received.some((r) => r.path === '/other')).toBe(false);
+    const list = await deliveries(t, tenant, a.id);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({
+      event: 'record.created',
+      status: 'succeeded',
+      attempt: 1,
+      response_status: 200,
+      error: null,
+      next_attempt_at: null,
+    });
+    expect(list[0]?.attempts).toEqual([expect.objectContaining({ attempt: 1, response_status: 200, error: null, next_attempt_at: null })]);
+    expect(await deliveries(t, tenant, other.id)).toEqual([]);
+  });
+
+  it('sends one record.created per record of a batch and of an inbound event', async () => {
+    const tenant = await createTenant(t.db);
+    await subscribe(t, tenant, `${receiver.url}/batch`, ['record.created']);
+    const batch = await api(t.app, tenant.key).post('/api/v1/records/batch', {
+      records: [validRecord({ weight_kg: 1 }), validRecord({ weight_kg: -1 }), validRecord({ weight_kg: 3 })],
+    });
+    expect(batch.statusCode).toBe(200);
+    expect(batch.json().data.inserted).toBe(2);
+    const inbound = await api(t.app, tenant.key).post('/api/v1/webhooks/inbound', {
+      event: 'waste.created',
+      payload: { ...validRecord({ weight_kg: 4 }), source: 'erp-test', external_id: 'x-1' },
+    });
+    expect(inbound.statusCode).toBe(200);
+    const ids = [...batch.json().data.records.map((r: { id: string }) => r.id), inbound.json().data.record_id];
+    const got = await waitFor(() => {
+      const mine = receiver.received.filter((r) => r.path === '/batch');
+      return mine.length >= 3 ? mine : null;
+    });
+    await new Promise((r) => setTimeout(r, 200)); // nothing more arrives
+    expect(receiver.received.filter((r) => r.path === '/batch')).toHaveLength(3);
+    expect(got.map((r) => JSON.parse(r.body).data.id).sort()).toEqual(ids.sort());
+    expect(got.map((r) => JSON.parse(r.body).data.weight_kg).sort()).toEqual([1, 3, 4]);
+  });
+
+  it('sends nothing for a write that rolls back, and nothing is left queued', async () => {
+    const tenant = await createTenant(t.db);
+    await subscribe(t, tenant, `${receiver.url}/rollback`, ['record.created']);
+    const catalog = createCatalogCache();
+    const input = CreateRecordInput.parse(validRecord());
+    await expect(
+      inTransaction(t.db, async (tx) => {
+        await createRecord({ db: tx, clock: () => new Date(), catalog }, authOf(tenant), input);
+        throw new Error('injected failure after the insert, before commit');
+      }),
+    ).rejects.toThrow('injected failure');
+    const events = await t.db.event.count({ where: { establishment_id: tenant.establishmentId } });
+    expect(events).toBe(0);
+    // A committed record afterwards is delivered alone.
+    const ok = await api(t.app, tenant.key).post('/api/v1/records', validRecord());
+    expect(ok.statusCode).toBe(201);
+    await waitFor(() => receiver.received.some((r) => r.path === '/rollback'));
+    await new Promise((r) => setTimeout(r, 200));
+    const mine = receiver.received.filter((r) => r.path === '/rollback');
+    expect(mine).toHaveLength(1);
+    expect(JSON.parse(mine[0]?.body ?? '{}').data.id).toBe(ok.json().data.id);
+  });
+
+  it('sends a test event, lists attempts and redelivers on request', async () => {
+    const tenant = await createTenant(t.db);
+    const sub = await subscribe(t, tenant, `${receiver.url}/test-event`, ['plan.generated']);
+    const res = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/test`, {});
+    expect(res.statusCode).toBe(200);
+    const queued = WebhookDelivery.parse(res.json().data);
+    expect(queued).toMatchObject({ event: 'webhook.test', status: 'pending', attempt: 0, attempts: [] });
+    const first = await waitFor(() => receiver.received.find((r) => r.path === '/test-event'));
+    const event = await verifyWebhook({ payload: first.body, headers: first.headers as Record<string, string>, secret: sub.secret });
+    expect(event).toMatchObject({ event: 'webhook.test', data: { subscription_id: sub.id, establishment_id: tenant.establishmentId } });
+
+    const done = await waitFor(async () => (await deliveries(t, tenant, sub.id)).find((d) => d.status === 'succeeded'));
+    expect(done.id).toBe(queued.id);
+    const again = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/deliveries/${queued.id}/retry`, {});
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data).toMatchObject({ id: queued.id, status: 'pending' });
+    const twice = await waitFor(async () => (await deliveries(t, tenant, sub.id)).find((d) => d.attempt === 2 && d.status === 'succeeded'));
+    expect(twice.attempts.map((a) => a.response_status)).toEqual([200, 200]);
+    const bodies = receiver.received.filter((r) => r.path === '/test-event');
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]?.body).toBe(bodies[0]?.body); // the same event, byte for byte
+    expect(bodies[1]?.headers['webhook-id']).toBe(bodies[0]?.headers['webhook-id']);
+
+    const unknown = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/deliveries/${crypto.randomUUID()}/retry`, {});
+    expect(unknown.statusCode).toBe(404);
+    const stranger = await createTenant(t.db);
+    expect((await api(t.app, stranger.key).get(`/api/v1/webhooks/${sub.id}/deliveries`)).statusCode).toBe(404);
+    expect((await api(t.app, stranger.key).post(`/api/v1/webhooks/${sub.id}/test`, {})).statusCode).toBe(404);
+    const reader = await createTenant(t.db, { permissions: 'webhooks:read' });
+    const readerSub = await t.db.webhookSubscription.create({
+      data: {
+        id: crypto.randomUUID(),
+        establishment_id: reader.establishmentId,
+        livemode: false,
+        url: receiver.url,
+        events: ['record.created'],
+        secret: 'x'.repeat(30),
+      },
+    });
+    expect((await api(t.app, reader.key).post(`/api/v1/webhooks/${readerSub.id}/test`, {})).statusCode).toBe(403);
+  });
+
+  it('does not follow redirects: a 3xx is a failed attempt', async () => {
+    const tenant = await createTenant(t.db);
+    receiver.handler.respond = (req, res) => {
+      if (req.path === '/moved') {
+        res.writeHead(302, { location: `${receiver.url}/target` });
+        res.end();
+      } else res.end('ok');
+    };
+    const sub = await subscribe(t, tenant, `${receiver.url}/moved`, ['record.created']);
+    await api(t.app, tenant.key).post('/api/v1/records', validRecord());
+    const failed = await waitFor(async () => (await deliveries(t, tenant, sub.id)).find((d) => d.attempt === 1));
+    expect(failed).toMatchObject({ status: 'pending', response_status: 302, error: 'redirect (302) not followed' });
+    expect(failed.next_attempt_at).not.toBeNull();
+    expect(receiver.received.some((r) => r.path === '/target')).toBe(false);
+    receiver.handler.respond = (_r, res) => res.end('ok');
+  });
+
+  it('refuses, at delivery time, an address that is internal when private targets are not allowed', async () => {
+    const tenant = await createTenant(t.db);
+    const sub = await subscribe(t, tenant, `http://localhost:${new URL(receiver.url).port}/internal`, ['record.created']);
+    // This worker runs as production would: no private targets.
+    const strict = await t.startWorker({ config: { webhooksAllowPrivate: false } });
+    await t.worker?.stop();
+    try {
+      await api(t.app, tenant.key).post('/api/v1/records', validRecord());
+      const failed = await waitFor(async () => (await deliveries(t, tenant, sub.id)).find((d) => d.attempt === 1));
+      expect(failed.error).toMatch(/^refused: localhost resolves to an internal address/);
+      expect(failed.response_status).toBeNull();
+      expect(receiver.received.some((r) => r.path === '/internal')).toBe(false);
+    } finally {
+      await strict.stop();
+      t.worker = await t.startWorker();
+    }
+  });
+});
+
+describe('durable queue', () => {
+  it('delivers after a restart what was committed while no worker ran, and two workers deliver each event once', async () => {
+    const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    const receiver = await startReceiver();
+    try {
+      const tenant = await createTenant(t.db);
+      const subs = [
+        await subscribe(t, tenant, `${receiver.url}/1`, ['record.created']),
+        await subscribe(t, tenant, `${receiver.url}/2`, ['record.created']),
+        await subscribe(t, tenant, `${receiver.url}/3`, ['record.created']),
+      ];
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++)
+        ids.push((await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: i + 1 }))).json().data.id);
+      // No worker yet (as after a crash right after the commits): the jobs wait in the database.
+      expect(await jobCount(t)).toBe(10);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(receiver.received).toHaveLength(0);
+
+      await Promise.all([t.startWorker(), t.startWorker()]);
+      await waitFor(() => receiver.received.length >= 30, 20_000, '30 deliveries');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.received).toHaveLength(30);
+      for (const [n] of subs.entries()) {
+        const got = receiver.received.filter((r) => r.path === `/${n + 1}`).map((r) => JSON.parse(r.body).data.id);
+        expect(got.sort()).toEqual([...ids].sort());
+      }
+      const rows = await t.db.webhookDelivery.findMany({ where: { subscription_id: { in: subs.map((s) => s.id) } } });
+      expect(rows).toHaveLength(30);
+      expect(rows.every((r) => r.status === 'succeeded' && r.attempts === 1)).toBe(true);
+      await waitFor(async () => (await jobCount(t)) === 0);
+    } finally {
+      await receiver.close();
+      await t.close();
+    }
+  });
+});
+
+describe('retries, deactivation and notices', () => {
+  let t: TestContext;
+  let receiver: Receiver;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    t = await startTestApp({
+      config: { WEBHOOKS_ALLOW_PRIVATE: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Merma <alerts@merma.test>', WEBHOOK_TIMEOUT_MS: '300' },
+      worker: { random: () => 0.5 },
+    });
+    receiver = await startReceiver((_r, res) => {
+      res.statusCode = 500;
+      res.end('down');
+    });
+  });
+  afterEach(() => vi.useRealTimers());
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it('retries after 1 min, 5 min, 30 min, 2 h and 12 h, then deactivates after 5 failed deliveries and mails the administrator', async () => {
+    // Only Date is faked (timers stay real, so the worker keeps polling), and it stands still until
+    // moved. It starts a minute ahead so that jobs stamped with the database's now() are already due.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+    const tenant = await createTenant(t.db);
+    await t.db.organization.update({ where: { id: tenant.organizationId }, data: { admin_email: 'jefa@cocina.test' } });
+    const sub = await subscribe(t, tenant, `${receiver.url}/down`, ['record.created']);
+    for (let i = 0; i < 5; i++) expect((await api(t.app, tenant.key).post('/api/v1/records', validRecord())).statusCode).toBe(201);
+    const attemptsAre = (n: number) => async () => {
+      const list = await deliveries(t, tenant, sub.id);
+      return list.length === 5 && list.every((d) => d.attempt === n) ? list : null;
+    };
+    let list = await waitFor(attemptsAre(1), 10_000, 'first attempts');
+    for (const [i, delay] of RETRY_DELAYS_MS.entries()) {
+      for (const d of list) {
+        const last = d.attempts.at(-1);
+        expect(last).toMatchObject({ attempt: i + 1, response_status: 500, error: 'HTTP 500' });
+        // jitter: random() = 0.5 stretches each delay by 5 %
+        expect(Date.parse(last?.next_attempt_at ?? '') - Date.parse(last?.attempted_at ?? '')).toBe(Math.round(delay * 1.05));
+        expect(d.status).toBe('pending');
+      }
+      // Not before its time: 90 % of the delay later, nothing has been tried again.
+      vi.setSystemTime(Date.now() + delay * 0.9);
+      await new Promise((r) => setTimeout(r, 250));
+      expect((await deliveries(t, tenant, sub.id)).every((d) => d.attempt === i + 1)).toBe(true);
+      vi.setSystemTime(Date.now() + delay * 0.2);
+      list = await waitFor(attemptsAre(i + 2), 10_000, `attempt ${i + 2}`);
+    }
+    expect(list.every((d) => d.status === 'failed' && d.next_attempt_at === null && d.attempts.length === 6)).toBe(true);
+    expect(receiver.received.filter((r) => r.path === '/down')).toHaveLength(30);
+    const after = (await api(t.app, tenant.key).get(`/api/v1/webhooks/${sub.id}`)).json().data;
+    expect(after).toMatchObject({ status: 'deactivated', consecutive_failures: 5 });
+    const mail = await waitFor(() => smtp.mails.find((m) => m.to.includes('jefa@cocina.test')));
+    expect(mail.from).toBe('alerts@merma.test');
+    expect(mail.raw).toContain(sub.id);
+    expect(mail.raw).toMatch(/deactivated/);
+
+    // Deactivated: new events are not sent; reactivation brings them back.
+    receiver.handler.respond = (_r, res) => res.end('ok');
+    await api(t.app, tenant.key).post('/api/v1/records', validRecord());
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received.filter((r) => r.path === '/down')).toHaveLength(30);
+    expect((await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/test`, {})).statusCode).toBe(409);
+    const reactivated = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/reactivate`, {});
+    expect(reactivated.json().data).toMatchObject({ status: 'active', consecutive_failures: 0 });
+    const created = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
+    await waitFor(() => receiver.received.some((r) => r.path === '/down' && r.body.includes(created.id)));
+    receiver.handler.respond = (_r, res) => {
+      res.statusCode = 500;
+      res.end('down');
+    };
+  });
+
+  it('deactivates at once on 410 Gone', async () => {
+    const tenant = await createTenant(t.db);
+    await t.db.organization.update({ where: { id: tenant.organizationId }, data: { admin_email: 'gone@cocina.test' } });
+    receiver.handler.respond = (req, res) => {
+      res.statusCode = req.path === '/gone' ? 410 : 500;
+      res.end();
+    };
+    const sub = await subscribe(t, tenant, `${receiver.url}/gone`, ['record.created']);
+    await api(t.app, tenant.key).post('/api/v1/records', validRecord());
+    const [d] = await waitFor(async () => {
+      const list = await deliveries(t, tenant, sub.id);
+      return list[0]?.status === 'failed' ? list : null;
+    });
+    expect(d).toMatchObject({ attempt: 1, response_status: 410, next_attempt_at: null });
+    expect((await api(t.app, tenant.key).get(`/api/v1/webhooks/${sub.id}`)).json().data.status).toBe('deactivated');
+    const mail = await waitFor(() => smtp.mails.find((m) => m.to.includes('gone@cocina.test')));
+    expect(mail.raw).toMatch(/410 Gone/);
+  });
+
+  it('counts a receiver slower than the timeout as a failed attempt', async () => {
+    const tenant = await createTenant(t.db);
+    receiver.handler.respond = (req, res) => {
+      if (req.path === '/slow') setTimeout(() => res.end('late'), 2_000);
+      else res.end();
+    };
+    const sub = await subscribe(t, tenant, `${receiver.url}/slow`, ['record.created']);
+    await api(t.app, tenant.key).post('/api/v1/records', validRecord());
+    const d = await waitFor(async () => (await deliveries(t, tenant, sub.id)).find((x) => x.attempt === 1));
+    expect(d).toMatchObject({ status: 'pending', response_status: null, error: 'timeout: no answer within 300 ms' });
+    expect(d.duration_ms).toBeGreaterThanOrEqual(290);
+    expect(d.duration_ms).toBeLessThan(2_000);
+    // The production default is 10 s.
+    expect(loadConfig({}).webhookTimeoutMs).toBe(10_000);
+  });
+});
