@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   AdminError,
+  cancelOrganization,
   createEstablishment,
   createKey,
   createOrganization,
   importProducts,
   listKeys,
   quickstart,
+  reactivateWebhook,
   revokeKey,
   setOrganizationPlan,
 } from './admin/service.js';
@@ -22,11 +24,13 @@ import { type Database, openDatabase } from './db/database.js';
 const USAGE = `usage: merma-admin <command>
   org create --name N --plan basic|pro|enterprise|enterprise_multi [--admin-email E]
   org set-plan --id ID --plan P
+  org cancel --id ID
   establishment create --org ID --name N --cif C --sector horeca|industrial|retail|distribucion|colectividades [--timezone Europe/Madrid]
   key create --establishment ID --mode test|live [--permissions "*"|a,b,c]
   key list --establishment ID
   key revoke --id ID
   product import --org ID --file products.csv
+  webhook reactivate --id ID
   quickstart`;
 
 type Flags = Record<string, string | undefined>;
@@ -47,6 +51,16 @@ const COMMANDS: Record<string, Command> = {
     flags: ['id', 'plan'],
     required: ['id', 'plan'],
     run: (db, f) => setOrganizationPlan(db, { id: f.id as string, plan: f.plan as string }),
+  },
+  'org cancel': {
+    flags: ['id'],
+    required: ['id'],
+    run: (db, f) => cancelOrganization(db, { id: f.id as string }),
+  },
+  'webhook reactivate': {
+    flags: ['id'],
+    required: ['id'],
+    run: (db, f) => reactivateWebhook(db, { id: f.id as string }),
   },
   'establishment create': {
     flags: ['org', 'name', 'cif', 'sector', 'timezone'],

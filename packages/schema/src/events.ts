@@ -12,6 +12,7 @@ export const RecordEventData = z.object({
   destination: z.string().describe('name of the destination'),
   waste_stage: WasteStage.nullable().optional(),
   record_hash: z.string().optional(),
+  supersedes_id: Uuid.nullable().optional().describe('record.updated: the record this version corrects'),
 });
 export type RecordEventData = z.infer<typeof RecordEventData>;
 /** Kept for readability at call sites: record.created carries RecordEventData. */

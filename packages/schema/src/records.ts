@@ -69,6 +69,9 @@ export const WasteRecord = z
     source: z.string(),
     record_hash: z.string().regex(/^[0-9a-f]{64}$/),
     created_at: Timestamp,
+    supersedes_id: Uuid.nullable()
+      .optional()
+      .describe('set on a correction (inbound waste.updated): the record it replaces, which no longer counts in lists and totals'),
   })
   .meta({ id: 'Record' });
 export type WasteRecord = z.infer<typeof WasteRecord>;

@@ -29,12 +29,71 @@ function parsePlan(plan: string): Plan {
   return plan as Plan;
 }
 
+/**
+ * Changes an organisation's plan (and lifts a cancellation). `subscription.changed` is written to
+ * the outbox of each of its establishments, in both modes, in the same transaction.
+ */
 export async function setOrganizationPlan(db: Db, input: { id: string; plan: string }) {
   const plan = parsePlan(input.plan);
-  const found = await db.organization.findUnique({ where: { id: assertUuid(input.id, '--id') } });
-  if (!found) throw new AdminError(`No organisation ${input.id}`);
-  const org = await db.organization.update({ where: { id: found.id }, data: { plan } });
-  return { id: org.id, name: org.name, plan: org.plan };
+  const id = assertUuid(input.id, '--id');
+  return db.$transaction(async (tx) => {
+    const found = await tx.organization.findUnique({ where: { id } });
+    if (!found) throw new AdminError(`No organisation ${input.id}`);
+    const org = await tx.organization.update({ where: { id }, data: { plan, canceled_at: null } });
+    await emitSubscriptionEvent(tx, 'subscription.changed', {
+      organization_id: id,
+      plan,
+      previous_plan: found.plan as Plan,
+      status: 'active',
+    });
+    return { id: org.id, name: org.name, plan: org.plan, status: 'active' as const };
+  });
+}
+
+/**
+ * Cancels an organisation's subscription: its keys stop working (403 plan_required) and
+ * `subscription.canceled` goes to its establishments' subscribers, in the same transaction.
+ */
+export async function cancelOrganization(db: Db, input: { id: string }) {
+  const id = assertUuid(input.id, '--id');
+  return db.$transaction(async (tx) => {
+    const found = await tx.organization.findUnique({ where: { id } });
+    if (!found) throw new AdminError(`No organisation ${input.id}`);
+    if (found.canceled_at) throw new AdminError(`Organisation ${id} is already canceled`);
+    const org = await tx.organization.update({ where: { id }, data: { canceled_at: new Date() } });
+    await emitSubscriptionEvent(tx, 'subscription.canceled', {
+      organization_id: id,
+      plan: found.plan as Plan,
+      previous_plan: found.plan as Plan,
+      status: 'canceled',
+    });
+    return { id: org.id, name: org.name, plan: org.plan, status: 'canceled' as const, canceled_at: org.canceled_at?.toISOString() };
+  });
+}
+
+async function emitSubscriptionEvent(
+  tx: Parameters<Parameters<Db['$transaction']>[0]>[0],
+  type: 'subscription.changed' | 'subscription.canceled',
+  data: { organization_id: string; plan: Plan; previous_plan: Plan; status: 'active' | 'canceled' },
+) {
+  const now = new Date().toISOString();
+  const payload = JSON.stringify({ event: type, timestamp: now, data });
+  await tx.$executeRaw`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+    SELECT gen_random_uuid(), e.id, m.livemode, ${type}, ${payload}::jsonb, ${now}::timestamptz
+    FROM establishments e CROSS JOIN (VALUES (true), (false)) AS m(livemode)
+    WHERE e.organization_id = ${data.organization_id}::uuid`;
+}
+
+/** Returns a deactivated webhook subscription to `active`, its failure count reset. */
+export async function reactivateWebhook(db: Db, input: { id: string }) {
+  const id = assertUuid(input.id, '--id');
+  const found = await db.webhookSubscription.findUnique({ where: { id } });
+  if (!found) throw new AdminError(`No webhook subscription ${id}`);
+  const sub = await db.webhookSubscription.update({
+    where: { id },
+    data: { status: 'active', consecutive_failures: 0, deactivated_at: null },
+  });
+  return { id: sub.id, url: sub.url, status: sub.status, consecutive_failures: sub.consecutive_failures };
 }
 
 function assertUuid(value: string, flag: string): string {

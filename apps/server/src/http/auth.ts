@@ -13,7 +13,7 @@ import type { AuthContext } from '../trpc/context.js';
  */
 export type Authenticator = { authenticate(request: FastifyRequest): Promise<AuthContext> };
 
-type CacheEntry = { auth: AuthContext; revoked: boolean; expires: number };
+type CacheEntry = { auth: AuthContext; revoked: boolean; canceled: boolean; expires: number };
 const MAX_CACHE_ENTRIES = 10_000;
 
 export function createAuthenticator(db: Db, ttlMs: number): Authenticator {
@@ -32,11 +32,12 @@ export function createAuthenticator(db: Db, ttlMs: number): Authenticator {
         permissions: string[];
         revoked: boolean;
         plan: string;
+        canceled: boolean;
         timezone: string;
         sector: string;
       }[]
     >`SELECT k.id::text, k.establishment_id::text, e.organization_id::text, k.livemode, k.permissions,
-        k.revoked_at IS NOT NULL AS revoked, o.plan, e.timezone, e.sector
+        k.revoked_at IS NOT NULL AS revoked, o.plan, o.canceled_at IS NOT NULL AS canceled, e.timezone, e.sector
       FROM api_keys k
       JOIN establishments e ON e.id = k.establishment_id
       JOIN organizations o ON o.id = e.organization_id
@@ -58,6 +59,7 @@ export function createAuthenticator(db: Db, ttlMs: number): Authenticator {
         sector: row.sector as Sector,
       },
       revoked: row.revoked,
+      canceled: row.canceled,
       expires: now + ttlMs,
     };
     if (ttlMs > 0) {
@@ -81,6 +83,7 @@ export function createAuthenticator(db: Db, ttlMs: number): Authenticator {
       const entry = await lookup(hashApiKey(key));
       if (!entry) throw new AppError('unauthorized', 'Invalid API key');
       if (entry.revoked) throw new AppError('unauthorized', 'This API key has been revoked');
+      if (entry.canceled) throw new AppError('plan_required', "The organisation's subscription is canceled");
       if (!(API_PLANS as readonly string[]).includes(entry.auth.plan)) {
         throw new AppError('plan_required', 'The API is available on the Enterprise and Enterprise Multi plans only');
       }

@@ -24,7 +24,7 @@ export async function detectSpikes(
      ), totals AS (
        SELECT r.food_category, (r.created_at AT TIME ZONE est.tz)::date AS day, sum(r.weight_kg) AS kg
        FROM records r, est
-       WHERE r.establishment_id = $1 AND r.livemode = $2
+       WHERE r.establishment_id = $1 AND r.livemode = $2 AND r.superseded_by IS NULL
          AND r.created_at >= ((est.today - 28)::timestamp AT TIME ZONE est.tz)
          AND r.created_at < ((est.today + 1)::timestamp AT TIME ZONE est.tz)
        GROUP BY 1, 2

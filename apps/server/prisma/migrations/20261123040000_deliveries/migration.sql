@@ -111,3 +111,14 @@ $$;
 CREATE TRIGGER "events_fanout" AFTER INSERT ON "events"
   REFERENCING NEW TABLE AS new_events
   FOR EACH STATEMENT EXECUTE FUNCTION "merma_events_fanout"();
+
+-- AlterTable: an organisation whose subscription was canceled (merma-admin org cancel)
+ALTER TABLE "organizations" ADD COLUMN "canceled_at" TIMESTAMPTZ(3);
+
+-- AlterTable: corrections (inbound waste.updated). A correction is a new record in the chain whose
+-- hashed fields include `supersedes_id`; `superseded_by` on the corrected record is a lookup aid
+-- derived from it (not part of any hash), so reads can skip versions that no longer count.
+ALTER TABLE "records" ADD COLUMN "supersedes_id" UUID, ADD COLUMN "superseded_by" UUID;
+
+-- CreateIndex: a record is corrected at most once (later corrections correct the correction)
+CREATE UNIQUE INDEX "records_supersedes_id_key" ON "records"("supersedes_id") WHERE "supersedes_id" IS NOT NULL;

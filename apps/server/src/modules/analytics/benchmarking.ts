@@ -25,7 +25,7 @@ export async function getBenchmark(
     `WITH window_records AS (
        SELECT establishment_id, sum(weight_kg)::float8 / ${BENCHMARK_WINDOW_DAYS} AS per_day
        FROM records
-       WHERE livemode = $1 AND created_at >= $2::timestamptz - interval '${BENCHMARK_WINDOW_DAYS} days' AND created_at < $2::timestamptz
+       WHERE livemode = $1 AND superseded_by IS NULL AND created_at >= $2::timestamptz - interval '${BENCHMARK_WINDOW_DAYS} days' AND created_at < $2::timestamptz
        GROUP BY establishment_id
      ),
      sample AS (

@@ -35,7 +35,7 @@ export async function getAnalytics(
   const tz = p.add(auth.timezone);
   const lower = lowerBoundSql(from, auth.timezone, p);
   const upper = upperBoundSql(to, auth.timezone, p);
-  let where = `r.establishment_id = ${p.add(auth.establishmentId)}::uuid AND r.livemode = ${p.add(auth.livemode)}
+  let where = `r.establishment_id = ${p.add(auth.establishmentId)}::uuid AND r.livemode = ${p.add(auth.livemode)} AND r.superseded_by IS NULL
     AND r.created_at >= ${lower} AND r.created_at < ${upper}`;
   if (query.food_category) where += ` AND r.food_category = ${p.add(query.food_category)}`;
   if (query.causa_id) where += ` AND r.causa_id = ${p.add(query.causa_id)}::uuid`;

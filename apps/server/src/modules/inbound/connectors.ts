@@ -1,4 +1,4 @@
-import { FoodCategory, IsoDate, Uuid, WasteStage } from '@merma/schema';
+import { CreateRecordInput, FoodCategory, IsoDate, Uuid, WasteStage } from '@merma/schema';
 import { z } from 'zod';
 
 /**
@@ -20,6 +20,31 @@ export const StandardWasteCreated = z.object({
   notes: z.string().nullish(),
   photo_url: z.string().nullish(),
 });
+
+/**
+ * `waste.updated`: a correction of a record — `record_id` and the fields that change. It is
+ * appended to the chain as a new record that supersedes the original (see inbound/service.ts).
+ */
+const Changes = CreateRecordInput.shape;
+export const StandardWasteUpdated = z
+  .object({
+    source: z.string().trim().min(1).max(100),
+    external_id: z.string().trim().min(1).max(200).optional(),
+    record_id: Uuid,
+    food_category: Changes.food_category.optional(),
+    weight_kg: Changes.weight_kg.optional(),
+    destino_id: Changes.destino_id.optional(),
+    causa_id: Changes.causa_id,
+    product_name: Changes.product_name,
+    waste_stage: Changes.waste_stage,
+    notes: Changes.notes,
+    photo_url: Changes.photo_url,
+  })
+  .refine((p) => Object.keys(p).some((k) => !['source', 'external_id', 'record_id'].includes(k)), {
+    message: 'name at least one field to change',
+    path: ['record_id'],
+  });
+export type StandardWasteUpdated = z.infer<typeof StandardWasteUpdated>;
 
 const UNITS = { kg: 1, g: 0.001, lb: 0.45359237, oz: 0.028349523125 } as const;
 

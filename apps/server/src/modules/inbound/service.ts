@@ -7,7 +7,22 @@ import { AppError, validationError } from '../../errors.js';
 import type { AuthContext, Clock } from '../../trpc/context.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { createRecord } from '../records/service.js';
-import { connectorFor, lossKilograms, StandardInventoryLoss, StandardWasteCreated } from './connectors.js';
+import { connectorFor, lossKilograms, StandardInventoryLoss, StandardWasteCreated, StandardWasteUpdated } from './connectors.js';
+
+type OriginalRow = {
+  id: string;
+  food_category: string;
+  weight_kg: number;
+  destino_id: string;
+  causa_id: string | null;
+  product_name: string | null;
+  waste_stage: string | null;
+  shift_id: string | null;
+  session_id: string | null;
+  notes: string | null;
+  photo_url: string | null;
+  superseded_by: string | null;
+};
 
 /** Disposal: where an inventory loss goes when the POS does not say. */
 const DEFAULT_LOSS_DESTINATION = 'landfill';
@@ -17,7 +32,12 @@ const details = (err: ZodError, prefix: string) =>
 
 /**
  * Events from ERP and POS systems. `waste.created` and `inventory.loss` become records (source
- * `inbound:<source>`), with the record's `record.created` semantics. A resend is recognised by
+ * `inbound:<source>`), with the record's `record.created` semantics. `waste.updated` corrects a
+ * record without rewriting it: the corrected version is appended to the chain as a new record
+ * (the original's fields with the changes, `supersedes_id` = the original, inside its hash), the
+ * original is marked `superseded_by` so lists and totals count the correction only, and
+ * `record.updated` carries the new version (its `id` is the correction's; `record_id` of the
+ * answer too). A record already corrected answers 409 naming its correction. A resend is recognised by
  * `payload.external_id` + `source`, or else by the request's Idempotency-Key, and answered
  * `duplicate` without a second record. Everything happens in one transaction: a refused event
  * writes nothing.
@@ -35,7 +55,8 @@ export async function receiveInboundEvent(
 
   let source: string;
   let externalId: string | undefined;
-  let record: CreateRecordInput;
+  let record: CreateRecordInput | undefined;
+  let correction: StandardWasteUpdated | undefined;
   if (input.event === 'waste.created') {
     const parsed = StandardWasteCreated.safeParse(standard);
     if (!parsed.success) throw validationError('Invalid waste.created payload', details(parsed.error, 'payload'));
@@ -68,13 +89,13 @@ export async function receiveInboundEvent(
       notes: [loss.reason, loss.occurred_at ? `occurred ${loss.occurred_at}` : undefined].filter(Boolean).join(' — ') || null,
     };
   } else {
-    // waste.updated is part of the contract; it lands with the correction chain (an appended record that supersedes the original).
-    throw validationError(`Event ${input.event} is not accepted yet`, [
-      { path: 'event', message: 'only waste.created and inventory.loss for now' },
-    ]);
+    const parsed = StandardWasteUpdated.safeParse(standard);
+    if (!parsed.success) throw validationError('Invalid waste.updated payload', details(parsed.error, 'payload'));
+    correction = parsed.data;
+    source = correction.source;
+    externalId = correction.external_id;
+    record = undefined;
   }
-  const parsedRecord = CreateRecordInput.safeParse(record);
-  if (!parsedRecord.success) throw validationError('Invalid record in the event', details(parsedRecord.error, 'payload'));
 
   const externalRef = externalId ?? (deps.idempotencyKey ? `idempotency-key:${deps.idempotencyKey}` : null);
   return inTransaction(deps.db, async (tx) => {
@@ -91,7 +112,36 @@ export async function receiveInboundEvent(
       });
       if (seen) return { event_id: seen.id, status: 'duplicate' as const, record_id: seen.record_id };
     }
-    const created = await createRecord({ db: tx, clock: deps.clock, catalog: deps.catalog }, auth, parsedRecord.data, `inbound:${source}`);
+    let supersedes: string | null = null;
+    if (correction) {
+      const { source: _s, external_id: _e, record_id, ...changes } = correction;
+      const [original] = await tx.$queryRaw<OriginalRow[]>`
+        SELECT id::text, food_category, weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name,
+          waste_stage, shift_id::text, session_id::text, notes, photo_url, superseded_by::text
+        FROM records
+        WHERE id = ${record_id}::uuid AND establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
+        FOR UPDATE`;
+      if (!original) throw new AppError('not_found', `No record ${record_id} in this establishment`);
+      if (original.superseded_by) {
+        throw new AppError(
+          'conflict',
+          `Record ${record_id} was already corrected by ${original.superseded_by}; send the update for that record`,
+        );
+      }
+      const { id: _id, superseded_by: _by, ...kept } = original;
+      record = { ...kept, ...changes } as CreateRecordInput;
+      supersedes = original.id;
+    }
+    const parsedRecord = CreateRecordInput.safeParse(record);
+    if (!parsedRecord.success) throw validationError('Invalid record in the event', details(parsedRecord.error, 'payload'));
+    const created = await createRecord(
+      { db: tx, clock: deps.clock, catalog: deps.catalog },
+      auth,
+      parsedRecord.data,
+      `inbound:${source}`,
+      supersedes,
+    );
+    if (supersedes) await tx.$executeRaw`UPDATE records SET superseded_by = ${created.id}::uuid WHERE id = ${supersedes}::uuid`;
     const id = randomUUID();
     try {
       await tx.inboundEvent.create({

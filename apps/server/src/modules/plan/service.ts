@@ -49,11 +49,11 @@ export async function generatePlan(deps: { db: DbTx; pool: Sql; clock: Clock }, 
   const { rows } = await deps.pool.query<PlanRow>(
     `WITH f AS (
        SELECT r.* FROM records r
-       WHERE r.establishment_id = $1::uuid AND r.livemode = $2
+       WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
          AND r.created_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.created_at < ($4::date + 1)::timestamp AT TIME ZONE $5
      ), years AS (
        SELECT extract(year FROM created_at AT TIME ZONE $5)::int AS y, min((created_at AT TIME ZONE $5)::date) AS first_day, sum(weight_kg)::float8 AS kg
-       FROM records WHERE establishment_id = $1::uuid AND livemode = $2 GROUP BY 1
+       FROM records WHERE establishment_id = $1::uuid AND livemode = $2 AND superseded_by IS NULL GROUP BY 1
      )
      SELECT
        (SELECT coalesce(sum(weight_kg), 0)::float8 FROM f) AS total_kg,

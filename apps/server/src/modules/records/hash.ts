@@ -32,6 +32,8 @@ export type HashedFields = {
   photo_url: string | null;
   source: string;
   created_at: string;
+  /** Set on a correction only: the record it corrects (inbound waste.updated). */
+  supersedes_id?: string | null;
 };
 
 const HASHED_KEYS = [
@@ -52,8 +54,15 @@ const HASHED_KEYS = [
   'weight_kg',
 ] as const satisfies readonly (keyof HashedFields)[];
 
+/**
+ * Keys in sorted order. `supersedes_id` takes part only when set, so corrections carry the link
+ * to what they correct inside their hash while every other record hashes as it always has.
+ */
 export function canonicalRecordJson(r: HashedFields): string {
-  const parts = HASHED_KEYS.map((k) => `${JSON.stringify(k)}:${JSON.stringify(r[k])}`);
+  const keys: (keyof HashedFields)[] = r.supersedes_id
+    ? ([...HASHED_KEYS, 'supersedes_id'].sort() as (keyof HashedFields)[])
+    : [...HASHED_KEYS];
+  const parts = keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(r[k])}`);
   return `{${parts.join(',')}}`;
 }
 

@@ -36,7 +36,7 @@ type RecordRow = Omit<HashedFields, 'created_at'> & {
 
 const RECORD_COLUMNS = Prisma.sql`id::text, establishment_id::text, livemode, chain_seq, food_category,
   weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
-  session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at`;
+  session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at, supersedes_id::text`;
 
 function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
   return {
@@ -56,6 +56,7 @@ function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
     source: r.source,
     record_hash: r.record_hash,
     created_at: r.created_at.toISOString(),
+    supersedes_id: r.supersedes_id ?? null,
   };
 }
 
@@ -84,6 +85,7 @@ export function recordEvent(
       destination: catalog.destinationById.get(f.destino_id)?.nombre ?? '',
       waste_stage: (f.waste_stage ?? null) as RecordEventData['waste_stage'],
       record_hash: hash ?? '',
+      ...(f.supersedes_id ? { supersedes_id: f.supersedes_id } : {}),
     },
   };
 }
@@ -118,6 +120,8 @@ async function checkReferences(
   auth: AuthContext,
   catalog: GlobalCatalog,
   items: { index: number; input: CreateRecordParsed }[],
+  /** A correction keeps its original's session even when that session has been completed. */
+  correction = false,
 ): Promise<Map<number, ErrorDetail[]>> {
   const problems = new Map<number, ErrorDetail[]>();
   const add = (index: number, path: string, message: string) => {
@@ -160,7 +164,7 @@ async function checkReferences(
     if (input.session_id) {
       const status = sessionStatus.get(input.session_id);
       if (!status) add(index, 'session_id', 'no session of this establishment has this id');
-      else if (status !== 'open') add(index, 'session_id', 'this session is completed and takes no more records');
+      else if (status !== 'open' && !correction) add(index, 'session_id', 'this session is completed and takes no more records');
     }
   }
   return problems;
@@ -179,9 +183,15 @@ async function ensureChainHead(db: DbTx, auth: AuthContext): Promise<void> {
  * its RETURNING. Concurrent writers of one chain are serialised by the head's row lock (READ
  * COMMITTED re-reads the newest head after waiting), and the write is a single round trip.
  */
-export async function createRecord(deps: RecordDeps, auth: AuthContext, input: CreateRecordParsed, source = 'api'): Promise<WasteRecord> {
+export async function createRecord(
+  deps: RecordDeps,
+  auth: AuthContext,
+  input: CreateRecordParsed,
+  source = 'api',
+  supersedesId: string | null = null,
+): Promise<WasteRecord> {
   const catalog = await deps.catalog.get(deps.db);
-  const problems = await checkReferences(deps.db, auth, catalog, [{ index: 0, input }]);
+  const problems = await checkReferences(deps.db, auth, catalog, [{ index: 0, input }], supersedesId !== null);
   const found = problems.get(0);
   if (found) throw validationError(found.map((p) => `${p.path}: ${p.message}`).join('; '), found);
 
@@ -189,9 +199,13 @@ export async function createRecord(deps: RecordDeps, auth: AuthContext, input: C
   const now = deps.clock();
   const createdAt = now.toISOString();
   const shiftId = input.shift_id ?? (await activeShiftAt(deps.db, auth, now));
-  const fields = hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt);
+  const fields: HashedFields = {
+    ...hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt),
+    supersedes_id: supersedesId,
+  };
   const canonical = canonicalRecordJson(fields);
-  const event = JSON.stringify(recordEvent('record.created', fields, catalog, null));
+  const eventType = supersedesId ? 'record.updated' : 'record.created';
+  const event = JSON.stringify(recordEvent(eventType, fields, catalog, null));
 
   for (let attempt = 0; attempt < 2; attempt++) {
     const rows = await deps.db.$queryRaw<{ record_hash: string }[]>`
@@ -205,17 +219,17 @@ export async function createRecord(deps: RecordDeps, auth: AuthContext, input: C
       ), stored AS (
       INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
         causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
-        record_hash, created_at)
+        record_hash, created_at, supersedes_id)
       SELECT ${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, moved.seq, ${fields.food_category},
         ${String(fields.weight_kg)}::numeric, ${fields.destino_id}::uuid, ${fields.causa_id}::uuid,
         ${fields.product_name}, ${fields.waste_stage}, ${fields.shift_id}::uuid, ${fields.session_id}::uuid,
         ${fields.notes}, ${fields.photo_url}, ${source}, moved.prev_hash, moved.last_hash,
-        ${createdAt}::timestamptz
+        ${createdAt}::timestamptz, ${supersedesId}::uuid
       FROM moved
       RETURNING record_hash
     ), emitted AS (
       INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
-      SELECT ${randomUUID()}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, 'record.created',
+      SELECT ${randomUUID()}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${eventType},
         jsonb_set(${event}::jsonb, '{data,record_hash}', to_jsonb(stored.record_hash)), ${createdAt}::timestamptz
       FROM stored
     )
@@ -227,6 +241,7 @@ export async function createRecord(deps: RecordDeps, auth: AuthContext, input: C
         food_category: input.food_category,
         waste_stage: input.waste_stage ?? null,
         record_hash: stored.record_hash,
+        supersedes_id: supersedesId,
       };
     }
     await ensureChainHead(deps.db, auth); // first record of this establishment and mode
@@ -368,10 +383,11 @@ export type ListRecordsParsed = {
 
 const LIST_COLUMNS = `id::text, establishment_id::text, livemode, chain_seq, food_category, weight_kg::float8 AS weight_kg,
   destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text, session_id::text, notes, photo_url, source,
-  prev_hash, record_hash, created_at`;
+  prev_hash, record_hash, created_at, supersedes_id::text`;
 
 /**
- * Lists records newest first (`created_at DESC, id DESC`, served by the matching index), with the
+ * Lists the records that count — a corrected record is replaced by its correction, which carries
+ * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest first (`created_at DESC, id DESC`, served by the matching index), with the
  * total in one round trip. Dates are read in the establishment's time zone; by default the last 30
  * days up to and including today. Runs on the pg pool directly: this is the hottest read.
  */
@@ -383,7 +399,8 @@ export async function listRecords(
   const { from, to } = await resolveRange(deps.pool, query, deps.clock(), auth.timezone);
   const p = sqlParams();
   let where = `establishment_id = ${p.add(auth.establishmentId)}::uuid AND livemode = ${p.add(auth.livemode)}
-    AND created_at >= ${lowerBoundSql(from, auth.timezone, p)} AND created_at < ${upperBoundSql(to, auth.timezone, p)}`;
+    AND created_at >= ${lowerBoundSql(from, auth.timezone, p)} AND created_at < ${upperBoundSql(to, auth.timezone, p)}
+    AND superseded_by IS NULL`;
   if (query.food_category) where += ` AND food_category = ${p.add(query.food_category)}`;
   const filterValues = [...p.values];
   const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { chain_seq: string; total: string }>(

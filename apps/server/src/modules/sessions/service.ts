@@ -41,7 +41,7 @@ const SELECT = `SELECT s.id::text, s.name, s.shift_id::text, s.status, s.started
     CASE WHEN s.status = 'completed' THEN s.total_kg::float8 ELSE live.kg END AS total_kg
   FROM sessions s
   CROSS JOIN LATERAL (
-    SELECT count(*)::int AS n, coalesce(sum(r.weight_kg), 0)::float8 AS kg FROM records r WHERE r.session_id = s.id
+    SELECT count(*)::int AS n, coalesce(sum(r.weight_kg), 0)::float8 AS kg FROM records r WHERE r.session_id = s.id AND r.superseded_by IS NULL
   ) live`;
 
 export async function createSession(
@@ -109,8 +109,8 @@ export async function completeSession(deps: { db: DbTx; clock: Clock }, auth: Au
     const now = deps.clock();
     const rows = await tx.$queryRaw<SessionRow[]>`
       UPDATE sessions s SET status = 'completed', completed_at = ${now.toISOString()}::timestamptz,
-        record_count = (SELECT count(*) FROM records r WHERE r.session_id = s.id),
-        total_kg = (SELECT coalesce(sum(r.weight_kg), 0) FROM records r WHERE r.session_id = s.id)
+        record_count = (SELECT count(*) FROM records r WHERE r.session_id = s.id AND r.superseded_by IS NULL),
+        total_kg = (SELECT coalesce(sum(r.weight_kg), 0) FROM records r WHERE r.session_id = s.id AND r.superseded_by IS NULL)
       WHERE s.id = ${id}::uuid AND s.establishment_id = ${auth.establishmentId}::uuid AND s.livemode = ${auth.livemode}
         AND s.status = 'open'
       RETURNING s.id::text, s.name, s.shift_id::text, s.status, s.started_at, s.completed_at, s.record_count, s.total_kg::float8 AS total_kg`;
