@@ -106,7 +106,7 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     const org = await ok(['org', 'create', '--name', 'Fogón', '--plan', 'basic']);
     expect(org.admin_email).toBeNull();
     const changed = await ok(['org', 'set-plan', '--id', org.id, '--plan', 'enterprise_multi']);
-    expect(changed).toEqual({ id: org.id, name: 'Fogón', plan: 'enterprise_multi' });
+    expect(changed).toEqual({ id: org.id, name: 'Fogón', plan: 'enterprise_multi', status: 'active' });
     expect(await sql('SELECT plan FROM organizations WHERE id = $1', [org.id])).toEqual([{ plan: 'enterprise_multi' }]);
 
     expect(await refused(['org', 'create', '--name', 'X', '--plan', 'gold'], 1)).toMatch(/--plan must be one of basic, pro/);
@@ -115,6 +115,32 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     await refused(['org', 'set-plan', '--id', org.id, '--plan', 'platinum'], 1);
     await refused(['org', 'set-plan', '--id', UNKNOWN, '--plan', 'pro'], 1);
     expect(await sql('SELECT plan FROM organizations WHERE id = $1', [org.id])).toEqual([{ plan: 'enterprise_multi' }]);
+
+    const canceled = await ok(['org', 'cancel', '--id', org.id]);
+    expect(canceled).toMatchObject({ id: org.id, status: 'canceled', canceled_at: expect.any(String) });
+    expect(await refused(['org', 'cancel', '--id', org.id], 1)).toMatch(/already canceled/);
+    await refused(['org', 'cancel', '--id', UNKNOWN], 1);
+    expect(await sql('SELECT canceled_at IS NOT NULL AS canceled FROM organizations WHERE id = $1', [org.id])).toEqual([
+      { canceled: true },
+    ]);
+  });
+
+  it('webhook reactivate: returns a deactivated subscription to active', async () => {
+    const org = await ok(['org', 'create', '--name', 'Hooks', '--plan', 'enterprise']);
+    const est = await ok(['establishment', 'create', '--org', org.id, '--name', 'H', '--cif', 'B87654321', '--sector', 'horeca']);
+    const id = '7d0c6f8e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
+    await sql(
+      `INSERT INTO webhook_subscriptions (id, establishment_id, livemode, url, events, secret, status, consecutive_failures, deactivated_at)
+       VALUES ($1, $2, false, 'https://erp.example.es/hook', '{record.created}', 'whsec_x', 'deactivated', 5, now())`,
+      [id, est.id],
+    );
+    expect(await ok(['webhook', 'reactivate', '--id', id])).toEqual({
+      id,
+      url: 'https://erp.example.es/hook',
+      status: 'active',
+      consecutive_failures: 0,
+    });
+    await refused(['webhook', 'reactivate', '--id', UNKNOWN], 1);
   });
 
   it('establishment create: default and custom time zone, two chain heads; bad input writes nothing', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
 import {
@@ -102,6 +103,62 @@ describe('POST /api/v1/webhooks/inbound', () => {
     expect(res.json().details.map((d: { path: string }) => d.path)).toContain(path);
     expect(await countRecords(t.db, owner.establishmentId)).toBe(0);
     expect(await t.db.inboundEvent.count({ where: { establishment_id: owner.establishmentId } })).toBe(0);
+  });
+
+  describe('POS connectors (fixtures of their documented formats)', () => {
+    const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/pos/${name}`, import.meta.url), 'utf8'));
+    let owner: Tenant;
+    beforeAll(async () => {
+      owner = await createTenant(t.db);
+      await importProducts(t.db, {
+        org: owner.organizationId,
+        csv: 'name;food_category;ean;pos_ref;unit_weight_kg\nYogur natural 125 g;dairy;8410000810004;W62UWFY35CWMYGVWK6TWJDNI;0,125\nPan de barra;bakery;8410000000016;57;\n',
+      });
+    });
+
+    it('square: an InventoryAdjustment to WASTE becomes a record in kg, once', async () => {
+      const body = { event: 'inventory.loss', connector: 'square', payload: fixture('square-inventory-adjustment.json') };
+      const res = await send(body, {}, owner.key);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data.status).toBe('processed');
+      const record = await t.db.record.findUniqueOrThrow({ where: { id: res.json().data.record_id } });
+      expect(record).toMatchObject({
+        food_category: 'dairy',
+        product_name: 'Yogur natural 125 g',
+        source: 'inbound:square',
+        destino_id: DESTINO_LANDFILL,
+      });
+      expect(Number(record.weight_kg)).toBe(0.375); // 3 units × 0.125 kg
+      expect(record.notes).toBe('Square: IN_STOCK → WASTE — occurred 2026-11-22T21:10:00.000Z');
+      expect((await send(body, {}, owner.key)).json().data.status).toBe('duplicate');
+      expect(await countRecords(t.db, owner.establishmentId)).toBe(1);
+    });
+
+    it('square: other adjustments are refused with 400', async () => {
+      const payload = fixture('square-inventory-adjustment.json');
+      payload.data.object.inventory_adjustment.to_state = 'SOLD';
+      const res = await send({ event: 'inventory.loss', connector: 'square', payload }, {}, owner.key);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().details).toEqual([{ path: 'payload.to_state', message: 'expected WASTE, got "SOLD"' }]);
+    });
+
+    it('odoo: a stock.scrap webhook becomes a record, matched by the product id in Odoo', async () => {
+      const other = await createTenant(t.db, { organizationId: owner.organizationId });
+      const body = { event: 'inventory.loss', connector: 'odoo', payload: fixture('odoo-stock-scrap.json') };
+      const res = await send(body, {}, other.key);
+      expect(res.statusCode).toBe(200);
+      const record = await t.db.record.findUniqueOrThrow({ where: { id: res.json().data.record_id } });
+      expect(record).toMatchObject({ food_category: 'bakery', product_name: 'Pan de barra', source: 'inbound:odoo' });
+      expect(Number(record.weight_kg)).toBe(2.5);
+      expect(record.notes).toBe('Caducado — occurred 2026-11-22T19:45:12Z');
+      expect((await send(body, {}, other.key)).json().data.status).toBe('duplicate');
+      // In units, for a product without a unit weight: a clear 400, nothing written.
+      const units = { ...fixture('odoo-stock-scrap.json'), _id: 129, product_uom_id: [1, 'Units'] };
+      const refused = await send({ event: 'inventory.loss', connector: 'odoo', payload: units }, {}, other.key);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().details[0].path).toBe('payload.unit');
+      expect(await countRecords(t.db, other.establishmentId)).toBe(1);
+    });
   });
 
   it('needs the inbound:write permission', async () => {

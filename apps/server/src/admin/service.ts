@@ -220,7 +220,9 @@ export function isValidGtin(code: string): boolean {
 }
 
 /**
- * Imports a product CSV (header `name,food_category,ean`; `,` or `;` separated). All rows are
+ * Imports a product CSV (header `name,food_category,ean`, optionally `pos_ref` — the product's id
+ * in the POS, for connectors — and `unit_weight_kg` — one unit's weight, for losses counted in
+ * units; `,` or `;` separated). All rows are
  * checked first: any invalid row aborts the import with every problem by line, writing nothing.
  * Products are matched by EAN within the organisation: a known EAN is updated, a new one created.
  */
@@ -245,6 +247,7 @@ export async function importProducts(db: Db, input: { org: string; csv: string }
   }
   const problems: string[] = [];
   const seen = new Map<string, number>();
+  const seenRefs = new Map<string, number>();
   const products = rows.map(({ record: row, info }) => {
     const line = info.lines; // the file's line (blank lines are skipped, not renumbered)
     const name = row.name ?? '';
@@ -257,7 +260,15 @@ export async function importProducts(db: Db, input: { org: string; csv: string }
     if (!isValidGtin(ean)) problems.push(`line ${line}: ean "${ean}" is not a valid EAN/GTIN`);
     if (seen.has(ean)) problems.push(`line ${line}: ean ${ean} repeats line ${seen.get(ean)}`);
     seen.set(ean, line);
-    return { name, food_category: category, ean };
+    const posRef = row.pos_ref || null;
+    if (posRef && seenRefs.has(posRef)) problems.push(`line ${line}: pos_ref ${posRef} repeats line ${seenRefs.get(posRef)}`);
+    if (posRef) seenRefs.set(posRef, line);
+    const rawWeight = (row.unit_weight_kg ?? '').replace(',', '.');
+    const unitWeight = rawWeight === '' ? null : Number(rawWeight);
+    if (unitWeight !== null && !(Number.isFinite(unitWeight) && unitWeight > 0 && unitWeight <= 1000)) {
+      problems.push(`line ${line}: unit_weight_kg "${row.unit_weight_kg}" is not a weight in kg`);
+    }
+    return { name, food_category: category, ean, pos_ref: posRef, unit_weight_kg: unitWeight };
   });
   if (rows.length === 0) problems.push('the file has no product rows (expected a header name,food_category,ean)');
   if (problems.length) throw new AdminError(`Nothing imported. ${problems.join('; ')}`);
@@ -272,7 +283,7 @@ export async function importProducts(db: Db, input: { org: string; csv: string }
       db.product.upsert({
         where: { organization_id_ean: { organization_id: orgId, ean: p.ean } },
         create: { id: randomUUID(), organization_id: orgId, ...p },
-        update: { name: p.name, food_category: p.food_category },
+        update: { name: p.name, food_category: p.food_category, pos_ref: p.pos_ref, unit_weight_kg: p.unit_weight_kg },
       }),
     ),
   );

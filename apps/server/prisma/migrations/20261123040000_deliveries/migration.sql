@@ -122,3 +122,10 @@ ALTER TABLE "records" ADD COLUMN "supersedes_id" UUID, ADD COLUMN "superseded_by
 
 -- CreateIndex: a record is corrected at most once (later corrections correct the correction)
 CREATE UNIQUE INDEX "records_supersedes_id_key" ON "records"("supersedes_id") WHERE "supersedes_id" IS NOT NULL;
+
+-- AlterTable: how a POS names a product (Square item variation id, Odoo product id) and, for
+-- products counted in units, the weight of one unit — so POS connectors can turn losses into kg.
+ALTER TABLE "products" ADD COLUMN "pos_ref" TEXT, ADD COLUMN "unit_weight_kg" DECIMAL(10,3);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "products_organization_id_pos_ref_key" ON "products"("organization_id", "pos_ref");

@@ -1,5 +1,6 @@
 import { CreateRecordInput, FoodCategory, IsoDate, Uuid, WasteStage } from '@merma/schema';
 import { z } from 'zod';
+import { validationError } from '../../errors.js';
 
 /**
  * Connectors turn a source system's own payload into the standard inbound format. The standard
@@ -46,7 +47,7 @@ export const StandardWasteUpdated = z
   });
 export type StandardWasteUpdated = z.infer<typeof StandardWasteUpdated>;
 
-const UNITS = { kg: 1, g: 0.001, lb: 0.45359237, oz: 0.028349523125 } as const;
+const UNITS = { kg: 1, g: 0.001, lb: 0.45359237, oz: 0.028349523125, unit: 0 } as const;
 
 export const StandardInventoryLoss = z
   .object({
@@ -57,6 +58,7 @@ export const StandardInventoryLoss = z
       .string()
       .regex(/^\d{8,14}$/)
       .optional(),
+    product_ref: z.string().trim().min(1).max(200).optional().describe("the product's id in the POS (pos_ref of the product catalogue)"),
     quantity_kg: z.number().positive().optional(),
     quantity: z.number().positive().optional(),
     unit: z.enum(Object.keys(UNITS) as [keyof typeof UNITS, ...(keyof typeof UNITS)[]]).optional(),
@@ -65,15 +67,17 @@ export const StandardInventoryLoss = z
     destino_id: Uuid.optional().describe('where the loss went; disposal (landfill) when not given'),
     causa_id: Uuid.optional(),
   })
-  .refine((p) => p.product_id || p.ean, { message: 'product_id or ean is required', path: ['product_id'] })
+  .refine((p) => p.product_id || p.ean || p.product_ref, { message: 'product_id, ean or product_ref is required', path: ['product_id'] })
   .refine((p) => p.quantity_kg !== undefined || (p.quantity !== undefined && p.unit !== undefined), {
-    message: 'quantity_kg, or quantity with unit (kg, g, lb, oz), is required',
+    message: 'quantity_kg, or quantity with unit (kg, g, lb, oz, or unit for products with a unit weight), is required',
     path: ['quantity_kg'],
   });
 export type StandardInventoryLoss = z.infer<typeof StandardInventoryLoss>;
 
-export function lossKilograms(p: StandardInventoryLoss): number {
+/** The loss in kg; `unit` counts use the product's unit weight (null when it has none). */
+export function lossKilograms(p: StandardInventoryLoss, unitWeightKg: number | null): number | null {
   if (p.quantity_kg !== undefined) return p.quantity_kg;
+  if (p.unit === 'unit') return unitWeightKg === null ? null : (p.quantity as number) * unitWeightKg;
   return (p.quantity as number) * UNITS[p.unit as keyof typeof UNITS];
 }
 
@@ -85,7 +89,76 @@ export type Connector = {
 
 const standard: Connector = { name: 'standard', toStandard: (_event, payload) => payload };
 
-export const CONNECTORS = new Map<string, Connector>([[standard.name, standard]]);
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/**
+ * Square (squareup.com), Inventory API: an `InventoryAdjustment` moving stock to the `WASTE` state,
+ * as returned by BatchRetrieveInventoryChanges or sent inside an `inventory.adjustment` object —
+ * https://developer.squareup.com/reference/square/objects/InventoryAdjustment. Fields used: `id`
+ * (the resend key), `to_state` (must be WASTE), `catalog_object_id` (the item variation: a product
+ * whose `pos_ref` is that id), `quantity` (decimal string; units of the variation, turned into kg
+ * with the product's `unit_weight_kg`), `occurred_at`. Accepted as the payload itself, or wrapped
+ * as `{ adjustment }`, `{ inventory_adjustment }` or a webhook body `{ data: { object: … } }`.
+ */
+const square: Connector = {
+  name: 'square',
+  toStandard(event, payload) {
+    if (event !== 'inventory.loss') return { ...payload, source: 'square' };
+    const inner = obj(obj(obj(payload.data).object));
+    const adj = obj(payload.adjustment ?? payload.inventory_adjustment ?? inner.inventory_adjustment ?? inner.adjustment ?? payload);
+    if (adj.to_state !== 'WASTE') {
+      throw validationError('Only Square adjustments to WASTE are losses', [
+        { path: 'payload.to_state', message: `expected WASTE, got ${JSON.stringify(adj.to_state ?? null)}` },
+      ]);
+    }
+    const quantity = typeof adj.quantity === 'string' ? Number(adj.quantity) : adj.quantity;
+    return {
+      source: 'square',
+      external_id: adj.id,
+      product_ref: adj.catalog_object_id,
+      quantity,
+      unit: 'unit',
+      reason: `Square: ${String(adj.from_state ?? 'IN_STOCK')} → WASTE`,
+      occurred_at: adj.occurred_at,
+    };
+  },
+};
+
+/**
+ * Odoo (odoo.com) Inventory/Point of Sale: a scrap order (`stock.scrap`) sent by an automation
+ * rule's "Send Webhook Notification" action (Odoo 17+), whose body carries `_model`, `_id` and the
+ * chosen fields — https://www.odoo.com/documentation/17.0/applications/studio/automated_actions.html.
+ * Fields used: `_id` (the resend key, as `stock.scrap:<id>`), `product_id` (Odoo's id, or `[id, name]`:
+ * a product whose `pos_ref` is that id), `scrap_qty` with `product_uom_id` (`[id, "kg"]`, `"g"`,
+ * `"lb"`, `"oz"`, or `"Units"`), `date_done`, `scrap_reason_tag_ids` or `origin` as the reason.
+ */
+const UOM: Record<string, string> = { kg: 'kg', g: 'g', lb: 'lb', lbs: 'lb', oz: 'oz', units: 'unit', unit: 'unit', 'unit(s)': 'unit' };
+const odoo: Connector = {
+  name: 'odoo',
+  toStandard(event, payload) {
+    if (event !== 'inventory.loss') return { ...payload, source: 'odoo' };
+    const many2one = (v: unknown) => (Array.isArray(v) ? v : [v, undefined]) as [unknown, unknown];
+    const [productId] = many2one(payload.product_id);
+    const [, uomName] = many2one(payload.product_uom_id);
+    const unit = typeof uomName === 'string' ? UOM[uomName.trim().toLowerCase()] : undefined;
+    const tags = Array.isArray(payload.scrap_reason_tag_ids)
+      ? payload.scrap_reason_tag_ids.map((t) => (Array.isArray(t) ? t[1] : t)).filter((t) => typeof t === 'string')
+      : [];
+    const date = typeof payload.date_done === 'string' ? payload.date_done.replace(' ', 'T') : undefined;
+    return {
+      source: 'odoo',
+      external_id: payload._id === undefined ? undefined : `${String(payload._model ?? 'stock.scrap')}:${String(payload._id)}`,
+      product_ref: productId === undefined ? undefined : String(productId),
+      quantity: payload.scrap_qty,
+      unit: unit ?? uomName,
+      reason: tags.length ? tags.join(', ') : typeof payload.origin === 'string' ? payload.origin : 'Odoo scrap',
+      occurred_at: date && !/[zZ]|[+-]\d\d:\d\d$/.test(date) ? `${date}Z` : date,
+    };
+  },
+};
+
+export const CONNECTORS = new Map<string, Connector>([standard, square, odoo].map((c) => [c.name, c]));
 
 export function connectorFor(connector: string | undefined, payload: Record<string, unknown>): Connector | undefined {
   if (connector) return CONNECTORS.get(connector);

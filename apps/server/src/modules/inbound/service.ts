@@ -70,19 +70,21 @@ export async function receiveInboundEvent(
     const loss = parsed.data;
     source = loss.source;
     externalId = loss.external_id;
-    const product = await deps.db.product.findFirst({
-      where: { organization_id: auth.organizationId, ...(loss.product_id ? { id: loss.product_id } : { ean: loss.ean as string }) },
-    });
-    if (!product) {
-      throw validationError('Unknown product', [
-        { path: loss.product_id ? 'payload.product_id' : 'payload.ean', message: 'no product of this organisation' },
+    const by = loss.product_id ? { id: loss.product_id } : loss.ean ? { ean: loss.ean } : { pos_ref: loss.product_ref as string };
+    const product = await deps.db.product.findFirst({ where: { organization_id: auth.organizationId, ...by } });
+    const field = loss.product_id ? 'product_id' : loss.ean ? 'ean' : 'product_ref';
+    if (!product) throw validationError('Unknown product', [{ path: `payload.${field}`, message: 'no product of this organisation' }]);
+    const kg = lossKilograms(loss, product.unit_weight_kg === null ? null : Number(product.unit_weight_kg));
+    if (kg === null) {
+      throw validationError('The product has no unit weight', [
+        { path: 'payload.unit', message: `a loss in units needs the unit_weight_kg of product ${product.name}` },
       ]);
     }
     const catalog = await deps.catalog.get(deps.db);
     const fallback = catalog.destinations.find((d) => d.code === DEFAULT_LOSS_DESTINATION);
     record = {
       food_category: product.food_category as CreateRecordInput['food_category'],
-      weight_kg: lossKilograms(loss),
+      weight_kg: kg,
       destino_id: loss.destino_id ?? (fallback?.id as string),
       causa_id: loss.causa_id ?? null,
       product_name: product.name,
