@@ -19,16 +19,25 @@ function canonical(id, establishment, r, createdAt) {
   return JSON.stringify({ id, establishment_id: establishment, ...r, created_at: createdAt });
 }
 
-// The same single statement as the API's append: move the chain head, insert from its RETURNING.
+// The same single statement as the API's append: move the chain head, insert from its RETURNING,
+// and write the record.created event to the outbox (whose trigger enqueues a delivery job when the
+// establishment has subscriptions).
 const APPEND = `WITH moved AS (
     UPDATE record_chain_heads SET seq = seq + 1, prev_hash = last_hash,
       last_hash = encode(sha256(convert_to(last_hash::text || $3::text, 'UTF8')), 'hex')
     WHERE establishment_id = $2 AND livemode = false
-    RETURNING seq, last_hash, prev_hash)
+    RETURNING seq, last_hash, prev_hash),
+  stored AS (
   INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id,
     product_name, waste_stage, notes, photo_url, prev_hash, record_hash, created_at)
   SELECT $1, $2, false, moved.seq, $4, $5, $6, $7, $8, $9, $10, $11, moved.prev_hash, moved.last_hash, $12 FROM moved
-  RETURNING record_hash`;
+  RETURNING record_hash),
+  emitted AS (
+  INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+  SELECT gen_random_uuid(), $2, false, 'record.created',
+    jsonb_build_object('event', 'record.created', 'timestamp', $12::text, 'data', jsonb_build_object('id', $1::text, 'record_hash', stored.record_hash)),
+    $12 FROM stored)
+  SELECT record_hash FROM stored`;
 
 app.post('/records', async (req, reply) => {
   const parsed = CreateRecordInput.safeParse(req.body);
@@ -142,6 +151,13 @@ app.post('/records/batch', async (req, reply) => {
         String(seq),
         prev,
       ],
+    );
+    await client.query(
+      `INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+       SELECT gen_random_uuid(), $1, false, 'record.created', jsonb_build_object('event', 'record.created', 'timestamp', $2::text,
+         'data', jsonb_build_object('id', u.id, 'record_hash', u.hash)), $2
+       FROM unnest($3::uuid[], $4::text[]) AS u(id, hash)`,
+      [establishment, createdAt, ids, hashes],
     );
     await client.query('COMMIT');
     return reply.send({ inserted: items.length, failed: body.data.records.length - items.length });

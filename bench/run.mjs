@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { measureInsights } from './insights.mjs';
+import { measureWebhooks } from './webhooks.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -34,9 +35,9 @@ const freePort = () =>
   });
 
 const children = [];
-function start(label, args, env) {
-  // Servers on core 0, the load generator (this process) on core 1.
-  const child = spawn('taskset', ['-c', '0', process.execPath, ...args], {
+function start(label, args, env, core = '0') {
+  // Servers on core 0, the load generator (this process) and the webhook receiver on core 1.
+  const child = spawn('taskset', ['-c', core, process.execPath, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -156,7 +157,28 @@ async function main() {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_ENABLED: 'false',
     DATABASE_POOL_SIZE: '10',
+    WEBHOOKS_ALLOW_PRIVATE: 'true', // the benchmark's receiver is on loopback
+    WORKER_CONCURRENCY: '0', // jobs run on the worker replica below, as in a deployment with API and worker replicas
   });
+  await waitFor(`http://127.0.0.1:${ourPort}/readyz`); // migrations applied before the second replica boots
+  const workerPort = await freePort();
+  start(
+    'merma-worker',
+    ['apps/server/dist/main.js'],
+    {
+      DATABASE_URL: dbUrl,
+      PORT: String(workerPort),
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      DATABASE_POOL_SIZE: '4',
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+      WORKER_CONCURRENCY: '10',
+    },
+    '1',
+  );
+  const receiverPort = await freePort();
+  start('receiver', ['bench/receiver.mjs'], { PORT: String(receiverPort) }, '1');
+  const receiverUrl = `http://127.0.0.1:${receiverPort}`;
   await waitFor(`http://127.0.0.1:${ourPort}/readyz`); // migrations applied
 
   const client = new pg.Client({ connectionString: dbUrl });
@@ -281,6 +303,7 @@ async function main() {
     results.push({ name: s.name, rows: s.rows, ours: o, baseline: b, ratio: o.rps / b.rps });
   }
 
+  const webhooks = await measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record });
   const insights = await measureInsights(client, ourPort, seeded, DESTINO);
 
   const pad = (v, n) => String(v).padStart(n);
@@ -308,10 +331,18 @@ async function main() {
       ` -> ratio ${(insights.analytics.p50 / insights.raw.p50).toFixed(2)} (target p50 < 150 ms, ratio <= 1.3)` +
       `\nGET /predict?horizon=28 on one year of history: p50 ${insights.predict.p50.toFixed(1)} ms (p99 ${insights.predict.p99.toFixed(1)}) (target < 100 ms)`,
   );
+  const added = webhooks.post.three.p50 / webhooks.post.none.p50 - 1;
+  console.log(
+    `\nPOST /records with 3 active webhook subscriptions: p50 ${webhooks.post.three.p50} ms (p99 ${webhooks.post.three.p99}), ` +
+      `${webhooks.post.three.rps.toFixed(0)} req/s; without: p50 ${webhooks.post.none.p50} ms (p99 ${webhooks.post.none.p99}), ` +
+      `${webhooks.post.none.rps.toFixed(0)} req/s -> added p50 ${(added * 100).toFixed(1)} % (target < 10 %)` +
+      `\nwebhook fan-out: ${webhooks.fanout.delivered} deliveries (${webhooks.fanout.records} records x ${webhooks.fanout.subscriptions} subscriptions) ` +
+      `in ${webhooks.fanout.seconds.toFixed(1)} s -> ${webhooks.fanout.perSecond.toFixed(0)} deliveries/s (one worker replica, concurrency 10, sharing a core with the receiver)`,
+  );
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
     join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results, insights }, null, 2),
+    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results, webhooks, insights }, null, 2),
   );
 
   await client.end();

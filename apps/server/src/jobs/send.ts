@@ -5,6 +5,23 @@ import { isIP, type LookupFunction } from 'node:net';
 import { isInternalAddress } from '../modules/webhooks/target.js';
 
 export type SendPolicy = { production: boolean; allowPrivate: boolean; timeoutMs: number };
+
+/**
+ * Connections kept alive between deliveries to the same receiver (a socket is only ever opened
+ * through the guarded lookup below, so a reused one was checked when it connected).
+ */
+export type Agents = { http: http.Agent; https: https.Agent; destroy(): void };
+export function createAgents(): Agents {
+  const options = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: 16, maxFreeSockets: 4, timeout: 30_000 };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  return {
+    ...agents,
+    destroy() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
 export type SendResult = { status: number | null; error: string | null; durationMs: number };
 
 class RefusedAddress extends Error {
@@ -37,7 +54,13 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
  * included, since redirects are never followed (node:http does not follow them, and following one
  * could lead inside our network) — is a failure, described in `error`.
  */
-export function sendWebhook(rawUrl: string, body: string, headers: Record<string, string>, policy: SendPolicy): Promise<SendResult> {
+export function sendWebhook(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: SendPolicy,
+  agents?: Agents,
+): Promise<SendResult> {
   const started = performance.now();
   const done = (status: number | null, error: string | null): SendResult => ({
     status,
@@ -67,13 +90,12 @@ export function sendWebhook(rawUrl: string, body: string, headers: Record<string
         headers: { ...headers, 'content-length': Buffer.byteLength(body).toString() },
         lookup: guardedLookup(policy.allowPrivate),
         signal,
-        agent: false,
+        agent: agents ? (url.protocol === 'https:' ? agents.https : agents.http) : false,
       },
       (res) => {
         const status = res.statusCode ?? 0;
-        res.resume(); // the answer's body is not kept
+        res.resume(); // the answer's body is read and dropped, which frees the socket for reuse
         res.on('error', () => {});
-        req.destroy();
         if (status >= 200 && status < 300) resolve(done(status, null));
         else if (status >= 300 && status < 400) resolve(done(status, `redirect (${status}) not followed`));
         else resolve(done(status, `HTTP ${status}`));

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Mailer } from './mail.js';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
-import { type SendPolicy, sendWebhook } from './send.js';
+import { type Agents, type SendPolicy, sendWebhook } from './send.js';
 import { signatureHeaders } from './sign.js';
 
 export type JobLog = { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
@@ -11,6 +11,7 @@ export type WebhookJobDeps = {
   clock: () => Date;
   random: () => number;
   policy: SendPolicy;
+  agents: Agents;
   userAgent: string;
   mailer: Mailer;
   log: JobLog;
@@ -109,13 +110,33 @@ export async function deliver(deps: WebhookJobDeps, payload: { delivery_id: stri
     'user-agent': deps.userAgent,
     ...signatureHeaders(row.secret, row.id, now, body),
   };
-  const result = await sendWebhook(row.url, body, headers, deps.policy);
+  const result = await sendWebhook(row.url, body, headers, deps.policy, deps.agents);
 
   const attempt = row.attempts + 1;
   const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
   const gone = result.status === 410;
   const next = succeeded || gone || row.manual ? null : nextAttemptAt(attempt, now, deps.random);
   const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
+
+  if (succeeded) {
+    // The common case in one statement (atomic on its own): the delivery, its attempt, and the
+    // subscription's failure count back to 0.
+    await deps.pool.query(
+      `WITH moved AS (
+         UPDATE webhook_deliveries SET attempts = $2, status = 'succeeded', next_attempt_at = NULL, manual = false, completed_at = $3
+         WHERE id = $1 AND attempts = $4 AND status = 'pending'
+         RETURNING id, subscription_id
+       ), attempted AS (
+         INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, duration_ms, error, next_attempt_at)
+         SELECT gen_random_uuid(), id, $2, $3, $5, $6, NULL, NULL FROM moved
+       )
+       UPDATE webhook_subscriptions s SET consecutive_failures = 0
+       FROM moved WHERE s.id = moved.subscription_id AND s.consecutive_failures <> 0`,
+      [row.id, attempt, now, row.attempts, result.status, result.durationMs],
+    );
+    deps.log.info({ delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, duration_ms: result.durationMs }, 'webhook delivered');
+    return;
+  }
 
   const client = await deps.pool.connect();
   let deactivated = false;
@@ -137,11 +158,7 @@ export async function deliver(deps: WebhookJobDeps, payload: { delivery_id: stri
       [row.id, attempt, now, result.status, result.durationMs, result.error, next],
     );
     if (next) await client.query(`SELECT ${ENQUEUE_DELIVERY_SQL}`, [row.id, next]);
-    if (succeeded) {
-      await client.query('UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0', [
-        row.subscription_id,
-      ]);
-    } else if (status === 'failed' && !row.manual) {
+    if (status === 'failed' && !row.manual) {
       const { rows: changed } = await client.query<{ deactivated: boolean }>(
         `WITH before AS (SELECT status FROM webhook_subscriptions WHERE id = $1 FOR UPDATE)
          UPDATE webhook_subscriptions s
@@ -170,8 +187,7 @@ export async function deliver(deps: WebhookJobDeps, payload: { delivery_id: stri
     client.release();
   }
   const log = { delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, error: result.error };
-  if (succeeded) deps.log.info({ ...log, duration_ms: result.durationMs }, 'webhook delivered');
-  else deps.log.warn({ ...log, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
+  deps.log.warn({ ...log, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
   if (deactivated)
     deps.log.warn({ subscription_id: row.subscription_id, reason: gone ? 'gone' : 'failures' }, 'webhook subscription deactivated');
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import { detectSpikes } from './alerts.js';
 import { createMailer, type Mailer } from './mail.js';
+import { createAgents } from './send.js';
 import { deliver, fanOut, notifyDeactivated, type WebhookJobDeps } from './webhooks.js';
 
 /**
@@ -46,13 +47,16 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const concurrency = config.worker.concurrency;
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: Math.min(concurrency + 2, options.embedded ? 4 : 20) });
   pool.on('error', (err) => log.warn({ err }, 'job database connection error'));
+  pool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'job database connection error')));
   const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log });
   const clock = options.clock ?? (() => new Date());
+  const agents = createAgents();
   const deps: WebhookJobDeps = {
     pool,
     clock,
     random: options.random ?? Math.random,
     policy: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs },
+    agents,
     userAgent: `Merma-Webhooks/${options.version ?? '1'} (+https://merma.app/docs/webhooks)`,
     mailer,
     log,
@@ -67,6 +71,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     noHandleSignals: true,
     noPreparedStatements: options.embedded,
     logger,
+    // Jobs are fetched a few at a time and completions batched: fewer round trips per delivery.
+    preset: { worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0 } },
     taskList: {
       'webhooks.fanout': async (payload) => fanOut(deps, payload as { event_ids: string[] }),
       'webhooks.deliver': async (payload) => deliver(deps, payload as { delivery_id: string }),
@@ -83,6 +89,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     stop() {
       stopped ??= (async () => {
         await runner.stop();
+        agents.destroy();
         mailer.close();
         await pool.end();
       })();

@@ -1,0 +1,68 @@
+// Webhook benchmarks: (1) what delivery costs POST /records — establishments with 3 active
+// subscriptions against establishments with none, same server, same run (delivery is asynchronous:
+// the request only writes the outbox row, whose trigger enqueues one job); (2) fan-out throughput:
+// 500 records (one batch) to an establishment with 10 subscriptions, timed until the receiver has
+// all 5,000 deliveries.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const SECRET = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+async function subscribe(client, establishmentId, url, count) {
+  for (let i = 0; i < count; i++) {
+    await client.query(
+      `INSERT INTO webhook_subscriptions (id, establishment_id, livemode, url, events, secret) VALUES ($1, $2, false, $3, '{record.created}', $4)`,
+      [randomUUID(), establishmentId, `${url}/hook/${i}`, SECRET()],
+    );
+  }
+}
+
+export async function measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record }) {
+  const quiet = seeded.slice(0, 100);
+  const subscribed = seeded.slice(100, 200);
+  for (const t of subscribed) await subscribe(client, t.id, receiverUrl, 3);
+  const scenario = (tenants) => ({
+    url: `http://127.0.0.1:${ourPort}/api/v1/records`,
+    method: 'POST',
+    body: JSON.stringify(record(1)),
+    connections: 16,
+    headersFor: (n) => auth(tenants[n % tenants.length]),
+  });
+  await load({ ...scenario(subscribed), connections: 2 }).catch(() => {});
+  const none = [];
+  const three = [];
+  for (let round = 0; round < 2; round++) {
+    none.push(summary(await load(scenario(quiet))));
+    three.push(summary(await load(scenario(subscribed))));
+  }
+  const best = (runs) => runs.reduce((a, b) => (b.p50 < a.p50 || (b.p50 === a.p50 && b.rps > a.rps) ? b : a));
+  const post = { none: best(none), three: best(three) };
+
+  // Let the deliveries queued above drain before measuring the fan-out.
+  const countNow = async () => (await (await fetch(`${receiverUrl}/count`)).json()).count;
+  for (let i = 0; i < 600; i++) {
+    const { rows } = await client.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs`);
+    if (rows[0].n === 0) break;
+    await sleep(500);
+  }
+
+  const target = seeded[0];
+  await subscribe(client, target.id, receiverUrl, 10);
+  const before = await countNow();
+  const started = performance.now();
+  const res = await fetch(`http://127.0.0.1:${ourPort}/api/v1/records/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...auth(target) },
+    body: JSON.stringify({ records: Array.from({ length: 500 }, (_, i) => record(i)) }),
+  });
+  if (res.status !== 200) throw new Error(`batch answered ${res.status}`);
+  const expected = 5_000;
+  let delivered = 0;
+  while (performance.now() - started < 180_000) {
+    delivered = (await countNow()) - before;
+    if (delivered >= expected) break;
+    await sleep(50);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { post, fanout: { subscriptions: 10, records: 500, delivered, seconds, perSecond: delivered / seconds } };
+}
