@@ -38,6 +38,9 @@ async function main() {
     await database.close();
     process.exit(0);
   };
+  // A background promise that fails (a library's job bookkeeping while the database is away) is
+  // logged; requests and jobs handle their own errors, and the process keeps serving.
+  process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 

@@ -33,7 +33,9 @@ function isDatabaseUnavailable(err: unknown): boolean {
     const message = (e as { message?: unknown }).message;
     if (
       typeof message === 'string' &&
-      /Connection terminated|timeout exceeded when trying to connect|Can't reach database/i.test(message)
+      /Connection terminated|not queryable|terminating connection|Code: `(08|53)\w{3}`|Code: `57P0[1-3]`|timeout exceeded when trying to connect|Can't reach database/i.test(
+        message,
+      )
     ) {
       return true;
     }

@@ -134,7 +134,10 @@ export async function deliver(deps: WebhookJobDeps, payload: { delivery_id: stri
        FROM moved WHERE s.id = moved.subscription_id AND s.consecutive_failures <> 0`,
       [row.id, attempt, now, row.attempts, result.status, result.durationMs],
     );
-    deps.log.info({ delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, duration_ms: result.durationMs }, 'webhook delivered');
+    deps.log.info(
+      { delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, duration_ms: result.durationMs },
+      'webhook delivered',
+    );
     return;
   }
 

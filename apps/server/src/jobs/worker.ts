@@ -1,4 +1,4 @@
-import { Logger, type LogLevel, run } from 'graphile-worker';
+import { Logger, type LogLevel, type Runner, type RunnerOptions, run } from 'graphile-worker';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { detectSpikes } from './alerts.js';
@@ -63,7 +63,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   };
   const levels: Record<LogLevel, keyof Log> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
   const logger = new Logger((scope) => (level, message, meta) => log[levels[level]]({ worker: scope, ...meta }, message));
-  const runner = await run({
+  const options_ = {
     pgPool: pool,
     concurrency,
     pollInterval: config.worker.pollIntervalMs,
@@ -71,8 +71,6 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     noHandleSignals: true,
     noPreparedStatements: options.embedded,
     logger,
-    // Jobs are fetched a few at a time and completions batched: fewer round trips per delivery.
-    preset: { worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0 } },
     taskList: {
       'webhooks.fanout': async (payload) => fanOut(deps, payload as { event_ids: string[] }),
       'webhooks.deliver': async (payload) => deliver(deps, payload as { delivery_id: string }),
@@ -82,13 +80,45 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         await detectSpikes({ pool, clock, minKg: config.alertMinKg }, payload as { establishment_id: string; livemode: boolean });
       },
     },
-  });
+  } satisfies RunnerOptions;
+
+  // A supervisor: when the database goes away under it, graphile-worker's runner stops with an
+  // error; it is started again with a growing pause (1 s … 30 s) until it runs, so the worker
+  // recovers by itself once the database is back.
+  let runner: Runner | undefined;
+  let stopping = false;
+  let pause = 1000;
+  const launch = async (): Promise<void> => {
+    while (!stopping) {
+      try {
+        runner = await run(options_);
+        pause = 1000;
+        const current = runner;
+        current.promise.then(
+          () => {},
+          (err: unknown) => {
+            if (stopping) return;
+            log.error({ err }, 'job worker stopped with an error; starting it again');
+            setTimeout(() => void launch(), pause).unref();
+          },
+        );
+        return;
+      } catch (err) {
+        if (stopping) return;
+        log.error({ err, retryInMs: pause }, 'job worker could not start; trying again');
+        await new Promise((r) => setTimeout(r, pause));
+        pause = Math.min(pause * 2, 30_000);
+      }
+    }
+  };
+  await launch();
   let stopped: Promise<void> | undefined;
   return {
     /** Stops taking jobs, waits for the running ones, then closes the pool. */
     stop() {
       stopped ??= (async () => {
-        await runner.stop();
+        stopping = true;
+        await runner?.stop().catch(() => {});
         agents.destroy();
         mailer.close();
         await pool.end();
