@@ -42,6 +42,10 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
     for (const [method, op] of Object.entries(item as Record<string, Json>)) {
       const meta = byPath.get(`${method.toUpperCase()} ${path}`);
       if (!meta) continue;
+      if (meta.permission) {
+        op['x-permission'] = meta.permission; // the key permission the operation needs
+        op.description = `${op.description ? `${op.description}\n\n` : ''}Requires the \`${meta.permission}\` permission.`;
+      }
       const responses = op.responses as Record<string, Json>;
       const success = responses['200'] as Json;
       for (const code of Object.keys(responses)) delete responses[code];

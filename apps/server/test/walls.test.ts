@@ -1,0 +1,140 @@
+import { PERMISSIONS } from '@merma/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeKey } from '../src/admin/service.js';
+import { buildApp } from '../src/http/app.js';
+import { addKey, createTenant, startTestApp, type Tenant, type TestContext, testConfig, validRecord } from './helpers.js';
+
+/**
+ * The walls between tenants, modes and permissions, for every operation of the OpenAPI document:
+ * establishment A's key reaches nothing of establishment B (404 for B's ids, none of B's ids in
+ * A's lists, B's objects unchanged), B's live key reaches nothing of B's test data, and a key
+ * without an operation's permission gets 403 and writes nothing. Every answer carries the
+ * security headers.
+ */
+let t: TestContext;
+let a: Tenant;
+let b: Tenant;
+let bLive: { key: string };
+const ids: Record<string, string> = {};
+let ops: { method: string; path: string; permission: string | undefined }[] = [];
+
+const request = (key: string, method: string, url: string, body?: unknown) =>
+  t.app.inject({
+    method: method as 'GET',
+    url,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+  });
+
+const BODIES: Record<string, unknown> = {
+  'POST /records': validRecord(),
+  'POST /records/batch': { records: [validRecord()] },
+  'POST /shifts': { name: 'Noche', start_time: '22:00', end_time: '06:00' },
+  'POST /sessions': { name: 'Cierre' },
+  'POST /webhooks': { url: 'https://93.184.216.34/hook', events: ['record.created'] },
+  'PATCH /webhooks/{id}': { description: 'changed by someone else' },
+  'POST /webhooks/inbound': { event: 'waste.created', payload: { ...validRecord(), source: 'walls' } },
+};
+const bodyFor = (method: string, path: string) => BODIES[`${method} ${path}`] ?? (method === 'GET' ? undefined : {});
+const fill = (path: string) =>
+  `/api/v1${path.replace('{id}', ids[path.split('/')[1] as string] ?? '').replace('{delivery_id}', ids.delivery ?? '')}`;
+
+/** What a tenant holds in test mode (the mode of every key here but B's live one). */
+async function stateOf(tenant: Tenant) {
+  const where = { establishment_id: tenant.establishmentId, livemode: false };
+  return {
+    records: await t.db.record.count({ where }),
+    shifts: await t.db.shift.count({ where }),
+    sessions: await t.db.session.findMany({ where, select: { id: true, status: true }, orderBy: { id: 'asc' } }),
+    webhooks: await t.db.webhookSubscription.findMany({ where, select: { id: true, url: true, description: true, status: true } }),
+    plans: await t.db.preventionPlan.count({ where }),
+    events: await t.db.event.count({ where }),
+    inbound: await t.db.inboundEvent.count({ where }),
+  };
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  a = await createTenant(t.db);
+  b = await createTenant(t.db);
+  bLive = await addKey(t.db, b.establishmentId, 'live');
+  const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+  ops = Object.entries(doc.paths as Record<string, Record<string, { 'x-permission'?: string }>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, permission: op['x-permission'] })),
+  );
+  // B's objects, in test mode.
+  const post = async (path: string) => (await request(b.key, 'POST', `/api/v1${path}`, BODIES[`POST ${path}`])).json().data;
+  ids.records = (await post('/records')).id;
+  ids.shifts = (await post('/shifts')).id;
+  ids.sessions = (await post('/sessions')).id;
+  ids.webhooks = (await post('/webhooks')).id;
+  await request(b.key, 'POST', '/api/v1/prevention-plan', {});
+  ids.delivery = (await request(b.key, 'POST', `/api/v1/webhooks/${ids.webhooks}/test`, {})).json().data.id;
+});
+afterAll(() => t?.close());
+
+describe('tenant, mode and permission walls', () => {
+  it('covers every operation and knows each one’s permission', () => {
+    expect(ops.length).toBeGreaterThanOrEqual(28);
+    expect(ops.filter((o) => !o.permission)).toEqual([]);
+    expect(Object.values(ids).every(Boolean)).toBe(true);
+  });
+
+  it("keeps establishment A out of everything of establishment B, and B's live key out of B's test data", async () => {
+    const before = await stateOf(b);
+    const bIds = Object.values(ids);
+    for (const { method, path } of ops) {
+      for (const [who, key] of [
+        ['A', a.key],
+        ['B live', bLive.key],
+      ] as const) {
+        const url = fill(path);
+        const res = await request(key, method, url, bodyFor(method, path));
+        const label = `${who}: ${method} ${path}`;
+        expect(res.statusCode, label).toBeLessThan(500);
+        if (path.includes('{id}')) expect(res.statusCode, label).toBe(404);
+        // B's ids never appear, except one the caller sent itself (a 404 names what was asked for).
+        for (const id of bIds.filter((i) => !url.includes(i))) expect(res.body.includes(id), `${label} shows ${id}`).toBe(false);
+        expect(res.headers['x-content-type-options'], label).toBe('nosniff');
+        expect(res.headers['referrer-policy'], label).toBe('no-referrer');
+        expect(res.headers['cache-control'], label).toBe('no-store');
+        expect(res.headers['x-request-id'], label).toBeTruthy();
+      }
+    }
+    // Nothing of B moved (A and B-live wrote only to their own establishment or mode).
+    const after = await stateOf(b);
+    expect(after.sessions).toEqual(before.sessions);
+    expect(after.webhooks).toEqual(before.webhooks);
+    expect(after.plans).toBe(before.plans);
+    expect(after.records).toBe(before.records);
+    expect(after.shifts).toBe(before.shifts);
+  });
+
+  it('answers 403 to a key without the operation’s permission, and writes nothing', async () => {
+    const permissions = [...new Set(ops.map((o) => o.permission as string))];
+    for (const permission of permissions) {
+      const others = PERMISSIONS.filter((p) => p !== permission).join(',');
+      const limited = await createTenant(t.db, { permissions: others });
+      const before = await stateOf(limited);
+      for (const { method, path } of ops.filter((o) => o.permission === permission)) {
+        const res = await request(limited.key, method, fill(path), bodyFor(method, path));
+        expect(res.statusCode, `${method} ${path} without ${permission}`).toBe(403);
+        expect(res.json()).toMatchObject({ status: 403, code: 'forbidden' });
+      }
+      expect(await stateOf(limited), `writes without ${permission}`).toEqual(before);
+    }
+  });
+
+  it('stops a revoked key on every replica within the key cache time', async () => {
+    const config = testConfig({ API_KEY_CACHE_TTL_MS: '500' });
+    const replicas = [await buildApp({ config, db: t.db }), await buildApp({ config, db: t.db })];
+    const tenant = await createTenant(t.db);
+    const get = (app: (typeof replicas)[number]) =>
+      app.inject({ method: 'GET', url: '/api/v1/causas', headers: { authorization: `Bearer ${tenant.key}` } });
+    for (const app of replicas) expect((await get(app)).statusCode).toBe(200); // cached on both
+    await revokeKey(t.db, { id: tenant.keyId });
+    await new Promise((r) => setTimeout(r, 600));
+    for (const app of replicas) expect((await get(app)).statusCode).toBe(401);
+    await Promise.all(replicas.map((app) => app.close()));
+  });
+});
