@@ -4,7 +4,8 @@ import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { AppError } from '../errors.js';
+import { inspectJson, UNPAIRED_SURROGATE } from '../db/text.js';
+import { AppError, validationError } from '../errors.js';
 import { createCatalogCache } from '../modules/catalog/service.js';
 import type { AuthContext, Clock } from '../trpc/context.js';
 import { createAppRouter } from '../trpc/router.js';
@@ -31,6 +32,8 @@ export type AppDeps = {
 };
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** Deepest nesting of a JSON body (the documented bodies nest 3 levels; POS payloads a few more). */
+const MAX_BODY_DEPTH = 64;
 
 /**
  * Builds the HTTP application. Request path: request id → HTTPS guard → auth (key hash lookup,
@@ -59,10 +62,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: MAX_BODY_BYTES,
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
+    // Node enforces the request deadline only when it checks its connections (every 30 s by
+    // default): check often enough that a client trickling bytes is cut off near the deadline.
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.requestTimeoutMs / 4)),
+    },
     trustProxy: config.trustProxy as boolean | string,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // URLs the router refuses before any hook runs (bad percent-encoding, an over-long path
+    // parameter) get the same error body as every other refusal.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'no-referrer');
+      handleError(err, request, reply);
+    },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
@@ -102,6 +120,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('cache-control', 'no-store');
     request.auth = await authenticator.authenticate(request);
     await rateLimiter.consume(route.bucket ?? 'general', request.auth.keyId, reply);
+  });
+
+  // A JSON body must be text the database can store as given (unpaired surrogates, `\ud800`
+  // escapes, would be stored as U+FFFD) and nest at most MAX_BODY_DEPTH levels (deeper bodies
+  // overflow the stack of whatever serialises them again: the Idempotency-Key fingerprint, jsonb).
+  app.addHook('preValidation', async (request) => {
+    if (!(request.routeOptions.config as Partial<RouteConfig> | undefined)?.api || request.body === undefined) return;
+    const found = inspectJson(request.body, UNPAIRED_SURROGATE, MAX_BODY_DEPTH);
+    if (found?.reason === 'text') {
+      throw validationError('Text must be valid Unicode: the body holds an unpaired UTF-16 surrogate', [
+        { path: found.path, message: 'unpaired UTF-16 surrogate' },
+      ]);
+    }
+    if (found) {
+      throw validationError(`The body nests deeper than ${MAX_BODY_DEPTH} levels`, [{ path: found.path, message: 'nested too deeply' }]);
+    }
   });
 
   app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));

@@ -48,6 +48,10 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
   if (err instanceof AppError) return { appError: err, unexpected: false };
   if (err instanceof TRPCError) {
     if (err.cause instanceof AppError) return { appError: err.cause, unexpected: false };
+    if (err.cause instanceof ZodError && err.code !== 'BAD_REQUEST') {
+      // A procedure's answer failed its own output schema: a fault of the service, not of the request.
+      return { appError: new AppError('internal', 'Internal server error'), unexpected: true };
+    }
     if (err.cause instanceof ZodError) {
       const details = zodDetails(err.cause);
       const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');

@@ -1,7 +1,7 @@
 import type { AnalyticsResult, FoodCategory } from '@merma/schema';
 import type { Sql } from '../../db/sql.js';
 import type { AuthContext, Clock } from '../../trpc/context.js';
-import { lowerBoundSql, MAX_RANGE_DAYS, resolveRange, sqlParams, upperBoundSql } from './range.js';
+import { DATE_ONLY, lowerBoundSql, MAX_RANGE_DAYS, resolveRange, sqlParams, upperBoundSql } from './range.js';
 
 export type AnalyticsQueryParsed = {
   from?: string | undefined;
@@ -79,8 +79,9 @@ export async function getAnalytics(
     by_stage: roundMap(row.by_stage),
     recovery_rate: row.recovery_rate === null ? null : Math.round(row.recovery_rate * 10_000) / 10_000,
     trend: row.trend.map((t) => ({ period: t.period, total_kg: round(t.total_kg) })),
-    from,
-    to,
+    // A date is answered as given; a date-time (any offset, any precision) in the documented UTC form.
+    from: DATE_ONLY.test(from) ? from : new Date(from).toISOString(),
+    to: DATE_ONLY.test(to) ? to : new Date(to).toISOString(),
     group_by: query.group_by,
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateRecordInput, type InboundEventResult } from '@merma/schema';
 import type { ZodError } from 'zod';
 import type { DbTx } from '../../db/client.js';
+import { findText, NUL_CHARACTER } from '../../db/text.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import type { AuthContext, Clock } from '../../trpc/context.js';
@@ -47,6 +48,11 @@ export async function receiveInboundEvent(
   auth: AuthContext,
   input: { event: string; payload: Record<string, unknown>; connector?: string | undefined },
 ): Promise<InboundEventResult> {
+  // The payload is stored as jsonb, which holds no NUL character.
+  const nul = findText(input.payload, NUL_CHARACTER);
+  if (nul !== undefined) {
+    throw validationError('The payload may not contain NUL characters', [{ path: `payload.${nul}`, message: 'NUL character' }]);
+  }
   const connector = connectorFor(input.connector, input.payload);
   if (!connector) {
     throw validationError(`Unknown connector "${input.connector}"`, [{ path: 'connector', message: 'not a registered connector' }]);

@@ -23,14 +23,22 @@ import {
   type TargetPolicy,
   updateSubscription,
 } from './service.js';
+import { assertNoWhitespace } from './target.js';
 
 const meta = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: `/${string}`, summary: string, operationId: string) => ({
   openapi: { method, path, tags: ['webhooks'], summary, operationId },
 });
 
+/** Checks `url` as sent, before the input schema (which trims it and drops tabs and line breaks) parses it. */
+const urlAsSent = apiProcedure.use(async ({ getRawInput, next }) => {
+  const url = ((await getRawInput()) as { url?: unknown } | null | undefined)?.url;
+  if (typeof url === 'string') assertNoWhitespace(url);
+  return next();
+});
+
 export function webhooksRouter(policy: TargetPolicy) {
   return router({
-    create: apiProcedure
+    create: urlAsSent
       .meta({
         ...meta('POST', '/webhooks', 'Subscribe an endpoint to events', 'createWebhook'),
         permission: 'webhooks:write',
@@ -52,7 +60,7 @@ export function webhooksRouter(policy: TargetPolicy) {
       .output(WebhookResponse)
       .query(async ({ ctx, input }) => ok(await getSubscription(ctx.db, ctx.auth, input.id))),
 
-    update: apiProcedure
+    update: urlAsSent
       .meta({ ...meta('PATCH', '/webhooks/{id}', 'Change a webhook subscription', 'updateWebhook'), permission: 'webhooks:write' })
       .input(UpdateWebhookInput)
       .output(WebhookResponse)

@@ -45,7 +45,21 @@ export function isInternalAddress(address: string): boolean {
   return true;
 }
 
+/**
+ * URL parsers (the WHATWG one, and zod's check before it) silently drop tabs and line breaks and
+ * trim spaces: a URL carrying whitespace or control characters is refused, as it was given, instead
+ * of storing another URL than the customer's.
+ */
+export function assertNoWhitespace(raw: string): void {
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) {
+    throw validationError('url may not contain whitespace or control characters', [
+      { path: 'url', message: 'whitespace or control character' },
+    ]);
+  }
+}
+
 export async function assertDeliverableUrl(raw: string, options: { production: boolean; allowPrivate: boolean }): Promise<URL> {
+  assertNoWhitespace(raw);
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,0 +1,454 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MAX_BODY_BYTES } from '@merma/schema';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrisma } from '../src/db/client.js';
+import { buildApp } from '../src/http/app.js';
+import { fetchOpenApi, listOperations, type OpenApiDocument, type Operation } from './contract.js';
+import {
+  addKey,
+  CAUSA_CADUCIDAD,
+  createTenant,
+  DESTINO_DONATION,
+  DESTINO_LANDFILL,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+  testConfig,
+  validRecord,
+} from './helpers.js';
+
+/**
+ * Responses checked against the served OpenAPI document, so that the document never drifts from
+ * the service: every operation is exercised with valid requests and with the usual errors, and each
+ * response must have a status the document lists for that operation and a JSON body that validates
+ * (JSON Schema 2020-12, which OpenAPI 3.1 uses) against the schema documented for that status.
+ * The document itself is linted with Redocly CLI and the ruleset in apps/server/redocly.yaml.
+ */
+const API = '/api/v1';
+const DOC_ID = 'https://merma.invalid/openapi.json';
+const PUBLIC_HOOK = 'https://93.184.216.34/hook';
+
+let t: TestContext;
+let doc: OpenApiDocument;
+let operations: Operation[];
+let ajv: Ajv2020;
+let tenant: Tenant;
+const seen = new Map<string, Set<number>>();
+const validators = new Map<string, ValidateFunction>();
+
+beforeAll(async () => {
+  t = await startTestApp();
+  doc = await fetchOpenApi(t.app);
+  operations = listOperations(doc);
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  // The whole document is one schema resource: `#/components/schemas/…` references resolve in it.
+  ajv.addSchema({ ...doc, $id: DOC_ID });
+  tenant = await createTenant(t.db);
+});
+
+afterAll(async () => {
+  const lines = [...seen.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([op, s]) => `  ${op}: ${[...s].sort().join(' ')}`);
+  console.log(`conformance: statuses checked per operation\n${lines.join('\n')}`);
+  await t?.close();
+});
+
+const opKey = (op: Pick<Operation, 'method' | 'path'>) => `${op.method} ${op.path}`;
+
+function operation(method: Operation['method'], path: string): Operation {
+  const op = operations.find((o) => o.method === method && o.path === path);
+  if (!op) throw new Error(`${method} ${path} is not in the OpenAPI document`);
+  return op;
+}
+
+/** JSON pointer of a documented response schema, as a reference into the document resource. */
+function schemaRef(op: Operation, status: string): string {
+  const segment = (s: string) => encodeURIComponent(s.replaceAll('~', '~0').replaceAll('/', '~1'));
+  return `${DOC_ID}#/paths/${segment(op.path)}/${op.method.toLowerCase()}/responses/${status}/content/${segment('application/json')}/schema`;
+}
+
+/** Asserts that a response is documented for the operation and that its body validates against the documented schema. */
+function conform(op: Operation, res: LightMyRequestResponse): void {
+  const status = String(res.statusCode);
+  const where = `${opKey(op)} → ${status}`;
+  const documented = op.responses[status];
+  expect(
+    documented,
+    `${where} is not documented (documented: ${Object.keys(op.responses).join(', ')})\n${res.body.slice(0, 300)}`,
+  ).toBeDefined();
+  if (!documented) return;
+  const schema = documented.content?.['application/json']?.schema;
+  expect(schema, `${where}: the document gives no application/json schema`).toBeDefined();
+  expect(String(res.headers['content-type']), where).toMatch(/^application\/json/);
+  const ref = schemaRef(op, status);
+  let validate = validators.get(ref);
+  if (!validate) {
+    validate = ajv.compile({ $ref: ref });
+    validators.set(ref, validate);
+  }
+  const body = JSON.parse(res.body) as unknown;
+  const valid = validate(body);
+  expect(valid, `${where}: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\n${res.body.slice(0, 600)}`).toBe(true);
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    const value = res.headers[name.toLowerCase()];
+    expect(value, `${where}: documented header ${name} is missing`).toBeDefined();
+    if (header.schema?.type === 'integer') expect(String(value), `${where}: header ${name}`).toMatch(/^\d+$/);
+  }
+  let statuses = seen.get(opKey(op));
+  if (!statuses) {
+    statuses = new Set();
+    seen.set(opKey(op), statuses);
+  }
+  statuses.add(res.statusCode);
+}
+
+type Call = {
+  params?: Record<string, string>;
+  query?: string;
+  body?: unknown;
+  /** A body sent as it is (with `contentType`). */
+  raw?: string;
+  contentType?: string;
+  key?: string | null;
+  headers?: Record<string, string>;
+  app?: FastifyInstance;
+};
+
+/** Sends a request to a documented operation and checks the response against the document. */
+async function call(method: Operation['method'], path: string, options: Call = {}): Promise<LightMyRequestResponse> {
+  const op = operation(method, path);
+  const url = API + path.replace(/\{(\w+)\}/g, (_m, name: string) => options.params?.[name] ?? '00000000-0000-4000-8000-000000000000');
+  const key = options.key === undefined ? tenant.key : options.key;
+  const hasBody = options.raw !== undefined || options.body !== undefined;
+  const res = await (options.app ?? t.app).inject({
+    method,
+    url: options.query ? `${url}?${options.query}` : url,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(hasBody ? { 'content-type': options.contentType ?? 'application/json' } : {}),
+      ...options.headers,
+    },
+    ...(hasBody ? { payload: options.raw ?? JSON.stringify(options.body) } : {}),
+  });
+  conform(op, res);
+  return res;
+}
+
+const expectStatus = (res: LightMyRequestResponse, status: number) => expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
+
+/** Ids of one of each resource, for the operations that name one in their path. */
+type Fixtures = { shift: string; session: string; record: string; webhook: string; delivery: string };
+let fixtures: Fixtures;
+const paramsFor = (path: string): Record<string, string> => ({
+  id: path.startsWith('/sessions') ? fixtures.session : fixtures.webhook,
+  delivery_id: fixtures.delivery,
+});
+
+describe('valid requests and their errors, operation by operation', () => {
+  it('catalogues', async () => {
+    for (const path of ['/causas', '/destinos', '/establishments', '/products']) {
+      expectStatus(await call('GET', path), 200);
+      expectStatus(await call('GET', path, { query: 'unknown=1' }), 400);
+    }
+  });
+
+  it('shifts', async () => {
+    const created = await call('POST', '/shifts', { body: { name: 'Noche', start_time: '22:00', end_time: '06:00' } });
+    expectStatus(created, 201);
+    expectStatus(await call('GET', '/shifts'), 200);
+    expectStatus(await call('POST', '/shifts', { body: { name: 'x', start_time: '25:00', end_time: '06:00' } }), 400);
+    expectStatus(await call('POST', '/shifts', { body: { name: 'x', start_time: '22:00' } }), 400);
+  });
+
+  it('sessions', async () => {
+    const shift = (await call('POST', '/shifts', { body: { name: 'Mañana', start_time: '07:00', end_time: '15:00' } })).json().data.id;
+    const created = await call('POST', '/sessions', { body: { name: 'Cierre de cocina', shift_id: shift } });
+    expectStatus(created, 201);
+    const id = created.json().data.id;
+    expectStatus(await call('POST', '/records', { body: validRecord({ session_id: id }) }), 201);
+    expectStatus(await call('GET', '/sessions', { query: 'status=open&limit=10' }), 200);
+    expectStatus(await call('GET', '/sessions/{id}', { params: { id } }), 200);
+    expectStatus(await call('GET', '/sessions/{id}', { params: { id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' } }), 404);
+    expectStatus(await call('GET', '/sessions/{id}', { params: { id: 'not-a-uuid' } }), 400);
+    expectStatus(await call('GET', '/sessions', { query: 'status=closed' }), 400);
+    expectStatus(await call('POST', '/sessions', { body: { name: '' } }), 400);
+    expectStatus(await call('POST', '/sessions', { body: { name: 'x', shift_id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' } }), 400);
+    expectStatus(await call('POST', '/sessions/{id}/complete', { params: { id } }), 200);
+    expectStatus(await call('POST', '/sessions/{id}/complete', { params: { id } }), 409);
+    expectStatus(await call('POST', '/sessions/{id}/complete', { params: { id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' } }), 404);
+  });
+
+  it('records', async () => {
+    const shift = (await call('POST', '/shifts', { body: { name: 'Tarde', start_time: '15:00', end_time: '23:00' } })).json().data.id;
+    const full = validRecord({
+      causa_id: CAUSA_CADUCIDAD,
+      product_name: 'Tomates pera',
+      waste_stage: 'storage',
+      shift_id: shift,
+      notes: 'caja golpeada',
+      photo_url: 'https://93.184.216.34/img/tomates.jpg',
+    });
+    expectStatus(await call('POST', '/records', { body: full }), 201);
+    const batch = await call('POST', '/records/batch', { body: { records: [validRecord(), validRecord({ weight_kg: -1 })] } });
+    expectStatus(batch, 200);
+    expect(batch.json().data).toMatchObject({ inserted: 1, failed: 1 });
+    expectStatus(await call('GET', '/records', { query: 'limit=5&food_category=meat' }), 200);
+    expectStatus(await call('GET', '/records', { query: 'from=2026-01-01&to=2026-01-31&offset=0' }), 200);
+    expectStatus(await call('GET', '/records/verify'), 200);
+    expectStatus(await call('POST', '/records', { body: validRecord({ weight_kg: 'heavy' }) }), 400);
+    expectStatus(await call('POST', '/records', { body: validRecord({ destino_id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' }) }), 400);
+    expectStatus(await call('POST', '/records/batch', { body: { records: [] } }), 400);
+    expectStatus(await call('GET', '/records', { query: 'limit=500' }), 400);
+    expectStatus(await call('GET', '/records', { query: 'from=2026-02-30' }), 400);
+    const headers = { 'idempotency-key': 'conformance-1' };
+    expectStatus(await call('POST', '/records', { body: validRecord({ weight_kg: 2 }), headers }), 201);
+    const replay = await call('POST', '/records', { body: validRecord({ weight_kg: 2 }), headers });
+    expectStatus(replay, 201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expectStatus(await call('POST', '/records', { body: validRecord({ weight_kg: 3 }), headers }), 409);
+    expectStatus(await call('POST', '/records', { body: validRecord(), headers: { 'idempotency-key': 'x'.repeat(256) } }), 400);
+  });
+
+  it('analytics, benchmarking and predictions', async () => {
+    for (const group of ['day', 'week', 'month']) expectStatus(await call('GET', '/analytics', { query: `group_by=${group}` }), 200);
+    expectStatus(
+      await call('GET', '/analytics', { query: `from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z&destino_id=${DESTINO_DONATION}` }),
+      200,
+    );
+    expectStatus(await call('GET', '/analytics', { query: 'group_by=year' }), 400);
+    expectStatus(await call('GET', '/analytics', { query: 'from=2026-03-01&to=2026-01-01' }), 400);
+    expectStatus(await call('GET', '/benchmarking'), 200);
+    expectStatus(await call('GET', '/benchmarking', { query: 'sector=retail' }), 200);
+    expectStatus(await call('GET', '/benchmarking', { query: 'sector=space' }), 400);
+    expectStatus(await call('GET', '/predict'), 200);
+    expectStatus(await call('GET', '/predict', { query: 'horizon=28&food_category=meat' }), 200);
+    const demand = await call('GET', '/predict', { query: 'type=demand' });
+    expect(demand.statusCode).toBeLessThan(500);
+    expectStatus(await call('GET', '/predict', { query: 'horizon=29' }), 400);
+  });
+
+  it('prevention plan', async () => {
+    const own = await createTenant(t.db);
+    expectStatus(await call('GET', '/prevention-plan', { key: own.key }), 404);
+    expectStatus(await call('POST', '/prevention-plan', { key: own.key, body: {} }), 201);
+    expectStatus(await call('POST', '/prevention-plan', { key: own.key }), 201);
+    expectStatus(await call('GET', '/prevention-plan', { key: own.key }), 200);
+    expectStatus(await call('GET', '/prevention-plan', { key: own.key, query: 'format=markdown' }), 200);
+    expectStatus(await call('GET', '/prevention-plan', { key: own.key, query: 'format=pdf' }), 400);
+    expectStatus(await call('POST', '/prevention-plan', { key: own.key, body: { year: 2026 } }), 400);
+  });
+
+  it('inbound events', async () => {
+    const created = await call('POST', '/webhooks/inbound', {
+      body: { event: 'waste.created', payload: { source: 'sap-b1', external_id: 'ev-1', ...validRecord() } },
+    });
+    expectStatus(created, 200);
+    expect(created.json().data.status).toBe('processed');
+    const again = await call('POST', '/webhooks/inbound', {
+      body: { event: 'waste.created', payload: { source: 'sap-b1', external_id: 'ev-1', ...validRecord() } },
+    });
+    expectStatus(again, 200);
+    expect(again.json().data.status).toBe('duplicate');
+    const original = created.json().data.record_id;
+    const update = { event: 'waste.updated', payload: { source: 'sap-b1', external_id: 'ev-2', record_id: original, weight_kg: 2 } };
+    expectStatus(await call('POST', '/webhooks/inbound', { body: update }), 200);
+    const twice = { ...update, payload: { ...update.payload, external_id: 'ev-3' } };
+    expectStatus(await call('POST', '/webhooks/inbound', { body: twice }), 409);
+    const unknown = { ...update, payload: { ...update.payload, external_id: 'ev-4', record_id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' } };
+    expectStatus(await call('POST', '/webhooks/inbound', { body: unknown }), 404);
+    const loss = {
+      event: 'inventory.loss',
+      payload: { source: 'pos', ean: '8410000000000', quantity_kg: 1, destino_id: DESTINO_LANDFILL },
+    };
+    expectStatus(await call('POST', '/webhooks/inbound', { body: loss }), 400);
+    expectStatus(await call('POST', '/webhooks/inbound', { body: { event: 'waste.deleted', payload: {} } }), 400);
+    expectStatus(
+      await call('POST', '/webhooks/inbound', { body: { event: 'waste.created', payload: { source: 'x' }, connector: 'nope' } }),
+      400,
+    );
+  });
+
+  it('webhook subscriptions and deliveries', async () => {
+    const created = await call('POST', '/webhooks', { body: { url: PUBLIC_HOOK, events: ['subscription.canceled'], description: 'ERP' } });
+    expectStatus(created, 201);
+    const id = created.json().data.id;
+    const params = { id };
+    expectStatus(await call('GET', '/webhooks'), 200);
+    expectStatus(await call('GET', '/webhooks/{id}', { params }), 200);
+    expectStatus(await call('PATCH', '/webhooks/{id}', { params, body: { description: 'ERP central', events: ['plan.generated'] } }), 200);
+    const test = await call('POST', '/webhooks/{id}/test', { params });
+    expectStatus(test, 200);
+    const delivery = test.json().data.id;
+    expectStatus(await call('GET', '/webhooks/{id}/deliveries', { params, query: 'limit=10' }), 200);
+    expectStatus(await call('POST', '/webhooks/{id}/deliveries/{delivery_id}/retry', { params: { id, delivery_id: delivery } }), 200);
+    expectStatus(await call('POST', '/webhooks/{id}/reactivate', { params }), 200);
+
+    const missing = { id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' };
+    expectStatus(await call('GET', '/webhooks/{id}', { params: missing }), 404);
+    expectStatus(await call('PATCH', '/webhooks/{id}', { params: missing, body: { description: 'x' } }), 404);
+    expectStatus(await call('GET', '/webhooks/{id}/deliveries', { params: missing }), 404);
+    expectStatus(await call('POST', '/webhooks/{id}/test', { params: missing }), 404);
+    expectStatus(await call('POST', '/webhooks/{id}/reactivate', { params: missing }), 404);
+    expectStatus(await call('POST', '/webhooks/{id}/deliveries/{delivery_id}/retry', { params: { id, delivery_id: missing.id } }), 404);
+    expectStatus(await call('POST', '/webhooks', { body: { url: 'ftp://93.184.216.34/hook', events: ['record.created'] } }), 400);
+    expectStatus(await call('POST', '/webhooks', { body: { url: PUBLIC_HOOK, events: [] } }), 400);
+    expectStatus(await call('PATCH', '/webhooks/{id}', { params, body: { events: ['record.deleted'] } }), 400);
+    expectStatus(await call('GET', '/webhooks/{id}', { params: { id: 'nope' } }), 400);
+
+    const doomed = (await call('POST', '/webhooks', { body: { url: PUBLIC_HOOK, events: ['alert.triggered'] } })).json().data.id;
+    expectStatus(await call('DELETE', '/webhooks/{id}', { params: { id: doomed } }), 200);
+    expectStatus(await call('DELETE', '/webhooks/{id}', { params: { id: doomed } }), 404);
+    expectStatus(await call('GET', '/webhooks/{id}', { params: { id: doomed } }), 404);
+  });
+});
+
+describe('the errors every operation can answer', () => {
+  beforeAll(async () => {
+    const shift = (await call('POST', '/shifts', { body: { name: 'Fixture', start_time: '08:00', end_time: '16:00' } })).json().data.id;
+    const session = (await call('POST', '/sessions', { body: { name: 'Fixture', shift_id: shift } })).json().data.id;
+    const record = (await call('POST', '/records', { body: validRecord() })).json().data.id;
+    const webhook = (await call('POST', '/webhooks', { body: { url: PUBLIC_HOOK, events: ['subscription.canceled'] } })).json().data.id;
+    const delivery = (await call('POST', '/webhooks/{id}/test', { params: { id: webhook } })).json().data.id;
+    fixtures = { shift, session, record, webhook, delivery };
+  });
+
+  const bodyFor = (op: Operation) => (op.method === 'GET' || op.method === 'DELETE' ? {} : { body: {} });
+
+  it('401 without a key, with a malformed key and with an unknown key', async () => {
+    for (const op of operations) {
+      for (const key of [null, 'not-a-key', 'svc_test_0000000000000000000000000000000000000000']) {
+        expectStatus(await call(op.method, op.path, { params: paramsFor(op.path), key, ...bodyFor(op) }), 401);
+      }
+    }
+  });
+
+  it('403 for a key without the permission, and for an organisation whose plan has no API', async () => {
+    const catalogOnly = await addKey(t.db, tenant.establishmentId, 'test', 'catalog:read');
+    const recordsOnly = await addKey(t.db, tenant.establishmentId, 'test', 'records:read');
+    const basic = await createTenant(t.db, { plan: 'basic' });
+    for (const op of operations) {
+      expect(op.permission, `${opKey(op)} states no x-permission`).toBeTruthy();
+      const limited = op.permission === 'catalog:read' ? recordsOnly.key : catalogOnly.key;
+      expectStatus(await call(op.method, op.path, { params: paramsFor(op.path), key: limited, ...bodyFor(op) }), 403);
+      expectStatus(await call(op.method, op.path, { params: paramsFor(op.path), key: basic.key, ...bodyFor(op) }), 403);
+    }
+  });
+
+  it('400 for a malformed path parameter or an unknown query parameter', async () => {
+    for (const op of operations) {
+      if (op.path.includes('{')) {
+        const params = Object.fromEntries(Object.keys(paramsFor(op.path)).map((name) => [name, 'not-a-uuid']));
+        expectStatus(await call(op.method, op.path, { params, ...bodyFor(op) }), 400);
+      }
+      if (op.method === 'GET') expectStatus(await call(op.method, op.path, { params: paramsFor(op.path), query: 'nonsense=1' }), 400);
+    }
+  });
+
+  it('400 for malformed JSON, 413 for a body over 1 MiB and 415 for another content type, on every operation that reads a body', async () => {
+    const huge = JSON.stringify({ notes: 'x'.repeat(MAX_BODY_BYTES) });
+    for (const op of operations.filter((o) => o.method !== 'GET')) {
+      const params = paramsFor(op.path);
+      expectStatus(await call(op.method, op.path, { params, raw: '{"food_category":' }), 400);
+      expectStatus(await call(op.method, op.path, { params, raw: huge }), 413);
+      expectStatus(await call(op.method, op.path, { params, raw: 'food_category=meat', contentType: 'text/plain' }), 415);
+    }
+  });
+
+  it('409 when an Idempotency-Key is reused with another body', async () => {
+    const session = (await call('POST', '/sessions', { body: { name: 'Idem' } })).json().data.id;
+    const creates: [string, unknown, unknown, Record<string, string>?][] = [
+      ['/records', validRecord({ weight_kg: 1 }), validRecord({ weight_kg: 2 })],
+      ['/records/batch', { records: [validRecord()] }, { records: [validRecord(), validRecord()] }],
+      ['/shifts', { name: 'A', start_time: '01:00', end_time: '02:00' }, { name: 'B', start_time: '01:00', end_time: '02:00' }],
+      ['/sessions', { name: 'A' }, { name: 'B' }],
+      ['/prevention-plan', {}, undefined],
+      ['/webhooks', { url: PUBLIC_HOOK, events: ['plan.generated'] }, { url: PUBLIC_HOOK, events: ['alert.triggered'] }],
+      ['/webhooks/{id}/test', {}, undefined, { id: fixtures.webhook }],
+      ['/sessions/{id}/complete', {}, undefined, { id: session }],
+    ];
+    for (const [path, first, second, params] of creates) {
+      const headers = { 'idempotency-key': `conflict-${path}` };
+      const ok = await call('POST', path, { params, body: first, headers });
+      expect(ok.statusCode, `${path}: ${ok.body.slice(0, 200)}`).toBeLessThan(300);
+      expectStatus(
+        await call('POST', path, { params, headers, ...(second === undefined ? { raw: '{"again":true}' } : { body: second }) }),
+        409,
+      );
+    }
+  });
+
+  it('429 with Retry-After and resetAt once a key is over its limit', async () => {
+    const limited = await buildApp({
+      config: testConfig({ RATE_LIMIT_GENERAL_PER_MINUTE: '1', RATE_LIMIT_RECORDS_PER_MINUTE: '1', RATE_LIMIT_ANALYTICS_PER_HOUR: '1' }),
+      db: t.db,
+    });
+    try {
+      const own = await createTenant(t.db);
+      for (const op of operations) {
+        const params = paramsFor(op.path);
+        await call(op.method, op.path, { app: limited, key: own.key, params, ...bodyFor(op) });
+        const res = await call(op.method, op.path, { app: limited, key: own.key, params, ...bodyFor(op) });
+        expectStatus(res, 429);
+      }
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('503 when the database is unreachable', async () => {
+    const unreachable = createPrisma('postgresql://merma@127.0.0.1:1/merma', 1);
+    const down = await buildApp({ config: testConfig(), db: unreachable });
+    try {
+      for (const op of operations) {
+        expectStatus(await call(op.method, op.path, { app: down, params: paramsFor(op.path), ...bodyFor(op) }), 503);
+      }
+    } finally {
+      await down.close();
+      await unreachable.$disconnect();
+    }
+  });
+
+  it('exercised every operation with a success and with 400, 401, 403 and 429', () => {
+    const missing = operations.flatMap((op) => {
+      const statuses = seen.get(opKey(op)) ?? new Set();
+      const wanted = [
+        [...statuses].some((s) => s >= 200 && s < 300) ? undefined : '2xx',
+        ...[400, 401, 403, 429].map((s) => (statuses.has(s) ? undefined : String(s))),
+      ];
+      const absent = wanted.filter((w): w is string => w !== undefined);
+      return absent.length ? [`${opKey(op)}: ${absent.join(', ')}`] : [];
+    });
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('the document itself', () => {
+  it('passes Redocly CLI lint with the committed ruleset (redocly.yaml), offline', () => {
+    const require = createRequire(import.meta.url);
+    const cli = join(dirname(require.resolve('@redocly/cli/package.json')), 'bin', 'cli.js');
+    const config = join(dirname(fileURLToPath(import.meta.url)), '..', 'redocly.yaml');
+    const dir = mkdtempSync(join(tmpdir(), 'merma-openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(doc, null, 2));
+      const run = spawnSync(process.execPath, [cli, 'lint', file, '--config', config, '--format', 'stylish'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        // No usage data and no update check: the lint needs no network.
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+      });
+      expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(/warning/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
