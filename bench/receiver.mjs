@@ -1,5 +1,5 @@
 // A webhook receiver for the benchmark: answers 200 to every POST and counts them; GET /count
-// returns the count. Runs as its own process so it does not share the load generator's loop.
+// returns the count. Port: the first argument. Runs as its own process so it does not share the load generator's loop.
 import http from 'node:http';
 
 let count = 0;
@@ -15,4 +15,4 @@ const server = http.createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 30_000;
-server.listen(Number(process.env.PORT), '127.0.0.1');
+server.listen(Number(process.argv[2]), '127.0.0.1');

@@ -177,7 +177,7 @@ async function main() {
     '1',
   );
   const receiverPort = await freePort();
-  start('receiver', ['bench/receiver.mjs'], { PORT: String(receiverPort) }, '1');
+  start('receiver', ['bench/receiver.mjs', String(receiverPort)], {}, '1');
   const receiverUrl = `http://127.0.0.1:${receiverPort}`;
   await waitFor(`http://127.0.0.1:${ourPort}/readyz`); // migrations applied
 
