@@ -162,20 +162,24 @@ async function main() {
   });
   await waitFor(`http://127.0.0.1:${ourPort}/readyz`); // migrations applied before the second replica boots
   const workerPort = await freePort();
-  start(
-    'merma-worker',
-    ['apps/server/dist/main.js'],
-    {
-      DATABASE_URL: dbUrl,
-      PORT: String(workerPort),
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      DATABASE_POOL_SIZE: '4',
-      WEBHOOKS_ALLOW_PRIVATE: 'true',
-      WORKER_CONCURRENCY: '10',
-    },
-    '1',
-  );
+  // The worker replica starts after the POST /records comparison (see webhooks.mjs).
+  const startWorkerReplica = async () => {
+    start(
+      'merma-worker',
+      ['apps/server/dist/main.js'],
+      {
+        DATABASE_URL: dbUrl,
+        PORT: String(workerPort),
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'warn',
+        DATABASE_POOL_SIZE: '4',
+        WEBHOOKS_ALLOW_PRIVATE: 'true',
+        WORKER_CONCURRENCY: '10',
+      },
+      '1',
+    );
+    await waitFor(`http://127.0.0.1:${workerPort}/readyz`);
+  };
   const receiverPort = await freePort();
   start('receiver', ['bench/receiver.mjs', String(receiverPort)], {}, '1');
   const receiverUrl = `http://127.0.0.1:${receiverPort}`;
@@ -303,7 +307,7 @@ async function main() {
     results.push({ name: s.name, rows: s.rows, ours: o, baseline: b, ratio: o.rps / b.rps });
   }
 
-  const webhooks = await measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record });
+  const webhooks = await measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record, startWorkerReplica });
   const insights = await measureInsights(client, ourPort, seeded, DESTINO);
 
   const pad = (v, n) => String(v).padStart(n);

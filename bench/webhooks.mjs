@@ -1,6 +1,8 @@
 // Webhook benchmarks: (1) what delivery costs POST /records — establishments with 3 active
-// subscriptions against establishments with none, same server, same run (delivery is asynchronous:
-// the request only writes the outbox row, whose trigger enqueues one job); (2) fan-out throughput:
+// subscriptions against establishments with none, same server, same run. Delivery is asynchronous:
+// the request only writes the outbox row, whose trigger enqueues one job, and no worker runs on the
+// API server (WORKER_CONCURRENCY=0), so this is the request path's own cost; the worker replica is
+// started afterwards and first drains what these requests queued. (2) fan-out throughput:
 // 500 records (one batch) to an establishment with 10 subscriptions, timed until the receiver has
 // all 5,000 deliveries.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -17,7 +19,7 @@ async function subscribe(client, establishmentId, url, count) {
   }
 }
 
-export async function measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record }) {
+export async function measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record, startWorkerReplica }) {
   const quiet = seeded.slice(0, 100);
   const subscribed = seeded.slice(100, 200);
   for (const t of subscribed) await subscribe(client, t.id, receiverUrl, 3);
@@ -38,7 +40,8 @@ export async function measureWebhooks({ client, ourPort, receiverUrl, seeded, lo
   const best = (runs) => runs.reduce((a, b) => (b.p50 < a.p50 || (b.p50 === a.p50 && b.rps > a.rps) ? b : a));
   const post = { none: best(none), three: best(three) };
 
-  // Let the deliveries queued above drain before measuring the fan-out.
+  // Start the worker replica; let the deliveries queued above drain before measuring the fan-out.
+  await startWorkerReplica();
   const countNow = async () => (await (await fetch(`${receiverUrl}/count`)).json()).count;
   for (let i = 0; i < 600; i++) {
     const { rows } = await client.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs`);

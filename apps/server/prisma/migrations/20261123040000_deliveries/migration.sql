@@ -129,3 +129,8 @@ ALTER TABLE "products" ADD COLUMN "pos_ref" TEXT, ADD COLUMN "unit_weight_kg" DE
 
 -- CreateIndex
 CREATE UNIQUE INDEX "products_organization_id_pos_ref_key" ON "products"("organization_id", "pos_ref");
+
+-- Lists and totals read only the records that count (not superseded): the listing index covers
+-- exactly those, so counts stay index-only scans.
+DROP INDEX "records_establishment_id_livemode_created_at_id_idx";
+CREATE INDEX "records_establishment_id_livemode_created_at_id_idx" ON "records"("establishment_id", "livemode", "created_at" DESC, "id" DESC) WHERE "superseded_by" IS NULL;
