@@ -54,7 +54,10 @@ export function text(max: number) {
 export const IsoDate = z.iso.date();
 
 /** A date (`YYYY-MM-DD`, read in the establishment's time zone) or a full ISO 8601 date-time. */
-export const DateOrDateTime = z.union([IsoDate, z.iso.datetime({ offset: true })]);
+export const DateOrDateTime = z
+  .union([IsoDate, z.iso.datetime({ offset: true })])
+  // Year 0000 is valid ISO 8601 but not a PostgreSQL date; nothing before 1900 is a record anyway.
+  .refine((v) => Number(v.slice(0, 4)) >= 1900, { message: 'the year must be 1900 or later' });
 
 /** `HH:MM`, 24-hour clock. */
 export const TimeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (00:00-23:59)');
