@@ -20,8 +20,7 @@ function canonical(id, establishment, r, createdAt) {
 }
 
 // The same single statement as the API's append: move the chain head, insert from its RETURNING,
-// and write the record.created event to the outbox (whose trigger enqueues a delivery job when the
-// establishment has subscriptions).
+// and write the record.created event to the outbox (which the workers dispatch afterwards).
 const APPEND = `WITH moved AS (
     UPDATE record_chain_heads SET seq = seq + 1, prev_hash = last_hash,
       last_hash = encode(sha256(convert_to(last_hash::text || $3::text, 'UTF8')), 'hex')

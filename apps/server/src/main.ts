@@ -19,9 +19,11 @@ async function main() {
   const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   const bootLog = { info: (obj: object, msg?: string) => console.error(JSON.stringify({ level: 'info', msg, ...obj })) };
   const database = await openDatabase(config, { migrate: config.migrateOnBoot, log: bootLog });
-  const app = await buildApp({ config, db: database.prisma, version });
-  // Every replica runs a worker unless WORKER_CONCURRENCY=0 (then other replicas take the jobs).
-  const worker: Worker | undefined =
+  // Every replica runs a worker unless WORKER_CONCURRENCY=0 (then other replicas take the jobs);
+  // this process's writes wake its own dispatcher.
+  let worker: Worker | undefined;
+  const app = await buildApp({ config, db: database.prisma, version, afterWrite: () => worker?.wake() });
+  worker =
     config.worker.concurrency > 0
       ? await startWorker({ databaseUrl: database.url, embedded: database.embedded, config, log: app.log, version })
       : undefined;

@@ -66,7 +66,13 @@ export type TestContext = {
   close(): Promise<void>;
 };
 
-export type WorkerTestOptions = { random?: () => number; mailer?: Mailer; log?: TestLog; config?: Partial<Config> };
+export type WorkerTestOptions = {
+  random?: () => number;
+  mailer?: Mailer;
+  log?: TestLog;
+  config?: Partial<Config>;
+  dispatchIntervalMs?: number;
+};
 type TestLog = Parameters<typeof startWorker>[0]['log'];
 const silentLog: TestLog = { info() {}, warn() {}, error() {}, debug() {} };
 
@@ -85,15 +91,18 @@ export async function startTestApp(
   await migrate(database.url);
   const db = createPrisma(database.url, 5);
   const config = testConfig(options.config);
+  const workers: Worker[] = [];
   const app = await buildApp({
     config,
     db,
+    afterWrite: () => {
+      for (const w of workers) w.wake();
+    },
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
   });
   await app.ready();
-  const workers: Worker[] = [];
   const launch = async (o: WorkerTestOptions = {}) => {
     const w = await startWorker({
       databaseUrl: database.url,
@@ -102,6 +111,7 @@ export async function startTestApp(
       log: o.log ?? silentLog,
       ...(o.random ? { random: o.random } : {}),
       ...(o.mailer ? { mailer: o.mailer } : {}),
+      ...(o.dispatchIntervalMs ? { dispatchIntervalMs: o.dispatchIntervalMs } : {}),
     });
     workers.push(w);
     return w;

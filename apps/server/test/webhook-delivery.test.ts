@@ -26,6 +26,9 @@ async function deliveries(t: TestContext, tenant: Tenant, id: string) {
 const jobCount = async (t: TestContext) =>
   Number(((await t.db.$queryRawUnsafe('SELECT count(*)::int AS n FROM graphile_worker.jobs')) as { n: number }[])[0]?.n);
 
+const undispatched = (t: TestContext, tenant: Tenant) =>
+  t.db.event.count({ where: { establishment_id: tenant.establishmentId, dispatched_at: null } });
+
 describe('webhook delivery', () => {
   let t: TestContext;
   let receiver: Receiver;
@@ -220,6 +223,63 @@ describe('webhook delivery', () => {
 });
 
 describe('durable queue', () => {
+  it('dispatches a write at once in the process that answered it, and others within a poll interval', async () => {
+    const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    const receiver = await startReceiver();
+    try {
+      // A dispatcher that would look only once a minute: only the wake after the response is quick.
+      await t.startWorker({ dispatchIntervalMs: 60_000 });
+      const tenant = await createTenant(t.db);
+      await subscribe(t, tenant, `${receiver.url}/woken`, ['record.created']);
+      const created = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
+      const got = await waitFor(() => receiver.received.find((r) => r.path === '/woken'), 5_000, 'a woken dispatch');
+      expect(JSON.parse(got.body).data.id).toBe(created.id);
+
+      // An event written elsewhere (another replica, the admin CLI) wakes nothing here: it waits for
+      // a dispatcher's poll, and is not lost meanwhile.
+      await t.db.$executeRaw`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+        VALUES (gen_random_uuid(), ${tenant.establishmentId}::uuid, false, 'record.created',
+          ${JSON.stringify({ event: 'record.created', timestamp: new Date().toISOString(), data: { id: 'elsewhere' } })}::jsonb, now())`;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.received.filter((r) => r.path === '/woken')).toHaveLength(1);
+      expect(await undispatched(t, tenant)).toBe(1);
+      await t.startWorker(); // polls every 50 ms
+      await waitFor(() => receiver.received.some((r) => r.body.includes('elsewhere')), 5_000, 'a polled dispatch');
+      expect(await undispatched(t, tenant)).toBe(0);
+    } finally {
+      await receiver.close();
+      await t.close();
+    }
+  });
+
+  it('still runs fan-out jobs queued before dispatch replaced the enqueuing trigger, creating nothing twice', async () => {
+    const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    const receiver = await startReceiver();
+    try {
+      const tenant = await createTenant(t.db);
+      await subscribe(t, tenant, `${receiver.url}/legacy`, ['record.created']);
+      await t.startWorker();
+      // As the upgrade leaves them: events marked dispatched, their fan-out job still queued (twice,
+      // as a job run again after a crash would be).
+      const [event] = await t.db.$queryRaw<
+        { id: string }[]
+      >`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, dispatched_at)
+        VALUES (gen_random_uuid(), ${tenant.establishmentId}::uuid, false, 'record.created',
+          ${JSON.stringify({ event: 'record.created', timestamp: new Date().toISOString(), data: { id: 'legacy' } })}::jsonb, now(), now())
+        RETURNING id::text`;
+      for (let i = 0; i < 2; i++)
+        await t.db
+          .$queryRaw`SELECT graphile_worker.add_job('webhooks.fanout', json_build_object('event_ids', ARRAY[${event?.id}::uuid]))::text`;
+      await waitFor(() => receiver.received.some((r) => r.path === '/legacy'), 5_000, 'the legacy fan-out');
+      await waitFor(async () => (await jobCount(t)) === 0);
+      expect(receiver.received.filter((r) => r.path === '/legacy')).toHaveLength(1);
+      expect(await t.db.webhookDelivery.count({ where: { event_id: event?.id ?? '' } })).toBe(1);
+    } finally {
+      await receiver.close();
+      await t.close();
+    }
+  });
+
   it('delivers after a restart what was committed while no worker ran, and two workers deliver each event once', async () => {
     const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
     const receiver = await startReceiver();
@@ -233,8 +293,10 @@ describe('durable queue', () => {
       const ids: string[] = [];
       for (let i = 0; i < 10; i++)
         ids.push((await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: i + 1 }))).json().data.id);
-      // No worker yet (as after a crash right after the commits): the jobs wait in the database.
-      expect(await jobCount(t)).toBe(10);
+      // No worker yet (as after a crash right after the commits): the events wait in the outbox,
+      // and the writes queued no job (the write path only inserts the event row).
+      expect(await undispatched(t, tenant)).toBe(10);
+      expect(await jobCount(t)).toBe(0);
       await new Promise((r) => setTimeout(r, 100));
       expect(receiver.received).toHaveLength(0);
 
@@ -250,6 +312,7 @@ describe('durable queue', () => {
       expect(rows).toHaveLength(30);
       expect(rows.every((r) => r.status === 'succeeded' && r.attempts === 1)).toBe(true);
       await waitFor(async () => (await jobCount(t)) === 0);
+      expect(await undispatched(t, tenant)).toBe(0);
     } finally {
       await receiver.close();
       await t.close();

@@ -29,6 +29,12 @@ export type AppDeps = {
   logStream?: NodeJS.WritableStream;
   logLevel?: string;
   version?: string;
+  /**
+   * Called after this process answered a successful write, which may have written outbox events:
+   * main.ts points it at the local worker's dispatcher so deliveries start at once instead of at
+   * its next poll.
+   */
+  afterWrite?: () => void;
 };
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -164,6 +170,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       authentication: { preferredSecurityScheme: 'bearerAuth' },
     },
   });
+
+  const afterWrite = deps.afterWrite;
+  if (afterWrite) {
+    app.addHook('onResponse', async (request, reply) => {
+      if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 300) return;
+      if ((request.routeOptions.config as Partial<RouteConfig> | undefined)?.api) afterWrite();
+    });
+  }
 
   registerProcedureRoutes(app, { router, db, clock });
   app.addHook('onClose', async () => rateLimiter.close());

@@ -21,33 +21,70 @@ export type WebhookJobDeps = {
 export const ENQUEUE_DELIVERY_SQL = `graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', $1::uuid),
   run_at := $2::timestamptz, job_key := 'delivery:' || $1::text)`;
 
+/** Events claimed by one dispatch statement: enough to keep up, short enough to keep locks brief. */
+export const DISPATCH_BATCH = 250;
+
 /**
- * `webhooks.fanout`: one delivery per active subscription listening to each event (under the
- * alias `alert.triggered` too, for subscribers of that name), and one delivery job each — in one
- * statement, so the deliveries and their jobs exist together. A rerun of this job (after a crash)
- * creates nothing twice: (subscription, event, name) is unique. Deliveries of one subscription are
- * attempted concurrently, so receivers must not rely on their order (the payload's timestamp orders
- * them).
+ * Dispatches the outbox: claims up to DISPATCH_BATCH events not yet dispatched (oldest first,
+ * `FOR UPDATE SKIP LOCKED`, so dispatchers of several replicas never take the same event), marks
+ * them dispatched, and creates one delivery per active subscription listening to each (under the
+ * alias `alert.triggered` too, for subscribers of that name) with one delivery job each — all in
+ * one statement, so an event is either still waiting or has every delivery and job it needs. When
+ * a record event reaches an establishment where someone listens to alerts, the spike detector is
+ * queued too, at most once every 2 seconds per establishment and mode (the job key keeps the first
+ * run time).
+ *
+ * Subscriptions are matched when the event is dispatched (normally within a poll interval of the
+ * write): a subscription deactivated in between does not receive it.
+ *
+ * `eventIds` dispatches those events whatever their mark: it serves `webhooks.fanout` jobs queued
+ * before dispatch replaced the enqueuing trigger (migration 20261123050000); a delivery is unique
+ * per (subscription, event, name), so nothing is created twice.
  */
-export async function fanOut(deps: WebhookJobDeps, payload: { event_ids: string[] }): Promise<void> {
-  await deps.pool.query(
-    `WITH created AS (
+export async function dispatchEvents(
+  deps: Pick<WebhookJobDeps, 'pool' | 'clock'>,
+  eventIds?: string[],
+): Promise<{ events: number; deliveries: number }> {
+  const claim = eventIds
+    ? 'SELECT id FROM events WHERE id = ANY($2::uuid[]) FOR UPDATE'
+    : `SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${DISPATCH_BATCH} FOR UPDATE SKIP LOCKED`;
+  const { rows } = await deps.pool.query<{ events: number; deliveries: number; detections: number }>(
+    `WITH claimed AS (${claim}),
+     marked AS (
+       UPDATE events e SET dispatched_at = coalesce(e.dispatched_at, $1::timestamptz) FROM claimed WHERE e.id = claimed.id
+       RETURNING e.id, e.establishment_id, e.livemode, e.type
+     ), created AS (
        INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, next_attempt_at, created_at)
-       SELECT gen_random_uuid(), s.id, e.id, n.name, 'pending', $2::timestamptz, $2::timestamptz
-       FROM events e
+       SELECT gen_random_uuid(), s.id, e.id, n.name, 'pending', $1::timestamptz, $1::timestamptz
+       FROM marked e
        JOIN webhook_subscriptions s
          ON s.establishment_id = e.establishment_id AND s.livemode = e.livemode AND s.status = 'active'
        CROSS JOIN LATERAL unnest(CASE WHEN e.type = 'alert.spike_detected'
          THEN ARRAY[e.type, 'alert.triggered'] ELSE ARRAY[e.type] END) AS n(name)
-       WHERE e.id = ANY($1::uuid[]) AND n.name = ANY(s.events)
+       WHERE n.name = ANY(s.events)
        ON CONFLICT (subscription_id, event_id, event_type) DO NOTHING
        RETURNING id, next_attempt_at
+     ), delivery_jobs AS (
+       SELECT graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', id),
+         run_at := next_attempt_at, job_key := 'delivery:' || id::text)
+       FROM created
+     ), detection_jobs AS (
+       SELECT graphile_worker.add_job('alerts.detect', json_build_object('establishment_id', x.establishment_id, 'livemode', x.livemode),
+         run_at := $1::timestamptz + interval '2 seconds', job_key := 'alerts:' || x.establishment_id::text || ':' || x.livemode::text,
+         job_key_mode := 'preserve_run_at')
+       FROM (
+         SELECT DISTINCT m.establishment_id, m.livemode FROM marked m
+         WHERE m.type IN ('record.created', 'record.updated') AND EXISTS (
+           SELECT 1 FROM webhook_subscriptions s
+           WHERE s.establishment_id = m.establishment_id AND s.livemode = m.livemode AND s.status = 'active'
+             AND s.events && ARRAY['alert.spike_detected', 'alert.triggered'])
+       ) x
      )
-     SELECT graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', id),
-       run_at := next_attempt_at, job_key := 'delivery:' || id::text)
-     FROM created`,
-    [payload.event_ids, deps.clock()],
+     SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT count(*) FROM delivery_jobs)::int AS deliveries,
+       (SELECT count(*) FROM detection_jobs)::int AS detections`,
+    eventIds ? [deps.clock(), eventIds] : [deps.clock()],
   );
+  return { events: rows[0]?.events ?? 0, deliveries: rows[0]?.deliveries ?? 0 };
 }
 
 type DeliveryRow = {

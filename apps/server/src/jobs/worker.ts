@@ -4,25 +4,37 @@ import type { Config } from '../config.js';
 import { detectSpikes } from './alerts.js';
 import { createMailer, type Mailer } from './mail.js';
 import { createAgents } from './send.js';
-import { deliver, fanOut, notifyDeactivated, type WebhookJobDeps } from './webhooks.js';
+import { DISPATCH_BATCH, deliver, dispatchEvents, notifyDeactivated, type WebhookJobDeps } from './webhooks.js';
 
 /**
  * Durable background work on graphile-worker, in the same PostgreSQL as the data.
  *
- * Why graphile-worker (over pg-boss): jobs are enqueued by SQL (`graphile_worker.add_job`), so the
- * `events` trigger enqueues in the very transaction of the change that caused the event — a
- * rolled-back write enqueues nothing and a committed one cannot lose its job, whatever code path
- * wrote it (API, batch, inbound, admin CLI). Jobs are taken with `FOR UPDATE SKIP LOCKED`, so any
- * number of replicas run workers on one database and each job runs on one of them at a time; a job
- * key per delivery keeps one job per delivery; new jobs wake idle workers through LISTEN/NOTIFY and
- * jobs left by a crashed worker are picked up again. It also runs on the embedded PGlite (without
- * prepared statements, which PGlite's connections share).
+ * The outbox: whatever writes data (API, batch, inbound, admin CLI) writes its events to the
+ * `events` table in the same transaction, and nothing else — no job, no notification, so the write
+ * path pays one row. Each worker runs a dispatcher that claims waiting events and turns them into
+ * deliveries and delivery jobs in one statement (`dispatchEvents`): every `pollIntervalMs`, at once
+ * after this process answers a write (`wake`, from the HTTP layer), and again straight away while
+ * a full batch was found. Writes made by other replicas or the CLI are therefore dispatched within
+ * one poll interval.
+ *
+ * Why graphile-worker (over pg-boss) for the jobs: jobs are enqueued by SQL
+ * (`graphile_worker.add_job`), so the dispatch statement creates deliveries and their jobs
+ * atomically, and a failed delivery records its attempt and schedules its retry in one
+ * transaction. Jobs are taken with `FOR UPDATE SKIP LOCKED`, so any number of replicas run workers
+ * on one database and each job runs on one of them at a time; a job key per delivery keeps one job
+ * per delivery; new jobs wake idle workers through LISTEN/NOTIFY and jobs left by a crashed worker
+ * are picked up again. It also runs on the embedded PGlite (without prepared statements, which
+ * PGlite's connections share).
  *
  * `useNodeTime`: due times are compared with this process's clock, the clock the retry schedule is
  * computed with, so a test that moves the clock (vi.setSystemTime) runs the 15-hour schedule at
  * once. Replicas' clocks are assumed synchronised (NTP), as for any scheduler.
  */
-export type Worker = { stop(): Promise<void> };
+export type Worker = {
+  /** Dispatches waiting events now (called after this process committed a write). */
+  wake(): void;
+  stop(): Promise<void>;
+};
 
 type Log = {
   info(obj: object, msg?: string): void;
@@ -40,6 +52,8 @@ export type WorkerOptions = {
   clock?: () => Date;
   random?: () => number;
   mailer?: Mailer;
+  /** How often the dispatcher looks for waiting events; `config.worker.pollIntervalMs` by default. */
+  dispatchIntervalMs?: number;
 };
 
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
@@ -61,6 +75,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     mailer,
     log,
   };
+  const dispatcher = createDispatcher(() => dispatchEvents(deps), options.dispatchIntervalMs ?? config.worker.pollIntervalMs, log);
   const levels: Record<LogLevel, keyof Log> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
   const logger = new Logger((scope) => (level, message, meta) => log[levels[level]]({ worker: scope, ...meta }, message));
   const options_ = {
@@ -72,12 +87,19 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     noPreparedStatements: options.embedded,
     logger,
     taskList: {
-      'webhooks.fanout': async (payload) => fanOut(deps, payload as { event_ids: string[] }),
+      // Jobs queued by the trigger that dispatch replaced (before migration 20261123050000).
+      'webhooks.fanout': async (payload) => {
+        await dispatchEvents(deps, (payload as { event_ids: string[] }).event_ids);
+      },
       'webhooks.deliver': async (payload) => deliver(deps, payload as { delivery_id: string }),
       'webhooks.notify_deactivated': async (payload) =>
         notifyDeactivated(deps, payload as { subscription_id: string; reason: 'gone' | 'failures'; last_error: string | null }),
       'alerts.detect': async (payload) => {
-        await detectSpikes({ pool, clock, minKg: config.alertMinKg }, payload as { establishment_id: string; livemode: boolean });
+        const alerts = await detectSpikes(
+          { pool, clock, minKg: config.alertMinKg },
+          payload as { establishment_id: string; livemode: boolean },
+        );
+        if (alerts > 0) dispatcher.wake();
       },
     },
   } satisfies RunnerOptions;
@@ -112,18 +134,69 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     }
   };
   await launch();
+  dispatcher.start();
   let stopped: Promise<void> | undefined;
   return {
-    /** Stops taking jobs, waits for the running ones, then closes the pool. */
+    wake: () => dispatcher.wake(),
+    /** Stops dispatching and taking jobs, waits for the running ones, then closes the pool. */
     stop() {
       stopped ??= (async () => {
         stopping = true;
+        await dispatcher.stop();
         await runner?.stop().catch(() => {});
         agents.destroy();
         mailer.close();
         await pool.end();
       })();
       return stopped;
+    },
+  };
+}
+
+/**
+ * Runs `dispatch` every `intervalMs`, and at once on `wake()`. One run at a time per process: a
+ * wake during a run makes it run again when it ends, so a burst of writes costs a few dispatches,
+ * not one each. A full batch runs again straight away. A failure (the database away) is logged and
+ * retried at the next interval.
+ */
+function createDispatcher(dispatch: () => Promise<{ events: number }>, intervalMs: number, log: Log) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  const schedule = () => {
+    clearTimeout(timer);
+    if (!stopped) timer = setTimeout(run, intervalMs);
+  };
+  function run() {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          const { events } = await dispatch();
+          if (events >= DISPATCH_BATCH) again = true;
+        } while (again && !stopped);
+      } catch (err) {
+        log.warn({ err }, 'event dispatch failed; trying again at the next interval');
+      } finally {
+        running = undefined;
+        schedule();
+      }
+    })();
+  }
+  return {
+    start: run,
+    wake: run,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
     },
   };
 }

@@ -109,7 +109,8 @@ export async function retryDelivery(
 
 /**
  * Sends a `webhook.test` event to this subscription only (whatever events it lists), signed like
- * any other. One attempt; the outcome appears in its deliveries.
+ * any other. One attempt; the outcome appears in its deliveries. Its delivery is created here, so
+ * the event is stored already dispatched.
  */
 export async function sendTestEvent(db: DbTx, auth: AuthContext, now: Date, id: string): Promise<WebhookDelivery> {
   const sub = await ownSubscription(db, auth, id);
@@ -128,8 +129,8 @@ export async function sendTestEvent(db: DbTx, auth: AuthContext, now: Date, id: 
   return inTransaction(db, async (tx) => {
     await tx.$executeRaw`
     WITH e AS (
-      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
-      VALUES (${eventId}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${TEST_EVENT_TYPE}, ${JSON.stringify(payload)}::jsonb, ${now})
+      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, dispatched_at)
+      VALUES (${eventId}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${TEST_EVENT_TYPE}, ${JSON.stringify(payload)}::jsonb, ${now}, ${now})
       RETURNING id
     )
     INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, next_attempt_at, manual, created_at)
