@@ -340,7 +340,11 @@ async function main() {
     `\nPOST /records with 3 active webhook subscriptions: p50 ${webhooks.post.three.p50} ms (p99 ${webhooks.post.three.p99}), ` +
       `${webhooks.post.three.rps.toFixed(0)} req/s; without: p50 ${webhooks.post.none.p50} ms (p99 ${webhooks.post.none.p99}), ` +
       `${webhooks.post.none.rps.toFixed(0)} req/s -> added p50 ${(added * 100).toFixed(1)} % (target < 10 %)` +
-      `\nwebhook fan-out: ${webhooks.fanout.delivered} deliveries (${webhooks.fanout.records} records x ${webhooks.fanout.subscriptions} subscriptions) ` +
+      `\noutbox backlog left by the runs above: ${webhooks.backlog.events} events dispatched in ${webhooks.backlog.dispatchSeconds.toFixed(1)} s ` +
+      `(${(webhooks.backlog.events / webhooks.backlog.dispatchSeconds).toFixed(0)} events/s); their ${webhooks.backlog.deliveries} deliveries done after ${webhooks.backlog.drainSeconds.toFixed(1)} s`,
+    );
+    console.log(
+      `webhook fan-out: ${webhooks.fanout.delivered} deliveries (${webhooks.fanout.records} records x ${webhooks.fanout.subscriptions} subscriptions) ` +
       `in ${webhooks.fanout.seconds.toFixed(1)} s -> ${webhooks.fanout.perSecond.toFixed(0)} deliveries/s (one worker replica, concurrency 10, sharing a core with the receiver)`,
   );
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });

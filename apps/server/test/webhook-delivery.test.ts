@@ -252,6 +252,30 @@ describe('durable queue', () => {
     }
   });
 
+  it('sends a subscription the events from its creation on, even when older ones are dispatched after it', async () => {
+    const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    const receiver = await startReceiver();
+    try {
+      const tenant = await createTenant(t.db);
+      await subscribe(t, tenant, `${receiver.url}/old`, ['record.created']);
+      // Workers down: this record's event waits in the outbox while a second endpoint subscribes.
+      const before = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
+      await new Promise((r) => setTimeout(r, 5));
+      await subscribe(t, tenant, `${receiver.url}/new`, ['record.created']);
+      const after = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
+      await t.startWorker();
+      await waitFor(() => receiver.received.filter((r) => r.path === '/old').length === 2, 5_000, 'both to the old endpoint');
+      await waitFor(() => receiver.received.some((r) => r.path === '/new'), 5_000, 'the new endpoint');
+      await new Promise((r) => setTimeout(r, 200));
+      const ids = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body).data.id);
+      expect(ids('/old').sort()).toEqual([before.id, after.id].sort());
+      expect(ids('/new')).toEqual([after.id]);
+    } finally {
+      await receiver.close();
+      await t.close();
+    }
+  });
+
   it('still runs fan-out jobs queued before dispatch replaced the enqueuing trigger, creating nothing twice', async () => {
     const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
     const receiver = await startReceiver();

@@ -46,7 +46,7 @@ export function webhooksRouter(policy: TargetPolicy) {
       })
       .input(CreateWebhookInput)
       .output(WebhookCreatedResponse)
-      .mutation(async ({ ctx, input }) => ok(await createSubscription(ctx.db, ctx.auth, policy, input))),
+      .mutation(async ({ ctx, input }) => ok(await createSubscription(ctx.db, ctx.auth, policy, input, ctx.clock()))),
 
     list: apiProcedure
       .meta({ ...meta('GET', '/webhooks', 'List webhook subscriptions', 'listWebhooks'), permission: 'webhooks:read' })

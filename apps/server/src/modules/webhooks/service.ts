@@ -49,6 +49,7 @@ export async function createSubscription(
   auth: AuthContext,
   policy: TargetPolicy,
   input: { url: string; events: EventType[]; secret?: string | undefined; description?: string | null | undefined },
+  now: Date,
 ): Promise<WebhookSubscriptionWithSecret> {
   const url = await assertDeliverableUrl(input.url, policy);
   const secret = input.secret ?? generateSecret();
@@ -61,6 +62,9 @@ export async function createSubscription(
       events: [...new Set(input.events)],
       secret,
       description: input.description ?? null,
+      // Stamped with the clock that stamps events: a subscription receives the events from this
+      // moment on (jobs/webhooks.ts, dispatchEvents).
+      created_at: now,
     },
   });
   return { ...toSubscription(row), secret };
