@@ -358,8 +358,12 @@ async function main() {
 }
 
 async function cleanup() {
+  // Let the servers drain and exit (at most 10 s) before their database is dropped under them.
+  const exited = children.map((c) =>
+    c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)),
+  );
   for (const c of children) c.kill('SIGTERM');
-  await sleep(500);
+  await Promise.race([Promise.all(exited), sleep(10_000)]);
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect().then(
     () => admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`).finally(() => admin.end()),

@@ -18,13 +18,14 @@ import { DISPATCH_BATCH, deliver, dispatchEvents, notifyDeactivated, type Webhoo
  * one poll interval.
  *
  * Why graphile-worker (over pg-boss) for the jobs: jobs are enqueued by SQL
- * (`graphile_worker.add_job`), so the dispatch statement creates deliveries and their jobs
+ * (`graphile_worker.add_jobs`), so the dispatch statement creates deliveries and their jobs
  * atomically, and a failed delivery records its attempt and schedules its retry in one
  * transaction. Jobs are taken with `FOR UPDATE SKIP LOCKED`, so any number of replicas run workers
  * on one database and each job runs on one of them at a time; a job key per delivery keeps one job
  * per delivery; new jobs wake idle workers through LISTEN/NOTIFY and jobs left by a crashed worker
  * are picked up again. It also runs on the embedded PGlite (without prepared statements, which
- * PGlite's connections share).
+ * PGlite's connections share; notifications do not cross its shared session, so there new jobs are
+ * found by polling).
  *
  * `useNodeTime`: due times are compared with this process's clock, the clock the retry schedule is
  * computed with, so a test that moves the clock (vi.setSystemTime) runs the 15-hour schedule at
