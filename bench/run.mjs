@@ -342,9 +342,9 @@ async function main() {
       `${webhooks.post.none.rps.toFixed(0)} req/s -> added p50 ${(added * 100).toFixed(1)} % (target < 10 %)` +
       `\noutbox backlog left by the runs above: ${webhooks.backlog.events} events dispatched in ${webhooks.backlog.dispatchSeconds.toFixed(1)} s ` +
       `(${(webhooks.backlog.events / webhooks.backlog.dispatchSeconds).toFixed(0)} events/s); their ${webhooks.backlog.deliveries} deliveries done after ${webhooks.backlog.drainSeconds.toFixed(1)} s`,
-    );
-    console.log(
-      `webhook fan-out: ${webhooks.fanout.delivered} deliveries (${webhooks.fanout.records} records x ${webhooks.fanout.subscriptions} subscriptions) ` +
+  );
+  console.log(
+    `webhook fan-out: ${webhooks.fanout.delivered} deliveries (${webhooks.fanout.records} records x ${webhooks.fanout.subscriptions} subscriptions) ` +
       `in ${webhooks.fanout.seconds.toFixed(1)} s -> ${webhooks.fanout.perSecond.toFixed(0)} deliveries/s (one worker replica, concurrency 10, sharing a core with the receiver)`,
   );
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
