@@ -296,7 +296,21 @@ describe('durability under load, with faults', () => {
     const subscribed = acks.filter((a) => a.tenant === 0);
     const deadline = performance.now() + 60_000;
     while (subscribed.some((a) => !delivered.has(a.id)) && performance.now() < deadline) await sleep(250);
-    expect(subscribed.filter((a) => !delivered.has(a.id)).length).toBe(0);
+    const undelivered = subscribed.filter((a) => !delivered.has(a.id));
+    if (undelivered.length > 0) {
+      // Where the missing ones stand: their outbox rows, deliveries and jobs.
+      const { rows: where } = await check.query(
+        `SELECT e.payload->'data'->>'id' AS record_id, e.created_at, e.dispatched_at,
+           d.status, d.attempts, j.locked_by, j.locked_at, j.attempts AS job_attempts, j.last_error
+         FROM events e
+         LEFT JOIN webhook_deliveries d ON d.event_id = e.id
+         LEFT JOIN graphile_worker.jobs j ON j.key = 'delivery:' || d.id::text
+         WHERE e.payload->'data'->>'id' = ANY($1::text[])`,
+        [undelivered.map((a) => a.id)],
+      );
+      console.log('undelivered:', JSON.stringify(where), '\n', serverLog.slice(-40).join(''));
+    }
+    expect(undelivered.length).toBe(0);
     await check.end();
 
     const byPhase = (p: string) => seen.filter((s) => s.phase === p);

@@ -1,9 +1,11 @@
 import { CreateRecordInput, WebhookDelivery, WebhookEvent } from '@merma/schema';
 import { verifyWebhook } from '@merma/sdk';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { inTransaction } from '../src/db/transaction.js';
 import { RETRY_DELAYS_MS } from '../src/jobs/schedule.js';
+import { dispatchEvents, releaseStaleDeliveryLocks } from '../src/jobs/webhooks.js';
 import { createCatalogCache } from '../src/modules/catalog/service.js';
 import { createRecord } from '../src/modules/records/service.js';
 import { api, authOf, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
@@ -271,6 +273,32 @@ describe('durable queue', () => {
       expect(ids('/old').sort()).toEqual([before.id, after.id].sort());
       expect(ids('/new')).toEqual([after.id]);
     } finally {
+      await receiver.close();
+      await t.close();
+    }
+  });
+
+  it('runs again a delivery job left locked by a worker that died', async () => {
+    const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    const receiver = await startReceiver();
+    const pool = new pg.Pool({ connectionString: t.database.url, max: 2 });
+    try {
+      const tenant = await createTenant(t.db);
+      await subscribe(t, tenant, `${receiver.url}/orphan`, ['record.created']);
+      const created = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
+      expect(await dispatchEvents({ pool, clock: () => new Date() })).toMatchObject({ events: 1, deliveries: 1 });
+      // As a worker killed mid-delivery leaves it: locked, by a worker that no longer exists.
+      await pool.query(`UPDATE graphile_worker._private_jobs SET locked_by = 'killed-worker', locked_at = now() - interval '1 hour'`);
+      await t.startWorker();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.received.filter((r) => r.path === '/orphan')).toHaveLength(0);
+      expect(await releaseStaleDeliveryLocks(pool, 40_000)).toEqual(['killed-worker']);
+      const got = await waitFor(() => receiver.received.find((r) => r.path === '/orphan'), 5_000, 'the released delivery');
+      expect(JSON.parse(got.body).data.id).toBe(created.id);
+      // A job locked recently (a worker still delivering) is left alone.
+      expect(await releaseStaleDeliveryLocks(pool, 40_000)).toEqual([]);
+    } finally {
+      await pool.end();
       await receiver.close();
       await t.close();
     }

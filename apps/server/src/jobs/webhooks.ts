@@ -98,6 +98,29 @@ export async function dispatchEvents(
   return { events: rows[0]?.events ?? 0, deliveries: rows[0]?.deliveries ?? 0 };
 }
 
+/**
+ * Frees delivery jobs held by a worker that died. graphile-worker leaves a job locked for 4 hours
+ * when its worker disappears mid-job (a process killed with -9, a connection terminated before the
+ * job was marked done); a delivery job cannot legitimately run longer than the webhook timeout plus
+ * its few statements, so a delivery locked for longer than `staleAfterMs` belongs to a dead worker,
+ * and that worker's locks are released (`force_unlock_workers`) so another worker runs the job
+ * again. Running it again is safe: an attempt is recorded once (the attempt-count guard in
+ * `deliver`), and receivers deduplicate by `webhook-id`. Compared with the database's clock, so a
+ * test that moves the process clock forward does not make live jobs look stale.
+ */
+export async function releaseStaleDeliveryLocks(pool: pg.Pool, staleAfterMs: number): Promise<string[]> {
+  const { rows } = await pool.query<{ workers: string[] }>(
+    `WITH stale AS (
+       SELECT array_agg(DISTINCT locked_by) AS workers FROM graphile_worker.jobs
+       WHERE task_identifier = 'webhooks.deliver' AND locked_by IS NOT NULL
+         AND locked_at < now() - make_interval(secs => $1::float8 / 1000)
+     )
+     SELECT workers, graphile_worker.force_unlock_workers(workers)::text FROM stale WHERE workers IS NOT NULL`,
+    [staleAfterMs],
+  );
+  return rows[0]?.workers ?? [];
+}
+
 type DeliveryRow = {
   id: string;
   event_type: string;

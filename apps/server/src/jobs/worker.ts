@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { detectSpikes } from './alerts.js';
 import { createMailer, type Mailer } from './mail.js';
 import { createAgents } from './send.js';
-import { DISPATCH_BATCH, deliver, dispatchEvents, notifyDeactivated, type WebhookJobDeps } from './webhooks.js';
+import { DISPATCH_BATCH, deliver, dispatchEvents, notifyDeactivated, releaseStaleDeliveryLocks, type WebhookJobDeps } from './webhooks.js';
 
 /**
  * Durable background work on graphile-worker, in the same PostgreSQL as the data.
@@ -136,6 +136,17 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   };
   await launch();
   dispatcher.start();
+  // Every 10 s: release delivery jobs still locked by a worker that died (see releaseStaleDeliveryLocks).
+  const staleAfterMs = config.webhookTimeoutMs + 30_000;
+  const sweeper = setInterval(() => {
+    releaseStaleDeliveryLocks(pool, staleAfterMs).then(
+      (workers) => {
+        if (workers.length > 0) log.warn({ workers }, 'released delivery jobs held by workers that stopped');
+      },
+      (err: unknown) => log.warn({ err }, 'could not check for delivery jobs held by stopped workers'),
+    );
+  }, 10_000);
+  sweeper.unref();
   let stopped: Promise<void> | undefined;
   return {
     wake: () => dispatcher.wake(),
@@ -143,6 +154,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     stop() {
       stopped ??= (async () => {
         stopping = true;
+        clearInterval(sweeper);
         await dispatcher.stop();
         await runner?.stop().catch(() => {});
         agents.destroy();
