@@ -23,7 +23,8 @@ import { DISPATCH_BATCH, deliver, dispatchEvents, notifyDeactivated, releaseStal
  * transaction. Jobs are taken with `FOR UPDATE SKIP LOCKED`, so any number of replicas run workers
  * on one database and each job runs on one of them at a time; a job key per delivery keeps one job
  * per delivery; new jobs wake idle workers through LISTEN/NOTIFY and jobs left by a crashed worker
- * are picked up again. It also runs on the embedded PGlite (without prepared statements, which
+ * are picked up again (graphile-worker waits 4 hours; delivery jobs are released sooner, see
+ * releaseStaleDeliveryLocks). It also runs on the embedded PGlite (without prepared statements, which
  * PGlite's connections share; notifications do not cross its shared session, so there new jobs are
  * found by polling).
  *
