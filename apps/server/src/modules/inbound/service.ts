@@ -7,23 +7,25 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import type { AuthContext, Clock } from '../../trpc/context.js';
 import type { CatalogCache } from '../catalog/service.js';
+import type { HashedFields } from '../records/hash.js';
 import { createRecord } from '../records/service.js';
 import { connectorFor, lossKilograms, StandardInventoryLoss, StandardWasteCreated, StandardWasteUpdated } from './connectors.js';
 
-type OriginalRow = {
-  id: string;
-  food_category: string;
-  weight_kg: number;
-  destino_id: string;
-  causa_id: string | null;
-  product_name: string | null;
-  waste_stage: string | null;
-  shift_id: string | null;
-  session_id: string | null;
-  notes: string | null;
-  photo_url: string | null;
-  superseded_by: string | null;
-};
+/** The corrected record's columns that a correction copies (the hashed fields it keeps). */
+type OriginalRow = Pick<
+  HashedFields,
+  | 'id'
+  | 'food_category'
+  | 'weight_kg'
+  | 'destino_id'
+  | 'causa_id'
+  | 'product_name'
+  | 'waste_stage'
+  | 'shift_id'
+  | 'session_id'
+  | 'notes'
+  | 'photo_url'
+> & { superseded_by: string | null };
 
 /** Disposal: where an inventory loss goes when the POS does not say. */
 const DEFAULT_LOSS_DESTINATION = 'landfill';

@@ -3,6 +3,7 @@ import { type Pagination, TEST_EVENT_TYPE, type WebhookDelivery, type WebhookDel
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
+import { ENQUEUE_DELIVERY_SQL } from '../../jobs/webhooks.js';
 import type { AuthContext } from '../../trpc/context.js';
 
 type Row = {
@@ -140,7 +141,7 @@ export async function sendTestEvent(db: DbTx, auth: AuthContext, now: Date, id: 
   });
 }
 
+/** The worker's own enqueue (one job per delivery, keyed by it), on the caller's transaction. */
 async function enqueue(db: DbTx, deliveryId: string, at: Date) {
-  await db.$queryRaw`SELECT graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', ${deliveryId}::uuid),
-    run_at := ${at}::timestamptz, job_key := 'delivery:' || ${deliveryId}::text)::text`;
+  await db.$queryRawUnsafe(`SELECT ${ENQUEUE_DELIVERY_SQL}::text`, deliveryId, at);
 }
