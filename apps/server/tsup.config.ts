@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
-// The server ships as plain JavaScript: the container runs `node dist/main.js`. @merma/schema is
-// bundled in (built from its sources); npm dependencies stay external.
+// The server ships as plain JavaScript: the container runs `node dist/main.js`. @merma/schema and
+// @merma/signing are bundled in (built from its sources); npm dependencies stay external.
 export default defineConfig({
   entry: { main: 'src/main.ts', admin: 'src/admin.ts' },
   format: ['esm'],
@@ -11,7 +11,7 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   splitting: true,
-  noExternal: ['@merma/schema'],
+  noExternal: ['@merma/schema', '@merma/signing'],
   esbuildOptions(options) {
     options.conditions = ['@merma/source'];
   },

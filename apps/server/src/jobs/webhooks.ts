@@ -1,8 +1,8 @@
+import { signDelivery } from '@merma/signing';
 import type pg from 'pg';
 import type { Mailer } from './mail.js';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
 import { type Agents, type SendPolicy, sendWebhook } from './send.js';
-import { signatureHeaders } from './sign.js';
 
 export type JobLog = { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
 
@@ -179,7 +179,7 @@ export async function deliver(deps: WebhookJobDeps, payload: { delivery_id: stri
   const headers = {
     'content-type': 'application/json',
     'user-agent': deps.userAgent,
-    ...signatureHeaders(row.secret, row.id, now, body),
+    ...(await signDelivery({ payload: body, secrets: row.secret, id: row.id, timestamp: now.getTime() / 1000 })),
   };
   const result = await sendWebhook(row.url, body, headers, deps.policy, deps.agents);
 

@@ -1,5 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { EventType, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
+import { generateSecret } from '@merma/signing';
 import type { DbTx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import type { AuthContext } from '../../trpc/context.js';
@@ -33,10 +34,6 @@ const toSubscription = (r: Row): WebhookSubscription => ({
   created_at: r.created_at.toISOString(),
   deactivated_at: r.deactivated_at?.toISOString() ?? null,
 });
-
-export function generateSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
 
 async function find(db: DbTx, auth: AuthContext, id: string) {
   const row = await db.webhookSubscription.findFirst({ where: { id, establishment_id: auth.establishmentId, livemode: auth.livemode } });
