@@ -1,17 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
-// ESM + CJS + types. @merma/schema (private) is bundled from its sources; zod and ky stay
-// dependencies, so applications share one copy.
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+
+// ESM + CJS + types, with no runtime dependencies: HTTP is the runtime's fetch (core/http.ts says
+// why not ky), and the private @merma/schema (its constants only) and @merma/signing are bundled
+// in. The types are plain TypeScript generated from the schemas (src/generated), so the .d.ts files
+// import nothing and customers need neither zod nor ky to type-check.
 export default defineConfig({
   entry: ['src/index.ts'],
   format: ['esm', 'cjs'],
-  dts: { resolve: ['@merma/schema'] },
+  dts: { resolve: ['@merma/signing'] },
   clean: true,
   sourcemap: true,
   target: 'es2022',
   platform: 'neutral',
-  noExternal: ['@merma/schema'],
-  external: ['zod', 'ky'],
+  noExternal: ['@merma/schema', '@merma/signing'],
+  define: { __MERMA_SDK_VERSION__: JSON.stringify(version) },
   esbuildOptions(options) {
     options.conditions = ['@merma/source'];
   },

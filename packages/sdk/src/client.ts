@@ -1,6 +1,7 @@
 import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import { MermaError } from './core/errors.js';
 import { HttpCore } from './core/http.js';
+import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
 import { Records } from './resources/records.js';
@@ -28,6 +29,14 @@ export type MermaOptions = {
    * browser-like runtime the client refuses to start unless this is true.
    */
   dangerouslyAllowBrowser?: boolean;
+  /**
+   * What the client logs: 'off' (default), 'error', 'warn', 'info' (retries) or 'debug' (every
+   * request and answer: method, path, status, time, request id; never the key or a body).
+   * Default: the MERMA_LOG environment variable, else 'off'.
+   */
+  logLevel?: LogLevel;
+  /** Where log lines go (default: the global console). pino, winston and console fit. */
+  logger?: Logger;
 };
 
 export const DEFAULT_BASE_URL = 'https://api.merma.app';
@@ -74,6 +83,7 @@ export class Merma {
           'Pass dangerouslyAllowBrowser: true only if you understand the risk.',
       );
     }
+    const logLevel = options.logLevel ?? (isLogLevel(env('MERMA_LOG')) ? (env('MERMA_LOG') as LogLevel) : 'off');
     const core = new HttpCore({
       apiKey,
       baseUrl: options.baseUrl ?? env('MERMA_BASE_URL') ?? DEFAULT_BASE_URL,
@@ -82,6 +92,7 @@ export class Merma {
       maxRetryAfter: options.maxRetryAfter ?? 60_000,
       fetch: options.fetch,
       defaultHeaders: options.defaultHeaders,
+      log: makeLogger(logLevel, options.logger ?? globalThis.console),
     });
     this.livemode = apiKey.startsWith(LIVE_KEY_PREFIX);
     this.records = new Records(core);

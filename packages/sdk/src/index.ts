@@ -1,43 +1,12 @@
 import { Merma } from './client.js';
 
-export type {
-  AnalyticsQuery,
-  AnalyticsResult,
-  BatchItemError,
-  BenchmarkingQuery,
-  BenchmarkResult,
-  Cause,
-  ChainVerification,
-  CreateRecordInput,
-  CreateSessionInput,
-  CreateShiftInput,
-  CreateWebhookInput,
-  Destination,
-  Establishment,
-  FoodCategory,
-  InboundEventInput,
-  InboundEventResult,
-  ListRecordsQuery,
-  ListSessionsQuery,
-  Prediction,
-  PredictQuery,
-  PreventionPlan,
-  Product,
-  Session,
-  Shift,
-  UpdateWebhookInput,
-  WasteRecord,
-  WasteStage,
-  WebhookDelivery,
-  WebhookEvent,
-  WebhookSubscription,
-  WebhookSubscriptionWithSecret,
-} from '@merma/schema';
 export { DEFAULT_BASE_URL, Merma, type MermaOptions } from './client.js';
+export { APIPromise, type APIResponse } from './core/api-promise.js';
 export {
   APIConnectionError,
   APIConnectionTimeoutError,
   APIError,
+  APIUserAbortError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -46,11 +15,20 @@ export {
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
-  ValidationError,
   WebhookVerificationError,
 } from './core/errors.js';
 export type { RequestOptions } from './core/http.js';
+export type { Logger, LogLevel } from './core/log.js';
 export { Page, PagePromise, type PaginationMeta } from './core/pagination.js';
-export type { BatchOptions, BatchProgress, BatchSummary } from './resources/records.js';
-export { signWebhook, type VerifyWebhookOptions, verifyWebhook, type WebhookHeaders } from './webhooks.js';
+export { VERSION } from './core/version.js';
+// Every request, response and event shape, as plain types (generated from the API's schemas).
+export type * from './generated/api-types.js';
+export type { BatchOptions, BatchProgress, BatchRecord, BatchSummary } from './resources/records.js';
+export {
+  signWebhook,
+  type UnknownWebhookEvent,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+} from './webhooks.js';
 export default Merma;

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
+  APIUserAbortError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -11,7 +13,7 @@ import {
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
-  ValidationError,
+  VERSION,
 } from '../src/index.js';
 import { API, BASE, DESTINO, envelope, errorBody, HttpResponse, http, KEY, record, server } from './setup.js';
 
@@ -54,7 +56,7 @@ describe('construction', () => {
 });
 
 describe('requests', () => {
-  it('sends the key, the JSON body and an Idempotency-Key, and unwraps the envelope', async () => {
+  it('sends the key, the JSON body as given and an Idempotency-Key, and unwraps the envelope', async () => {
     let seen: Request | undefined;
     let body: unknown;
     server.use(
@@ -67,25 +69,54 @@ describe('requests', () => {
     const created = await client().records.create({ ...valid, weight_kg: 1.2345 });
     expect(created.weight_kg).toBe(1.235);
     expect(seen?.headers.get('authorization')).toBe(`Bearer ${KEY}`);
+    expect(seen?.headers.get('content-type')).toBe('application/json');
+    expect(seen?.headers.get('x-merma-sdk')).toBe(`js/${VERSION}`);
     expect(seen?.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(body).toEqual({ ...valid, weight_kg: 1.235 });
+    // The server rounds to the gram; the SDK sends what it was given.
+    expect(body).toEqual({ ...valid, weight_kg: 1.2345 });
   });
 
-  it('refuses invalid input with a ValidationError naming the field, before any request', async () => {
+  it('sends the version of package.json (set by changesets) in X-Merma-SDK', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(VERSION).toBe(version);
+  });
+
+  it('leaves input checks to the API: a 400 names each field in details', async () => {
     let calls = 0;
     server.use(
       http.post(`${API}/records`, () => {
         calls++;
-        return HttpResponse.json(envelope(record(1)), { status: 201 });
+        return HttpResponse.json(
+          errorBody(400, 'validation_error', 'weight_kg: must be greater than 0', {
+            details: [{ path: 'weight_kg', message: 'must be greater than 0' }],
+          }),
+          { status: 400 },
+        );
       }),
     );
     const err = await client()
       .records.create({ ...valid, weight_kg: -1 })
       .catch((e) => e);
-    expect(err).toBeInstanceOf(ValidationError);
-    expect(err.issues[0].path).toBe('weight_kg');
-    await expect(client().records.create({ ...valid, notes: 'x'.repeat(501) })).rejects.toThrow(/notes/);
-    expect(calls).toBe(0);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err.details).toEqual([{ path: 'weight_kg', message: 'must be greater than 0' }]);
+    expect(calls).toBe(1);
+  });
+
+  it('percent-encodes ids in paths, so an id cannot reach another endpoint', async () => {
+    const paths: string[] = [];
+    server.use(
+      http.get(`${API}/*`, ({ request }) => {
+        paths.push(new URL(request.url).pathname);
+        return HttpResponse.json(errorBody(404, 'not_found'), { status: 404 });
+      }),
+    );
+    await client({ maxRetries: 0 })
+      .webhooks.get('../records')
+      .catch(() => {});
+    await client({ maxRetries: 0 })
+      .sessions.get('a/b?c#d')
+      .catch(() => {});
+    expect(paths).toEqual(['/api/v1/webhooks/%2E%2E%2Frecords', '/api/v1/sessions/a%2Fb%3Fc%23d']);
   });
 
   it.each([
@@ -257,15 +288,146 @@ describe('retries', () => {
     await expect(client({ timeout: 50, maxRetries: 0 }).products.list()).rejects.toBeInstanceOf(APIConnectionTimeoutError);
   });
 
-  it('stops waiting when the AbortSignal fires', async () => {
+  it('stops waiting between retries when the AbortSignal fires, with APIUserAbortError', async () => {
+    let calls = 0;
     server.use(
-      http.get(`${API}/causas`, () => HttpResponse.json(errorBody(429, 'rate_limited'), { status: 429, headers: { 'retry-after': '30' } })),
+      http.get(`${API}/causas`, () => {
+        calls++;
+        return HttpResponse.json(errorBody(429, 'rate_limited'), { status: 429, headers: { 'retry-after': '30' } });
+      }),
     );
     const controller = new AbortController();
-    const pending = client().causas.list({ signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('user cancelled')), 50);
-    const started = Date.now();
-    await expect(pending).rejects.toThrow('user cancelled');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    const pending = client()
+      .causas.list({ signal: controller.signal })
+      .catch((e) => e);
+    await vi.waitFor(() => expect(calls).toBe(1));
+    controller.abort(new Error('user cancelled'));
+    const err = await pending;
+    expect(err).toBeInstanceOf(APIUserAbortError);
+    expect(err).toBeInstanceOf(MermaError);
+    expect(err.cause).toEqual(new Error('user cancelled'));
+    expect(calls).toBe(1);
+  });
+
+  it('cancels a request in flight with APIUserAbortError, not a timeout or a connection error', async () => {
+    let arrived = false;
+    server.use(
+      http.get(`${API}/products`, async () => {
+        arrived = true;
+        await new Promise((r) => setTimeout(r, 2_000));
+        return HttpResponse.json(envelope([]));
+      }),
+    );
+    const controller = new AbortController();
+    const pending = client()
+      .products.list({ signal: controller.signal })
+      .catch((e) => e);
+    await vi.waitFor(() => expect(arrived).toBe(true));
+    controller.abort();
+    const err = await pending;
+    expect(err).toBeInstanceOf(APIUserAbortError);
+    expect(err).not.toBeInstanceOf(APIConnectionError);
+  });
+
+  it('refuses at once when the signal has already fired', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${API}/causas`, () => {
+        calls++;
+        return HttpResponse.json(envelope([]));
+      }),
+    );
+    await expect(client().causas.list({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(APIUserAbortError);
+    expect(calls).toBe(0);
+  });
+});
+
+describe('responses and request ids', () => {
+  it('withResponse() gives the data with status, headers and request id, in one request', async () => {
+    let calls = 0;
+    server.use(
+      http.post(`${API}/records`, () => {
+        calls++;
+        return HttpResponse.json(envelope(record(3)), { status: 201, headers: { 'x-request-id': 'req_abc' } });
+      }),
+    );
+    const promise = client().records.create(valid);
+    const { data, response, requestId, body } = await promise.withResponse();
+    expect(data.id).toBe(record(3).id);
+    expect(response.status).toBe(201);
+    expect(requestId).toBe('req_abc');
+    expect(body).toMatchObject({ success: true, data: { id: record(3).id } });
+    expect((await promise).id).toBe(record(3).id);
+    expect((await promise.asResponse()).headers.get('x-request-id')).toBe('req_abc');
+    expect(calls).toBe(1);
+  });
+
+  it('pages carry their request id; list().withResponse() gives the first page', async () => {
+    server.use(
+      http.get(`${API}/records`, () =>
+        HttpResponse.json(envelope([record(1)], { meta: { pagination: { limit: 50, offset: 0, total: 1 } } }), {
+          headers: { 'x-request-id': 'req_page' },
+        }),
+      ),
+    );
+    const { data: page, requestId } = await client().records.list().withResponse();
+    expect(requestId).toBe('req_page');
+    expect(page.requestId).toBe('req_page');
+    expect(page.data).toHaveLength(1);
+  });
+
+  it('never turns a 2xx into an error: a body without the envelope is returned as it came, with a warning', async () => {
+    const lines: string[] = [];
+    const logger = { error: vi.fn(), warn: (m: string) => lines.push(m), info: vi.fn(), debug: vi.fn() };
+    server.use(http.post(`${API}/shifts`, () => HttpResponse.json({ id: 'x', name: 'Noche' }, { status: 201 })));
+    const shift = await client({ logger, logLevel: 'warn' }).shifts.create({ name: 'Noche', start_time: '22:00', end_time: '06:00' });
+    expect(shift).toEqual({ id: 'x', name: 'Noche' });
+    expect(lines).toEqual([expect.stringContaining('without the { data } envelope')]);
+  });
+});
+
+describe('logging', () => {
+  function capture() {
+    const lines: { level: string; message: string }[] = [];
+    const at = (level: string) => (message: string) => lines.push({ level, message });
+    return { lines, logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } };
+  }
+
+  it('is silent by default', async () => {
+    const { lines, logger } = capture();
+    server.use(http.get(`${API}/causas`, () => HttpResponse.json(envelope([]))));
+    await client({ logger }).causas.list();
+    expect(lines).toEqual([]);
+  });
+
+  it('at debug, logs each request and answer with its request id, never the key', async () => {
+    const { lines, logger } = capture();
+    server.use(http.get(`${API}/causas`, () => HttpResponse.json(envelope([]), { headers: { 'x-request-id': 'req_log' } })));
+    await client({ logger, logLevel: 'debug' }).causas.list();
+    expect(lines.map((l) => l.level)).toEqual(['debug', 'debug']);
+    expect(lines[0]?.message).toBe('[merma] → GET /causas');
+    expect(lines[1]?.message).toMatch(/^\[merma\] ← 200 GET \/causas in \d+ ms \(request req_log\)$/);
+    expect(JSON.stringify(lines)).not.toContain(KEY);
+  });
+
+  it('at info, logs retries; MERMA_LOG sets the level', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { lines, logger } = capture();
+    let calls = 0;
+    server.use(
+      http.get(`${API}/causas`, () => {
+        calls++;
+        return calls === 1 ? HttpResponse.json(errorBody(503, 'service_unavailable'), { status: 503 }) : HttpResponse.json(envelope([]));
+      }),
+    );
+    process.env.MERMA_LOG = 'info';
+    try {
+      const pending = client({ logger }).causas.list();
+      await vi.advanceTimersByTimeAsync(5_000);
+      await pending;
+    } finally {
+      delete process.env.MERMA_LOG;
+    }
+    expect(lines).toEqual([{ level: 'info', message: expect.stringMatching(/^\[merma\] GET \/causas: 503; retrying in \d+ ms/) }]);
   });
 });

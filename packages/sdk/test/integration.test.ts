@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTenant, startTestApp, type Tenant, type TestContext } from '../../../apps/server/test/helpers.js';
-import { ConflictError, Merma, NotFoundError, RateLimitError } from '../src/index.js';
+import { startReceiver } from '../../../apps/server/test/receiver.js';
+import { ConflictError, Merma, NotFoundError, RateLimitError, verifyWebhook } from '../src/index.js';
 
 /**
  * The SDK against the real server (in-process, on PGlite or on the PostgreSQL named by
@@ -60,14 +61,21 @@ describe('the SDK against the server', () => {
       destino_id: i === 700 ? '00000000-0000-4000-8000-000000000000' : DESTINO,
     }));
     const progress: number[] = [];
-    const result = await client.records.batch(items, { onProgress: (p) => progress.push(p.sent) });
+    const result = await client.records.batch(items, { onProgress: (p) => progress.push(p.sent), idempotencyKey: 'import-1' });
     expect(result.inserted).toBe(1_998);
+    expect(result.replayed).toBe(0);
     expect(result.errors.map((e) => e.index)).toEqual([700, 1_500]);
     expect(result.errors[0]?.details?.[0]?.path).toBe('destino_id');
     expect(progress.at(-1)).toBe(2_000);
     expect(progress).toHaveLength(4);
     expect(await t.db.record.count({ where: { establishment_id: other.establishmentId } })).toBe(1_998);
     expect(await client.records.verify()).toMatchObject({ valid: true, checked: 1_998 });
+    // The same import run again with the same key: every chunk is replayed, nothing stored twice.
+    const rerun = await client.records.batch(items, { idempotencyKey: 'import-1' });
+    expect(rerun).toMatchObject({ inserted: 0, replayed: 1_998, failed: 2 });
+    expect(rerun.records.every((r) => r.replayed)).toBe(true);
+    expect(rerun.records.map((r) => r.id)).toEqual(result.records.map((r) => r.id));
+    expect(await t.db.record.count({ where: { establishment_id: other.establishmentId } })).toBe(1_998);
   });
 
   it('stores once when a create is sent twice with the same key, and refuses the key for another body', async () => {
@@ -136,10 +144,75 @@ describe('the SDK against the server', () => {
     expect((await merma.inbound.send(event)).status).toBe('duplicate');
   });
 
-  it('answers an endpoint the server does not have yet with NotFoundError', async () => {
+  it('answers an unknown subscription id with NotFoundError', async () => {
     await expect(merma.webhooks.deliveries('00000000-0000-4000-8000-000000000001', {}, { maxRetries: 0 })).rejects.toBeInstanceOf(
       NotFoundError,
     );
+  });
+});
+
+describe('webhook deliveries, end to end', () => {
+  let hooks: TestContext;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let client: Merma;
+  beforeAll(async () => {
+    hooks = await startTestApp({ worker: true, config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    receiver = await startReceiver();
+    const owner = await createTenant(hooks.db);
+    client = new Merma({ apiKey: owner.key, baseUrl: await serve(hooks) });
+  });
+  afterAll(async () => {
+    await hooks?.close();
+    await receiver?.close();
+  });
+
+  const deliveredTo = async (count: number) => {
+    await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: 20_000, interval: 50 });
+    return receiver.received[count - 1] as (typeof receiver.received)[number];
+  };
+  const verify = (got: { headers: Record<string, unknown>; body: string }, secret: string | string[]) =>
+    verifyWebhook({ payload: got.body, headers: got.headers as Record<string, string>, secret });
+
+  it('sends a test event, lists it with its attempt, resends it on request, rotates the secret and recovers', async () => {
+    const hook = await client.webhooks.create({ url: `${receiver.url}/merma`, events: ['record.created'] });
+
+    const test = await client.webhooks.test(hook.id);
+    expect(test).toMatchObject({ event: 'webhook.test' });
+    const first = await deliveredTo(1);
+    const event = await verify(first, hook.secret);
+    expect(event).toMatchObject({ event: 'webhook.test', data: { subscription_id: hook.id } });
+
+    await vi.waitFor(
+      async () => {
+        const page = await client.webhooks.deliveries(hook.id);
+        expect(page.data[0]).toMatchObject({ id: test.id, status: 'succeeded', attempts: [{ attempt: 1, response_status: 200 }] });
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+
+    const again = await client.webhooks.retryDelivery(hook.id, test.id);
+    expect(again.id).toBe(test.id);
+    const second = await deliveredTo(2);
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(await verify(second, hook.secret)).toEqual(event);
+
+    // Rotation: for the grace period a delivery verifies with the old secret alone and the new one alone.
+    const rotated = await client.webhooks.rotateSecret(hook.id, { grace_period_seconds: 600 });
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(hook.secret);
+    expect(Date.parse(rotated.previous_secret_expires_at ?? '')).toBeGreaterThan(Date.now());
+    await client.records.create({ food_category: 'bakery', weight_kg: 1, destino_id: DESTINO });
+    const third = await deliveredTo(3);
+    expect(String(third.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [hook.secret, rotated.secret, [rotated.secret, hook.secret]]) {
+      expect(await verify(third, secret)).toMatchObject({ event: 'record.created' });
+    }
+
+    // Nothing failed, so nothing to recover; a deactivated subscription must be reactivated first.
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    expect(await client.webhooks.recover(hook.id, { since })).toMatchObject({ recovered: 0, since });
+    await hooks.db.webhookSubscription.update({ where: { id: hook.id }, data: { status: 'deactivated', deactivated_at: new Date() } });
+    await expect(client.webhooks.recover(hook.id, { since }, { maxRetries: 0 })).rejects.toBeInstanceOf(ConflictError);
   });
 });
 

@@ -55,17 +55,60 @@ describe('records.batch', () => {
     expect(progress).toHaveLength(Math.max(1, expectedChunks));
   });
 
-  it('reports invalid items locally without sending them, keeping their index', async () => {
+  it("sends every item and maps the API's per-item errors back to your indexes", async () => {
     const calls: BatchCall[] = [];
     batchServer(calls);
-    const items = [item(0), { ...item(1), weight_kg: -2 }, item(2), { food_category: 'candy' }] as Parameters<Merma['records']['batch']>[0];
+    const items = [item(0), { ...item(1), weight_kg: 13 }, item(2), { ...item(3), weight_kg: 13 }];
     const result = await client().records.batch(items);
-    expect(calls.map((c) => c.size)).toEqual([2]);
+    expect(calls.map((c) => c.size)).toEqual([4]);
     expect(result.errors.map((e) => [e.index, e.code])).toEqual([
       [1, 'validation_error'],
       [3, 'validation_error'],
     ]);
     expect(result.records.map((r) => r.index)).toEqual([0, 2]);
+    expect(result).toMatchObject({ inserted: 2, replayed: 0, failed: 2 });
+  });
+
+  it('counts chunks the API replays from an idempotency key apart from newly stored ones', async () => {
+    // A rerun after a crash: chunk 0 was stored by the first run, chunk 1 was not.
+    const stored = new Set(['rerun:0']);
+    const keys: (string | null)[] = [];
+    server.use(
+      http.post(`${API}/records/batch`, async ({ request }) => {
+        const body = (await request.json()) as { records: unknown[] };
+        const key = request.headers.get('idempotency-key');
+        keys.push(key);
+        const answer = envelope({ inserted: body.records.length, failed: 0, errors: [] });
+        return HttpResponse.json(answer, { headers: key && stored.has(key) ? { 'idempotent-replayed': 'true' } : {} });
+      }),
+    );
+    const progress: { inserted: number; replayed: number }[] = [];
+    const items = Array.from({ length: 800 }, (_, i) => item(i));
+    const result = await client().records.batch(items, {
+      idempotencyKey: 'rerun',
+      onProgress: ({ inserted, replayed }) => progress.push({ inserted, replayed }),
+    });
+    expect(keys).toEqual(['rerun:0', 'rerun:1']);
+    expect(result).toMatchObject({ inserted: 300, replayed: 500, failed: 0, errors: [] });
+    expect(progress.at(-1)).toEqual({ inserted: 300, replayed: 500 });
+  });
+
+  it("accepts the contract's minimal answer {inserted, failed, errors}: a stored chunk is never reported as failed", async () => {
+    server.use(
+      http.post(`${API}/records/batch`, async ({ request }) => {
+        const body = (await request.json()) as { records: { weight_kg: number }[] };
+        const errors = body.records.flatMap((r, index) => (r.weight_kg === 13 ? [{ index, error: 'weight' }] : []));
+        return HttpResponse.json(envelope({ inserted: body.records.length - errors.length, failed: errors.length, errors }));
+      }),
+    );
+    const items = Array.from({ length: 1_200 }, (_, i) => item(i));
+    const result = await client().records.batch(items);
+    const refused = items.flatMap((it, i) => (it.weight_kg === 13 ? [i] : []));
+    expect(result.inserted).toBe(1_200 - refused.length);
+    expect(result.failed).toBe(refused.length);
+    expect(result.errors.map((e) => e.index)).toEqual(refused);
+    expect(result.records).toEqual([]);
+    expect(result.requestIds).toHaveLength(3);
   });
 
   it('reports every item of a chunk that fails as a whole, and goes on with the others', async () => {
@@ -129,8 +172,26 @@ describe('records.list', () => {
     expect(ids).toEqual(Array.from({ length: 7 }, (_, i) => record(i + 1).id));
   });
 
-  it('refuses a bad query before sending it', async () => {
-    expect(() => client().records.list({ limit: 500 })).toThrow(/limit/);
+  it('sends the query as given and starts at the offset asked for', async () => {
+    const seen = pages(7, 3);
+    const page = await client().records.list({ limit: 3, offset: 3, to: '2026-11-23' });
+    expect(page.data.map((r) => r.id)).toEqual([record(4).id, record(5).id, record(6).id]);
+    expect(Object.fromEntries(seen[0]?.searchParams ?? [])).toEqual({ limit: '3', offset: '3', to: '2026-11-23' });
+  });
+
+  it("walks pages of the contract's pagination {limit, offset, total} without has_more", async () => {
+    const all = Array.from({ length: 5 }, (_, i) => record(i + 1));
+    server.use(
+      http.get(`${API}/records`, ({ request }) => {
+        const url = new URL(request.url);
+        const offset = Number(url.searchParams.get('offset'));
+        const data = all.slice(offset, offset + 2);
+        return HttpResponse.json(envelope(data, { meta: { pagination: { limit: 2, offset, total: 5 } } }));
+      }),
+    );
+    const ids: string[] = [];
+    for await (const r of client().records.list({ limit: 2 })) ids.push(r.id);
+    expect(ids).toEqual(all.map((r) => r.id));
   });
 });
 
@@ -155,6 +216,7 @@ describe('every resource calls its endpoint', () => {
     consecutive_failures: 0,
     created_at: '2026-11-23T10:00:00.000Z',
     deactivated_at: null,
+    previous_secret_expires_at: null,
   };
   const delivery = {
     id: uuid(8),
@@ -327,6 +389,20 @@ describe('every resource calls its endpoint', () => {
     ],
     ['webhooks.delete', 'delete', `/webhooks/${wid}`, (m) => m.webhooks.delete(wid), envelope({ id: wid, deleted: true })],
     ['webhooks.reactivate', 'post', `/webhooks/${wid}/reactivate`, (m) => m.webhooks.reactivate(wid), envelope(subscription)],
+    [
+      'webhooks.rotateSecret',
+      'post',
+      `/webhooks/${wid}/rotate-secret`,
+      (m) => m.webhooks.rotateSecret(wid, { grace_period_seconds: 3600 }),
+      envelope({ ...subscription, secret: 'whsec_new', previous_secret_expires_at: '2026-11-23T11:00:00.000Z' }),
+    ],
+    [
+      'webhooks.recover',
+      'post',
+      `/webhooks/${wid}/recover`,
+      (m) => m.webhooks.recover(wid, { since: '2026-11-22T00:00:00.000Z', until: '2026-11-23T00:00:00.000Z' }),
+      envelope({ recovered: 3, since: '2026-11-22T00:00:00.000Z', until: '2026-11-23T00:00:00.000Z' }),
+    ],
     ['webhooks.deliveries', 'get', `/webhooks/${wid}/deliveries`, (m) => m.webhooks.deliveries(wid), list([delivery])],
     [
       'webhooks.retryDelivery',
@@ -346,16 +422,52 @@ describe('every resource calls its endpoint', () => {
     ],
   ];
 
-  it.each(cases)('%s → %s %s', async (_name, method, path, call, answer, status = 200) => {
-    let hit = false;
+  /** What each call must send: its query string and its JSON body (none when absent). */
+  const sends: Record<string, { query?: Record<string, string>; body?: unknown }> = {
+    'analytics.get': { query: { group_by: 'week' } },
+    'benchmarking.get': { query: { sector: 'horeca' } },
+    'predict.get': { query: { horizon: '7' } },
+    'preventionPlan.get': { query: { format: 'markdown' } },
+    'shifts.create': { body: { name: 'Noche', start_time: '22:00', end_time: '06:00' } },
+    'sessions.list': { query: { status: 'open', offset: '0' } },
+    'sessions.create': { body: { name: 'Cierre' } },
+    'webhooks.create': { body: { url: 'https://erp.example.com/hook', events: ['record.created'] } },
+    'webhooks.update': { body: { events: ['record.created', 'alert.triggered'] } },
+    'webhooks.rotateSecret': { body: { grace_period_seconds: 3600 } },
+    'webhooks.recover': { body: { since: '2026-11-22T00:00:00.000Z', until: '2026-11-23T00:00:00.000Z' } },
+    'webhooks.deliveries': { query: { offset: '0' } },
+    'inbound.send': {
+      body: { event: 'waste.created', payload: { food_category: 'meat', weight_kg: 1, destino_id: DESTINO, source: 'erp' } },
+    },
+  };
+
+  it('covers every method of every resource', () => {
+    const m = client() as unknown as Record<string, object>;
+    const methods = Object.keys(m)
+      .filter((k) => typeof m[k] === 'object' && m[k] !== null)
+      .flatMap((k) =>
+        Object.getOwnPropertyNames(Object.getPrototypeOf(m[k]))
+          .filter((f) => f !== 'constructor')
+          .map((f) => `${k}.${f}`),
+      );
+    const tested = new Set(cases.map((c) => c[0]));
+    // records.create/list/batch have their own tests above.
+    expect(methods.filter((name) => !tested.has(name)).sort()).toEqual(['records.batch', 'records.create', 'records.list']);
+  });
+
+  it.each(cases)('%s → %s %s', async (name, method, path, call, answer, status = 200) => {
+    const requests: { url: URL; body: unknown }[] = [];
     server.use(
-      http[method as 'get'](`${API}${path}`, () => {
-        hit = true;
+      http[method as 'get'](`${API}${path}`, async ({ request }) => {
+        const text = await request.text();
+        requests.push({ url: new URL(request.url), body: text ? JSON.parse(text) : undefined });
         return HttpResponse.json(answer as object, { status });
       }),
     );
     const result = await call(client());
-    expect(hit).toBe(true);
+    expect(requests).toHaveLength(1);
+    expect(Object.fromEntries(requests[0]?.url.searchParams ?? [])).toEqual(sends[name]?.query ?? {});
+    expect(requests[0]?.body).toEqual(sends[name]?.body);
     const data = (answer as { data: unknown }).data;
     if (result && typeof result === 'object' && 'data' in result && 'pagination' in result)
       expect((result as { data: unknown }).data).toEqual(data);

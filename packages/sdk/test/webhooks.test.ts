@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signWebhook, verifyWebhook, WebhookVerificationError } from '../src/index.js';
-import { DESTINO, uuid } from './setup.js';
+import { MermaError, signWebhook, type UnknownWebhookEvent, verifyWebhook, WebhookVerificationError } from '../src/index.js';
+import { uuid } from './setup.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const NOW = new Date('2026-11-23T10:00:00.000Z');
@@ -20,87 +21,139 @@ const event = {
   },
 };
 const body = JSON.stringify(event);
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('verifyWebhook', () => {
-  it('accepts a delivery signed by the API and returns the typed event', async () => {
-    const headers = await signWebhook({ payload: body, secret: SECRET, id: 'msg_1', timestamp: TS });
-    const verified = await verifyWebhook({ payload: body, headers, secret: SECRET, now: NOW });
-    expect(verified.event).toBe('record.created');
-    if (verified.event === 'record.created') expect(verified.data.destination).toBe('Donación para consumo humano');
+  it('verifies the Standard Webhooks published test vector at its time, and returns its body', async () => {
+    const headers = {
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': '1614265330',
+      'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    };
+    const verified = await verifyWebhook({ payload: '{"test": 2432232314}', headers, secret: SECRET, now: new Date(1614265330 * 1000) });
+    expect(verified).toEqual({ test: 2432232314 });
+    // The same capture, later: outside the 5-minute tolerance.
+    const late = await refusal(verifyWebhook({ payload: '{"test": 2432232314}', headers, secret: SECRET, now: NOW }));
+    expect(late).toBeInstanceOf(WebhookVerificationError);
   });
 
-  it('matches an independent HMAC: hex over the raw body with the secret string', async () => {
-    const headers = await signWebhook({ payload: body, secret: SECRET, id: 'msg_1', timestamp: TS });
+  it('verifies bodies signed by the reference standardwebhooks library', async () => {
+    const msgTime = new Date();
+    for (const payload of [body, '{"event":"record.created","timestamp":"x","data":{"id":"1"}}', '[]', '"text"']) {
+      const headers = {
+        'webhook-id': 'msg_ref',
+        'webhook-timestamp': String(Math.floor(msgTime.getTime() / 1000)),
+        'webhook-signature': new Webhook(SECRET).sign('msg_ref', msgTime, payload),
+      };
+      expect(await verifyWebhook({ payload, headers, secret: SECRET })).toEqual(JSON.parse(payload));
+    }
+  });
+
+  it("signs what the reference library verifies (signWebhook is the API's own signing)", async () => {
+    const headers = await signWebhook({ payload: body, secret: SECRET });
+    expect(new Webhook(SECRET).verify(body, headers)).toEqual(event);
     expect(headers['x-service-signature']).toBe(createHmac('sha256', SECRET).update(body).digest('hex'));
-    const standardKey = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
-    const expected = createHmac('sha256', standardKey).update(`msg_1.${TS}.${body}`).digest('base64');
-    expect(headers['webhook-signature']).toBe(`v1,${expected}`);
   });
 
-  it('accepts Uint8Array bodies, Headers objects and X-Service-Signature alone', async () => {
+  it('returns a record.created event typed, including one without the optional cause and destination', async () => {
+    const minimal = JSON.stringify({
+      ...event,
+      data: { id: uuid(1), establishment_id: uuid(2), food_category: 'bakery', weight_kg: 1, created_at: event.data.created_at },
+    });
+    for (const payload of [body, minimal]) {
+      const headers = await signWebhook({ payload, secret: SECRET, id: 'msg_1', timestamp: TS });
+      const verified = await verifyWebhook({ payload, headers, secret: SECRET, now: NOW });
+      expect(verified.event).toBe('record.created');
+      if (verified.event === 'record.created') expect(verified.data.id).toBe(uuid(1));
+    }
+  });
+
+  it('returns an event type added later as a generic event, not an exception', async () => {
+    const future = JSON.stringify({ event: 'forecast.published', timestamp: '2026-11-23T10:00:00.000Z', data: { horizon: 7 }, version: 2 });
+    const headers = await signWebhook({ payload: future, secret: SECRET, timestamp: TS });
+    const verified = await verifyWebhook({ payload: future, headers, secret: SECRET, now: NOW });
+    expect(verified).toEqual(JSON.parse(future));
+    let handled = '';
+    switch (verified.event) {
+      case 'record.created':
+        handled = 'record';
+        break;
+      default: {
+        const other: UnknownWebhookEvent = verified;
+        handled = other.event;
+      }
+    }
+    expect(handled).toBe('forecast.published');
+  });
+
+  it('refuses a tampered body, another secret, a foreign id and a stale or future timestamp', async () => {
+    const headers = await signWebhook({ payload: body, secret: SECRET, id: 'msg_1', timestamp: TS });
+    const cases: [Parameters<typeof verifyWebhook>[0], RegExp][] = [
+      [{ payload: body.replace('3.2', '9.2'), headers, secret: SECRET, now: NOW }, /does not match/],
+      [{ payload: body, headers, secret: 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYX', now: NOW }, /does not match/],
+      [{ payload: body, headers: { ...headers, 'webhook-id': 'msg_2' }, secret: SECRET, now: NOW }, /does not match/],
+      [{ payload: body, headers, secret: SECRET, now: new Date(NOW.getTime() + 301_000) }, /old/],
+      [{ payload: body, headers, secret: SECRET, now: new Date(NOW.getTime() - 301_000) }, /future/],
+      [{ payload: body, headers, secret: SECRET, now: new Date(NOW.getTime() + 3_600_000), tolerance: 3_000 }, /old/],
+      [{ payload: body, headers: {}, secret: SECRET }, /Missing signature headers/],
+      [{ payload: body, headers, secret: '' }, /No webhook secret/],
+    ];
+    for (const [options, message] of cases) {
+      const err = await refusal(verifyWebhook(options));
+      expect(err).toBeInstanceOf(WebhookVerificationError);
+      expect(err).toBeInstanceOf(MermaError);
+      expect((err as Error).message).toMatch(message);
+    }
+    // A larger tolerance accepts the hour-old delivery.
+    await expect(
+      verifyWebhook({ payload: body, headers, secret: SECRET, now: new Date(NOW.getTime() + 3_600_000), tolerance: 3_700 }),
+    ).resolves.toEqual(event);
+  });
+
+  it('refuses a correctly signed body that is not JSON', async () => {
+    const headers = await signWebhook({ payload: 'not json', secret: SECRET, timestamp: TS });
+    const err = await refusal(verifyWebhook({ payload: 'not json', headers, secret: SECRET, now: NOW }));
+    expect(err).toBeInstanceOf(WebhookVerificationError);
+    expect((err as Error).message).toMatch(/not JSON/);
+  });
+
+  it('by default refuses a stale capture stripped of its timestamped headers; the bare scheme is an explicit opt-in', async () => {
+    // Captured a day ago; an attacker strips webhook-* and replays it with X-Service-Signature alone.
+    const captured = await signWebhook({ payload: body, secret: SECRET, timestamp: TS - 86_400 });
+    const stripped = { 'x-service-signature': captured['x-service-signature'] as string };
+    const err = await refusal(verifyWebhook({ payload: body, headers: stripped, secret: SECRET, now: NOW }));
+    expect(err).toBeInstanceOf(WebhookVerificationError);
+    expect((err as Error).message).toMatch(/allowServiceSignatureOnly/);
+    // A receiver of the contract's bare scheme opts in, knowingly.
+    await expect(verifyWebhook({ payload: body, headers: stripped, secret: SECRET, allowServiceSignatureOnly: true })).resolves.toEqual(
+      event,
+    );
+    await expect(
+      verifyWebhook({ payload: `${body} `, headers: stripped, secret: SECRET, allowServiceSignatureOnly: true }),
+    ).rejects.toBeInstanceOf(WebhookVerificationError);
+  });
+
+  it('accepts Uint8Array and ArrayBuffer bodies and Headers objects', async () => {
     const headers = await signWebhook({ payload: body, secret: SECRET, timestamp: TS });
     const bytes = new TextEncoder().encode(body);
-    await expect(verifyWebhook({ payload: bytes, headers: new Headers(headers), secret: SECRET, now: NOW })).resolves.toMatchObject({
-      event: 'record.created',
-    });
-    const onlyService = { 'X-Service-Signature': headers['x-service-signature'] as string };
-    await expect(verifyWebhook({ payload: body, headers: onlyService, secret: SECRET })).resolves.toMatchObject({
-      event: 'record.created',
-    });
+    for (const payload of [bytes, bytes.buffer]) {
+      await expect(verifyWebhook({ payload, headers: new Headers(headers), secret: SECRET, now: NOW })).resolves.toEqual(event);
+    }
   });
 
-  it.each([
-    [
-      'a tampered body',
-      async (h: Record<string, string>) => ({ payload: body.replace('3.2', '0.2'), headers: h, secret: SECRET, now: NOW }),
+  it('during a rotation, verifies with either secret or with both', async () => {
+    const next = 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYX';
+    const headers = await signWebhook({ payload: body, secret: [next, SECRET], timestamp: TS });
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    for (const secret of [SECRET, next, [next, SECRET], [SECRET, next]]) {
+      await expect(verifyWebhook({ payload: body, headers, secret, now: NOW })).resolves.toEqual(event);
+    }
+    await expect(verifyWebhook({ payload: body, headers, secret: 'whsec_BBECAwQFBgcICQoLDA0ODxAREhMUFRYX', now: NOW })).rejects.toThrow(
       /does not match/,
-    ],
-    [
-      'a wrong secret',
-      async (h: Record<string, string>) => ({ payload: body, headers: h, secret: 'whsec_other', now: NOW }),
-      /does not match/,
-    ],
-    [
-      'a stale timestamp',
-      async (h: Record<string, string>) => ({ payload: body, headers: h, secret: SECRET, now: new Date(NOW.getTime() + 301_000) }),
-      /tolerance/,
-    ],
-    [
-      'a future timestamp',
-      async (h: Record<string, string>) => ({ payload: body, headers: h, secret: SECRET, now: new Date(NOW.getTime() - 600_000) }),
-      /tolerance/,
-    ],
-    ['no signature headers', async () => ({ payload: body, headers: {}, secret: SECRET, now: NOW }), /Missing signature/],
-    [
-      'a missing webhook-id',
-      async (h: Record<string, string>) => {
-        const { 'webhook-id': _id, ...rest } = h;
-        return { payload: body, headers: rest, secret: SECRET, now: NOW };
-      },
-      /Incomplete/,
-    ],
-    [
-      'a forged standard signature',
-      async (h: Record<string, string>) => ({ payload: body, headers: { ...h, 'webhook-signature': 'v1,AAAA' }, secret: SECRET, now: NOW }),
-      /webhook-signature/,
-    ],
-  ] as const)('refuses %s', async (_name, build, message) => {
-    const headers = await signWebhook({ payload: body, secret: SECRET, timestamp: TS });
-    const err = await verifyWebhook(await build(headers)).catch((e) => e);
-    expect(err).toBeInstanceOf(WebhookVerificationError);
-    expect(err.message).toMatch(message);
-  });
-
-  it('refuses a correctly signed body that is not a known event', async () => {
-    const other = JSON.stringify({ event: 'record.deleted', timestamp: '2026-11-23T10:00:00.000Z', data: { destino_id: DESTINO } });
-    const headers = await signWebhook({ payload: other, secret: SECRET, timestamp: TS });
-    await expect(verifyWebhook({ payload: other, headers, secret: SECRET, now: NOW })).rejects.toThrow(/Unknown event/);
-  });
-
-  it('uses the UTF-8 bytes of a secret without the whsec_ prefix for both signatures', async () => {
-    const plain = 'my-own-secret-of-at-least-24-chars';
-    const headers = await signWebhook({ payload: body, secret: plain, id: 'msg_2', timestamp: TS });
-    expect(headers['webhook-signature']).toBe(`v1,${createHmac('sha256', plain).update(`msg_2.${TS}.${body}`).digest('base64')}`);
-    await expect(verifyWebhook({ payload: body, headers, secret: plain, now: NOW })).resolves.toBeTruthy();
+    );
   });
 });

@@ -1,6 +1,8 @@
 /**
  * Errors thrown by the SDK. Every error is a MermaError; API answers other than 2xx are APIError
  * subclasses chosen by status, so callers can `catch (e) { if (e instanceof RateLimitError) … }`.
+ * A 2xx answer is never an error, whatever its body. Input is not checked before sending: the API
+ * checks it once and answers 400 (BadRequestError) naming each field in `details`.
  */
 export class MermaError extends Error {
   override name = 'MermaError';
@@ -99,16 +101,15 @@ export class APIConnectionTimeoutError extends APIConnectionError {
   }
 }
 
-/** Input refused before any request was sent. `issues` names each field. */
-export class ValidationError extends MermaError {
-  override name = 'ValidationError';
-  readonly issues: { path: string; message: string }[];
-  constructor(issues: { path: string; message: string }[]) {
-    super(`Invalid input: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`);
-    this.issues = issues;
+/** The call was cancelled through its `signal` (during the request or a wait between retries). */
+export class APIUserAbortError extends MermaError {
+  override name = 'APIUserAbortError';
+  constructor(message = 'Request was aborted', options?: { cause?: unknown }) {
+    super(message, options);
   }
 }
 
+/** A webhook delivery that is unsigned, badly signed, outside the time tolerance or not JSON. */
 export class WebhookVerificationError extends MermaError {
   override name = 'WebhookVerificationError';
 }

@@ -1,12 +1,21 @@
-import ky, { type KyInstance, TimeoutError } from 'ky';
-import type { z } from 'zod';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, type ErrorBody, RateLimitError, retryAfterMs } from './errors.js';
+import { APIPromise, type APIResponse } from './api-promise.js';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  type ErrorBody,
+  RateLimitError,
+  retryAfterMs,
+} from './errors.js';
+import type { ClientLogger } from './log.js';
+import { VERSION } from './version.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Per-call options, accepted as the last argument of every resource method. */
 export type RequestOptions = {
-  /** Cancels the request and any wait between retries. */
+  /** Cancels the request and any wait between retries (the call rejects with APIUserAbortError). */
   signal?: AbortSignal;
   /** Milliseconds before one attempt gives up (default: the client's `timeout`). */
   timeout?: number;
@@ -17,6 +26,8 @@ export type RequestOptions = {
    * sends none, and then a failed POST is not retried.
    */
   idempotencyKey?: string | false;
+  /** Extra headers for this call. */
+  headers?: Record<string, string>;
 };
 
 export type CoreOptions = {
@@ -27,6 +38,7 @@ export type CoreOptions = {
   maxRetryAfter: number;
   fetch?: typeof fetch | undefined;
   defaultHeaders?: Record<string, string> | undefined;
+  log: ClientLogger;
 };
 
 export type Call = {
@@ -36,22 +48,21 @@ export type Call = {
   body?: unknown;
 };
 
-export const SDK_VERSION = '0.1.0';
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 8_000;
 
-/** Waits `ms`, or rejects at once when `signal` aborts. */
+/** Waits `ms`, or rejects with APIUserAbortError at once when `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(new APIUserAbortError(undefined, { cause: signal.reason }));
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject(new APIUserAbortError(undefined, { cause: signal?.reason }));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -63,13 +74,25 @@ export function backoffMs(retry: number): number {
   return base * (1 - Math.random() * 0.25);
 }
 
-function randomKey(): string {
-  return globalThis.crypto.randomUUID();
+/** Reads a body as JSON when it is JSON; `undefined` for an empty body; the text otherwise. */
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text().catch(() => '');
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
+/** Thrown inside `attempt` when an attempt's own timeout fires (not the caller's signal). */
+class AttemptTimeout extends Error {}
+
 /**
- * The one request function under every resource. ky sends the request (timeouts, JSON, custom
- * fetch); retries are done here, explicitly:
+ * The one request function under every resource, on the runtime's `fetch` and nothing else.
+ * (It used ky before 1.0: ky is ESM-only, which broke the CommonJS build, and its module-level
+ * feature detection cannot be tree-shaken out of a bundle that only verifies webhooks; retries,
+ * timeouts and JSON are the few lines below.) Retries are explicit:
  * - retried: 408, 409, 429, 5xx, connection errors and timeouts, up to `maxRetries`; a server
  *   `x-should-retry` header overrides the status rule (the API sends `false` when retrying cannot help);
  * - a POST is retried only with an Idempotency-Key, generated once per call and sent on every
@@ -77,80 +100,124 @@ function randomKey(): string {
  * - 429 (and 503) wait what the server asks (Retry-After in seconds or as a date, else the body's
  *   `resetAt`, else X-RateLimit-Reset); a wait beyond `maxRetryAfter` throws RateLimitError at once;
  * - otherwise exponential backoff with jitter. An AbortSignal cancels the request and any wait.
+ *
+ * A 2xx is never turned into an error: the body is returned as the server sent it, without
+ * checking its shape (fields added later pass through; a missing optional field is tolerated), so
+ * a write the server acknowledged is always reported as stored. The types say what the contract
+ * promises; they are not enforced at run time.
  */
 export class HttpCore {
-  private readonly ky: KyInstance;
+  private readonly prefix: string;
 
   constructor(readonly options: CoreOptions) {
-    this.ky = ky.create({
-      prefixUrl: `${options.baseUrl.replace(/\/+$/, '')}/api/v1`,
-      retry: 0,
-      throwHttpErrors: false,
-      timeout: options.timeout,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      headers: {
-        accept: 'application/json',
-        authorization: `Bearer ${options.apiKey}`,
-        'x-merma-sdk': `js/${SDK_VERSION}`,
-        ...options.defaultHeaders,
-      },
-    });
+    this.prefix = `${options.baseUrl.replace(/\/+$/, '')}/api/v1`;
   }
 
-  /** Sends `call` and returns the parsed envelope (validated by `schema`) and the response. */
-  async request<S extends z.ZodType>(call: Call, schema: S, opts: RequestOptions = {}): Promise<z.output<S>> {
+  /** One HTTP exchange: the response, or a rejection (AttemptTimeout, a network error, the caller's abort). */
+  private async attempt(url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<Response> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    try {
+      return await (this.options.fetch ?? globalThis.fetch)(url, { ...init, signal: controller.signal });
+    } catch (err) {
+      throw timedOut ? new AttemptTimeout(`Request timed out after ${timeoutMs} ms`, { cause: err }) : err;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Sends `call`; the promise's value is the envelope's `data` (see APIPromise for the rest). */
+  request<T>(call: Call, opts: RequestOptions = {}): APIPromise<T> {
+    return new APIPromise<T>(this.send(call, opts));
+  }
+
+  /** Sends `call` with retries and resolves with the parsed 2xx body and its response. */
+  async send(call: Call, opts: RequestOptions = {}): Promise<APIResponse<unknown>> {
+    const { log } = this.options;
     const maxRetries = opts.maxRetries ?? this.options.maxRetries;
-    const idempotencyKey = call.method === 'POST' && opts.idempotencyKey !== false ? (opts.idempotencyKey ?? randomKey()) : undefined;
+    const idempotencyKey =
+      call.method === 'POST' && opts.idempotencyKey !== false ? (opts.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
     const searchParams = new URLSearchParams();
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined && v !== null) searchParams.set(k, String(v));
+    const target = `${call.method} ${call.path}${searchParams.size ? `?${searchParams}` : ''}`;
+    const url = `${this.prefix}/${call.path.replace(/^\//, '')}${searchParams.size ? `?${searchParams}` : ''}`;
+    const init: RequestInit = {
+      method: call.method,
+      headers: {
+        accept: 'application/json',
+        ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        'x-merma-sdk': `js/${VERSION}`,
+        ...this.options.defaultHeaders,
+        ...opts.headers,
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        authorization: `Bearer ${this.options.apiKey}`,
+      },
+      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+    };
 
     for (let attempt = 0; ; attempt++) {
+      if (opts.signal?.aborted) throw new APIUserAbortError(undefined, { cause: opts.signal.reason });
+      const started = Date.now();
+      log.debug(`→ ${target}${attempt ? ` (retry ${attempt})` : ''}`);
       let response: Response;
       try {
-        response = await this.ky(call.path.replace(/^\//, ''), {
-          method: call.method,
-          ...(searchParams.size ? { searchParams } : {}),
-          ...(call.body !== undefined ? { json: call.body } : {}),
-          ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
-          ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
-          ...(opts.signal ? { signal: opts.signal } : {}),
-        });
+        response = await this.attempt(url, init, opts.timeout ?? this.options.timeout, opts.signal);
       } catch (err) {
-        if (opts.signal?.aborted) throw err;
+        if (opts.signal?.aborted) throw new APIUserAbortError(undefined, { cause: err });
         const failure =
-          err instanceof TimeoutError
-            ? new APIConnectionTimeoutError(undefined, { cause: err })
+          err instanceof AttemptTimeout
+            ? new APIConnectionTimeoutError(err.message, { cause: err })
             : new APIConnectionError(`Connection error: ${(err as Error).message}`, { cause: err });
-        if (attempt >= maxRetries) throw failure;
-        await sleep(backoffMs(attempt), opts.signal);
+        if (attempt >= maxRetries) {
+          log.error(`✗ ${target}: ${failure.message}`);
+          throw failure;
+        }
+        const wait = backoffMs(attempt);
+        log.info(`${target}: ${failure.message}; retrying in ${Math.round(wait)} ms`);
+        await sleep(wait, opts.signal);
         continue;
       }
 
+      const requestId = response.headers.get('x-request-id') ?? undefined;
+      const body = await readBody(response);
+      log.debug(`← ${response.status} ${target} in ${Date.now() - started} ms (request ${requestId ?? 'without id'})`);
+
       if (response.ok) {
-        const json = await response.json().catch(() => undefined);
-        const parsed = schema.safeParse(json);
-        if (!parsed.success) {
-          throw new APIError(response.status, undefined, response.headers, `Unexpected response shape from ${call.method} ${call.path}`);
+        const isEnvelope = typeof body === 'object' && body !== null && 'data' in body;
+        if (!isEnvelope && response.status !== 204) {
+          log.warn(`${target} answered ${response.status} without the { data } envelope; returning the body as it came`);
         }
-        return parsed.data;
+        return { data: isEnvelope ? (body as { data: unknown }).data : body, body, response, requestId };
       }
 
-      const body = (await response.json().catch(() => undefined)) as ErrorBody | undefined;
-      const error = APIError.from(response.status, body, response.headers);
+      const errorBody = typeof body === 'object' && body !== null ? (body as ErrorBody) : undefined;
+      const error = APIError.from(response.status, errorBody, response.headers);
       const shouldRetryHeader = response.headers.get('x-should-retry');
       const retryable =
         shouldRetryHeader === 'true' ||
         (shouldRetryHeader !== 'false' && (RETRYABLE_STATUS.has(response.status) || response.status >= 500));
       const safe = call.method !== 'POST' || idempotencyKey !== undefined;
-      if (!retryable || !safe || attempt >= maxRetries) throw error;
+      if (!retryable || !safe || attempt >= maxRetries) {
+        log.warn(`✗ ${target}: ${response.status} ${error.message} (request ${requestId ?? 'without id'})`);
+        throw error;
+      }
 
-      const asked = response.status === 429 || response.status === 503 ? retryAfterMs(response.headers, body, Date.now()) : undefined;
+      const asked = response.status === 429 || response.status === 503 ? retryAfterMs(response.headers, errorBody, Date.now()) : undefined;
       if (asked !== undefined && asked > this.options.maxRetryAfter) {
         throw error instanceof RateLimitError
           ? error
-          : new RateLimitError(response.status, body, response.headers, `Server asked to wait ${Math.ceil(asked / 1000)} s`);
+          : new RateLimitError(response.status, errorBody, response.headers, `Server asked to wait ${Math.ceil(asked / 1000)} s`);
       }
-      await sleep(asked ?? backoffMs(attempt), opts.signal);
+      const wait = asked ?? backoffMs(attempt);
+      log.info(`${target}: ${response.status}; retrying in ${Math.round(wait)} ms (request ${requestId ?? 'without id'})`);
+      await sleep(wait, opts.signal);
     }
   }
 }

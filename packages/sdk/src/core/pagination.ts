@@ -1,12 +1,39 @@
-/** Offset pagination, as `GET /api/v1/records` and `GET /api/v1/sessions` answer it. */
-export type PaginationMeta = { limit: number; offset: number; total: number; has_more: boolean };
+import type { APIResponse } from './api-promise.js';
 
+/**
+ * Offset pagination, as `GET /api/v1/records` answers it (`meta.pagination`). `has_more` is
+ * computed from `offset + data.length < total` when the server does not send it (the contract's
+ * shape is `{ limit, offset, total }`); `total` is undefined when the server sends none.
+ */
+export type PaginationMeta = { limit: number; offset: number; total: number | undefined; has_more: boolean };
+
+function paginationOf(body: unknown, offset: number, count: number): PaginationMeta {
+  const raw = (body as { meta?: { pagination?: Partial<Record<keyof PaginationMeta, unknown>> } } | undefined)?.meta?.pagination;
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const total = num(raw?.total);
+  const at = num(raw?.offset) ?? offset;
+  const hasMore = typeof raw?.has_more === 'boolean' ? raw.has_more : total !== undefined && at + count < total;
+  return { limit: num(raw?.limit) ?? count, offset: at, total, has_more: hasMore };
+}
+
+/** One page of a list. */
 export class Page<T> {
+  readonly data: T[];
+  readonly pagination: PaginationMeta;
+  /** `X-Request-Id` of the response that carried this page. */
+  readonly requestId: string | undefined;
+  readonly response: Response;
+
   constructor(
-    readonly data: T[],
-    readonly pagination: PaginationMeta,
+    raw: APIResponse<unknown>,
+    offset: number,
     private readonly fetchAt: (offset: number) => Promise<Page<T>>,
-  ) {}
+  ) {
+    this.data = Array.isArray(raw.data) ? (raw.data as T[]) : [];
+    this.pagination = paginationOf(raw.body, offset, this.data.length);
+    this.requestId = raw.requestId;
+    this.response = raw.response;
+  }
 
   hasNextPage(): boolean {
     return this.pagination.has_more && this.data.length > 0;
@@ -22,14 +49,23 @@ export class Page<T> {
  * What list methods return: await it for the first page, or iterate it with `for await` to walk
  * every item of every page.
  */
-export class PagePromise<T extends { id: string }> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   private first: Promise<Page<T>> | undefined;
 
-  constructor(private readonly fetchAt: (offset: number) => Promise<Page<T>>) {}
+  constructor(
+    private readonly fetchAt: (offset: number) => Promise<Page<T>>,
+    private readonly startOffset = 0,
+  ) {}
 
   private firstPage(): Promise<Page<T>> {
-    this.first ??= this.fetchAt(0);
+    this.first ??= this.fetchAt(this.startOffset);
     return this.first;
+  }
+
+  /** The first page with its response and request id. */
+  async withResponse(): Promise<{ data: Page<T>; response: Response; requestId: string | undefined }> {
+    const page = await this.firstPage();
+    return { data: page, response: page.response, requestId: page.requestId };
   }
 
   // biome-ignore lint/suspicious/noThenProperty: a PagePromise is awaitable on purpose (await list() → first page)
@@ -41,16 +77,25 @@ export class PagePromise<T extends { id: string }> implements PromiseLike<Page<T
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    const seen = new Set<string>(); // offsets can shift under concurrent writes: never yield twice
+    const seen = new Set<unknown>(); // offsets can shift under concurrent writes: never yield twice
     let page = await this.firstPage();
     for (;;) {
       for (const item of page.data) {
-        if (seen.has(item.id)) continue;
-        seen.add(item.id);
+        const id = (item as { id?: unknown } | null)?.id;
+        if (id !== undefined) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+        }
         yield item;
       }
       if (!page.hasNextPage()) return;
       page = await page.getNextPage();
     }
   }
+}
+
+/** A list method's PagePromise: `send(offset)` performs one page's request; the first is at `start`. */
+export function paginate<T>(send: (offset: number) => Promise<APIResponse<unknown>>, start = 0): PagePromise<T> {
+  const fetchAt = async (offset: number): Promise<Page<T>> => new Page<T>(await send(offset), offset, fetchAt);
+  return new PagePromise<T>(fetchAt, start);
 }

@@ -1,44 +1,37 @@
-import {
-  AnalyticsQuery,
-  AnalyticsResponse,
-  type AnalyticsResult,
-  BenchmarkingQuery,
-  BenchmarkingResponse,
-  type BenchmarkResult,
-  type Prediction,
-  PredictQuery,
-  PredictResponse,
-  type PreventionPlan,
-  PreventionPlanQuery,
-  PreventionPlanResponse,
-} from '@merma/schema';
+import type { APIPromise } from '../core/api-promise.js';
 import type { HttpCore, RequestOptions } from '../core/http.js';
-import { validate } from '../core/validate.js';
+import type {
+  AnalyticsQuery,
+  AnalyticsResult,
+  BenchmarkingQuery,
+  BenchmarkResult,
+  Prediction,
+  PredictQuery,
+  PreventionPlan,
+  PreventionPlanQuery,
+} from '../generated/api-types.js';
 
 /** GET /api/v1/analytics: totals, breakdowns and the trend (10 calls per hour per key by default). */
 export class Analytics {
   constructor(private readonly core: HttpCore) {}
-  async get(query: AnalyticsQuery = {}, options?: RequestOptions): Promise<AnalyticsResult> {
-    const q = validate(AnalyticsQuery, query);
-    return (await this.core.request({ method: 'GET', path: '/analytics', query: q }, AnalyticsResponse, options)).data;
+  get(query: AnalyticsQuery = {}, options?: RequestOptions): APIPromise<AnalyticsResult> {
+    return this.core.request({ method: 'GET', path: '/analytics', query }, options);
   }
 }
 
 /** GET /api/v1/benchmarking: anonymous comparison with the sector (Enterprise plans). */
 export class Benchmarking {
   constructor(private readonly core: HttpCore) {}
-  async get(query: BenchmarkingQuery = {}, options?: RequestOptions): Promise<BenchmarkResult> {
-    const q = validate(BenchmarkingQuery, query);
-    return (await this.core.request({ method: 'GET', path: '/benchmarking', query: q }, BenchmarkingResponse, options)).data;
+  get(query: BenchmarkingQuery = {}, options?: RequestOptions): APIPromise<BenchmarkResult> {
+    return this.core.request({ method: 'GET', path: '/benchmarking', query }, options);
   }
 }
 
 /** GET /api/v1/predict: daily waste forecast with intervals. */
 export class Predict {
   constructor(private readonly core: HttpCore) {}
-  async get(query: PredictQuery = {}, options?: RequestOptions): Promise<Prediction> {
-    const q = validate(PredictQuery, query);
-    return (await this.core.request({ method: 'GET', path: '/predict', query: q }, PredictResponse, options)).data;
+  get(query: PredictQuery = {}, options?: RequestOptions): APIPromise<Prediction> {
+    return this.core.request({ method: 'GET', path: '/predict', query }, options);
   }
 }
 
@@ -47,13 +40,12 @@ export class PreventionPlans {
   constructor(private readonly core: HttpCore) {}
 
   /** Computes a new plan from the last 12 months of records. */
-  async generate(options?: RequestOptions): Promise<PreventionPlan> {
-    return (await this.core.request({ method: 'POST', path: '/prevention-plan' }, PreventionPlanResponse, options)).data;
+  generate(options?: RequestOptions): APIPromise<PreventionPlan> {
+    return this.core.request({ method: 'POST', path: '/prevention-plan' }, options);
   }
 
   /** The latest plan; with `{ format: 'markdown' }` it also carries `markdown`, a printable document. */
-  async get(query: PreventionPlanQuery = {}, options?: RequestOptions): Promise<PreventionPlan> {
-    const q = validate(PreventionPlanQuery, query);
-    return (await this.core.request({ method: 'GET', path: '/prevention-plan', query: q }, PreventionPlanResponse, options)).data;
+  get(query: PreventionPlanQuery = {}, options?: RequestOptions): APIPromise<PreventionPlan> {
+    return this.core.request({ method: 'GET', path: '/prevention-plan', query }, options);
   }
 }

@@ -1,23 +1,18 @@
-import {
-  type BatchInsertedItem,
-  type BatchItemError,
-  BatchRecordsResponse,
-  type ChainVerification,
-  CreateRecordInput,
-  type CreateRecordParsed,
-  CreateRecordResponse,
-  ListRecordsQuery,
-  ListRecordsResponse,
-  MAX_BATCH_RECORDS,
-  VerifyRecordsResponse,
-  type WasteRecord,
-} from '@merma/schema';
-import { APIError } from '../core/errors.js';
+import { MAX_BATCH_RECORDS } from '@merma/schema';
+import type { APIPromise } from '../core/api-promise.js';
+import { APIError, APIUserAbortError } from '../core/errors.js';
 import type { HttpCore, RequestOptions } from '../core/http.js';
-import { Page, PagePromise } from '../core/pagination.js';
-import { validate } from '../core/validate.js';
+import { type PagePromise, paginate } from '../core/pagination.js';
+import type {
+  BatchInsertedItem,
+  BatchItemError,
+  ChainVerification,
+  CreateRecordInput,
+  ListRecordsQuery,
+  WasteRecord,
+} from '../generated/api-types.js';
 
-export type BatchProgress = { sent: number; total: number; inserted: number; failed: number };
+export type BatchProgress = { sent: number; total: number; inserted: number; replayed: number; failed: number };
 
 export type BatchOptions = RequestOptions & {
   /** Chunks in flight at once (default 1: sequential). */
@@ -26,22 +21,41 @@ export type BatchOptions = RequestOptions & {
   onProgress?: (progress: BatchProgress) => void;
 };
 
-export type BatchSummary = {
-  inserted: number;
-  failed: number;
-  /** One entry per refused item; `index` is the position in the array you passed. */
-  errors: BatchItemError[];
-  /** The stored items, with their position in the array you passed. */
-  records: BatchInsertedItem[];
+/** A stored item of a batch, with its position in the array you passed. */
+export type BatchRecord = BatchInsertedItem & {
+  /** true when it was stored by an earlier call with the same idempotency key (not stored again). */
+  replayed: boolean;
 };
+
+export type BatchSummary = {
+  /** Items stored by this call. */
+  inserted: number;
+  /**
+   * Items already stored by an earlier call with the same `idempotencyKey` (a rerun after a
+   * crash): the API replayed its first answer and stored nothing twice. Not counted in `inserted`.
+   */
+  replayed: number;
+  /** Items refused, or whose chunk failed as a whole; each has an entry in `errors`. */
+  failed: number;
+  /** One entry per failed item; `index` is the position in the array you passed. */
+  errors: BatchItemError[];
+  /** The stored items (new and replayed), when the API lists them. */
+  records: BatchRecord[];
+  /** `X-Request-Id` of each chunk's answer, in chunk order (undefined for a chunk with no answer). */
+  requestIds: (string | undefined)[];
+};
+
+type BatchAnswer = { inserted?: unknown; failed?: unknown; errors?: unknown; records?: unknown };
+
+const count = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
 export class Records {
   constructor(private readonly core: HttpCore) {}
 
   /** Stores one record (POST /api/v1/records) and returns it with its `record_hash`. */
-  async create(input: CreateRecordInput, options?: RequestOptions): Promise<WasteRecord> {
-    const body = validate(CreateRecordInput, input);
-    return (await this.core.request({ method: 'POST', path: '/records', body }, CreateRecordResponse, options)).data;
+  create(input: CreateRecordInput, options?: RequestOptions): APIPromise<WasteRecord> {
+    return this.core.request({ method: 'POST', path: '/records', body: input }, options);
   }
 
   /**
@@ -49,78 +63,76 @@ export class Records {
    * every page (records are never deleted, so new ones only shift later pages; repeats are skipped).
    */
   list(query: ListRecordsQuery = {}, options?: RequestOptions): PagePromise<WasteRecord> {
-    const q = validate(ListRecordsQuery, query);
-    const fetchAt = async (offset: number): Promise<Page<WasteRecord>> => {
-      const res = await this.core.request({ method: 'GET', path: '/records', query: { ...q, offset } }, ListRecordsResponse, options);
-      return new Page(res.data, res.meta.pagination, fetchAt);
-    };
-    return new PagePromise(fetchAt);
+    return paginate(
+      (offset) => this.core.send({ method: 'GET', path: '/records', query: { ...query, offset } }, options),
+      query.offset ?? 0,
+    );
   }
 
   /** Recomputes the establishment's hash chain on the server and reports the first broken link. */
-  async verify(options?: RequestOptions): Promise<ChainVerification> {
-    return (await this.core.request({ method: 'GET', path: '/records/verify' }, VerifyRecordsResponse, options)).data;
+  verify(options?: RequestOptions): APIPromise<ChainVerification> {
+    return this.core.request({ method: 'GET', path: '/records/verify' }, options);
   }
 
   /**
-   * Stores any number of records: checks each item locally (invalid ones are reported without
-   * being sent), sends the rest in chunks of at most 500, sequentially or `concurrency` at a time,
-   * and merges the answers. Every `index` in the result refers to your array. A chunk that fails as
-   * a whole after retries is reported item by item, never dropped. With `idempotencyKey`, chunk n
-   * uses `${key}:${n}`, so rerunning the same import after a crash stores nothing twice.
+   * Stores any number of records: sends them in chunks of at most 500, sequentially or
+   * `concurrency` at a time, and merges the answers. Every `index` in the result refers to your
+   * array. The API checks each item and reports the invalid ones by index; the others are stored.
+   *
+   * With `idempotencyKey`, chunk n is sent with `${key}:${n}`, so rerunning the same import after
+   * a crash stores nothing twice; the chunks stored by the first run come back as `replayed`.
+   * A chunk that fails as a whole after its retries (connection lost, 5xx, 429 beyond
+   * `maxRetryAfter`) is reported item by item, never dropped; when the outcome is unknown
+   * (connection lost mid-request), rerun with the same `idempotencyKey` to store exactly once.
    */
   async batch(items: readonly CreateRecordInput[], options: BatchOptions = {}): Promise<BatchSummary> {
     const { concurrency = 1, onProgress, idempotencyKey, ...request } = options;
-    const summary: BatchSummary = { inserted: 0, failed: 0, errors: [], records: [] };
-    const valid: { index: number; body: CreateRecordParsed }[] = [];
-    items.forEach((item, index) => {
-      const parsed = CreateRecordInput.safeParse(item);
-      if (parsed.success) valid.push({ index, body: parsed.data });
-      else {
-        const details = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-        summary.errors.push({
-          index,
-          code: 'validation_error',
-          error: details.map((d) => `${d.path || '(item)'}: ${d.message}`).join('; '),
-          details,
-        });
-      }
-    });
-    summary.failed = summary.errors.length;
-    let sent = summary.errors.length;
-
-    const chunks: (typeof valid)[] = [];
-    for (let i = 0; i < valid.length; i += MAX_BATCH_RECORDS) chunks.push(valid.slice(i, i + MAX_BATCH_RECORDS));
+    const summary: BatchSummary = { inserted: 0, replayed: 0, failed: 0, errors: [], records: [], requestIds: [] };
+    const chunks: number[] = [];
+    for (let start = 0; start < items.length; start += MAX_BATCH_RECORDS) chunks.push(start);
+    let sent = 0;
+    const report = () =>
+      onProgress?.({ sent, total: items.length, inserted: summary.inserted, replayed: summary.replayed, failed: summary.failed });
 
     let next = 0;
     const worker = async () => {
       while (next < chunks.length) {
         const n = next++;
-        const chunk = chunks[n] as typeof valid;
+        const start = chunks[n] as number;
+        const chunk = items.slice(start, start + MAX_BATCH_RECORDS);
         const key = typeof idempotencyKey === 'string' ? `${idempotencyKey}:${n}` : idempotencyKey;
         try {
-          const res = await this.core.request(
-            { method: 'POST', path: '/records/batch', body: { records: chunk.map((c) => c.body) } },
-            BatchRecordsResponse,
+          const res = await this.core.send(
+            { method: 'POST', path: '/records/batch', body: { records: chunk } },
             { ...request, ...(key !== undefined ? { idempotencyKey: key } : {}) },
           );
-          for (const e of res.data.errors) summary.errors.push({ ...e, index: (chunk[e.index] as (typeof valid)[number]).index });
-          for (const r of res.data.records) summary.records.push({ ...r, index: (chunk[r.index] as (typeof valid)[number]).index });
-          summary.inserted += res.data.inserted;
-          summary.failed += res.data.failed;
+          summary.requestIds[n] = res.requestId;
+          const answer = (res.data ?? {}) as BatchAnswer;
+          const errors = list<BatchItemError>(answer.errors);
+          const stored = count(answer.inserted, chunk.length - errors.length);
+          const replayed = res.response.headers.get('idempotent-replayed') === 'true';
+          for (const e of errors) summary.errors.push({ ...e, index: start + e.index });
+          for (const r of list<BatchInsertedItem>(answer.records)) summary.records.push({ ...r, index: start + r.index, replayed });
+          if (replayed) summary.replayed += stored;
+          else summary.inserted += stored;
+          summary.failed += count(answer.failed, errors.length);
         } catch (err) {
-          if (request.signal?.aborted) throw err;
+          if (err instanceof APIUserAbortError) throw err;
+          summary.requestIds[n] = err instanceof APIError ? err.requestId : undefined;
           const code = err instanceof APIError ? (err.code ?? `http_${err.status}`) : 'connection_error';
           const message = err instanceof Error ? err.message : String(err);
-          for (const c of chunk) summary.errors.push({ index: c.index, code, error: `chunk ${n} failed: ${message}` });
+          const unknown = !(err instanceof APIError) || err.status >= 500;
+          const hint = unknown ? ' (outcome unknown: rerun with the same idempotencyKey to store exactly once)' : '';
+          for (let i = 0; i < chunk.length; i++)
+            summary.errors.push({ index: start + i, code, error: `chunk ${n} failed: ${message}${hint}` });
           summary.failed += chunk.length;
         }
         sent += chunk.length;
-        onProgress?.({ sent, total: items.length, inserted: summary.inserted, failed: summary.failed });
+        report();
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, chunks.length)) }, worker));
-    if (chunks.length === 0) onProgress?.({ sent, total: items.length, inserted: 0, failed: summary.failed });
+    if (chunks.length === 0) report();
     summary.errors.sort((a, b) => a.index - b.index);
     summary.records.sort((a, b) => a.index - b.index);
     return summary;

@@ -1,34 +1,30 @@
-import { CreateSessionInput, ListSessionsQuery, ListSessionsResponse, type Session, SessionIdParams, SessionResponse } from '@merma/schema';
+import type { APIPromise } from '../core/api-promise.js';
 import type { HttpCore, RequestOptions } from '../core/http.js';
-import { Page, PagePromise } from '../core/pagination.js';
-import { validate } from '../core/validate.js';
+import { type PagePromise, paginate } from '../core/pagination.js';
+import type { CreateSessionInput, ListSessionsQuery, Session } from '../generated/api-types.js';
+import { segment } from './path.js';
 
 /** Registration sessions: records weighed together, completed once. */
 export class Sessions {
   constructor(private readonly core: HttpCore) {}
 
-  async create(input: CreateSessionInput, options?: RequestOptions): Promise<Session> {
-    const body = validate(CreateSessionInput, input);
-    return (await this.core.request({ method: 'POST', path: '/sessions', body }, SessionResponse, options)).data;
+  create(input: CreateSessionInput, options?: RequestOptions): APIPromise<Session> {
+    return this.core.request({ method: 'POST', path: '/sessions', body: input }, options);
   }
 
-  async get(id: string, options?: RequestOptions): Promise<Session> {
-    validate(SessionIdParams, { id });
-    return (await this.core.request({ method: 'GET', path: `/sessions/${id}` }, SessionResponse, options)).data;
+  get(id: string, options?: RequestOptions): APIPromise<Session> {
+    return this.core.request({ method: 'GET', path: `/sessions/${segment(id)}` }, options);
   }
 
   /** Completes a session: fixes its record count and kg, and emits `session.completed`. */
-  async complete(id: string, options?: RequestOptions): Promise<Session> {
-    validate(SessionIdParams, { id });
-    return (await this.core.request({ method: 'POST', path: `/sessions/${id}/complete` }, SessionResponse, options)).data;
+  complete(id: string, options?: RequestOptions): APIPromise<Session> {
+    return this.core.request({ method: 'POST', path: `/sessions/${segment(id)}/complete` }, options);
   }
 
   list(query: ListSessionsQuery = {}, options?: RequestOptions): PagePromise<Session> {
-    const q = validate(ListSessionsQuery, query);
-    const fetchAt = async (offset: number): Promise<Page<Session>> => {
-      const res = await this.core.request({ method: 'GET', path: '/sessions', query: { ...q, offset } }, ListSessionsResponse, options);
-      return new Page(res.data, res.meta.pagination, fetchAt);
-    };
-    return new PagePromise(fetchAt);
+    return paginate(
+      (offset) => this.core.send({ method: 'GET', path: '/sessions', query: { ...query, offset } }, options),
+      query.offset ?? 0,
+    );
   }
 }

@@ -1,17 +1,16 @@
-import { CreateShiftInput, CreateShiftResponse, ListShiftsResponse, type Shift } from '@merma/schema';
+import type { APIPromise } from '../core/api-promise.js';
 import type { HttpCore, RequestOptions } from '../core/http.js';
-import { validate } from '../core/validate.js';
+import type { CreateShiftInput, Shift } from '../generated/api-types.js';
 
 /** Work shifts (an overnight shift ends before it starts: 22:00–06:00). */
 export class Shifts {
   constructor(private readonly core: HttpCore) {}
 
-  async list(options?: RequestOptions): Promise<Shift[]> {
-    return (await this.core.request({ method: 'GET', path: '/shifts' }, ListShiftsResponse, options)).data;
+  list(options?: RequestOptions): APIPromise<Shift[]> {
+    return this.core.request({ method: 'GET', path: '/shifts' }, options);
   }
 
-  async create(input: CreateShiftInput, options?: RequestOptions): Promise<Shift> {
-    const body = validate(CreateShiftInput, input);
-    return (await this.core.request({ method: 'POST', path: '/shifts', body }, CreateShiftResponse, options)).data;
+  create(input: CreateShiftInput, options?: RequestOptions): APIPromise<Shift> {
+    return this.core.request({ method: 'POST', path: '/shifts', body: input }, options);
   }
 }

@@ -1,87 +1,84 @@
-import {
-  CreateWebhookInput,
-  DeletedResponse,
-  InboundEventInput,
-  InboundEventResponse,
-  type InboundEventResult,
-  ListDeliveriesQuery,
-  ListDeliveriesResponse,
-  ListWebhooksResponse,
-  UpdateWebhookInput,
-  WebhookCreatedResponse,
-  type WebhookDelivery,
-  WebhookDeliveryParams,
-  WebhookDeliveryResponse,
-  WebhookIdParams,
-  WebhookResponse,
-  type WebhookSubscription,
-  type WebhookSubscriptionWithSecret,
-} from '@merma/schema';
+import type { APIPromise } from '../core/api-promise.js';
 import type { HttpCore, RequestOptions } from '../core/http.js';
-import { Page, PagePromise } from '../core/pagination.js';
-import { validate } from '../core/validate.js';
+import { type PagePromise, paginate } from '../core/pagination.js';
+import type {
+  CreateWebhookInput,
+  InboundEventInput,
+  InboundEventResult,
+  RecoverWebhookInput,
+  RecoverWebhookResult,
+  RotateWebhookSecretInput,
+  UpdateWebhookInput,
+  WebhookDelivery,
+  WebhookSubscription,
+  WebhookSubscriptionWithSecret,
+} from '../generated/api-types.js';
+import { segment } from './path.js';
 
 /** Outbound webhook subscriptions: where the API sends signed events. */
 export class Webhooks {
   constructor(private readonly core: HttpCore) {}
 
   /** Creates a subscription. The response carries the signing `secret`: store it, it is shown once. */
-  async create(input: CreateWebhookInput, options?: RequestOptions): Promise<WebhookSubscriptionWithSecret> {
-    const body = validate(CreateWebhookInput, input);
-    return (await this.core.request({ method: 'POST', path: '/webhooks', body }, WebhookCreatedResponse, options)).data;
+  create(input: CreateWebhookInput, options?: RequestOptions): APIPromise<WebhookSubscriptionWithSecret> {
+    return this.core.request({ method: 'POST', path: '/webhooks', body: input }, options);
   }
 
-  async list(options?: RequestOptions): Promise<WebhookSubscription[]> {
-    return (await this.core.request({ method: 'GET', path: '/webhooks' }, ListWebhooksResponse, options)).data;
+  list(options?: RequestOptions): APIPromise<WebhookSubscription[]> {
+    return this.core.request({ method: 'GET', path: '/webhooks' }, options);
   }
 
-  async get(id: string, options?: RequestOptions): Promise<WebhookSubscription> {
-    validate(WebhookIdParams, { id });
-    return (await this.core.request({ method: 'GET', path: `/webhooks/${id}` }, WebhookResponse, options)).data;
+  get(id: string, options?: RequestOptions): APIPromise<WebhookSubscription> {
+    return this.core.request({ method: 'GET', path: `/webhooks/${segment(id)}` }, options);
   }
 
-  async update(id: string, changes: Omit<UpdateWebhookInput, 'id'>, options?: RequestOptions): Promise<WebhookSubscription> {
-    const { id: _id, ...body } = validate(UpdateWebhookInput, { ...changes, id });
-    return (await this.core.request({ method: 'PATCH', path: `/webhooks/${id}`, body }, WebhookResponse, options)).data;
+  update(id: string, changes: UpdateWebhookInput, options?: RequestOptions): APIPromise<WebhookSubscription> {
+    return this.core.request({ method: 'PATCH', path: `/webhooks/${segment(id)}`, body: changes }, options);
   }
 
-  async delete(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
-    validate(WebhookIdParams, { id });
-    return (await this.core.request({ method: 'DELETE', path: `/webhooks/${id}` }, DeletedResponse, options)).data;
+  delete(id: string, options?: RequestOptions): APIPromise<{ id: string; deleted: true }> {
+    return this.core.request({ method: 'DELETE', path: `/webhooks/${segment(id)}` }, options);
   }
 
   /** Returns a deactivated subscription to `active` (after fixing the receiver). */
-  async reactivate(id: string, options?: RequestOptions): Promise<WebhookSubscription> {
-    validate(WebhookIdParams, { id });
-    return (await this.core.request({ method: 'POST', path: `/webhooks/${id}/reactivate` }, WebhookResponse, options)).data;
+  reactivate(id: string, options?: RequestOptions): APIPromise<WebhookSubscription> {
+    return this.core.request({ method: 'POST', path: `/webhooks/${segment(id)}/reactivate` }, options);
   }
 
-  /** Every delivery attempt of the subscription, newest first; iterable across pages. */
-  deliveries(id: string, query: { limit?: number } = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
-    const q = validate(ListDeliveriesQuery, { ...query, id });
-    const fetchAt = async (offset: number): Promise<Page<WebhookDelivery>> => {
-      const res = await this.core.request(
-        { method: 'GET', path: `/webhooks/${id}/deliveries`, query: { limit: q.limit, offset } },
-        ListDeliveriesResponse,
-        options,
-      );
-      return new Page(res.data, res.meta.pagination, fetchAt);
-    };
-    return new PagePromise(fetchAt);
+  /**
+   * Replaces the signing secret and returns the new one (shown once). For `grace_period_seconds`
+   * (default 24 h) deliveries carry a signature with each secret, so receivers can switch at their
+   * own pace: pass both to `verifyWebhook({ secret: [newSecret, oldSecret] })` meanwhile.
+   */
+  rotateSecret(id: string, input: RotateWebhookSecretInput = {}, options?: RequestOptions): APIPromise<WebhookSubscriptionWithSecret> {
+    return this.core.request({ method: 'POST', path: `/webhooks/${segment(id)}/rotate-secret`, body: input }, options);
+  }
+
+  /**
+   * Sends again every delivery of the subscription that failed between `since` and `until`
+   * (default now): after an outage of your receiver, reactivate the subscription, then recover.
+   */
+  recover(id: string, input: RecoverWebhookInput, options?: RequestOptions): APIPromise<RecoverWebhookResult> {
+    return this.core.request({ method: 'POST', path: `/webhooks/${segment(id)}/recover`, body: input }, options);
+  }
+
+  /** Every delivery of the subscription with its attempts, newest first; iterable across pages. */
+  deliveries(id: string, query: { limit?: number; offset?: number } = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
+    return paginate(
+      (offset) =>
+        this.core.send({ method: 'GET', path: `/webhooks/${segment(id)}/deliveries`, query: { limit: query.limit, offset } }, options),
+      query.offset ?? 0,
+    );
   }
 
   /** Sends a delivery's event again, now. */
-  async retryDelivery(id: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> {
-    validate(WebhookDeliveryParams, { id, delivery_id: deliveryId });
-    return (
-      await this.core.request({ method: 'POST', path: `/webhooks/${id}/deliveries/${deliveryId}/retry` }, WebhookDeliveryResponse, options)
-    ).data;
+  retryDelivery(id: string, deliveryId: string, options?: RequestOptions): APIPromise<WebhookDelivery> {
+    return this.core.request({ method: 'POST', path: `/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}/retry` }, options);
   }
 
-  /** Sends a test event to the subscription's URL. */
-  async test(id: string, options?: RequestOptions): Promise<WebhookDelivery> {
-    validate(WebhookIdParams, { id });
-    return (await this.core.request({ method: 'POST', path: `/webhooks/${id}/test` }, WebhookDeliveryResponse, options)).data;
+  /** Sends a `webhook.test` event to the subscription's URL. */
+  test(id: string, options?: RequestOptions): APIPromise<WebhookDelivery> {
+    return this.core.request({ method: 'POST', path: `/webhooks/${segment(id)}/test` }, options);
   }
 }
 
@@ -89,8 +86,7 @@ export class Webhooks {
 export class Inbound {
   constructor(private readonly core: HttpCore) {}
 
-  async send(input: InboundEventInput, options?: RequestOptions): Promise<InboundEventResult> {
-    const body = validate(InboundEventInput, input);
-    return (await this.core.request({ method: 'POST', path: '/webhooks/inbound', body }, InboundEventResponse, options)).data;
+  send(input: InboundEventInput, options?: RequestOptions): APIPromise<InboundEventResult> {
+    return this.core.request({ method: 'POST', path: '/webhooks/inbound', body: input }, options);
   }
 }

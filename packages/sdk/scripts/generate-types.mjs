@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+/**
+ * Writes src/generated/api-types.ts: the SDK's request and response types, rendered as plain
+ * TypeScript from the zod schemas of @merma/schema (the one source of truth for every shape).
+ *
+ * Why generated and not `z.infer` re-exports: the published package must not make its users
+ * install zod to type-check (its .d.ts would import it) and must not ship zod's ~90 kB to check
+ * responses it does not police. Plain types cost nothing at run time and read well in an editor.
+ *
+ * Inputs are rendered as the API accepts them (`io: 'input'`); query types are `Partial` of the
+ * parsed query, since every query parameter is optional and has a default on the server.
+ * `pnpm --filter @merma/sdk generate` rewrites the file; a test fails when it is stale.
+ */
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as schema from '@merma/schema';
+import ts from 'typescript';
+import { createAuxiliaryTypeStore, printNode, zodToTs } from 'zod-to-ts';
+
+/** Response and value types, as the API sends them. */
+const OUTPUTS = [
+  'FoodCategory',
+  'WasteStage',
+  'Sector',
+  'EventType',
+  'WebhookEventName',
+  'InboundEventType',
+  'Permission',
+  'ErrorCode',
+  'ErrorDetail',
+  'ErrorBody',
+  'WasteRecord',
+  'BatchItemError',
+  'BatchInsertedItem',
+  'BatchResult',
+  'ChainVerification',
+  'Cause',
+  'Destination',
+  'Establishment',
+  'Product',
+  'Shift',
+  'Session',
+  'AnalyticsResult',
+  'BenchmarkResult',
+  'Prediction',
+  'PreventionPlan',
+  'WebhookSubscription',
+  'WebhookSubscriptionWithSecret',
+  'RecoverWebhookResult',
+  'WebhookDeliveryAttempt',
+  'WebhookDelivery',
+  'InboundEventResult',
+  'RecordEventData',
+  'SessionCompletedEventData',
+  'SubscriptionEventData',
+  'AlertEventData',
+  'PlanGeneratedEventData',
+  'TestEventData',
+];
+/** Bodies, as the API accepts them. */
+const INPUTS = [
+  'CreateRecordInput',
+  'CreateShiftInput',
+  'CreateSessionInput',
+  'CreateWebhookInput',
+  'UpdateWebhookInput',
+  'RotateWebhookSecretInput',
+  'RecoverWebhookInput',
+  'InboundEventInput',
+];
+/** Query strings: every parameter optional. */
+const QUERIES = ['ListRecordsQuery', 'ListSessionsQuery', 'AnalyticsQuery', 'BenchmarkingQuery', 'PredictQuery', 'PreventionPlanQuery'];
+/** Fields of inputs that are path parameters, not body or query fields. */
+const PATH_FIELDS = { UpdateWebhookInput: ['id'], RotateWebhookSecretInput: ['id'], RecoverWebhookInput: ['id'] };
+
+/** Named types referenced by name where other types use them, instead of being repeated inline. */
+const NAMED = [
+  'FoodCategory',
+  'WasteStage',
+  'Sector',
+  'EventType',
+  'WebhookEventName',
+  'ErrorCode',
+  'ErrorDetail',
+  'BatchItemError',
+  'BatchInsertedItem',
+  'WebhookSubscription',
+  'WebhookDeliveryAttempt',
+  'InboundEventType',
+];
+
+function overridesFor(name) {
+  const overrides = new Map();
+  for (const named of NAMED) {
+    if (named !== name) overrides.set(schema[named], (t) => t.factory.createTypeReferenceNode(named));
+  }
+  return overrides;
+}
+
+function render(name, io, { partial = false } = {}) {
+  const zodSchema = schema[name];
+  if (!zodSchema) throw new Error(`@merma/schema has no ${name}`);
+  const store = createAuxiliaryTypeStore();
+  let { node } = zodToTs(zodSchema, { auxiliaryTypeStore: store, io, unrepresentable: 'any', overrides: overridesFor(name) });
+  if (store.definitions.size > 0) throw new Error(`${name} needs auxiliary types; extend the generator`);
+  const omit = PATH_FIELDS[name];
+  if (omit) {
+    node = ts.factory.createTypeReferenceNode('Omit', [
+      node,
+      ts.factory.createUnionTypeNode(omit.map((f) => ts.factory.createLiteralTypeNode(ts.factory.createStringLiteral(f)))),
+    ]);
+  }
+  if (partial) node = ts.factory.createTypeReferenceNode('Partial', [node]);
+  // Strict objects render an `[x: string]: never` index signature, which would make the declared
+  // fields invalid under `skipLibCheck: false`; unknown fields are refused by the server anyway.
+  const text = printNode(node)
+    .replace(/\n\s*\[x: string\]: never;/g, '')
+    .replace(/\(string \| string\)/g, 'string');
+  if (/\bany\b/.test(text)) throw new Error(`${name} renders with 'any': ${text}`);
+  const doc = schema[name].description ?? schema[name].meta?.()?.description;
+  return `${doc ? `/** ${doc} */\n` : ''}export type ${name} = ${text};\n`;
+}
+
+/** One member of the event union per event name, from the schema's discriminated union. */
+function renderEvents() {
+  const members = schema.WebhookEvent.options.map((option) => {
+    const event = option.shape.event.value;
+    const typeName = `${event
+      .split(/[._]/)
+      .map((w) => w[0].toUpperCase() + w.slice(1))
+      .join('')}Event`;
+    const dataName = OUTPUTS.find((n) => n.endsWith('EventData') && schema[n] === option.shape.data);
+    if (!dataName) throw new Error(`the data schema of ${event} is not in OUTPUTS`);
+    return { event, typeName, dataName };
+  });
+  const lines = members.map(
+    (m) =>
+      `/** Body of the \`${m.event}\` event. */\nexport type ${m.typeName} = { event: '${m.event}'; timestamp: string; data: ${m.dataName} };\n`,
+  );
+  lines.push(
+    '/**',
+    ' * Body of every webhook delivery this version of the SDK knows, discriminated by `event`. The',
+    ' * API may add event names later: `verifyWebhook` returns those too (as `UnknownWebhookEvent`',
+    ' * shapes), so keep a `default:` branch when you switch on `event`.',
+    ' */',
+    `export type WebhookEvent = ${members.map((m) => m.typeName).join(' | ')};`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+export function generateTypes() {
+  const parts = [
+    '// Generated by scripts/generate-types.mjs from @merma/schema. Do not edit: run `pnpm --filter @merma/sdk generate`.',
+    '',
+    ...OUTPUTS.map((n) => render(n, 'output')),
+    ...INPUTS.map((n) => render(n, 'input')),
+    ...QUERIES.map((n) => render(n, 'output', { partial: true })),
+    renderEvents(),
+  ];
+  return parts.join('\n');
+}
+
+export const GENERATED_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'generated', 'api-types.ts');
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  writeFileSync(GENERATED_PATH, generateTypes());
+  console.log(`wrote ${GENERATED_PATH}`);
+}
