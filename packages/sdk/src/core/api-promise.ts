@@ -33,12 +33,14 @@ export class APIPromise<T> implements PromiseLike<T> {
   // biome-ignore lint/suspicious/noThenProperty: an APIPromise is awaitable on purpose
   then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
-    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+    // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise.prototype.then
+    onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.result.then((r) => r.data).then(onfulfilled, onrejected);
   }
 
-  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+  // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise.prototype.catch
+  catch<R = never>(onrejected?: ((reason: any) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.then(undefined, onrejected);
   }
 

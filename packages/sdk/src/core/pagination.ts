@@ -71,7 +71,8 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   // biome-ignore lint/suspicious/noThenProperty: a PagePromise is awaitable on purpose (await list() → first page)
   then<R1 = Page<T>, R2 = never>(
     onfulfilled?: ((value: Page<T>) => R1 | PromiseLike<R1>) | null,
-    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+    // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise.prototype.then
+    onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.firstPage().then(onfulfilled, onrejected);
   }
