@@ -30,7 +30,8 @@ import { parse } from 'csv-parse/sync';
  * @property {boolean} dry_run
  * @property {number} rows data lines read (the header and blank lines excluded)
  * @property {number} valid lines that mapped to a record
- * @property {number} inserted records stored (or replayed by the server for a rerun)
+ * @property {number} inserted records stored by this run
+ * @property {number} replayed records a previous run of the same file had stored (not stored again)
  * @property {number} failed lines not stored
  * @property {string[]} ignored_columns header columns that are not read
  * @property {LineError[]} errors one entry per line not stored, by line number
@@ -251,21 +252,22 @@ function progressReporter(stream, total) {
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: 'uploading {bar} {percentage}% | {value}/{total} rows | inserted {inserted} | failed {failed}',
+        format: 'uploading {bar} {percentage}% | {value}/{total} rows | inserted {inserted} | already stored {replayed} | failed {failed}',
         hideCursor: true,
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(total, 0, { inserted: 0, failed: 0 });
+    bar.start(total, 0, { inserted: 0, replayed: 0, failed: 0 });
     return {
       /** @param {import('@merma/sdk').BatchProgress} p */
-      update: (p) => bar.update(p.sent, { inserted: p.inserted, failed: p.failed }),
+      update: (p) => bar.update(p.sent, { inserted: p.inserted, replayed: p.replayed, failed: p.failed }),
       stop: () => bar.stop(),
     };
   }
   return {
     /** @param {import('@merma/sdk').BatchProgress} p */
-    update: (p) => stream.write(`progress ${p.sent}/${p.total} rows (inserted ${p.inserted}, failed ${p.failed})\n`),
+    update: (p) =>
+      stream.write(`progress ${p.sent}/${p.total} rows (inserted ${p.inserted}, already stored ${p.replayed}, failed ${p.failed})\n`),
     stop: () => {},
   };
 }
@@ -312,6 +314,7 @@ export async function importFile({ file, merma, dryRun = false, progress = proce
     rows: csv.lines.length,
     valid: records.length,
     inserted: 0,
+    replayed: 0,
     failed: errors.length,
     errors,
   };
@@ -333,7 +336,7 @@ export async function importFile({ file, merma, dryRun = false, progress = proce
     errors.push({ line: /** @type {number} */ (lineOf[e.index]), message: `${e.code}: ${e.error}` });
   }
   errors.sort((a, b) => a.line - b.line);
-  return { ...summary, inserted: result.inserted, failed: errors.length, errors };
+  return { ...summary, inserted: result.inserted, replayed: result.replayed, failed: errors.length, errors };
 }
 
 /**
@@ -345,6 +348,7 @@ export function formatSummary(s, maxErrors = 50) {
     `${path.basename(s.file)}: ${s.rows} rows, ${s.valid} valid (sha256 ${s.sha256.slice(0, 12)})`,
     ...(s.ignored_columns.length ? [`ignored columns: ${s.ignored_columns.join(', ')}`] : []),
     s.dry_run ? 'dry run: nothing was sent' : `inserted: ${s.inserted}`,
+    ...(s.replayed ? [`already stored by an earlier run (not stored again): ${s.replayed}`] : []),
     `failed: ${s.failed}`,
   ];
   for (const e of s.errors.slice(0, maxErrors)) out.push(`  line ${e.line}: ${e.message}`);

@@ -8,9 +8,10 @@
  * For every POST to /merma/webhooks it:
  * 1. reads the RAW body (bytes, at most 1 MiB): the signature covers those exact bytes, so the body
  *    is verified before anything parses it;
- * 2. verifies it with `verifyWebhook` from @merma/sdk: X-Service-Signature, the Standard Webhooks
- *    signature and `webhook-timestamp` within 5 minutes of now (a captured delivery cannot be
- *    replayed later) → 400 when anything fails;
+ * 2. verifies it with `verifyWebhook` from @merma/sdk: the Standard Webhooks signature and
+ *    `webhook-timestamp` within 5 minutes of now (a captured delivery cannot be replayed later;
+ *    a body carrying only X-Service-Signature, which has no timestamp, is refused) → 400 when
+ *    anything fails;
  * 3. remembers the `webhook-id` (Merma sends the same id again when it retries a delivery): an id
  *    already handled is answered 200 `{"status":"duplicate"}` and not processed again, so a retry
  *    after a lost answer stops there, and a replay inside the 5 minutes does nothing;
