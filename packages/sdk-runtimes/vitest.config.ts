@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Each runtime starts a process, installs nothing, and talks to a real server: seconds, not ms.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+  },
+});
