@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { measureSdkBundles } from '../packages/sdk-runtimes/src/bundle-size.mjs';
 import { measureInsights } from './insights.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 
@@ -347,10 +348,18 @@ async function main() {
     `webhook fan-out: ${webhooks.fanout.delivered} deliveries (${webhooks.fanout.records} records x ${webhooks.fanout.subscriptions} subscriptions) ` +
       `in ${webhooks.fanout.seconds.toFixed(1)} s -> ${webhooks.fanout.perSecond.toFixed(0)} deliveries/s (one worker replica, concurrency 10, sharing a core with the receiver)`,
   );
+  // What @merma/sdk weighs in a customer's bundle (esbuild, minified, gzip -9), against its budget.
+  const sdk = await measureSdkBundles(join(ROOT, 'packages/sdk'));
+  const kib = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
+  console.log(
+    `\n@merma/sdk in a customer bundle (esbuild --minify, gzip): client + one call ${kib(sdk.client.gzip)} ` +
+      `(${kib(sdk.client.minified)} minified; budget 15 kB ${sdk.client.gzip <= 15 * 1024 ? 'OK' : 'MISSED'}); ` +
+      `verifyWebhook alone ${kib(sdk.verify.gzip)} (${kib(sdk.verify.minified)} minified; budget 5 kB ${sdk.verify.gzip <= 5 * 1024 ? 'OK' : 'MISSED'})`,
+  );
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
     join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results, webhooks, insights }, null, 2),
+    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results, webhooks, insights, sdk }, null, 2),
   );
 
   await client.end();
