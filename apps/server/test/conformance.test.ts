@@ -289,6 +289,19 @@ describe('valid requests and their errors, operation by operation', () => {
     const delivery = test.json().data.id;
     expectStatus(await call('GET', '/webhooks/{id}/deliveries', { params, query: 'limit=10' }), 200);
     expectStatus(await call('POST', '/webhooks/{id}/deliveries/{delivery_id}/retry', { params: { id, delivery_id: delivery } }), 200);
+    const rotated = await call('POST', '/webhooks/{id}/rotate-secret', { params, body: { grace_period_seconds: 3600 } });
+    expectStatus(rotated, 200);
+    expect(rotated.json().data.previous_secret_expires_at).not.toBeNull();
+    expectStatus(await call('POST', '/webhooks/{id}/rotate-secret', { params }), 200);
+    expectStatus(await call('POST', '/webhooks/{id}/rotate-secret', { params, body: { secret: 'not-a-standard-secret-at-all' } }), 400);
+    expectStatus(await call('POST', '/webhooks/{id}/rotate-secret', { params, body: { grace_period_seconds: 604_801 } }), 400);
+    const since = '2026-01-01T00:00:00Z';
+    expectStatus(await call('POST', '/webhooks/{id}/recover', { params, body: { since } }), 200);
+    expectStatus(await call('POST', '/webhooks/{id}/recover', { params, body: { since, until: '2026-01-02T00:00:00+01:00' } }), 200);
+    expectStatus(await call('POST', '/webhooks/{id}/recover', { params, body: { since, until: since } }), 400);
+    expectStatus(await call('POST', '/webhooks/{id}/recover', { params, body: {} }), 400);
+    await t.db.webhookSubscription.update({ where: { id }, data: { status: 'deactivated', deactivated_at: new Date() } });
+    expectStatus(await call('POST', '/webhooks/{id}/recover', { params, body: { since } }), 409);
     expectStatus(await call('POST', '/webhooks/{id}/reactivate', { params }), 200);
 
     const missing = { id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' };
@@ -297,6 +310,8 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/webhooks/{id}/deliveries', { params: missing }), 404);
     expectStatus(await call('POST', '/webhooks/{id}/test', { params: missing }), 404);
     expectStatus(await call('POST', '/webhooks/{id}/reactivate', { params: missing }), 404);
+    expectStatus(await call('POST', '/webhooks/{id}/rotate-secret', { params: missing }), 404);
+    expectStatus(await call('POST', '/webhooks/{id}/recover', { params: missing, body: { since: '2026-01-01T00:00:00Z' } }), 404);
     expectStatus(await call('POST', '/webhooks/{id}/deliveries/{delivery_id}/retry', { params: { id, delivery_id: missing.id } }), 404);
     expectStatus(await call('POST', '/webhooks', { body: { url: 'ftp://93.184.216.34/hook', events: ['record.created'] } }), 400);
     expectStatus(await call('POST', '/webhooks', { body: { url: PUBLIC_HOOK, events: [] } }), 400);

@@ -238,6 +238,8 @@ describe('OpenAPI document and docs page', () => {
         'GET /webhooks/{id}/deliveries',
         'POST /webhooks/{id}/deliveries/{delivery_id}/retry',
         'POST /webhooks/{id}/test',
+        'POST /webhooks/{id}/rotate-secret',
+        'POST /webhooks/{id}/recover',
       ].sort(),
     );
     const creates = new Set(['post /records', 'post /shifts', 'post /sessions', 'post /prevention-plan', 'post /webhooks']);

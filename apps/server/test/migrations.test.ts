@@ -91,6 +91,33 @@ describe('migrations at boot', () => {
         response_body: '{}',
       },
     });
+    const subscription = await db.webhookSubscription.create({
+      data: {
+        id: randomUUID(),
+        establishment_id: estId,
+        livemode: true,
+        url: 'https://93.184.216.34/hook',
+        events: ['record.created'],
+        secret: 'whsec_new',
+        previous_secret: 'whsec_old',
+        previous_secret_expires_at: new Date('2026-11-24T10:00:00.000Z'),
+      },
+    });
+    const event = await db.event.create({
+      data: { id: randomUUID(), establishment_id: estId, livemode: true, type: 'record.created', payload: {} },
+    });
+    const delivery = await db.webhookDelivery.create({
+      data: {
+        id: randomUUID(),
+        subscription_id: subscription.id,
+        event_id: event.id,
+        event_type: 'record.created',
+        schedule_base: 6,
+        attempt_rows: { create: { id: randomUUID(), attempt: 1, attempted_at: new Date(), duration_ms: 5 } },
+      },
+    });
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 0, schedule_base: 6, manual: false });
+    expect(subscription.previous_secret_expires_at?.toISOString()).toBe('2026-11-24T10:00:00.000Z');
     expect(await db.record.count()).toBe(1);
     expect(await db.destination.count()).toBe(7);
     expect(await db.cause.count()).toBe(11);
@@ -111,6 +138,12 @@ describe('migrations at boot', () => {
     };
     await expect(db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 50n, weight_kg: '0' } })).rejects.toThrow();
     await expect(db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 51n, food_category: 'candy' } })).rejects.toThrow();
+    // A previous webhook secret always has its expiry, and the reverse.
+    const subscription = await db.webhookSubscription.findFirstOrThrow();
+    await expect(
+      db.webhookSubscription.update({ where: { id: subscription.id }, data: { previous_secret_expires_at: null } }),
+    ).rejects.toThrow();
+    await expect(db.webhookSubscription.update({ where: { id: subscription.id }, data: { previous_secret: null } })).rejects.toThrow();
     // A shift of the live mode cannot be referenced by a test-mode record.
     const shift = await db.shift.findFirstOrThrow();
     await expect(

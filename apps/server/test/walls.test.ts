@@ -33,6 +33,8 @@ const BODIES: Record<string, unknown> = {
   'POST /sessions': { name: 'Cierre' },
   'POST /webhooks': { url: 'https://93.184.216.34/hook', events: ['record.created'] },
   'PATCH /webhooks/{id}': { description: 'changed by someone else' },
+  'POST /webhooks/{id}/rotate-secret': { grace_period_seconds: 0 },
+  'POST /webhooks/{id}/recover': { since: '2000-01-01T00:00:00Z' },
   'POST /webhooks/inbound': { event: 'waste.created', payload: { ...validRecord(), source: 'walls' } },
 };
 const bodyFor = (method: string, path: string) => BODIES[`${method} ${path}`] ?? (method === 'GET' ? undefined : {});
@@ -46,7 +48,15 @@ async function stateOf(tenant: Tenant) {
     records: await t.db.record.count({ where }),
     shifts: await t.db.shift.count({ where }),
     sessions: await t.db.session.findMany({ where, select: { id: true, status: true }, orderBy: { id: 'asc' } }),
-    webhooks: await t.db.webhookSubscription.findMany({ where, select: { id: true, url: true, description: true, status: true } }),
+    webhooks: await t.db.webhookSubscription.findMany({
+      where,
+      select: { id: true, url: true, description: true, status: true, secret: true, previous_secret: true },
+    }),
+    deliveries: await t.db.webhookDelivery.findMany({
+      where: { subscription: where },
+      select: { id: true, status: true, attempts: true },
+      orderBy: { id: 'asc' },
+    }),
     plans: await t.db.preventionPlan.count({ where }),
     events: await t.db.event.count({ where }),
     inbound: await t.db.inboundEvent.count({ where }),
@@ -70,12 +80,16 @@ beforeAll(async () => {
   ids.webhooks = (await post('/webhooks')).id;
   await request(b.key, 'POST', '/api/v1/prevention-plan', {});
   ids.delivery = (await request(b.key, 'POST', `/api/v1/webhooks/${ids.webhooks}/test`, {})).json().data.id;
+  // A failed delivery of B's record, so that a recovery reaching across the wall would show.
+  await t.db.$executeRaw`INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, attempts, created_at)
+    SELECT gen_random_uuid(), ${ids.webhooks}::uuid, e.id, e.type, 'failed', 6, e.created_at
+    FROM events e WHERE e.establishment_id = ${b.establishmentId}::uuid AND e.type = 'record.created'`;
 });
 afterAll(() => t?.close());
 
 describe('tenant, mode and permission walls', () => {
   it('covers every operation and knows each one’s permission', () => {
-    expect(ops.length).toBeGreaterThanOrEqual(28);
+    expect(ops.length).toBeGreaterThanOrEqual(31);
     expect(ops.filter((o) => !o.permission)).toEqual([]);
     expect(Object.values(ids).every(Boolean)).toBe(true);
   });
@@ -105,6 +119,8 @@ describe('tenant, mode and permission walls', () => {
     const after = await stateOf(b);
     expect(after.sessions).toEqual(before.sessions);
     expect(after.webhooks).toEqual(before.webhooks);
+    expect(after.deliveries).toEqual(before.deliveries);
+    expect(after.deliveries.map((d) => d.status).sort()).toEqual(['failed', 'pending']);
     expect(after.plans).toBe(before.plans);
     expect(after.records).toBe(before.records);
     expect(after.shifts).toBe(before.shifts);

@@ -1,6 +1,9 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { CreateRecordInput, WebhookDelivery, WebhookEvent } from '@merma/schema';
 import { verifyWebhook } from '@merma/sdk';
+import { verifyDelivery } from '@merma/signing';
 import pg from 'pg';
+import { Webhook as StandardWebhooks } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { inTransaction } from '../src/db/transaction.js';
@@ -8,7 +11,7 @@ import { RETRY_DELAYS_MS } from '../src/jobs/schedule.js';
 import { dispatchEvents, releaseStaleDeliveryLocks } from '../src/jobs/webhooks.js';
 import { createCatalogCache } from '../src/modules/catalog/service.js';
 import { createRecord } from '../src/modules/records/service.js';
-import { api, authOf, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
+import { addKey, api, authOf, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 import { startReceiver, startSmtp, waitFor } from './receiver.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -480,5 +483,245 @@ describe('retries, deactivation and notices', () => {
     expect(d.duration_ms).toBeLessThan(2_000);
     // The production default is 10 s.
     expect(loadConfig({}).webhookTimeoutMs).toBe(10_000);
+  });
+});
+
+describe('secret rotation and recovery', () => {
+  let t: TestContext;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '300' }, worker: { random: () => 0.5 } });
+    receiver = await startReceiver((req, res) => {
+      res.statusCode = req.path.startsWith('/down') ? 500 : 200;
+      res.end();
+    });
+  });
+  afterEach(() => vi.useRealTimers());
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  const headersOf = (r: { headers: Record<string, unknown> }) => r.headers as Record<string, string>;
+  const hmacHex = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
+  const ownSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+  /** Sends a test event and returns the request the receiver got for it. */
+  async function testDelivery(tenant: Tenant, subId: string) {
+    const res = await api(t.app, tenant.key).post(`/api/v1/webhooks/${subId}/test`, {});
+    expect(res.statusCode).toBe(200);
+    const id = res.json().data.id as string;
+    return waitFor(() => receiver.received.find((r) => r.headers['webhook-id'] === id), 10_000, `delivery ${id}`);
+  }
+
+  it('signs with the new and the previous secret during the grace period, then with the new one only; grace 0 drops it at once', async () => {
+    // Date only is faked (the worker keeps polling on real timers); it stands still until moved.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const tenant = await createTenant(t.db);
+    const sub = await subscribe(t, tenant, `${receiver.url}/rotating`, ['record.created']);
+    const rotation = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/rotate-secret`, { grace_period_seconds: 3600 });
+    expect(rotation.statusCode).toBe(200);
+    const rotated = rotation.json().data as { secret: string; previous_secret_expires_at: string };
+    expect(Date.parse(rotated.previous_secret_expires_at) - Date.now()).toBe(3_600_000);
+
+    const during = await testDelivery(tenant, sub.id);
+    const signatures = String(during.headers['webhook-signature']).split(' ');
+    expect(signatures).toHaveLength(2);
+    expect(signatures.every((s) => /^v1,[A-Za-z0-9+/]{43}=$/.test(s))).toBe(true);
+    // A receiver holding either secret alone verifies, with the reference library and with ours.
+    for (const secret of [sub.secret, rotated.secret]) {
+      expect(new StandardWebhooks(secret).verify(during.body, headersOf(during))).toMatchObject({ event: 'webhook.test' });
+      expect(await verifyDelivery({ payload: during.body, headers: headersOf(during), secret })).toEqual({
+        ok: true,
+        scheme: 'standard-webhooks',
+      });
+    }
+    expect(() => new StandardWebhooks(ownSecret()).verify(during.body, headersOf(during))).toThrow();
+    expect(during.headers['x-service-signature']).toBe(hmacHex(rotated.secret, during.body));
+
+    // The grace period is over at the attempt: only the new secret signs.
+    vi.setSystemTime(Date.now() + 3_600_000);
+    const after = await testDelivery(tenant, sub.id);
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(new StandardWebhooks(rotated.secret).verify(after.body, headersOf(after))).toMatchObject({ event: 'webhook.test' });
+    expect(() => new StandardWebhooks(sub.secret).verify(after.body, headersOf(after))).toThrow();
+    expect((await verifyDelivery({ payload: after.body, headers: headersOf(after), secret: sub.secret })).ok).toBe(false);
+    expect(after.headers['x-service-signature']).toBe(hmacHex(rotated.secret, after.body));
+
+    // Grace 0: the replaced secret stops signing at once.
+    const latest = (await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/rotate-secret`, { grace_period_seconds: 0 })).json()
+      .data as { secret: string; previous_secret_expires_at: null };
+    expect(latest.previous_secret_expires_at).toBeNull();
+    const immediate = await testDelivery(tenant, sub.id);
+    expect(String(immediate.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(new StandardWebhooks(latest.secret).verify(immediate.body, headersOf(immediate))).toMatchObject({ event: 'webhook.test' });
+    expect(() => new StandardWebhooks(rotated.secret).verify(immediate.body, headersOf(immediate))).toThrow();
+    expect(immediate.headers['x-service-signature']).toBe(hmacHex(latest.secret, immediate.body));
+  });
+
+  // --- recovery ---------------------------------------------------------------------------
+
+  type Seeded = { id: string; label: string };
+  /** A delivery as the worker leaves it, with its event, created at `createdAt`. */
+  async function seed(
+    tenant: Tenant,
+    subId: string,
+    label: string,
+    o: { status: 'failed' | 'succeeded' | 'pending'; createdAt: Date; attempts?: number; event?: string; nextAttemptAt?: Date | null },
+  ): Promise<Seeded> {
+    const id = randomUUID();
+    const event = o.event ?? 'record.created';
+    const payload = JSON.stringify({ event, timestamp: o.createdAt.toISOString(), data: { id: label } });
+    const attempts = o.attempts ?? (o.status === 'pending' ? 0 : 6);
+    await t.db.$executeRaw`
+      WITH e AS (
+        INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, dispatched_at)
+        VALUES (gen_random_uuid(), ${tenant.establishmentId}::uuid, false, ${event}, ${payload}::jsonb, ${o.createdAt}, ${o.createdAt})
+        RETURNING id
+      )
+      INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, attempts, next_attempt_at, manual, created_at, completed_at)
+      SELECT ${id}::uuid, ${subId}::uuid, e.id, ${event}, ${o.status}, ${attempts}, ${o.nextAttemptAt ?? null}::timestamptz,
+        ${event === 'webhook.test'}, ${o.createdAt}, ${o.status === 'pending' ? null : o.createdAt}::timestamptz
+      FROM e`;
+    return { id, label };
+  }
+
+  const rows = (ids: string[]) =>
+    t.db.webhookDelivery.findMany({
+      where: { id: { in: ids } },
+      select: { id: true, status: true, attempts: true, next_attempt_at: true, manual: true, schedule_base: true, completed_at: true },
+      orderBy: { id: 'asc' },
+    });
+  const jobsFor = async (ids: string[]) =>
+    Number(
+      (
+        await t.db.$queryRaw<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = ANY(${ids.map((id) => `delivery:${id}`)}::text[])`
+      )[0]?.n,
+    );
+  const recover = (tenant: Tenant | { key: string }, id: string, body: unknown) =>
+    api(t.app, tenant.key).post(`/api/v1/webhooks/${id}/recover`, body);
+  const labelsAt = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body).data.id as string);
+
+  it('resends the failed deliveries created in [since, until) only, once, as ordinary deliveries', async () => {
+    const tenant = await createTenant(t.db);
+    const sub = await subscribe(t, tenant, `${receiver.url}/recover`, ['record.created']);
+    const other = await subscribe(t, tenant, `${receiver.url}/recover-other`, ['record.created']);
+    const since = new Date(Date.now() - 3 * 86_400_000);
+    const until = new Date(since.getTime() + 2 * 3_600_000);
+    const at = (ms: number) => new Date(since.getTime() + ms);
+    const inWindow = [
+      await seed(tenant, sub.id, 'at-since', { status: 'failed', createdAt: since, attempts: 6 }),
+      await seed(tenant, sub.id, 'just-before-until', { status: 'failed', createdAt: at(2 * 3_600_000 - 1), attempts: 2 }),
+    ];
+    const untouched = [
+      await seed(tenant, sub.id, 'before-since', { status: 'failed', createdAt: at(-1) }),
+      await seed(tenant, sub.id, 'at-until', { status: 'failed', createdAt: until }),
+      await seed(tenant, sub.id, 'succeeded', { status: 'succeeded', createdAt: at(60_000), attempts: 1 }),
+      await seed(tenant, sub.id, 'pending', { status: 'pending', createdAt: at(60_000), attempts: 1, nextAttemptAt: at(86_400_000 * 10) }),
+      await seed(tenant, sub.id, 'test-event', { status: 'failed', createdAt: at(60_000), attempts: 1, event: 'webhook.test' }),
+      await seed(tenant, other.id, 'other-subscription', { status: 'failed', createdAt: at(60_000) }),
+    ];
+    const untouchedBefore = await rows(untouched.map((d) => d.id));
+
+    const res = await recover(tenant, sub.id, { since: since.toISOString(), until: until.toISOString() });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({ recovered: 2, since: since.toISOString(), until: until.toISOString() });
+
+    const recovered = await waitFor(async () => {
+      const list = await rows(inWindow.map((d) => d.id));
+      return list.every((d) => d.status === 'succeeded') ? list : null;
+    });
+    // One more attempt each, numbered after the earlier ones; a fresh schedule; ordinary again.
+    expect(recovered.map((d) => [d.attempts, d.schedule_base, d.manual]).sort()).toEqual([
+      [3, 2, false],
+      [7, 6, false],
+    ]);
+    expect(labelsAt('/recover').sort()).toEqual(['at-since', 'just-before-until']);
+    const delivered = receiver.received.filter((r) => r.path === '/recover');
+    expect(delivered.map((r) => r.headers['webhook-id']).sort()).toEqual(inWindow.map((d) => d.id).sort());
+    for (const r of delivered) expect((await verifyDelivery({ payload: r.body, headers: headersOf(r), secret: sub.secret })).ok).toBe(true);
+    const listed = await deliveries(t, tenant, sub.id);
+    expect(listed.find((d) => d.id === inWindow[0]?.id)).toMatchObject({ status: 'succeeded', attempt: 7, response_status: 200 });
+
+    // Twice: nothing is failed any more in the window, so nothing is sent again.
+    const again = await recover(tenant, sub.id, { since: since.toISOString(), until: until.toISOString() });
+    expect(again.json().data.recovered).toBe(0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received.filter((r) => r.path === '/recover')).toHaveLength(2);
+    expect(receiver.received.some((r) => r.path === '/recover-other')).toBe(false);
+    expect(await rows(untouched.map((d) => d.id))).toEqual(untouchedBefore);
+    expect(await jobsFor(untouched.map((d) => d.id))).toBe(0);
+  });
+
+  it('gives recovered deliveries the usual retry schedule, and counts them towards deactivation', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const tenant = await createTenant(t.db);
+    const sub = await subscribe(t, tenant, `${receiver.url}/down-recovered`, ['record.created']);
+    await t.db.webhookSubscription.update({ where: { id: sub.id }, data: { consecutive_failures: 4 } });
+    const failed = await seed(tenant, sub.id, 'exhausted', { status: 'failed', createdAt: new Date(Date.now() - 86_400_000) });
+    // `until` defaults to now; a `since` far back is fine.
+    const res = await recover(tenant, sub.id, { since: '2000-01-01T00:00:00Z' });
+    expect(res.json().data).toEqual({ recovered: 1, since: '2000-01-01T00:00:00.000Z', until: new Date().toISOString() });
+    for (const [i, delay] of RETRY_DELAYS_MS.entries()) {
+      const d = await waitFor(
+        async () => (await deliveries(t, tenant, sub.id)).find((x) => x.attempt === 7 + i),
+        10_000,
+        `attempt ${7 + i}`,
+      );
+      expect(d.status).toBe('pending');
+      const last = d.attempts.at(-1);
+      expect(Date.parse(last?.next_attempt_at ?? '') - Date.parse(last?.attempted_at ?? '')).toBe(Math.round(delay * 1.05));
+      vi.setSystemTime(Date.now() + delay * 1.1);
+    }
+    const done = await waitFor(async () => (await deliveries(t, tenant, sub.id)).find((x) => x.status === 'failed' && x.attempt === 12));
+    expect(done.next_attempt_at).toBeNull();
+    expect(labelsAt('/down-recovered')).toEqual(Array(6).fill('exhausted'));
+    // Its final failure is the fifth in a row: the subscription is deactivated.
+    expect((await api(t.app, tenant.key).get(`/api/v1/webhooks/${sub.id}`)).json().data).toMatchObject({
+      status: 'deactivated',
+      consecutive_failures: 5,
+    });
+    expect(done.id).toBe(failed.id);
+  });
+
+  it('answers 409 for a deactivated subscription, 400 for an empty window, 404/403 across the walls, and changes nothing', async () => {
+    const tenant = await createTenant(t.db);
+    const sub = await subscribe(t, tenant, `${receiver.url}/walled`, ['record.created']);
+    const failed = await seed(tenant, sub.id, 'walled', { status: 'failed', createdAt: new Date(Date.now() - 3_600_000) });
+    const before = await rows([failed.id]);
+    const body = { since: new Date(Date.now() - 86_400_000).toISOString() };
+
+    const stranger = await createTenant(t.db);
+    const live = await addKey(t.db, tenant.establishmentId, 'live');
+    const reader = await addKey(t.db, tenant.establishmentId, 'test', 'webhooks:read');
+    expect((await recover(stranger, sub.id, body)).statusCode).toBe(404);
+    expect((await recover(live, sub.id, body)).statusCode).toBe(404);
+    expect((await recover(tenant, randomUUID(), body)).statusCode).toBe(404);
+    const forbidden = await recover(reader, sub.id, body);
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.json().code).toBe('forbidden');
+
+    for (const [bad, field] of [
+      [{}, 'since'],
+      [{ since: body.since, until: body.since }, 'until'],
+      [{ since: body.since, until: new Date(Date.now() - 2 * 86_400_000).toISOString() }, 'until'],
+      [{ since: new Date(Date.now() + 3_600_000).toISOString() }, 'since'],
+      [{ since: '2026-01-01' }, 'since'],
+    ] as const) {
+      const res = await recover(tenant, sub.id, bad);
+      expect(res.statusCode, JSON.stringify(bad)).toBe(400);
+      expect(res.json().details.map((d: { path: string }) => d.path)).toEqual([field]);
+    }
+
+    await t.db.webhookSubscription.update({ where: { id: sub.id }, data: { status: 'deactivated', deactivated_at: new Date() } });
+    const conflict = await recover(tenant, sub.id, body);
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json()).toMatchObject({ code: 'conflict', error: expect.stringMatching(/reactivate/) });
+
+    expect(await rows([failed.id])).toEqual(before);
+    expect(await jobsFor([failed.id])).toBe(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.received.some((r) => r.path === '/walled')).toBe(false);
   });
 });

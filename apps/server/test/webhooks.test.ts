@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.js';
 import { isInternalAddress } from '../src/modules/webhooks/target.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext, testConfig } from './helpers.js';
+import { addKey, api, createTenant, startTestApp, type Tenant, type TestContext, testConfig } from './helpers.js';
 
 let t: TestContext;
 let tenant: Tenant;
 const PUBLIC_URL = 'https://93.184.216.34/merma/hooks';
+const ownSecret = (bytes = 32) => `whsec_${randomBytes(bytes).toString('base64')}`;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -40,15 +42,31 @@ describe('webhook subscriptions', () => {
     });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(32);
+    expect(created.previous_secret_expires_at).toBeNull();
     const fetched = (await client().get(`/api/v1/webhooks/${created.id}`)).json().data;
     expect(fetched.secret).toBeUndefined();
+    expect(fetched.previous_secret_expires_at).toBeNull();
     expect((await client().get('/api/v1/webhooks')).json().data.map((s: { id: string }) => s.id)).toContain(created.id);
-    const own = await client().post('/api/v1/webhooks', {
-      url: PUBLIC_URL,
-      events: ['record.created'],
-      secret: 'a-secret-of-my-own-of-24+-chars',
-    });
-    expect(own.json().data.secret).toBe('a-secret-of-my-own-of-24+-chars');
+    for (const secret of [ownSecret(24), ownSecret(32), ownSecret(64)]) {
+      const own = await client().post('/api/v1/webhooks', { url: PUBLIC_URL, events: ['record.created'], secret });
+      expect(own.statusCode).toBe(201);
+      expect(own.json().data.secret).toBe(secret);
+    }
+  });
+
+  it.each([
+    ['any text of 24+ characters (accepted before)', 'a-secret-of-my-own-of-24+-chars', /must start with "whsec_"/],
+    ['fewer than 24 bytes', ownSecret(16), /decodes to 16 bytes/],
+    ['more than 64 bytes', ownSecret(65), /decodes to 65 bytes/],
+    ['unpadded base64', ownSecret(32).replace(/=+$/, ''), /padded/],
+    ['URL-safe base64', `whsec_${randomBytes(33).toString('base64url')}`, /standard base64/],
+    ['a space', ` ${ownSecret()}`, /must start with "whsec_"/],
+  ])('refuses a secret with %s, naming `secret` and why, and stores nothing', async (_name, secret, why) => {
+    const before = await t.db.webhookSubscription.count();
+    const res = await client().post('/api/v1/webhooks', { url: PUBLIC_URL, events: ['record.created'], secret });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'validation_error', details: [{ path: 'secret', message: expect.stringMatching(why) }] });
+    expect(await t.db.webhookSubscription.count()).toBe(before);
   });
 
   it('updates, reactivates and deletes, within the establishment only', async () => {
@@ -118,6 +136,118 @@ describe('webhook subscriptions', () => {
     const reader = await createTenant(t.db, { permissions: 'webhooks:read' });
     expect((await client(reader.key).get('/api/v1/webhooks')).statusCode).toBe(200);
     expect((await client(reader.key).post('/api/v1/webhooks', { url: PUBLIC_URL, events: ['record.created'] })).statusCode).toBe(403);
+  });
+});
+
+describe('secret rotation', () => {
+  const T0 = new Date('2026-11-23T10:00:00.000Z');
+  let now = T0;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  beforeAll(async () => {
+    app = await buildApp({ config: testConfig(), db: t.db, clock: () => now });
+  });
+  afterAll(() => app?.close());
+
+  const rotate = (id: string, body: unknown, key = tenant.key) => api(app, key).post(`/api/v1/webhooks/${id}/rotate-secret`, body);
+  const stored = (id: string) =>
+    t.db.webhookSubscription.findUniqueOrThrow({
+      where: { id },
+      select: { secret: true, previous_secret: true, previous_secret_expires_at: true },
+    });
+  const subscribe = async () => {
+    now = T0;
+    const res = await api(app, tenant.key).post('/api/v1/webhooks', { url: PUBLIC_URL, events: ['record.created'] });
+    return res.json().data as { id: string; secret: string };
+  };
+
+  it('returns a new secret once; the old one keeps signing for the grace period (1 day by default)', async () => {
+    const sub = await subscribe();
+    const res = await rotate(sub.id, {});
+    expect(res.statusCode).toBe(200);
+    const rotated = res.json().data;
+    expect(rotated).toMatchObject({
+      id: sub.id,
+      url: PUBLIC_URL,
+      status: 'active',
+      previous_secret_expires_at: '2026-11-24T10:00:00.000Z',
+    });
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rotated.secret).not.toBe(sub.secret);
+    expect(await stored(sub.id)).toEqual({
+      secret: rotated.secret,
+      previous_secret: sub.secret,
+      previous_secret_expires_at: new Date('2026-11-24T10:00:00.000Z'),
+    });
+    // Shown once: reads carry the expiry, never a secret.
+    const fetched = (await api(app, tenant.key).get(`/api/v1/webhooks/${sub.id}`)).json().data;
+    expect(fetched).toMatchObject({ previous_secret_expires_at: '2026-11-24T10:00:00.000Z' });
+    expect(JSON.stringify(fetched)).not.toContain('whsec_');
+    const listed = (await api(app, tenant.key).get('/api/v1/webhooks')).json().data.find((s: { id: string }) => s.id === sub.id);
+    expect(listed.previous_secret_expires_at).toBe('2026-11-24T10:00:00.000Z');
+    // Once the grace period is over no previous secret is active.
+    now = new Date('2026-11-24T10:00:00.000Z');
+    expect((await api(app, tenant.key).get(`/api/v1/webhooks/${sub.id}`)).json().data.previous_secret_expires_at).toBeNull();
+  });
+
+  it('takes the customer’s own secret and a grace period; 0 drops the old secret at once', async () => {
+    const sub = await subscribe();
+    const mine = ownSecret();
+    const res = await rotate(sub.id, { secret: mine, grace_period_seconds: 3600 });
+    expect(res.json().data).toMatchObject({ secret: mine, previous_secret_expires_at: '2026-11-23T11:00:00.000Z' });
+    const next = ownSecret(48);
+    const now0 = await rotate(sub.id, { secret: next, grace_period_seconds: 0 });
+    expect(now0.statusCode).toBe(200);
+    expect(now0.json().data).toMatchObject({ secret: next, previous_secret_expires_at: null });
+    expect(await stored(sub.id)).toEqual({ secret: next, previous_secret: null, previous_secret_expires_at: null });
+  });
+
+  it('keeps one previous secret: rotating twice within the grace period drops the oldest', async () => {
+    const sub = await subscribe();
+    const second = (await rotate(sub.id, { grace_period_seconds: 600 })).json().data.secret;
+    now = new Date(T0.getTime() + 60_000);
+    const third = (await rotate(sub.id, { grace_period_seconds: 600 })).json().data;
+    expect(third.previous_secret_expires_at).toBe('2026-11-23T10:11:00.000Z');
+    const row = await stored(sub.id);
+    expect(row).toEqual({
+      secret: third.secret,
+      previous_secret: second,
+      previous_secret_expires_at: new Date('2026-11-23T10:11:00.000Z'),
+    });
+    expect([row.secret, row.previous_secret]).not.toContain(sub.secret);
+  });
+
+  it('refuses a bad secret or grace period (400 naming the field) and changes nothing', async () => {
+    const sub = await subscribe();
+    const before = await stored(sub.id);
+    for (const [body, field] of [
+      [{ secret: 'a-secret-of-my-own-of-24+-chars' }, 'secret'],
+      [{ secret: ownSecret(8) }, 'secret'],
+      [{ grace_period_seconds: 604_801 }, 'grace_period_seconds'],
+      [{ grace_period_seconds: -1 }, 'grace_period_seconds'],
+      [{ grace_period_seconds: 1.5 }, 'grace_period_seconds'],
+      [{ previous_secret: 'x' }, ''],
+    ] as const) {
+      const res = await rotate(sub.id, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json().code).toBe('validation_error');
+      if (field) expect(res.json().details.map((d: { path: string }) => d.path)).toEqual([field]);
+    }
+    expect(await stored(sub.id)).toEqual(before);
+  });
+
+  it('is walled: 404 for another establishment or mode, 403 without webhooks:write; nothing changes', async () => {
+    const sub = await subscribe();
+    const before = await stored(sub.id);
+    const stranger = await createTenant(t.db);
+    const live = await addKey(t.db, tenant.establishmentId, 'live');
+    const reader = await addKey(t.db, tenant.establishmentId, 'test', 'webhooks:read');
+    expect((await rotate(sub.id, {}, stranger.key)).statusCode).toBe(404);
+    expect((await rotate(sub.id, {}, live.key)).statusCode).toBe(404);
+    expect((await rotate(crypto.randomUUID(), {})).statusCode).toBe(404);
+    const forbidden = await rotate(sub.id, {}, reader.key);
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.json().code).toBe('forbidden');
+    expect(await stored(sub.id)).toEqual(before);
   });
 });
 

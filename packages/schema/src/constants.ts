@@ -21,6 +21,12 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Longest `Idempotency-Key` header value, and how long a key is remembered. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const IDEMPOTENCY_TTL_HOURS = 24;
+/**
+ * How long a webhook secret replaced by `POST /api/v1/webhooks/{id}/rotate-secret` keeps signing
+ * beside the new one, by default and at most (1 day, 7 days).
+ */
+export const DEFAULT_SECRET_GRACE_PERIOD_SECONDS = 86_400;
+export const MAX_SECRET_GRACE_PERIOD_SECONDS = 604_800;
 
 export const FOOD_CATEGORIES = [
   'meat',

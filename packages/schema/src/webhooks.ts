@@ -1,8 +1,13 @@
+import { secretProblem } from '@merma/signing';
 import { z } from 'zod';
 import { EventType, InboundEventType, PaginationQuery, Timestamp, text, Uuid, WebhookEventName } from './common.js';
+import { DEFAULT_SECRET_GRACE_PERIOD_SECONDS, MAX_SECRET_GRACE_PERIOD_SECONDS } from './constants.js';
 import { Envelope, ListEnvelope } from './envelope.js';
 
-/** An outbound webhook subscription. The secret is returned once, when it is created. */
+/**
+ * An outbound webhook subscription. Its secret is returned only when it is created and when the
+ * secret is rotated.
+ */
 export const WebhookSubscription = z
   .object({
     id: Uuid,
@@ -13,6 +18,9 @@ export const WebhookSubscription = z
     consecutive_failures: z.number().int(),
     created_at: Timestamp,
     deactivated_at: Timestamp.nullable(),
+    previous_secret_expires_at: Timestamp.nullable().describe(
+      'while a rotated-out secret still signs deliveries (alongside the current one), when it stops; null when none does',
+    ),
   })
   .meta({ id: 'WebhookSubscription' });
 export type WebhookSubscription = z.infer<typeof WebhookSubscription>;
@@ -24,11 +32,26 @@ export type WebhookSubscriptionWithSecret = z.infer<typeof WebhookSubscriptionWi
 
 const WebhookUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
+/**
+ * A signing secret the customer brings. Only secrets every Standard Webhooks library decodes the
+ * same way are accepted (`secretProblem` in @merma/signing says why another is not); secrets stored
+ * before this rule keep signing as they did.
+ */
+export const WebhookSecret = z
+  .string()
+  .superRefine((secret, ctx) => {
+    const problem = secretProblem(secret);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe(
+    'your own signing secret: `whsec_` followed by standard, padded base64 of 24 to 64 random bytes (e.g. `whsec_` + base64 of 32 bytes from a CSPRNG), so that every Standard Webhooks library derives the same key; generated when omitted. Anything else is refused with 400',
+  );
+
 export const CreateWebhookInput = z
   .strictObject({
     url: WebhookUrl,
     events: z.array(EventType).min(1),
-    secret: z.string().min(24).max(256).optional().describe('your own signing secret (at least 24 characters); generated when omitted'),
+    secret: WebhookSecret.optional(),
     description: text(200).nullish(),
   })
   .meta({ id: 'CreateWebhookInput' });
@@ -86,8 +109,62 @@ export const WebhookDelivery = z
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 export const ListDeliveriesQuery = z.strictObject({ id: Uuid, ...PaginationQuery });
+
+/**
+ * Body of `POST /api/v1/webhooks/{id}/rotate-secret` (Standard Webhooks rotation). The new secret
+ * signs at once; the one it replaces keeps signing beside it for `grace_period_seconds`, so a
+ * receiver can switch secrets without dropping a delivery. Only one previous secret is kept:
+ * rotating again within the grace period drops the oldest one.
+ */
+export const RotateWebhookSecretInput = z
+  .strictObject({
+    id: Uuid,
+    secret: WebhookSecret.optional(),
+    grace_period_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_SECRET_GRACE_PERIOD_SECONDS)
+      .default(DEFAULT_SECRET_GRACE_PERIOD_SECONDS)
+      .describe(
+        'how long the secret being replaced keeps signing deliveries beside the new one (seconds, up to 7 days; default 1 day). 0 drops it at once. Only one previous secret is kept: rotating again within this period drops the older one',
+      ),
+  })
+  .meta({ id: 'RotateWebhookSecretInput' });
+export type RotateWebhookSecretInput = z.input<typeof RotateWebhookSecretInput>;
+
+/** A date-time in a body; PostgreSQL has no year 0, and nothing was delivered before 1900. */
+const Instant = z.iso
+  .datetime({ offset: true })
+  .refine((v) => Number(v.slice(0, 4)) >= 1900, { message: 'the year must be 1900 or later' });
+
+/**
+ * Body of `POST /api/v1/webhooks/{id}/recover` (as Svix's recover): resends every failed delivery
+ * created in [since, until).
+ */
+export const RecoverWebhookInput = z
+  .strictObject({
+    id: Uuid,
+    since: Instant.describe('resend failed deliveries created at or after this moment (ISO 8601 date-time)'),
+    until: Instant.optional().describe('… and before this moment; default now. Must be after `since`'),
+  })
+  .meta({ id: 'RecoverWebhookInput' });
+export type RecoverWebhookInput = z.input<typeof RecoverWebhookInput>;
+
+export const RecoverWebhookResult = z
+  .object({
+    recovered: z.number().int().describe('failed deliveries set to be sent again'),
+    since: Timestamp,
+    until: Timestamp,
+  })
+  .meta({ id: 'RecoverWebhookResult' });
+export type RecoverWebhookResult = z.infer<typeof RecoverWebhookResult>;
+
 export const WebhookResponse = Envelope(WebhookSubscription);
 export const WebhookCreatedResponse = Envelope(WebhookSubscriptionWithSecret);
+/** The subscription with its new secret, shown only in this response. */
+export const WebhookSecretRotatedResponse = Envelope(WebhookSubscriptionWithSecret);
+export const RecoverWebhookResponse = Envelope(RecoverWebhookResult);
 export const ListWebhooksResponse = Envelope(z.array(WebhookSubscription));
 export const ListDeliveriesResponse = ListEnvelope(WebhookDelivery);
 export const WebhookDeliveryResponse = Envelope(WebhookDelivery);

@@ -3,6 +3,7 @@ import {
   BatchRecordsInput,
   CreateRecordInput,
   CreateShiftInput,
+  CreateWebhookInput,
   ErrorBody,
   FOOD_CATEGORIES,
   ListRecordsQuery,
@@ -10,6 +11,8 @@ import {
   MAX_NOTES_LENGTH,
   MAX_PAGE_LIMIT,
   RateLimitErrorBody,
+  RecoverWebhookInput,
+  RotateWebhookSecretInput,
   WasteRecord,
 } from '../src/index.js';
 
@@ -98,5 +101,51 @@ describe('response shapes', () => {
     };
     expect(WasteRecord.safeParse(record).success).toBe(true);
     expect(WasteRecord.safeParse({ ...record, record_hash: 'xyz' }).success).toBe(false);
+  });
+});
+
+describe('webhook secrets, rotation and recovery', () => {
+  const HOOK = { url: 'https://93.184.216.34/hook', events: ['record.created'] };
+  const ID = '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f';
+  const b64 = (n: number) => btoa(String.fromCharCode(...Array.from({ length: n }, (_, i) => (i * 37) % 256)));
+
+  it('accepts only secrets every Standard Webhooks verifier reads alike, naming `secret` and why', () => {
+    for (const secret of [`whsec_${b64(24)}`, `whsec_${b64(32)}`, `whsec_${b64(64)}`]) {
+      expect(CreateWebhookInput.safeParse({ ...HOOK, secret }).success, secret).toBe(true);
+    }
+    for (const secret of [
+      'a-secret-of-my-own-of-24+-chars',
+      `whsec_${b64(23)}`,
+      `whsec_${b64(65)}`,
+      `whsec_${b64(32).replace(/=+$/, '')}`,
+      `whsec_${b64(33).replaceAll('+', '-').replaceAll('/', '_')}`,
+      `whsec_${b64(32)} `,
+      '',
+    ]) {
+      const parsed = CreateWebhookInput.safeParse({ ...HOOK, secret });
+      expect(parsed.success, secret).toBe(false);
+      expect(
+        parsed.error?.issues.map((i) => i.path.join('.')),
+        secret,
+      ).toEqual(['secret']);
+      expect(parsed.error?.issues[0]?.message, secret).toMatch(/whsec_|base64|bytes/);
+    }
+  });
+
+  it('rotation: optional secret, grace period 0 … 7 days defaulting to 1 day', () => {
+    expect(RotateWebhookSecretInput.parse({ id: ID })).toEqual({ id: ID, grace_period_seconds: 86_400 });
+    expect(RotateWebhookSecretInput.safeParse({ id: ID, grace_period_seconds: 0 }).success).toBe(true);
+    expect(RotateWebhookSecretInput.safeParse({ id: ID, grace_period_seconds: 604_800 }).success).toBe(true);
+    for (const grace of [-1, 604_801, 1.5, '60']) {
+      expect(RotateWebhookSecretInput.safeParse({ id: ID, grace_period_seconds: grace }).success, String(grace)).toBe(false);
+    }
+    expect(RotateWebhookSecretInput.safeParse({ id: ID, secret: 'x'.repeat(40) }).error?.issues[0]?.path).toEqual(['secret']);
+  });
+
+  it('recovery: `since` required, date-times only', () => {
+    expect(RecoverWebhookInput.safeParse({ id: ID }).success).toBe(false);
+    expect(RecoverWebhookInput.safeParse({ id: ID, since: '2026-01-01T00:00:00+01:00' }).success).toBe(true);
+    expect(RecoverWebhookInput.safeParse({ id: ID, since: '2026-01-01' }).success).toBe(false);
+    expect(RecoverWebhookInput.safeParse({ id: ID, since: '0000-01-01T00:00:00Z' }).success).toBe(false);
   });
 });

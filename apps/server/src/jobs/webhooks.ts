@@ -21,6 +21,21 @@ export type WebhookJobDeps = {
 export const ENQUEUE_DELIVERY_SQL = `graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', $1::uuid),
   run_at := $2::timestamptz, job_key := 'delivery:' || $1::text)`;
 
+/**
+ * One `graphile_worker.add_jobs` call enqueuing the attempt of every delivery in `source` (a CTE or
+ * table with columns `id` and `next_attempt_at`), keyed per delivery like ENQUEUE_DELIVERY_SQL; a
+ * CTE body yielding one row per job added. Batches use it: `add_job` once per row scans the job
+ * table each time.
+ */
+export function addDeliveryJobsSql(source: string): string {
+  return `SELECT j.id FROM (
+         SELECT array_agg(('webhooks.deliver', json_build_object('delivery_id', id), NULL, next_attempt_at, NULL,
+           'delivery:' || id::text, NULL, NULL)::graphile_worker.job_spec) AS specs
+         FROM ${source}
+       ) c, LATERAL graphile_worker.add_jobs(c.specs) j
+       WHERE c.specs IS NOT NULL`;
+}
+
 /** Events claimed by one dispatch statement: enough to keep up, short enough to keep locks brief. */
 export const DISPATCH_BATCH = 250;
 
@@ -69,13 +84,7 @@ export async function dispatchEvents(
        ON CONFLICT (subscription_id, event_id, event_type) DO NOTHING
        RETURNING id, next_attempt_at
      ), delivery_jobs AS (
-       -- One add_jobs call for the whole batch: add_job per row costs a scan of the job table each.
-       SELECT j.id FROM (
-         SELECT array_agg(('webhooks.deliver', json_build_object('delivery_id', id), NULL, next_attempt_at, NULL,
-           'delivery:' || id::text, NULL, NULL)::graphile_worker.job_spec) AS specs
-         FROM created
-       ) c, LATERAL graphile_worker.add_jobs(c.specs) j
-       WHERE c.specs IS NOT NULL
+       ${addDeliveryJobsSql('created')}
      ), detection_jobs AS (
        SELECT j.id FROM (
          SELECT array_agg(('alerts.detect', json_build_object('establishment_id', x.establishment_id, 'livemode', x.livemode), NULL,
@@ -128,9 +137,12 @@ type DeliveryRow = {
   attempts: number;
   next_attempt_at: Date | null;
   manual: boolean;
+  schedule_base: number;
   subscription_id: string;
   url: string;
   secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
   subscription_status: string;
   payload: { timestamp: string; data: unknown };
 };
@@ -146,12 +158,16 @@ type DeliveryRow = {
  * subscription. After 5 failed deliveries in a row (any success resets the count) the subscription
  * is deactivated: its pending deliveries stop, new events are not sent to it, and the
  * organisation's administrator is mailed. Manual retries and test events are single attempts that
- * do not count towards deactivation.
+ * do not count towards deactivation; recovered deliveries (modules/webhooks/deliveries.ts,
+ * `recoverDeliveries`) are ordinary deliveries again, their schedule counted from `schedule_base`.
+ *
+ * Signed with the subscription's secret and, while a rotation's grace period runs (compared with
+ * this job's clock at the attempt), the secret it replaced.
  */
 export async function deliver(deps: WebhookJobDeps, payload: { delivery_id: string }): Promise<void> {
   const { rows } = await deps.pool.query<DeliveryRow>(
-    `SELECT d.id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.manual, s.id AS subscription_id,
-       s.url, s.secret, s.status AS subscription_status, e.payload
+    `SELECT d.id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.manual, d.schedule_base, s.id AS subscription_id,
+       s.url, s.secret, s.previous_secret, s.previous_secret_expires_at, s.status AS subscription_status, e.payload
      FROM webhook_deliveries d
      JOIN webhook_subscriptions s ON s.id = d.subscription_id
      JOIN events e ON e.id = d.event_id
@@ -176,17 +192,21 @@ export async function deliver(deps: WebhookJobDeps, payload: { delivery_id: stri
   }
 
   const body = JSON.stringify({ event: row.event_type, timestamp: row.payload.timestamp, data: row.payload.data });
+  // During a rotation's grace period the replaced secret signs too (a second `v1,` signature), so
+  // receivers still holding it verify; X-Service-Signature uses the current one.
+  const previous = row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > now.getTime() ? row.previous_secret : null;
+  const secrets = previous ? [row.secret, previous] : [row.secret];
   const headers = {
     'content-type': 'application/json',
     'user-agent': deps.userAgent,
-    ...(await signDelivery({ payload: body, secrets: row.secret, id: row.id, timestamp: now.getTime() / 1000 })),
+    ...(await signDelivery({ payload: body, secrets, id: row.id, timestamp: now.getTime() / 1000 })),
   };
   const result = await sendWebhook(row.url, body, headers, deps.policy, deps.agents);
 
   const attempt = row.attempts + 1;
   const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
   const gone = result.status === 410;
-  const next = succeeded || gone || row.manual ? null : nextAttemptAt(attempt, now, deps.random);
+  const next = succeeded || gone || row.manual ? null : nextAttemptAt(attempt - row.schedule_base, now, deps.random);
   const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
 
   if (succeeded) {
@@ -304,7 +324,8 @@ export async function notifyDeactivated(
       '',
       'No events are sent to it until it is reactivated. Once the receiver works again, reactivate it with',
       `POST /api/v1/webhooks/${payload.subscription_id}/reactivate (or merma-admin webhook reactivate --id ${payload.subscription_id}),`,
-      'and resend what it missed with POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/retry.',
+      `and resend what it missed with POST /api/v1/webhooks/${payload.subscription_id}/recover (failed deliveries since a given time)`,
+      'or one delivery with POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/retry.',
     ]
       .filter((l, i, all) => l !== '' || all[i - 1] !== '')
       .join('\n'),

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { type Pagination, TEST_EVENT_TYPE, type WebhookDelivery, type WebhookDeliveryAttempt } from '@merma/schema';
+import {
+  type Pagination,
+  type RecoverWebhookResult,
+  TEST_EVENT_TYPE,
+  type WebhookDelivery,
+  type WebhookDeliveryAttempt,
+} from '@merma/schema';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AppError } from '../../errors.js';
-import { ENQUEUE_DELIVERY_SQL } from '../../jobs/webhooks.js';
+import { AppError, validationError } from '../../errors.js';
+import { addDeliveryJobsSql, ENQUEUE_DELIVERY_SQL } from '../../jobs/webhooks.js';
 import type { AuthContext } from '../../trpc/context.js';
 
 type Row = {
@@ -106,6 +112,60 @@ export async function retryDelivery(
     await enqueue(tx, input.delivery_id, now);
     return oneDelivery(tx, input.delivery_id);
   });
+}
+
+/**
+ * Resends, as Svix's recover does, every failed delivery of a subscription created in
+ * [since, until) (`until` defaults to now): each becomes an ordinary pending delivery again, due
+ * now, with a fresh retry schedule (1 min … 12 h after failed attempts, counted from
+ * `schedule_base`), and failing all of it again counts towards deactivation like any delivery.
+ * Its earlier attempts stay listed, numbered on. Test events (`webhook.test`) are left alone: they
+ * are one-off probes, not events the receiver missed. Pending and succeeded deliveries are not
+ * touched, so calling twice sends nothing twice. A deactivated subscription answers 409 and
+ * nothing changes: reactivate it first. No retention limit applies to `since`.
+ *
+ * One statement sets them pending and enqueues their jobs with one `add_jobs` call, as the
+ * dispatcher does; the subscription's status is checked again inside it, so a subscription
+ * deactivated meanwhile gets nothing queued.
+ */
+export async function recoverDeliveries(
+  db: DbTx,
+  auth: AuthContext,
+  now: Date,
+  input: { id: string; since: string; until?: string | undefined },
+): Promise<RecoverWebhookResult> {
+  const sub = await ownSubscription(db, auth, input.id);
+  if (sub.status !== 'active') {
+    throw new AppError('conflict', 'The subscription is deactivated; reactivate it before recovering its deliveries');
+  }
+  const since = new Date(input.since);
+  const until = input.until === undefined ? now : new Date(input.until);
+  if (until.getTime() <= since.getTime()) {
+    const path = input.until === undefined ? 'since' : 'until';
+    throw validationError(input.until === undefined ? 'since must be in the past' : 'until must be after since', [
+      { path, message: input.until === undefined ? 'must be before now (until defaults to now)' : 'must be after since' },
+    ]);
+  }
+  const [result] = await db.$queryRawUnsafe<{ recovered: number; queued: number }[]>(
+    `WITH recovered AS (
+       UPDATE webhook_deliveries d
+       SET status = 'pending', next_attempt_at = $4::timestamptz, completed_at = NULL, manual = false, schedule_base = d.attempts
+       WHERE d.subscription_id = $1::uuid AND d.status = 'failed' AND d.event_type <> $5
+         AND d.created_at >= $2::timestamptz AND d.created_at < $3::timestamptz
+         AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.status = 'active')
+       RETURNING d.id, d.next_attempt_at
+     ), jobs AS (
+       ${addDeliveryJobsSql('recovered')}
+     )
+     -- \`jobs\` is read so that it runs: PostgreSQL skips a SELECT in WITH that nothing reads.
+     SELECT (SELECT count(*) FROM recovered)::int AS recovered, (SELECT count(*) FROM jobs)::int AS queued`,
+    input.id,
+    since,
+    until,
+    now,
+    TEST_EVENT_TYPE,
+  );
+  return { recovered: result?.recovered ?? 0, since: since.toISOString(), until: until.toISOString() };
 }
 
 /**

@@ -9,7 +9,8 @@ import { assertDeliverableUrl } from './target.js';
 /**
  * Outbound webhook subscriptions of an establishment and mode. A subscription receives the events
  * it lists; several subscriptions fan out. The signing secret is `whsec_` + 32 random bytes in
- * base64 (256 bits) unless the customer brings one, and is returned only by `create`.
+ * base64 (256 bits) unless the customer brings one (which @merma/schema checks with
+ * `secretProblem`), and is returned only by `create` and `rotateSecret`.
  */
 export type TargetPolicy = { production: boolean; allowPrivate: boolean };
 
@@ -22,9 +23,11 @@ type Row = {
   consecutive_failures: number;
   created_at: Date;
   deactivated_at: Date | null;
+  previous_secret_expires_at: Date | null;
 };
 
-const toSubscription = (r: Row): WebhookSubscription => ({
+/** The public shape; `now` decides whether a rotated-out secret still signs. */
+const toSubscription = (r: Row, now: Date): WebhookSubscription => ({
   id: r.id,
   url: r.url,
   events: r.events as EventType[],
@@ -33,6 +36,10 @@ const toSubscription = (r: Row): WebhookSubscription => ({
   consecutive_failures: r.consecutive_failures,
   created_at: r.created_at.toISOString(),
   deactivated_at: r.deactivated_at?.toISOString() ?? null,
+  previous_secret_expires_at:
+    r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > now.getTime()
+      ? r.previous_secret_expires_at.toISOString()
+      : null,
 });
 
 async function find(db: DbTx, auth: AuthContext, id: string) {
@@ -64,19 +71,19 @@ export async function createSubscription(
       created_at: now,
     },
   });
-  return { ...toSubscription(row), secret };
+  return { ...toSubscription(row, now), secret };
 }
 
-export async function listSubscriptions(db: DbTx, auth: AuthContext): Promise<WebhookSubscription[]> {
+export async function listSubscriptions(db: DbTx, auth: AuthContext, now: Date): Promise<WebhookSubscription[]> {
   const rows = await db.webhookSubscription.findMany({
     where: { establishment_id: auth.establishmentId, livemode: auth.livemode },
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
   });
-  return rows.map(toSubscription);
+  return rows.map((r) => toSubscription(r, now));
 }
 
-export async function getSubscription(db: DbTx, auth: AuthContext, id: string): Promise<WebhookSubscription> {
-  return toSubscription(await find(db, auth, id));
+export async function getSubscription(db: DbTx, auth: AuthContext, id: string, now: Date): Promise<WebhookSubscription> {
+  return toSubscription(await find(db, auth, id), now);
 }
 
 export async function updateSubscription(
@@ -84,6 +91,7 @@ export async function updateSubscription(
   auth: AuthContext,
   policy: TargetPolicy,
   input: { id: string; url?: string | undefined; events?: EventType[] | undefined; description?: string | null | undefined },
+  now: Date,
 ): Promise<WebhookSubscription> {
   await find(db, auth, input.id);
   const url = input.url === undefined ? undefined : (await assertDeliverableUrl(input.url, policy)).toString();
@@ -95,7 +103,7 @@ export async function updateSubscription(
       ...(input.description !== undefined ? { description: input.description } : {}),
     },
   });
-  return toSubscription(row);
+  return toSubscription(row, now);
 }
 
 export async function deleteSubscription(db: DbTx, auth: AuthContext, id: string): Promise<{ id: string; deleted: true }> {
@@ -105,11 +113,38 @@ export async function deleteSubscription(db: DbTx, auth: AuthContext, id: string
 }
 
 /** Returns a deactivated subscription to `active`, with its failure count reset. */
-export async function reactivateSubscription(db: DbTx, auth: AuthContext, id: string): Promise<WebhookSubscription> {
+export async function reactivateSubscription(db: DbTx, auth: AuthContext, id: string, now: Date): Promise<WebhookSubscription> {
   await find(db, auth, id);
   const row = await db.webhookSubscription.update({
     where: { id },
     data: { status: 'active', consecutive_failures: 0, deactivated_at: null },
   });
-  return toSubscription(row);
+  return toSubscription(row, now);
+}
+
+/**
+ * Rotates the signing secret, as Standard Webhooks describes: the new secret (the customer's, or
+ * generated) signs from now on, and the one it replaces keeps signing beside it for
+ * `grace_period_seconds` (0: dropped at once), so receivers can switch without losing a delivery.
+ * Only one previous secret is kept: rotating again within a grace period drops the oldest secret
+ * at once. One statement, so concurrent rotations cannot lose a secret between read and write.
+ * The new secret is returned here only. Deactivated subscriptions can rotate too.
+ */
+export async function rotateSecret(
+  db: DbTx,
+  auth: AuthContext,
+  input: { id: string; secret?: string | undefined; grace_period_seconds: number },
+  now: Date,
+): Promise<WebhookSubscriptionWithSecret> {
+  const secret = input.secret ?? generateSecret();
+  const expiresAt = input.grace_period_seconds > 0 ? new Date(now.getTime() + input.grace_period_seconds * 1000) : null;
+  const [row] = await db.$queryRaw<Row[]>`
+    UPDATE webhook_subscriptions
+    SET previous_secret = CASE WHEN ${expiresAt}::timestamptz IS NULL THEN NULL ELSE secret END,
+        previous_secret_expires_at = ${expiresAt}::timestamptz,
+        secret = ${secret}
+    WHERE id = ${input.id}::uuid AND establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
+    RETURNING id::text, url, events, status, description, consecutive_failures, created_at, deactivated_at, previous_secret_expires_at`;
+  if (!row) throw new AppError('not_found', `No webhook subscription ${input.id} in this establishment`);
+  return { ...toSubscription(row, now), secret };
 }
