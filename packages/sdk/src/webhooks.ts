@@ -1,4 +1,4 @@
-import { type Payload, signDelivery, verifyDelivery, type WebhookHeaders } from '@merma/signing';
+import { type Payload, signDelivery, type VerifyDeliveryOptions, verifyDelivery, type WebhookHeaders } from '@merma/signing';
 import { WebhookVerificationError } from './core/errors.js';
 import type { WebhookEvent } from './generated/api-types.js';
 
@@ -21,23 +21,11 @@ import type { WebhookEvent } from './generated/api-types.js';
  */
 export type { WebhookHeaders };
 
-export type VerifyWebhookOptions = {
-  /** The raw body exactly as received (string, Buffer/Uint8Array or ArrayBuffer). */
-  payload: Payload;
-  headers: WebhookHeaders;
-  /** The subscription's secret; during a rotation, the new and the old one (any may match). */
-  secret: string | readonly string[];
-  /** Largest accepted distance between webhook-timestamp and now, in seconds (default 300). */
-  tolerance?: number;
-  /** The current time (for tests). */
-  now?: Date;
-  /**
-   * Accept a delivery signed only with `X-Service-Signature`. That header has no timestamp, so a
-   * captured delivery would verify forever: leave this off unless your sender cannot send the
-   * Standard Webhooks headers. Default false.
-   */
-  allowServiceSignatureOnly?: boolean;
-};
+/**
+ * `payload` (the raw body), `headers`, `secret` (one, or a list during a rotation), and optionally
+ * `tolerance` (seconds, default 300), `now` (for tests) and `allowServiceSignatureOnly`.
+ */
+export type VerifyWebhookOptions = VerifyDeliveryOptions;
 
 /** A delivery whose `event` this version of the SDK does not know (added to the API later). */
 export type UnknownWebhookEvent = { event: string; timestamp?: string; data?: unknown; [key: string]: unknown };

@@ -155,7 +155,7 @@ export async function signDelivery(options: {
 }
 
 export type VerifyDeliveryOptions = {
-  /** The raw body exactly as received. */
+  /** The raw body exactly as received (string, Buffer/Uint8Array or ArrayBuffer), before any JSON parsing. */
   payload: Payload;
   headers: WebhookHeaders;
   /** The subscription's secret, or several (while a rotated secret's grace period runs). */
@@ -165,8 +165,9 @@ export type VerifyDeliveryOptions = {
   /** The current time (default: the clock). */
   now?: Date;
   /**
-   * Accept a delivery that carries only `X-Service-Signature` (no timestamp: a captured delivery
-   * stays valid forever). Default false. Ignored when Standard Webhooks headers are present.
+   * Accept a delivery that carries only `X-Service-Signature`. That header has no timestamp, so a
+   * captured delivery would verify forever: leave this off unless your sender cannot send the
+   * Standard Webhooks headers. Default false. Ignored when Standard Webhooks headers are present.
    */
   allowServiceSignatureOnly?: boolean;
 };
