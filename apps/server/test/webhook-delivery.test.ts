@@ -439,7 +439,9 @@ describe('retries, deactivation and notices', () => {
     await api(t.app, tenant.key).post('/api/v1/records', validRecord());
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.received.filter((r) => r.path === '/down')).toHaveLength(30);
-    expect((await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/test`, {})).statusCode).toBe(409);
+    const refused = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/test`, {});
+    expect(refused.statusCode).toBe(409);
+    expect(refused.headers['x-should-retry']).toBe('false');
     const reactivated = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/reactivate`, {});
     expect(reactivated.json().data).toMatchObject({ status: 'active', consecutive_failures: 0 });
     const created = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
@@ -718,6 +720,8 @@ describe('secret rotation and recovery', () => {
     const conflict = await recover(tenant, sub.id, body);
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json()).toMatchObject({ code: 'conflict', error: expect.stringMatching(/reactivate/) });
+    // Sending the same request again cannot help until someone reactivates it: clients must not retry.
+    expect(conflict.headers['x-should-retry']).toBe('false');
 
     expect(await rows([failed.id])).toEqual(before);
     expect(await jobsFor([failed.id])).toBe(0);

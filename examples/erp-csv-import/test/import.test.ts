@@ -166,9 +166,15 @@ describe('erp-csv-import against the server', () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const again = await run([file, '--json'], tenant.key);
       const summary = JSON.parse(again.stdout);
-      // The first rerun stores what the killed run had not; the chunks it had stored are replayed.
-      const replayed = attempt === 0 ? afterCrash : 1_199;
-      expect(summary).toMatchObject({ rows: 1_200, valid: 1_199, inserted: 1_199 - replayed, replayed, failed: 1 });
+      // The first rerun stores what the killed run had not, and the chunks it had stored are
+      // replayed: at least those counted after the kill (a chunk in flight when the client died
+      // may still commit afterwards), whole chunks of 500 either way. The second stores nothing.
+      const { replayed } = summary;
+      if (attempt === 0) {
+        expect([500, 1_000]).toContain(replayed);
+        expect(replayed).toBeGreaterThanOrEqual(afterCrash);
+      } else expect(replayed).toBe(1_199);
+      expect(summary).toMatchObject({ rows: 1_200, valid: 1_199, inserted: 1_199 - replayed, failed: 1 });
       expect(summary.errors).toEqual([{ line: 1_001, message: 'destino "Contenedor azul" is unknown (see GET /api/v1/destinos)' }]);
       expect(await t.db.record.count({ where: { establishment_id: tenant.establishmentId } })).toBe(1_199);
     }

@@ -1,6 +1,6 @@
 import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import { MermaError } from './core/errors.js';
-import { HttpCore } from './core/http.js';
+import { countOption, durationOption, HttpCore } from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
@@ -41,9 +41,14 @@ export type MermaOptions = {
 
 export const DEFAULT_BASE_URL = 'https://api.merma.app';
 
+/** An environment variable, where the runtime has them and lets us read them (Deno may not). */
 function env(name: string): string | undefined {
-  const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  return proc?.env?.[name] || undefined;
+  try {
+    const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+    return proc?.env?.[name] || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isBrowserLike(): boolean {
@@ -87,9 +92,9 @@ export class Merma {
     const core = new HttpCore({
       apiKey,
       baseUrl: options.baseUrl ?? env('MERMA_BASE_URL') ?? DEFAULT_BASE_URL,
-      timeout: options.timeout ?? 30_000,
-      maxRetries: options.maxRetries ?? 2,
-      maxRetryAfter: options.maxRetryAfter ?? 60_000,
+      timeout: durationOption(options.timeout, 30_000),
+      maxRetries: countOption(options.maxRetries, 2),
+      maxRetryAfter: countOption(options.maxRetryAfter, 60_000),
       fetch: options.fetch,
       defaultHeaders: options.defaultHeaders,
       log: makeLogger(logLevel, options.logger ?? globalThis.console),

@@ -174,8 +174,13 @@ export type VerifyDeliveryOptions = {
 
 export type VerifyResult = { ok: true; scheme: 'standard-webhooks' | 'x-service-signature' } | { ok: false; reason: string };
 
+/**
+ * A header from a Fetch `Headers` (any implementation: undici's, node-fetch's, another realm's) or
+ * a plain object such as Node's `req.headers` (names in any case; repeated values joined).
+ */
 export function header(headers: WebhookHeaders, name: string): string | undefined {
-  if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
+  const get = (headers as { get?: unknown }).get;
+  if (typeof get === 'function') return (get.call(headers, name) as string | null) ?? undefined;
   const wanted = name.toLowerCase();
   for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
     if (k.toLowerCase() === wanted) return Array.isArray(v) ? v.join(', ') : v;
@@ -235,7 +240,9 @@ export async function verifyDelivery(options: VerifyDeliveryOptions): Promise<Ve
   if (seconds - now > tolerance) return { ok: false, reason: `webhook-timestamp is more than ${tolerance} s in the future (clock skew)` };
 
   const candidates: Uint8Array<ArrayBuffer>[] = [];
-  for (const entry of signature.split(' ')) {
+  // Space-separated `v1,<base64>` entries; a header repeated on the way arrives joined with ", ",
+  // so a comma ending an entry is a separator, not part of it (base64 has no commas).
+  for (const entry of signature.split(' ').map((e) => e.replace(/,+$/, ''))) {
     const comma = entry.indexOf(',');
     if (comma < 0 || entry.slice(0, comma) !== 'v1') continue;
     const bytes = base64ToBytes(entry.slice(comma + 1));

@@ -179,3 +179,25 @@ describe('malformed headers', () => {
     });
   });
 });
+
+describe('headers as receivers hand them over', () => {
+  it('reads any Headers-like object, and a webhook-signature header repeated on the way', async () => {
+    const [current, previous] = [generateSecret(), generateSecret()];
+    const body = '{"event":"record.created"}';
+    const signed = await signDelivery({ payload: body, secrets: [previous, current], id: 'msg_h', timestamp: nowSeconds() });
+    // Another Fetch implementation's Headers (not this realm's class): only `get` is relied on.
+    const map = new Map(Object.entries(signed));
+    const foreign = { get: (name: string) => map.get(name.toLowerCase()) ?? null };
+    expect(await verifyDelivery({ payload: body, headers: foreign as unknown as Headers, secret: current })).toMatchObject({ ok: true });
+    // The two signatures as two header lines: Node gives an array, Headers joins them with ", ".
+    const [first, second] = signed['webhook-signature'].split(' ') as [string, string];
+    const asArray = { ...signed, 'webhook-signature': [first, second] };
+    const joined = new Headers({ ...signed, 'webhook-signature': first });
+    joined.append('webhook-signature', second);
+    for (const headers of [asArray, joined]) {
+      for (const secret of [current, previous]) {
+        expect(await verifyDelivery({ payload: body, headers, secret })).toMatchObject({ ok: true });
+      }
+    }
+  });
+});

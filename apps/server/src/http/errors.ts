@@ -91,7 +91,11 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   const timestamp = new Date().toISOString();
   const status = error.status;
   if (error.extra?.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.extra.retryAfterSeconds));
-  if (error.extra?.shouldRetry !== undefined) reply.header('x-should-retry', String(error.extra.shouldRetry));
+  // A conflict is about the state of things (a deactivated subscription, a completed session, a
+  // key reused with another body): sending the same request again cannot help, unless the domain
+  // says otherwise (a request with the same key still in progress).
+  const shouldRetry = error.extra?.shouldRetry ?? (error.code === 'conflict' ? false : undefined);
+  if (shouldRetry !== undefined) reply.header('x-should-retry', String(shouldRetry));
   let body: ErrorBody | RateLimitErrorBody;
   if (error.code === 'rate_limited') {
     body = {

@@ -5,6 +5,7 @@ import {
   APIError,
   APIUserAbortError,
   type ErrorBody,
+  MermaError,
   RateLimitError,
   retryAfterMs,
 } from './errors.js';
@@ -56,10 +57,13 @@ const BACKOFF_MAX_MS = 8_000;
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new APIUserAbortError(undefined, { cause: signal.reason }));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     const onAbort = () => {
       clearTimeout(timer);
       reject(new APIUserAbortError(undefined, { cause: signal?.reason }));
@@ -74,15 +78,38 @@ export function backoffMs(retry: number): number {
   return base * (1 - Math.random() * 0.25);
 }
 
-/** Reads a body as JSON when it is JSON; `undefined` for an empty body; the text otherwise. */
-async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text().catch(() => '');
+/** Parses a body as JSON when it is JSON; `undefined` for an empty body; the text otherwise. */
+function parseBody(text: string): unknown {
   if (text === '') return undefined;
   try {
     return JSON.parse(text);
   } catch {
     return text;
   }
+}
+
+/** Longest delay setTimeout keeps (a larger one fires at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A count option: a whole number ≥ 0, else `fallback` (NaN or a negative number is a mistake, not "forever"). */
+export function countOption(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : fallback;
+}
+
+/** A duration option in ms: > 0, at most what a timer can wait (Infinity means that long), else `fallback`. */
+export function durationOption(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && value > 0 ? Math.min(value, MAX_TIMER_MS) : fallback;
+}
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** A random UUID v4, also outside secure contexts (an http:// page has no crypto.randomUUID). */
+export function uuid4(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  const b = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  b[6] = ((b[6] as number) & 0x0f) | 0x40;
+  b[8] = ((b[8] as number) & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** Thrown inside `attempt` when an attempt's own timeout fires (not the caller's signal). */
@@ -113,23 +140,44 @@ export class HttpCore {
     this.prefix = `${options.baseUrl.replace(/\/+$/, '')}/api/v1`;
   }
 
-  /** One HTTP exchange: the response, or a rejection (AttemptTimeout, a network error, the caller's abort). */
-  private async attempt(url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<Response> {
+  /**
+   * One HTTP exchange, body included, under the attempt's timeout and the caller's signal: the
+   * response and its text, or a rejection (AttemptTimeout, a network error, the caller's abort).
+   */
+  private async attempt(
+    url: string,
+    init: RequestInit,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ response: Response; text: string }> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     let timedOut = false;
+    let expire: (reason: unknown) => void = () => {};
+    // Raced against the exchange too, so a custom fetch that ignores the signal still times out.
+    const expired = new Promise<never>((_, reject) => {
+      expire = reject;
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
+      expire(new AttemptTimeout(`Request timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    const exchange = (async () => {
+      const response = await (this.options.fetch ?? globalThis.fetch)(url, { ...init, signal: controller.signal });
+      return { response, text: await response.text() };
+    })();
     try {
-      return await (this.options.fetch ?? globalThis.fetch)(url, { ...init, signal: controller.signal });
+      return await Promise.race([exchange, expired]);
     } catch (err) {
-      throw timedOut ? new AttemptTimeout(`Request timed out after ${timeoutMs} ms`, { cause: err }) : err;
+      throw timedOut && !(err instanceof AttemptTimeout)
+        ? new AttemptTimeout(`Request timed out after ${timeoutMs} ms`, { cause: err })
+        : err;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+      exchange.catch(() => {}); // the loser of the race must not surface as an unhandled rejection
     }
   }
 
@@ -141,42 +189,34 @@ export class HttpCore {
   /** Sends `call` with retries and resolves with the parsed 2xx body and its response. */
   async send(call: Call, opts: RequestOptions = {}): Promise<APIResponse<unknown>> {
     const { log } = this.options;
-    const maxRetries = opts.maxRetries ?? this.options.maxRetries;
-    const idempotencyKey =
-      call.method === 'POST' && opts.idempotencyKey !== false ? (opts.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+    const maxRetries = countOption(opts.maxRetries, this.options.maxRetries);
+    const timeout = durationOption(opts.timeout, this.options.timeout);
+    const headers = this.headersFor(call, opts);
+    const idempotencyKey = headers.get('idempotency-key') ?? undefined;
+    // Only a POST carrying an Idempotency-Key may be sent twice: the API stores it once.
+    const safe = call.method !== 'POST' || idempotencyKey !== undefined;
     const searchParams = new URLSearchParams();
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined && v !== null) searchParams.set(k, String(v));
-    const target = `${call.method} ${call.path}${searchParams.size ? `?${searchParams}` : ''}`;
-    const url = `${this.prefix}/${call.path.replace(/^\//, '')}${searchParams.size ? `?${searchParams}` : ''}`;
-    const init: RequestInit = {
-      method: call.method,
-      headers: {
-        accept: 'application/json',
-        ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        'x-merma-sdk': `js/${VERSION}`,
-        ...this.options.defaultHeaders,
-        ...opts.headers,
-        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-        authorization: `Bearer ${this.options.apiKey}`,
-      },
-      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-    };
+    const query = searchParams.toString();
+    const target = `${call.method} ${call.path}${query ? `?${query}` : ''}`;
+    const url = `${this.prefix}/${call.path.replace(/^\//, '')}${query ? `?${query}` : ''}`;
+    const init: RequestInit = { method: call.method, headers, ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}) };
 
     for (let attempt = 0; ; attempt++) {
       if (opts.signal?.aborted) throw new APIUserAbortError(undefined, { cause: opts.signal.reason });
       const started = Date.now();
       log.debug(`→ ${target}${attempt ? ` (retry ${attempt})` : ''}`);
-      let response: Response;
+      let exchange: { response: Response; text: string };
       try {
-        response = await this.attempt(url, init, opts.timeout ?? this.options.timeout, opts.signal);
+        exchange = await this.attempt(url, init, timeout, opts.signal);
       } catch (err) {
-        if (opts.signal?.aborted) throw new APIUserAbortError(undefined, { cause: err });
+        if (opts.signal?.aborted) throw new APIUserAbortError(undefined, { cause: opts.signal.reason });
         const failure =
           err instanceof AttemptTimeout
             ? new APIConnectionTimeoutError(err.message, { cause: err })
             : new APIConnectionError(`Connection error: ${(err as Error).message}`, { cause: err });
-        if (attempt >= maxRetries) {
-          log.error(`✗ ${target}: ${failure.message}`);
+        if (!safe || attempt >= maxRetries) {
+          log.error(`✗ ${target}: ${failure.message}${safe ? '' : ' (a POST without an Idempotency-Key is not retried)'}`);
           throw failure;
         }
         const wait = backoffMs(attempt);
@@ -185,8 +225,9 @@ export class HttpCore {
         continue;
       }
 
+      const { response } = exchange;
       const requestId = response.headers.get('x-request-id') ?? undefined;
-      const body = await readBody(response);
+      const body = parseBody(exchange.text);
       log.debug(`← ${response.status} ${target} in ${Date.now() - started} ms (request ${requestId ?? 'without id'})`);
 
       if (response.ok) {
@@ -203,7 +244,6 @@ export class HttpCore {
       const retryable =
         shouldRetryHeader === 'true' ||
         (shouldRetryHeader !== 'false' && (RETRYABLE_STATUS.has(response.status) || response.status >= 500));
-      const safe = call.method !== 'POST' || idempotencyKey !== undefined;
       if (!retryable || !safe || attempt >= maxRetries) {
         log.warn(`✗ ${target}: ${response.status} ${error.message} (request ${requestId ?? 'without id'})`);
         throw error;
@@ -219,5 +259,38 @@ export class HttpCore {
       log.info(`${target}: ${response.status}; retrying in ${Math.round(wait)} ms (request ${requestId ?? 'without id'})`);
       await sleep(wait, opts.signal);
     }
+  }
+
+  /**
+   * The headers of a call, names compared without regard to case: the client's defaults, then the
+   * call's own, then what the SDK decides. `Authorization` is always the client's key. A POST's
+   * Idempotency-Key is `idempotencyKey` when given, else an `Idempotency-Key` header the caller
+   * set, else a new UUID (none with `idempotencyKey: false`). A key must be 1 to 255 visible ASCII
+   * characters, as the API requires; another is refused here, before anything is sent.
+   */
+  private headersFor(call: Call, opts: RequestOptions): Headers {
+    let headers: Headers;
+    try {
+      headers = new Headers(this.options.defaultHeaders);
+      new Headers(opts.headers).forEach((value, name) => {
+        headers.set(name, value);
+      });
+    } catch (err) {
+      throw new MermaError(`Invalid header: ${(err as Error).message}`, { cause: err });
+    }
+    if (!headers.has('accept')) headers.set('accept', 'application/json');
+    if (call.body !== undefined) headers.set('content-type', 'application/json');
+    headers.set('x-merma-sdk', `js/${VERSION}`);
+    headers.set('authorization', `Bearer ${this.options.apiKey}`);
+    if (call.method !== 'POST' || opts.idempotencyKey === false) {
+      headers.delete('idempotency-key');
+      return headers;
+    }
+    const key = opts.idempotencyKey || headers.get('idempotency-key') || uuid4();
+    if (!IDEMPOTENCY_KEY.test(key)) {
+      throw new MermaError(`Invalid idempotency key ${JSON.stringify(key)}: use 1 to 255 visible ASCII characters (no spaces)`);
+    }
+    headers.set('idempotency-key', key);
+    return headers;
   }
 }

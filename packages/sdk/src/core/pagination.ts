@@ -3,7 +3,8 @@ import type { APIResponse } from './api-promise.js';
 /**
  * Offset pagination, as `GET /api/v1/records` answers it (`meta.pagination`). `has_more` is
  * computed from `offset + data.length < total` when the server does not send it (the contract's
- * shape is `{ limit, offset, total }`); `total` is undefined when the server sends none.
+ * shape is `{ limit, offset, total }`), and from a full page when it sends neither; `total` is
+ * undefined when the server sends none.
  */
 export type PaginationMeta = { limit: number; offset: number; total: number | undefined; has_more: boolean };
 
@@ -12,8 +13,11 @@ function paginationOf(body: unknown, offset: number, count: number): PaginationM
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const total = num(raw?.total);
   const at = num(raw?.offset) ?? offset;
-  const hasMore = typeof raw?.has_more === 'boolean' ? raw.has_more : total !== undefined && at + count < total;
-  return { limit: num(raw?.limit) ?? count, offset: at, total, has_more: hasMore };
+  const limit = num(raw?.limit);
+  // has_more when sent; else from total; else a full page suggests more (a short one ends the list).
+  const hasMore =
+    typeof raw?.has_more === 'boolean' ? raw.has_more : total !== undefined ? at + count < total : limit !== undefined && count >= limit;
+  return { limit: limit ?? count, offset: at, total, has_more: hasMore };
 }
 
 /** One page of a list. */
@@ -81,15 +85,18 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     const seen = new Set<unknown>(); // offsets can shift under concurrent writes: never yield twice
     let page = await this.firstPage();
     for (;;) {
+      let fresh = 0;
       for (const item of page.data) {
         const id = (item as { id?: unknown } | null)?.id;
         if (id !== undefined) {
           if (seen.has(id)) continue;
           seen.add(id);
         }
+        fresh++;
         yield item;
       }
-      if (!page.hasNextPage()) return;
+      // A page with nothing new means the server is not moving forward: stop rather than loop.
+      if (fresh === 0 || !page.hasNextPage()) return;
       page = await page.getNextPage();
     }
   }

@@ -1,7 +1,7 @@
 import { MAX_BATCH_RECORDS } from '@merma/schema';
 import type { APIPromise } from '../core/api-promise.js';
-import { APIError, APIUserAbortError } from '../core/errors.js';
-import type { HttpCore, RequestOptions } from '../core/http.js';
+import { APIConnectionError, APIError } from '../core/errors.js';
+import { countOption, type HttpCore, type RequestOptions } from '../core/http.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
   BatchInsertedItem,
@@ -84,9 +84,12 @@ export class Records {
    * A chunk that fails as a whole after its retries (connection lost, 5xx, 429 beyond
    * `maxRetryAfter`) is reported item by item, never dropped; when the outcome is unknown
    * (connection lost mid-request), rerun with the same `idempotencyKey` to store exactly once.
+   * An abort (`signal`) stops the batch and throws APIUserAbortError: chunks already answered
+   * are stored, so give an `idempotencyKey` to make the rerun safe.
    */
   async batch(items: readonly CreateRecordInput[], options: BatchOptions = {}): Promise<BatchSummary> {
-    const { concurrency = 1, onProgress, idempotencyKey, ...request } = options;
+    const { onProgress, idempotencyKey, ...request } = options;
+    const concurrency = Math.max(1, countOption(options.concurrency, 1));
     const summary: BatchSummary = { inserted: 0, replayed: 0, failed: 0, errors: [], records: [], requestIds: [] };
     const chunks: number[] = [];
     for (let start = 0; start < items.length; start += MAX_BATCH_RECORDS) chunks.push(start);
@@ -107,7 +110,16 @@ export class Records {
             { ...request, ...(key !== undefined ? { idempotencyKey: key } : {}) },
           );
           summary.requestIds[n] = res.requestId;
-          const answer = (res.data ?? {}) as BatchAnswer;
+          if (typeof res.data !== 'object' || res.data === null || Array.isArray(res.data)) {
+            // A 2xx that is not the API's answer (a proxy's page?): nothing says what was stored.
+            const error = `chunk ${n}: the ${res.response.status} answer was not the API's, so what was stored is unknown; rerun with the same idempotencyKey to store exactly once`;
+            for (let i = 0; i < chunk.length; i++) summary.errors.push({ index: start + i, code: 'unknown_outcome', error });
+            summary.failed += chunk.length;
+            sent += chunk.length;
+            report();
+            continue;
+          }
+          const answer = res.data as BatchAnswer;
           const errors = list<BatchItemError>(answer.errors);
           const stored = count(answer.inserted, chunk.length - errors.length);
           const replayed = res.response.headers.get('idempotent-replayed') === 'true';
@@ -117,7 +129,8 @@ export class Records {
           else summary.inserted += stored;
           summary.failed += count(answer.failed, errors.length);
         } catch (err) {
-          if (err instanceof APIUserAbortError) throw err;
+          // A cancelled call, or a mistake of the caller (an invalid key), stops the whole batch.
+          if (!(err instanceof APIError) && !(err instanceof APIConnectionError)) throw err;
           summary.requestIds[n] = err instanceof APIError ? err.requestId : undefined;
           const code = err instanceof APIError ? (err.code ?? `http_${err.status}`) : 'connection_error';
           const message = err instanceof Error ? err.message : String(err);
@@ -131,7 +144,7 @@ export class Records {
         report();
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, chunks.length)) }, worker));
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, chunks.length)) }, worker));
     if (chunks.length === 0) report();
     summary.errors.sort((a, b) => a.index - b.index);
     summary.records.sort((a, b) => a.index - b.index);

@@ -1,0 +1,210 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, Merma, MermaError } from '../src/index.js';
+import { DESTINO, KEY, record, uuid } from './setup.js';
+
+/**
+ * Failure modes found in review, each against a real HTTP server scripted per test: what a client
+ * does when the body stalls or breaks, how headers are merged, when a POST may be sent twice, and
+ * that nothing loops forever on a misbehaving server.
+ */
+type Seen = { method: string; url: string; headers: Record<string, string | string[] | undefined>; body: string };
+let handle: (req: Seen, res: ServerResponse) => void = (_req, res) => res.end();
+const seen: Seen[] = [];
+let server: Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      seen.push(entry);
+      handle(entry, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterEach(() => {
+  seen.length = 0;
+  server.closeAllConnections();
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const client = (opts: Partial<ConstructorParameters<typeof Merma>[0]> = {}) => new Merma({ apiKey: KEY, baseUrl, ...opts });
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+const envelope = (data: unknown, extra: object = {}) => ({ success: true, data, timestamp: '2026-11-23T10:00:00.000Z', ...extra });
+const valid = { food_category: 'meat' as const, weight_kg: 1, destino_id: DESTINO };
+
+describe('a POST is sent twice only with an Idempotency-Key', () => {
+  it('is not retried after a connection error when sent without a key', async () => {
+    handle = (_req, res) => res.socket?.destroy();
+    const err = await client({ maxRetries: 3 })
+      .records.create(valid, { idempotencyKey: false })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(APIConnectionError);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.headers['idempotency-key']).toBeUndefined();
+  });
+
+  it('is retried after a connection error with its key, the same on every attempt', async () => {
+    handle = (_req, res) => (seen.length < 3 ? res.socket?.destroy() : json(res, 201, envelope(record(1))));
+    const created = await client({ maxRetries: 3 }).records.create(valid);
+    expect(created.id).toBe(record(1).id);
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen.map((s) => s.headers['idempotency-key'])).size).toBe(1);
+  });
+
+  it('treats an empty idempotencyKey as not given: a key is generated, never an empty header', async () => {
+    handle = (_req, res) => json(res, 201, envelope(record(1)));
+    await client().records.create(valid, { idempotencyKey: '' });
+    expect(seen[0]?.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses a key the API would refuse, before sending anything', async () => {
+    for (const key of ['pedido-€-42', 'two words', 'k'.repeat(256)]) {
+      const err = await client()
+        .records.create(valid, { idempotencyKey: key })
+        .catch((e) => e);
+      expect(err).toBeInstanceOf(MermaError);
+      expect(err.message).toMatch(/Invalid idempotency key/);
+    }
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe('headers', () => {
+  it('honours an Idempotency-Key header set by the caller, in any case, and never lets Authorization be replaced', async () => {
+    handle = (_req, res) => json(res, 201, envelope(record(1)));
+    const merma = client({ defaultHeaders: { Authorization: 'Bearer someone-else', 'X-Erp': 'madrid' } });
+    await merma.records.create(valid, { headers: { 'Idempotency-Key': 'ticket-42' } });
+    await merma.records.create(valid, { headers: { 'idempotency-key': 'ticket-43' }, idempotencyKey: 'ticket-44' });
+    expect(seen.map((s) => s.headers['idempotency-key'])).toEqual(['ticket-42', 'ticket-44']);
+    expect(seen.map((s) => s.headers.authorization)).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`]);
+    expect(seen[0]?.headers['x-erp']).toBe('madrid');
+  });
+
+  it('sends no Idempotency-Key on a GET even when one is among the default headers', async () => {
+    handle = (_req, res) => json(res, 200, envelope([]));
+    await client({ defaultHeaders: { 'Idempotency-Key': 'nope' } }).causas.list();
+    expect(seen[0]?.headers['idempotency-key']).toBeUndefined();
+  });
+});
+
+describe('the timeout and the signal cover the whole answer, body included', () => {
+  it('times out a server that sends its headers and then stalls', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"success":true,');
+    };
+    const started = Date.now();
+    const err = await client({ timeout: 200, maxRetries: 0 })
+      .causas.list()
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('aborts while the body is being read', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"success":true,');
+    };
+    const controller = new AbortController();
+    const pending = client()
+      .causas.list({ signal: controller.signal })
+      .catch((e) => e);
+    while (seen.length === 0) await new Promise((r) => setTimeout(r, 10));
+    controller.abort(new Error('closing'));
+    const err = await pending;
+    expect(err).toBeInstanceOf(APIUserAbortError);
+    expect(err.cause).toEqual(new Error('closing'));
+  });
+
+  it('retries, with the same key, a 2xx whose body breaks off: the API replays the stored answer', async () => {
+    handle = (_req, res) => {
+      if (seen.length === 1) {
+        res.writeHead(201, { 'content-type': 'application/json', 'content-length': '500' });
+        res.write('{"success":true,"data":{"id"');
+        res.socket?.destroy();
+      } else json(res, 201, envelope(record(7)));
+    };
+    const created = await client({ maxRetries: 2 }).records.create(valid);
+    expect(created.id).toBe(record(7).id);
+    expect(seen).toHaveLength(2);
+    expect(seen[0]?.headers['idempotency-key']).toBe(seen[1]?.headers['idempotency-key']);
+  });
+});
+
+describe('options and servers that misbehave', () => {
+  it('reads NaN, negative and infinite options as mistakes, not as "forever"', async () => {
+    handle = (_req, res) => json(res, 503, { error: 'down', status: 503, code: 'service_unavailable' });
+    const err = await client({ maxRetries: Number.NaN, timeout: Number.POSITIVE_INFINITY })
+      .causas.list({ maxRetries: -1 })
+      .catch((e) => e);
+    expect(err.status).toBe(503);
+    expect(seen).toHaveLength(3); // the default: 2 retries
+  }, 20_000);
+
+  it('stops iterating when a page brings nothing new, instead of asking forever', async () => {
+    handle = (_req, res) =>
+      json(res, 200, envelope([record(1), record(2)], { meta: { pagination: { limit: 2, offset: 0, has_more: true } } }));
+    const ids: string[] = [];
+    for await (const r of client().records.list({ limit: 2 })) ids.push(r.id);
+    expect(ids).toEqual([uuid(1), uuid(2)]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('walks pages when the server sends neither has_more nor total, until a short page', async () => {
+    const all = Array.from({ length: 5 }, (_, i) => record(i + 1));
+    handle = (req, res) => {
+      const offset = Number(new URL(req.url, 'http://x').searchParams.get('offset'));
+      json(res, 200, envelope(all.slice(offset, offset + 2), { meta: { pagination: { limit: 2, offset } } }));
+    };
+    const ids: string[] = [];
+    for await (const r of client().records.list({ limit: 2 })) ids.push(r.id);
+    expect(ids).toEqual(all.map((r) => r.id));
+  });
+
+  it('reports a batch chunk answered 2xx by something that is not the API as of unknown outcome, not as stored', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>proxy</html>');
+    };
+    const result = await client().records.batch([valid, valid]);
+    expect(result).toMatchObject({ inserted: 0, replayed: 0, failed: 2 });
+    expect(result.errors.map((e) => e.code)).toEqual(['unknown_outcome', 'unknown_outcome']);
+  });
+
+  it('stops a batch on a mistake of the caller instead of reporting it as a connection failure', async () => {
+    handle = (_req, res) => json(res, 200, envelope({ inserted: 1, failed: 0, errors: [] }));
+    const err = await client()
+      .records.batch([valid], { idempotencyKey: 'k'.repeat(255) })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(MermaError);
+    expect(err.message).toMatch(/Invalid idempotency key/);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('starts where environment variables cannot be read (Deno without --allow-env)', () => {
+    const saved = process.env;
+    process.env = new Proxy({} as NodeJS.ProcessEnv, {
+      get() {
+        throw new Error('NotCapable: Requires env access');
+      },
+    });
+    try {
+      expect(client().livemode).toBe(false);
+    } finally {
+      process.env = saved;
+    }
+  });
+});
