@@ -208,3 +208,21 @@ describe('options and servers that misbehave', () => {
     }
   });
 });
+
+describe('a custom fetch that ignores its signal', () => {
+  const deaf: typeof fetch = () => new Promise<Response>(() => {});
+
+  it('still times out', async () => {
+    const err = await new Merma({ apiKey: KEY, baseUrl, fetch: deaf, timeout: 100, maxRetries: 0 }).causas.list().catch((e) => e);
+    expect(err).toBeInstanceOf(APIConnectionTimeoutError);
+  });
+
+  it('still stops when the caller aborts', async () => {
+    const controller = new AbortController();
+    const pending = new Merma({ apiKey: KEY, baseUrl, fetch: deaf }).causas.list({ signal: controller.signal }).catch((e) => e);
+    setTimeout(() => controller.abort(new Error('enough')), 20);
+    const err = await pending;
+    expect(err).toBeInstanceOf(APIUserAbortError);
+    expect(err.cause).toEqual(new Error('enough'));
+  });
+});

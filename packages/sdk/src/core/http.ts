@@ -151,14 +151,17 @@ export class HttpCore {
     signal: AbortSignal | undefined,
   ): Promise<{ response: Response; text: string }> {
     const controller = new AbortController();
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
     let timedOut = false;
     let expire: (reason: unknown) => void = () => {};
-    // Raced against the exchange too, so a custom fetch that ignores the signal still times out.
+    // Raced against the exchange, so a custom fetch that ignores its signal still stops in time.
     const expired = new Promise<never>((_, reject) => {
       expire = reject;
     });
+    const onAbort = () => {
+      controller.abort(signal?.reason);
+      expire(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
