@@ -141,7 +141,13 @@ describe('durability under load, with faults', () => {
     const org = await createOrganization(db, { name: 'Load', plan: 'enterprise' });
     const tenants: { key: string; establishmentId: string }[] = [];
     for (let i = 0; i < TENANTS; i++) {
-      const est = await createEstablishment(db, { org: org.id, name: `Load ${i}`, cif: `B${String(20_000_000 + i)}`, sector: 'horeca' });
+      const est = await createEstablishment(db, {
+        org: org.id,
+        name: `Load ${i}`,
+        cif: `B${String(20_000_000 + i)}`,
+        sector: 'horeca',
+        timezone: 'Europe/Madrid',
+      });
       tenants.push({ key: (await createKey(db, { establishment: est.id, mode: 'test' })).key, establishmentId: est.id });
     }
     // The first establishment has a webhook subscription: its events must survive the faults too.

@@ -13,7 +13,7 @@ import {
   revokeKey,
   setOrganizationPlan,
 } from './admin/service.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 
 /**
@@ -34,7 +34,7 @@ const USAGE = `usage: merma-admin <command>
   quickstart`;
 
 type Flags = Record<string, string | undefined>;
-type Command = { flags: string[]; required: string[]; run(db: Database['prisma'], f: Flags): Promise<unknown> };
+type Command = { flags: string[]; required: string[]; run(db: Database['prisma'], f: Flags, config: Config): Promise<unknown> };
 
 const COMMANDS: Record<string, Command> = {
   'org create': {
@@ -65,13 +65,13 @@ const COMMANDS: Record<string, Command> = {
   'establishment create': {
     flags: ['org', 'name', 'cif', 'sector', 'timezone'],
     required: ['org', 'name', 'cif', 'sector'],
-    run: (db, f) =>
+    run: (db, f, config) =>
       createEstablishment(db, {
         org: f.org as string,
         name: f.name as string,
         cif: f.cif as string,
         sector: f.sector as string,
-        ...(f.timezone ? { timezone: f.timezone } : {}),
+        timezone: f.timezone ?? config.defaultTimezone,
       }),
   },
   'key create': {
@@ -95,7 +95,7 @@ const COMMANDS: Record<string, Command> = {
     required: ['org', 'file'],
     run: (db, f) => importProducts(db, { org: f.org as string, csv: readCsv(f.file as string) }),
   },
-  quickstart: { flags: [], required: [], run: (db) => quickstart(db) },
+  quickstart: { flags: [], required: [], run: (db, _f, config) => quickstart(db, { timezone: config.defaultTimezone }) },
 };
 
 function readCsv(path: string): string {
@@ -135,7 +135,7 @@ async function main(argv: string[]) {
   const missing = command.required.filter((f) => values[f] === undefined || values[f] === '');
   if (missing.length) fail(`${name}: missing ${missing.map((m) => `--${m}`).join(', ')}`, 2);
 
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -145,7 +145,7 @@ async function main(argv: string[]) {
   const database = await openDatabase(config, { migrate: config.migrateOnBoot });
   let result: unknown;
   try {
-    result = await command.run(database.prisma, values);
+    result = await command.run(database.prisma, values, config);
   } catch (err) {
     await database.close();
     if (err instanceof AdminError) fail(err.message);

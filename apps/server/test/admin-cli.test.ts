@@ -269,6 +269,40 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     expect(await products()).toEqual(expected);
   });
 
+  it("DEFAULT_TIMEZONE is the zone of establishments created without --timezone, and of quickstart's", async () => {
+    const org = await ok(['org', 'create', '--name', 'Canarias', '--plan', 'enterprise']);
+    const env = { DATABASE_URL: database.url, DEFAULT_TIMEZONE: 'Atlantic/Canary' };
+    const created = await cli(
+      ['establishment', 'create', '--org', org.id, '--name', 'Las Palmas', '--cif', 'B76543210', '--sector', 'retail'],
+      env,
+    );
+    expect(created, created.stderr).toMatchObject({ code: 0, stderr: '' });
+    const est = JSON.parse(created.stdout);
+    expect(est.timezone).toBe('Atlantic/Canary');
+    expect(await sql('SELECT timezone FROM establishments WHERE id = $1', [est.id])).toEqual([{ timezone: 'Atlantic/Canary' }]);
+    const quick = await cli(['quickstart'], env);
+    expect(JSON.parse(quick.stdout).establishment.timezone).toBe('Atlantic/Canary');
+    // --timezone still wins over the default.
+    const madrid = await cli(
+      [
+        'establishment',
+        'create',
+        '--org',
+        org.id,
+        '--name',
+        'Madrid',
+        '--cif',
+        'B76543211',
+        '--sector',
+        'retail',
+        '--timezone',
+        'Europe/Madrid',
+      ],
+      env,
+    );
+    expect(JSON.parse(madrid.stdout).timezone).toBe('Europe/Madrid');
+  });
+
   it('quickstart: an Enterprise organisation, an establishment and a test key with every permission', async () => {
     const q = await ok(['quickstart']);
     expect(q.organization).toMatchObject({ plan: 'enterprise' });

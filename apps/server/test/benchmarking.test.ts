@@ -7,7 +7,7 @@ let t: TestContext;
 
 async function establishment(sector: string, kgInWindow: number[], options: { livemode?: boolean } = {}): Promise<Tenant> {
   const org = await createOrganization(t.db, { name: `Org ${sector}`, plan: 'enterprise' });
-  const est = await createEstablishment(t.db, { org: org.id, name: `E ${sector}`, cif: 'B12345678', sector });
+  const est = await createEstablishment(t.db, { org: org.id, name: `E ${sector}`, cif: 'B12345678', sector, timezone: 'Europe/Madrid' });
   const key = await createKey(t.db, { establishment: est.id, mode: options.livemode ? 'live' : 'test' });
   const tenant = { organizationId: org.id, establishmentId: est.id, key: key.key, keyId: key.id };
   for (const [i, kg] of kgInWindow.entries()) {

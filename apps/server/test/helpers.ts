@@ -155,7 +155,7 @@ export async function createTenant(
     name: `Cocina ${counter}`,
     cif: `B${String(10_000_000 + counter).slice(-8)}`,
     sector: 'horeca',
-    ...(options.timezone ? { timezone: options.timezone } : {}),
+    timezone: options.timezone ?? 'Europe/Madrid',
   });
   const key = await createKey(db, {
     establishment: est.id,

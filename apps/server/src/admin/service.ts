@@ -119,14 +119,15 @@ function assertTimezone(tz: string): string {
   return canonical;
 }
 
-export async function createEstablishment(db: Db, input: { org: string; name: string; cif: string; sector: string; timezone?: string }) {
+/** `timezone`: the establishment's IANA zone (the CLI passes DEFAULT_TIMEZONE when --timezone is not given). */
+export async function createEstablishment(db: Db, input: { org: string; name: string; cif: string; sector: string; timezone: string }) {
   const orgId = assertUuid(input.org, '--org');
   if (!input.name.trim()) throw new AdminError('--name must not be empty');
   if (!/^[A-Za-z0-9]{8,12}$/.test(input.cif)) throw new AdminError('--cif must be 8 to 12 letters or digits (e.g. B12345678)');
   if (!(SECTORS as readonly string[]).includes(input.sector)) {
     throw new AdminError(`--sector must be one of ${SECTORS.join(', ')}`);
   }
-  const timezone = assertTimezone(input.timezone ?? 'Europe/Madrid');
+  const timezone = assertTimezone(input.timezone);
   const org = await db.organization.findUnique({ where: { id: orgId } });
   if (!org) throw new AdminError(`No organisation ${orgId}`);
   const id = randomUUID();
@@ -291,15 +292,15 @@ export async function importProducts(db: Db, input: { org: string; csv: string }
   return { organization_id: orgId, created: products.length - updated, updated };
 }
 
-/** A demo organisation (Enterprise), establishment and test key with every permission. */
-export async function quickstart(db: Db) {
+/** A demo organisation (Enterprise), establishment (in `timezone`) and test key with every permission. */
+export async function quickstart(db: Db, options: { timezone: string }) {
   const organization = await createOrganization(db, { name: 'Demo kitchen group', plan: 'enterprise' });
   const establishment = await createEstablishment(db, {
     org: organization.id,
     name: 'Cocina demo',
     cif: 'B00000000',
     sector: 'horeca',
-    timezone: 'Europe/Madrid',
+    timezone: options.timezone,
   });
   const key = await createKey(db, { establishment: establishment.id, mode: 'test', permissions: '*' });
   return { organization, establishment, key };

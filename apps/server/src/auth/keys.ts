@@ -33,7 +33,3 @@ export function hashApiKey(key: string): string {
 export function isWellFormedKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
-
-export function keyMode(key: string): KeyMode {
-  return key.startsWith(LIVE_KEY_PREFIX) ? 'live' : 'test';
-}

@@ -1,9 +1,9 @@
 import { API_PLANS, type Plan, type Sector } from '@merma/schema';
 import type { FastifyRequest } from 'fastify';
 import { hashApiKey, isWellFormedKey } from '../auth/keys.js';
+import type { AuthContext } from '../context.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
-import type { AuthContext } from '../trpc/context.js';
 
 /**
  * Resolves `Authorization: Bearer <key>` to the key's establishment, organisation, plan, mode and

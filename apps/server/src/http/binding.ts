@@ -1,9 +1,10 @@
 import { API_VERSION_PREFIX } from '@merma/schema';
 import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
 import { sqlOfPool, sqlOfTransaction } from '../db/sql.js';
-import type { Clock, Context } from '../trpc/context.js';
+import type { Context } from '../trpc/context.js';
 import type { AppRouter } from '../trpc/router.js';
 import { createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
 import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';

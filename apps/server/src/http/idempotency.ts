@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
+import type { AuthContext } from '../context.js';
 import type { Db, DbTx } from '../db/client.js';
 import { AppError } from '../errors.js';
-import type { AuthContext } from '../trpc/context.js';
 
 /**
  * `Idempotency-Key` on POST requests. The key is scoped to the establishment and mode and kept for

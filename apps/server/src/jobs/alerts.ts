@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Clock } from '../context.js';
 
 /**
  * `alerts.detect`: the spike detector of one establishment and mode, run (throttled to once every
@@ -14,7 +15,7 @@ import type pg from 'pg';
  * statement, and subscribers of `alert.triggered` receive it under that name.
  */
 export async function detectSpikes(
-  deps: { pool: pg.Pool; clock: () => Date; minKg: number },
+  deps: { pool: pg.Pool; clock: Clock; minKg: number },
   payload: { establishment_id: string; livemode: boolean },
 ): Promise<number> {
   const { rowCount } = await deps.pool.query(

@@ -1,5 +1,6 @@
 import { signDelivery } from '@merma/signing';
 import type pg from 'pg';
+import type { Clock } from '../context.js';
 import type { Mailer } from './mail.js';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
 import { type Agents, type SendPolicy, sendWebhook } from './send.js';
@@ -8,7 +9,7 @@ export type JobLog = { info(obj: object, msg?: string): void; warn(obj: object, 
 
 export type WebhookJobDeps = {
   pool: pg.Pool;
-  clock: () => Date;
+  clock: Clock;
   random: () => number;
   policy: SendPolicy;
   agents: Agents;

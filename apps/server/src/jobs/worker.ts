@@ -1,6 +1,7 @@
 import { Logger, type LogLevel, type Runner, type RunnerOptions, run } from 'graphile-worker';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import type { Clock } from '../context.js';
 import { detectSpikes } from './alerts.js';
 import { createMailer, type Mailer } from './mail.js';
 import { createAgents } from './send.js';
@@ -51,7 +52,7 @@ export type WorkerOptions = {
   config: Config;
   log: Log;
   version?: string;
-  clock?: () => Date;
+  clock?: Clock;
   random?: () => number;
   mailer?: Mailer;
   /** How often the dispatcher looks for waiting events; `config.worker.pollIntervalMs` by default. */

@@ -1,8 +1,9 @@
 import type { Permission } from '@merma/schema';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import { hasPermission } from '../context.js';
 import { AppError } from '../errors.js';
-import { type Context, hasPermission } from './context.js';
+import type { Context } from './context.js';
 
 /** Rate-limit bucket a route counts against (see http/rate-limit.ts). */
 export type RateBucket = 'general' | 'records_create' | 'analytics';

@@ -1,7 +1,7 @@
 import type { BenchmarkResult, Sector } from '@merma/schema';
+import type { AuthContext, Clock } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
-import type { AuthContext, Clock } from '../../trpc/context.js';
 
 export const BENCHMARK_WINDOW_DAYS = 90;
 export const MIN_SECTOR_SAMPLE = 5;

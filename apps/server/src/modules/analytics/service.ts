@@ -1,6 +1,6 @@
 import type { AnalyticsResult, FoodCategory } from '@merma/schema';
+import type { AuthContext, Clock } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import type { AuthContext, Clock } from '../../trpc/context.js';
 import { DATE_ONLY, lowerBoundSql, MAX_RANGE_DAYS, resolveRange, sqlParams, upperBoundSql } from './range.js';
 
 export type AnalyticsQueryParsed = {

@@ -1,6 +1,6 @@
 import type { Cause, Destination, Establishment, FoodCategory, Product, Sector } from '@merma/schema';
+import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import type { AuthContext } from '../../trpc/context.js';
 
 /**
  * The global catalogues (causes and destinations) are seeded by migrations and change only with a

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CreateRecordInput, type InboundEventResult } from '@merma/schema';
 import type { ZodError } from 'zod';
+import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { findText, NUL_CHARACTER } from '../../db/text.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
-import type { AuthContext, Clock } from '../../trpc/context.js';
 import type { CatalogCache } from '../catalog/service.js';
 import type { HashedFields } from '../records/hash.js';
 import { createRecord } from '../records/service.js';

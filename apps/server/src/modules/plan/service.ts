@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { PreventionPlan } from '@merma/schema';
+import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/emit.js';
-import type { AuthContext, Clock } from '../../trpc/context.js';
 import { addDays, localDate } from '../analytics/range.js';
 import { measuresFor } from './measures.js';
 

@@ -1,7 +1,7 @@
 import type { FoodCategory, Prediction } from '@merma/schema';
+import type { AuthContext, Clock } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
-import type { AuthContext, Clock } from '../../trpc/context.js';
 import { addDays, localDate } from '../analytics/range.js';
 import { backtest, forecast } from './model.js';
 

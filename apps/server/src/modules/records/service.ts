@@ -13,12 +13,12 @@ import {
   type WasteRecord,
   type WasteStage,
 } from '@merma/schema';
+import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
-import type { AuthContext, Clock } from '../../trpc/context.js';
 import { lowerBoundSql, resolveRange, sqlParams, upperBoundSql } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Pagination, Session } from '@merma/schema';
+import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { emitEvent } from '../../events/emit.js';
-import type { AuthContext, Clock } from '../../trpc/context.js';
 import { lowerBoundSql, sqlParams, upperBoundSql } from '../analytics/range.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateShiftInput, Shift } from '@merma/schema';
+import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import type { AuthContext } from '../../trpc/context.js';
 
 const toShift = (s: { id: string; name: string; start_time: string; end_time: string }): Shift => ({
   id: s.id,

@@ -6,11 +6,11 @@ import {
   type WebhookDelivery,
   type WebhookDeliveryAttempt,
 } from '@merma/schema';
+import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { addDeliveryJobsSql, ENQUEUE_DELIVERY_SQL } from '../../jobs/webhooks.js';
-import type { AuthContext } from '../../trpc/context.js';
 
 type Row = {
   id: string;

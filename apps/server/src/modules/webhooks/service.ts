@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EventType, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
 import { generateSecret } from '@merma/signing';
+import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
-import type { AuthContext } from '../../trpc/context.js';
 import { assertDeliverableUrl } from './target.js';
 
 /**
