@@ -35,6 +35,7 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: int(30_000, 1000),
   /** Trust X-Forwarded-* from the proxy in front (true, a hop count, or a comma list of addresses). */
   TRUST_PROXY: z.string().default('false'),
+  /** IANA time zone of establishments created without --timezone (merma-admin). */
   DEFAULT_TIMEZONE: z.string().default('Europe/Madrid'),
   /** Allow webhook URLs on private, loopback and link-local addresses (development and tests only). */
   WEBHOOKS_ALLOW_PRIVATE: bool.default(false),
@@ -52,34 +53,7 @@ const EnvSchema = z.object({
   ALERT_MIN_KG: z.coerce.number().min(0).default(5),
 });
 
-export type Config = {
-  env: 'development' | 'production' | 'test';
-  host: string;
-  port: number;
-  databaseUrl: string | undefined;
-  dataDir: string;
-  databasePoolSize: number;
-  migrateOnBoot: boolean;
-  redisUrl: string | undefined;
-  logLevel: string;
-  rateLimits: {
-    enabled: boolean;
-    generalPerMinute: number;
-    recordsPerMinute: number;
-    analyticsPerHour: number;
-    windowSeconds: number;
-  };
-  apiKeyCacheTtlMs: number;
-  requestTimeoutMs: number;
-  trustProxy: boolean | number | string;
-  defaultTimezone: string;
-  webhooksAllowPrivate: boolean;
-  worker: { concurrency: number; pollIntervalMs: number };
-  webhookTimeoutMs: number;
-  smtpUrl: string | undefined;
-  mailFrom: string;
-  alertMinKg: number;
-};
+export type Config = ReturnType<typeof toConfig>;
 
 export class ConfigError extends Error {}
 
@@ -90,7 +64,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
+  return toConfig(parsed.data);
+}
+
+/**
+ * The parsed variables, grouped as the code uses them. `Config` is this function's result type, so
+ * the schema above and this mapping are the only two places a setting is written.
+ */
+function toConfig(e: z.output<typeof EnvSchema>) {
   const trust =
     e.TRUST_PROXY === 'true'
       ? true
