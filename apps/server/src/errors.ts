@@ -39,3 +39,17 @@ export class AppError extends Error {
 }
 
 export const validationError = (message: string, details?: ErrorDetail[]) => new AppError('validation_error', message, details);
+
+/**
+ * A zod error's issues as the error body's `details`: one `{ path, message }` per issue, the path
+ * dotted (`records.3.weight_kg`), under `prefix` when the checked value sits inside a larger body.
+ */
+export function issueDetails(
+  error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] },
+  prefix?: string,
+): ErrorDetail[] {
+  return error.issues.map((i) => ({
+    path: [...(prefix === undefined ? [] : [prefix]), ...i.path.map(String)].join('.'),
+    message: i.message,
+  }));
+}

@@ -1,18 +1,12 @@
-import type { ErrorBody, ErrorCode, ErrorDetail, RateLimitErrorBody } from '@merma/schema';
+// The one error formatter. Every error response of the service, whatever raised it (a procedure,
+// zod, Fastify's body parser, auth, the rate limiter, the database), leaves through `sendError`
+// with the contract's body: `{ error, status, timestamp, code, details?, request_id }`, or for 429
+// `{ error, status, resetAt, code, timestamp, request_id }`.
+import type { ErrorBody, ErrorCode, RateLimitErrorBody } from '@merma/schema';
 import { TRPCError } from '@trpc/server';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { AppError } from '../errors.js';
-
-/**
- * The one error formatter. Every error response of the service, whatever raised it (a procedure,
- * zod, Fastify's body parser, auth, the rate limiter, the database), leaves through `sendError`
- * with the contract's body: `{ error, status, timestamp, code, details?, request_id }`, or for 429
- * `{ error, status, resetAt, code, timestamp, request_id }`.
- */
-export function zodDetails(err: ZodError): ErrorDetail[] {
-  return err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-}
+import { AppError, issueDetails } from '../errors.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
@@ -53,7 +47,7 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
       return { appError: new AppError('internal', 'Internal server error'), unexpected: true };
     }
     if (err.cause instanceof ZodError) {
-      const details = zodDetails(err.cause);
+      const details = issueDetails(err.cause);
       const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
       return { appError: new AppError('validation_error', `Invalid input: ${summary}`, details), unexpected: false };
     }
@@ -64,7 +58,7 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
     return toAppError(err.cause ?? new Error(err.message));
   }
   if (err instanceof ZodError) {
-    return { appError: new AppError('validation_error', 'Invalid input', zodDetails(err)), unexpected: false };
+    return { appError: new AppError('validation_error', 'Invalid input', issueDetails(err)), unexpected: false };
   }
   const fastifyError = err as Partial<FastifyError>;
   if (fastifyError.code && FASTIFY_CODES[fastifyError.code]) {

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CreateRecordInput, type InboundEventResult } from '@merma/schema';
-import type { ZodError } from 'zod';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { findText, NUL_CHARACTER } from '../../db/text.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AppError, validationError } from '../../errors.js';
+import { AppError, issueDetails, validationError } from '../../errors.js';
 import type { CatalogCache } from '../catalog/service.js';
 import type { HashedFields } from '../records/hash.js';
 import { createRecord } from '../records/service.js';
@@ -29,9 +28,6 @@ type OriginalRow = Pick<
 
 /** Disposal: where an inventory loss goes when the POS does not say. */
 const DEFAULT_LOSS_DESTINATION = 'landfill';
-
-const details = (err: ZodError, prefix: string) =>
-  err.issues.map((i) => ({ path: [prefix, ...i.path.map(String)].join('.'), message: i.message }));
 
 /**
  * Events from ERP and POS systems. `waste.created` and `inventory.loss` become records (source
@@ -67,14 +63,14 @@ export async function receiveInboundEvent(
   let correction: StandardWasteUpdated | undefined;
   if (input.event === 'waste.created') {
     const parsed = StandardWasteCreated.safeParse(standard);
-    if (!parsed.success) throw validationError('Invalid waste.created payload', details(parsed.error, 'payload'));
+    if (!parsed.success) throw validationError('Invalid waste.created payload', issueDetails(parsed.error, 'payload'));
     const { source: s, external_id, ...fields } = parsed.data;
     source = s;
     externalId = external_id;
     record = fields as CreateRecordInput;
   } else if (input.event === 'inventory.loss') {
     const parsed = StandardInventoryLoss.safeParse(standard);
-    if (!parsed.success) throw validationError('Invalid inventory.loss payload', details(parsed.error, 'payload'));
+    if (!parsed.success) throw validationError('Invalid inventory.loss payload', issueDetails(parsed.error, 'payload'));
     const loss = parsed.data;
     source = loss.source;
     externalId = loss.external_id;
@@ -100,7 +96,7 @@ export async function receiveInboundEvent(
     };
   } else {
     const parsed = StandardWasteUpdated.safeParse(standard);
-    if (!parsed.success) throw validationError('Invalid waste.updated payload', details(parsed.error, 'payload'));
+    if (!parsed.success) throw validationError('Invalid waste.updated payload', issueDetails(parsed.error, 'payload'));
     correction = parsed.data;
     source = correction.source;
     externalId = correction.external_id;
@@ -143,7 +139,7 @@ export async function receiveInboundEvent(
       supersedes = original.id;
     }
     const parsedRecord = CreateRecordInput.safeParse(record);
-    if (!parsedRecord.success) throw validationError('Invalid record in the event', details(parsedRecord.error, 'payload'));
+    if (!parsedRecord.success) throw validationError('Invalid record in the event', issueDetails(parsedRecord.error, 'payload'));
     const created = await createRecord(
       { db: tx, clock: deps.clock, catalog: deps.catalog },
       auth,

@@ -17,7 +17,7 @@ import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AppError, validationError } from '../../errors.js';
+import { AppError, issueDetails, validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { lowerBoundSql, resolveRange, sqlParams, upperBoundSql } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
@@ -247,10 +247,6 @@ export async function createRecord(
     await ensureChainHead(deps.db, auth); // first record of this establishment and mode
   }
   throw new AppError('internal', 'The record chain head could not be created');
-}
-
-function issueDetails(error: { issues: { path: PropertyKey[]; message: string }[] }): ErrorDetail[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
 }
 
 /**
