@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { generateApiKey, hashApiKey, type KeyMode } from '../auth/keys.js';
 import type { Db } from '../db/client.js';
 import { GENESIS_HASH } from '../modules/records/hash.js';
+import { markActive } from '../modules/webhooks/service.js';
 
 /**
  * Administration: organisations, establishments, plans, keys and product catalogues. There is no
@@ -89,10 +90,7 @@ export async function reactivateWebhook(db: Db, input: { id: string }) {
   const id = assertUuid(input.id, '--id');
   const found = await db.webhookSubscription.findUnique({ where: { id } });
   if (!found) throw new AdminError(`No webhook subscription ${id}`);
-  const sub = await db.webhookSubscription.update({
-    where: { id },
-    data: { status: 'active', consecutive_failures: 0, deactivated_at: null },
-  });
+  const sub = await markActive(db, id);
   return { id: sub.id, url: sub.url, status: sub.status, consecutive_failures: sub.consecutive_failures };
 }
 

@@ -11,6 +11,7 @@ import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { addDeliveryJobsSql, ENQUEUE_DELIVERY_SQL } from '../../jobs/webhooks.js';
+import { findSubscription } from './service.js';
 
 type Row = {
   id: string;
@@ -52,12 +53,6 @@ function toDelivery(r: Row): WebhookDelivery {
   };
 }
 
-async function ownSubscription(db: DbTx, auth: AuthContext, id: string) {
-  const sub = await db.webhookSubscription.findFirst({ where: { id, establishment_id: auth.establishmentId, livemode: auth.livemode } });
-  if (!sub) throw new AppError('not_found', `No webhook subscription ${id} in this establishment`);
-  return sub;
-}
-
 async function oneDelivery(db: DbTx, deliveryId: string): Promise<WebhookDelivery> {
   const rows = await db.$queryRawUnsafe<Row[]>(`${SELECT_DELIVERY} WHERE d.id = $1::uuid`, deliveryId);
   if (!rows[0]) throw new AppError('not_found', `No delivery ${deliveryId}`);
@@ -70,7 +65,7 @@ export async function listDeliveries(
   auth: AuthContext,
   query: { id: string; limit: number; offset: number },
 ): Promise<{ data: WebhookDelivery[]; pagination: Pagination }> {
-  await ownSubscription(db, auth, query.id);
+  await findSubscription(db, auth, query.id);
   const rows = await db.$queryRawUnsafe<Row[]>(
     `${SELECT_DELIVERY} WHERE d.subscription_id = $1::uuid ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3`,
     query.id,
@@ -101,7 +96,7 @@ export async function retryDelivery(
   now: Date,
   input: { id: string; delivery_id: string },
 ): Promise<WebhookDelivery> {
-  const sub = await ownSubscription(db, auth, input.id);
+  const sub = await findSubscription(db, auth, input.id);
   if (sub.status !== 'active') throw new AppError('conflict', 'The subscription is deactivated; reactivate it before retrying deliveries');
   return inTransaction(db, async (tx) => {
     const updated = await tx.$executeRaw`
@@ -134,7 +129,7 @@ export async function recoverDeliveries(
   now: Date,
   input: { id: string; since: string; until?: string | undefined },
 ): Promise<RecoverWebhookResult> {
-  const sub = await ownSubscription(db, auth, input.id);
+  const sub = await findSubscription(db, auth, input.id);
   if (sub.status !== 'active') {
     throw new AppError('conflict', 'The subscription is deactivated; reactivate it before recovering its deliveries');
   }
@@ -174,7 +169,7 @@ export async function recoverDeliveries(
  * the event is stored already dispatched.
  */
 export async function sendTestEvent(db: DbTx, auth: AuthContext, now: Date, id: string): Promise<WebhookDelivery> {
-  const sub = await ownSubscription(db, auth, id);
+  const sub = await findSubscription(db, auth, id);
   if (sub.status !== 'active') throw new AppError('conflict', 'The subscription is deactivated; reactivate it before testing it');
   const eventId = randomUUID();
   const deliveryId = randomUUID();

@@ -42,7 +42,8 @@ const toSubscription = (r: Row, now: Date): WebhookSubscription => ({
       : null,
 });
 
-async function find(db: DbTx, auth: AuthContext, id: string) {
+/** The subscription `id` of the caller's establishment and mode, or 404. */
+export async function findSubscription(db: DbTx, auth: AuthContext, id: string) {
   const row = await db.webhookSubscription.findFirst({ where: { id, establishment_id: auth.establishmentId, livemode: auth.livemode } });
   if (!row) throw new AppError('not_found', `No webhook subscription ${id} in this establishment`);
   return row;
@@ -83,7 +84,7 @@ export async function listSubscriptions(db: DbTx, auth: AuthContext, now: Date):
 }
 
 export async function getSubscription(db: DbTx, auth: AuthContext, id: string, now: Date): Promise<WebhookSubscription> {
-  return toSubscription(await find(db, auth, id), now);
+  return toSubscription(await findSubscription(db, auth, id), now);
 }
 
 export async function updateSubscription(
@@ -93,7 +94,7 @@ export async function updateSubscription(
   input: { id: string; url?: string | undefined; events?: EventType[] | undefined; description?: string | null | undefined },
   now: Date,
 ): Promise<WebhookSubscription> {
-  await find(db, auth, input.id);
+  await findSubscription(db, auth, input.id);
   const url = input.url === undefined ? undefined : (await assertDeliverableUrl(input.url, policy)).toString();
   const row = await db.webhookSubscription.update({
     where: { id: input.id },
@@ -107,19 +108,23 @@ export async function updateSubscription(
 }
 
 export async function deleteSubscription(db: DbTx, auth: AuthContext, id: string): Promise<{ id: string; deleted: true }> {
-  await find(db, auth, id);
+  await findSubscription(db, auth, id);
   await db.webhookSubscription.delete({ where: { id } });
   return { id, deleted: true };
 }
 
 /** Returns a deactivated subscription to `active`, with its failure count reset. */
 export async function reactivateSubscription(db: DbTx, auth: AuthContext, id: string, now: Date): Promise<WebhookSubscription> {
-  await find(db, auth, id);
-  const row = await db.webhookSubscription.update({
-    where: { id },
-    data: { status: 'active', consecutive_failures: 0, deactivated_at: null },
-  });
-  return toSubscription(row, now);
+  await findSubscription(db, auth, id);
+  return toSubscription(await markActive(db, id), now);
+}
+
+/**
+ * The reactivation itself, for the API (after the tenancy check above) and for operators
+ * (`merma-admin webhook reactivate`, any establishment).
+ */
+export function markActive(db: DbTx, id: string) {
+  return db.webhookSubscription.update({ where: { id }, data: { status: 'active', consecutive_failures: 0, deactivated_at: null } });
 }
 
 /**
