@@ -34,9 +34,11 @@ type RecordRow = Omit<HashedFields, 'created_at'> & {
   created_at: Date;
 };
 
-const RECORD_COLUMNS = Prisma.sql`id::text, establishment_id::text, livemode, chain_seq, food_category,
+/** The columns of a record as the service reads them: one list, for Prisma queries and plain pg. */
+const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, food_category,
   weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
   session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at, supersedes_id::text`;
+const RECORD_COLUMNS = Prisma.raw(RECORD_COLUMNS_TEXT);
 
 function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
   return {
@@ -377,10 +379,6 @@ export type ListRecordsParsed = {
   offset: number;
 };
 
-const LIST_COLUMNS = `id::text, establishment_id::text, livemode, chain_seq, food_category, weight_kg::float8 AS weight_kg,
-  destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text, session_id::text, notes, photo_url, source,
-  prev_hash, record_hash, created_at, supersedes_id::text`;
-
 /**
  * Lists the records that count — a corrected record is replaced by its correction, which carries
  * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest first (`created_at DESC, id DESC`, served by the matching index), with the
@@ -400,7 +398,7 @@ export async function listRecords(
   if (query.food_category) where += ` AND food_category = ${p.add(query.food_category)}`;
   const filterValues = [...p.values];
   const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { chain_seq: string; total: string }>(
-    `SELECT ${LIST_COLUMNS}, (SELECT count(*) FROM records WHERE ${where}) AS total
+    `SELECT ${RECORD_COLUMNS_TEXT}, (SELECT count(*) FROM records WHERE ${where}) AS total
      FROM records WHERE ${where}
      ORDER BY created_at DESC, id DESC
      LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,
