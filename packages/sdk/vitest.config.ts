@@ -1,11 +1,18 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 export default defineConfig({
   define: { __MERMA_SDK_VERSION__: JSON.stringify(version) },
-  resolve: { conditions: ['@merma/source'] },
+  // @merma/test-server (the built server on a fresh database, for test/integration.test.ts) is
+  // reached by path, not as a dev dependency: it depends on @merma/server, which depends on this
+  // package, and that cycle would stop turbo. turbo.json builds the server before this package's tests.
+  resolve: {
+    conditions: ['@merma/source'],
+    alias: { '@merma/test-server': fileURLToPath(new URL('../test-server/src/index.ts', import.meta.url)) },
+  },
   ssr: { resolve: { conditions: ['@merma/source'] } },
   test: { include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
 });

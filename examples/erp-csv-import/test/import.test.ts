@@ -4,33 +4,25 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Merma } from '@merma/sdk';
+import { CAUSA_CADUCIDAD, DESTINO_DONATION, DESTINO_LANDFILL, startTestServer, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CAUSA_CADUCIDAD,
-  createTenant,
-  DESTINO_DONATION,
-  DESTINO_LANDFILL,
-  startTestApp,
-  type TestContext,
-} from '../../../apps/server/test/helpers.js';
 import { parseDate, parseWeight } from '../src/import.mjs';
 
 /**
  * The importer run as a user runs it (`node src/import.mjs file.csv`, a child process) against the
- * real server, started here on a free loopback port; assertions read the database.
+ * real built server (@merma/test-server) on a loopback port; assertions read its database with SQL.
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 const script = path.join(here, '../src/import.mjs');
 const fixture = (name: string) => path.join(here, '../fixtures', name);
 
-let t: TestContext;
+let t: TestServer;
 let baseUrl: string;
 let dir: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  t = await startTestServer();
+  baseUrl = t.url;
   dir = await mkdtemp(path.join(tmpdir(), 'merma-erp-'));
 });
 afterAll(async () => {
@@ -62,8 +54,27 @@ function start(args: string[], key: string): { child: ChildProcess; done: Promis
 
 const run = (args: string[], key: string) => start(args, key).done;
 
+type StoredRecord = {
+  product_name: string | null;
+  food_category: string;
+  weight_kg: string;
+  destino_id: string;
+  causa_id: string | null;
+  notes: string | null;
+};
+
 async function records(establishmentId: string) {
-  return t.db.record.findMany({ where: { establishment_id: establishmentId }, orderBy: { chain_seq: 'asc' } });
+  const { rows } = await t.sql.query<StoredRecord>('SELECT * FROM records WHERE establishment_id = $1 ORDER BY chain_seq ASC', [
+    establishmentId,
+  ]);
+  return rows;
+}
+
+async function countRecords(establishmentId: string) {
+  const { rows } = await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM records WHERE establishment_id = $1', [
+    establishmentId,
+  ]);
+  return rows[0]?.n;
 }
 
 describe('parsing', () => {
@@ -83,7 +94,7 @@ describe('parsing', () => {
 
 describe('erp-csv-import against the server', () => {
   it('--dry-run maps every line and reports the bad ones by line number, storing nothing', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await t.createTenant();
     const res = await run([fixture('erp-export.csv'), '--dry-run'], tenant.key);
     expect(res.stdout).toContain('erp-export.csv: 13 rows, 8 valid');
     expect(res.stdout).toContain('dry run: nothing was sent');
@@ -98,7 +109,7 @@ describe('erp-csv-import against the server', () => {
   });
 
   it('imports a ;-separated export with decimal commas, names matched without case or accents', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await t.createTenant();
     const res = await run([fixture('erp-export.csv'), '--json'], tenant.key);
     expect(res.code).toBe(2);
     const summary = JSON.parse(res.stdout);
@@ -125,7 +136,7 @@ describe('erp-csv-import against the server', () => {
   });
 
   it('imports a ,-separated export with English headers and codes', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await t.createTenant();
     const res = await run([fixture('erp-export-comma.csv')], tenant.key);
     expect(res.stdout).toContain('inserted: 3');
     expect(res.stdout).toContain('failed: 0');
@@ -139,7 +150,7 @@ describe('erp-csv-import against the server', () => {
   });
 
   it('stores nothing twice when an import killed half-way is run again, and again', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await t.createTenant();
     const lines = ['fecha;categoria;peso_kg;destino;causa;producto;ref'];
     for (let i = 0; i < 1_200; i++) {
       const destino = i === 999 ? 'Contenedor azul' : i % 2 ? 'Donación' : 'Compostaje';
@@ -153,7 +164,7 @@ describe('erp-csv-import against the server', () => {
     // First run: killed (SIGKILL, no chance to clean up) as soon as its first chunk of 500 is
     // committed, possibly before the answer reached it.
     const first = start([file], tenant.key);
-    const count = () => t.db.record.count({ where: { establishment_id: tenant.establishmentId } });
+    const count = async () => (await countRecords(tenant.establishmentId)) ?? 0;
     const deadline = Date.now() + 30_000;
     while ((await count()) < 500 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     first.child.kill('SIGKILL');
@@ -176,14 +187,14 @@ describe('erp-csv-import against the server', () => {
       } else expect(replayed).toBe(1_199);
       expect(summary).toMatchObject({ rows: 1_200, valid: 1_199, inserted: 1_199 - replayed, failed: 1 });
       expect(summary.errors).toEqual([{ line: 1_001, message: 'destino "Contenedor azul" is unknown (see GET /api/v1/destinos)' }]);
-      expect(await t.db.record.count({ where: { establishment_id: tenant.establishmentId } })).toBe(1_199);
+      expect(await countRecords(tenant.establishmentId)).toBe(1_199);
     }
     const merma = new Merma({ apiKey: tenant.key, baseUrl });
     expect(await merma.records.verify()).toMatchObject({ valid: true, checked: 1_199 });
   });
 
   it('fails clearly without a key, a file or the required columns', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await t.createTenant();
     const bad = path.join(dir, 'bad-header.csv');
     await writeFile(bad, 'fecha;kilos;destino\n2026-11-20;1;Donación\n');
     const res = await run([bad], tenant.key);

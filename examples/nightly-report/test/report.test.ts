@@ -3,58 +3,57 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CAUSA_CADUCIDAD,
-  createTenant,
   DESTINO_DONATION,
   DESTINO_LANDFILL,
   recordAt,
-  startTestApp,
+  startTestServer,
   type Tenant,
-  type TestContext,
-} from '../../../apps/server/test/helpers.js';
+  type TestServer,
+} from '@merma/test-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayIn } from '../src/report.mjs';
 
 /**
- * The report run as cron would run it (a child process) against the real server, on records seeded
- * at known times around yesterday (Europe/Madrid, the establishment's zone).
+ * The report run as cron would run it (a child process) against the real built server
+ * (@merma/test-server), on records seeded at known times around yesterday (Europe/Madrid, the
+ * establishment's zone): each created through the API, then dated with SQL (see recordAt).
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 const script = path.join(here, '../src/report.mjs');
 const COMPOSTING = '51a096c6-196d-41dd-a02a-968cbfa9803f';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-let t: TestContext;
+let t: TestServer;
 let baseUrl: string;
 let dir: string;
 let tenant: Tenant;
 let yesterday: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  t = await startTestServer();
+  baseUrl = t.url;
   dir = await mkdtemp(path.join(tmpdir(), 'merma-report-'));
 
-  tenant = await createTenant(t.db);
+  tenant = await t.createTenant();
   yesterday = addDays(todayIn('Europe/Madrid'), -1);
   // Times in UTC between 09:00 and 20:00: the same calendar day in Madrid, summer or winter.
   const at = (day: string, hour: number) => `${day}T${String(hour).padStart(2, '0')}:00:00.000Z`;
-  await recordAt(t.db, tenant, at(yesterday, 9), { food_category: 'bakery', weight_kg: 2.5, causa_id: CAUSA_CADUCIDAD });
-  await recordAt(t.db, tenant, at(yesterday, 13), { food_category: 'meat', weight_kg: 1.25, destino_id: DESTINO_LANDFILL });
-  await recordAt(t.db, tenant, at(yesterday, 20), {
+  await recordAt(t, tenant, at(yesterday, 9), { food_category: 'bakery', weight_kg: 2.5, causa_id: CAUSA_CADUCIDAD });
+  await recordAt(t, tenant, at(yesterday, 13), { food_category: 'meat', weight_kg: 1.25, destino_id: DESTINO_LANDFILL });
+  await recordAt(t, tenant, at(yesterday, 20), {
     food_category: 'dairy',
     weight_kg: 4,
     destino_id: COMPOSTING,
     causa_id: CAUSA_CADUCIDAD,
   });
-  await recordAt(t.db, tenant, at(addDays(yesterday, -3), 12), { food_category: 'fish', weight_kg: 6, destino_id: DESTINO_DONATION });
-  await recordAt(t.db, tenant, at(addDays(yesterday, -10), 12), { food_category: 'bakery', weight_kg: 3, destino_id: DESTINO_LANDFILL });
-  await recordAt(t.db, tenant, at(addDays(yesterday, -40), 12), { food_category: 'meat', weight_kg: 50 }); // benchmark only
+  await recordAt(t, tenant, at(addDays(yesterday, -3), 12), { food_category: 'fish', weight_kg: 6, destino_id: DESTINO_DONATION });
+  await recordAt(t, tenant, at(addDays(yesterday, -10), 12), { food_category: 'bakery', weight_kg: 3, destino_id: DESTINO_LANDFILL });
+  await recordAt(t, tenant, at(addDays(yesterday, -40), 12), { food_category: 'meat', weight_kg: 50 }); // benchmark only
   // Four more establishments of the sector, so that the benchmark is not withheld: 0.1, 0.2, 0.5 and 1 kg a day.
   for (const total of [9, 18, 45, 90]) {
-    await recordAt(t.db, await createTenant(t.db), at(addDays(yesterday, -5), 12), { weight_kg: total });
+    await recordAt(t, await t.createTenant(), at(addDays(yesterday, -5), 12), { weight_kg: total });
   }
 });
 afterAll(async () => {

@@ -3,35 +3,25 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CAUSA_CADUCIDAD, DESTINO_DONATION, DESTINO_LANDFILL, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importProducts } from '../../../apps/server/src/admin/service.js';
-import {
-  CAUSA_CADUCIDAD,
-  createTenant,
-  DESTINO_DONATION,
-  DESTINO_LANDFILL,
-  startTestApp,
-  type Tenant,
-  type TestContext,
-} from '../../../apps/server/test/helpers.js';
 
 /**
- * The bridge run as a user runs it (a child process) against the real server started here; the
- * products come from the fixture CSV through the same import as `pnpm admin product import`.
+ * The bridge run as a user runs it (a child process) against the real built server started here
+ * (@merma/test-server); the products come from the fixture CSV through `merma-admin product import`.
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 const script = path.join(here, '../src/bridge.mjs');
 const feedFile = path.join(here, '../fixtures/pos-losses.ndjson');
 const COMPOSTING = '51a096c6-196d-41dd-a02a-968cbfa9803f';
 
-let t: TestContext;
+let t: TestServer;
 let baseUrl: string;
 let dir: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  t = await startTestServer();
+  baseUrl = t.url;
   dir = await mkdtemp(path.join(tmpdir(), 'merma-pos-'));
 });
 afterAll(async () => {
@@ -62,14 +52,40 @@ function run(args: string[], key: string, input?: string): Promise<Run> {
 }
 
 async function tenantWithProducts(): Promise<Tenant> {
-  const tenant = await createTenant(t.db);
-  const csv = await readFile(path.join(here, '../fixtures/products.csv'), 'utf8');
-  expect(await importProducts(t.db, { org: tenant.organizationId, csv })).toMatchObject({ created: 5 });
+  const tenant = await t.createTenant();
+  const csv = path.join(here, '../fixtures/products.csv');
+  expect(await t.admin(['product', 'import', '--org', tenant.organizationId, '--file', csv])).toMatchObject({ created: 5 });
   return tenant;
 }
 
-const recordsOf = (tenant: Tenant) =>
-  t.db.record.findMany({ where: { establishment_id: tenant.establishmentId }, orderBy: { chain_seq: 'asc' } });
+type StoredRecord = {
+  id: string;
+  product_name: string | null;
+  food_category: string;
+  weight_kg: string;
+  source: string;
+  destino_id: string;
+  causa_id: string | null;
+  notes: string | null;
+};
+
+const recordsOf = async (tenant: Tenant) =>
+  (await t.sql.query<StoredRecord>('SELECT * FROM records WHERE establishment_id = $1 ORDER BY chain_seq ASC', [tenant.establishmentId]))
+    .rows;
+
+const count = async (table: 'records' | 'inbound_events', tenant: Tenant) =>
+  (await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE establishment_id = $1`, [tenant.establishmentId]))
+    .rows[0]?.n;
+
+/** The organisation's product named Merluza (from the fixture CSV); throws when there is none. */
+async function merluzaId(tenant: Tenant): Promise<string> {
+  const { rows } = await t.sql.query<{ id: string }>('SELECT id FROM products WHERE organization_id = $1 AND name = $2 LIMIT 1', [
+    tenant.organizationId,
+    'Merluza',
+  ]);
+  if (!rows[0]) throw new Error('no product named Merluza');
+  return rows[0].id;
+}
 
 describe('pos-inventory-bridge against the server', () => {
   it('forwards each loss line as inventory.loss, and a rerun of the feed stores nothing twice', async () => {
@@ -94,7 +110,11 @@ describe('pos-inventory-bridge against the server', () => {
     expect(stored[1]?.causa_id).toBe(CAUSA_CADUCIDAD);
     expect(stored[4]?.causa_id).toBeNull();
     expect(stored[1]?.notes).toContain('Caducado en lineal');
-    const events = await t.db.inboundEvent.findMany({ where: { establishment_id: tenant.establishmentId } });
+    const events = (
+      await t.sql.query<{ external_ref: string | null }>('SELECT external_ref FROM inbound_events WHERE establishment_id = $1', [
+        tenant.establishmentId,
+      ])
+    ).rows;
     expect(events.map((e) => e.external_ref).sort()).toEqual([
       'TPV1-20261122-0001',
       'TPV1-20261122-0002',
@@ -108,8 +128,8 @@ describe('pos-inventory-bridge against the server', () => {
     expect(summary).toMatchObject({ lines: 8, processed: 0, duplicate: 5, failed: 3 });
     const byLine = new Map(summary.results.map((r: { line: number; record_id?: string }) => [r.line, r.record_id]));
     expect(byLine.get(1)).toBe(stored[0]?.id);
-    expect(await t.db.record.count({ where: { establishment_id: tenant.establishmentId } })).toBe(5);
-    expect(await t.db.inboundEvent.count({ where: { establishment_id: tenant.establishmentId } })).toBe(5);
+    expect(await count('records', tenant)).toBe(5);
+    expect(await count('inbound_events', tenant)).toBe(5);
   });
 
   it('reads a JSON array from standard input and forwards only the new line of an overlapping feed', async () => {
@@ -122,7 +142,7 @@ describe('pos-inventory-bridge against the server', () => {
 
     const next = {
       id: 'TPV1-20261123-0001',
-      product_id: (await t.db.product.findFirstOrThrow({ where: { organization_id: tenant.organizationId, name: 'Merluza' } })).id,
+      product_id: await merluzaId(tenant),
       qty: 250,
       unit: 'g',
     };

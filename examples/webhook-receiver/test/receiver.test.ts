@@ -3,14 +3,15 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Merma, signWebhook, verifyWebhook, type WebhookEvent } from '@merma/sdk';
+import { DESTINO_DONATION, startTestServer, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, DESTINO_DONATION, startTestApp, type TestContext } from '../../../apps/server/test/helpers.js';
 import { createApp } from '../src/express.mjs';
 import { createReceiver, SeenIds } from '../src/server.mjs';
 
 /**
  * Both receivers over real HTTP: deliveries signed with the SDK's signWebhook (as Merma signs
- * them), tampered, stale and replayed; then real deliveries from the server's webhook worker.
+ * them), tampered, stale and replayed; then real deliveries from the webhook worker of the real
+ * built server (@merma/test-server).
  */
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -158,17 +159,16 @@ describe('SeenIds', () => {
 });
 
 describe('deliveries from the Merma server', () => {
-  let t: TestContext;
+  let t: TestServer;
   let baseUrl: string;
   beforeAll(async () => {
-    t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' }, worker: true });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    t = await startTestServer({ env: { WEBHOOKS_ALLOW_PRIVATE: 'true' }, worker: true });
+    baseUrl = t.url;
   });
   afterAll(() => t?.close());
 
   it.each(variants)('$name receives record.created, and a resent delivery is acknowledged as a duplicate', async ({ server }) => {
-    const tenant = await createTenant(t.db);
+    const tenant = await t.createTenant();
     const merma = new Merma({ apiKey: tenant.key, baseUrl });
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const receiver = await startVariant(server, secret);

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startTestServer, type TestServer } from '@merma/test-server';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,6 @@ import {
   stepLines,
   tscScript,
 } from './support/runtimes.js';
-import { type BuiltServer, startBuiltServer } from './support/server.js';
 
 /**
  * The packed SDK (what `npm publish` would upload), installed like a customer installs it, running
@@ -42,21 +42,23 @@ const SERVER_STEPS = STEP_NAMES.filter((s) => s !== 'browser-guard');
 const COLUMN_ORDER = ['tsc', 'bundle', 'edge-sandbox', ...STEP_NAMES];
 
 let packed: PackedSdk | undefined;
-let server: BuiltServer | undefined;
+let server: TestServer | undefined;
 let hub: Hub | undefined;
 const cleanups: (() => void)[] = [];
 const matrix = new Matrix();
 
 beforeAll(async () => {
   packed = await packSdk();
-  server = await startBuiltServer();
+  // The built server with its job worker (each runtime receives a real delivery); the hub's
+  // receiver listens on 127.0.0.1, which the SSRF guard refuses unless told.
+  server = await startTestServer({ worker: true, env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
   hub = await startHub(server.url);
 }, 180_000);
 
 afterAll(async () => {
   console.log(`\n${matrix.render(COLUMN_ORDER)}\n`);
   await hub?.close();
-  await server?.stop();
+  await server?.close();
   packed?.cleanup();
   for (const cleanup of cleanups) cleanup();
 }, 60_000);
@@ -69,10 +71,14 @@ async function customerProject(label: string, packageJson: Record<string, unknow
   return project.dir;
 }
 
-/** MERMA_API_KEY (a new establishment's key), MERMA_BASE_URL and RECEIVER_URL for one runtime. */
+/**
+ * MERMA_API_KEY (a new organisation, establishment and `*` key, made with merma-admin, so runtimes
+ * never share data), MERMA_BASE_URL and RECEIVER_URL for one runtime.
+ */
 async function settingsFor(runtime: string): Promise<Record<string, string>> {
-  const s = server as BuiltServer;
-  return { MERMA_API_KEY: await s.createKey(), MERMA_BASE_URL: s.url, RECEIVER_URL: (hub as Hub).receiverUrl(runtime) };
+  const s = server as TestServer;
+  const { key } = await s.createTenant({ permissions: '*' });
+  return { MERMA_API_KEY: key, MERMA_BASE_URL: s.url, RECEIVER_URL: (hub as Hub).receiverUrl(runtime) };
 }
 
 type Outcome = Pick<RunResult, 'lines' | 'exitCode' | 'stderr'>;

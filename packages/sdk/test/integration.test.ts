@@ -1,27 +1,26 @@
+import { type Receiver, startReceiver, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTenant, startTestApp, type Tenant, type TestContext } from '../../../apps/server/test/helpers.js';
-import { startReceiver } from '../../../apps/server/test/receiver.js';
 import { ConflictError, Merma, NotFoundError, RateLimitError, verifyWebhook } from '../src/index.js';
 
 /**
- * The SDK against the real server (in-process, on PGlite or on the PostgreSQL named by
- * DATABASE_URL) for every endpoint that exists. Endpoints still to come are covered by msw tests.
+ * The SDK against the real built server (@merma/test-server: apps/server/dist/main.js as a child
+ * process, on its embedded PGlite or on a fresh database of the PostgreSQL named by DATABASE_URL)
+ * for every endpoint that exists. Endpoints still to come are covered by msw tests.
  */
 const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
-let t: TestContext;
+let t: TestServer;
 let tenant: Tenant;
 let baseUrl: string;
 let merma: Merma;
 
-async function serve(ctx: TestContext): Promise<string> {
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  return `http://127.0.0.1:${(ctx.app.server.address() as { port: number }).port}`;
-}
+const countRecords = async (server: TestServer, establishmentId: string) =>
+  (await server.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM records WHERE establishment_id = $1', [establishmentId])).rows[0]
+    ?.n;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  tenant = await createTenant(t.db);
-  baseUrl = await serve(t);
+  t = await startTestServer();
+  tenant = await t.createTenant();
+  baseUrl = t.url;
   merma = new Merma({ apiKey: tenant.key, baseUrl });
 });
 afterAll(() => t?.close());
@@ -53,7 +52,7 @@ describe('the SDK against the server', () => {
   });
 
   it('uploads 2,000 records in four chunks and the chain stays valid', async () => {
-    const other = await createTenant(t.db);
+    const other = await t.createTenant();
     const client = new Merma({ apiKey: other.key, baseUrl });
     const items = Array.from({ length: 2_000 }, (_, i) => ({
       food_category: 'prepared_meals' as const,
@@ -68,24 +67,24 @@ describe('the SDK against the server', () => {
     expect(result.errors[0]?.details?.[0]?.path).toBe('destino_id');
     expect(progress.at(-1)).toBe(2_000);
     expect(progress).toHaveLength(4);
-    expect(await t.db.record.count({ where: { establishment_id: other.establishmentId } })).toBe(1_998);
+    expect(await countRecords(t, other.establishmentId)).toBe(1_998);
     expect(await client.records.verify()).toMatchObject({ valid: true, checked: 1_998 });
     // The same import run again with the same key: every chunk is replayed, nothing stored twice.
     const rerun = await client.records.batch(items, { idempotencyKey: 'import-1' });
     expect(rerun).toMatchObject({ inserted: 0, replayed: 1_998, failed: 2 });
     expect(rerun.records.every((r) => r.replayed)).toBe(true);
     expect(rerun.records.map((r) => r.id)).toEqual(result.records.map((r) => r.id));
-    expect(await t.db.record.count({ where: { establishment_id: other.establishmentId } })).toBe(1_998);
+    expect(await countRecords(t, other.establishmentId)).toBe(1_998);
   });
 
   it('stores once when a create is sent twice with the same key, and refuses the key for another body', async () => {
-    const other = await createTenant(t.db);
+    const other = await t.createTenant();
     const client = new Merma({ apiKey: other.key, baseUrl });
     const body = { food_category: 'dairy' as const, weight_kg: 2, destino_id: DESTINO };
     const first = await client.records.create(body, { idempotencyKey: 'pos-ticket-81' });
     const again = await client.records.create(body, { idempotencyKey: 'pos-ticket-81' });
     expect(again.id).toBe(first.id);
-    expect(await t.db.record.count({ where: { establishment_id: other.establishmentId } })).toBe(1);
+    expect(await countRecords(t, other.establishmentId)).toBe(1);
     await expect(client.records.create({ ...body, weight_kg: 3 }, { idempotencyKey: 'pos-ticket-81' })).rejects.toBeInstanceOf(
       ConflictError,
     );
@@ -152,14 +151,14 @@ describe('the SDK against the server', () => {
 });
 
 describe('webhook deliveries, end to end', () => {
-  let hooks: TestContext;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let hooks: TestServer;
+  let receiver: Receiver;
   let client: Merma;
   beforeAll(async () => {
-    hooks = await startTestApp({ worker: true, config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    hooks = await startTestServer({ worker: true, env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
     receiver = await startReceiver();
-    const owner = await createTenant(hooks.db);
-    client = new Merma({ apiKey: owner.key, baseUrl: await serve(hooks) });
+    const owner = await hooks.createTenant();
+    client = new Merma({ apiKey: owner.key, baseUrl: hooks.url });
   });
   afterAll(async () => {
     await hooks?.close();
@@ -211,22 +210,26 @@ describe('webhook deliveries, end to end', () => {
     // Nothing failed, so nothing to recover; a deactivated subscription must be reactivated first.
     const since = new Date(Date.now() - 3_600_000).toISOString();
     expect(await client.webhooks.recover(hook.id, { since })).toMatchObject({ recovered: 0, since });
-    await hooks.db.webhookSubscription.update({ where: { id: hook.id }, data: { status: 'deactivated', deactivated_at: new Date() } });
+    const deactivated = await hooks.sql.query(
+      "UPDATE webhook_subscriptions SET status = 'deactivated', deactivated_at = now() WHERE id = $1",
+      [hook.id],
+    );
+    expect(deactivated.rowCount).toBe(1);
     await expect(client.webhooks.recover(hook.id, { since }, { maxRetries: 0 })).rejects.toBeInstanceOf(ConflictError);
   });
 });
 
 describe('rate limits', () => {
-  let limited: TestContext;
+  let limited: TestServer;
   let limitedUrl: string;
   beforeAll(async () => {
-    limited = await startTestApp({ config: { RATE_LIMIT_GENERAL_PER_MINUTE: '2', RATE_LIMIT_WINDOW_SECONDS: '2' } });
-    limitedUrl = await serve(limited);
+    limited = await startTestServer({ env: { RATE_LIMIT_GENERAL_PER_MINUTE: '2', RATE_LIMIT_WINDOW_SECONDS: '2' } });
+    limitedUrl = limited.url;
   });
   afterAll(() => limited?.close());
 
   it('waits out a 429 as Retry-After says, then succeeds', async () => {
-    const owner = await createTenant(limited.db);
+    const owner = await limited.createTenant();
     const client = new Merma({ apiKey: owner.key, baseUrl: limitedUrl });
     const started = Date.now();
     for (let i = 0; i < 3; i++) expect(await client.causas.list()).toHaveLength(10);
@@ -234,7 +237,7 @@ describe('rate limits', () => {
   });
 
   it('throws RateLimitError with the reset time when the wait is longer than allowed', async () => {
-    const owner = await createTenant(limited.db);
+    const owner = await limited.createTenant();
     const client = new Merma({ apiKey: owner.key, baseUrl: limitedUrl, maxRetryAfter: 100 });
     await client.causas.list();
     await client.causas.list();
