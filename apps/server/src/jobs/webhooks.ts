@@ -1,6 +1,7 @@
 import { signDelivery } from '@merma/signing';
 import type pg from 'pg';
 import type { Clock } from '../context.js';
+import { addDeliveryJobsSql, ENQUEUE_DELIVERY_SQL } from '../modules/webhooks/queue.js';
 import type { Mailer } from './mail.js';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
 import { type Agents, type SendPolicy, sendWebhook } from './send.js';
@@ -17,25 +18,6 @@ export type WebhookJobDeps = {
   mailer: Mailer;
   log: JobLog;
 };
-
-/** Enqueues the attempt of a delivery at `runAt`; one job per delivery (its job key). */
-export const ENQUEUE_DELIVERY_SQL = `graphile_worker.add_job('webhooks.deliver', json_build_object('delivery_id', $1::uuid),
-  run_at := $2::timestamptz, job_key := 'delivery:' || $1::text)`;
-
-/**
- * One `graphile_worker.add_jobs` call enqueuing the attempt of every delivery in `source` (a CTE or
- * table with columns `id` and `next_attempt_at`), keyed per delivery like ENQUEUE_DELIVERY_SQL; a
- * CTE body yielding one row per job added. Batches use it: `add_job` once per row scans the job
- * table each time.
- */
-export function addDeliveryJobsSql(source: string): string {
-  return `SELECT j.id FROM (
-         SELECT array_agg(('webhooks.deliver', json_build_object('delivery_id', id), NULL, next_attempt_at, NULL,
-           'delivery:' || id::text, NULL, NULL)::graphile_worker.job_spec) AS specs
-         FROM ${source}
-       ) c, LATERAL graphile_worker.add_jobs(c.specs) j
-       WHERE c.specs IS NOT NULL`;
-}
 
 /** Events claimed by one dispatch statement: enough to keep up, short enough to keep locks brief. */
 export const DISPATCH_BATCH = 250;

@@ -10,7 +10,7 @@ import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
-import { addDeliveryJobsSql, ENQUEUE_DELIVERY_SQL } from '../../jobs/webhooks.js';
+import { addDeliveryJobsSql, ENQUEUE_DELIVERY_SQL } from './queue.js';
 import { findSubscription } from './service.js';
 
 type Row = {
