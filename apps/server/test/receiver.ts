@@ -1,36 +1,10 @@
 import { once } from 'node:events';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-export type Received = { headers: http.IncomingHttpHeaders; body: string; path: string; at: number };
-
-/** A real HTTP receiver on a loopback port; `respond` decides each answer (200 by default). */
-export async function startReceiver(respond: (req: Received, res: http.ServerResponse) => unknown = (_r, res) => res.end('ok')) {
-  const received: Received[] = [];
-  const handler = { respond };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const entry = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '/', at: Date.now() };
-      received.push(entry);
-      void handler.respond(entry, res);
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    handler,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+// The HTTP receiver is the one the SDK's and the examples' tests use (packages/test-server): one
+// implementation. It needs only node:http, so reaching it by path adds no build dependency.
+export { type Received, startReceiver } from '../../../packages/test-server/src/receiver.js';
 
 export type Mail = { from: string; to: string[]; raw: string };
 
