@@ -1,7 +1,7 @@
 import type { Permission, Plan, Sector } from '@merma/schema';
 
 /**
- * Types every layer shares: the caller and the clock. They live here, below every layer, so that
+ * Types every layer shares: the caller, the clock and the log. They live here, below every layer, so that
  * services (modules/), jobs/ and http/ take them without importing upwards from trpc/.
  */
 
@@ -19,6 +19,17 @@ export type AuthContext = {
 
 /** "Now", passed in so that tests fix time windows; the service's one source of time. */
 export type Clock = () => Date;
+
+/**
+ * Where a layer below http/ logs: the process's one pino logger (or a child of it) passed in by
+ * the composition root, typed by the methods used so tests may pass any sink.
+ */
+export type Log = {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+};
 
 export function hasPermission(auth: AuthContext, permission: Permission): boolean {
   return auth.permissions.includes('*') || auth.permissions.includes(permission);

@@ -7,8 +7,8 @@ import { createPrisma, type Db } from '../src/db/client.js';
 import { startEphemeralPostgres } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
-import type { Mailer } from '../src/jobs/mail.js';
 import { startWorker, type Worker } from '../src/jobs/worker.js';
+import type { Mailer } from '../src/mail.js';
 
 /**
  * Test database: a fresh database on the PostgreSQL named by DATABASE_URL when it is set (dropped

@@ -6,11 +6,12 @@ import pg from 'pg';
 import { Webhook as StandardWebhooks } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { readMigrations } from '../src/db/migrate.js';
 import { inTransaction } from '../src/db/transaction.js';
-import { RETRY_DELAYS_MS } from '../src/jobs/schedule.js';
-import { dispatchEvents, releaseStaleDeliveryLocks } from '../src/jobs/webhooks.js';
 import { createCatalogCache } from '../src/modules/catalog/service.js';
 import { createRecord } from '../src/modules/records/service.js';
+import { dispatchEvents, releaseStaleDeliveryLocks } from '../src/modules/webhooks/dispatch.js';
+import { RETRY_DELAYS_MS } from '../src/modules/webhooks/schedule.js';
 import { addKey, api, authOf, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 import { startReceiver, startSmtp, waitFor } from './receiver.js';
 
@@ -307,15 +308,14 @@ describe('durable queue', () => {
     }
   });
 
-  it('still runs fan-out jobs queued before dispatch replaced the enqueuing trigger, creating nothing twice', async () => {
+  it('retires fan-out jobs queued before dispatch replaced the enqueuing trigger: their events are dispatched once', async () => {
     const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
     const receiver = await startReceiver();
     try {
       const tenant = await createTenant(t.db);
       await subscribe(t, tenant, `${receiver.url}/legacy`, ['record.created']);
-      await t.startWorker();
-      // As the upgrade leaves them: events marked dispatched, their fan-out job still queued (twice,
-      // as a job run again after a crash would be).
+      // As the upgrade to outbox dispatch left them: events marked dispatched, their fan-out job
+      // still queued (twice, as a job run again after a crash would be).
       const [event] = await t.db.$queryRaw<
         { id: string }[]
       >`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, dispatched_at)
@@ -325,7 +325,14 @@ describe('durable queue', () => {
       for (let i = 0; i < 2; i++)
         await t.db
           .$queryRaw`SELECT graphile_worker.add_job('webhooks.fanout', json_build_object('event_ids', ARRAY[${event?.id}::uuid]))::text`;
-      await waitFor(() => receiver.received.some((r) => r.path === '/legacy'), 5_000, 'the legacy fan-out');
+      const retire = readMigrations().find((m) => m.name.endsWith('_retire_fanout_jobs'));
+      expect(retire).toBeDefined();
+      await t.db.$executeRawUnsafe(retire?.sql ?? '');
+      expect(await jobCount(t)).toBe(0);
+      expect(await undispatched(t, tenant)).toBe(1);
+
+      await t.startWorker();
+      await waitFor(() => receiver.received.some((r) => r.path === '/legacy'), 5_000, 'the legacy event');
       await waitFor(async () => (await jobCount(t)) === 0);
       expect(receiver.received.filter((r) => r.path === '/legacy')).toHaveLength(1);
       expect(await t.db.webhookDelivery.count({ where: { event_id: event?.id ?? '' } })).toBe(1);

@@ -1,11 +1,13 @@
 import { Logger, type LogLevel, type Runner, type RunnerOptions, run } from 'graphile-worker';
 import pg from 'pg';
 import type { Config } from '../config.js';
-import type { Clock } from '../context.js';
-import { detectSpikes } from './alerts.js';
-import { createMailer, type Mailer } from './mail.js';
-import { createAgents } from './send.js';
-import { DISPATCH_BATCH, deliver, dispatchEvents, notifyDeactivated, releaseStaleDeliveryLocks, type WebhookJobDeps } from './webhooks.js';
+import type { Clock, Log } from '../context.js';
+import { createMailer, type Mailer } from '../mail.js';
+import { detectSpikes } from '../modules/alerts/detect.js';
+import { type AttemptDeps, deliver } from '../modules/webhooks/attempt.js';
+import { DISPATCH_BATCH, dispatchEvents, releaseStaleDeliveryLocks } from '../modules/webhooks/dispatch.js';
+import { type DeactivationNotice, notifyDeactivated } from '../modules/webhooks/notify.js';
+import { createAgents } from '../modules/webhooks/send.js';
 
 /**
  * Durable background work on graphile-worker, in the same PostgreSQL as the data.
@@ -39,13 +41,6 @@ export type Worker = {
   stop(): Promise<void>;
 };
 
-type Log = {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-};
-
 export type WorkerOptions = {
   databaseUrl: string;
   embedded: boolean;
@@ -68,17 +63,20 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log });
   const clock = options.clock ?? (() => new Date());
   const agents = createAgents();
-  const deps: WebhookJobDeps = {
+  const deps: AttemptDeps = {
     pool,
     clock,
     random: options.random ?? Math.random,
     policy: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs },
     agents,
     userAgent: `Merma-Webhooks/${options.version ?? '1'} (+https://merma.app/docs/webhooks)`,
-    mailer,
     log,
   };
-  const dispatcher = createDispatcher(() => dispatchEvents(deps), options.dispatchIntervalMs ?? config.worker.pollIntervalMs, log);
+  const dispatcher = createDispatcher(
+    () => dispatchEvents({ pool, clock }),
+    options.dispatchIntervalMs ?? config.worker.pollIntervalMs,
+    log,
+  );
   const levels: Record<LogLevel, keyof Log> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
   const logger = new Logger((scope) => (level, message, meta) => log[levels[level]]({ worker: scope, ...meta }, message));
   const options_ = {
@@ -90,13 +88,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     noPreparedStatements: options.embedded,
     logger,
     taskList: {
-      // Jobs queued by the trigger that dispatch replaced (before migration 20261123050000).
-      'webhooks.fanout': async (payload) => {
-        await dispatchEvents(deps, (payload as { event_ids: string[] }).event_ids);
-      },
       'webhooks.deliver': async (payload) => deliver(deps, payload as { delivery_id: string }),
-      'webhooks.notify_deactivated': async (payload) =>
-        notifyDeactivated(deps, payload as { subscription_id: string; reason: 'gone' | 'failures'; last_error: string | null }),
+      'webhooks.notify_deactivated': async (payload) => notifyDeactivated({ pool, mailer, log }, payload as DeactivationNotice),
       'alerts.detect': async (payload) => {
         const alerts = await detectSpikes(
           { pool, clock, minKg: config.alertMinKg },

@@ -8,7 +8,7 @@ import { recordsRouter } from '../modules/records/router.js';
 import { sessionsRouter } from '../modules/sessions/router.js';
 import { shiftsRouter } from '../modules/shifts/router.js';
 import { webhooksRouter } from '../modules/webhooks/router.js';
-import type { TargetPolicy } from '../modules/webhooks/service.js';
+import type { TargetPolicy } from '../modules/webhooks/target.js';
 import { router } from './trpc.js';
 
 /** The whole API: one procedure per endpoint, each naming its REST route in its meta. */

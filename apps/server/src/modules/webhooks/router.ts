@@ -25,10 +25,9 @@ import {
   listSubscriptions,
   reactivateSubscription,
   rotateSecret,
-  type TargetPolicy,
   updateSubscription,
 } from './service.js';
-import { assertNoWhitespace } from './target.js';
+import { assertNoWhitespace, type TargetPolicy } from './target.js';
 
 const meta = (
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE',

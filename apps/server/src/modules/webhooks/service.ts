@@ -4,7 +4,7 @@ import { generateSecret } from '@merma/signing';
 import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
-import { assertDeliverableUrl } from './target.js';
+import { assertDeliverableUrl, type TargetPolicy } from './target.js';
 
 /**
  * Outbound webhook subscriptions of an establishment and mode. A subscription receives the events
@@ -12,8 +12,6 @@ import { assertDeliverableUrl } from './target.js';
  * base64 (256 bits) unless the customer brings one (which @merma/schema checks with
  * `secretProblem`), and is returned only by `create` and `rotateSecret`.
  */
-export type TargetPolicy = { production: boolean; allowPrivate: boolean };
-
 type Row = {
   id: string;
   url: string;
@@ -68,7 +66,7 @@ export async function createSubscription(
       secret,
       description: input.description ?? null,
       // Stamped with the clock that stamps events: a subscription receives the events from this
-      // moment on (jobs/webhooks.ts, dispatchEvents).
+      // moment on (dispatch.ts, dispatchEvents).
       created_at: now,
     },
   });

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Clock } from '../context.js';
+import type { Clock } from '../../context.js';
 
 /**
  * `alerts.detect`: the spike detector of one establishment and mode, run (throttled to once every

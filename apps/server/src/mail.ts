@@ -1,14 +1,14 @@
 import nodemailer from 'nodemailer';
+import type { Log } from './context.js';
 
 export type Mail = { to: string; subject: string; text: string };
 export type Mailer = { send(mail: Mail): Promise<void>; close(): void };
-type Log = { info(obj: object, msg?: string): void };
 
 /**
  * Notices to organisation administrators, through nodemailer over `SMTP_URL`. Without it the mail
  * is written to the log instead (development), so nothing is silently dropped.
  */
-export function createMailer(options: { smtpUrl: string | undefined; from: string; log: Log }): Mailer {
+export function createMailer(options: { smtpUrl: string | undefined; from: string; log: Pick<Log, 'info'> }): Mailer {
   if (!options.smtpUrl) {
     return {
       async send(mail) {

@@ -1,10 +1,11 @@
 import { type LookupAddress, lookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isInternalAddress } from '../modules/webhooks/target.js';
+import type { LookupFunction } from 'node:net';
+import { checkTarget, isInternalAddress, type TargetPolicy } from './target.js';
 
-export type SendPolicy = { production: boolean; allowPrivate: boolean; timeoutMs: number };
+/** Where a delivery may go (target.ts) and how long its receiver has to answer. */
+export type SendPolicy = TargetPolicy & { timeoutMs: number };
 
 /**
  * Connections kept alive between deliveries to the same receiver (a socket is only ever opened
@@ -67,19 +68,9 @@ export function sendWebhook(
     error,
     durationMs: Math.round(performance.now() - started),
   });
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    return Promise.resolve(done(null, 'invalid URL'));
-  }
-  if (url.protocol !== 'https:' && (policy.production || url.protocol !== 'http:')) {
-    return Promise.resolve(done(null, 'HTTPS required'));
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!policy.allowPrivate && isIP(host) && isInternalAddress(host)) {
-    return Promise.resolve(done(null, `refused: ${host} is an internal address`));
-  }
+  const checked = checkTarget(rawUrl, policy);
+  if ('refused' in checked) return Promise.resolve(done(null, `refused: ${checked.refused.reason}`));
+  const { url } = checked;
   return new Promise((resolve) => {
     const signal = AbortSignal.timeout(policy.timeoutMs);
     const transport = url.protocol === 'https:' ? https : http;
