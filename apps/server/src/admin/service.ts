@@ -3,6 +3,7 @@ import { ALL_PERMISSIONS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTOR
 import { parse } from 'csv-parse/sync';
 import { generateApiKey, hashApiKey, type KeyMode } from '../auth/keys.js';
 import type { Db } from '../db/client.js';
+import { eventPayload } from '../events/outbox.js';
 import { GENESIS_HASH } from '../modules/records/hash.js';
 import { markActive } from '../modules/webhooks/service.js';
 
@@ -78,7 +79,8 @@ async function emitSubscriptionEvent(
   data: { organization_id: string; plan: Plan; previous_plan: Plan; status: 'active' | 'canceled' },
 ) {
   const now = new Date().toISOString();
-  const payload = JSON.stringify({ event: type, timestamp: now, data });
+  const payload = JSON.stringify(eventPayload(type, now, data));
+  // One event per establishment of the organisation and mode, in one statement.
   await tx.$executeRaw`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
     SELECT gen_random_uuid(), e.id, m.livemode, ${type}, ${payload}::jsonb, ${now}::timestamptz
     FROM establishments e CROSS JOIN (VALUES (true), (false)) AS m(livemode)

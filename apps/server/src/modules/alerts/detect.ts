@@ -12,7 +12,10 @@ import type { Clock } from '../../context.js';
  * that floor. A day is judged only when the establishment recorded waste on at least one of those
  * four weekdays (a newcomer has no baseline). At most one alert per establishment, mode, category
  * and day (a unique key); each new alert writes `alert.spike_detected` to the outbox in the same
- * statement, and subscribers of `alert.triggered` receive it under that name.
+ * statement, and subscribers of `alert.triggered` receive it under that name. The payload is built
+ * in SQL from the rows the statement computes, in the shape of `eventPayload('alert.spike_detected',
+ * …)` (events/outbox.ts; data: @merma/schema's AlertEventData), which events.test.ts checks
+ * against the schema.
  */
 export async function detectSpikes(
   deps: { pool: pg.Pool; clock: Clock; minKg: number },

@@ -5,7 +5,7 @@ import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
-import { emitEvent } from '../../events/emit.js';
+import { emitEvent } from '../../events/outbox.js';
 import { addDays, localDate } from '../analytics/range.js';
 import { measuresFor } from './measures.js';
 

@@ -18,6 +18,7 @@ import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
+import { type EventPayload, eventPayload } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { lowerBoundSql, resolveRange, sqlParams, upperBoundSql } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
@@ -63,7 +64,7 @@ function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
 }
 
 /**
- * The body of a record event as SPEC has it — `{event, timestamp, data}` with data id,
+ * The body of a record event — `{event, timestamp, data}` with data id,
  * establishment_id, food_category, weight_kg, created_at, cause and destination (their names) —
  * plus waste_stage and record_hash, so a receiver can check the chain. `hash` null: the caller
  * fills it in SQL.
@@ -73,23 +74,19 @@ export function recordEvent(
   f: HashedFields,
   catalog: GlobalCatalog,
   hash: string | null,
-): { event: string; timestamp: string; data: RecordEventData } {
-  return {
-    event: type,
-    timestamp: f.created_at,
-    data: {
-      id: f.id,
-      establishment_id: f.establishment_id,
-      food_category: f.food_category as RecordEventData['food_category'],
-      weight_kg: f.weight_kg,
-      created_at: f.created_at,
-      cause: f.causa_id ? (catalog.causeById.get(f.causa_id)?.nombre ?? null) : null,
-      destination: catalog.destinationById.get(f.destino_id)?.nombre ?? '',
-      waste_stage: (f.waste_stage ?? null) as RecordEventData['waste_stage'],
-      record_hash: hash ?? '',
-      ...(f.supersedes_id ? { supersedes_id: f.supersedes_id } : {}),
-    },
-  };
+): EventPayload<'record.created' | 'record.updated'> {
+  return eventPayload(type, f.created_at, {
+    id: f.id,
+    establishment_id: f.establishment_id,
+    food_category: f.food_category as RecordEventData['food_category'],
+    weight_kg: f.weight_kg,
+    created_at: f.created_at,
+    cause: f.causa_id ? (catalog.causeById.get(f.causa_id)?.nombre ?? null) : null,
+    destination: catalog.destinationById.get(f.destino_id)?.nombre ?? '',
+    waste_stage: (f.waste_stage ?? null) as RecordEventData['waste_stage'],
+    record_hash: hash ?? '',
+    ...(f.supersedes_id ? { supersedes_id: f.supersedes_id } : {}),
+  });
 }
 
 function hashedFields(auth: AuthContext, id: string, input: CreateRecordParsed, source: string, createdAt: string): HashedFields {

@@ -5,7 +5,7 @@ import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
-import { emitEvent } from '../../events/emit.js';
+import { emitEvent } from '../../events/outbox.js';
 import { lowerBoundSql, sqlParams, upperBoundSql } from '../analytics/range.js';
 
 /**
@@ -133,7 +133,7 @@ export async function completeSession(deps: { db: DbTx; clock: Clock }, auth: Au
         record_count: session.record_count,
         total_kg: session.total_kg,
         started_at: session.started_at,
-        completed_at: session.completed_at,
+        completed_at: session.completed_at ?? now.toISOString(), // set by the UPDATE above
       },
     });
     return session;

@@ -10,6 +10,7 @@ import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
+import { emitEvent } from '../../events/outbox.js';
 import { addDeliveryJobsSql, ENQUEUE_DELIVERY_SQL } from './queue.js';
 import { findSubscription } from './service.js';
 
@@ -171,26 +172,24 @@ export async function recoverDeliveries(
 export async function sendTestEvent(db: DbTx, auth: AuthContext, now: Date, id: string): Promise<WebhookDelivery> {
   const sub = await findSubscription(db, auth, id);
   if (sub.status !== 'active') throw new AppError('conflict', 'The subscription is deactivated; reactivate it before testing it');
-  const eventId = randomUUID();
   const deliveryId = randomUUID();
-  const payload = {
-    event: TEST_EVENT_TYPE,
-    timestamp: now.toISOString(),
-    data: {
-      subscription_id: id,
-      establishment_id: auth.establishmentId,
-      message: 'Test event from Merma: your endpoint is reachable and verifies signatures.',
-    },
-  };
   return inTransaction(db, async (tx) => {
+    // Marked dispatched at once: this event goes to this subscription only, by the delivery below.
+    const eventId = await emitEvent(tx, {
+      establishmentId: auth.establishmentId,
+      livemode: auth.livemode,
+      type: TEST_EVENT_TYPE,
+      at: now,
+      dispatchedAt: now,
+      data: {
+        subscription_id: id,
+        establishment_id: auth.establishmentId,
+        message: 'Test event from Merma: your endpoint is reachable and verifies signatures.',
+      },
+    });
     await tx.$executeRaw`
-    WITH e AS (
-      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, dispatched_at)
-      VALUES (${eventId}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${TEST_EVENT_TYPE}, ${JSON.stringify(payload)}::jsonb, ${now}, ${now})
-      RETURNING id
-    )
     INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, next_attempt_at, manual, created_at)
-    SELECT ${deliveryId}::uuid, ${id}::uuid, e.id, ${TEST_EVENT_TYPE}, 'pending', ${now}, true, ${now} FROM e`;
+    VALUES (${deliveryId}::uuid, ${id}::uuid, ${eventId}::uuid, ${TEST_EVENT_TYPE}, 'pending', ${now}, true, ${now})`;
     await enqueue(tx, deliveryId, now);
     return oneDelivery(tx, deliveryId);
   });
