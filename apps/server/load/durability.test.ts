@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -32,6 +32,8 @@ const TENANTS = 8;
 const REQUEST_TIMEOUT_MS = 10_000;
 const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+// One key for every start of the server (it is restarted mid-run), as a deployment configures it.
+const ENCRYPTION_KEY = `load:${randomBytes(32).toString('base64')}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const redisUp = () => {
@@ -59,6 +61,7 @@ async function startServer() {
     env: {
       ...process.env,
       NODE_ENV: 'development',
+      MERMA_ENCRYPTION_KEY: ENCRYPTION_KEY,
       DATABASE_URL: dbUrl,
       REDIS_URL,
       PORT: String(port),

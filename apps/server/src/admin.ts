@@ -10,11 +10,13 @@ import {
   listKeys,
   quickstart,
   reactivateWebhook,
+  reencryptWebhookSecrets,
   revokeKey,
   setOrganizationPlan,
 } from './admin/service.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
+import type { SecretBox } from './secrets/cipher.js';
 
 /**
  * merma-admin: the administration CLI. Prints one JSON value on stdout; on bad arguments prints one
@@ -31,10 +33,15 @@ const USAGE = `usage: merma-admin <command>
   key revoke --id ID
   product import --org ID --file products.csv
   webhook reactivate --id ID
+  secrets reencrypt                  (after a new key was put first in MERMA_ENCRYPTION_KEY)
   quickstart`;
 
 type Flags = Record<string, string | undefined>;
-type Command = { flags: string[]; required: string[]; run(db: Database['prisma'], f: Flags, config: Config): Promise<unknown> };
+type Command = {
+  flags: string[];
+  required: string[];
+  run(db: Database['prisma'], f: Flags, config: Config, secrets: SecretBox): Promise<unknown>;
+};
 
 const COMMANDS: Record<string, Command> = {
   'org create': {
@@ -61,6 +68,11 @@ const COMMANDS: Record<string, Command> = {
     flags: ['id'],
     required: ['id'],
     run: (db, f) => reactivateWebhook(db, { id: f.id as string }),
+  },
+  'secrets reencrypt': {
+    flags: [],
+    required: [],
+    run: (db, _f, _config, secrets) => reencryptWebhookSecrets(db, secrets),
   },
   'establishment create': {
     flags: ['org', 'name', 'cif', 'sector', 'timezone'],
@@ -145,7 +157,7 @@ async function main(argv: string[]) {
   const database = await openDatabase(config, { migrate: config.migrateOnBoot });
   let result: unknown;
   try {
-    result = await command.run(database.prisma, values, config);
+    result = await command.run(database.prisma, values, config, database.secrets);
   } catch (err) {
     await database.close();
     if (err instanceof AdminError) fail(err.message);

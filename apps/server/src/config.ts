@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseEncryptionKeys } from './secrets/keys.js';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -19,6 +20,12 @@ const EnvSchema = z.object({
   /** Redis URL for rate limits shared by several replicas. Unset: in-memory limits. */
   REDIS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Port of the Prometheus endpoint (GET /metrics), apart from the API; 0 turns it off. Default: 9464 in production, off otherwise. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Address the metrics port listens on; HOST by default. */
+  METRICS_HOST: z.string().optional(),
+  /** When set, GET /metrics on the API port too, for `Authorization: Bearer <token>` only. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** Requests per minute per key for general endpoints. */
   RATE_LIMIT_GENERAL_PER_MINUTE: int(10, 1),
   /** Requests per minute per key for POST /api/v1/records. */
@@ -51,6 +58,37 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().default('Merma <no-reply@merma.app>'),
   /** A spike alert needs at least this many kg in the day, whatever the baseline. */
   ALERT_MIN_KG: z.coerce.number().min(0).default(5),
+  /**
+   * Keys that encrypt webhook signing secrets at rest: `<id>:<key>[,<id>:<key>…]`, each key 32 bytes
+   * in base64 or hex, the one new values use first (secrets/keys.ts). Required in production;
+   * elsewhere, unset, a key is generated and kept under DATA_DIR.
+   */
+  MERMA_ENCRYPTION_KEY: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      try {
+        return parseEncryptionKeys(value);
+      } catch (err) {
+        ctx.issues.push({ code: 'custom', message: (err as Error).message, input: value });
+        return z.NEVER;
+      }
+    }),
+});
+
+/** Rules across variables, checked after each one parsed. */
+const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
+  // A generated key would live on one replica's disk only, and a lost key makes every stored
+  // secret unreadable: production names its keys explicitly.
+  if (e.NODE_ENV === 'production' && !e.MERMA_ENCRYPTION_KEY) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MERMA_ENCRYPTION_KEY'],
+      message:
+        'required when NODE_ENV=production (webhook signing secrets are encrypted with it): generate a key with `openssl rand -base64 32` and set MERMA_ENCRYPTION_KEY=k1:<that key>',
+    });
+  }
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -59,7 +97,7 @@ export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const parsed = EnvSchema.safeParse(raw);
+  const parsed = CheckedEnvSchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -80,9 +118,10 @@ function toConfig(e: z.output<typeof EnvSchema>) {
         : /^\d+$/.test(e.TRUST_PROXY)
           ? Number(e.TRUST_PROXY)
           : e.TRUST_PROXY;
+  const host = e.HOST ?? (e.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');
   return {
     env: e.NODE_ENV,
-    host: e.HOST ?? (e.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
+    host,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
@@ -90,6 +129,13 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     migrateOnBoot: e.MIGRATE_ON_BOOT,
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
+    metrics: {
+      // Off by default outside production, so that several servers on one machine (development,
+      // tests) do not compete for the port.
+      port: e.METRICS_PORT ?? (e.NODE_ENV === 'production' ? 9464 : 0),
+      host: e.METRICS_HOST ?? host,
+      token: e.METRICS_TOKEN,
+    },
     rateLimits: {
       enabled: e.RATE_LIMIT_ENABLED,
       generalPerMinute: e.RATE_LIMIT_GENERAL_PER_MINUTE,
@@ -107,5 +153,7 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     alertMinKg: e.ALERT_MIN_KG,
+    /** Configured encryption keys, current first; undefined: a key under DATA_DIR (not in production). */
+    encryptionKeys: e.MERMA_ENCRYPTION_KEY,
   };
 }

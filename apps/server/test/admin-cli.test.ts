@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/db/migrate.js';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
+import { createTestDatabase, TEST_ENCRYPTION_KEY, type TestDatabase } from './helpers.js';
 
 /**
  * merma-admin run for real, as a child process (`node --import tsx src/admin.ts`), against a fresh
@@ -33,7 +33,8 @@ async function cli(args: string[], env: Env): Promise<Result> {
   try {
     const { stdout, stderr } = await exec(process.execPath, [...NODE_ARGS, 'src/admin.ts', ...args], {
       cwd: SERVER_DIR,
-      env: childEnv(env),
+      // The tests' key unless a test decides (else the CLI would keep a key in ./.data).
+      env: childEnv({ MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...env }),
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -359,7 +360,8 @@ describe('merma-admin with the embedded database', () => {
         s.close(() => done(p));
       });
     });
-    const env = { DATABASE_URL: undefined, DATA_DIR: dataDir };
+    // No key configured: the server generates one under DATA_DIR, and the CLI uses the same.
+    const env = { DATABASE_URL: undefined, DATA_DIR: dataDir, MERMA_ENCRYPTION_KEY: undefined };
     const server: ChildProcess = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
       cwd: SERVER_DIR,
       env: childEnv({ ...env, PORT: String(port), LOG_LEVEL: 'warn', HOST: '127.0.0.1' }),
@@ -378,6 +380,9 @@ describe('merma-admin with the embedded database', () => {
         if (!up) await sleep(100);
       }
       expect(up, log).toBe(true);
+      const keyFile = join(dataDir, 'encryption.key');
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      const generated = readFileSync(keyFile, 'utf8');
 
       const quick = await cli(['quickstart'], env);
       expect(quick.code, quick.stderr).toBe(0);
@@ -395,6 +400,7 @@ describe('merma-admin with the embedded database', () => {
       const list = await cli(['key', 'list', '--establishment', establishment.id], env);
       expect(list.code, list.stderr).toBe(0);
       expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id: key.id, last4: key.key.slice(-4) })]);
+      expect(readFileSync(keyFile, 'utf8')).toBe(generated); // kept, not generated again
     } finally {
       if (server.exitCode === null && server.signalCode === null) {
         server.kill('SIGKILL');

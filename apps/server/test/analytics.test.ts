@@ -1,4 +1,6 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectSpikes } from '../src/modules/alerts/detect.js';
 import {
   api,
   CAUSA_CADUCIDAD,
@@ -127,5 +129,134 @@ describe('analytics rate limit', () => {
     expect(statuses).toEqual([200, 200, 429]);
     // Other endpoints keep their own budget.
     expect((await api(limited.app, owner.key).get('/api/v1/causas')).statusCode).toBe(200);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Local days: the autumn 25-hour day and an establishment an hour behind Madrid
+
+describe('local days in the establishment time zone', () => {
+  const day = (from: string, to: string, tenantKey: string, groupBy = 'day') =>
+    api(t.app, tenantKey)
+      .get(`/api/v1/analytics?from=${from}&to=${to}&group_by=${groupBy}`)
+      .then((r) => {
+        expect(r.statusCode).toBe(200);
+        return r.json().data;
+      });
+  const listed = async (tenantKey: string, from: string, to: string) => {
+    const res = await api(t.app, tenantKey).get('/api/v1/records', { query: { from, to, limit: '200' } });
+    expect(res.statusCode).toBe(200);
+    return (res.json().data as { created_at: string; weight_kg: number }[]).map((r) => [r.created_at, r.weight_kg]);
+  };
+
+  // Europe/Madrid, Sunday 25 October 2026: at 03:00 CEST the clocks go back to 02:00 CET, so the
+  // local day lasts 25 hours (22:00 UTC on the 24th to 23:00 UTC on the 25th) and 02:30 happens twice.
+  const AUTUMN: [string, number][] = [
+    ['2026-10-24T21:30:00.000Z', 1], // 23:30 CEST, Saturday 24
+    ['2026-10-24T22:00:00.000Z', 2], // 00:00 CEST, Sunday 25
+    ['2026-10-25T00:30:00.000Z', 4], // 02:30 CEST, the first time
+    ['2026-10-25T01:30:00.000Z', 8], // 02:30 CET, the second time
+    ['2026-10-25T22:30:00.000Z', 16], // 23:30 CET, still Sunday 25 (its 25th hour)
+    ['2026-10-25T23:00:00.000Z', 32], // 00:00 CET, Monday 26
+  ];
+
+  it('counts the 25-hour autumn day whole: both 02:30s and 23:30 in the day, by day, by ISO week and in the record list', async () => {
+    const madrid = await createTenant(t.db);
+    for (const [at, kg] of AUTUMN) await recordAt(t.db, madrid, at, { weight_kg: kg });
+
+    const daily = await day('2026-10-24', '2026-10-26', madrid.key);
+    expect(daily.trend).toEqual([
+      { period: '2026-10-24', total_kg: 1 },
+      { period: '2026-10-25', total_kg: 30 },
+      { period: '2026-10-26', total_kg: 32 },
+    ]);
+    expect(daily).toMatchObject({ total_kg: 63, total_records: 6 });
+    expect(await day('2026-10-25', '2026-10-25', madrid.key)).toMatchObject({ total_kg: 30, total_records: 4 });
+    // Sunday the 25th closes ISO week 43, its 25th hour included.
+    expect((await day('2026-10-19', '2026-11-01', madrid.key, 'week')).trend).toEqual([
+      { period: '2026-W43', total_kg: 31 },
+      { period: '2026-W44', total_kg: 32 },
+    ]);
+    expect((await day('2026-10-01', '2026-10-31', madrid.key, 'month')).trend).toEqual([{ period: '2026-10', total_kg: 63 }]);
+    expect(await listed(madrid.key, '2026-10-25', '2026-10-25')).toEqual([
+      ['2026-10-25T22:30:00.000Z', 16],
+      ['2026-10-25T01:30:00.000Z', 8],
+      ['2026-10-25T00:30:00.000Z', 4],
+      ['2026-10-24T22:00:00.000Z', 2],
+    ]);
+  });
+
+  it('judges spikes on the whole 25-hour day', async () => {
+    const madrid = await createTenant(t.db);
+    // The four previous Sundays: 2 kg of meat each at noon.
+    for (const at of ['2026-09-27T10:00:00.000Z', '2026-10-04T10:00:00.000Z', '2026-10-11T10:00:00.000Z', '2026-10-18T10:00:00.000Z']) {
+      await recordAt(t.db, madrid, at, { weight_kg: 2 });
+    }
+    // Sunday 25: 5 kg at 00:30 CEST (still the 24th in UTC), at both 02:30s and at 23:30 CET;
+    // Monday's first minutes (still the 25th in UTC) do not count.
+    for (const at of ['2026-10-24T22:30:00.000Z', '2026-10-25T00:30:00.000Z', '2026-10-25T01:30:00.000Z', '2026-10-25T22:30:00.000Z']) {
+      await recordAt(t.db, madrid, at, { weight_kg: 5 });
+    }
+    await recordAt(t.db, madrid, '2026-10-25T23:15:00.000Z', { weight_kg: 100 });
+    const pool = new pg.Pool({ connectionString: t.database.url, max: 1 });
+    try {
+      const found = await detectSpikes(
+        { pool, clock: () => new Date('2026-10-25T22:45:00.000Z'), minKg: 5 },
+        { establishment_id: madrid.establishmentId, livemode: false },
+      );
+      expect(found).toBe(1);
+    } finally {
+      await pool.end();
+    }
+    const alerts = await t.db.alert.findMany({ where: { establishment_id: madrid.establishmentId } });
+    expect(alerts.map((a) => [a.day.toISOString().slice(0, 10), a.food_category, Number(a.total_kg), Number(a.baseline_kg)])).toEqual([
+      ['2026-10-25', 'meat', 20, 2],
+    ]);
+  });
+
+  it('puts a record at 23:30 Canary time on that Canary day, where Madrid is already on the next', async () => {
+    const canary = await createTenant(t.db, { timezone: 'Atlantic/Canary' });
+    const madrid = await createTenant(t.db);
+    const CANARY: [string, number][] = [
+      ['2026-03-28T23:30:00.000Z', 1], // 23:30 WET, 28 March (00:30 on the 29th in Madrid)
+      ['2026-07-15T22:30:00.000Z', 2], // 23:30 WEST, 15 July (00:30 on the 16th in Madrid)
+      ['2026-07-15T23:00:00.000Z', 4], // 00:00 WEST, 16 July
+      ['2026-10-25T00:30:00.000Z', 8], // 01:30 WEST, 25 October, the first time
+      ['2026-10-25T01:30:00.000Z', 16], // 01:30 WET, the second time
+      ['2026-10-25T23:30:00.000Z', 32], // 23:30 WET, 25 October (00:30 on the 26th in Madrid)
+    ];
+    for (const [at, kg] of CANARY) {
+      await recordAt(t.db, canary, at, { weight_kg: kg }, { timezone: 'Atlantic/Canary' });
+      await recordAt(t.db, madrid, at, { weight_kg: kg });
+    }
+
+    expect((await day('2026-03-28', '2026-03-29', canary.key)).trend).toEqual([
+      { period: '2026-03-28', total_kg: 1 },
+      { period: '2026-03-29', total_kg: 0 },
+    ]);
+    expect((await day('2026-03-28', '2026-03-29', madrid.key)).trend).toEqual([
+      { period: '2026-03-28', total_kg: 0 },
+      { period: '2026-03-29', total_kg: 1 },
+    ]);
+    expect((await day('2026-07-15', '2026-07-16', canary.key)).trend).toEqual([
+      { period: '2026-07-15', total_kg: 2 },
+      { period: '2026-07-16', total_kg: 4 },
+    ]);
+    expect((await day('2026-07-15', '2026-07-16', madrid.key)).trend).toEqual([
+      { period: '2026-07-15', total_kg: 0 },
+      { period: '2026-07-16', total_kg: 6 },
+    ]);
+    // Canary's autumn day is 25 hours too (00:00 to 24:00 UTC): both 01:30s and 23:30 count.
+    expect((await day('2026-10-25', '2026-10-26', canary.key)).trend).toEqual([
+      { period: '2026-10-25', total_kg: 56 },
+      { period: '2026-10-26', total_kg: 0 },
+    ]);
+    expect(await listed(canary.key, '2026-07-15', '2026-07-15')).toEqual([['2026-07-15T22:30:00.000Z', 2]]);
+    expect(await listed(madrid.key, '2026-07-15', '2026-07-15')).toEqual([]);
+    expect(await listed(canary.key, '2026-10-25', '2026-10-25')).toEqual([
+      ['2026-10-25T23:30:00.000Z', 32],
+      ['2026-10-25T01:30:00.000Z', 16],
+      ['2026-10-25T00:30:00.000Z', 8],
+    ]);
   });
 });

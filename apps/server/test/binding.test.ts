@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolOf } from '../src/db/client.js';
 import { createAuthenticator } from '../src/http/auth.js';
 import { createCatalogCache } from '../src/modules/catalog/service.js';
+import { loadSecretBox } from '../src/secrets/keys.js';
 import type { Context } from '../src/trpc/context.js';
 import { createAppRouter } from '../src/trpc/router.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
@@ -20,7 +21,11 @@ let tenant: Tenant;
 beforeAll(async () => {
   t = await startTestApp();
   tenant = await createTenant(t.db);
-  const router = createAppRouter({ catalog: createCatalogCache(), webhookTargets: { production: false, allowPrivate: false } });
+  const router = createAppRouter({
+    catalog: createCatalogCache(),
+    webhookTargets: { production: false, allowPrivate: false },
+    secrets: loadSecretBox(t.config),
+  });
   const authenticator = createAuthenticator(t.db, 0);
   reference = Fastify();
   await reference.register(fastifyTRPCOpenApiPlugin, {

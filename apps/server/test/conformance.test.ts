@@ -10,10 +10,10 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../src/db/client.js';
-import { buildApp } from '../src/http/app.js';
 import { fetchOpenApi, listOperations, type OpenApiDocument, type Operation } from './contract.js';
 import {
   addKey,
+  buildTestApp,
   CAUSA_CADUCIDAD,
   createTenant,
   DESTINO_DONATION,
@@ -401,7 +401,7 @@ describe('the errors every operation can answer', () => {
   });
 
   it('429 with Retry-After and resetAt once a key is over its limit', async () => {
-    const limited = await buildApp({
+    const limited = await buildTestApp({
       config: testConfig({ RATE_LIMIT_GENERAL_PER_MINUTE: '1', RATE_LIMIT_RECORDS_PER_MINUTE: '1', RATE_LIMIT_ANALYTICS_PER_HOUR: '1' }),
       db: t.db,
     });
@@ -420,7 +420,7 @@ describe('the errors every operation can answer', () => {
 
   it('503 when the database is unreachable', async () => {
     const unreachable = createPrisma('postgresql://merma@127.0.0.1:1/merma', 1);
-    const down = await buildApp({ config: testConfig(), db: unreachable });
+    const down = await buildTestApp({ config: testConfig(), db: unreachable });
     try {
       for (const op of operations) {
         expectStatus(await call(op.method, op.path, { app: down, params: paramsFor(op.path), ...bodyFor(op) }), 503);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
+import { createTestDatabase, TEST_ENCRYPTION_KEY, type TestDatabase } from './helpers.js';
 
 /**
  * Docker cannot build images on our CI machines, so this suite runs what the image would run:
@@ -67,6 +67,29 @@ describe('the container image', () => {
     expect(runtimeStage).toMatch(/^USER\s+node$/m);
   });
 
+  it('does not start without MERMA_ENCRYPTION_KEY, and says why', async () => {
+    const [bin, ...args] = JSON.parse(instruction('CMD')) as [string, ...string[]];
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...dockerEnv(),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+    };
+    delete env.MERMA_ENCRYPTION_KEY;
+    const refused = await promisify(execFile)(bin === 'node' ? process.execPath : bin, args, {
+      cwd: SERVER_DIR,
+      env,
+      timeout: 30_000,
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code?: number; stderr?: string }) => ({ code: err.code, stderr: err.stderr ?? '' }),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('MERMA_ENCRYPTION_KEY: required when NODE_ENV=production');
+  });
+
   it('starts with its CMD, applies migrations, and passes its HEALTHCHECK', async () => {
     const cmd = JSON.parse(instruction('CMD')) as string[];
     expect(cmd).toEqual(['node', 'dist/main.js']);
@@ -81,6 +104,8 @@ describe('the container image', () => {
         DATABASE_URL: database.url,
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
+        // Production requires it, and the image holds none: it comes from the platform's secrets.
+        MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

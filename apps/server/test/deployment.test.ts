@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../src/admin/service.js';
-import { buildApp } from '../src/http/app.js';
-import { api, createTenant, startTestApp, type TestContext, testConfig } from './helpers.js';
+import { api, buildTestApp, createTenant, startTestApp, type TestContext, testConfig } from './helpers.js';
 
 let t: TestContext;
 beforeAll(async () => {
@@ -11,7 +10,7 @@ afterAll(() => t?.close());
 
 describe('production mode', () => {
   it('refuses plain HTTP with 403, accepts HTTPS from a trusted proxy, and sends HSTS', async () => {
-    const app = await buildApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' }), db: t.db });
+    const app = await buildTestApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' }), db: t.db });
     try {
       const tenant = await createTenant(t.db);
       const plain = await api(app, tenant.key).get('/api/v1/causas');
@@ -29,7 +28,7 @@ describe('production mode', () => {
   });
 
   it('does not trust X-Forwarded-Proto unless told to', async () => {
-    const app = await buildApp({ config: testConfig({ NODE_ENV: 'production' }), db: t.db });
+    const app = await buildTestApp({ config: testConfig({ NODE_ENV: 'production' }), db: t.db });
     try {
       const tenant = await createTenant(t.db);
       const spoofed = await api(app, tenant.key).get('/api/v1/causas', { headers: { 'x-forwarded-proto': 'https' } });
@@ -42,7 +41,7 @@ describe('production mode', () => {
 
 describe('API key cache', () => {
   it('stops a revoked key within the cache time', async () => {
-    const app = await buildApp({ config: testConfig({ API_KEY_CACHE_TTL_MS: '300' }), db: t.db });
+    const app = await buildTestApp({ config: testConfig({ API_KEY_CACHE_TTL_MS: '300' }), db: t.db });
     try {
       const tenant = await createTenant(t.db);
       expect((await api(app, tenant.key).get('/api/v1/causas')).statusCode).toBe(200);
@@ -62,7 +61,7 @@ describe('API key cache', () => {
 
 describe('rate limits across replicas', () => {
   it('keeps limiting in memory when Redis is unreachable', async () => {
-    const app = await buildApp({
+    const app = await buildTestApp({
       config: testConfig({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_GENERAL_PER_MINUTE: '2' }),
       db: t.db,
     });
@@ -79,8 +78,8 @@ describe('rate limits across replicas', () => {
   // Needs a Redis server: CI runs this suite with REDIS_URL set (see .ci/run).
   it.skipIf(!process.env.REDIS_URL)('shares one budget between two replicas through Redis', async () => {
     const config = testConfig({ RATE_LIMIT_GENERAL_PER_MINUTE: '3' });
-    const one = await buildApp({ config, db: t.db });
-    const two = await buildApp({ config, db: t.db });
+    const one = await buildTestApp({ config, db: t.db });
+    const two = await buildTestApp({ config, db: t.db });
     try {
       const tenant = await createTenant(t.db);
       const statuses = [];

@@ -6,9 +6,10 @@ import {
   countRecords,
   createTenant,
   DESTINO_LANDFILL,
+  drain,
   recordAt,
   startTestApp,
-  type Tenant,
+  subscribe,
   type TestContext,
   validRecord,
 } from './helpers.js';
@@ -16,9 +17,13 @@ import { startReceiver, waitFor } from './receiver.js';
 
 let t: TestContext;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+// "Now" for the app and its worker: a Wednesday at 12:00 in Madrid (CET), so the local day, which
+// the spike detector judges, is the same day in UTC whatever the time the suite runs. It lies in
+// the past, so jobs stamped with it are due at once.
+const NOW = new Date('2026-11-18T11:00:00.000Z');
 
 beforeAll(async () => {
-  t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true', ALERT_MIN_KG: '5' }, worker: true });
+  t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true', ALERT_MIN_KG: '5' }, clock: () => NOW, worker: true });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -26,18 +31,12 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function subscribe(tenant: Tenant, path: string, events: string[]) {
-  const res = await api(t.app, tenant.key).post('/api/v1/webhooks', { url: `${receiver.url}${path}`, events });
-  expect(res.statusCode).toBe(201);
-  return res.json().data as { id: string; secret: string };
-}
-
 const receivedAt = (path: string) => receiver.received.filter((r) => r.path === path);
 
 describe('inbound waste.updated', () => {
   it('appends a correction that supersedes the original, emits record.updated and keeps the chain valid', async () => {
     const tenant = await createTenant(t.db);
-    const sub = await subscribe(tenant, '/updated', ['record.updated']);
+    const sub = await subscribe(t, tenant, `${receiver.url}/updated`, ['record.updated']);
     const original = (await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 10, notes: 'pesado a ojo' }))).json()
       .data;
     const send = (payload: Record<string, unknown>) =>
@@ -73,7 +72,12 @@ describe('inbound waste.updated', () => {
     expect(stored.superseded_by).toBe(correctionId);
 
     const delivery = await waitFor(() => receivedAt('/updated')[0]);
-    const event = await verifyWebhook({ payload: delivery.body, headers: delivery.headers as Record<string, string>, secret: sub.secret });
+    const event = await verifyWebhook({
+      payload: delivery.body,
+      headers: delivery.headers as Record<string, string>,
+      secret: sub.secret,
+      now: NOW,
+    });
     expect(event).toMatchObject({ event: 'record.updated', data: { id: correctionId, supersedes_id: original.id, weight_kg: 1.25 } });
 
     // A resend is a duplicate; correcting the original again is refused, naming its correction.
@@ -121,11 +125,11 @@ describe('inbound waste.updated', () => {
 describe('subscription events from merma-admin', () => {
   it('sends subscription.changed on a plan change and subscription.canceled on cancel, then refuses the keys', async () => {
     const tenant = await createTenant(t.db);
-    const sub = await subscribe(tenant, '/plan', ['subscription.changed', 'subscription.canceled']);
+    const sub = await subscribe(t, tenant, `${receiver.url}/plan`, ['subscription.changed', 'subscription.canceled']);
     await setOrganizationPlan(t.db, { id: tenant.organizationId, plan: 'enterprise_multi' });
     const changed = await waitFor(() => receivedAt('/plan')[0]);
     expect(
-      await verifyWebhook({ payload: changed.body, headers: changed.headers as Record<string, string>, secret: sub.secret }),
+      await verifyWebhook({ payload: changed.body, headers: changed.headers as Record<string, string>, secret: sub.secret, now: NOW }),
     ).toMatchObject({
       event: 'subscription.changed',
       data: { organization_id: tenant.organizationId, plan: 'enterprise_multi', previous_plan: 'enterprise', status: 'active' },
@@ -148,10 +152,10 @@ describe('subscription events from merma-admin', () => {
 describe('spike alerts', () => {
   it('alerts once per category and day when a day exceeds the same-weekday baseline by 3 σ, under both names', async () => {
     const tenant = await createTenant(t.db);
-    const spike = await subscribe(tenant, '/spike', ['alert.spike_detected']);
-    await subscribe(tenant, '/triggered', ['alert.triggered']);
-    const now = new Date();
-    const weeksAgo = (n: number) => new Date(now.getTime() - n * 7 * 86_400_000 - 3_600_000).toISOString();
+    const spike = await subscribe(t, tenant, `${receiver.url}/spike`, ['alert.spike_detected']);
+    await subscribe(t, tenant, `${receiver.url}/triggered`, ['alert.triggered']);
+    // An hour before "now" on the same weekday of the four previous weeks: 11:00 in Madrid.
+    const weeksAgo = (n: number) => new Date(NOW.getTime() - n * 7 * 86_400_000 - 3_600_000).toISOString();
     // Same weekday, four previous weeks: 2, 3, 2, 3 kg of meat (mean 2.5, σ ≈ 0.58, threshold ≈ 4.23).
     for (const [n, kg] of [
       [1, 2],
@@ -162,13 +166,20 @@ describe('spike alerts', () => {
       await recordAt(t.db, tenant, weeksAgo(n), { weight_kg: kg });
     }
     // Today: 4 kg of meat (below the 5 kg floor), then 8 kg more (12 kg: a spike); fish stays normal.
-    await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 4 }));
-    await new Promise((r) => setTimeout(r, 2_500));
+    expect((await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 4 }))).statusCode).toBe(201);
+    // The detector ran on it (dispatch queued it; a drained queue has run it) and found no spike.
+    await drain(t.db);
     expect(receivedAt('/spike')).toHaveLength(0);
+    expect(await t.db.alert.count({ where: { establishment_id: tenant.establishmentId } })).toBe(0);
     await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 8 }));
     await api(t.app, tenant.key).post('/api/v1/records', validRecord({ food_category: 'fish', weight_kg: 0.5 }));
     const alert = await waitFor(() => receivedAt('/spike')[0], 15_000, 'the spike alert');
-    const event = await verifyWebhook({ payload: alert.body, headers: alert.headers as Record<string, string>, secret: spike.secret });
+    const event = await verifyWebhook({
+      payload: alert.body,
+      headers: alert.headers as Record<string, string>,
+      secret: spike.secret,
+      now: NOW,
+    });
     expect(event.event).toBe('alert.spike_detected');
     if (event.event !== 'alert.spike_detected') throw new Error('unreachable');
     expect(event.data).toMatchObject({ establishment_id: tenant.establishmentId, food_category: 'meat', total_kg: 12, baseline_kg: 2.5 });
@@ -177,17 +188,18 @@ describe('spike alerts', () => {
     const triggered = await waitFor(() => receivedAt('/triggered')[0]);
     expect(JSON.parse(triggered.body)).toMatchObject({ event: 'alert.triggered', data: { food_category: 'meat', total_kg: 12 } });
     // More meat the same day: no second alert.
-    await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 20 }));
-    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 20 }))).statusCode).toBe(201);
+    await drain(t.db);
     expect(receivedAt('/spike')).toHaveLength(1);
+    expect(receivedAt('/triggered')).toHaveLength(1);
     expect(await t.db.alert.count({ where: { establishment_id: tenant.establishmentId } })).toBe(1);
   });
 
   it('does not alert an establishment without history', async () => {
     const tenant = await createTenant(t.db);
-    await subscribe(tenant, '/newcomer', ['alert.spike_detected']);
-    await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 50 }));
-    await new Promise((r) => setTimeout(r, 3_000));
+    await subscribe(t, tenant, `${receiver.url}/newcomer`, ['alert.spike_detected']);
+    expect((await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 50 }))).statusCode).toBe(201);
+    await drain(t.db);
     expect(receivedAt('/newcomer')).toHaveLength(0);
     expect(await t.db.alert.count({ where: { establishment_id: tenant.establishmentId } })).toBe(0);
   });

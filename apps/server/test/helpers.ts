@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
@@ -8,7 +8,11 @@ import { startEphemeralPostgres } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
 import { buildApp } from '../src/http/app.js';
 import { startWorker, type Worker } from '../src/jobs/worker.js';
+import { createLogger } from '../src/log.js';
 import type { Mailer } from '../src/mail.js';
+import { createMetrics, type Metrics } from '../src/metrics.js';
+import { loadSecretBox } from '../src/secrets/keys.js';
+import { createServices } from '../src/services.js';
 
 /**
  * Test database: a fresh database on the PostgreSQL named by DATABASE_URL when it is set (dropped
@@ -42,10 +46,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/**
+ * The key that encrypts webhook secrets in the tests' configuration: one random key per test
+ * process (id `test`), so no test writes a key file and production-mode apps can be built.
+ */
+export const TEST_ENCRYPTION_KEY = `test:${randomBytes(32).toString('base64')}`;
+
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
+    MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     RATE_LIMIT_GENERAL_PER_MINUTE: '10000',
     RATE_LIMIT_RECORDS_PER_MINUTE: '10000',
     RATE_LIMIT_ANALYTICS_PER_HOUR: '10000',
@@ -59,6 +70,8 @@ export type TestContext = {
   db: Db;
   database: TestDatabase;
   config: Config;
+  /** The metrics of the app and of the workers started here. */
+  metrics: Metrics;
   /** The job worker, when started (`worker` option). */
   worker: Worker | undefined;
   /** Starts (another) worker on this database, as a second replica would. */
@@ -67,6 +80,8 @@ export type TestContext = {
 };
 
 export type WorkerTestOptions = {
+  /** The worker's "now" (spike detection's day, delivery times); the app's `clock` by default. */
+  clock?: () => Date;
   random?: () => number;
   mailer?: Mailer;
   log?: TestLog;
@@ -75,6 +90,34 @@ export type WorkerTestOptions = {
 };
 type TestLog = Parameters<typeof startWorker>[0]['log'];
 const silentLog: TestLog = { info() {}, warn() {}, error() {}, debug() {} };
+
+/**
+ * The app on the services of `config` and `db` (services.ts), as main.ts builds it. Logs go nowhere
+ * (LOG_LEVEL silent) unless a `logStream` is given.
+ */
+export async function buildTestApp(options: {
+  config: Config;
+  db: Db;
+  clock?: () => Date;
+  logStream?: NodeJS.WritableStream;
+  logLevel?: string;
+  afterWrite?: () => void;
+  metrics?: Metrics;
+}): Promise<FastifyInstance> {
+  const log = createLogger(options.config, {
+    pretty: false,
+    ...(options.logStream ? { stream: options.logStream } : {}),
+    ...(options.logLevel ? { level: options.logLevel } : {}),
+  });
+  const services = createServices({
+    config: options.config,
+    db: options.db,
+    log,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  return buildApp(services, options.afterWrite ? { afterWrite: options.afterWrite } : {});
+}
 
 /** A migrated database and the app on it. `clock` fixes "now" for time-window tests. */
 export async function startTestApp(
@@ -92,9 +135,11 @@ export async function startTestApp(
   const db = createPrisma(database.url, 5);
   const config = testConfig(options.config);
   const workers: Worker[] = [];
-  const app = await buildApp({
+  const metrics = createMetrics();
+  const app = await buildTestApp({
     config,
     db,
+    metrics,
     afterWrite: () => {
       for (const w of workers) w.wake();
     },
@@ -104,11 +149,15 @@ export async function startTestApp(
   });
   await app.ready();
   const launch = async (o: WorkerTestOptions = {}) => {
+    const clock = o.clock ?? options.clock;
     const w = await startWorker({
       databaseUrl: database.url,
       embedded: database.kind === 'pglite',
       config: { ...config, worker: { concurrency: 4, pollIntervalMs: 50 }, ...o.config },
       log: o.log ?? silentLog,
+      metrics,
+      secrets: loadSecretBox({ ...config, ...o.config }), // a replica's own keys when its config names them
+      ...(clock ? { clock } : {}),
       ...(o.random ? { random: o.random } : {}),
       ...(o.mailer ? { mailer: o.mailer } : {}),
       ...(o.dispatchIntervalMs ? { dispatchIntervalMs: o.dispatchIntervalMs } : {}),
@@ -122,6 +171,7 @@ export async function startTestApp(
     db,
     database,
     config,
+    metrics,
     worker,
     startWorker: launch,
     async close() {
@@ -229,4 +279,88 @@ export function authOf(tenant: Tenant, options: { timezone?: string; livemode?: 
     timezone: options.timezone ?? 'Europe/Madrid',
     sector: (options.sector ?? 'horeca') as 'horeca',
   };
+}
+
+/** A webhook subscription through the API (201 checked); the secret is returned once, here. */
+export async function subscribe(t: { app: FastifyInstance }, tenant: Tenant, url: string, events: string[]) {
+  const res = await api(t.app, tenant.key).post('/api/v1/webhooks', { url, events });
+  if (res.statusCode !== 201) throw new Error(`POST /api/v1/webhooks answered ${res.statusCode}: ${res.body}`);
+  return res.json().data as { id: string; secret: string };
+}
+
+type Queryable = Db | pg.Pool;
+
+async function rows<T>(on: Queryable, text: string, values: unknown[] = []): Promise<T[]> {
+  if ('$queryRawUnsafe' in on) return on.$queryRawUnsafe<T[]>(text, ...values);
+  return (await on.query(text, values)).rows as T[];
+}
+
+/**
+ * Waits until the outbox and the job queue are idle: no event waits for dispatch, no job is running
+ * (locked) and none is due at `now` (the test process's clock, which the workers compare run_at
+ * with; a faked Date counts). Both are read in one statement, so one snapshot: dispatch marks an
+ * event and adds its jobs atomically, and a job writes what it causes (deliveries' outcomes, retries,
+ * alerts' events) before it is completed, so an idle snapshot means nothing more is on its way.
+ * Use it before asserting that something did NOT happen, instead of sleeping. A job locked by a
+ * worker that died keeps it waiting until `timeoutMs`, which then fails naming what was pending.
+ */
+export async function drain(on: Queryable, options: { now?: () => Date; timeoutMs?: number } = {}): Promise<void> {
+  const now = options.now ?? (() => new Date());
+  const deadline = performance.now() + (options.timeoutMs ?? 15_000);
+  for (;;) {
+    const [state] = await rows<{ waiting: number; jobs: { task: string; run_at: string; locked_by: string | null }[] | null }>(
+      on,
+      `SELECT (SELECT count(*)::int FROM events WHERE dispatched_at IS NULL) AS waiting,
+         (SELECT json_agg(json_build_object('task', task_identifier, 'run_at', run_at, 'locked_by', locked_by))
+          FROM graphile_worker.jobs
+          WHERE locked_at IS NOT NULL OR (attempts < max_attempts AND run_at <= $1::timestamptz)) AS jobs`,
+      [now()],
+    );
+    if (state && state.waiting === 0 && !state.jobs) return;
+    if (performance.now() > deadline) {
+      throw new Error(`the queue did not drain: ${state?.waiting} events waiting, jobs ${JSON.stringify(state?.jobs)}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export type ChainReport = {
+  establishment_id: string;
+  livemode: boolean;
+  checked: number;
+  valid: boolean;
+  first_invalid: unknown;
+};
+
+/**
+ * Walks every record chain in the database (each establishment and mode with records or a chain
+ * head) with the service's verifier, as GET /api/v1/records/verify does for one key.
+ */
+export async function verifyAllChains(db: Db): Promise<ChainReport[]> {
+  const { verifyRecordChain } = await import('../src/modules/records/service.js');
+  const chains = await db.$queryRaw<{ establishment_id: string; livemode: boolean }[]>`
+    SELECT establishment_id::text, livemode FROM records
+    UNION SELECT establishment_id::text, livemode FROM record_chain_heads
+    ORDER BY 1, 2`;
+  const reports: ChainReport[] = [];
+  for (const chain of chains) {
+    const auth = {
+      keyId: '',
+      organizationId: '',
+      establishmentId: chain.establishment_id,
+      livemode: chain.livemode,
+      plan: 'enterprise' as const,
+      permissions: [],
+      timezone: 'UTC',
+      sector: 'horeca' as const,
+    };
+    const result = await verifyRecordChain(db, auth);
+    reports.push({ ...chain, checked: result.checked, valid: result.valid, first_invalid: result.first_invalid });
+  }
+  return reports;
+}
+
+/** The chains of `verifyAllChains` that do not verify (an empty list when all do). */
+export async function brokenChains(db: Db): Promise<ChainReport[]> {
+  return (await verifyAllChains(db)).filter((c) => !c.valid);
 }

@@ -3,7 +3,6 @@ import { MAX_BODY_BYTES } from '@merma/schema';
 import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
 import {
   changedTables,
   deref,
@@ -15,7 +14,17 @@ import {
   type Operation,
   snapshot,
 } from './contract.js';
-import { api, createTenant, DESTINO_DONATION, startTestApp, type Tenant, testConfig, validRecord } from './helpers.js';
+import {
+  api,
+  brokenChains,
+  buildTestApp,
+  createTenant,
+  DESTINO_DONATION,
+  startTestApp,
+  type Tenant,
+  testConfig,
+  validRecord,
+} from './helpers.js';
 
 /**
  * Hostile input against every operation of the OpenAPI document: requests generated from the
@@ -38,6 +47,7 @@ const operations = listOperations(doc);
 
 let tenant: Tenant;
 let tried = 0;
+let acceptedWrites = 0;
 const statuses = new Map<number, number>();
 let catalogIds: { destinos: string[]; causas: string[] } = { destinos: [DESTINO_DONATION], causas: [] };
 
@@ -55,7 +65,10 @@ afterAll(async () => {
     .sort(([a], [b]) => a - b)
     .map(([status, n]) => `${status}×${n}`)
     .join(' ');
-  console.log(`hostile inputs tried: ${tried} (fast-check seed ${SEED}, ${RUNS} runs per operation; statuses ${tally})`);
+  console.log(
+    `hostile inputs tried: ${tried} (fast-check seed ${SEED}, ${RUNS} runs per operation; statuses ${tally}; ` +
+      `record chains verified after ${acceptedWrites} accepted writes)`,
+  );
   await t.close();
 });
 
@@ -582,6 +595,12 @@ async function hostile(
   if ((refused || request.method === 'GET') && changed.length) {
     throw new Error(`${what}\n→ ${res.statusCode} yet it wrote: ${changed.join(', ')}`);
   }
+  if (!refused && request.method !== 'GET') {
+    // An accepted write must leave every record chain verifiable: what was stored is what was hashed.
+    acceptedWrites++;
+    const broken = await brokenChains(t.db);
+    if (broken.length) throw new Error(`${what}\n→ ${res.statusCode}, and the record chain no longer verifies: ${JSON.stringify(broken)}`);
+  }
   return res;
 }
 
@@ -592,6 +611,7 @@ async function freshFixtures(): Promise<Fixtures> {
   const record = (await client.post(`${API}/records`, validRecord({ shift_id: shift, session_id: session }))).json().data.id;
   const webhook = (await client.post(`${API}/webhooks`, { url: PUBLIC_HOOK, events: ['subscription.canceled'] })).json().data.id;
   const delivery = (await client.post(`${API}/webhooks/${webhook}/test`, {})).json().data.id;
+  expect(await brokenChains(t.db)).toEqual([]);
   return { shift, session, record, webhook, delivery };
 }
 
@@ -650,6 +670,7 @@ describe('classic attacks', () => {
   it('answers NUL bytes and lone surrogates anywhere in an inbound event without a server error', async () => {
     const own = await createTenant(t.db);
     const record = (await api(t.app, own.key).post(`${API}/records`, validRecord())).json().data.id;
+    expect(await brokenChains(t.db)).toEqual([]);
     const bases: Record<string, Record<string, unknown>> = {
       'waste.created': { source: 'pos', external_id: 'e-1', ...validRecord({ product_name: 'Tomates', notes: 'n' }) },
       'waste.updated': { source: 'pos', external_id: 'e-2', record_id: record, notes: 'corrected' },
@@ -744,7 +765,10 @@ describe('classic attacks', () => {
     let prod: FastifyInstance;
     const https = { 'x-forwarded-proto': 'https' };
     beforeAll(async () => {
-      prod = await buildApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true', REQUEST_TIMEOUT_MS: '1000' }), db: t.db });
+      prod = await buildTestApp({
+        config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true', REQUEST_TIMEOUT_MS: '1000' }),
+        db: t.db,
+      });
       await prod.listen({ port: 0, host: '127.0.0.1' });
     });
     afterAll(() => prod?.close());
@@ -855,5 +879,106 @@ describe('classic attacks', () => {
       expect(ms).toBeLessThan(5_000);
       expect(reply === '' || reply.startsWith('HTTP/1.1 408'), reply.slice(0, 200)).toBe(true);
     });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Unicode text
+
+describe('unicode text in a record', () => {
+  /** A record body as JSON text with `"notes":<notesJson>` written as it is (escapes included). */
+  const withRawNotes = (notesJson: string) => JSON.stringify(validRecord()).replace(/}$/, `,"notes":${notesJson}}`);
+
+  /** The stored record as the list returns it and as the database column holds it. */
+  async function stored(key: string, id: string) {
+    const list = await api(t.app, key).get(`${API}/records`, { query: { limit: '200' } });
+    expect(list.statusCode).toBe(200);
+    const listed = list.json().data.find((r: { id: string }) => r.id === id);
+    const [row] = await t.db.$queryRaw<{ notes: string | null; product_name: string | null; notes_bytes: string | null }[]>`
+      SELECT notes, product_name, encode(convert_to(notes, 'UTF8'), 'hex') AS notes_bytes FROM records WHERE id = ${id}::uuid`;
+    return { listed, row };
+  }
+
+  it.each([
+    ['a lone high surrogate', '"\\ud800"'],
+    ['a lone low surrogate', '"x\\udfffy"'],
+    ['a reversed pair', '"\\udc00\\ud800"'],
+    ['a high surrogate at the end', '"tomates \\ud83c"'],
+  ])('refuses %s escaped in notes with 400 naming the field', async (_name, notesJson) => {
+    const own = await createTenant(t.db);
+    const res = await hostile(t.app, json('POST', `${API}/records`, withRawNotes(notesJson)), own.key);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'validation_error', details: [{ path: 'notes', message: expect.any(String) }] });
+
+    const batch = await hostile(t.app, json('POST', `${API}/records/batch`, `{"records":[${withRawNotes(notesJson)}]}`), own.key);
+    expect(batch.statusCode).toBe(400);
+    expect(batch.json().details).toEqual([expect.objectContaining({ path: 'records.0.notes' })]);
+  });
+
+  it('accepts an escaped surrogate pair as the character it encodes', async () => {
+    const own = await createTenant(t.db);
+    const res = await hostile(t.app, json('POST', `${API}/records`, withRawNotes('"\\ud83c\\udf45 x2"')), own.key);
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data.notes).toBe('🍅 x2');
+    const { listed, row } = await stored(own.key, res.json().data.id);
+    expect(listed.notes).toBe('🍅 x2');
+    expect(row?.notes).toBe('🍅 x2');
+  });
+
+  it.each([
+    ['an emoji ZWJ sequence with a skin tone', '👩🏽‍🍳 cocinera'],
+    ['a combining mark (not normalised)', 'cafe\u0301 / café'],
+    ['line and paragraph separators', 'línea\u2028otra\u2029fin'],
+    ['right-to-left and zero-width characters', 'שלום\u200b\u200d\u202e!'],
+    ['a character outside the BMP that is not an emoji', '𝄞 𠀀'],
+  ])('stores %s exactly: the response, the list and the column hold the same code points', async (_name, text) => {
+    const own = await createTenant(t.db);
+    const res = await hostile(t.app, json('POST', `${API}/records`, validRecord({ notes: text, product_name: text })), own.key);
+    expect(res.statusCode).toBe(201);
+    const created = res.json().data;
+    expect(created).toMatchObject({ notes: text, product_name: text });
+    const { listed, row } = await stored(own.key, created.id);
+    for (const value of [listed.notes, listed.product_name, row?.notes, row?.product_name]) {
+      expect([...(value as string)].map((c) => c.codePointAt(0))).toEqual([...text].map((c) => c.codePointAt(0)));
+    }
+    expect(row?.notes_bytes).toBe(Buffer.from(text, 'utf8').toString('hex'));
+    expect(listed.record_hash).toBe(created.record_hash);
+    const verify = await api(t.app, own.key).get(`${API}/records/verify`);
+    expect(verify.json().data).toMatchObject({ valid: true, checked: 1, head_hash: created.record_hash });
+  });
+
+  // The limit is MAX_NOTES_LENGTH (500), checked by zod's `.max()`. In ASCII every unit is a
+  // character, so this boundary holds whichever unit is counted.
+  it('accepts notes of exactly 500 ASCII characters and refuses 501 with 400 naming the field', async () => {
+    const own = await createTenant(t.db);
+    const ok = await hostile(t.app, json('POST', `${API}/records`, validRecord({ notes: 'n'.repeat(500) })), own.key);
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json().data.notes).toHaveLength(500);
+    const over = await hostile(t.app, json('POST', `${API}/records`, validRecord({ notes: 'n'.repeat(501) })), own.key);
+    expect(over.statusCode).toBe(400);
+    expect(over.json().details).toEqual([expect.objectContaining({ path: 'notes' })]);
+  });
+
+  // What a kitchen manager expects: 500 characters, an emoji being one. The unit is the code point
+  // (what zod 4 counts for strings, what JSON Schema's maxLength and PostgreSQL's char_length count;
+  // stable, unlike grapheme clusters, which change with Unicode versions): 500 🍅 (1,000 UTF-16
+  // units) fit, 501 do not. A ZWJ sequence is several code points: 👩🏽‍🍳 counts as 4.
+  it('counts the 500-character notes limit in code points: 500 emoji accepted, 501 refused', async () => {
+    const own = await createTenant(t.db);
+    const length = async (id: string) =>
+      (await t.db.$queryRaw<{ n: number }[]>`SELECT char_length(notes)::int AS n FROM records WHERE id = ${id}::uuid`)[0]?.n;
+    const ok = await hostile(t.app, json('POST', `${API}/records`, validRecord({ notes: '🍅'.repeat(500) })), own.key);
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json().data.notes).toBe('🍅'.repeat(500));
+    expect(await length(ok.json().data.id)).toBe(500);
+    const over = await hostile(t.app, json('POST', `${API}/records`, validRecord({ notes: '🍅'.repeat(501) })), own.key);
+    expect(over.statusCode).toBe(400);
+    expect(over.json().details).toEqual([expect.objectContaining({ path: 'notes' })]);
+
+    const cooks = await hostile(t.app, json('POST', `${API}/records`, validRecord({ notes: '👩🏽‍🍳'.repeat(125) })), own.key);
+    expect(cooks.statusCode).toBe(201);
+    expect(await length(cooks.json().data.id)).toBe(500);
+    const oneMore = await hostile(t.app, json('POST', `${API}/records`, validRecord({ notes: '👩🏽‍🍳'.repeat(126) })), own.key);
+    expect(oneMore.statusCode).toBe(400);
   });
 });

@@ -1,8 +1,23 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, type Db } from '../src/db/client.js';
 import { migrate, readMigrations } from '../src/db/migrate.js';
-import { createTestDatabase, type TestDatabase } from './helpers.js';
+import { dispatchEvents } from '../src/modules/webhooks/dispatch.js';
+import {
+  api,
+  buildTestApp,
+  CAUSA_CADUCIDAD,
+  createTestDatabase,
+  DESTINO_DONATION,
+  DESTINO_LANDFILL,
+  type TestDatabase,
+  testConfig,
+  verifyAllChains,
+} from './helpers.js';
 
 let database: TestDatabase;
 let db: Db;
@@ -154,5 +169,321 @@ describe('migrations at boot', () => {
   it('refuses to start when an applied migration file was edited', async () => {
     await db.$executeRaw`UPDATE "_prisma_migrations" SET checksum = ${'0'.repeat(64)}`;
     await expect(migrate(database.url)).rejects.toThrow(/modified after it was applied/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Upgrading a database that holds data
+
+/** A directory holding copies of the first `count` migrations (same files, so the same checksums). */
+function firstMigrations(count: number): { dir: string; names: string[]; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'merma-migrations-'));
+  const chosen = readMigrations().slice(0, count);
+  for (const m of chosen) {
+    mkdirSync(join(dir, m.name));
+    writeFileSync(join(dir, m.name, 'migration.sql'), m.sql);
+  }
+  return { dir, names: chosen.map((m) => m.name), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The record hash as the first version of the service wrote it (hash.ts at the first migration):
+ * SHA-256 of the previous hash and the JSON of these 15 fields, keys sorted. Kept frozen here so
+ * that a change of the definition that breaks stored chains fails this test.
+ */
+const FIRST_HASHED_KEYS = [
+  'causa_id',
+  'created_at',
+  'destino_id',
+  'establishment_id',
+  'food_category',
+  'id',
+  'livemode',
+  'notes',
+  'photo_url',
+  'product_name',
+  'session_id',
+  'shift_id',
+  'source',
+  'waste_stage',
+  'weight_kg',
+] as const;
+type FirstRecord = Record<(typeof FIRST_HASHED_KEYS)[number], string | number | boolean | null>;
+const firstVersionHash = (prev: string, r: FirstRecord) =>
+  createHash('sha256')
+    .update(prev + `{${FIRST_HASHED_KEYS.map((k) => `${JSON.stringify(k)}:${JSON.stringify(r[k])}`).join(',')}}`)
+    .digest('hex');
+
+describe('upgrading a database that holds data', () => {
+  let old: TestDatabase;
+  let sql: pg.Client;
+  const q = async <T = Record<string, unknown>>(text: string, values: unknown[] = []) => (await sql.query(text, values)).rows as T[];
+  afterAll(async () => {
+    await sql?.end();
+    await old?.drop();
+  });
+
+  it('keeps rows written under the first schema through every later migration, with sensible new columns and a chain that verifies', async () => {
+    old = await createTestDatabase();
+    const all = readMigrations().map((m) => m.name);
+    sql = new pg.Client({ connectionString: old.url });
+    await sql.connect();
+
+    /** Every row of each table as JSON, in a stable order. */
+    const dump = async (tables: string[]) => {
+      const out: Record<string, Record<string, unknown>[]> = {};
+      for (const table of tables) {
+        const rows = await q<{ row: Record<string, unknown> }>(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`);
+        out[table] = rows.map((r) => r.row);
+      }
+      return out;
+    };
+    /** The columns of each row of `after` that `before` did not have, with their values. */
+    const added = (before: Record<string, unknown>[] | undefined, after: Record<string, unknown>[] | undefined) =>
+      (after ?? []).map((row, i) => Object.fromEntries(Object.entries(row).filter(([column]) => !(column in ((before ?? [])[i] ?? {})))));
+
+    // 1. The first schema only, and data as the first version wrote it.
+    const first = firstMigrations(1);
+    try {
+      expect((await migrate(old.url, first.dir)).applied).toEqual(first.names);
+    } finally {
+      first.remove();
+    }
+    const org = randomUUID();
+    const est = randomUUID();
+    const keyId = randomUUID();
+    const key = `svc_test_${'Ab3'.repeat(10)}xy`;
+    const shift = randomUUID();
+    const session = randomUUID();
+    await q(
+      `INSERT INTO organizations (id, name, plan, admin_email, created_at) VALUES ($1, 'Grupo Fogón', 'enterprise', 'jefa@fogon.test', '2026-01-05T09:00:00Z')`,
+      [org],
+    );
+    await q(
+      `INSERT INTO establishments (id, organization_id, name, cif, sector, timezone, created_at)
+       VALUES ($1, $2, 'Fogón Centro', 'B12345678', 'horeca', 'Europe/Madrid', '2026-01-05T09:00:00Z')`,
+      [est, org],
+    );
+    await q(
+      `INSERT INTO api_keys (id, establishment_id, livemode, key_hash, prefix, last4, permissions, created_at)
+       VALUES ($1, $2, false, $3, 'svc_test_', $4, ARRAY['*'], '2026-01-05T09:00:00Z')`,
+      [keyId, est, createHash('sha256').update(key).digest('hex'), key.slice(-4)],
+    );
+    await q(
+      `INSERT INTO products (id, organization_id, name, food_category, ean) VALUES ($1, $2, 'Yogur natural', 'dairy', '4006381333931')`,
+      [randomUUID(), org],
+    );
+    await q(
+      `INSERT INTO shifts (id, establishment_id, livemode, name, start_time, end_time) VALUES ($1, $2, false, 'Mañana', '08:00', '16:00')`,
+      [shift, est],
+    );
+    await q(
+      `INSERT INTO sessions (id, establishment_id, livemode, name, shift_id, status, started_at, completed_at, record_count, total_kg)
+       VALUES ($1, $2, false, 'Cierre', $3, 'completed', '2026-01-06T15:00:00Z', '2026-01-06T15:30:00Z', 2, 3.625)`,
+      [session, est, shift],
+    );
+    const records: (FirstRecord & { chain_seq: number })[] = [
+      { food_category: 'meat', weight_kg: 1.5, causa_id: CAUSA_CADUCIDAD, notes: 'caducado 👩🏽‍🍳', shift_id: shift, session_id: session },
+      { food_category: 'dairy', weight_kg: 2.125, causa_id: null, notes: null, shift_id: shift, session_id: session },
+      { food_category: 'bakery', weight_kg: 0.75, causa_id: null, notes: 'pan de ayer', shift_id: null, session_id: null },
+      { food_category: 'fish', weight_kg: 4, causa_id: null, notes: null, shift_id: null, session_id: null, livemode: true },
+    ].map((r, i) => ({
+      id: randomUUID(),
+      establishment_id: est,
+      livemode: false,
+      destino_id: i === 2 ? DESTINO_LANDFILL : DESTINO_DONATION,
+      product_name: i === 0 ? 'Solomillo' : null,
+      waste_stage: i === 1 ? 'storage' : null,
+      photo_url: null,
+      source: 'api',
+      created_at: `2026-01-06T1${i}:00:00.000Z`,
+      ...r,
+      chain_seq: 0,
+    }));
+    const heads = new Map<boolean, { seq: number; last: string; prev: string | null }>();
+    for (const r of records) {
+      const head = heads.get(r.livemode as boolean) ?? { seq: 0, last: '0'.repeat(64), prev: null };
+      const hash = firstVersionHash(head.last, r);
+      r.chain_seq = head.seq + 1;
+      await q(
+        `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id, product_name,
+           waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash, record_hash, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+        [
+          r.id,
+          r.establishment_id,
+          r.livemode,
+          r.chain_seq,
+          r.food_category,
+          r.weight_kg,
+          r.destino_id,
+          r.causa_id,
+          r.product_name,
+          r.waste_stage,
+          r.shift_id,
+          r.session_id,
+          r.notes,
+          r.photo_url,
+          r.source,
+          head.last,
+          hash,
+          r.created_at,
+        ],
+      );
+      heads.set(r.livemode as boolean, { seq: r.chain_seq, last: hash, prev: head.last });
+    }
+    for (const [livemode, head] of heads) {
+      await q(`INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash, prev_hash) VALUES ($1, $2, $3, $4, $5)`, [
+        est,
+        livemode,
+        head.seq,
+        head.last,
+        head.prev,
+      ]);
+    }
+    await q(
+      `INSERT INTO idempotency_keys (id, establishment_id, livemode, key, fingerprint, status_code, response_body)
+       VALUES ($1, $2, false, 'pedido-1', $3, 201, '{"success":true}')`,
+      [randomUUID(), est, 'c'.repeat(64)],
+    );
+
+    const firstTables = [
+      'organizations',
+      'establishments',
+      'api_keys',
+      'products',
+      'shifts',
+      'sessions',
+      'records',
+      'record_chain_heads',
+      'idempotency_keys',
+    ];
+    const beforeFirst = await dump(firstTables);
+
+    // 2. Up to the webhook deliveries (the fan-out trigger era): a subscription, two events — one it
+    // listens to, which the trigger queued a webhooks.fanout job for — and a delivery with its attempt.
+    const upToDeliveries = firstMigrations(all.indexOf('20261123040000_deliveries') + 1);
+    try {
+      expect((await migrate(old.url, upToDeliveries.dir)).applied).toEqual(upToDeliveries.names.slice(1));
+    } finally {
+      upToDeliveries.remove();
+    }
+    const sub = randomUUID();
+    const listened = randomUUID();
+    const unlistened = randomUUID();
+    const delivery = randomUUID();
+    await q(
+      `INSERT INTO webhook_subscriptions (id, establishment_id, livemode, url, events, secret, description, created_at)
+       VALUES ($1, $2, false, 'https://93.184.216.34/hook', ARRAY['record.created'], 'whsec_old_secret', 'ERP', '2026-01-06T09:00:00Z')`,
+      [sub, est],
+    );
+    const payload = (id: string) => JSON.stringify({ event: 'record.created', timestamp: '2026-01-06T10:00:00.000Z', data: { id } });
+    await q(
+      `INSERT INTO events (id, establishment_id, livemode, type, payload, created_at) VALUES
+         ($1, $3, false, 'record.created', $4::jsonb, '2026-01-06T10:00:00Z'),
+         ($2, $3, false, 'session.completed', '{"event":"session.completed"}'::jsonb, '2026-01-06T15:30:00Z')`,
+      [listened, unlistened, est, payload(String(records[0]?.id))],
+    );
+    expect(await q(`SELECT task_identifier FROM graphile_worker.jobs`)).toEqual([{ task_identifier: 'webhooks.fanout' }]);
+    await q(
+      `INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, attempts, created_at, completed_at)
+       VALUES ($1, $2, $3, 'record.created', 'succeeded', 1, '2026-01-06T10:00:01Z', '2026-01-06T10:00:02Z')`,
+      [delivery, sub, listened],
+    );
+    await q(
+      `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, duration_ms)
+       VALUES ($1, $2, 1, '2026-01-06T10:00:01Z', 200, 42)`,
+      [randomUUID(), delivery],
+    );
+    await q(
+      `INSERT INTO inbound_events (id, establishment_id, livemode, event, source, external_ref, record_id, payload)
+       VALUES ($1, $2, false, 'waste.created', 'erp', 'x-1', $3, '{"source":"erp"}')`,
+      [randomUUID(), est, records[2]?.id],
+    );
+
+    // 3. Every later migration over that data.
+    const laterTables = ['webhook_subscriptions', 'events', 'webhook_deliveries', 'webhook_delivery_attempts', 'inbound_events'];
+    const beforeLater = await dump(laterTables);
+    const rest = await migrate(old.url);
+    expect(rest.applied).toEqual(all.slice(all.indexOf('20261123040000_deliveries') + 1));
+    const afterFirst = await dump(firstTables);
+    const afterLater = await dump(laterTables);
+
+    // Every column that existed keeps its value...
+    for (const table of firstTables) expect(afterFirst[table], table).toMatchObject(beforeFirst[table] as Record<string, unknown>[]);
+    for (const table of laterTables) expect(afterLater[table], table).toMatchObject(beforeLater[table] as Record<string, unknown>[]);
+    // ...and the columns added since hold what they mean for old rows.
+    const addedFirst = Object.fromEntries(firstTables.map((table) => [table, added(beforeFirst[table], afterFirst[table])]));
+    expect(addedFirst).toEqual({
+      organizations: [{ canceled_at: null }],
+      establishments: [{}],
+      api_keys: [{}],
+      products: [{ pos_ref: null, unit_weight_kg: null }],
+      shifts: [{}],
+      sessions: [{}],
+      records: records.map(() => ({ supersedes_id: null, superseded_by: null })),
+      record_chain_heads: [{}, {}],
+      idempotency_keys: [{}],
+    });
+    expect(added(beforeLater.webhook_subscriptions, afterLater.webhook_subscriptions)).toEqual([
+      { previous_secret: null, previous_secret_expires_at: null },
+    ]);
+    expect(added(beforeLater.webhook_deliveries, afterLater.webhook_deliveries)).toEqual([{ schedule_base: 0 }]);
+    // The event whose fan-out job was still queued waits for dispatch again (that job is retired);
+    // the other counts as dispatched when it was written.
+    const events = await q<{ id: string; dispatched_at: Date | null; created_at: Date }>(
+      `SELECT id::text, dispatched_at, created_at FROM events`,
+    );
+    expect(events.find((e) => e.id === listened)?.dispatched_at).toBeNull();
+    const other = events.find((e) => e.id === unlistened);
+    expect(other?.dispatched_at?.toISOString()).toBe(other?.created_at.toISOString());
+    expect(await q(`SELECT task_identifier FROM graphile_worker.jobs`)).toEqual([]);
+
+    // The chains written by the first version verify with today's verifier.
+    const db = createPrisma(old.url, 2);
+    try {
+      expect(await verifyAllChains(db)).toEqual([
+        { establishment_id: est, livemode: false, checked: 3, valid: true, first_invalid: null },
+        { establishment_id: est, livemode: true, checked: 1, valid: true, first_invalid: null },
+      ]);
+
+      // Dispatching the re-queued event creates nothing twice: its delivery exists.
+      const pool = new pg.Pool({ connectionString: old.url, max: 1 });
+      try {
+        expect(await dispatchEvents({ pool, clock: () => new Date() })).toEqual({ events: 1, deliveries: 0 });
+      } finally {
+        await pool.end();
+      }
+      expect(await q(`SELECT id::text FROM webhook_deliveries WHERE event_id = $1`, [listened])).toEqual([{ id: delivery }]);
+
+      // The service runs on the upgraded database: the old key works, old records read back as
+      // stored, and a new record extends the old chain.
+      const app = await buildTestApp({ config: testConfig(), db });
+      try {
+        const client = api(app, key);
+        const listed = await client.get('/api/v1/records', { query: { from: '2026-01-01' } });
+        expect(listed.statusCode).toBe(200);
+        expect(listed.json().data.map((r: { id: string; notes: string | null }) => [r.id, r.notes])).toEqual(
+          records
+            .filter((r) => !r.livemode)
+            .reverse()
+            .map((r) => [r.id, r.notes]),
+        );
+        const created = await client.post('/api/v1/records', { food_category: 'meat', weight_kg: 1, destino_id: DESTINO_DONATION });
+        expect(created.statusCode).toBe(201);
+        expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({
+          valid: true,
+          checked: 4,
+          head_hash: created.json().data.record_hash,
+        });
+        expect(await q(`SELECT prev_hash FROM records WHERE id = $1`, [created.json().data.id])).toEqual([
+          { prev_hash: heads.get(false)?.last },
+        ]);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await db.$disconnect();
+    }
   });
 });

@@ -223,8 +223,8 @@ describe('GET /api/v1/records', () => {
   });
 
   async function startClockApp(at: Date) {
-    const { buildApp } = await import('../src/http/app.js');
-    const app = await buildApp({ config: t.config, db: t.db, clock: () => at });
+    const { buildTestApp } = await import('./helpers.js');
+    const app = await buildTestApp({ config: t.config, db: t.db, clock: () => at });
     return { app };
   }
 

@@ -1,8 +1,7 @@
 import { PERMISSIONS } from '@merma/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../src/admin/service.js';
-import { buildApp } from '../src/http/app.js';
-import { addKey, createTenant, startTestApp, type Tenant, type TestContext, testConfig, validRecord } from './helpers.js';
+import { addKey, buildTestApp, createTenant, startTestApp, type Tenant, type TestContext, testConfig, validRecord } from './helpers.js';
 
 /**
  * The walls between tenants, modes and permissions, for every operation of the OpenAPI document:
@@ -143,7 +142,7 @@ describe('tenant, mode and permission walls', () => {
 
   it('stops a revoked key on every replica within the key cache time', async () => {
     const config = testConfig({ API_KEY_CACHE_TTL_MS: '500' });
-    const replicas = [await buildApp({ config, db: t.db }), await buildApp({ config, db: t.db })];
+    const replicas = [await buildTestApp({ config, db: t.db }), await buildTestApp({ config, db: t.db })];
     const tenant = await createTenant(t.db);
     const get = (app: (typeof replicas)[number]) =>
       app.inject({ method: 'GET', url: '/api/v1/causas', headers: { authorization: `Bearer ${tenant.key}` } });

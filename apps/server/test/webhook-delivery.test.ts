@@ -12,16 +12,21 @@ import { createCatalogCache } from '../src/modules/catalog/service.js';
 import { createRecord } from '../src/modules/records/service.js';
 import { dispatchEvents, releaseStaleDeliveryLocks } from '../src/modules/webhooks/dispatch.js';
 import { RETRY_DELAYS_MS } from '../src/modules/webhooks/schedule.js';
-import { addKey, api, authOf, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
+import {
+  addKey,
+  api,
+  authOf,
+  createTenant,
+  drain,
+  startTestApp,
+  subscribe,
+  type Tenant,
+  type TestContext,
+  validRecord,
+} from './helpers.js';
 import { startReceiver, startSmtp, waitFor } from './receiver.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-async function subscribe(t: TestContext, tenant: Tenant, url: string, events: string[]) {
-  const res = await api(t.app, tenant.key).post('/api/v1/webhooks', { url, events });
-  expect(res.statusCode).toBe(201);
-  return res.json().data as { id: string; secret: string };
-}
 
 async function deliveries(t: TestContext, tenant: Tenant, id: string) {
   const res = await api(t.app, tenant.key).get(`/api/v1/webhooks/${id}/deliveries`, { query: { limit: '100' } });
@@ -121,7 +126,7 @@ describe('webhook delivery', () => {
       const mine = receiver.received.filter((r) => r.path === '/batch');
       return mine.length >= 3 ? mine : null;
     });
-    await new Promise((r) => setTimeout(r, 200)); // nothing more arrives
+    await drain(t.db); // nothing more arrives
     expect(receiver.received.filter((r) => r.path === '/batch')).toHaveLength(3);
     expect(got.map((r) => JSON.parse(r.body).data.id).sort()).toEqual(ids.sort());
     expect(got.map((r) => JSON.parse(r.body).data.weight_kg).sort()).toEqual([1, 3, 4]);
@@ -144,7 +149,7 @@ describe('webhook delivery', () => {
     const ok = await api(t.app, tenant.key).post('/api/v1/records', validRecord());
     expect(ok.statusCode).toBe(201);
     await waitFor(() => receiver.received.some((r) => r.path === '/rollback'));
-    await new Promise((r) => setTimeout(r, 200));
+    await drain(t.db);
     const mine = receiver.received.filter((r) => r.path === '/rollback');
     expect(mine).toHaveLength(1);
     expect(JSON.parse(mine[0]?.body ?? '{}').data.id).toBe(ok.json().data.id);
@@ -272,7 +277,7 @@ describe('durable queue', () => {
       await t.startWorker();
       await waitFor(() => receiver.received.filter((r) => r.path === '/old').length === 2, 5_000, 'both to the old endpoint');
       await waitFor(() => receiver.received.some((r) => r.path === '/new'), 5_000, 'the new endpoint');
-      await new Promise((r) => setTimeout(r, 200));
+      await drain(t.db);
       const ids = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body).data.id);
       expect(ids('/old').sort()).toEqual([before.id, after.id].sort());
       expect(ids('/new')).toEqual([after.id]);
@@ -364,7 +369,7 @@ describe('durable queue', () => {
 
       await Promise.all([t.startWorker(), t.startWorker()]);
       await waitFor(() => receiver.received.length >= 30, 20_000, '30 deliveries');
-      await new Promise((r) => setTimeout(r, 300));
+      await drain(t.db);
       expect(receiver.received).toHaveLength(30);
       for (const [n] of subs.entries()) {
         const got = receiver.received.filter((r) => r.path === `/${n + 1}`).map((r) => JSON.parse(r.body).data.id);
@@ -425,9 +430,10 @@ describe('retries, deactivation and notices', () => {
         expect(Date.parse(last?.next_attempt_at ?? '') - Date.parse(last?.attempted_at ?? '')).toBe(Math.round(delay * 1.05));
         expect(d.status).toBe('pending');
       }
-      // Not before its time: 90 % of the delay later, nothing has been tried again.
+      // Not before its time: 90 % of the delay later, nothing has been tried again (the queue,
+      // read at the moved clock the worker uses too, has nothing due or running).
       vi.setSystemTime(Date.now() + delay * 0.9);
-      await new Promise((r) => setTimeout(r, 250));
+      await drain(t.db);
       expect((await deliveries(t, tenant, sub.id)).every((d) => d.attempt === i + 1)).toBe(true);
       vi.setSystemTime(Date.now() + delay * 0.2);
       list = await waitFor(attemptsAre(i + 2), 10_000, `attempt ${i + 2}`);
@@ -443,8 +449,8 @@ describe('retries, deactivation and notices', () => {
 
     // Deactivated: new events are not sent; reactivation brings them back.
     receiver.handler.respond = (_r, res) => res.end('ok');
-    await api(t.app, tenant.key).post('/api/v1/records', validRecord());
-    await new Promise((r) => setTimeout(r, 300));
+    expect((await api(t.app, tenant.key).post('/api/v1/records', validRecord())).statusCode).toBe(201);
+    await drain(t.db);
     expect(receiver.received.filter((r) => r.path === '/down')).toHaveLength(30);
     const refused = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/test`, {});
     expect(refused.statusCode).toBe(409);
@@ -656,7 +662,7 @@ describe('secret rotation and recovery', () => {
     // Twice: nothing is failed any more in the window, so nothing is sent again.
     const again = await recover(tenant, sub.id, { since: since.toISOString(), until: until.toISOString() });
     expect(again.json().data.recovered).toBe(0);
-    await new Promise((r) => setTimeout(r, 300));
+    await drain(t.db);
     expect(receiver.received.filter((r) => r.path === '/recover')).toHaveLength(2);
     expect(receiver.received.some((r) => r.path === '/recover-other')).toBe(false);
     expect(await rows(untouched.map((d) => d.id))).toEqual(untouchedBefore);
@@ -732,7 +738,7 @@ describe('secret rotation and recovery', () => {
 
     expect(await rows([failed.id])).toEqual(before);
     expect(await jobsFor([failed.id])).toBe(0);
-    await new Promise((r) => setTimeout(r, 200));
+    await drain(t.db);
     expect(receiver.received.some((r) => r.path === '/walled')).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/http/app.js';
 import { isInternalAddress } from '../src/modules/webhooks/target.js';
-import { addKey, api, createTenant, startTestApp, type Tenant, type TestContext, testConfig } from './helpers.js';
+import { loadSecretBox } from '../src/secrets/keys.js';
+import { openSecret } from '../src/secrets/stored.js';
+import { addKey, api, buildTestApp, createTenant, startTestApp, type Tenant, type TestContext, testConfig } from './helpers.js';
 
 let t: TestContext;
 let tenant: Tenant;
@@ -119,7 +120,7 @@ describe('webhook subscriptions', () => {
   });
 
   it('requires HTTPS in production', async () => {
-    const app = await buildApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' }), db: t.db });
+    const app = await buildTestApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' }), db: t.db });
     try {
       const res = await api(app, tenant.key).post(
         '/api/v1/webhooks',
@@ -143,18 +144,30 @@ describe('webhook subscriptions', () => {
 describe('secret rotation', () => {
   const T0 = new Date('2026-11-23T10:00:00.000Z');
   let now = T0;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: Awaited<ReturnType<typeof buildTestApp>>;
   beforeAll(async () => {
-    app = await buildApp({ config: testConfig(), db: t.db, clock: () => now });
+    app = await buildTestApp({ config: testConfig(), db: t.db, clock: () => now });
   });
   afterAll(() => app?.close());
 
   const rotate = (id: string, body: unknown, key = tenant.key) => api(app, key).post(`/api/v1/webhooks/${id}/rotate-secret`, body);
-  const stored = (id: string) =>
+  const raw = (id: string) =>
     t.db.webhookSubscription.findUniqueOrThrow({
       where: { id },
       select: { secret: true, previous_secret: true, previous_secret_expires_at: true },
     });
+  const secrets = loadSecretBox(testConfig());
+  /** The stored secrets, each checked to be stored encrypted, then opened (bound to its own column). */
+  const stored = async (id: string) => {
+    const row = await raw(id);
+    expect(row.secret).toMatch(/^enc:v1:test:/);
+    if (row.previous_secret !== null) expect(row.previous_secret).toMatch(/^enc:v1:test:/);
+    return {
+      ...row,
+      secret: openSecret(secrets, id, 'secret', row.secret),
+      previous_secret: row.previous_secret === null ? null : openSecret(secrets, id, 'previous_secret', row.previous_secret),
+    };
+  };
   const subscribe = async () => {
     now = T0;
     const res = await api(app, tenant.key).post('/api/v1/webhooks', { url: PUBLIC_URL, events: ['record.created'] });
@@ -219,7 +232,7 @@ describe('secret rotation', () => {
 
   it('refuses a bad secret or grace period (400 naming the field) and changes nothing', async () => {
     const sub = await subscribe();
-    const before = await stored(sub.id);
+    const before = await raw(sub.id);
     for (const [body, field] of [
       [{ secret: 'a-secret-of-my-own-of-24+-chars' }, 'secret'],
       [{ secret: ownSecret(8) }, 'secret'],
@@ -233,12 +246,12 @@ describe('secret rotation', () => {
       expect(res.json().code).toBe('validation_error');
       if (field) expect(res.json().details.map((d: { path: string }) => d.path)).toEqual([field]);
     }
-    expect(await stored(sub.id)).toEqual(before);
+    expect(await raw(sub.id)).toEqual(before); // not even re-encrypted
   });
 
   it('is walled: 404 for another establishment or mode, 403 without webhooks:write; nothing changes', async () => {
     const sub = await subscribe();
-    const before = await stored(sub.id);
+    const before = await raw(sub.id);
     const stranger = await createTenant(t.db);
     const live = await addKey(t.db, tenant.establishmentId, 'live');
     const reader = await addKey(t.db, tenant.establishmentId, 'test', 'webhooks:read');
@@ -248,7 +261,7 @@ describe('secret rotation', () => {
     const forbidden = await rotate(sub.id, {}, reader.key);
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json().code).toBe('forbidden');
-    expect(await stored(sub.id)).toEqual(before);
+    expect(await raw(sub.id)).toEqual(before);
   });
 });
 

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { ALL_PERMISSIONS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
 import { parse } from 'csv-parse/sync';
 import { generateApiKey, hashApiKey, type KeyMode } from '../auth/keys.js';
-import type { Db } from '../db/client.js';
+import { type Db, poolOf } from '../db/client.js';
 import { eventPayload } from '../events/outbox.js';
 import { GENESIS_HASH } from '../modules/records/hash.js';
 import { markActive } from '../modules/webhooks/service.js';
+import { type SecretBox, SecretError } from '../secrets/cipher.js';
+import { reencryptSecrets } from '../secrets/stored.js';
 
 /**
  * Administration: organisations, establishments, plans, keys and product catalogues. There is no
@@ -94,6 +96,26 @@ export async function reactivateWebhook(db: Db, input: { id: string }) {
   if (!found) throw new AdminError(`No webhook subscription ${id}`);
   const sub = await markActive(db, id);
   return { id: sub.id, url: sub.url, status: sub.status, consecutive_failures: sub.consecutive_failures };
+}
+
+/**
+ * Key rotation's second step: once the new key is first in MERMA_ENCRYPTION_KEY (the old ones
+ * after it), re-encrypts every stored webhook secret with it. `keys_in_use` then lists only the
+ * new key, and the old ones can be removed from the variable. Safe to run again, and while the
+ * server runs (row locks, batches of 500).
+ */
+export async function reencryptWebhookSecrets(db: Db, secrets: SecretBox) {
+  const client = await poolOf(db).connect();
+  try {
+    return await reencryptSecrets(client, secrets);
+  } catch (err) {
+    if (err instanceof SecretError) throw new AdminError(err.message);
+    throw err;
+  } finally {
+    // Closed, not returned to the pool: Prisma ends its pool on disconnect only once it has used
+    // it itself, and an idle connection left in it would keep the CLI alive until it times out.
+    client.release(true);
+  }
 }
 
 function assertUuid(value: string, flag: string): string {

@@ -1,4 +1,8 @@
+import pg from 'pg';
 import type { Config } from '../config.js';
+import type { SecretBox } from '../secrets/cipher.js';
+import { loadSecretBox } from '../secrets/keys.js';
+import { sealClearSecrets } from '../secrets/stored.js';
 import { createPrisma, type Db } from './client.js';
 import { type EmbeddedDatabase, openEmbeddedPostgres } from './embedded.js';
 import { migrate } from './migrate.js';
@@ -7,6 +11,8 @@ export type Database = {
   url: string;
   prisma: Db;
   embedded: boolean;
+  /** The keys of secrets at rest (MERMA_ENCRYPTION_KEY, or the development key under DATA_DIR). */
+  secrets: SecretBox;
   close(): Promise<void>;
 };
 
@@ -14,12 +20,15 @@ type Log = { info(obj: object, msg?: string): void };
 
 /**
  * Opens the configured database: DATABASE_URL, or the embedded PGlite under DATA_DIR. Applies
- * pending migrations when `migrate` is true.
+ * pending migrations when `migrate` is true, then seals the webhook secrets still stored in clear
+ * (secrets/stored.ts, which says why this is not a SQL migration).
  */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'env' | 'encryptionKeys'>,
   options: { migrate: boolean; log?: Log },
 ): Promise<Database> {
+  // Before the database: a bad key file stops the boot before anything is opened.
+  const secrets = loadSecretBox(config, options.log);
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (!url) {
@@ -31,12 +40,21 @@ export async function openDatabase(
     if (options.migrate) {
       const result = await migrate(url);
       options.log?.info(result, 'migrations checked');
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const sealed = await sealClearSecrets(client, secrets);
+        options.log?.info({ ...sealed, keyId: secrets.currentKeyId }, 'webhook secrets at rest checked');
+      } finally {
+        await client.end();
+      }
     }
     const prisma = createPrisma(url, embedded ? Math.min(config.databasePoolSize, 8) : config.databasePoolSize);
     return {
       url,
       prisma,
       embedded: !!embedded,
+      secrets,
       async close() {
         await prisma.$disconnect();
         await embedded?.close();

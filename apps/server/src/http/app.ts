@@ -1,19 +1,20 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { MAX_BODY_BYTES } from '@merma/schema';
 import scalar from '@scalar/fastify-api-reference';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Config } from '../config.js';
 import type { AuthContext, Clock } from '../context.js';
 import type { Db } from '../db/client.js';
 import { inspectJson, UNPAIRED_SURROGATE } from '../db/text.js';
 import { AppError, validationError } from '../errors.js';
-import { createCatalogCache } from '../modules/catalog/service.js';
-import { createAppRouter } from '../trpc/router.js';
-import { createAuthenticator } from './auth.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { AppRouter } from '../trpc/router.js';
+import type { Authenticator } from './auth.js';
 import { type RouteConfig, registerProcedureRoutes } from './binding.js';
 import { handleError, sendError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { createRateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,13 +22,21 @@ declare module 'fastify' {
   }
 }
 
-export type AppDeps = {
+/** What the app is built around: the composition root's services (services.ts) satisfy it. */
+export type AppServices = {
   config: Config;
   db: Db;
-  clock?: Clock;
-  /** Where logs go (stdout by default; tests pass a capturing stream). */
-  logStream?: NodeJS.WritableStream;
-  logLevel?: string;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  router: AppRouter;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  /** Called when the app closes. */
+  close(): Promise<void>;
+};
+
+export type AppOptions = {
   version?: string;
   /**
    * Called after this process answered a successful write, which may have written outbox events:
@@ -40,31 +49,33 @@ export type AppDeps = {
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Deepest nesting of a JSON body (the documented bodies nest 3 levels; POS payloads a few more). */
 const MAX_BODY_DEPTH = 64;
+/** Load balancers' probes: answered over plain HTTP too, and not logged when healthy. */
+const PROBES = new Set(['/healthz', '/readyz']);
+
+/** Headers on every answer, including the router's own refusals (frameworkErrors). */
+function setCommonHeaders(request: FastifyRequest, reply: FastifyReply, production: boolean) {
+  reply.header('x-request-id', request.id);
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+  if (production) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+}
 
 /**
- * Builds the HTTP application. Request path: request id → HTTPS guard → auth (key hash lookup,
- * establishment, plan, mode) → rate limit for the route's bucket → body parsing (1 MiB) → the
- * procedure (zod input, permission, service, Prisma) → envelope. Every error leaves through
- * http/errors.ts.
+ * Configures Fastify around the services (services.ts). Request path: request id → HTTPS guard →
+ * auth (key hash lookup, establishment, plan, mode) → rate limit for the route's bucket → body
+ * parsing (1 MiB) → the procedure (zod input, permission, service, Prisma) → envelope. Every error
+ * leaves through http/errors.ts.
+ *
+ * One log line per request, when its answer is sent ("request completed", at info): method, URL,
+ * route, status, duration and request id, and — once the key is known — the establishment and the
+ * key's id (never the key). Fastify's own pair of lines per request is turned off.
  */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, db } = deps;
-  const clock = deps.clock ?? (() => new Date());
+export async function buildApp(services: AppServices, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config, db, clock, metrics, authenticator, rateLimiter, router } = services;
+  const production = config.env === 'production';
   const app = Fastify({
-    logger: {
-      level: deps.logLevel ?? config.logLevel,
-      // API keys never reach a log: the Authorization header is redacted wherever it appears.
-      redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization'], censor: '[redacted]' },
-      serializers: {
-        req: (req) => ({
-          method: req.method,
-          url: req.url,
-          remoteAddress: req.ip,
-          headers: req.headers, // authorization is redacted above
-        }),
-      },
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-    },
+    loggerInstance: services.log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_BODY_BYTES,
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
@@ -82,9 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // URLs the router refuses before any hook runs (bad percent-encoding, an over-long path
     // parameter) get the same error body as every other refusal.
     frameworkErrors: (err, request, reply) => {
-      reply.header('x-request-id', request.id);
-      reply.header('x-content-type-options', 'nosniff');
-      reply.header('referrer-policy', 'no-referrer');
+      setCommonHeaders(request, reply, production);
       handleError(err, request, reply);
     },
     genReqId: (req) => {
@@ -92,15 +101,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
     },
   });
-
-  const catalog = createCatalogCache();
-  const router = createAppRouter({
-    catalog,
-    webhookTargets: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate },
-  });
-  const authenticator = createAuthenticator(db, config.apiKeyCacheTtlMs);
-  const rateLimiter = createRateLimiter(config);
-  const production = config.env === 'production';
 
   // JSON only: any other body type is answered 415 (Fastify would otherwise parse text/plain).
   app.removeContentTypeParser(['text/plain']);
@@ -111,21 +111,36 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    if (production) {
-      reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
-      const probe = request.url === '/healthz' || request.url === '/readyz';
-      if (!probe && request.protocol !== 'https') {
-        throw new AppError('forbidden', 'HTTPS is required');
-      }
+    setCommonHeaders(request, reply, production);
+    if (production && request.protocol !== 'https' && !PROBES.has(request.url)) {
+      throw new AppError('forbidden', 'HTTPS is required');
     }
     const route = request.routeOptions.config as Partial<RouteConfig> | undefined;
     if (!route?.api) return;
     reply.header('cache-control', 'no-store');
     request.auth = await authenticator.authenticate(request);
-    await rateLimiter.consume(route.bucket ?? 'general', request.auth.keyId, reply);
+    // Every later line of this request (and its "request completed" line) names who asked.
+    request.log = reply.log = request.log.child({ establishment_id: request.auth.establishmentId, key_id: request.auth.keyId });
+    const bucket = route.bucket ?? 'general';
+    try {
+      await rateLimiter.consume(bucket, request.auth.keyId, reply);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'rate_limited') metrics.rateLimited.inc({ bucket });
+      throw err;
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    const seconds = reply.elapsedTime / 1000;
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, seconds);
+    if (PROBES.has(request.url) && reply.statusCode < 400) return; // load balancers probe every few seconds
+    reply.log.info(
+      { method: request.method, url: request.url, route, status: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
+      'request completed',
+    );
   });
 
   // A JSON body must be text the database can store as given (unpaired surrogates, `\ud800`
@@ -155,7 +170,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
-  const openapi = buildOpenApiDocument(router, deps.version ?? '1.0.0');
+  if (config.metrics.token) {
+    // For platforms that expose one port only: the metrics behind a bearer token of their own.
+    const expected = Buffer.from(`Bearer ${config.metrics.token}`);
+    app.get('/metrics', async (request, reply) => {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new AppError('unauthorized', 'The metrics need Authorization: Bearer <METRICS_TOKEN>');
+      }
+      return reply.type(metrics.registry.contentType).send(await metrics.scrape());
+    });
+  }
+
+  const openapi = buildOpenApiDocument(router, options.version ?? '1.0.0');
   const openapiJson = JSON.stringify(openapi);
   app.get('/api/v1/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapiJson));
   await app.register(scalar, {
@@ -171,7 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  const afterWrite = deps.afterWrite;
+  const afterWrite = options.afterWrite;
   if (afterWrite) {
     app.addHook('onResponse', async (request, reply) => {
       if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 300) return;
@@ -179,7 +206,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
+  // Once shutdown began (app.close()), answers close their connection: a client keeping its
+  // connection alive (fetch, browsers, proxies) would otherwise hold close() until the process is
+  // killed. Idle connections are closed by close() itself (forceCloseConnections: 'idle').
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
   registerProcedureRoutes(app, { router, db, clock });
-  app.addHook('onClose', async () => rateLimiter.close());
+  app.addHook('onClose', async () => services.close());
   return app;
 }

@@ -3,11 +3,13 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Clock, Log } from '../context.js';
 import { createMailer, type Mailer } from '../mail.js';
+import type { Metrics } from '../metrics.js';
 import { detectSpikes } from '../modules/alerts/detect.js';
 import { type AttemptDeps, deliver } from '../modules/webhooks/attempt.js';
 import { DISPATCH_BATCH, dispatchEvents, releaseStaleDeliveryLocks } from '../modules/webhooks/dispatch.js';
 import { type DeactivationNotice, notifyDeactivated } from '../modules/webhooks/notify.js';
 import { createAgents } from '../modules/webhooks/send.js';
+import type { SecretBox } from '../secrets/cipher.js';
 
 /**
  * Durable background work on graphile-worker, in the same PostgreSQL as the data.
@@ -46,6 +48,10 @@ export type WorkerOptions = {
   embedded: boolean;
   config: Config;
   log: Log;
+  /** The keys that open the stored webhook signing secrets (secrets/keys.ts). */
+  secrets: SecretBox;
+  /** Delivery outcomes, dispatch counts and this pool's use are reported here when given. */
+  metrics?: Metrics;
   version?: string;
   clock?: Clock;
   random?: () => number;
@@ -56,8 +62,12 @@ export type WorkerOptions = {
 
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { config, log } = options;
-  const concurrency = config.worker.concurrency;
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: Math.min(concurrency + 2, options.embedded ? 4 : 20) });
+  // A connection per running job, one for the dispatcher and one for the stale-lock sweep. The
+  // embedded PGlite serves every connection from one session, so more jobs at once gain little
+  // there: its worker runs at most 4.
+  const concurrency = options.embedded ? Math.min(config.worker.concurrency, 4) : config.worker.concurrency;
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: concurrency + 2 });
+  options.metrics?.watchPool('worker', pool);
   pool.on('error', (err) => log.warn({ err }, 'job database connection error'));
   pool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'job database connection error')));
   const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log });
@@ -71,12 +81,15 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     agents,
     userAgent: `Merma-Webhooks/${options.version ?? '1'} (+https://merma.app/docs/webhooks)`,
     log,
+    secrets: options.secrets,
   };
-  const dispatcher = createDispatcher(
-    () => dispatchEvents({ pool, clock }),
-    options.dispatchIntervalMs ?? config.worker.pollIntervalMs,
-    log,
-  );
+  const metrics = options.metrics;
+  const dispatch = async () => {
+    const result = await dispatchEvents({ pool, clock });
+    metrics?.eventsDispatched.inc(result.events);
+    return result;
+  };
+  const dispatcher = createDispatcher(dispatch, options.dispatchIntervalMs ?? config.worker.pollIntervalMs, log);
   const levels: Record<LogLevel, keyof Log> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
   const logger = new Logger((scope) => (level, message, meta) => log[levels[level]]({ worker: scope, ...meta }, message));
   const options_ = {
@@ -87,8 +100,15 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     noHandleSignals: true,
     noPreparedStatements: options.embedded,
     logger,
+    parsedCronItems: [], // no recurring jobs (and no crontab file to look for)
     taskList: {
-      'webhooks.deliver': async (payload) => deliver(deps, payload as { delivery_id: string }),
+      'webhooks.deliver': async (payload) => {
+        const attempt = await deliver(deps, payload as { delivery_id: string });
+        if (attempt && metrics) {
+          metrics.deliveries.inc({ outcome: attempt.outcome });
+          metrics.deliveryDuration.observe({ outcome: attempt.outcome }, attempt.durationMs / 1000);
+        }
+      },
       'webhooks.notify_deactivated': async (payload) => notifyDeactivated({ pool, mailer, log }, payload as DeactivationNotice),
       'alerts.detect': async (payload) => {
         const alerts = await detectSpikes(

@@ -9,10 +9,11 @@ import { sessionsRouter } from '../modules/sessions/router.js';
 import { shiftsRouter } from '../modules/shifts/router.js';
 import { webhooksRouter } from '../modules/webhooks/router.js';
 import type { TargetPolicy } from '../modules/webhooks/target.js';
+import type { SecretBox } from '../secrets/cipher.js';
 import { router } from './trpc.js';
 
 /** The whole API: one procedure per endpoint, each naming its REST route in its meta. */
-export function createAppRouter(deps: { catalog: CatalogCache; webhookTargets: TargetPolicy }) {
+export function createAppRouter(deps: { catalog: CatalogCache; webhookTargets: TargetPolicy; secrets: SecretBox }) {
   return router({
     records: recordsRouter(deps.catalog),
     catalog: catalogRouter(deps.catalog),
@@ -22,7 +23,7 @@ export function createAppRouter(deps: { catalog: CatalogCache; webhookTargets: T
     predict: predictRouter,
     preventionPlan: planRouter,
     inbound: inboundRouter(deps.catalog),
-    webhooks: webhooksRouter(deps.webhookTargets),
+    webhooks: webhooksRouter(deps.webhookTargets, deps.secrets),
   });
 }
 

@@ -1,6 +1,8 @@
 import { signDelivery } from '@merma/signing';
 import type pg from 'pg';
 import type { Clock, Log } from '../../context.js';
+import type { SecretBox } from '../../secrets/cipher.js';
+import { openSecret } from '../../secrets/stored.js';
 import { ENQUEUE_DELIVERY_SQL } from './queue.js';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
 import { type Agents, type SendPolicy, sendWebhook } from './send.js';
@@ -13,6 +15,8 @@ export type AttemptDeps = {
   agents: Agents;
   userAgent: string;
   log: Pick<Log, 'info' | 'warn'>;
+  /** Opens the stored (encrypted) signing secrets. */
+  secrets: SecretBox;
 };
 
 type DeliveryRow = {
@@ -48,8 +52,13 @@ type DeliveryRow = {
  *
  * Signed with the subscription's secret and, while a rotation's grace period runs (compared with
  * this job's clock at the attempt), the secret it replaced.
+ *
+ * Returns the attempt's outcome (for the worker's metrics), or null when no attempt was made (the
+ * delivery was done already, not due yet, or its subscription deactivated).
  */
-export async function deliver(deps: AttemptDeps, payload: { delivery_id: string }): Promise<void> {
+export type AttemptOutcome = { outcome: 'succeeded' | 'retrying' | 'failed' | 'gone'; durationMs: number };
+
+export async function deliver(deps: AttemptDeps, payload: { delivery_id: string }): Promise<AttemptOutcome | null> {
   const { rows } = await deps.pool.query<DeliveryRow>(
     `SELECT d.id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.manual, d.schedule_base, s.id AS subscription_id,
        s.url, s.secret, s.previous_secret, s.previous_secret_expires_at, s.status AS subscription_status, e.payload
@@ -60,12 +69,12 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
     [payload.delivery_id],
   );
   const row = rows[0];
-  if (row?.status !== 'pending') return;
+  if (row?.status !== 'pending') return null;
   const now = deps.clock();
   if (row.next_attempt_at && row.next_attempt_at.getTime() > now.getTime()) {
     // Picked up early (a clock ahead of ours): put it back for its time.
     await deps.pool.query(`SELECT ${ENQUEUE_DELIVERY_SQL}`, [row.id, row.next_attempt_at]);
-    return;
+    return null;
   }
   if (row.subscription_status !== 'active' && !row.manual) {
     await deps.pool.query(
@@ -73,14 +82,21 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
        WHERE id = $1 AND status = 'pending'`,
       [row.id, now],
     );
-    return;
+    return null;
   }
 
   const body = JSON.stringify({ event: row.event_type, timestamp: row.payload.timestamp, data: row.payload.data });
   // During a rotation's grace period the replaced secret signs too (a second `v1,` signature), so
-  // receivers still holding it verify; X-Service-Signature uses the current one.
-  const previous = row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > now.getTime() ? row.previous_secret : null;
-  const secrets = previous ? [row.secret, previous] : [row.secret];
+  // receivers still holding it verify; X-Service-Signature uses the current one. Secrets are stored
+  // encrypted and opened here, per attempt (a few microseconds each); a previous secret only while
+  // it still signs. A key this process lacks throws: the job fails and is retried, and no attempt
+  // is recorded against the receiver.
+  const inGrace =
+    row.previous_secret !== null && !!row.previous_secret_expires_at && row.previous_secret_expires_at.getTime() > now.getTime();
+  const current = openSecret(deps.secrets, row.subscription_id, 'secret', row.secret);
+  const secrets = inGrace
+    ? [current, openSecret(deps.secrets, row.subscription_id, 'previous_secret', row.previous_secret as string)]
+    : [current];
   const headers = {
     'content-type': 'application/json',
     'user-agent': deps.userAgent,
@@ -114,7 +130,7 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
       { delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, duration_ms: result.durationMs },
       'webhook delivered',
     );
-    return;
+    return { outcome: 'succeeded', durationMs: result.durationMs };
   }
 
   const client = await deps.pool.connect();
@@ -129,7 +145,7 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
     );
     if (moved.rowCount !== 1) {
       await client.query('ROLLBACK');
-      return;
+      return null; // recorded by another run of this job
     }
     await client.query(
       `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, duration_ms, error, next_attempt_at)
@@ -169,4 +185,5 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
   deps.log.warn({ ...log, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
   if (deactivated)
     deps.log.warn({ subscription_id: row.subscription_id, reason: gone ? 'gone' : 'failures' }, 'webhook subscription deactivated');
+  return { outcome: gone ? 'gone' : status === 'pending' ? 'retrying' : 'failed', durationMs: result.durationMs };
 }

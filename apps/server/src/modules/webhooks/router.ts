@@ -16,6 +16,7 @@ import {
   WebhookResponse,
   WebhookSecretRotatedResponse,
 } from '@merma/schema';
+import type { SecretBox } from '../../secrets/cipher.js';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import { listDeliveries, recoverDeliveries, retryDelivery, sendTestEvent } from './deliveries.js';
 import {
@@ -46,7 +47,7 @@ const urlAsSent = apiProcedure.use(async ({ getRawInput, next }) => {
   return next();
 });
 
-export function webhooksRouter(policy: TargetPolicy) {
+export function webhooksRouter(policy: TargetPolicy, secrets: SecretBox) {
   return router({
     create: urlAsSent
       .meta({
@@ -56,7 +57,7 @@ export function webhooksRouter(policy: TargetPolicy) {
       })
       .input(CreateWebhookInput)
       .output(WebhookCreatedResponse)
-      .mutation(async ({ ctx, input }) => ok(await createSubscription(ctx.db, ctx.auth, policy, input, ctx.clock()))),
+      .mutation(async ({ ctx, input }) => ok(await createSubscription(ctx.db, ctx.auth, policy, secrets, input, ctx.clock()))),
 
     list: apiProcedure
       .meta({ ...meta('GET', '/webhooks', 'List webhook subscriptions', 'listWebhooks'), permission: 'webhooks:read' })
@@ -104,7 +105,7 @@ export function webhooksRouter(policy: TargetPolicy) {
       })
       .input(RotateWebhookSecretInput)
       .output(WebhookSecretRotatedResponse)
-      .mutation(async ({ ctx, input }) => ok(await rotateSecret(ctx.db, ctx.auth, input, ctx.clock()))),
+      .mutation(async ({ ctx, input }) => ok(await rotateSecret(ctx.db, ctx.auth, secrets, input, ctx.clock()))),
 
     recover: apiProcedure
       .meta({

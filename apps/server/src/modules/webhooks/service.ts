@@ -4,13 +4,16 @@ import { generateSecret } from '@merma/signing';
 import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
+import type { SecretBox } from '../../secrets/cipher.js';
+import { openSecret, sealSecret } from '../../secrets/stored.js';
 import { assertDeliverableUrl, type TargetPolicy } from './target.js';
 
 /**
  * Outbound webhook subscriptions of an establishment and mode. A subscription receives the events
  * it lists; several subscriptions fan out. The signing secret is `whsec_` + 32 random bytes in
  * base64 (256 bits) unless the customer brings one (which @merma/schema checks with
- * `secretProblem`), and is returned only by `create` and `rotateSecret`.
+ * `secretProblem`), and is returned only by `create` and `rotateSecret`. It is stored encrypted
+ * (secrets/stored.ts): `secrets` seals what these functions write.
  */
 type Row = {
   id: string;
@@ -51,19 +54,21 @@ export async function createSubscription(
   db: DbTx,
   auth: AuthContext,
   policy: TargetPolicy,
+  secrets: SecretBox,
   input: { url: string; events: EventType[]; secret?: string | undefined; description?: string | null | undefined },
   now: Date,
 ): Promise<WebhookSubscriptionWithSecret> {
   const url = await assertDeliverableUrl(input.url, policy);
   const secret = input.secret ?? generateSecret();
+  const id = randomUUID();
   const row = await db.webhookSubscription.create({
     data: {
-      id: randomUUID(),
+      id,
       establishment_id: auth.establishmentId,
       livemode: auth.livemode,
       url: url.toString(),
       events: [...new Set(input.events)],
-      secret,
+      secret: sealSecret(secrets, id, 'secret', secret),
       description: input.description ?? null,
       // Stamped with the clock that stamps events: a subscription receives the events from this
       // moment on (dispatch.ts, dispatchEvents).
@@ -130,24 +135,38 @@ export function markActive(db: DbTx, id: string) {
  * generated) signs from now on, and the one it replaces keeps signing beside it for
  * `grace_period_seconds` (0: dropped at once), so receivers can switch without losing a delivery.
  * Only one previous secret is kept: rotating again within a grace period drops the oldest secret
- * at once. One statement, so concurrent rotations cannot lose a secret between read and write.
- * The new secret is returned here only. Deactivated subscriptions can rotate too.
+ * at once. The new secret is returned here only. Deactivated subscriptions can rotate too.
+ *
+ * A sealed value is bound to its column, so the replaced secret is opened and sealed again as
+ * `previous_secret` rather than moved by SQL. The update is a compare-and-set on the stored
+ * secret: a rotation that lands between this read and this write makes it read again and keep
+ * *that* secret as the previous one, so concurrent rotations never lose a secret.
  */
 export async function rotateSecret(
   db: DbTx,
   auth: AuthContext,
+  secrets: SecretBox,
   input: { id: string; secret?: string | undefined; grace_period_seconds: number },
   now: Date,
 ): Promise<WebhookSubscriptionWithSecret> {
   const secret = input.secret ?? generateSecret();
   const expiresAt = input.grace_period_seconds > 0 ? new Date(now.getTime() + input.grace_period_seconds * 1000) : null;
-  const [row] = await db.$queryRaw<Row[]>`
-    UPDATE webhook_subscriptions
-    SET previous_secret = CASE WHEN ${expiresAt}::timestamptz IS NULL THEN NULL ELSE secret END,
-        previous_secret_expires_at = ${expiresAt}::timestamptz,
-        secret = ${secret}
-    WHERE id = ${input.id}::uuid AND establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-    RETURNING id::text, url, events, status, description, consecutive_failures, created_at, deactivated_at, previous_secret_expires_at`;
-  if (!row) throw new AppError('not_found', `No webhook subscription ${input.id} in this establishment`);
-  return { ...toSubscription(row, now), secret };
+  for (let tries = 0; tries < 5; tries++) {
+    const [stored] = await db.$queryRaw<{ id: string; secret: string }[]>`
+      SELECT id::text, secret FROM webhook_subscriptions
+      WHERE id = ${input.id}::uuid AND establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}`;
+    if (!stored) throw new AppError('not_found', `No webhook subscription ${input.id} in this establishment`);
+    const previous = expiresAt
+      ? sealSecret(secrets, stored.id, 'previous_secret', openSecret(secrets, stored.id, 'secret', stored.secret))
+      : null;
+    const [row] = await db.$queryRaw<Row[]>`
+      UPDATE webhook_subscriptions
+      SET previous_secret = ${previous}::text,
+          previous_secret_expires_at = ${expiresAt}::timestamptz,
+          secret = ${sealSecret(secrets, stored.id, 'secret', secret)}
+      WHERE id = ${stored.id}::uuid AND secret = ${stored.secret}
+      RETURNING id::text, url, events, status, description, consecutive_failures, created_at, deactivated_at, previous_secret_expires_at`;
+    if (row) return { ...toSubscription(row, now), secret };
+  }
+  throw new AppError('conflict', `The secret of webhook subscription ${input.id} is being rotated by other requests; try again`);
 }

@@ -1,0 +1,36 @@
+import { pino } from 'pino';
+import pretty from 'pino-pretty';
+import type { Config } from './config.js';
+
+export type Logger = pino.Logger;
+
+/**
+ * The process's one logger. main.ts creates it and hands it to Fastify (request lines), the
+ * database opener (boot and migrations), the job worker (graphile-worker's own messages, through
+ * its logger adapter) and the mailer, so an operator reads one format from one stream.
+ *
+ * JSON lines (pino's format: `level`, `time`, `msg` and fields) unless the output is a terminal in
+ * development, where pino-pretty prints coloured, human-readable lines. Pretty-printing runs in
+ * this thread on purpose (a stream, not a worker-thread transport): it is only for a developer's
+ * terminal, and a crash at boot still prints everything before it.
+ *
+ * Secrets never reach a log: the Authorization header is censored wherever a request's headers are
+ * logged, and nothing logs an API key or a webhook secret. Errors are logged as `err` (message,
+ * type, stack as one JSON string), never printed raw.
+ */
+export function createLogger(
+  config: Pick<Config, 'env' | 'logLevel'>,
+  options: { stream?: NodeJS.WritableStream; level?: string; pretty?: boolean } = {},
+): Logger {
+  const opts: pino.LoggerOptions = {
+    level: options.level ?? config.logLevel,
+    base: { pid: process.pid },
+    redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization'], censor: '[redacted]' },
+    serializers: { err: pino.stdSerializers.err },
+  };
+  const usePretty = options.pretty ?? (!options.stream && config.env === 'development' && process.stdout.isTTY === true);
+  if (usePretty) {
+    return pino(opts, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true }));
+  }
+  return options.stream ? pino(opts, options.stream as pino.DestinationStream) : pino(opts);
+}

@@ -1,0 +1,51 @@
+import type { Config } from './config.js';
+import type { Clock } from './context.js';
+import { type Db, poolOf } from './db/client.js';
+import type { AppServices } from './http/app.js';
+import { createAuthenticator } from './http/auth.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import type { Logger } from './log.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { type CatalogCache, createCatalogCache } from './modules/catalog/service.js';
+import type { SecretBox } from './secrets/cipher.js';
+import { loadSecretBox } from './secrets/keys.js';
+import { createAppRouter } from './trpc/router.js';
+
+/**
+ * The composition root: everything a serving process shares, built once from the configuration.
+ * main.ts builds it for the HTTP server (and hands its logger and metrics to the worker); tests
+ * build it the same way, with a fixed clock or a capturing log. http/app.ts only configures Fastify
+ * around it.
+ */
+export type Services = AppServices & {
+  catalog: CatalogCache;
+  /** The keys of secrets at rest; the same ones openDatabase and the worker load from the configuration. */
+  secrets: SecretBox;
+};
+
+export function createServices(deps: { config: Config; db: Db; log: Logger; clock?: Clock; metrics?: Metrics }): Services {
+  const { config, db } = deps;
+  const metrics = deps.metrics ?? createMetrics();
+  metrics.watchPool('api', poolOf(db));
+  metrics.readFrom(poolOf(db));
+  const catalog = createCatalogCache();
+  const rateLimiter = createRateLimiter(config);
+  const secrets = loadSecretBox(config);
+  return {
+    config,
+    db,
+    clock: deps.clock ?? (() => new Date()),
+    log: deps.log,
+    metrics,
+    catalog,
+    secrets,
+    router: createAppRouter({
+      catalog,
+      webhookTargets: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate },
+      secrets,
+    }),
+    authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs),
+    rateLimiter,
+    close: () => rateLimiter.close(),
+  };
+}

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The layers of src/, lowest first. A file may import from its own layer and the layers below,
+ * never from one above:
+ *
+ * 0. foundations: config.ts, context.ts, errors.ts, log.ts, mail.ts, metrics.ts, auth/ (API key
+ *    format and hashing), secrets/, db/
+ * 1. the domain: events/ (the outbox) and modules/ (services, SQL, webhook delivery) — except
+ *    the modules' router.ts files, which are the procedures
+ * 2. procedures: trpc/ and modules/<name>/router.ts
+ * 3. transports: http/, jobs/, admin/ (the CLI's commands)
+ * 4. composition: services.ts, main.ts, admin.ts
+ *
+ * generated/ (the Prisma client) is below everything.
+ */
+const SRC = join(__dirname, '../src');
+
+function layerOf(file: string): number {
+  const path = relative(SRC, file).replaceAll('\\', '/');
+  if (path.startsWith('generated/')) return -1;
+  if (/^(config|context|errors|log|mail|metrics)\.ts$/.test(path) || /^(secrets|db|auth)\//.test(path)) return 0;
+  if (path.startsWith('modules/') && path.endsWith('/router.ts')) return 2;
+  if (path.startsWith('modules/') || path.startsWith('events/')) return 1;
+  if (path.startsWith('trpc/')) return 2;
+  if (path.startsWith('http/') || path.startsWith('jobs/') || path.startsWith('admin/')) return 3;
+  if (/^(services|main|admin)\.ts$/.test(path)) return 4;
+  throw new Error(`${path} has no layer: add it to architecture.test.ts`);
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const path = join(dir, d.name);
+    if (d.isDirectory()) return d.name === 'generated' ? [] : sources(path);
+    return d.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+describe('the import graph of src/', () => {
+  it('has no arrow from a lower layer to a higher one', () => {
+    const files = sources(SRC);
+    expect(files.length).toBeGreaterThan(40);
+    const upward: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const [, spec] of text.matchAll(/^(?:import|export)[^'"]*from '(\.[^']+)'/gm)) {
+        const target = resolve(dirname(file), (spec as string).replace(/\.js$/, '.ts'));
+        if (layerOf(target) > layerOf(file)) upward.push(`${relative(SRC, file)} → ${relative(SRC, target)}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+});
