@@ -15,7 +15,7 @@ async function main(log: Logger, config: ReturnType<typeof loadConfig>) {
   const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   const database = await openDatabase(config, { migrate: config.migrateOnBoot, log });
   const metrics = createMetrics();
-  const services = createServices({ config, db: database.prisma, log, metrics });
+  const services = createServices({ config, db: database.prisma, log, metrics, secrets: database.secrets });
   // Every replica runs a worker unless WORKER_CONCURRENCY=0 (then other replicas take the jobs);
   // this process's writes wake its own dispatcher.
   let worker: Worker | undefined;

@@ -23,14 +23,22 @@ export type Services = AppServices & {
   secrets: SecretBox;
 };
 
-export function createServices(deps: { config: Config; db: Db; log: Logger; clock?: Clock; metrics?: Metrics }): Services {
+export function createServices(deps: {
+  config: Config;
+  db: Db;
+  log: Logger;
+  clock?: Clock;
+  metrics?: Metrics;
+  /** The keys openDatabase loaded (main.ts); loaded from the configuration when not given. */
+  secrets?: SecretBox;
+}): Services {
   const { config, db } = deps;
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchPool('api', poolOf(db));
   metrics.readFrom(poolOf(db));
   const catalog = createCatalogCache();
   const rateLimiter = createRateLimiter(config);
-  const secrets = loadSecretBox(config);
+  const secrets = deps.secrets ?? loadSecretBox(config);
   return {
     config,
     db,

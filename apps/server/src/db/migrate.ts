@@ -104,7 +104,7 @@ export async function migrate(databaseUrl: string, dir?: string): Promise<Migrat
         applied.push(m.name);
       }
       // The job queue's own schema (graphile_worker), versioned and migrated by graphile-worker
-      // itself; the events trigger above enqueues into it.
+      // itself; the outbox dispatch and the endpoints enqueue into it.
       await runWorkerMigrations({ connectionString: databaseUrl, logger: quietLogger });
       return { applied, total: migrations.length };
     } finally {

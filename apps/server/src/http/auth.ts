@@ -1,3 +1,9 @@
+/*
+ * Resolves `Authorization: Bearer <key>` to the key's establishment, organisation, plan, mode and
+ * permissions. Keys are looked up by their SHA-256 (the only form stored). A verified key is cached
+ * in this process for `ttlMs` (2 s by default): a revoked key stops working on every replica within
+ * that time. Unknown keys are not cached.
+ */
 import { API_PLANS, type Plan, type Sector } from '@merma/schema';
 import type { FastifyRequest } from 'fastify';
 import { hashApiKey, isWellFormedKey } from '../auth/keys.js';
@@ -5,12 +11,7 @@ import type { AuthContext } from '../context.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
 
-/**
- * Resolves `Authorization: Bearer <key>` to the key's establishment, organisation, plan, mode and
- * permissions. Keys are looked up by their SHA-256 (the only form stored). A verified key is cached
- * in this process for `ttlMs` (2 s by default): a revoked key stops working on every replica within
- * that time. Unknown keys are not cached.
- */
+/** Turns a request's API key into its caller (401/403 otherwise). */
 export type Authenticator = { authenticate(request: FastifyRequest): Promise<AuthContext> };
 
 type CacheEntry = { auth: AuthContext; revoked: boolean; canceled: boolean; expires: number };

@@ -1,3 +1,11 @@
+/*
+ * Serves the tRPC procedures as REST routes, one Fastify route per procedure, following each
+ * procedure's `meta.openapi` (method and path) exactly as trpc-to-openapi documents them: GET input
+ * is the query string, POST input the JSON body, path parameters are merged in. The procedure runs
+ * through tRPC's server-side caller, so input and output validation, middlewares and permissions are
+ * those of the procedure. trpc-to-openapi's own HTTP adapter does the same mapping but costs several
+ * times more per request; the procedures and the OpenAPI document stay the single definition.
+ */
 import { API_VERSION_PREFIX } from '@merma/schema';
 import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -9,14 +17,7 @@ import type { AppRouter } from '../trpc/router.js';
 import { createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
 import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';
 
-/**
- * Serves the tRPC procedures as REST routes, one Fastify route per procedure, following each
- * procedure's `meta.openapi` (method and path) exactly as trpc-to-openapi documents them: GET input
- * is the query string, POST input the JSON body, path parameters are merged in. The procedure runs
- * through tRPC's server-side caller, so input and output validation, middlewares and permissions are
- * those of the procedure. trpc-to-openapi's own HTTP adapter does the same mapping but costs several
- * times more per request; the procedures and the OpenAPI document stay the single definition.
- */
+/** What each API route carries in its Fastify config: the auth hook, the rate limiter and the logs read it. */
 export type RouteConfig = { api: true; bucket: RateBucket; procedure: string };
 
 type ProcedureEntry = { path: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> } };

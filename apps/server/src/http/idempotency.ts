@@ -1,10 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
-import type { AuthContext } from '../context.js';
-import type { Db, DbTx } from '../db/client.js';
-import { AppError } from '../errors.js';
-
-/**
+/*
  * `Idempotency-Key` on POST requests. The key is scoped to the establishment and mode and kept for
  * 24 hours. The whole request runs in one database transaction that first claims the key, then does
  * the work on that same transaction, then stores the response: the write and the remembered
@@ -13,6 +7,13 @@ import { AppError } from '../errors.js';
  * replays the stored response. Same key with another body: 409. Errors roll the claim back, so a
  * request that failed can be retried with the same key.
  */
+import { createHash, randomUUID } from 'node:crypto';
+import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
+import type { AuthContext } from '../context.js';
+import type { Db, DbTx } from '../db/client.js';
+import { AppError } from '../errors.js';
+
+/** The answer a request under an Idempotency-Key produced; `replayed` when it was stored by an earlier request. */
 export type StoredResponse = { status: number; body: string; replayed: boolean };
 
 const KEY_PATTERN = /^[\x21-\x7e]+$/; // visible ASCII

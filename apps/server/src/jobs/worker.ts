@@ -91,7 +91,11 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   };
   const dispatcher = createDispatcher(dispatch, options.dispatchIntervalMs ?? config.worker.pollIntervalMs, log);
   const levels: Record<LogLevel, keyof Log> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
-  const logger = new Logger((scope) => (level, message, meta) => log[levels[level]]({ worker: scope, ...meta }, message));
+  // graphile-worker's messages through our logger, its scope (worker id, task, job) as a field when it has one.
+  const logger = new Logger(
+    (scope) => (level, message, meta) =>
+      log[levels[level]]({ ...(Object.keys(scope).length > 0 ? { worker: scope } : {}), ...meta }, message),
+  );
   const options_ = {
     pgPool: pool,
     concurrency,
