@@ -304,6 +304,16 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     expect(JSON.parse(madrid.stdout).timezone).toBe('Europe/Madrid');
   });
 
+  it("`pnpm admin` at the repository root prints merma-admin's JSON alone (it pipes into jq)", async () => {
+    const { stdout } = await exec('pnpm', ['admin', 'quickstart'], {
+      cwd: resolve(SERVER_DIR, '../..'),
+      env: childEnv({ MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATABASE_URL: database.url }),
+      timeout: 60_000,
+    });
+    const out = JSON.parse(stdout) as { key: { key: string } };
+    expect(out.key.key).toMatch(/^svc_test_/);
+  });
+
   it('quickstart: an Enterprise organisation, an establishment and a test key with every permission', async () => {
     const q = await ok(['quickstart']);
     expect(q.organization).toMatchObject({ plan: 'enterprise' });
