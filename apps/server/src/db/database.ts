@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Config } from '../config.js';
+import type { Log } from '../context.js';
 import type { SecretBox } from '../secrets/cipher.js';
 import { loadSecretBox } from '../secrets/keys.js';
 import { sealClearSecrets } from '../secrets/stored.js';
@@ -16,8 +17,6 @@ export type Database = {
   close(): Promise<void>;
 };
 
-type Log = { info(obj: object, msg?: string): void };
-
 /**
  * Opens the configured database: DATABASE_URL, or the embedded PGlite under DATA_DIR. Applies
  * pending migrations when `migrate` is true, then seals the webhook secrets still stored in clear
@@ -25,7 +24,7 @@ type Log = { info(obj: object, msg?: string): void };
  */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'env' | 'encryptionKeys'>,
-  options: { migrate: boolean; log?: Log },
+  options: { migrate: boolean; log?: Pick<Log, 'info'> },
 ): Promise<Database> {
   // Before the database: a bad key file stops the boot before anything is opened.
   const secrets = loadSecretBox(config, options.log);

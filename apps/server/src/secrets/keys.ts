@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
+import type { Log } from '../context.js';
 import { createSecretBox, type EncryptionKey, encryptionKey, KEY_BYTES, type SecretBox } from './cipher.js';
 
 /**
@@ -63,14 +64,12 @@ export function parseEncryptionKeys(value: string): EncryptionKey[] {
   });
 }
 
-type Log = { info(obj: object, msg?: string): void };
-
 /**
  * The configured keys, or (outside production, MERMA_ENCRYPTION_KEY unset) the key kept under
  * DATA_DIR, generated when absent. Every process that reads or writes secrets (server, worker,
  * merma-admin) calls this with the same configuration and gets the same keys.
  */
-export function loadSecretBox(config: Pick<Config, 'env' | 'dataDir' | 'encryptionKeys'>, log?: Log): SecretBox {
+export function loadSecretBox(config: Pick<Config, 'env' | 'dataDir' | 'encryptionKeys'>, log?: Pick<Log, 'info'>): SecretBox {
   if (config.encryptionKeys) return createSecretBox(config.encryptionKeys, 'MERMA_ENCRYPTION_KEY');
   if (config.env === 'production') throw new Error('MERMA_ENCRYPTION_KEY is required in production');
   const dir = resolve(config.dataDir);
