@@ -119,8 +119,10 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     if (!route?.api) return;
     reply.header('cache-control', 'no-store');
     request.auth = await authenticator.authenticate(request);
-    // Every later line of this request (and its "request completed" line) names who asked.
-    request.log = reply.log = request.log.child({ establishment_id: request.auth.establishmentId, key_id: request.auth.keyId });
+    // Every later line of this request (and its "request completed" line) names who asked: added
+    // to the request's own child logger (Fastify makes one per request, carrying reqId, shared with
+    // the reply) rather than a second child made for every request.
+    (request.log as Logger).setBindings({ establishment_id: request.auth.establishmentId, key_id: request.auth.keyId });
     const bucket = route.bucket ?? 'general';
     try {
       await rateLimiter.consume(bucket, request.auth.keyId, reply);
