@@ -3,6 +3,7 @@ import type { EventType, WebhookSubscription, WebhookSubscriptionWithSecret } fr
 import { generateSecret } from '@merma/signing';
 import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openSecret, sealSecret } from '../../secrets/stored.js';
@@ -138,9 +139,8 @@ export function markActive(db: DbTx, id: string) {
  * at once. The new secret is returned here only. Deactivated subscriptions can rotate too.
  *
  * A sealed value is bound to its column, so the replaced secret is opened and sealed again as
- * `previous_secret` rather than moved by SQL. The update is a compare-and-set on the stored
- * secret: a rotation that lands between this read and this write makes it read again and keep
- * *that* secret as the previous one, so concurrent rotations never lose a secret.
+ * `previous_secret` rather than moved by SQL. The row is locked between that read and the write,
+ * so concurrent rotations take turns and never lose a secret.
  */
 export async function rotateSecret(
   db: DbTx,
@@ -151,22 +151,22 @@ export async function rotateSecret(
 ): Promise<WebhookSubscriptionWithSecret> {
   const secret = input.secret ?? generateSecret();
   const expiresAt = input.grace_period_seconds > 0 ? new Date(now.getTime() + input.grace_period_seconds * 1000) : null;
-  for (let tries = 0; tries < 5; tries++) {
-    const [stored] = await db.$queryRaw<{ id: string; secret: string }[]>`
+  return inTransaction(db, async (tx) => {
+    const [stored] = await tx.$queryRaw<{ id: string; secret: string }[]>`
       SELECT id::text, secret FROM webhook_subscriptions
-      WHERE id = ${input.id}::uuid AND establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}`;
+      WHERE id = ${input.id}::uuid AND establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
+      FOR UPDATE`;
     if (!stored) throw new AppError('not_found', `No webhook subscription ${input.id} in this establishment`);
     const previous = expiresAt
       ? sealSecret(secrets, stored.id, 'previous_secret', openSecret(secrets, stored.id, 'secret', stored.secret))
       : null;
-    const [row] = await db.$queryRaw<Row[]>`
+    const [row] = await tx.$queryRaw<Row[]>`
       UPDATE webhook_subscriptions
       SET previous_secret = ${previous}::text,
           previous_secret_expires_at = ${expiresAt}::timestamptz,
           secret = ${sealSecret(secrets, stored.id, 'secret', secret)}
-      WHERE id = ${stored.id}::uuid AND secret = ${stored.secret}
+      WHERE id = ${stored.id}::uuid
       RETURNING id::text, url, events, status, description, consecutive_failures, created_at, deactivated_at, previous_secret_expires_at`;
-    if (row) return { ...toSubscription(row, now), secret };
-  }
-  throw new AppError('conflict', `The secret of webhook subscription ${input.id} is being rotated by other requests; try again`);
+    return { ...toSubscription(row as Row, now), secret };
+  });
 }
