@@ -21,19 +21,14 @@ export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'merma_' });
   const pools = new Map<string, pg.Pool>();
-  const sources: { pool: pg.Pool } = { pool: undefined as unknown as pg.Pool };
+  let source: pg.Pool | undefined;
 
   const metrics = {
     registry,
-    httpRequests: new Counter({
-      name: 'merma_http_requests_total',
-      help: 'HTTP requests answered, by method, route (the route pattern, not the URL) and status code.',
-      labelNames: ['method', 'route', 'status'] as const,
-      registers: [registry],
-    }),
     httpDuration: new Histogram({
       name: 'merma_http_request_duration_seconds',
-      help: 'Time from a request arriving to its answer being sent, by method, route and status code.',
+      // Its _count is the number of requests (no separate counter: one observation per request).
+      help: 'HTTP requests answered and the time from arrival to answer, by method, route (the route pattern, not the URL) and status code.',
       labelNames: ['method', 'route', 'status'] as const,
       buckets: DURATION_BUCKETS,
       registers: [registry],
@@ -44,15 +39,9 @@ export function createMetrics() {
       labelNames: ['bucket'] as const,
       registers: [registry],
     }),
-    deliveries: new Counter({
-      name: 'merma_webhook_deliveries_total',
-      help: 'Webhook delivery attempts made by this process, by outcome: succeeded, retrying (failed, a retry is scheduled), failed (no retry left, or a single manual attempt), gone (410).',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
-    }),
     deliveryDuration: new Histogram({
       name: 'merma_webhook_delivery_duration_seconds',
-      help: 'Time a webhook receiver took to answer (or to fail), by outcome.',
+      help: 'Webhook delivery attempts made by this process and how long the receiver took to answer (or to fail), by outcome: succeeded, retrying (failed, a retry is scheduled), failed (no retry left, or a single manual attempt), gone (410).',
       labelNames: ['outcome'] as const,
       buckets: DURATION_BUCKETS,
       registers: [registry],
@@ -68,7 +57,7 @@ export function createMetrics() {
     },
     /** The pool the service-wide gauges (outbox, queue, records) read from when scraped. */
     readFrom(pool: pg.Pool) {
-      sources.pool = pool;
+      source = pool;
     },
   };
 
@@ -114,7 +103,7 @@ export function createMetrics() {
   });
   /** The exposition text, the service-wide gauges read first (they keep their values if the database is away). */
   const scrape = async (): Promise<string> => {
-    const s = await readSnapshot(sources.pool);
+    const s = await readSnapshot(source);
     if (s) {
       backlog.set(s.backlog);
       oldest.set(s.oldestSeconds);

@@ -71,11 +71,10 @@ describe('metrics', () => {
 
       const after = await scrape();
       const route = { method: 'POST', route: '/api/v1/records' };
-      expect(sample(after, 'merma_http_requests_total', { ...route, status: '201' })).toBe(3);
-      expect(sample(after, 'merma_http_requests_total', { ...route, status: '400' })).toBe(1);
       expect(sample(after, 'merma_http_request_duration_seconds_count', { ...route, status: '201' })).toBe(3);
+      expect(sample(after, 'merma_http_request_duration_seconds_count', { ...route, status: '400' })).toBe(1);
+      expect(sample(after, 'merma_http_request_duration_seconds_bucket', { ...route, status: '201', le: '+Inf' })).toBe(3);
       expect(sample(after, 'merma_rate_limit_rejections_total', { bucket: 'analytics' })).toBe(1);
-      expect(sample(after, 'merma_webhook_deliveries_total', { outcome: 'succeeded' })).toBe(3);
       expect(sample(after, 'merma_webhook_delivery_duration_seconds_count', { outcome: 'succeeded' })).toBe(3);
       expect(sample(after, 'merma_outbox_events_dispatched_total')).toBeGreaterThanOrEqual(3);
       expect(sample(after, 'merma_records_stored', { mode: 'test' })).toBe(3);
@@ -104,7 +103,7 @@ describe('metrics', () => {
     expect((await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789' } })).statusCode).toBe(401);
     const ok = await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer scrape-token-0123456789' } });
     expect(ok.statusCode).toBe(200);
-    expect(ok.body).toContain('merma_http_requests_total');
+    expect(ok.body).toContain('merma_http_request_duration_seconds_count');
 
     const withoutToken = await buildTestApp({ config: testConfig(), db: t.db });
     try {

@@ -136,7 +136,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
     const seconds = reply.elapsedTime / 1000;
-    metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, seconds);
     if (PROBES.has(request.url) && reply.statusCode < 400) return; // load balancers probe every few seconds
     reply.log.info(

@@ -109,7 +109,6 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       'webhooks.deliver': async (payload) => {
         const attempt = await deliver(deps, payload as { delivery_id: string });
         if (attempt && metrics) {
-          metrics.deliveries.inc({ outcome: attempt.outcome });
           metrics.deliveryDuration.observe({ outcome: attempt.outcome }, attempt.durationMs / 1000);
         }
       },

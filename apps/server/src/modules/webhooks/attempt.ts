@@ -19,6 +19,9 @@ export type AttemptDeps = {
   secrets: SecretBox;
 };
 
+/** What one attempt came to, for the worker's metrics (retrying: failed, a retry is scheduled). */
+export type AttemptOutcome = { outcome: 'succeeded' | 'retrying' | 'failed' | 'gone'; durationMs: number };
+
 type DeliveryRow = {
   id: string;
   event_type: string;
@@ -56,8 +59,6 @@ type DeliveryRow = {
  * Returns the attempt's outcome (for the worker's metrics), or null when no attempt was made (the
  * delivery was done already, not due yet, or its subscription deactivated).
  */
-export type AttemptOutcome = { outcome: 'succeeded' | 'retrying' | 'failed' | 'gone'; durationMs: number };
-
 export async function deliver(deps: AttemptDeps, payload: { delivery_id: string }): Promise<AttemptOutcome | null> {
   const { rows } = await deps.pool.query<DeliveryRow>(
     `SELECT d.id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.manual, d.schedule_base, s.id AS subscription_id,
