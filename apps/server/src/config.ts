@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { parseEncryptionKeys } from './secrets/keys.js';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+/** An http(s) URL: `collector:4318`, which a bare URL check accepts (scheme `collector:`), is refused. */
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
 /**
@@ -63,6 +65,17 @@ const EnvSchema = z.object({
    * in base64 or hex, the one new values use first (secrets/keys.ts). Required in production;
    * elsewhere, unset, a key is generated and kept under DATA_DIR.
    */
+  /**
+   * OpenTelemetry: the collector's OTLP base URL (http://otel-collector:4318). Set, traces are
+   * exported (tracing/sdk.ts); the SDK reads the other standard OTEL_* variables itself.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  /** The traces URL alone (http://otel-collector:4318/v1/traces), instead of the base URL. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl.optional(),
+  /** `service.name` of the spans. */
+  OTEL_SERVICE_NAME: z.string().default('merma'),
+  /** true: no tracing, whatever the endpoint says. */
+  OTEL_SDK_DISABLED: bool.default(false),
   MERMA_ENCRYPTION_KEY: z
     .string()
     .optional()
@@ -76,6 +89,9 @@ const EnvSchema = z.object({
       }
     }),
 });
+
+/** The variables read, in the schema's order (the README's configuration table lists each). */
+export const SETTINGS = Object.keys(EnvSchema.shape);
 
 /** Rules across variables, checked after each one parsed. */
 const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
@@ -155,5 +171,10 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     alertMinKg: e.ALERT_MIN_KG,
     /** Configured encryption keys, current first; undefined: a key under DATA_DIR (not in production). */
     encryptionKeys: e.MERMA_ENCRYPTION_KEY,
+    /** Set when traces are exported (an OTLP endpoint is configured and the SDK not disabled). */
+    tracing:
+      (e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && !e.OTEL_SDK_DISABLED
+        ? { serviceName: e.OTEL_SERVICE_NAME }
+        : undefined,
   };
 }

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from './config.js';
+import { traceLogFields } from './tracing/spans.js';
 
 export type Logger = pino.Logger;
 
@@ -17,9 +18,12 @@ export type Logger = pino.Logger;
  * Secrets never reach a log: the Authorization header is censored wherever a request's headers are
  * logged, and nothing logs an API key or a webhook secret. Errors are logged as `err` (message,
  * type, stack as one JSON string), never printed raw.
+ *
+ * When traces are exported, a line written inside a span carries the span's `trace_id`, `span_id`
+ * and `trace_flags` (a pino mixin reading the active OpenTelemetry context).
  */
 export function createLogger(
-  config: Pick<Config, 'env' | 'logLevel'>,
+  config: Pick<Config, 'env' | 'logLevel'> & Partial<Pick<Config, 'tracing'>>,
   options: { stream?: NodeJS.WritableStream; level?: string; pretty?: boolean } = {},
 ): Logger {
   const opts: pino.LoggerOptions = {
@@ -27,6 +31,7 @@ export function createLogger(
     base: { pid: process.pid },
     redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization'], censor: '[redacted]' },
     serializers: { err: pino.stdSerializers.err },
+    ...(config.tracing ? { mixin: traceLogFields } : {}),
   };
   const usePretty = options.pretty ?? (!options.stream && config.env === 'development' && process.stdout.isTTY === true);
   if (usePretty) {

@@ -1,71 +1,22 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
-import { buildApp } from './http/app.js';
-import { startWorker, type Worker } from './jobs/worker.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { createMetrics, serveMetrics } from './metrics.js';
-import { createServices } from './services.js';
 
 /**
- * Starts the service: configuration, the one logger, database (migrations at boot), the services,
- * HTTP, the job worker, the metrics port, and graceful shutdown.
+ * The server's entry point: configuration, the one logger, tracing, then the service (serve.ts).
+ *
+ * The service is imported only after tracing has started: OpenTelemetry instruments `pg` as it is
+ * loaded, so nothing that loads `pg` may be imported statically here. Without an OTLP endpoint
+ * the OpenTelemetry SDK is not even loaded.
  */
-async function main(log: Logger, config: ReturnType<typeof loadConfig>) {
+async function main(config: Config, log: Logger) {
   const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  const database = await openDatabase(config, { migrate: config.migrateOnBoot, log });
-  const metrics = createMetrics();
-  const services = createServices({ config, db: database.prisma, log, metrics, secrets: database.secrets });
-  // Every replica runs a worker unless WORKER_CONCURRENCY=0 (then other replicas take the jobs);
-  // this process's writes wake its own dispatcher.
-  let worker: Worker | undefined;
-  const app = await buildApp(services, { version, afterWrite: () => worker?.wake() });
-  worker =
-    config.worker.concurrency > 0
-      ? await startWorker({
-          databaseUrl: database.url,
-          embedded: database.embedded,
-          config,
-          log: log.child({ component: 'worker' }),
-          metrics,
-          secrets: database.secrets,
-          version,
-        })
-      : undefined;
-  const metricsServer = config.metrics.port > 0 ? await serveMetrics(metrics, config.metrics) : undefined;
-
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, 'shutting down: draining in-flight requests and jobs');
-    const force = setTimeout(() => process.exit(1), 25_000);
-    force.unref();
-    await app.close(); // stops accepting, waits for in-flight requests
-    await worker?.stop(); // takes no new job, waits for running ones (a delivery lasts at most WEBHOOK_TIMEOUT_MS)
-    await metricsServer?.close();
-    await database.close();
-    process.exit(0);
-  };
-  // A background promise that fails (a library's job bookkeeping while the database is away) is
-  // logged; requests and jobs handle their own errors, and the process keeps serving.
-  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-
-  await app.listen({ host: config.host, port: config.port });
-  log.info(
-    {
-      version,
-      database: database.embedded ? `embedded (PGlite, ${config.dataDir})` : 'PostgreSQL',
-      docs: '/docs',
-      metrics: metricsServer ? `http://${config.metrics.host}:${metricsServer.port}/metrics` : 'off',
-    },
-    'Merma API ready',
-  );
+  const tracing = config.tracing ? (await import('./tracing/sdk.js')).startTracing(config.tracing, version) : undefined;
+  const { serve } = await import('./serve.js');
+  await serve({ config, log, version, tracing });
 }
 
-let config: ReturnType<typeof loadConfig>;
+let config: Config;
 try {
   config = loadConfig();
 } catch (err) {
@@ -74,7 +25,7 @@ try {
   process.exit(1);
 }
 const log = createLogger(config);
-main(log, config).catch((err: unknown) => {
+main(config, log).catch((err: unknown) => {
   log.fatal({ err }, 'the service could not start');
   log.flush?.();
   process.exit(1);

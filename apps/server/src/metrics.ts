@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * The process's Prometheus metrics (prom-client), served by main.ts on METRICS_PORT and, when
+ * The process's Prometheus metrics (prom-client), served by serve.ts on METRICS_PORT and, when
  * METRICS_TOKEN is set, at /metrics on the API port behind that token. One registry per process
  * (not prom-client's global one), so tests build as many as they like.
  *

@@ -13,7 +13,7 @@ import { createAppRouter } from './trpc/router.js';
 
 /**
  * The composition root: everything a serving process shares, built once from the configuration.
- * main.ts builds it for the HTTP server (and hands its logger and metrics to the worker); tests
+ * serve.ts builds it for the HTTP server (and hands its logger and metrics to the worker); tests
  * build it the same way, with a fixed clock or a capturing log. http/app.ts only configures Fastify
  * around it.
  */
@@ -29,7 +29,7 @@ export function createServices(deps: {
   log: Logger;
   clock?: Clock;
   metrics?: Metrics;
-  /** The keys openDatabase loaded (main.ts); loaded from the configuration when not given. */
+  /** The keys openDatabase loaded (serve.ts); loaded from the configuration when not given. */
   secrets?: SecretBox;
 }): Services {
   const { config, db } = deps;

@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
  * never from one above:
  *
  * 0. foundations: config.ts, context.ts, errors.ts, log.ts, mail.ts, metrics.ts, auth/ (API key
- *    format and hashing), secrets/, db/
+ *    format and hashing), secrets/, db/, tracing/
  * 1. the domain: events/ (the outbox) and modules/ (services, SQL, webhook delivery) — except
  *    the modules' router.ts files, which are the procedures
  * 2. procedures: trpc/ and modules/<name>/router.ts
  * 3. transports: http/, jobs/, admin/ (the CLI's commands)
- * 4. composition: services.ts, main.ts, admin.ts
+ * 4. composition: services.ts, serve.ts, main.ts, admin.ts
  *
  * generated/ (the Prisma client) is below everything.
  */
@@ -21,12 +21,12 @@ const SRC = join(__dirname, '../src');
 function layerOf(file: string): number {
   const path = relative(SRC, file).replaceAll('\\', '/');
   if (path.startsWith('generated/')) return -1;
-  if (/^(config|context|errors|log|mail|metrics)\.ts$/.test(path) || /^(secrets|db|auth)\//.test(path)) return 0;
+  if (/^(config|context|errors|log|mail|metrics)\.ts$/.test(path) || /^(secrets|db|auth|tracing)\//.test(path)) return 0;
   if (path.startsWith('modules/') && path.endsWith('/router.ts')) return 2;
   if (path.startsWith('modules/') || path.startsWith('events/')) return 1;
   if (path.startsWith('trpc/')) return 2;
   if (path.startsWith('http/') || path.startsWith('jobs/') || path.startsWith('admin/')) return 3;
-  if (/^(services|main|admin)\.ts$/.test(path)) return 4;
+  if (/^(services|serve|main|admin)\.ts$/.test(path)) return 4;
   throw new Error(`${path} has no layer: add it to architecture.test.ts`);
 }
 

@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AppRouter } from '../trpc/router.js';
 import type { Authenticator } from './auth.js';
-import { type RouteConfig, registerProcedureRoutes } from './binding.js';
+import { registerProcedureRoutes } from './binding.js';
 import { handleError, sendError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -40,7 +40,7 @@ export type AppOptions = {
   version?: string;
   /**
    * Called after this process answered a successful write, which may have written outbox events:
-   * main.ts points it at the local worker's dispatcher so deliveries start at once instead of at
+   * serve.ts points it at the local worker's dispatcher so deliveries start at once instead of at
    * its next poll.
    */
   afterWrite?: () => void;
@@ -115,7 +115,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     if (production && request.protocol !== 'https' && !PROBES.has(request.url)) {
       throw new AppError('forbidden', 'HTTPS is required');
     }
-    const route = request.routeOptions.config as Partial<RouteConfig> | undefined;
+    const route = request.routeOptions.config;
     if (!route?.api) return;
     reply.header('cache-control', 'no-store');
     request.auth = await authenticator.authenticate(request);
@@ -148,7 +148,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // escapes, would be stored as U+FFFD) and nest at most MAX_BODY_DEPTH levels (deeper bodies
   // overflow the stack of whatever serialises them again: the Idempotency-Key fingerprint, jsonb).
   app.addHook('preValidation', async (request) => {
-    if (!(request.routeOptions.config as Partial<RouteConfig> | undefined)?.api || request.body === undefined) return;
+    if (!request.routeOptions.config?.api || request.body === undefined) return;
     const found = inspectJson(request.body, UNPAIRED_SURROGATE, MAX_BODY_DEPTH);
     if (found?.reason === 'text') {
       throw validationError('Text must be valid Unicode: the body holds an unpaired UTF-16 surrogate', [
@@ -203,7 +203,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   if (afterWrite) {
     app.addHook('onResponse', async (request, reply) => {
       if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 300) return;
-      if ((request.routeOptions.config as Partial<RouteConfig> | undefined)?.api) afterWrite();
+      if (request.routeOptions.config?.api) afterWrite();
     });
   }
 

@@ -12,13 +12,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
 import { sqlOfPool, sqlOfTransaction } from '../db/sql.js';
+import { inSpan } from '../tracing/spans.js';
 import type { Context } from '../trpc/context.js';
 import type { AppRouter } from '../trpc/router.js';
 import { createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
+import { toAppError } from './errors.js';
 import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';
 
 /** What each API route carries in its Fastify config: the auth hook, the rate limiter and the logs read it. */
 export type RouteConfig = { api: true; bucket: RateBucket; procedure: string };
+
+declare module 'fastify' {
+  /** Other routes (probes, docs, the dashboard) carry none of it. */
+  interface FastifyContextConfig extends Partial<RouteConfig> {}
+}
 
 type ProcedureEntry = { path: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> } };
 
@@ -34,6 +41,9 @@ function resolve(caller: unknown, path: string): (input: unknown) => Promise<unk
   for (const part of path.split('.')) target = target[part] as Record<string, unknown>;
   return target as unknown as (input: unknown) => Promise<unknown>;
 }
+
+/** A refusal the contract foresees (a 4xx answer), not a failure of the service: its span is not failed. */
+const isClientError = (err: unknown) => toAppError(err).appError.status < 500;
 
 export function registerProcedureRoutes(app: FastifyInstance, deps: { router: AppRouter; db: Db; clock: Clock }) {
   const createCaller = createCallerFactory(deps.router);
@@ -55,8 +65,10 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
           : raw;
       const pool = db === deps.db ? pooled : sqlOfTransaction(db);
       const ctx: Context = { db, pool, auth: request.auth, clock: deps.clock, requestId: request.id, idempotencyKey };
-      const output = await resolve(createCaller(ctx), path)(input);
-      return JSON.stringify(output);
+      const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
+      return inSpan(`procedure ${path}`, { attributes, expected: isClientError }, async () =>
+        JSON.stringify(await resolve(createCaller(ctx), path)(input)),
+      );
     };
 
     app.route({

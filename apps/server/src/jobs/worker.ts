@@ -10,6 +10,7 @@ import { DISPATCH_BATCH, dispatchEvents, releaseStaleDeliveryLocks } from '../mo
 import { type DeactivationNotice, notifyDeactivated } from '../modules/webhooks/notify.js';
 import { createAgents } from '../modules/webhooks/send.js';
 import type { SecretBox } from '../secrets/cipher.js';
+import { inSpan } from '../tracing/spans.js';
 
 /**
  * Durable background work on graphile-worker, in the same PostgreSQL as the data.
@@ -106,11 +107,22 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     logger,
     parsedCronItems: [], // no recurring jobs (and no crontab file to look for)
     taskList: {
+      // One span per attempt (its SQL and the HTTP exchange are its children), a root span: the
+      // event's request has long been answered.
       'webhooks.deliver': async (payload) => {
-        const attempt = await deliver(deps, payload as { delivery_id: string });
-        if (attempt && metrics) {
-          metrics.deliveryDuration.observe({ outcome: attempt.outcome }, attempt.durationMs / 1000);
-        }
+        const { delivery_id } = payload as { delivery_id: string };
+        await inSpan('webhook delivery', { attributes: { 'merma.delivery_id': delivery_id } }, async (span) => {
+          const attempt = await deliver(deps, { delivery_id });
+          span.setAttribute('merma.webhook.outcome', attempt?.outcome ?? 'skipped');
+          if (!attempt) return;
+          span.setAttributes({
+            'merma.webhook.attempt': attempt.attempt,
+            'merma.webhook.event_type': attempt.eventType,
+            'merma.webhook.subscription_id': attempt.subscriptionId,
+            ...(attempt.responseStatus !== null ? { 'http.response.status_code': attempt.responseStatus } : {}),
+          });
+          metrics?.deliveryDuration.observe({ outcome: attempt.outcome }, attempt.durationMs / 1000);
+        });
       },
       'webhooks.notify_deactivated': async (payload) => notifyDeactivated({ pool, mailer, log }, payload as DeactivationNotice),
       'alerts.detect': async (payload) => {

@@ -19,8 +19,17 @@ export type AttemptDeps = {
   secrets: SecretBox;
 };
 
-/** What one attempt came to, for the worker's metrics (retrying: failed, a retry is scheduled). */
-export type AttemptOutcome = { outcome: 'succeeded' | 'retrying' | 'failed' | 'gone'; durationMs: number };
+/** What one attempt came to, for the worker's metrics and traces (retrying: failed, a retry is scheduled). */
+export type AttemptOutcome = {
+  outcome: 'succeeded' | 'retrying' | 'failed' | 'gone';
+  durationMs: number;
+  /** The attempt's number, 1 for the first. */
+  attempt: number;
+  /** The receiver's HTTP status; null when none came (timeout, refused, connection error). */
+  responseStatus: number | null;
+  eventType: string;
+  subscriptionId: string;
+};
 
 type DeliveryRow = {
   id: string;
@@ -110,6 +119,13 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
   const gone = result.status === 410;
   const next = succeeded || gone || row.manual ? null : nextAttemptAt(attempt - row.schedule_base, now, deps.random);
   const status = succeeded ? 'succeeded' : next ? 'pending' : 'failed';
+  const described = {
+    durationMs: result.durationMs,
+    attempt,
+    responseStatus: result.status,
+    eventType: row.event_type,
+    subscriptionId: row.subscription_id,
+  };
 
   if (succeeded) {
     // The common case in one statement (atomic on its own): the delivery, its attempt, and the
@@ -131,7 +147,7 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
       { delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, duration_ms: result.durationMs },
       'webhook delivered',
     );
-    return { outcome: 'succeeded', durationMs: result.durationMs };
+    return { outcome: 'succeeded', ...described };
   }
 
   const client = await deps.pool.connect();
@@ -186,5 +202,5 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
   deps.log.warn({ ...log, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
   if (deactivated)
     deps.log.warn({ subscription_id: row.subscription_id, reason: gone ? 'gone' : 'failures' }, 'webhook subscription deactivated');
-  return { outcome: gone ? 'gone' : status === 'pending' ? 'retrying' : 'failed', durationMs: result.durationMs };
+  return { outcome: gone ? 'gone' : status === 'pending' ? 'retrying' : 'failed', ...described };
 }

@@ -2,6 +2,8 @@ import { type LookupAddress, lookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { inSpan } from '../../tracing/spans.js';
 import { checkTarget, isInternalAddress, type TargetPolicy } from './target.js';
 
 /** Where a delivery may go (target.ts) and how long its receiver has to answer. */
@@ -54,6 +56,9 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
  * answer's headers); a timeout, a connection error, a refused address, any other status — 3xx
  * included, since redirects are never followed (node:http does not follow them, and following one
  * could lead inside our network) — is a failure, described in `error`.
+ *
+ * Traced as a client span `POST`, whose URL leaves out the query and any credentials (a receiver's
+ * URL may carry a token). No trace context is sent to the receiver.
  */
 export function sendWebhook(
   rawUrl: string,
@@ -62,6 +67,20 @@ export function sendWebhook(
   policy: SendPolicy,
   agents?: Agents,
 ): Promise<SendResult> {
+  const url = URL.canParse(rawUrl) ? new URL(rawUrl) : undefined;
+  const attributes = {
+    'http.request.method': 'POST',
+    ...(url ? { 'url.full': `${url.origin}${url.pathname}`, 'server.address': url.hostname } : {}),
+  };
+  return inSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const result = await exchange(rawUrl, body, headers, policy, agents);
+    if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
+    if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+    return result;
+  });
+}
+
+function exchange(rawUrl: string, body: string, headers: Record<string, string>, policy: SendPolicy, agents?: Agents): Promise<SendResult> {
   const started = performance.now();
   const done = (status: number | null, error: string | null): SendResult => ({
     status,
