@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { createTestDatabase, TEST_ENCRYPTION_KEY, type TestDatabase } from './helpers.js';
 
 /**
@@ -33,14 +33,6 @@ function dockerEnv(): Record<string, string> {
   return env;
 }
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => done(port));
-    });
-  });
-
 let database: TestDatabase;
 let child: ChildProcess | undefined;
 let port: number;
@@ -50,7 +42,6 @@ let output = '';
 beforeAll(async () => {
   expect(existsSync(join(SERVER_DIR, 'dist/main.js')), 'run `pnpm build` first (turbo does)').toBe(true);
   database = await createTestDatabase();
-  port = await freePort();
   dataDir = mkdtempSync(join(tmpdir(), 'merma-container-'));
 });
 
@@ -61,8 +52,10 @@ afterAll(async () => {
 });
 
 describe('the container image', () => {
-  it('exposes the port its server listens on by default', () => {
-    expect(instruction('EXPOSE')).toBe(dockerEnv().PORT);
+  it('exposes the ports its server listens on by default: the API and the metrics', () => {
+    const production = loadConfig({ ...dockerEnv(), MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
+    expect(instruction('EXPOSE').split(/\s+/)).toEqual([dockerEnv().PORT, String(production.metrics.port)]);
+    expect(production.metrics.port).toBe(9464);
     expect(dockerEnv().NODE_ENV).toBe('production');
     expect(runtimeStage).toMatch(/^USER\s+node$/m);
   });
@@ -73,7 +66,7 @@ describe('the container image', () => {
       ...process.env,
       ...dockerEnv(),
       HOST: '127.0.0.1',
-      PORT: String(port),
+      PORT: '0',
       DATABASE_URL: database.url,
       DATA_DIR: dataDir,
     };
@@ -100,10 +93,11 @@ describe('the container image', () => {
         ...process.env,
         ...dockerEnv(),
         HOST: '127.0.0.1',
-        PORT: String(port),
+        // Ports the kernel chooses (read back from the log), so no port is picked here and raced for.
+        PORT: '0',
+        METRICS_PORT: '0',
         DATABASE_URL: database.url,
         DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
         // Production requires it, and the image holds none: it comes from the platform's secrets.
         MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       },
@@ -113,6 +107,11 @@ describe('the container image', () => {
     child.stderr?.on('data', (d) => (output += d));
 
     const deadline = Date.now() + 30_000;
+    while (!/"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"/.test(output) && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    port = Number(/"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/.exec(output)?.[1]);
+    expect(port, output).toBeGreaterThan(0);
     let ready = false;
     while (!ready && Date.now() < deadline && child.exitCode === null) {
       ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
