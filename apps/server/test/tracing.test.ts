@@ -24,6 +24,7 @@ type OtlpSpan = {
   attributes?: { key: string; value: OtlpValue }[];
   status?: { code?: number; message?: string };
   events?: { name: string }[];
+  links?: { traceId: string; spanId: string }[];
 };
 type Span = Omit<OtlpSpan, 'attributes'> & { attributes: Record<string, string | number | boolean | undefined>; service: string };
 
@@ -181,13 +182,18 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(request?.attributes['http.response.status_code']).toBe(400);
   });
 
-  it('a webhook delivery: one span per attempt, with the POST to the receiver and the SQL under it', { timeout: 60_000 }, async () => {
+  it('a webhook delivery: one span per attempt, linked to the request that wrote the event, with the POST and the SQL under it', {
+    timeout: 60_000,
+  }, async () => {
     const subscription = await post('/api/v1/webhooks', {
       url: `${webhooks.url}/hook?token=secreto-del-receptor`,
       events: ['record.created'],
     });
     expect(subscription.status).toBe(201);
-    const res = await post('/api/v1/records', validRecord({ weight_kg: 4 }));
+    const requestTrace = randomBytes(16).toString('hex');
+    const res = await post('/api/v1/records', validRecord({ weight_kg: 4 }), {
+      traceparent: `00-${requestTrace}-${randomBytes(8).toString('hex')}-01`,
+    });
     expect(res.status).toBe(201);
     const record = ((await res.json()) as { data: { id: string } }).data;
     await waitFor(() => webhooks.received.find((r) => r.body.includes(record.id)), 15_000, 'the delivery');
@@ -200,6 +206,11 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
       15_000,
       'the delivery span',
     );
+    // Its own trace, linked to the procedure span that wrote the event.
+    const procedure = spansOf(collector).find((s) => s.traceId === requestTrace && s.name === 'procedure records.create');
+    expect(procedure).toBeDefined();
+    expect(delivery.traceId).not.toBe(requestTrace);
+    expect(delivery.links).toEqual([expect.objectContaining({ traceId: requestTrace, spanId: procedure?.spanId })]);
     expect(delivery.attributes).toMatchObject({
       'merma.webhook.attempt': 1,
       'merma.webhook.event_type': 'record.created',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEvent } from '@merma/schema';
 import type { DbTx } from '../db/client.js';
+import { activeTraceparent } from '../tracing/spans.js';
 
 /**
  * The transactional outbox: an event is a row of `events`, written on the transaction of the change
@@ -14,6 +15,9 @@ import type { DbTx } from '../db/client.js';
  * per establishment of an organisation) stay set-based and take their payloads from
  * `eventPayload`; the spike detector (modules/alerts/detect.ts) builds its payload in SQL, from
  * rows it computes in the same statement.
+ *
+ * When the writing request is traced, the event keeps its span's `traceparent` (`trace_parent`),
+ * and each delivery attempt's span links to it.
  */
 export type StoredEventName = Exclude<WebhookEvent['event'], 'alert.triggered'>;
 export type EventPayload<T extends StoredEventName = StoredEventName> = Extract<WebhookEvent, { event: T }>;
@@ -34,8 +38,8 @@ export async function emitEvent<T extends StoredEventName>(
 ): Promise<string> {
   const id = randomUUID();
   const payload = JSON.stringify(eventPayload(event.type, event.at, event.data));
-  await db.$executeRaw`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, dispatched_at)
+  await db.$executeRaw`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, dispatched_at, trace_parent)
     VALUES (${id}::uuid, ${event.establishmentId}::uuid, ${event.livemode}, ${event.type}, ${payload}::jsonb,
-      ${event.at.toISOString()}::timestamptz, ${event.dispatchedAt?.toISOString() ?? null}::timestamptz)`;
+      ${event.at.toISOString()}::timestamptz, ${event.dispatchedAt?.toISOString() ?? null}::timestamptz, ${activeTraceparent()}::text)`;
   return id;
 }

@@ -10,7 +10,7 @@ import { DISPATCH_BATCH, dispatchEvents, releaseStaleDeliveryLocks } from '../mo
 import { type DeactivationNotice, notifyDeactivated } from '../modules/webhooks/notify.js';
 import { createAgents } from '../modules/webhooks/send.js';
 import type { SecretBox } from '../secrets/cipher.js';
-import { inSpan } from '../tracing/spans.js';
+import { inSpan, linkTo } from '../tracing/spans.js';
 
 /**
  * Durable background work on graphile-worker, in the same PostgreSQL as the data.
@@ -107,14 +107,15 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     logger,
     parsedCronItems: [], // no recurring jobs (and no crontab file to look for)
     taskList: {
-      // One span per attempt (its SQL and the HTTP exchange are its children), a root span: the
-      // event's request has long been answered.
+      // One span per attempt (its SQL and the HTTP exchange are its children). A root span, since
+      // the event's request has long been answered, linked to that request's span when it was traced.
       'webhooks.deliver': async (payload) => {
         const { delivery_id } = payload as { delivery_id: string };
         await inSpan('webhook delivery', { attributes: { 'merma.delivery_id': delivery_id } }, async (span) => {
           const attempt = await deliver(deps, { delivery_id });
           span.setAttribute('merma.webhook.outcome', attempt?.outcome ?? 'skipped');
           if (!attempt) return;
+          span.addLinks(linkTo(attempt.eventTraceparent));
           span.setAttributes({
             'merma.webhook.attempt': attempt.attempt,
             'merma.webhook.event_type': attempt.eventType,

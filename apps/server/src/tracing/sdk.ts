@@ -21,7 +21,8 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
  * - each API procedure (http/binding.ts): `procedure <name>`, with the establishment;
  * - the SQL (instrumentation-pg, Prisma's and our own queries alike): statements without their
  *   values, and only under another span, so the worker's polling adds no trace of its own;
- * - each webhook delivery attempt (jobs/worker.ts), with the HTTP exchange as a client span.
+ * - each webhook delivery attempt (jobs/worker.ts), with the HTTP exchange as a client span, linked
+ *   to the request that wrote the event (the outbox keeps its traceparent, events/outbox.ts).
  * Log lines written inside a span carry its `trace_id` and `span_id` (log.ts).
  *
  * Only traces are exported: metrics stay on Prometheus' /metrics and logs on stdout. Everything

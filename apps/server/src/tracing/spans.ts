@@ -1,4 +1,4 @@
-import { type Attributes, type Span, type SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, type Link, type Span, type SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 
 /**
  * The service's own spans, through the OpenTelemetry API only. Until tracing/sdk.ts registers a
@@ -42,4 +42,25 @@ export function traceLogFields(): Record<string, string> {
   if (!span) return {};
   const { traceId, spanId, traceFlags } = span.spanContext();
   return { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` };
+}
+
+/**
+ * The active span as a W3C `traceparent` (`00-<trace id>-<span id>-01`), or null outside a
+ * sampled span. Stored with an outbox event, so that the work it causes later, elsewhere (a
+ * webhook delivery), links back to the request that caused it.
+ */
+export function activeTraceparent(): string | null {
+  const context = trace.getActiveSpan()?.spanContext();
+  if (!context || (context.traceFlags & TraceFlags.SAMPLED) === 0) return null;
+  return `00-${context.traceId}-${context.spanId}-01`;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A link to the span a stored `traceparent` names (none for null or a malformed value). */
+export function linkTo(traceparent: string | null): Link[] {
+  const parts = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  if (!parts) return [];
+  const [, traceId, spanId, flags] = parts as unknown as [string, string, string, string];
+  return [{ context: { traceId, spanId, traceFlags: Number.parseInt(flags, 16), isRemote: true } }];
 }

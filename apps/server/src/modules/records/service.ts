@@ -20,6 +20,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
 import { type EventPayload, eventPayload } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
+import { activeTraceparent } from '../../tracing/spans.js';
 import { lowerBoundSql, resolveRange, sqlParams, upperBoundSql } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
@@ -227,9 +228,10 @@ export async function createRecord(
       FROM moved
       RETURNING record_hash
     ), emitted AS (
-      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
       SELECT ${randomUUID()}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${eventType},
-        jsonb_set(${event}::jsonb, '{data,record_hash}', to_jsonb(stored.record_hash)), ${createdAt}::timestamptz
+        jsonb_set(${event}::jsonb, '{data,record_hash}', to_jsonb(stored.record_hash)), ${createdAt}::timestamptz,
+        ${activeTraceparent()}::text
       FROM stored
     )
     SELECT record_hash FROM stored`;
@@ -359,8 +361,9 @@ export async function createRecordsBatch(
         AND (SELECT count(*) FROM ins) = ${accepted.length}`;
     // One record.created per stored record, in one statement (one fan-out job for the batch).
     await tx.$executeRaw`
-      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
-      SELECT e.id, ${auth.establishmentId}::uuid, ${auth.livemode}, 'record.created', e.payload, ${createdAt}::timestamptz
+      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
+      SELECT e.id, ${auth.establishmentId}::uuid, ${auth.livemode}, 'record.created', e.payload, ${createdAt}::timestamptz,
+        ${activeTraceparent()}::text
       FROM unnest(${events.id}::uuid[], ${events.payload}::jsonb[]) WITH ORDINALITY AS e(id, payload, n)
       ORDER BY e.n`;
 

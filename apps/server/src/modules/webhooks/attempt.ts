@@ -29,6 +29,8 @@ export type AttemptOutcome = {
   responseStatus: number | null;
   eventType: string;
   subscriptionId: string;
+  /** The traceparent of the request that wrote the event, when it was traced. */
+  eventTraceparent: string | null;
 };
 
 type DeliveryRow = {
@@ -46,6 +48,7 @@ type DeliveryRow = {
   previous_secret_expires_at: Date | null;
   subscription_status: string;
   payload: { timestamp: string; data: unknown };
+  trace_parent: string | null;
 };
 
 /**
@@ -71,7 +74,8 @@ type DeliveryRow = {
 export async function deliver(deps: AttemptDeps, payload: { delivery_id: string }): Promise<AttemptOutcome | null> {
   const { rows } = await deps.pool.query<DeliveryRow>(
     `SELECT d.id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.manual, d.schedule_base, s.id AS subscription_id,
-       s.url, s.secret, s.previous_secret, s.previous_secret_expires_at, s.status AS subscription_status, e.payload
+       s.url, s.secret, s.previous_secret, s.previous_secret_expires_at, s.status AS subscription_status, e.payload,
+       e.trace_parent
      FROM webhook_deliveries d
      JOIN webhook_subscriptions s ON s.id = d.subscription_id
      JOIN events e ON e.id = d.event_id
@@ -125,6 +129,7 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
     responseStatus: result.status,
     eventType: row.event_type,
     subscriptionId: row.subscription_id,
+    eventTraceparent: row.trace_parent,
   };
 
   if (succeeded) {
