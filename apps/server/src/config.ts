@@ -2,8 +2,13 @@ import { z } from 'zod';
 import { parseEncryptionKeys } from './secrets/keys.js';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
-/** An http(s) URL: `collector:4318`, which a bare URL check accepts (scheme `collector:`), is refused. */
-const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
+/**
+ * URLs of a given scheme: a bare URL check accepts `collector:4318` or `localhost:5432` (read as
+ * the schemes `collector:` and `localhost:`), a mistake that would only show later as a failed
+ * connection.
+ */
+const urlOf = (protocol: RegExp, expected: string) => z.url({ protocol, error: `expected a ${expected} URL` });
+const httpUrl = urlOf(/^https?$/, 'http:// or https://');
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
 /**
@@ -15,12 +20,12 @@ const EnvSchema = z.object({
   HOST: z.string().optional(),
   PORT: int(3000),
   /** PostgreSQL URL. Unset: an embedded PostgreSQL (PGlite) under DATA_DIR. */
-  DATABASE_URL: z.string().url().optional(),
+  DATABASE_URL: urlOf(/^postgres(ql)?$/, 'postgresql://').optional(),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_POOL_SIZE: int(10, 1),
   MIGRATE_ON_BOOT: bool.default(true),
   /** Redis URL for rate limits shared by several replicas. Unset: in-memory limits. */
-  REDIS_URL: z.string().url().optional(),
+  REDIS_URL: urlOf(/^rediss?$/, 'redis:// or rediss://').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of the Prometheus endpoint (GET /metrics), apart from the API; 0 turns it off. Default: 9464 in production, off otherwise. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -55,7 +60,7 @@ const EnvSchema = z.object({
   /** A webhook receiver must answer within this time (10 s); longer counts as a failed attempt. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 1),
   /** SMTP server for notices to organisation administrators (smtp://user:pass@host:587). Unset: notices are logged. */
-  SMTP_URL: z.string().url().optional(),
+  SMTP_URL: urlOf(/^smtps?$/, 'smtp:// or smtps://').optional(),
   /** Sender of those notices. */
   MAIL_FROM: z.string().default('Merma <no-reply@merma.app>'),
   /** A spike alert needs at least this many kg in the day, whatever the baseline. */

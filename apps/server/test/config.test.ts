@@ -21,4 +21,19 @@ describe('configuration', () => {
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318 ' })).toThrow(ConfigError);
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
   });
+
+  it('URLs must have the scheme their client speaks (a forgotten scheme is not read as one)', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgresql://postgres@db:5432/merma' }).databaseUrl).toBe('postgresql://postgres@db:5432/merma');
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db/merma?sslmode=require' }).databaseUrl).toBe(
+      'postgres://u:p@db/merma?sslmode=require',
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgresql:///merma?host=/var/run/postgresql' }).databaseUrl).toBe(
+      'postgresql:///merma?host=/var/run/postgresql',
+    );
+    expect(loadConfig({ REDIS_URL: 'rediss://default:s3cret@cache:6380' }).redisUrl).toBe('rediss://default:s3cret@cache:6380');
+    expect(loadConfig({ SMTP_URL: 'smtps://user:pass@mail:465' }).smtpUrl).toBe('smtps://user:pass@mail:465');
+    expect(() => loadConfig({ DATABASE_URL: 'localhost:5432/merma' })).toThrow(/DATABASE_URL: expected a postgresql:\/\/ URL/);
+    expect(() => loadConfig({ REDIS_URL: 'http://cache:6379' })).toThrow(/REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => loadConfig({ SMTP_URL: 'mail.example.com:587' })).toThrow(/SMTP_URL/);
+  });
 });
