@@ -6,7 +6,7 @@ import { traceLogFields } from './tracing/spans.js';
 export type Logger = pino.Logger;
 
 /**
- * The process's one logger. main.ts creates it and hands it to Fastify (request lines), the
+ * The process's one logger. main.ts creates it; serve.ts hands it to Fastify (request lines), the
  * database opener (boot and migrations), the job worker (graphile-worker's own messages, through
  * its logger adapter) and the mailer, so an operator reads one format from one stream.
  *

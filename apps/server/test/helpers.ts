@@ -92,7 +92,7 @@ type TestLog = Parameters<typeof startWorker>[0]['log'];
 const silentLog: TestLog = { info() {}, warn() {}, error() {}, debug() {} };
 
 /**
- * The app on the services of `config` and `db` (services.ts), as main.ts builds it. Logs go nowhere
+ * The app on the services of `config` and `db` (services.ts), as serve.ts builds it. Logs go nowhere
  * (LOG_LEVEL silent) unless a `logStream` is given.
  */
 export async function buildTestApp(options: {

@@ -114,6 +114,16 @@ describe('SIGTERM with work in flight', () => {
       connection,
     );
 
+  /** SIGTERM while `inFlight` is half sent; once draining has begun, its rest is sent: answered 201. */
+  async function answeredDuringDrain(server: BuiltServer, inFlight: Awaited<ReturnType<typeof halfSentRecord>>) {
+    server.child.kill('SIGTERM');
+    await server.waitForLog(/shutting down: draining in-flight requests and jobs/);
+    inFlight.finish();
+    const answer = await inFlight.response();
+    expect(answer.status, answer.head).toBe(201);
+    return answer;
+  }
+
   it('answers the request still being received, records the delivery being sent, then exits 0', { timeout: 120_000 }, async () => {
     // The receiver holds its answer for a second: the delivery is in flight while the server stops.
     receiver = await startReceiver((_req, res) => {
@@ -129,11 +139,7 @@ describe('SIGTERM with work in flight', () => {
     // A record whose body is still arriving (its client closes the connection after the answer).
     const inFlight = await halfSentRecord(server, tenant.key, 'close');
     try {
-      server.child.kill('SIGTERM');
-      await server.waitForLog(/shutting down: draining in-flight requests and jobs/);
-      inFlight.finish();
-      const answer = await inFlight.response();
-      expect(answer.status, answer.head).toBe(201);
+      const answer = await answeredDuringDrain(server, inFlight);
       expect(answer.body.data).toMatchObject({ weight_kg: 3, record_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
 
       const exit = await server.exited;
@@ -179,16 +185,12 @@ describe('SIGTERM with work in flight', () => {
   // A client that keeps its connection alive (browsers, fetch/undici, proxies) and whose request is
   // answered during the drain must not keep the server from closing: answers sent once close began
   // say `Connection: close` (http/app.ts). Without it app.close() waited for that connection and
-  // the 25-second guard in main.ts ended the process with exit code 1.
+  // the 25-second guard in serve.ts ended the process with exit code 1.
   it('closes a kept-alive connection once its in-flight request is answered, then exits 0', { timeout: 120_000 }, async () => {
     const { server, tenant } = await serverWithTenant({});
     const inFlight = await halfSentRecord(server, tenant.key, 'keep-alive');
     try {
-      server.child.kill('SIGTERM');
-      await server.waitForLog(/shutting down: draining in-flight requests and jobs/);
-      inFlight.finish();
-      const answer = await inFlight.response();
-      expect(answer.status, answer.head).toBe(201);
+      await answeredDuringDrain(server, inFlight);
       // The server ends the connection (the client does nothing), and the process exits cleanly.
       await inFlight.closed;
       expect(await server.exited, server.output().slice(-3000)).toEqual({ code: 0, signal: null });
