@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseEncryptionKeys } from './secrets/keys.js';
 
@@ -63,6 +64,16 @@ const EnvSchema = z.object({
   SMTP_URL: urlOf(/^smtps?$/, 'smtp:// or smtps://').optional(),
   /** Sender of those notices. */
   MAIL_FROM: z.string().default('Merma <no-reply@merma.app>'),
+  /**
+   * The address people reach this service at (https://merma.example.com), for the links the
+   * dashboard's e-mails carry (invitations, password resets) and the inbound URL it shows.
+   * Default: http://localhost:<PORT>.
+   */
+  PUBLIC_URL: httpUrl.optional(),
+  /** The built dashboard (apps/dashboard/dist), served at /dashboard. */
+  DASHBOARD_DIR: z.string().optional(),
+  /** Serve the dashboard's sources through Vite with hot reload (`pnpm dev` sets it). */
+  DASHBOARD_HOT_RELOAD: bool.default(false),
   /** A spike alert needs at least this many kg in the day, whatever the baseline. */
   ALERT_MIN_KG: z.coerce.number().min(0).default(5),
   /**
@@ -173,6 +184,12 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    dashboard: {
+      // Next to this package in a checkout (src/ and dist/ are both one level down).
+      dir: e.DASHBOARD_DIR ?? fileURLToPath(new URL('../../dashboard/dist', import.meta.url)),
+      hotReload: e.DASHBOARD_HOT_RELOAD,
+    },
     alertMinKg: e.ALERT_MIN_KG,
     /** Configured encryption keys, current first; undefined: a key under DATA_DIR (not in production). */
     encryptionKeys: e.MERMA_ENCRYPTION_KEY,

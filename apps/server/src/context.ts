@@ -17,6 +17,12 @@ export type AuthContext = {
   sector: Sector;
 };
 
+/**
+ * The data a call works on: one establishment's rows of one mode. An API key fixes both; a
+ * dashboard user picks them (the establishment among their organisation's).
+ */
+export type DataScope = Pick<AuthContext, 'establishmentId' | 'livemode'>;
+
 /** "Now", passed in so that tests fix time windows; the service's one source of time. */
 export type Clock = () => Date;
 

@@ -5,10 +5,14 @@ import type { AppServices } from './http/app.js';
 import { createAuthenticator } from './http/auth.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import type { Logger } from './log.js';
+import { createMailer, type Mailer } from './mail.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { createSignInGuard } from './modules/accounts/lockout.js';
 import { type CatalogCache, createCatalogCache } from './modules/catalog/service.js';
+import { createRedis } from './redis.js';
 import type { SecretBox } from './secrets/cipher.js';
 import { loadSecretBox } from './secrets/keys.js';
+import { createDashboardRouter } from './trpc/dashboard.js';
 import { createAppRouter } from './trpc/router.js';
 
 /**
@@ -31,29 +35,42 @@ export function createServices(deps: {
   metrics?: Metrics;
   /** The keys openDatabase loaded (serve.ts); loaded from the configuration when not given. */
   secrets?: SecretBox;
+  /** Where invitations and password resets go; SMTP_URL (or the log) when not given. */
+  mailer?: Mailer;
 }): Services {
   const { config, db } = deps;
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchPool('api', poolOf(db));
   metrics.readFrom(poolOf(db));
   const catalog = createCatalogCache();
-  const rateLimiter = createRateLimiter(config);
+  const redis = createRedis(config.redisUrl);
+  const rateLimiter = createRateLimiter(config, redis);
   const secrets = deps.secrets ?? loadSecretBox(config);
+  const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: deps.log });
+  const clock = deps.clock ?? (() => new Date());
+  const webhookTargets = { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate };
   return {
     config,
     db,
-    clock: deps.clock ?? (() => new Date()),
+    clock,
     log: deps.log,
     metrics,
     catalog,
     secrets,
     router: createAppRouter({
       catalog,
-      webhookTargets: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate },
+      webhookTargets,
       secrets,
     }),
     authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs),
     rateLimiter,
-    close: () => rateLimiter.close(),
+    dashboard: {
+      router: createDashboardRouter({ webhookTargets, secrets, publicUrl: config.publicUrl }),
+      accounts: { db, clock, guard: createSignInGuard(redis), mailer, log: deps.log, publicUrl: config.publicUrl },
+    },
+    close: async () => {
+      mailer.close();
+      redis?.disconnect();
+    },
   };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ALL_PERMISSIONS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
 import { parse } from 'csv-parse/sync';
-import { generateApiKey, hashApiKey, type KeyMode } from '../auth/keys.js';
 import { type Db, poolOf } from '../db/client.js';
 import { eventPayload } from '../events/outbox.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../modules/keys/service.js';
 import { GENESIS_HASH } from '../modules/records/hash.js';
 import { markActive } from '../modules/webhooks/service.js';
 import { type SecretBox, SecretError } from '../secrets/cipher.js';
@@ -188,49 +188,31 @@ function parsePermissions(value: string | undefined): string[] {
   return [...new Set(list)];
 }
 
-export async function createKey(db: Db, input: { establishment: string; mode: string; permissions?: string }) {
+/** A key (modules/keys/service.ts); `name` labels it in the dashboard's list. */
+export async function createKey(db: Db, input: { establishment: string; mode: string; permissions?: string; name?: string }) {
   const establishmentId = assertUuid(input.establishment, '--establishment');
   if (input.mode !== 'test' && input.mode !== 'live') throw new AdminError('--mode must be test or live');
   const permissions = parsePermissions(input.permissions);
   const est = await db.establishment.findUnique({ where: { id: establishmentId } });
   if (!est) throw new AdminError(`No establishment ${establishmentId}`);
-  const key = generateApiKey(input.mode as KeyMode);
-  const id = randomUUID();
-  await db.apiKey.create({
-    data: {
-      id,
-      establishment_id: establishmentId,
-      livemode: input.mode === 'live',
-      key_hash: hashApiKey(key),
-      prefix: key.slice(0, 9),
-      last4: key.slice(-4),
-      permissions,
-    },
-  });
-  return { id, key, mode: input.mode, establishment_id: establishmentId, permissions };
+  const name = input.name?.trim() || `${input.mode} key (merma-admin)`;
+  const created = await createApiKey(db, { establishmentId, name, mode: input.mode, permissions, createdBy: null, now: new Date() });
+  return { id: created.id, key: created.key, name, mode: input.mode, establishment_id: establishmentId, permissions: created.permissions };
 }
 
 export async function listKeys(db: Db, input: { establishment: string }) {
   const establishmentId = assertUuid(input.establishment, '--establishment');
   if (!(await db.establishment.findUnique({ where: { id: establishmentId } }))) throw new AdminError(`No establishment ${establishmentId}`);
-  const keys = await db.apiKey.findMany({ where: { establishment_id: establishmentId }, orderBy: { created_at: 'asc' } });
-  return keys.map((k) => ({
-    id: k.id,
-    mode: k.livemode ? 'live' : 'test',
-    prefix: k.prefix,
-    last4: k.last4,
-    permissions: k.permissions,
-    created_at: k.created_at.toISOString(),
-    revoked_at: k.revoked_at?.toISOString() ?? null,
-  }));
+  // prefix and last4 as well as the dashboard's `redacted`, which scripts written before it read.
+  return (await listApiKeys(db, establishmentId)).map((k) => ({ ...k, prefix: k.redacted.slice(0, 9), last4: k.redacted.slice(-4) }));
 }
 
 export async function revokeKey(db: Db, input: { id: string }) {
   const id = assertUuid(input.id, '--id');
   const key = await db.apiKey.findUnique({ where: { id } });
   if (!key) throw new AdminError(`No key ${id}`);
-  const updated = key.revoked_at ? key : await db.apiKey.update({ where: { id }, data: { revoked_at: new Date() } });
-  return { id, revoked_at: (updated.revoked_at as Date).toISOString() };
+  const revoked = await revokeApiKey(db, { establishmentId: key.establishment_id, id, now: new Date() });
+  return { id, revoked_at: revoked.revoked_at as string };
 }
 
 /** GTIN (EAN-8, UPC-A, EAN-13, GTIN-14) with a valid check digit. */

@@ -9,9 +9,12 @@ import { inspectJson, UNPAIRED_SURROGATE } from '../db/text.js';
 import { AppError, validationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import type { AccountDeps } from '../modules/accounts/service.js';
+import type { DashboardRouter } from '../trpc/dashboard.js';
 import type { AppRouter } from '../trpc/router.js';
 import type { Authenticator } from './auth.js';
 import { registerProcedureRoutes } from './binding.js';
+import { registerDashboard } from './dashboard.js';
 import { handleError, sendError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -32,6 +35,8 @@ export type AppServices = {
   router: AppRouter;
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
+  /** The dashboard's procedures and what signing in needs (http/dashboard.ts). */
+  dashboard: { router: DashboardRouter; accounts: AccountDeps };
   /** Called when the app closes. */
   close(): Promise<void>;
 };
@@ -51,6 +56,14 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const MAX_BODY_DEPTH = 64;
 /** Load balancers' probes: answered over plain HTTP too, and not logged when healthy. */
 const PROBES = new Set(['/healthz', '/readyz']);
+
+/**
+ * The URL as logged: the dashboard's pages and calls carry one-time tokens in their query
+ * (`/dashboard/invitation?token=…`, `auth.invitation?input=…`), so theirs is left out.
+ */
+function loggedUrl(url: string): string {
+  return /^\/(trpc|dashboard)(\/|\?|$)/.test(url) ? (url.split('?')[0] as string) : url;
+}
 
 /** Headers on every answer, including the router's own refusals (frameworkErrors). */
 function setCommonHeaders(request: FastifyRequest, reply: FastifyReply, production: boolean) {
@@ -139,7 +152,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     metrics.httpDuration.observe(labels, seconds);
     if (PROBES.has(request.url) && reply.statusCode < 400) return; // load balancers probe every few seconds
     reply.log.info(
-      { method: request.method, url: request.url, route, status: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: request.method, url: loggedUrl(request.url), route, status: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
     );
   });
@@ -219,6 +232,16 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
 
   registerProcedureRoutes(app, { router, db, clock });
+  await registerDashboard(app, {
+    db,
+    clock,
+    log: services.log,
+    accounts: services.dashboard.accounts,
+    router: services.dashboard.router,
+    production,
+    dashboardDir: config.dashboard.dir,
+    hotReload: config.dashboard.hotReload,
+  });
   app.addHook('onClose', async () => services.close());
   return app;
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
@@ -17,7 +17,6 @@ import type { RateBucket } from '../trpc/trpc.js';
  */
 export type RateLimiter = {
   consume(bucket: RateBucket, keyId: string, reply: FastifyReply): Promise<void>;
-  close(): Promise<void>;
 };
 
 function points(config: Config['rateLimits'], bucket: RateBucket): number {
@@ -26,19 +25,11 @@ function points(config: Config['rateLimits'], bucket: RateBucket): number {
   return config.generalPerMinute;
 }
 
-export function createRateLimiter(config: Pick<Config, 'rateLimits' | 'redisUrl'>): RateLimiter {
+/** `redis` (redis.ts) holds the counters when given; it is closed by its owner, services.ts. */
+export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Redis | undefined): RateLimiter {
   if (!config.rateLimits.enabled) {
-    return { consume: async () => {}, close: async () => {} };
+    return { consume: async () => {} };
   }
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, {
-        enableOfflineQueue: false, // fail fast to the insurance limiter instead of queueing
-        maxRetriesPerRequest: 1,
-        connectTimeout: 2_000,
-        lazyConnect: false,
-      })
-    : undefined;
-  redis?.on('error', () => {}); // reconnects by itself; the insurance limiter covers the gap
 
   const window = config.rateLimits.windowSeconds;
   const durations: Record<RateBucket, number> = { general: window, records_create: window, analytics: 3600 };
@@ -82,9 +73,6 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits' | 'redisUrl'
           retryAfterSeconds: retryAfter,
         });
       }
-    },
-    async close() {
-      redis?.disconnect();
     },
   };
 }

@@ -6,7 +6,7 @@ import {
   type WebhookDelivery,
   type WebhookDeliveryAttempt,
 } from '@merma/schema';
-import type { AuthContext } from '../../context.js';
+import type { DataScope } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
@@ -63,7 +63,7 @@ async function oneDelivery(db: DbTx, deliveryId: string): Promise<WebhookDeliver
 /** Deliveries of a subscription, newest first, each with all its attempts. */
 export async function listDeliveries(
   db: DbTx,
-  auth: AuthContext,
+  auth: DataScope,
   query: { id: string; limit: number; offset: number },
 ): Promise<{ data: WebhookDelivery[]; pagination: Pagination }> {
   await findSubscription(db, auth, query.id);
@@ -93,7 +93,7 @@ export async function listDeliveries(
  */
 export async function retryDelivery(
   db: DbTx,
-  auth: AuthContext,
+  auth: DataScope,
   now: Date,
   input: { id: string; delivery_id: string },
 ): Promise<WebhookDelivery> {
@@ -126,7 +126,7 @@ export async function retryDelivery(
  */
 export async function recoverDeliveries(
   db: DbTx,
-  auth: AuthContext,
+  auth: DataScope,
   now: Date,
   input: { id: string; since: string; until?: string | undefined },
 ): Promise<RecoverWebhookResult> {
@@ -169,7 +169,7 @@ export async function recoverDeliveries(
  * any other. One attempt; the outcome appears in its deliveries. Its delivery is created here, so
  * the event is stored already dispatched.
  */
-export async function sendTestEvent(db: DbTx, auth: AuthContext, now: Date, id: string): Promise<WebhookDelivery> {
+export async function sendTestEvent(db: DbTx, auth: DataScope, now: Date, id: string): Promise<WebhookDelivery> {
   const sub = await findSubscription(db, auth, id);
   if (sub.status !== 'active') throw new AppError('conflict', 'The subscription is deactivated; reactivate it before testing it');
   const deliveryId = randomUUID();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventType, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
 import { generateSecret } from '@merma/signing';
-import type { AuthContext } from '../../context.js';
+import type { DataScope } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
@@ -45,7 +45,7 @@ const toSubscription = (r: Row, now: Date): WebhookSubscription => ({
 });
 
 /** The subscription `id` of the caller's establishment and mode, or 404. */
-export async function findSubscription(db: DbTx, auth: AuthContext, id: string) {
+export async function findSubscription(db: DbTx, auth: DataScope, id: string) {
   const row = await db.webhookSubscription.findFirst({ where: { id, establishment_id: auth.establishmentId, livemode: auth.livemode } });
   if (!row) throw new AppError('not_found', `No webhook subscription ${id} in this establishment`);
   return row;
@@ -53,7 +53,7 @@ export async function findSubscription(db: DbTx, auth: AuthContext, id: string) 
 
 export async function createSubscription(
   db: DbTx,
-  auth: AuthContext,
+  auth: DataScope,
   policy: TargetPolicy,
   secrets: SecretBox,
   input: { url: string; events: EventType[]; secret?: string | undefined; description?: string | null | undefined },
@@ -79,7 +79,7 @@ export async function createSubscription(
   return { ...toSubscription(row, now), secret };
 }
 
-export async function listSubscriptions(db: DbTx, auth: AuthContext, now: Date): Promise<WebhookSubscription[]> {
+export async function listSubscriptions(db: DbTx, auth: DataScope, now: Date): Promise<WebhookSubscription[]> {
   const rows = await db.webhookSubscription.findMany({
     where: { establishment_id: auth.establishmentId, livemode: auth.livemode },
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
@@ -87,13 +87,13 @@ export async function listSubscriptions(db: DbTx, auth: AuthContext, now: Date):
   return rows.map((r) => toSubscription(r, now));
 }
 
-export async function getSubscription(db: DbTx, auth: AuthContext, id: string, now: Date): Promise<WebhookSubscription> {
+export async function getSubscription(db: DbTx, auth: DataScope, id: string, now: Date): Promise<WebhookSubscription> {
   return toSubscription(await findSubscription(db, auth, id), now);
 }
 
 export async function updateSubscription(
   db: DbTx,
-  auth: AuthContext,
+  auth: DataScope,
   policy: TargetPolicy,
   input: { id: string; url?: string | undefined; events?: EventType[] | undefined; description?: string | null | undefined },
   now: Date,
@@ -111,14 +111,14 @@ export async function updateSubscription(
   return toSubscription(row, now);
 }
 
-export async function deleteSubscription(db: DbTx, auth: AuthContext, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteSubscription(db: DbTx, auth: DataScope, id: string): Promise<{ id: string; deleted: true }> {
   await findSubscription(db, auth, id);
   await db.webhookSubscription.delete({ where: { id } });
   return { id, deleted: true };
 }
 
 /** Returns a deactivated subscription to `active`, with its failure count reset. */
-export async function reactivateSubscription(db: DbTx, auth: AuthContext, id: string, now: Date): Promise<WebhookSubscription> {
+export async function reactivateSubscription(db: DbTx, auth: DataScope, id: string, now: Date): Promise<WebhookSubscription> {
   await findSubscription(db, auth, id);
   return toSubscription(await markActive(db, id), now);
 }
@@ -144,7 +144,7 @@ export function markActive(db: DbTx, id: string) {
  */
 export async function rotateSecret(
   db: DbTx,
-  auth: AuthContext,
+  auth: DataScope,
   secrets: SecretBox,
   input: { id: string; secret?: string | undefined; grace_period_seconds: number },
   now: Date,

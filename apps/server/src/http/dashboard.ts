@@ -1,0 +1,202 @@
+import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { csrfTokenFor, sameSecret } from '../auth/tokens.js';
+import type { Clock } from '../context.js';
+import type { Db } from '../db/client.js';
+import { AppError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { AccountDeps } from '../modules/accounts/service.js';
+import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
+import type { DashboardContext } from '../trpc/dashboard-base.js';
+import type { DashboardRouter } from '../trpc/dashboard.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A dashboard call (/trpc): session cookie, CSRF and origin checks; never an API key. */
+    dashboard?: boolean;
+  }
+}
+
+export const SESSION_COOKIE = 'merma_session';
+export const CSRF_COOKIE = 'merma_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+
+export type DashboardOptions = {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  accounts: AccountDeps;
+  router: DashboardRouter;
+  production: boolean;
+  /** The built app (apps/dashboard/dist); not served when absent. */
+  dashboardDir: string;
+  /** Serve the app's sources through Vite with hot reload (`pnpm dev`). */
+  hotReload: boolean;
+};
+
+type Checked = { session: SessionUser | null; token: string | null };
+
+/**
+ * The dashboard's transport: its tRPC procedures at /trpc and the app at /dashboard.
+ *
+ * /trpc trusts the session cookie only (httpOnly, SameSite=Strict, Secure in production) and
+ * guards it against cross-site use three ways: a browser's `Sec-Fetch-Site` must say same-origin
+ * (or `Origin`, where that header is the only one sent, must be this server); a POST must be JSON
+ * (Fastify answers 415 to forms and text, the bodies a cross-site form can send); and while a
+ * session exists every POST must carry `x-csrf-token`, the HMAC of the session token that the page
+ * reads from the `merma_csrf` cookie. A request without a session can only sign in, which the
+ * origin check covers.
+ */
+export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
+  const { db, clock, production } = options;
+  await app.register(fastifyCookie);
+
+  const cookieBase = { path: '/', secure: production, sameSite: 'strict' as const };
+  const setSessionCookies = (reply: FastifyReply, session: OpenedSession) => {
+    reply.setCookie(SESSION_COOKIE, session.token, { ...cookieBase, httpOnly: true, expires: session.expiresAt });
+    reply.setCookie(CSRF_COOKIE, session.csrfToken, { ...cookieBase, httpOnly: false, expires: session.expiresAt });
+  };
+  const clearSessionCookies = (reply: FastifyReply) => {
+    reply.clearCookie(SESSION_COOKIE, cookieBase);
+    reply.clearCookie(CSRF_COOKIE, cookieBase);
+  };
+
+  const checked = new WeakMap<FastifyRequest, Checked>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.routeOptions.config?.dashboard) return;
+    reply.header('cache-control', 'no-store');
+    assertSameOrigin(request);
+    const token = request.cookies[SESSION_COOKIE] ?? null;
+    const session = token ? await findSession(db, token, clock()) : null;
+    if (token && !session) clearSessionCookies(reply);
+    if (session && request.method !== 'GET') {
+      const given = request.headers[CSRF_HEADER];
+      if (typeof given !== 'string' || !sameSecret(given, csrfTokenFor(token as string))) {
+        throw new AppError('forbidden', `Missing or wrong ${CSRF_HEADER} header: send the value of the ${CSRF_COOKIE} cookie`);
+      }
+    }
+    if (session) (request.log as Logger).setBindings({ user_id: session.userId, organization_id: session.organizationId });
+    checked.set(request, { session, token });
+  });
+
+  const handle = async (request: FastifyRequest<{ Params: { path: string } }>, reply: FastifyReply) => {
+    const { session, token } = checked.get(request) ?? { session: null, token: null };
+    await fastifyRequestHandler({
+      req: request,
+      res: reply,
+      path: request.params.path,
+      router: options.router,
+      allowMethodOverride: false,
+      maxBatchSize: 10,
+      createContext: (): DashboardContext => ({
+        db,
+        clock,
+        log: request.log as Logger,
+        accounts: options.accounts,
+        client: { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+        session,
+        csrfToken: token ? csrfTokenFor(token) : null,
+        cookies: { open: (opened) => setSessionCookies(reply, opened), clear: () => clearSessionCookies(reply) },
+        setHeader: (name, value) => void reply.header(name, value),
+      }),
+      onError: ({ error, path }) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR') request.log.error({ err: error.cause ?? error, procedure: path }, 'dashboard call failed');
+      },
+    });
+  };
+  app.route({ method: ['GET', 'POST'], url: '/trpc/:path', config: { dashboard: true }, handler: handle });
+
+  await serveApp(app, options);
+}
+
+/**
+ * A cross-site request is refused before anything runs. Browsers send `Sec-Fetch-Site` (all
+ * current ones); older ones send `Origin` on POSTs. Clients that are not browsers send neither and
+ * cannot carry a victim's cookies anyway.
+ */
+function assertSameOrigin(request: FastifyRequest) {
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string') {
+    if (site === 'same-origin' || (site === 'none' && request.method === 'GET')) return;
+    throw new AppError('forbidden', 'Cross-site request refused');
+  }
+  const origin = request.headers.origin;
+  if (typeof origin === 'string' && origin !== `${request.protocol}://${request.host}`) {
+    throw new AppError('forbidden', 'Cross-site request refused');
+  }
+}
+
+type CreateViteServer = (options: object) => Promise<{
+  middlewares: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  close(): Promise<void>;
+}>;
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Mantine sets CSS variables in style attributes and injects its colour-scheme style element.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "object-src 'none'",
+].join('; ');
+
+/**
+ * The app at /dashboard: built files with long caching for the hashed assets, and index.html for
+ * every other path under /dashboard (the app routes in the browser). With hot reload (`pnpm dev`),
+ * Vite serves the sources instead, on the same port.
+ */
+async function serveApp(app: FastifyInstance, options: DashboardOptions) {
+  const root = resolve(options.dashboardDir);
+  if (options.hotReload) {
+    const appRoot = resolve(root, '..');
+    const require = createRequire(join(appRoot, 'package.json'));
+    // Vite is the dashboard's dev dependency, resolved from there: production installs lack it.
+    const { createServer } = (await import(pathToFileURL(require.resolve('vite')).href)) as { createServer: CreateViteServer };
+    const vite = await createServer({ root: appRoot, server: { middlewareMode: true, hmr: { server: app.server } }, appType: 'spa' });
+    app.addHook('onClose', async () => vite.close());
+    const viaVite = (request: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      vite.middlewares(request.raw, reply.raw, () => {
+        reply.raw.statusCode = 404;
+        reply.raw.end();
+      });
+    };
+    app.get('/dashboard', viaVite);
+    app.get('/dashboard/*', viaVite);
+    return;
+  }
+  if (!existsSync(join(root, 'index.html'))) {
+    options.log.warn({ dir: root }, 'the dashboard is not built (pnpm build): /dashboard answers 503');
+    const notBuilt = async () => {
+      throw new AppError('service_unavailable', 'The dashboard is not built: run pnpm build (pnpm start builds it)');
+    };
+    app.get('/dashboard', notBuilt);
+    app.get('/dashboard/*', notBuilt);
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/dashboard/',
+    wildcard: false,
+    index: false,
+    setHeaders: (res, path) => {
+      res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  const page = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.header('content-security-policy', CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache').sendFile('index.html');
+  app.get('/dashboard', page);
+  app.get('/dashboard/*', page);
+}

@@ -1,0 +1,87 @@
+import {
+  AcceptInvitationInput,
+  InvitationPreview,
+  LinkTokenInput,
+  Me,
+  RequestPasswordResetInput,
+  ResetPasswordInput,
+  SignInInput,
+  SwitchOrganizationInput,
+} from '@merma/schema/dashboard';
+import { z } from 'zod';
+import { AppError } from '../../errors.js';
+import { type DashboardContext, dashboardRouter, memberProcedure, publicProcedure } from '../../trpc/dashboard-base.js';
+import { acceptInvitation, previewInvitation, requestPasswordReset, resetPassword, signIn, signInWithLink, signOutEverywhere } from './service.js';
+import { closeSession, describeSession, findSession, moveSession, type OpenedSession, reloadSession } from './sessions.js';
+
+const Ok = z.object({ ok: z.literal(true) });
+
+/** Sets the cookies of a newly opened session and answers what `auth.me` would. */
+async function opened(ctx: DashboardContext, session: OpenedSession): Promise<Me> {
+  ctx.cookies.open(session);
+  const user = await findSession(ctx.db, session.token, ctx.clock());
+  if (!user) throw new AppError('internal', 'The new session was not found');
+  return describeSession(ctx.db, user, session.csrfToken);
+}
+
+/** Signing in and out, links, invitations and the organisation the session works in. */
+export const authDashboardRouter = dashboardRouter({
+  me: memberProcedure.output(Me).query(({ ctx }) => describeSession(ctx.db, ctx.session, ctx.csrfToken as string)),
+
+  signIn: publicProcedure
+    .input(SignInInput)
+    .output(Me)
+    .mutation(async ({ ctx, input }) => opened(ctx, await signIn(ctx.accounts, { ...input, ...ctx.client }))),
+
+  signOut: publicProcedure.output(Ok).mutation(async ({ ctx }) => {
+    if (ctx.session) await closeSession(ctx.db, ctx.session.sessionId);
+    ctx.cookies.clear();
+    return { ok: true as const };
+  }),
+
+  signOutEverywhere: memberProcedure.output(Ok).mutation(async ({ ctx }) => {
+    await signOutEverywhere(ctx.db, ctx.session, ctx.client, ctx.clock());
+    ctx.cookies.clear();
+    return { ok: true as const };
+  }),
+
+  signInWithLink: publicProcedure
+    .input(LinkTokenInput)
+    .output(Me)
+    .mutation(async ({ ctx, input }) => opened(ctx, await signInWithLink(ctx.accounts, { token: input.token, ...ctx.client }))),
+
+  invitation: publicProcedure
+    .input(LinkTokenInput)
+    .output(InvitationPreview)
+    .query(({ ctx, input }) => previewInvitation(ctx.accounts, { token: input.token, ip: ctx.client.ip })),
+
+  acceptInvitation: publicProcedure
+    .input(AcceptInvitationInput)
+    .output(Me)
+    .mutation(async ({ ctx, input }) =>
+      opened(ctx, await acceptInvitation(ctx.accounts, { ...input, signedInAs: ctx.session?.userId ?? null, ...ctx.client })),
+    ),
+
+  requestPasswordReset: publicProcedure
+    .input(RequestPasswordResetInput)
+    .output(Ok)
+    .mutation(async ({ ctx, input }) => {
+      await requestPasswordReset(ctx.accounts, { email: input.email, ...ctx.client });
+      return { ok: true as const };
+    }),
+
+  resetPassword: publicProcedure
+    .input(ResetPasswordInput)
+    .output(Me)
+    .mutation(async ({ ctx, input }) => opened(ctx, await resetPassword(ctx.accounts, { ...input, ...ctx.client }))),
+
+  switchOrganization: memberProcedure
+    .input(SwitchOrganizationInput)
+    .output(Me)
+    .mutation(async ({ ctx, input }) => {
+      await moveSession(ctx.db, ctx.session, input.organization_id);
+      const moved = await reloadSession(ctx.db, ctx.session.sessionId, ctx.clock());
+      if (!moved) throw new AppError('unauthorized', 'The session ended');
+      return describeSession(ctx.db, moved, ctx.csrfToken as string);
+    }),
+});

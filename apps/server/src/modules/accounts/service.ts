@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import type { Role } from '@merma/schema/dashboard';
+import { hashToken, newToken } from '../../auth/tokens.js';
+import type { Clock, Log } from '../../context.js';
+import type { Db, DbTx } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError, validationError } from '../../errors.js';
+import type { Mailer } from '../../mail.js';
+import { recordAudit } from '../audit/service.js';
+import type { SignInGuard } from './lockout.js';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from './password.js';
+import { closeAllSessions, type OpenedSession, openSession } from './sessions.js';
+
+/**
+ * Signing in to the dashboard: with a password, with a one-time link (password reset, the
+ * quickstart's sign-in link), or by accepting an invitation. Every way opens a server-side session
+ * (sessions.ts) in one organisation of the user and writes the audit log.
+ *
+ * A wrong e-mail and a wrong password get the same answer, after the same work (a decoy hash is
+ * verified for an unknown address), so the sign-in form does not reveal who has an account.
+ */
+export type AccountDeps = { db: Db; clock: Clock; guard: SignInGuard; mailer: Mailer; log: Log; publicUrl: string };
+export type Client = { ip: string; userAgent: string | null };
+
+export const RESET_TTL_MS = 60 * 60_000;
+export const SIGN_IN_LINK_TTL_MS = 60 * 60_000;
+const WRONG = 'Wrong e-mail or password';
+
+/** The first organisation the user joined: where a new session starts. */
+async function homeOrganization(db: DbTx, userId: string): Promise<string | null> {
+  const first = await db.membership.findFirst({ where: { user_id: userId }, orderBy: [{ created_at: 'asc' }, { organization_id: 'asc' }] });
+  return first?.organization_id ?? null;
+}
+
+export async function signIn(deps: AccountDeps, input: { email: string; password: string } & Client): Promise<OpenedSession> {
+  const { db, guard } = deps;
+  await guard.check(input.email, input.ip);
+  const user = await db.user.findUnique({ where: { email: input.email } });
+  const matches = await verifyPassword(user?.password_hash ?? (await decoyHash()), input.password);
+  const now = deps.clock();
+  if (!user?.password_hash || !matches) {
+    await guard.failed(input.email, input.ip);
+    if (user) {
+      const organizationId = await homeOrganization(db, user.id);
+      if (organizationId) {
+        await recordAudit(db, {
+          organizationId,
+          actor: { userId: user.id, email: user.email, ip: input.ip },
+          action: 'user.sign_in_failed',
+          now,
+        });
+      }
+    }
+    throw new AppError('unauthorized', WRONG);
+  }
+  await guard.succeeded(input.email);
+  const organizationId = await homeOrganization(db, user.id);
+  if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
+  const rehash = needsRehash(user.password_hash) ? await hashPassword(input.password) : null;
+  return db.$transaction(async (tx) => {
+    if (rehash) await tx.user.update({ where: { id: user.id }, data: { password_hash: rehash } });
+    await recordAudit(tx, { organizationId, actor: { userId: user.id, email: user.email, ip: input.ip }, action: 'user.signed_in', now });
+    return openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+  });
+}
+
+/** Ends every session of the user, on every device (this one included). */
+export async function signOutEverywhere(
+  db: Db,
+  session: { userId: string; email: string; organizationId: string },
+  client: Client,
+  now: Date,
+): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const ended = await closeAllSessions(tx, session.userId);
+    await recordAudit(tx, {
+      organizationId: session.organizationId,
+      actor: { userId: session.userId, email: session.email, ip: client.ip },
+      action: 'user.signed_out_everywhere',
+      details: { sessions_ended: ended },
+      now,
+    });
+  });
+}
+
+/** Consumes a one-time link token of `purpose` (null when unknown, used or expired). */
+async function consumeUserToken(tx: DbTx, token: string, purpose: 'password_reset' | 'sign_in', now: Date) {
+  const [row] = await tx.$queryRaw<{ user_id: string; organization_id: string | null }[]>`
+    UPDATE user_tokens SET used_at = ${now}
+    WHERE token_hash = ${hashToken(token)} AND purpose = ${purpose} AND used_at IS NULL AND expires_at > ${now}
+    RETURNING user_id::text, organization_id::text`;
+  return row ?? null;
+}
+
+export async function createUserToken(
+  db: DbTx,
+  input: { userId: string; purpose: 'password_reset' | 'sign_in'; organizationId: string | null; ttlMs: number; now: Date },
+): Promise<string> {
+  const { token, hash } = newToken();
+  await db.userToken.create({
+    data: {
+      id: randomUUID(),
+      user_id: input.userId,
+      purpose: input.purpose,
+      token_hash: hash,
+      organization_id: input.organizationId,
+      created_at: input.now,
+      expires_at: new Date(input.now.getTime() + input.ttlMs),
+    },
+  });
+  return token;
+}
+
+export function dashboardLink(publicUrl: string, page: 'invitation' | 'reset-password' | 'link', token: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/dashboard/${page}?token=${token}`;
+}
+
+/**
+ * E-mails a password-reset link (valid for an hour) when the address has an account; answers the
+ * same either way. Limited per address and per IP (lockout.ts).
+ */
+export async function requestPasswordReset(deps: AccountDeps, input: { email: string } & Client): Promise<void> {
+  await deps.guard.resetRequested(input.email, input.ip);
+  const user = await deps.db.user.findUnique({ where: { email: input.email } });
+  if (!user?.password_hash) return;
+  const token = await createUserToken(deps.db, { userId: user.id, purpose: 'password_reset', organizationId: null, ttlMs: RESET_TTL_MS, now: deps.clock() });
+  await deps.mailer.send({
+    to: user.email,
+    subject: 'Reset your Merma password',
+    text: `Someone asked to reset the password of your Merma account (${user.email}).\n\nTo choose a new password, open this link within an hour:\n${dashboardLink(deps.publicUrl, 'reset-password', token)}\n\nIf it was not you, ignore this e-mail: your password stays as it is.`,
+  });
+}
+
+/**
+ * Sets a new password from a reset link: every other session of the user ends, the other reset
+ * links stop working, the account's failed-attempt count starts again, and a new session opens.
+ */
+export async function resetPassword(deps: AccountDeps, input: { token: string; password: string } & Client): Promise<OpenedSession> {
+  await deps.guard.checkLink(input.ip);
+  const hash = await hashPassword(input.password);
+  const now = deps.clock();
+  const result = await deps.db.$transaction(async (tx) => {
+    const used = await consumeUserToken(tx, input.token, 'password_reset', now);
+    if (!used) return null;
+    const user = await tx.user.update({ where: { id: used.user_id }, data: { password_hash: hash, password_changed_at: now } });
+    await tx.userToken.updateMany({ where: { user_id: user.id, purpose: 'password_reset', used_at: null }, data: { used_at: now } });
+    await closeAllSessions(tx, user.id);
+    const organizationId = await homeOrganization(tx, user.id);
+    if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
+    await recordAudit(tx, { organizationId, actor: { userId: user.id, email: user.email, ip: input.ip }, action: 'user.password_reset', now });
+    const opened = await openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+    return { opened, email: user.email };
+  });
+  if (!result) {
+    await deps.guard.badLink(input.ip);
+    throw new AppError('not_found', 'This password-reset link is invalid, used or expired: ask for a new one');
+  }
+  await deps.guard.succeeded(result.email);
+  return result.opened;
+}
+
+/** Signs in with a one-time sign-in link (merma-admin quickstart prints one). */
+export async function signInWithLink(deps: AccountDeps, input: { token: string } & Client): Promise<OpenedSession> {
+  await deps.guard.checkLink(input.ip);
+  const now = deps.clock();
+  const opened = await deps.db.$transaction(async (tx) => {
+    const used = await consumeUserToken(tx, input.token, 'sign_in', now);
+    if (!used) return null;
+    const user = await tx.user.findUniqueOrThrow({ where: { id: used.user_id } });
+    const member = used.organization_id
+      ? await tx.membership.findUnique({ where: { organization_id_user_id: { organization_id: used.organization_id, user_id: user.id } } })
+      : null;
+    const organizationId = member?.organization_id ?? (await homeOrganization(tx, user.id));
+    if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
+    await recordAudit(tx, {
+      organizationId,
+      actor: { userId: user.id, email: user.email, ip: input.ip },
+      action: 'user.signed_in',
+      details: { method: 'link' },
+      now,
+    });
+    return openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+  });
+  if (!opened) {
+    await deps.guard.badLink(input.ip);
+    throw new AppError('not_found', 'This sign-in link is invalid, used or expired');
+  }
+  return opened;
+}
+
+type PendingInvitation = { id: string; organization_id: string; email: string; role: string; expires_at: Date; organization: { name: string } };
+
+async function findInvitation(db: DbTx, token: string, now: Date): Promise<PendingInvitation | null> {
+  return db.invitation.findFirst({
+    where: { token_hash: hashToken(token), accepted_at: null, revoked_at: null, expires_at: { gt: now } },
+    include: { organization: { select: { name: true } } },
+  });
+}
+
+const BAD_INVITATION = 'This invitation link is invalid, was already used, was revoked or has expired: ask for a new one';
+
+export async function previewInvitation(deps: AccountDeps, input: { token: string; ip: string }) {
+  await deps.guard.checkLink(input.ip);
+  const invitation = await findInvitation(deps.db, input.token, deps.clock());
+  if (!invitation) {
+    await deps.guard.badLink(input.ip);
+    throw new AppError('not_found', BAD_INVITATION);
+  }
+  const user = await deps.db.user.findUnique({ where: { email: invitation.email }, select: { password_hash: true } });
+  return {
+    organization: invitation.organization.name,
+    email: invitation.email,
+    role: invitation.role as Role,
+    has_account: Boolean(user?.password_hash),
+    expires_at: invitation.expires_at.toISOString(),
+  };
+}
+
+/**
+ * Accepts an invitation. Someone new gives a name and a password and gets an account; someone who
+ * has an account must be signed in as the invited address (a link alone never adds an existing
+ * account to an organisation). Either way the membership is created and a session opens in the
+ * organisation that invited them.
+ */
+export async function acceptInvitation(
+  deps: AccountDeps,
+  input: { token: string; name?: string | undefined; password?: string | undefined; signedInAs: string | null } & Client,
+): Promise<OpenedSession> {
+  await deps.guard.checkLink(input.ip);
+  const now = deps.clock();
+  const invitation = await findInvitation(deps.db, input.token, now);
+  if (!invitation) {
+    await deps.guard.badLink(input.ip);
+    throw new AppError('not_found', BAD_INVITATION);
+  }
+  const existing = await deps.db.user.findUnique({ where: { email: invitation.email } });
+  let passwordHash: string | null = null;
+  if (existing?.password_hash) {
+    if (input.signedInAs !== existing.id) {
+      throw new AppError('unauthorized', `Sign in as ${invitation.email} to accept this invitation`);
+    }
+  } else {
+    const missing = [
+      ...(input.name ? [] : [{ path: 'name', message: 'required to create the account' }]),
+      ...(input.password ? [] : [{ path: 'password', message: 'required to create the account' }]),
+    ];
+    if (missing.length) throw validationError('A name and a password are needed to create the account', missing);
+    passwordHash = await hashPassword(input.password as string);
+  }
+  return inTransaction(deps.db, async (tx) => {
+    // Accepted exactly once, even when the link is opened twice at the same moment.
+    const claimed = await tx.invitation.updateMany({ where: { id: invitation.id, accepted_at: null, revoked_at: null }, data: { accepted_at: now } });
+    if (claimed.count !== 1) throw new AppError('not_found', BAD_INVITATION);
+    const user = existing
+      ? passwordHash
+        ? await tx.user.update({ where: { id: existing.id }, data: { name: input.name as string, password_hash: passwordHash, password_changed_at: now } })
+        : existing
+      : await tx.user.create({
+          data: { id: randomUUID(), email: invitation.email, name: input.name as string, password_hash: passwordHash, password_changed_at: now, created_at: now },
+        });
+    await tx.membership.upsert({
+      where: { organization_id_user_id: { organization_id: invitation.organization_id, user_id: user.id } },
+      create: { organization_id: invitation.organization_id, user_id: user.id, role: invitation.role, created_at: now },
+      update: {},
+    });
+    await recordAudit(tx, {
+      organizationId: invitation.organization_id,
+      actor: { userId: user.id, email: user.email, ip: input.ip },
+      action: 'member.joined',
+      target: user.email,
+      details: { role: invitation.role },
+      now,
+    });
+    return openSession(tx, { userId: user.id, organizationId: invitation.organization_id, ip: input.ip, userAgent: input.userAgent, now });
+  });
+}

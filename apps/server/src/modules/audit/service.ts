@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import type { AuditAction, AuditEntry, AuditPage } from '@merma/schema/dashboard';
+import type { DbTx } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.ts';
+import { validationError } from '../../errors.js';
+
+/**
+ * The audit log: who created or revoked a key, changed a webhook, invited or removed a member or
+ * signed in, when and from which IP. An entry is written in the same transaction as the change it
+ * describes, so there is no change without its entry. `details` never holds a secret: key entries
+ * carry the redacted key, webhook entries the URL and events.
+ */
+export type Actor = { userId: string | null; email: string; ip: string | null };
+
+export async function recordAudit(
+  db: DbTx,
+  entry: {
+    organizationId: string;
+    actor: Actor | null;
+    action: AuditAction;
+    target?: string | null;
+    establishmentId?: string | null;
+    details?: Record<string, unknown>;
+    now: Date;
+  },
+): Promise<void> {
+  await db.auditEvent.create({
+    data: {
+      id: randomUUID(),
+      organization_id: entry.organizationId,
+      actor_user_id: entry.actor?.userId ?? null,
+      actor_email: entry.actor?.email ?? null,
+      ip: entry.actor?.ip ?? null,
+      action: entry.action,
+      target: entry.target ?? null,
+      establishment_id: entry.establishmentId ?? null,
+      details: (entry.details ?? {}) as Prisma.InputJsonObject,
+      created_at: entry.now,
+    },
+  });
+}
+
+type Row = {
+  id: string;
+  action: string;
+  actor_user_id: string | null;
+  actor_email: string | null;
+  target: string | null;
+  establishment_id: string | null;
+  ip: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+};
+
+/** Newest first, by (created_at, id) keyset: `cursor` is the last entry of the previous page. */
+export async function listAudit(db: DbTx, organizationId: string, query: { limit: number; cursor?: string | undefined }): Promise<AuditPage> {
+  const after = query.cursor ? decodeCursor(query.cursor) : null;
+  const rows = await db.$queryRaw<Row[]>`
+    SELECT id::text, action, actor_user_id::text, actor_email, target, establishment_id::text, ip, details, created_at
+    FROM audit_events
+    WHERE organization_id = ${organizationId}::uuid
+      ${after ? Prisma.sql`AND (created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
+    ORDER BY created_at DESC, id DESC
+    LIMIT ${query.limit + 1}`;
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    entries: page.map(toEntry),
+    next_cursor: rows.length > query.limit && last ? encodeCursor(last.created_at, last.id) : null,
+  };
+}
+
+function toEntry(r: Row): AuditEntry {
+  return {
+    id: r.id,
+    action: r.action as AuditAction,
+    actor: r.actor_email === null ? null : { id: r.actor_user_id, email: r.actor_email },
+    target: r.target,
+    establishment_id: r.establishment_id,
+    ip: r.ip,
+    details: r.details,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+function encodeCursor(at: Date, id: string): string {
+  return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: string; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  if (!at || !id || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) {
+    throw validationError('Invalid cursor: pass the next_cursor of the previous page', [{ path: 'cursor', message: 'invalid cursor' }]);
+  }
+  return { at, id };
+}

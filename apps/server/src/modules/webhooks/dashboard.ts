@@ -1,0 +1,191 @@
+import { INBOUND_EVENT_TYPES, WebhookDelivery, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
+import {
+  DashboardCreateWebhookInput,
+  DashboardRotateSecretInput,
+  DashboardUpdateWebhookInput,
+  DeliveriesPage,
+  DeliveryScope,
+  InboundEndpoint,
+  WebhookScope,
+} from '@merma/schema/dashboard';
+import { Pagination } from '@merma/schema';
+import { z } from 'zod';
+import type { AuditAction } from '@merma/schema/dashboard';
+import type { DbTx } from '../../db/client.js';
+import type { SecretBox } from '../../secrets/cipher.js';
+import { actorOf, BUILDERS, type DashboardContext, dashboardRouter, establishmentProcedure, scopedProcedure } from '../../trpc/dashboard-base.js';
+import type { SessionUser } from '../accounts/sessions.js';
+import { recordAudit } from '../audit/service.js';
+import { listDeliveries, retryDelivery, sendTestEvent } from './deliveries.js';
+import {
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  listSubscriptions,
+  reactivateSubscription,
+  rotateSecret,
+  updateSubscription,
+} from './service.js';
+import { assertNoWhitespace, type TargetPolicy } from './target.js';
+
+type Scoped = Pick<DashboardContext, 'db' | 'clock' | 'client'> & { session: SessionUser; establishment: { id: string } };
+
+/** Runs a change and writes its audit entry in one transaction. Secrets never go into `details`. */
+function audited<T>(
+  ctx: Scoped,
+  action: AuditAction,
+  change: (tx: DbTx, now: Date) => Promise<T>,
+  describe: (result: T) => { target: string; details?: Record<string, unknown> },
+): Promise<T> {
+  return ctx.db.$transaction(async (tx) => {
+    const now = ctx.clock();
+    const result = await change(tx, now);
+    const { target, details } = describe(result);
+    await recordAudit(tx, {
+      organizationId: ctx.session.organizationId,
+      actor: actorOf(ctx),
+      action,
+      target,
+      establishmentId: ctx.establishment.id,
+      details: details ?? {},
+      now,
+    });
+    return result;
+  });
+}
+
+const subscriptionDetails = (s: WebhookSubscription, livemode: boolean) => ({
+  target: s.url,
+  details: { webhook_id: s.id, events: s.events, livemode },
+});
+
+/**
+ * The integrations page: webhook subscriptions of the selected establishment and mode, their
+ * deliveries, and the inbound endpoint. Everyone in the organisation reads; owners, admins and
+ * developers change things. The same services as `/api/v1/webhooks`, so the same rules apply
+ * (HTTPS and the SSRF guard, secrets shown once, 409 on resending to a deactivated endpoint).
+ */
+export function webhooksDashboardRouter(policy: TargetPolicy, secrets: SecretBox, publicUrl: string) {
+  const writer = scopedProcedure.meta({ roles: BUILDERS });
+  return dashboardRouter({
+    list: scopedProcedure.output(z.array(WebhookSubscription)).query(({ ctx }) => listSubscriptions(ctx.db, ctx.scope, ctx.clock())),
+
+    get: scopedProcedure
+      .input(WebhookScope)
+      .output(WebhookSubscription)
+      .query(({ ctx, input }) => getSubscription(ctx.db, ctx.scope, input.id, ctx.clock())),
+
+    create: writer
+      .input(DashboardCreateWebhookInput)
+      .output(WebhookSubscriptionWithSecret)
+      .mutation(({ ctx, input }) => {
+        assertNoWhitespace(input.url);
+        const { establishment_id: _e, livemode, ...body } = input;
+        return audited(
+          ctx,
+          'webhook.created',
+          (tx, now) => createSubscription(tx, ctx.scope, policy, secrets, body, now),
+          (s) => subscriptionDetails(s, livemode),
+        );
+      }),
+
+    update: writer
+      .input(DashboardUpdateWebhookInput)
+      .output(WebhookSubscription)
+      .mutation(({ ctx, input }) => {
+        if (input.url !== undefined) assertNoWhitespace(input.url);
+        const { establishment_id: _e, livemode, ...body } = input;
+        return audited(
+          ctx,
+          'webhook.updated',
+          (tx, now) => updateSubscription(tx, ctx.scope, policy, body, now),
+          (s) => subscriptionDetails(s, livemode),
+        );
+      }),
+
+    delete: writer
+      .input(WebhookScope)
+      .output(z.object({ id: z.string(), deleted: z.literal(true) }))
+      .mutation(async ({ ctx, input }) => {
+        const before = await getSubscription(ctx.db, ctx.scope, input.id, ctx.clock());
+        return audited(
+          ctx,
+          'webhook.deleted',
+          (tx) => deleteSubscription(tx, ctx.scope, input.id),
+          () => subscriptionDetails(before, input.livemode),
+        );
+      }),
+
+    reactivate: writer
+      .input(WebhookScope)
+      .output(WebhookSubscription)
+      .mutation(({ ctx, input }) =>
+        audited(
+          ctx,
+          'webhook.reactivated',
+          (tx, now) => reactivateSubscription(tx, ctx.scope, input.id, now),
+          (s) => subscriptionDetails(s, input.livemode),
+        ),
+      ),
+
+    rotateSecret: writer
+      .input(DashboardRotateSecretInput)
+      .output(WebhookSubscriptionWithSecret)
+      .mutation(({ ctx, input }) => {
+        const { establishment_id: _e, livemode, ...body } = input;
+        return audited(
+          ctx,
+          'webhook.secret_rotated',
+          (tx, now) => rotateSecret(tx, ctx.scope, secrets, body, now),
+          (s) => ({ target: s.url, details: { webhook_id: s.id, grace_period_seconds: body.grace_period_seconds, livemode } }),
+        );
+      }),
+
+    sendTest: writer
+      .input(WebhookScope)
+      .output(WebhookDelivery)
+      .mutation(async ({ ctx, input }) => {
+        const sub = await getSubscription(ctx.db, ctx.scope, input.id, ctx.clock());
+        return audited(
+          ctx,
+          'webhook.test_sent',
+          (tx, now) => sendTestEvent(tx, ctx.scope, now, input.id),
+          (d) => ({ target: sub.url, details: { webhook_id: sub.id, delivery_id: d.id, livemode: input.livemode } }),
+        );
+      }),
+
+    deliveries: scopedProcedure
+      .input(DeliveriesPage)
+      .output(z.object({ data: z.array(WebhookDelivery), pagination: Pagination }))
+      .query(({ ctx, input }) => listDeliveries(ctx.db, ctx.scope, input)),
+
+    resend: writer
+      .input(DeliveryScope)
+      .output(WebhookDelivery)
+      .mutation(async ({ ctx, input }) => {
+        const sub = await getSubscription(ctx.db, ctx.scope, input.id, ctx.clock());
+        return audited(
+          ctx,
+          'webhook.delivery_resent',
+          (tx, now) => retryDelivery(tx, ctx.scope, now, input),
+          (d) => ({ target: sub.url, details: { webhook_id: sub.id, delivery_id: d.id, event: d.event, livemode: input.livemode } }),
+        );
+      }),
+
+    inbound: establishmentProcedure.output(InboundEndpoint).query(() => ({
+      url: `${publicUrl.replace(/\/+$/, '')}/api/v1/webhooks/inbound`,
+      events: [...INBOUND_EVENT_TYPES],
+      sample: {
+        event: 'inventory.loss',
+        payload: {
+          source: 'my-pos',
+          external_id: 'loss-2026-000123',
+          ean: '8412345678905',
+          quantity_kg: 2.5,
+          reason: 'expired',
+          occurred_at: '2026-11-24T09:30:00+01:00',
+        },
+      },
+    })),
+  });
+}

@@ -1,0 +1,127 @@
+import { type ErrorCode, type ErrorDetail, Uuid } from '@merma/schema';
+import type { Role } from '@merma/schema/dashboard';
+import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { z } from 'zod';
+import type { Clock, DataScope, Log } from '../context.js';
+import type { Db } from '../db/client.js';
+import { AppError, issueDetails } from '../errors.js';
+import type { AccountDeps, Client } from '../modules/accounts/service.js';
+import type { OpenedSession, SessionUser } from '../modules/accounts/sessions.js';
+
+/**
+ * The dashboard's procedures (served at /trpc by http/dashboard.ts), apart from the public API's:
+ * their caller is a signed-in user (session cookie), never an API key. They call the same services
+ * as the REST procedures. Roles are checked here, from each procedure's meta, and tenancy by the
+ * establishment scope: nothing relies on the page hiding a button.
+ */
+export type DashboardContext = {
+  db: Db;
+  clock: Clock;
+  log: Log;
+  accounts: AccountDeps;
+  client: Client;
+  /** The session of the request's cookie, null when there is none (or it ended). */
+  session: SessionUser | null;
+  /** The CSRF token of that session. */
+  csrfToken: string | null;
+  /** Sets or clears the session cookies on the answer. */
+  cookies: { open(session: OpenedSession): void; clear(): void };
+  setHeader(name: string, value: string): void;
+};
+
+export type DashboardMeta = {
+  /** Roles allowed to call it; every member when absent. */
+  roles?: readonly Role[];
+};
+
+/** Who may do what (DESIGN: owner, admin, developer, viewer). */
+export const ADMINS: readonly Role[] = ['owner', 'admin'];
+export const BUILDERS: readonly Role[] = ['owner', 'admin', 'developer'];
+
+const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
+  validation_error: 'BAD_REQUEST',
+  unauthorized: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  plan_required: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  conflict: 'CONFLICT',
+  payload_too_large: 'PAYLOAD_TOO_LARGE',
+  unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
+  rate_limited: 'TOO_MANY_REQUESTS',
+  service_unavailable: 'SERVICE_UNAVAILABLE',
+  internal: 'INTERNAL_SERVER_ERROR',
+};
+const APP_CODE = Object.fromEntries(Object.entries(TRPC_CODE).map(([app, trpc]) => [trpc, app])) as Record<string, ErrorCode>;
+
+/**
+ * Error bodies carry the contract's `code` (`app_code`) and, for invalid input, `details` as the
+ * REST errors do. An unexpected error's message never reaches the browser; stacks never do.
+ */
+const t = initTRPC
+  .context<DashboardContext>()
+  .meta<DashboardMeta>()
+  .create({
+    isDev: false,
+    errorFormatter({ shape, error }) {
+      const cause = error.cause;
+      const appCode: ErrorCode = cause instanceof AppError ? cause.code : (APP_CODE[error.code] ?? 'internal');
+      let details: ErrorDetail[] | undefined;
+      if (cause instanceof AppError) details = cause.details;
+      else if (cause && Array.isArray((cause as { issues?: unknown }).issues)) {
+        details = issueDetails(cause as unknown as { issues: { path: PropertyKey[]; message: string }[] });
+      }
+      const message =
+        appCode === 'internal' ? 'Internal error' : appCode === 'validation_error' && !(cause instanceof AppError) ? 'Invalid input' : shape.message;
+      return { ...shape, message, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, app_code: appCode, details, path: shape.data.path } };
+    },
+  });
+
+export const dashboardRouter = t.router;
+
+/** Domain errors (AppError) become tRPC errors of the matching status; 429s carry Retry-After. */
+const domainErrors = t.middleware(async ({ ctx, next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const cause = result.error.cause;
+    if (cause.extra?.retryAfterSeconds) ctx.setHeader('retry-after', String(cause.extra.retryAfterSeconds));
+    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
+  }
+  return result;
+});
+
+/** Callable without a session: signing in, links, invitations. */
+export const publicProcedure = t.procedure.use(domainErrors);
+
+/** A signed-in member whose role is among the meta's `roles`. */
+export const memberProcedure = publicProcedure.use(({ ctx, meta, next }) => {
+  const session = ctx.session;
+  if (!session) throw new AppError('unauthorized', 'Sign in to use the dashboard');
+  if (meta?.roles && !meta.roles.includes(session.role)) {
+    throw new AppError('forbidden', `Your role (${session.role}) cannot do this; it needs ${meta.roles.join(' or ')}`);
+  }
+  return next({ ctx: { ...ctx, session } });
+});
+
+/**
+ * Calls about one establishment: `establishment_id` must name one of the session's organisation
+ * (404 otherwise, as for anything of another tenant).
+ */
+export const establishmentProcedure = memberProcedure.input(z.object({ establishment_id: Uuid })).use(async ({ ctx, input, next }) => {
+  const establishment = await ctx.db.establishment.findFirst({
+    where: { id: input.establishment_id, organization_id: ctx.session.organizationId },
+    select: { id: true, name: true, timezone: true },
+  });
+  if (!establishment) throw new AppError('not_found', `No establishment ${input.establishment_id} in this organisation`);
+  return next({ ctx: { ...ctx, establishment } });
+});
+
+/** Establishment data of one mode (`livemode`), as an API key of that mode would see it. */
+export const scopedProcedure = establishmentProcedure.input(z.object({ livemode: z.boolean() })).use(({ ctx, input, next }) => {
+  const scope: DataScope = { establishmentId: ctx.establishment.id, livemode: input.livemode };
+  return next({ ctx: { ...ctx, scope } });
+});
+
+/** The acting user for the audit log. */
+export function actorOf(ctx: { session: SessionUser; client: Client }) {
+  return { userId: ctx.session.userId, email: ctx.session.email, ip: ctx.client.ip };
+}

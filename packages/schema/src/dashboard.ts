@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import { Permission, Plan, Timestamp, text, Uuid } from './common.js';
+import { ALL_PERMISSIONS, MAX_PAGE_LIMIT } from './constants.js';
+import { CreateWebhookInput, RotateWebhookSecretInput, UpdateWebhookInput } from './webhooks.js';
+
+/**
+ * The dashboard's shapes: what its tRPC procedures (`/trpc`, session cookie) take and return. They
+ * are not part of the public REST API (`/api/v1`), so they live apart from it (`@merma/schema/dashboard`)
+ * and the SDK's bundle never carries them.
+ */
+
+/** A member's role in an organisation, strongest first. */
+export const ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
+export const Role = z.enum(ROLES);
+export type Role = z.infer<typeof Role>;
+
+/**
+ * Password rules (NIST SP 800-63B): long rather than complex. 10 characters at least; at most 200,
+ * so that hashing a huge body costs nothing unusual.
+ */
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 200;
+export const Password = z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH);
+
+export const Email = z
+  .email()
+  .max(254)
+  .transform((e) => e.trim().toLowerCase());
+
+/** A one-time token from an e-mailed link (invitation, password reset, sign-in link). */
+export const LinkToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'malformed link');
+
+export const SignInInput = z.strictObject({ email: Email, password: z.string().min(1).max(MAX_PASSWORD_LENGTH) });
+export type SignInInput = z.input<typeof SignInInput>;
+
+export const LinkTokenInput = z.strictObject({ token: LinkToken });
+
+export const AcceptInvitationInput = z.strictObject({
+  token: LinkToken,
+  /** Needed only by someone without an account yet. */
+  name: text(120).trim().min(1).optional(),
+  password: Password.optional(),
+});
+export type AcceptInvitationInput = z.input<typeof AcceptInvitationInput>;
+
+export const RequestPasswordResetInput = z.strictObject({ email: Email });
+export const ResetPasswordInput = z.strictObject({ token: LinkToken, password: Password });
+export type ResetPasswordInput = z.input<typeof ResetPasswordInput>;
+
+/** What an invitation link shows before it is accepted. */
+export const InvitationPreview = z.object({
+  organization: z.string(),
+  email: z.string(),
+  role: Role,
+  /** The invited address already has an account: accepting only needs signing in. */
+  has_account: z.boolean(),
+  expires_at: Timestamp,
+});
+export type InvitationPreview = z.infer<typeof InvitationPreview>;
+
+export const DashboardEstablishment = z.object({ id: Uuid, name: z.string(), timezone: z.string() });
+export type DashboardEstablishment = z.infer<typeof DashboardEstablishment>;
+
+/** The signed-in user and the organisation the session works in. */
+export const Me = z.object({
+  user: z.object({ id: Uuid, email: z.string(), name: z.string() }),
+  organization: z.object({
+    id: Uuid,
+    name: z.string(),
+    plan: Plan,
+    /** false for basic and pro, and for a canceled subscription: the API answers 403 plan_required. */
+    api_enabled: z.boolean(),
+  }),
+  role: Role,
+  organizations: z.array(z.object({ id: Uuid, name: z.string(), role: Role })),
+  establishments: z.array(DashboardEstablishment),
+  /** Send it as `x-csrf-token` on every call that changes something (also readable from the `merma_csrf` cookie). */
+  csrf_token: z.string(),
+});
+export type Me = z.infer<typeof Me>;
+
+export const SwitchOrganizationInput = z.strictObject({ organization_id: Uuid });
+
+/** Calls about one establishment (of the session's organisation) and, where data has a mode, one mode. */
+export const EstablishmentScope = z.strictObject({ establishment_id: Uuid });
+export const ModeScope = z.strictObject({ establishment_id: Uuid, livemode: z.boolean() });
+
+export const KeyMode = z.enum(['live', 'test']);
+export type KeyMode = z.infer<typeof KeyMode>;
+
+/** A key as listed: never the key itself, which is shown once when created. */
+export const ApiKeySummary = z.object({
+  id: Uuid,
+  name: z.string(),
+  mode: KeyMode,
+  /** `svc_test_…a1B2`: the prefix and the last four characters, enough to recognise a key. */
+  redacted: z.string(),
+  permissions: z.array(z.string()),
+  created_by: z.object({ id: Uuid, email: z.string() }).nullable(),
+  created_at: Timestamp,
+  last_used_at: Timestamp.nullable(),
+  revoked_at: Timestamp.nullable(),
+});
+export type ApiKeySummary = z.infer<typeof ApiKeySummary>;
+
+export const CreateApiKeyInput = z.strictObject({
+  establishment_id: Uuid,
+  name: text(80).trim().min(1),
+  mode: KeyMode,
+  /** `['*']` for every permission, or a non-empty list of the documented names. */
+  permissions: z.union([z.tuple([z.literal(ALL_PERMISSIONS)]), z.array(Permission).min(1)]),
+});
+export type CreateApiKeyInput = z.input<typeof CreateApiKeyInput>;
+
+export const CreatedApiKey = ApiKeySummary.extend({ key: z.string() });
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+
+export const KeyIdInput = z.strictObject({ establishment_id: Uuid, id: Uuid });
+
+export const DashboardCreateWebhookInput = CreateWebhookInput.extend(ModeScope.shape);
+export type DashboardCreateWebhookInput = z.input<typeof DashboardCreateWebhookInput>;
+export const DashboardUpdateWebhookInput = UpdateWebhookInput.extend(ModeScope.shape);
+export type DashboardUpdateWebhookInput = z.input<typeof DashboardUpdateWebhookInput>;
+export const WebhookScope = ModeScope.extend({ id: Uuid });
+export const DeliveryScope = WebhookScope.extend({ delivery_id: Uuid });
+export const DeliveriesPage = WebhookScope.extend({
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(20),
+  offset: z.number().int().min(0).default(0),
+});
+
+export const Member = z.object({
+  user_id: Uuid,
+  email: z.string(),
+  name: z.string(),
+  role: Role,
+  joined_at: Timestamp,
+});
+export type Member = z.infer<typeof Member>;
+
+export const PendingInvitation = z.object({
+  id: Uuid,
+  email: z.string(),
+  role: Role,
+  invited_by: z.string().nullable(),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+});
+export type PendingInvitation = z.infer<typeof PendingInvitation>;
+
+export const Team = z.object({ members: z.array(Member), invitations: z.array(PendingInvitation) });
+export type Team = z.infer<typeof Team>;
+
+export const InviteMemberInput = z.strictObject({ email: Email, role: Role });
+export type InviteMemberInput = z.input<typeof InviteMemberInput>;
+export const ChangeRoleInput = z.strictObject({ user_id: Uuid, role: Role });
+export const RemoveMemberInput = z.strictObject({ user_id: Uuid });
+export const InvitationIdInput = z.strictObject({ id: Uuid });
+
+/** What the audit log records. */
+export const AUDIT_ACTIONS = [
+  'user.signed_in',
+  'user.sign_in_failed',
+  'user.signed_out_everywhere',
+  'user.password_reset',
+  'api_key.created',
+  'api_key.revoked',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.reactivated',
+  'webhook.secret_rotated',
+  'webhook.test_sent',
+  'webhook.delivery_resent',
+  'member.invited',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'invitation.revoked',
+] as const;
+export const AuditAction = z.enum(AUDIT_ACTIONS);
+export type AuditAction = z.infer<typeof AuditAction>;
+
+export const AuditEntry = z.object({
+  id: Uuid,
+  action: AuditAction,
+  actor: z.object({ id: Uuid.nullable(), email: z.string() }).nullable(),
+  target: z.string().nullable(),
+  establishment_id: Uuid.nullable(),
+  ip: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+  created_at: Timestamp,
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+export const AuditQuery = z.strictObject({
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
+  /** The `next_cursor` of the previous page. */
+  cursor: z.string().max(200).optional(),
+});
+export const AuditPage = z.object({ entries: z.array(AuditEntry), next_cursor: z.string().nullable() });
+export type AuditPage = z.infer<typeof AuditPage>;
+
+export const DashboardRotateSecretInput = RotateWebhookSecretInput.extend(ModeScope.shape);
+export type DashboardRotateSecretInput = z.input<typeof DashboardRotateSecretInput>;
+
+/** Where ERP and POS systems send their events, with an example body. */
+export const InboundEndpoint = z.object({
+  url: z.string(),
+  events: z.array(z.string()),
+  sample: z.record(z.string(), z.unknown()),
+});
+export type InboundEndpoint = z.infer<typeof InboundEndpoint>;
