@@ -14,9 +14,14 @@ import {
   revokeKey,
   setOrganizationPlan,
 } from './admin/service.js';
+import { demoOwnerLink, inviteFirstOwner } from './admin/accounts.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
+import { createMailer } from './mail.js';
 import type { SecretBox } from './secrets/cipher.js';
+
+/** Mail written to the log when SMTP_URL is unset: stderr, so that stdout stays one JSON value. */
+const stderrLog = { info: (obj: object, msg?: string) => void process.stderr.write(`${JSON.stringify({ msg, ...obj })}\n`) };
 
 /**
  * merma-admin: the administration CLI. Prints one JSON value on stdout; on bad arguments prints one
@@ -24,7 +29,7 @@ import type { SecretBox } from './secrets/cipher.js';
  * (DATABASE_URL, or the embedded database under DATA_DIR, shared with a running server).
  */
 const USAGE = `usage: merma-admin <command>
-  org create --name N --plan basic|pro|enterprise|enterprise_multi [--admin-email E]
+  org create --name N --plan basic|pro|enterprise|enterprise_multi [--admin-email E]   (E is invited as owner)
   org set-plan --id ID --plan P
   org cancel --id ID
   establishment create --org ID --name N --cif C --sector horeca|industrial|retail|distribucion|colectividades [--timezone Europe/Madrid]
@@ -34,7 +39,7 @@ const USAGE = `usage: merma-admin <command>
   product import --org ID --file products.csv
   webhook reactivate --id ID
   secrets reencrypt                  (after a new key was put first in MERMA_ENCRYPTION_KEY)
-  quickstart`;
+  quickstart                         (a demo organisation, a test key and a dashboard sign-in link)`;
 
 type Flags = Record<string, string | undefined>;
 type Command = {
@@ -47,12 +52,27 @@ const COMMANDS: Record<string, Command> = {
   'org create': {
     flags: ['name', 'plan', 'admin-email'],
     required: ['name', 'plan'],
-    run: (db, f) =>
-      createOrganization(db, {
+    run: async (db, f, config) => {
+      const org = await createOrganization(db, {
         name: f.name as string,
         plan: f.plan as string,
         ...(f['admin-email'] ? { adminEmail: f['admin-email'] } : {}),
-      }),
+      });
+      if (!org.admin_email) return org;
+      const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: stderrLog });
+      try {
+        const invitation = await inviteFirstOwner(db, {
+          organizationId: org.id,
+          organizationName: org.name,
+          email: org.admin_email,
+          mailer,
+          publicUrl: config.publicUrl,
+        });
+        return { ...org, invitation: { ...invitation, sent: config.smtpUrl ? 'email' : 'log (stderr)' } };
+      } finally {
+        mailer.close();
+      }
+    },
   },
   'org set-plan': {
     flags: ['id', 'plan'],
@@ -107,7 +127,14 @@ const COMMANDS: Record<string, Command> = {
     required: ['org', 'file'],
     run: (db, f) => importProducts(db, { org: f.org as string, csv: readCsv(f.file as string) }),
   },
-  quickstart: { flags: [], required: [], run: (db, _f, config) => quickstart(db, { timezone: config.defaultTimezone }) },
+  quickstart: {
+    flags: [],
+    required: [],
+    run: async (db, _f, config) => {
+      const demo = await quickstart(db, { timezone: config.defaultTimezone });
+      return { ...demo, dashboard: await demoOwnerLink(db, { organizationId: demo.organization.id, publicUrl: config.publicUrl }) };
+    },
+  },
 };
 
 function readCsv(path: string): string {

@@ -62,7 +62,7 @@ export function createServices(deps: {
       webhookTargets,
       secrets,
     }),
-    authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs),
+    authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs, deps.log),
     rateLimiter,
     dashboard: {
       router: createDashboardRouter({ webhookTargets, secrets, publicUrl: config.publicUrl }),

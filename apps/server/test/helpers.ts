@@ -103,6 +103,8 @@ export async function buildTestApp(options: {
   logLevel?: string;
   afterWrite?: () => void;
   metrics?: Metrics;
+  /** Where the dashboard's e-mails (invitations, password resets) go. */
+  mailer?: Mailer;
 }): Promise<FastifyInstance> {
   const log = createLogger(options.config, {
     pretty: false,
@@ -115,6 +117,7 @@ export async function buildTestApp(options: {
     log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
   });
   return buildApp(services, options.afterWrite ? { afterWrite: options.afterWrite } : {});
 }
@@ -128,6 +131,8 @@ export async function startTestApp(
     logLevel?: string;
     /** Start a job worker (webhook deliveries, alerts) polling every 50 ms. */
     worker?: boolean | WorkerTestOptions;
+    /** Where the app's e-mails go (the dashboard's invitations and password resets). */
+    mailer?: Mailer;
   } = {},
 ): Promise<TestContext> {
   const database = await createTestDatabase();
@@ -146,6 +151,7 @@ export async function startTestApp(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.logStream ? { logStream: options.logStream } : {}),
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
   });
   await app.ready();
   const launch = async (o: WorkerTestOptions = {}) => {

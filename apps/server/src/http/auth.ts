@@ -7,7 +7,7 @@
 import { API_PLANS, type Plan, type Sector } from '@merma/schema';
 import type { FastifyRequest } from 'fastify';
 import { hashApiKey, isWellFormedKey } from '../auth/keys.js';
-import type { AuthContext } from '../context.js';
+import type { AuthContext, Log } from '../context.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
 
@@ -17,8 +17,29 @@ export type Authenticator = { authenticate(request: FastifyRequest): Promise<Aut
 type CacheEntry = { auth: AuthContext; revoked: boolean; canceled: boolean; expires: number };
 const MAX_CACHE_ENTRIES = 10_000;
 
-export function createAuthenticator(db: Db, ttlMs: number): Authenticator {
+/** A key's last use is written at most this often (per key, across replicas). */
+const LAST_USED_EVERY_MS = 60_000;
+
+export function createAuthenticator(db: Db, ttlMs: number, log?: Pick<Log, 'warn'>): Authenticator {
   const cache = new Map<string, CacheEntry>();
+  const lastWritten = new Map<string, number>();
+
+  /**
+   * Records that a key was used (the dashboard's "last used"), off the request's path: at most once
+   * a minute per key by this process, and the statement itself skips a row written less than a
+   * minute ago by another replica.
+   */
+  function touch(keyId: string) {
+    const now = Date.now();
+    if (now - (lastWritten.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
+    if (lastWritten.size >= MAX_CACHE_ENTRIES) lastWritten.clear();
+    lastWritten.set(keyId, now);
+    db.$executeRaw`
+      UPDATE api_keys SET last_used_at = now()
+      WHERE id = ${keyId}::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`.catch((err: unknown) =>
+      log?.warn({ err, key_id: keyId }, 'the key could not be marked as used'),
+    );
+  }
 
   async function lookup(hash: string): Promise<CacheEntry | undefined> {
     const now = Date.now();
@@ -88,6 +109,7 @@ export function createAuthenticator(db: Db, ttlMs: number): Authenticator {
       if (!(API_PLANS as readonly string[]).includes(entry.auth.plan)) {
         throw new AppError('plan_required', 'The API is available on the Enterprise and Enterprise Multi plans only');
       }
+      touch(entry.auth.keyId);
       return entry.auth;
     },
   };

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/client.js';
+import type { Mailer } from '../mail.js';
+import { createUserToken, dashboardLink, SIGN_IN_LINK_TTL_MS } from '../modules/accounts/service.js';
+import { recordAudit } from '../modules/audit/service.js';
+import { invitationMail } from '../modules/team/mail.js';
+import { inviteMember } from '../modules/team/service.js';
+
+/**
+ * The operator's side of dashboard accounts: the first owner of a new organisation is invited by
+ * e-mail (`org create --admin-email`), and the quickstart's demo owner gets a one-time sign-in link.
+ */
+export async function inviteFirstOwner(
+  db: Db,
+  input: { organizationId: string; organizationName: string; email: string; mailer: Mailer; publicUrl: string },
+) {
+  const now = new Date();
+  const { invitation, token } = await db.$transaction(async (tx) => {
+    const made = await inviteMember(tx, { organizationId: input.organizationId, actor: { userId: null, role: 'owner' }, email: input.email, role: 'owner', now });
+    await recordAudit(tx, {
+      organizationId: input.organizationId,
+      actor: { userId: null, email: 'merma-admin', ip: null },
+      action: 'member.invited',
+      target: input.email,
+      details: { role: 'owner', invitation_id: made.invitation.id },
+      now,
+    });
+    return made;
+  });
+  await input.mailer.send(
+    invitationMail({
+      to: input.email,
+      organization: input.organizationName,
+      role: 'owner',
+      invitedBy: 'Merma',
+      link: dashboardLink(input.publicUrl, 'invitation', token),
+    }),
+  );
+  return { email: invitation.email, role: invitation.role, expires_at: invitation.expires_at };
+}
+
+export const DEMO_OWNER_EMAIL = 'owner@demo.merma.local';
+
+/**
+ * The quickstart's demo owner (created once, shared by every demo organisation of this database)
+ * and a sign-in link to the dashboard, valid for an hour and usable once.
+ */
+export async function demoOwnerLink(db: Db, input: { organizationId: string; publicUrl: string }) {
+  const now = new Date();
+  const user = await db.user.upsert({
+    where: { email: DEMO_OWNER_EMAIL },
+    create: { id: randomUUID(), email: DEMO_OWNER_EMAIL, name: 'Demo owner', created_at: now },
+    update: {},
+  });
+  await db.membership.upsert({
+    where: { organization_id_user_id: { organization_id: input.organizationId, user_id: user.id } },
+    create: { organization_id: input.organizationId, user_id: user.id, role: 'owner', created_at: now },
+    update: {},
+  });
+  const token = await createUserToken(db, {
+    userId: user.id,
+    purpose: 'sign_in',
+    organizationId: input.organizationId,
+    ttlMs: SIGN_IN_LINK_TTL_MS,
+    now,
+  });
+  return {
+    email: user.email,
+    sign_in_link: dashboardLink(input.publicUrl, 'link', token),
+    expires_at: new Date(now.getTime() + SIGN_IN_LINK_TTL_MS).toISOString(),
+  };
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import type { Role } from '@merma/schema/dashboard';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Db } from '../src/db/client.js';
+import type { Mail, Mailer } from '../src/mail.js';
+import { hashPassword } from '../src/modules/accounts/password.js';
+
+/**
+ * A browser's view of the dashboard's /trpc procedures for HTTP-level tests: it keeps the cookies
+ * the server sets and sends them back, with the CSRF header and `Sec-Fetch-Site: same-origin` as
+ * the page does (each can be left out or changed to test the guards).
+ */
+export class DashboardBrowser {
+  readonly cookies = new Map<string, string>();
+  constructor(
+    readonly app: FastifyInstance,
+    readonly ip = '10.0.0.1',
+  ) {}
+
+  private cookieHeader() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  private keep(res: LightMyRequestResponse) {
+    for (const c of res.cookies as { name: string; value: string; expires?: Date; maxAge?: number }[]) {
+      const gone = c.value === '' || (c.expires && c.expires.getTime() <= Date.now()) || c.maxAge === 0;
+      if (gone) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+  }
+
+  async raw(
+    kind: 'query' | 'mutation',
+    path: string,
+    input?: unknown,
+    options: { headers?: Record<string, string | undefined>; csrf?: boolean } = {},
+  ): Promise<LightMyRequestResponse> {
+    const headers: Record<string, string> = { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': this.ip };
+    if (this.cookies.size) headers.cookie = this.cookieHeader();
+    const csrf = this.cookies.get('merma_csrf');
+    if (csrf && options.csrf !== false && kind === 'mutation') headers['x-csrf-token'] = csrf;
+    for (const [k, v] of Object.entries(options.headers ?? {})) {
+      if (v === undefined) delete headers[k];
+      else headers[k] = v;
+    }
+    const res =
+      kind === 'query'
+        ? await this.app.inject({
+            method: 'GET',
+            url: `/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`,
+            headers,
+          })
+        : await this.app.inject({
+            method: 'POST',
+            url: `/trpc/${path}`,
+            headers: { 'content-type': 'application/json', ...headers },
+            payload: JSON.stringify(input ?? {}),
+          });
+    this.keep(res);
+    return res;
+  }
+
+  /** The procedure's result; throws with the status and body when it fails. */
+  async query<T = any>(path: string, input?: unknown): Promise<T> {
+    return unwrap<T>(await this.raw('query', path, input));
+  }
+
+  async mutate<T = any>(path: string, input?: unknown): Promise<T> {
+    return unwrap<T>(await this.raw('mutation', path, input));
+  }
+
+  signIn(email: string, password: string) {
+    return this.mutate('auth.signIn', { email, password });
+  }
+}
+
+export class CallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: any,
+  ) {
+    super(`${status}: ${JSON.stringify(body)}`);
+  }
+}
+
+function unwrap<T>(res: LightMyRequestResponse): T {
+  const body = res.json();
+  if (res.statusCode >= 400) throw new CallError(res.statusCode, body);
+  return body.result.data as T;
+}
+
+/** The error a call fails with: status, tRPC code, the contract's code and message. */
+export async function failure(call: Promise<unknown>) {
+  try {
+    await call;
+  } catch (err) {
+    if (err instanceof CallError) {
+      return { status: err.status, code: err.body.error?.data?.app_code, message: err.body.error?.message as string, body: err.body };
+    }
+    throw err;
+  }
+  throw new Error('the call succeeded');
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** A user with a password and a membership (what accepting an invitation leaves). */
+export async function createMember(db: Db, organizationId: string, role: Role, email = `${role}-${randomUUID().slice(0, 8)}@example.com`) {
+  const id = randomUUID();
+  await db.user.create({ data: { id, email, name: `${role} ${email}`, password_hash: await hashPassword(PASSWORD) } });
+  await db.membership.create({ data: { organization_id: organizationId, user_id: id, role } });
+  return { id, email };
+}
+
+/** A mailer that keeps what it is asked to send. */
+export function capturingMailer(): Mailer & { sent: Mail[]; linkTo(to: string): string } {
+  const sent: Mail[] = [];
+  return {
+    sent,
+    async send(mail) {
+      sent.push(mail);
+    },
+    close() {},
+    linkTo(to: string) {
+      const mail = sent.findLast((m) => m.to === to);
+      const link = mail?.text.match(/https?:\/\/\S+\?token=[\w-]+/)?.[0];
+      if (!link) throw new Error(`no link mailed to ${to}`);
+      return link;
+    },
+  };
+}
+
+export const tokenOf = (link: string) => new URL(link).searchParams.get('token') as string;
