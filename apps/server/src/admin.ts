@@ -33,7 +33,7 @@ const USAGE = `usage: merma-admin <command>
   org set-plan --id ID --plan P
   org cancel --id ID
   establishment create --org ID --name N --cif C --sector horeca|industrial|retail|distribucion|colectividades [--timezone Europe/Madrid]
-  key create --establishment ID --mode test|live [--permissions "*"|a,b,c]
+  key create --establishment ID --mode test|live [--permissions "*"|a,b,c] [--name N]
   key list --establishment ID
   key revoke --id ID
   product import --org ID --file products.csv
@@ -107,13 +107,14 @@ const COMMANDS: Record<string, Command> = {
       }),
   },
   'key create': {
-    flags: ['establishment', 'mode', 'permissions'],
+    flags: ['establishment', 'mode', 'permissions', 'name'],
     required: ['establishment', 'mode'],
     run: (db, f) =>
       createKey(db, {
         establishment: f.establishment as string,
         mode: f.mode as string,
         ...(f.permissions !== undefined ? { permissions: f.permissions } : {}),
+        ...(f.name !== undefined ? { name: f.name } : {}),
       }),
   },
   'key list': {

@@ -98,10 +98,25 @@ const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
   it('org create (every plan) and org set-plan; a bad plan or id writes nothing', async () => {
     for (const plan of ['basic', 'pro', 'enterprise', 'enterprise_multi']) {
-      const org = await ok(['org', 'create', '--name', ` Grupo ${plan} `, '--plan', plan, '--admin-email', 'ops@example.es']);
-      expect(org).toEqual({ id: expect.any(String), name: `Grupo ${plan}`, plan, admin_email: 'ops@example.es' });
+      // The admin is invited as the organisation's owner; without SMTP_URL the e-mail goes to stderr.
+      const res = await run(['org', 'create', '--name', ` Grupo ${plan} `, '--plan', plan, '--admin-email', 'Ops@Example.es']);
+      expect(res.code, res.stderr).toBe(0);
+      const org = JSON.parse(res.stdout);
+      expect(org).toEqual({
+        id: expect.any(String),
+        name: `Grupo ${plan}`,
+        plan,
+        admin_email: 'Ops@Example.es',
+        invitation: { email: 'ops@example.es', role: 'owner', expires_at: expect.stringMatching(/Z$/), sent: 'log (stderr)' },
+      });
+      const mail = JSON.parse(res.stderr).mail;
+      expect(mail).toMatchObject({ to: 'ops@example.es', subject: `You are invited to Grupo ${plan} on Merma` });
+      const token = /\/dashboard\/invitation\?token=([\w-]{43})/.exec(mail.text)?.[1] as string;
       expect(await sql('SELECT name, plan, admin_email FROM organizations WHERE id = $1', [org.id])).toEqual([
-        { name: `Grupo ${plan}`, plan, admin_email: 'ops@example.es' },
+        { name: `Grupo ${plan}`, plan, admin_email: 'Ops@Example.es' },
+      ]);
+      expect(await sql('SELECT email, role, token_hash FROM invitations WHERE organization_id = $1', [org.id])).toEqual([
+        { email: 'ops@example.es', role: 'owner', token_hash: createHash('sha256').update(token).digest('hex') },
       ]);
     }
     const org = await ok(['org', 'create', '--name', 'Fogón', '--plan', 'basic']);
@@ -177,11 +192,13 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     const est = await ok(['establishment', 'create', '--org', org.id, '--name', 'E', '--cif', 'B11111111', '--sector', 'horeca']);
     const create = (...flags: string[]) => ['key', 'create', '--establishment', est.id, ...flags];
     const test = await ok(create('--mode', 'test'));
-    const star = await ok(create('--mode', 'test', '--permissions', '*'));
+    const star = await ok(create('--mode', 'test', '--permissions', '*', '--name', 'Caja 1'));
+    expect(star.name).toBe('Caja 1');
     const live = await ok(create('--mode', 'live', '--permissions', 'records:write,catalog:read,records:write'));
     expect(test).toEqual({
       id: expect.any(String),
       key: expect.stringMatching(/^svc_test_[0-9A-Za-z]{32}$/),
+      name: 'test key (merma-admin)',
       mode: 'test',
       establishment_id: est.id,
       permissions: ['*'],
@@ -211,11 +228,15 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     expect(list).toHaveLength(3);
     expect(list.find((k: { id: string }) => k.id === live.id)).toEqual({
       id: live.id,
+      name: 'live key (merma-admin)',
       mode: 'live',
+      redacted: `svc_live_…${live.key.slice(-4)}`,
       prefix: 'svc_live_',
       last4: live.key.slice(-4),
       permissions: ['records:write', 'catalog:read'],
+      created_by: null,
       created_at: expect.stringMatching(/Z$/),
+      last_used_at: null,
       revoked_at: null,
     });
     expect(list.find((k: { id: string }) => k.id === test.id)).toMatchObject({ prefix: 'svc_test_', last4: test.key.slice(-4) });
@@ -338,6 +359,15 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     });
     expect(await sql('SELECT count(*)::int AS n FROM record_chain_heads WHERE establishment_id = $1', [q.establishment.id])).toEqual([
       { n: 2 },
+    ]);
+    // and a one-time sign-in link to the dashboard for the demo owner
+    expect(q.dashboard).toEqual({
+      email: 'owner@demo.merma.local',
+      sign_in_link: expect.stringMatching(/^http:\/\/localhost:3000\/dashboard\/link\?token=[\w-]{43}$/),
+      expires_at: expect.stringMatching(/Z$/),
+    });
+    expect(await sql('SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = $1', [q.organization.id])).toEqual([
+      { role: 'owner' },
     ]);
   });
 

@@ -29,7 +29,7 @@ export async function inviteFirstOwner(
   });
   await input.mailer.send(
     invitationMail({
-      to: input.email,
+      to: invitation.email,
       organization: input.organizationName,
       role: 'owner',
       invitedBy: 'Merma',

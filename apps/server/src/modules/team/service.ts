@@ -69,10 +69,11 @@ export async function inviteMember(
   input: { organizationId: string; actor: Acting; email: string; role: Role; now: Date },
 ): Promise<{ invitation: PendingInvitation; token: string }> {
   assertMayGrant(input.actor, input.role);
-  const existing = await db.membership.findFirst({ where: { organization_id: input.organizationId, user: { email: input.email } } });
-  if (existing) throw new AppError('conflict', `${input.email} is already a member of this organisation`);
+  const email = input.email.trim().toLowerCase();
+  const existing = await db.membership.findFirst({ where: { organization_id: input.organizationId, user: { email } } });
+  if (existing) throw new AppError('conflict', `${email} is already a member of this organisation`);
   await db.invitation.updateMany({
-    where: { organization_id: input.organizationId, email: input.email, accepted_at: null, revoked_at: null },
+    where: { organization_id: input.organizationId, email, accepted_at: null, revoked_at: null },
     data: { revoked_at: input.now },
   });
   const { token, hash } = newToken();
@@ -80,7 +81,7 @@ export async function inviteMember(
     data: {
       id: randomUUID(),
       organization_id: input.organizationId,
-      email: input.email,
+      email,
       role: input.role,
       token_hash: hash,
       invited_by: input.actor.userId,

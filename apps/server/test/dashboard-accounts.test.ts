@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoOwnerLink, inviteFirstOwner } from '../src/admin/accounts.js';
+import { api, createTenant, startTestApp, type TestContext, validRecord } from './helpers.js';
+import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD, tokenOf } from './dashboard-client.js';
+
+/**
+ * How people get into the dashboard: the operator's invitation of a first owner, invitations from
+ * the team page, password resets, the quickstart's sign-in link; and what a basic or pro
+ * organisation sees. Links are one-time, expire, and never add an existing account to an
+ * organisation without that account signing in.
+ */
+let t: TestContext;
+const mailer = capturingMailer();
+
+beforeAll(async () => {
+  t = await startTestApp({ config: { TRUST_PROXY: 'true', PUBLIC_URL: 'https://merma.example.com/' }, mailer });
+}, 60_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('invitations', () => {
+  it('the first owner (merma-admin org create --admin-email) accepts by choosing a name and password, once', async () => {
+    const org = await createTenant(t.db);
+    await t.db.organization.update({ where: { id: org.organizationId }, data: { name: 'Grupo Horeca' } });
+    const invited = await inviteFirstOwner(t.db, {
+      organizationId: org.organizationId,
+      organizationName: 'Grupo Horeca',
+      email: 'chef@example.com',
+      mailer,
+      publicUrl: 'https://merma.example.com',
+    });
+    expect(invited).toMatchObject({ email: 'chef@example.com', role: 'owner' });
+    const link = mailer.linkTo('chef@example.com');
+    expect(link).toMatch(/^https:\/\/merma\.example\.com\/dashboard\/invitation\?token=[\w-]{43}$/);
+    const token = tokenOf(link);
+    expect(JSON.stringify(await t.db.invitation.findMany())).not.toContain(token);
+
+    const browser = new DashboardBrowser(t.app);
+    expect(await browser.query('auth.invitation', { token })).toMatchObject({
+      organization: 'Grupo Horeca',
+      email: 'chef@example.com',
+      role: 'owner',
+      has_account: false,
+    });
+    const short = await failure(browser.mutate('auth.acceptInvitation', { token, name: 'Chef', password: 'short' }));
+    expect(short).toMatchObject({ status: 400, code: 'validation_error' });
+    expect(short.body.error.data.details).toEqual([expect.objectContaining({ path: 'password' })]);
+    const missing = await failure(browser.mutate('auth.acceptInvitation', { token }));
+    expect(missing).toMatchObject({ status: 400, code: 'validation_error' });
+
+    const me = await browser.mutate('auth.acceptInvitation', { token, name: 'Chef Ana', password: PASSWORD });
+    expect(me).toMatchObject({ user: { email: 'chef@example.com', name: 'Chef Ana' }, role: 'owner', organization: { id: org.organizationId } });
+    expect(me.establishments).toEqual([expect.objectContaining({ id: org.establishmentId })]);
+    expect(await failure(new DashboardBrowser(t.app).mutate('auth.acceptInvitation', { token, name: 'X', password: PASSWORD }))).toMatchObject({
+      status: 404,
+    });
+    // and signs in with that password from now on
+    expect((await new DashboardBrowser(t.app).signIn('chef@example.com', PASSWORD)).role).toBe('owner');
+  });
+
+  it('a member invites with a role; an existing account joins only when signed in as the invited address', async () => {
+    const org = await createTenant(t.db);
+    const owner = await createMember(t.db, org.organizationId, 'owner');
+    const other = await createTenant(t.db);
+    const someone = await createMember(t.db, other.organizationId, 'owner');
+    const ownerBrowser = new DashboardBrowser(t.app);
+    await ownerBrowser.signIn(owner.email, PASSWORD);
+    const pending = await ownerBrowser.mutate('team.invite', { email: someone.email.toUpperCase(), role: 'developer' });
+    expect(pending).toMatchObject({ email: someone.email, role: 'developer', invited_by: owner.email });
+    expect((await ownerBrowser.query('team.get')).invitations).toEqual([expect.objectContaining({ id: pending.id })]);
+    const token = tokenOf(mailer.linkTo(someone.email));
+
+    const stranger = new DashboardBrowser(t.app);
+    expect(await stranger.query('auth.invitation', { token })).toMatchObject({ has_account: true });
+    // a link alone does not take over an account, nor set its password
+    expect(await failure(stranger.mutate('auth.acceptInvitation', { token, name: 'Mallory', password: 'another password!' }))).toMatchObject({
+      status: 401,
+    });
+    const invitee = new DashboardBrowser(t.app);
+    await invitee.signIn(someone.email, PASSWORD);
+    const me = await invitee.mutate('auth.acceptInvitation', { token });
+    expect(me).toMatchObject({ role: 'developer', organization: { id: org.organizationId } });
+    expect(me.organizations.map((o: { id: string }) => o.id).sort()).toEqual([org.organizationId, other.organizationId].sort());
+    // switching back and forth
+    expect((await invitee.mutate('auth.switchOrganization', { organization_id: other.organizationId })).role).toBe('owner');
+    expect((await invitee.query('auth.me')).organization.id).toBe(other.organizationId);
+
+    const team = await ownerBrowser.query('team.get');
+    expect(team.invitations).toEqual([]);
+    expect(team.members.map((m: { email: string; role: string }) => [m.email, m.role])).toContainEqual([someone.email, 'developer']);
+    const actions = (await ownerBrowser.query('audit.list', {})).entries.map((e: { action: string }) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['member.invited', 'member.joined']));
+  });
+
+  it('a revoked or expired invitation is refused', async () => {
+    const org = await createTenant(t.db);
+    const owner = await createMember(t.db, org.organizationId, 'owner');
+    const browser = new DashboardBrowser(t.app);
+    await browser.signIn(owner.email, PASSWORD);
+    const pending = await browser.mutate('team.invite', { email: 'late@example.com', role: 'viewer' });
+    const token = tokenOf(mailer.linkTo('late@example.com'));
+    await browser.mutate('team.revokeInvitation', { id: pending.id });
+    expect(await failure(new DashboardBrowser(t.app).query('auth.invitation', { token }))).toMatchObject({ status: 404 });
+    await browser.mutate('team.invite', { email: 'late@example.com', role: 'viewer' });
+    const second = tokenOf(mailer.linkTo('late@example.com'));
+    await t.db.invitation.updateMany({ where: { email: 'late@example.com', revoked_at: null }, data: { expires_at: new Date(Date.now() - 1000) } });
+    expect(await failure(new DashboardBrowser(t.app).query('auth.invitation', { token: second }))).toMatchObject({ status: 404 });
+    expect(await t.db.user.count({ where: { email: 'late@example.com' } })).toBe(0);
+  });
+});
+
+describe('password reset', () => {
+  it('mails a one-hour link; the new password ends every other session and the old password stops working', async () => {
+    const org = await createTenant(t.db);
+    const member = await createMember(t.db, org.organizationId, 'admin');
+    const elsewhere = new DashboardBrowser(t.app);
+    await elsewhere.signIn(member.email, PASSWORD);
+    const before = mailer.sent.length;
+    const answer = await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: member.email });
+    const unknown = await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: 'ghost@example.com' });
+    expect(answer).toEqual(unknown);
+    expect(mailer.sent.length).toBe(before + 1);
+    const link = mailer.linkTo(member.email);
+    expect(link).toMatch(/^https:\/\/merma\.example\.com\/dashboard\/reset-password\?token=/);
+
+    const browser = new DashboardBrowser(t.app);
+    const me = await browser.mutate('auth.resetPassword', { token: tokenOf(link), password: 'a brand new passphrase' });
+    expect(me.user.email).toBe(member.email);
+    expect((await elsewhere.raw('query', 'auth.me')).statusCode).toBe(401);
+    expect((await browser.query('auth.me')).user.email).toBe(member.email);
+    expect(await failure(new DashboardBrowser(t.app).signIn(member.email, PASSWORD))).toMatchObject({ status: 401 });
+    expect((await new DashboardBrowser(t.app).signIn(member.email, 'a brand new passphrase')).user.email).toBe(member.email);
+    expect(await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: tokenOf(link), password: 'yet another passphrase' }))).toMatchObject({
+      status: 404,
+    });
+  });
+
+  it('sends at most 3 reset e-mails an hour to one address', async () => {
+    const org = await createTenant(t.db);
+    const member = await createMember(t.db, org.organizationId, 'viewer');
+    const before = mailer.sent.filter((m) => m.to === member.email).length;
+    for (let i = 0; i < 3; i++) await new DashboardBrowser(t.app, `10.7.0.${i}`).mutate('auth.requestPasswordReset', { email: member.email });
+    expect(await failure(new DashboardBrowser(t.app, '10.7.1.1').mutate('auth.requestPasswordReset', { email: member.email }))).toMatchObject({
+      status: 429,
+    });
+    expect(mailer.sent.filter((m) => m.to === member.email).length).toBe(before + 3);
+  });
+});
+
+describe('the quickstart sign-in link', () => {
+  it('signs the demo owner in once', async () => {
+    const org = await createTenant(t.db);
+    const demo = await demoOwnerLink(t.db, { organizationId: org.organizationId, publicUrl: 'https://merma.example.com' });
+    expect(demo.sign_in_link).toMatch(/^https:\/\/merma\.example\.com\/dashboard\/link\?token=[\w-]{43}$/);
+    const browser = new DashboardBrowser(t.app);
+    const me = await browser.mutate('auth.signInWithLink', { token: tokenOf(demo.sign_in_link) });
+    expect(me).toMatchObject({ role: 'owner', organization: { id: org.organizationId } });
+    expect(await failure(new DashboardBrowser(t.app).mutate('auth.signInWithLink', { token: tokenOf(demo.sign_in_link) }))).toMatchObject({
+      status: 404,
+    });
+  });
+});
+
+describe('plans without the API', () => {
+  it('a pro organisation signs in and is told the API needs Enterprise; its keys get 403 as before', async () => {
+    const org = await createTenant(t.db, { plan: 'pro' });
+    const owner = await createMember(t.db, org.organizationId, 'owner');
+    const browser = new DashboardBrowser(t.app);
+    const me = await browser.signIn(owner.email, PASSWORD);
+    expect(me.organization).toMatchObject({ plan: 'pro', api_enabled: false });
+    const key = await browser.mutate('keys.create', { establishment_id: org.establishmentId, name: 'k', mode: 'test', permissions: ['*'] });
+    const res = await api(t.app, key.key).post('/api/v1/records', validRecord());
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('plan_required');
+  });
+});
+
+describe('in production', () => {
+  it('marks the cookies Secure', async () => {
+    const prod = await startTestApp({ config: { NODE_ENV: 'production', TRUST_PROXY: 'true' } });
+    try {
+      const org = await createTenant(prod.db);
+      const owner = await createMember(prod.db, org.organizationId, 'owner');
+      const res = await prod.app.inject({
+        method: 'POST',
+        url: '/trpc/auth.signIn',
+        headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https', 'sec-fetch-site': 'same-origin' },
+        payload: JSON.stringify({ email: owner.email, password: PASSWORD }),
+      });
+      expect(res.statusCode).toBe(200);
+      const cookies = res.cookies as { name: string; secure?: boolean; httpOnly?: boolean }[];
+      expect(cookies.map((c) => [c.name, c.secure])).toEqual([
+        ['merma_session', true],
+        ['merma_csrf', true],
+      ]);
+    } finally {
+      await prod.close();
+    }
+  });
+});
