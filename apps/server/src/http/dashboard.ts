@@ -195,8 +195,13 @@ async function serveApp(app: FastifyInstance, options: DashboardOptions) {
       res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
-  const page = async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.header('content-security-policy', CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache').sendFile('index.html');
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    // A missing file is a 404, not the page: a stale tab asking for an old asset must not get HTML.
+    if (/^\/dashboard\/assets\//.test(request.url) || /\.\w+$/.test(request.url.split('?')[0] as string)) {
+      throw new AppError('not_found', `No file ${request.url.split('?')[0]}`);
+    }
+    return reply.header('content-security-policy', CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache').sendFile('index.html');
+  };
   app.get('/dashboard', page);
   app.get('/dashboard/*', page);
 }
