@@ -60,7 +60,7 @@ describe('without a session', () => {
   it('every procedure but signing in answers 401', async () => {
     const { createDashboardRouter } = await import('../src/trpc/dashboard.js');
     const router = createDashboardRouter({ webhookTargets: { production: false, allowPrivate: true }, secrets: undefined as never, publicUrl: 'http://x' });
-    const procedures = Object.entries(router._def.procedures as Record<string, { _def: { type: 'query' | 'mutation' } }>);
+    const procedures = Object.entries(router._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>);
     expect(procedures.length).toBeGreaterThan(25);
     const browser = new DashboardBrowser(t.app);
     const input = { establishment_id: orgA.establishmentId, livemode: false, id: orgA.establishmentId };

@@ -417,7 +417,7 @@ describe('upgrading a database that holds data', () => {
     expect(addedFirst).toEqual({
       organizations: [{ canceled_at: null }],
       establishments: [{}],
-      api_keys: [{}],
+      api_keys: [{ name: '', created_by: null, last_used_at: null }],
       products: [{ pos_ref: null, unit_weight_kg: null }],
       shifts: [{}],
       sessions: [{}],
