@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { demoOwnerLink, inviteFirstOwner } from './admin/accounts.js';
 import {
   AdminError,
   cancelOrganization,
@@ -14,7 +15,6 @@ import {
   revokeKey,
   setOrganizationPlan,
 } from './admin/service.js';
-import { demoOwnerLink, inviteFirstOwner } from './admin/accounts.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { createMailer } from './mail.js';

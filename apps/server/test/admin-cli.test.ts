@@ -366,9 +366,9 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
       sign_in_link: expect.stringMatching(/^http:\/\/localhost:3000\/dashboard\/link\?token=[\w-]{43}$/),
       expires_at: expect.stringMatching(/Z$/),
     });
-    expect(await sql('SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = $1', [q.organization.id])).toEqual([
-      { role: 'owner' },
-    ]);
+    expect(
+      await sql('SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = $1', [q.organization.id]),
+    ).toEqual([{ role: 'owner' }]);
   });
 
   it.each([

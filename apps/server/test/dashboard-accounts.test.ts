@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOwnerLink, inviteFirstOwner } from '../src/admin/accounts.js';
-import { api, createTenant, startTestApp, type TestContext, validRecord } from './helpers.js';
 import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD, tokenOf } from './dashboard-client.js';
+import { api, createTenant, startTestApp, type TestContext, validRecord } from './helpers.js';
 
 /**
  * How people get into the dashboard: the operator's invitation of a first owner, invitations from
@@ -51,9 +51,15 @@ describe('invitations', () => {
     expect(missing).toMatchObject({ status: 400, code: 'validation_error' });
 
     const me = await browser.mutate('auth.acceptInvitation', { token, name: 'Chef Ana', password: PASSWORD });
-    expect(me).toMatchObject({ user: { email: 'chef@example.com', name: 'Chef Ana' }, role: 'owner', organization: { id: org.organizationId } });
+    expect(me).toMatchObject({
+      user: { email: 'chef@example.com', name: 'Chef Ana' },
+      role: 'owner',
+      organization: { id: org.organizationId },
+    });
     expect(me.establishments).toEqual([expect.objectContaining({ id: org.establishmentId })]);
-    expect(await failure(new DashboardBrowser(t.app).mutate('auth.acceptInvitation', { token, name: 'X', password: PASSWORD }))).toMatchObject({
+    expect(
+      await failure(new DashboardBrowser(t.app).mutate('auth.acceptInvitation', { token, name: 'X', password: PASSWORD })),
+    ).toMatchObject({
       status: 404,
     });
     // and signs in with that password from now on
@@ -75,7 +81,9 @@ describe('invitations', () => {
     const stranger = new DashboardBrowser(t.app);
     expect(await stranger.query('auth.invitation', { token })).toMatchObject({ has_account: true });
     // a link alone does not take over an account, nor set its password
-    expect(await failure(stranger.mutate('auth.acceptInvitation', { token, name: 'Mallory', password: 'another password!' }))).toMatchObject({
+    expect(
+      await failure(stranger.mutate('auth.acceptInvitation', { token, name: 'Mallory', password: 'another password!' })),
+    ).toMatchObject({
       status: 401,
     });
     const invitee = new DashboardBrowser(t.app);
@@ -105,7 +113,10 @@ describe('invitations', () => {
     expect(await failure(new DashboardBrowser(t.app).query('auth.invitation', { token }))).toMatchObject({ status: 404 });
     await browser.mutate('team.invite', { email: 'late@example.com', role: 'viewer' });
     const second = tokenOf(mailer.linkTo('late@example.com'));
-    await t.db.invitation.updateMany({ where: { email: 'late@example.com', revoked_at: null }, data: { expires_at: new Date(Date.now() - 1000) } });
+    await t.db.invitation.updateMany({
+      where: { email: 'late@example.com', revoked_at: null },
+      data: { expires_at: new Date(Date.now() - 1000) },
+    });
     expect(await failure(new DashboardBrowser(t.app).query('auth.invitation', { token: second }))).toMatchObject({ status: 404 });
     expect(await t.db.user.count({ where: { email: 'late@example.com' } })).toBe(0);
   });
@@ -132,7 +143,9 @@ describe('password reset', () => {
     expect((await browser.query('auth.me')).user.email).toBe(member.email);
     expect(await failure(new DashboardBrowser(t.app).signIn(member.email, PASSWORD))).toMatchObject({ status: 401 });
     expect((await new DashboardBrowser(t.app).signIn(member.email, 'a brand new passphrase')).user.email).toBe(member.email);
-    expect(await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: tokenOf(link), password: 'yet another passphrase' }))).toMatchObject({
+    expect(
+      await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: tokenOf(link), password: 'yet another passphrase' })),
+    ).toMatchObject({
       status: 404,
     });
   });
@@ -141,8 +154,11 @@ describe('password reset', () => {
     const org = await createTenant(t.db);
     const member = await createMember(t.db, org.organizationId, 'viewer');
     const before = mailer.sent.filter((m) => m.to === member.email).length;
-    for (let i = 0; i < 3; i++) await new DashboardBrowser(t.app, `10.7.0.${i}`).mutate('auth.requestPasswordReset', { email: member.email });
-    expect(await failure(new DashboardBrowser(t.app, '10.7.1.1').mutate('auth.requestPasswordReset', { email: member.email }))).toMatchObject({
+    for (let i = 0; i < 3; i++)
+      await new DashboardBrowser(t.app, `10.7.0.${i}`).mutate('auth.requestPasswordReset', { email: member.email });
+    expect(
+      await failure(new DashboardBrowser(t.app, '10.7.1.1').mutate('auth.requestPasswordReset', { email: member.email })),
+    ).toMatchObject({
       status: 429,
     });
     expect(mailer.sent.filter((m) => m.to === member.email).length).toBe(before + 3);

@@ -61,10 +61,12 @@ export class DashboardBrowser {
   }
 
   /** The procedure's result; throws with the status and body when it fails. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the answers as the JSON they are
   async query<T = any>(path: string, input?: unknown): Promise<T> {
     return unwrap<T>(await this.raw('query', path, input));
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the answers as the JSON they are
   async mutate<T = any>(path: string, input?: unknown): Promise<T> {
     return unwrap<T>(await this.raw('mutation', path, input));
   }
@@ -77,6 +79,7 @@ export class DashboardBrowser {
 export class CallError extends Error {
   constructor(
     readonly status: number,
+    // biome-ignore lint/suspicious/noExplicitAny: an error body, read as JSON
     readonly body: any,
   ) {
     super(`${status}: ${JSON.stringify(body)}`);

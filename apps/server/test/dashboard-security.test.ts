@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, waitFor } from './receiver.js';
-import { api, createTenant, startTestApp, type TestContext, validRecord } from './helpers.js';
-import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
 import { MAX_CONSECUTIVE_FAILURES } from '../src/modules/accounts/lockout.js';
+import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
+import { api, createTenant, startTestApp, type TestContext, validRecord } from './helpers.js';
+import { startReceiver, waitFor } from './receiver.js';
 
 /**
  * The dashboard's procedures over HTTP: who may call what (session, role, tenant), the CSRF and
@@ -59,7 +59,11 @@ async function signedIn(email: string, ip?: string) {
 describe('without a session', () => {
   it('every procedure but signing in answers 401', async () => {
     const { createDashboardRouter } = await import('../src/trpc/dashboard.js');
-    const router = createDashboardRouter({ webhookTargets: { production: false, allowPrivate: true }, secrets: undefined as never, publicUrl: 'http://x' });
+    const router = createDashboardRouter({
+      webhookTargets: { production: false, allowPrivate: true },
+      secrets: undefined as never,
+      publicUrl: 'http://x',
+    });
     const procedures = Object.entries(router._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>);
     expect(procedures.length).toBeGreaterThan(25);
     const browser = new DashboardBrowser(t.app);
@@ -78,7 +82,14 @@ describe('signing in', () => {
     const browser = new DashboardBrowser(t.app);
     const res = await browser.raw('mutation', 'auth.signIn', { email: ownerA.email.toUpperCase(), password: PASSWORD });
     expect(res.statusCode).toBe(200);
-    const cookies = res.cookies as { name: string; httpOnly?: boolean; sameSite?: string; path?: string; secure?: boolean; expires?: Date }[];
+    const cookies = res.cookies as {
+      name: string;
+      httpOnly?: boolean;
+      sameSite?: string;
+      path?: string;
+      secure?: boolean;
+      expires?: Date;
+    }[];
     const session = cookies.find((c) => c.name === 'merma_session');
     const csrf = cookies.find((c) => c.name === 'merma_csrf');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
@@ -87,7 +98,11 @@ describe('signing in', () => {
     expect(csrf?.httpOnly).toBeFalsy();
     expect(session?.expires?.getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
     const me = res.json().result.data;
-    expect(me).toMatchObject({ user: { email: ownerA.email }, role: 'owner', organization: { id: orgA.organizationId, api_enabled: true } });
+    expect(me).toMatchObject({
+      user: { email: ownerA.email },
+      role: 'owner',
+      organization: { id: orgA.organizationId, api_enabled: true },
+    });
     expect(me.csrf_token).toBe(browser.cookies.get('merma_csrf'));
     // The database holds the token's hash only.
     const stored = await t.db.userSession.findMany({ where: { user_id: ownerA.id } });
@@ -106,7 +121,10 @@ describe('signing in', () => {
       // from several addresses: the account is locked whatever the IP
       await failure(new DashboardBrowser(t.app, `10.9.1.${i}`).signIn(victim.email, `wrong ${i}`));
     }
-    const locked = await new DashboardBrowser(t.app, '10.9.2.1').raw('mutation', 'auth.signIn', { email: victim.email, password: PASSWORD });
+    const locked = await new DashboardBrowser(t.app, '10.9.2.1').raw('mutation', 'auth.signIn', {
+      email: victim.email,
+      password: PASSWORD,
+    });
     expect(locked.statusCode).toBe(429);
     expect(locked.json().error.data.app_code).toBe('rate_limited');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(60);
@@ -146,7 +164,11 @@ describe('cross-site requests', () => {
       t.app.inject({
         method: 'POST',
         url: '/trpc/keys.create',
-        headers: { cookie: `merma_session=${browser.cookies.get('merma_session')}`, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        headers: {
+          cookie: `merma_session=${browser.cookies.get('merma_session')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          ...headers,
+        },
         payload: `establishment_id=${orgA.establishmentId}&name=x&mode=test&permissions=*`,
       });
     expect((await formPost({})).statusCode).toBe(403);
@@ -158,9 +180,14 @@ describe('cross-site requests', () => {
   });
 
   it('refuses a cross-site sign-in (login CSRF)', async () => {
-    const res = await new DashboardBrowser(t.app).raw('mutation', 'auth.signIn', { email: ownerA.email, password: PASSWORD }, {
-      headers: { 'sec-fetch-site': 'cross-site' },
-    });
+    const res = await new DashboardBrowser(t.app).raw(
+      'mutation',
+      'auth.signIn',
+      { email: ownerA.email, password: PASSWORD },
+      {
+        headers: { 'sec-fetch-site': 'cross-site' },
+      },
+    );
     expect(res.statusCode).toBe(403);
     expect(res.cookies).toEqual([]);
   });
@@ -172,10 +199,16 @@ describe('roles', () => {
     const browser = await signedIn(viewer.email);
     const scope = { establishment_id: orgA.establishmentId };
     expect(await failure(browser.query('keys.list', scope))).toMatchObject({ status: 403, code: 'forbidden' });
-    expect(await failure(browser.mutate('keys.create', { ...scope, name: 'v', mode: 'test', permissions: ['*'] }))).toMatchObject({ status: 403 });
+    expect(await failure(browser.mutate('keys.create', { ...scope, name: 'v', mode: 'test', permissions: ['*'] }))).toMatchObject({
+      status: 403,
+    });
     expect(await failure(browser.mutate('team.invite', { email: 'x@example.com', role: 'viewer' }))).toMatchObject({ status: 403 });
     expect(await failure(browser.query('audit.list', {}))).toMatchObject({ status: 403 });
-    expect(await failure(browser.mutate('webhooks.create', { ...scope, livemode: false, url: 'https://example.com/h', events: ['record.created'] }))).toMatchObject({
+    expect(
+      await failure(
+        browser.mutate('webhooks.create', { ...scope, livemode: false, url: 'https://example.com/h', events: ['record.created'] }),
+      ),
+    ).toMatchObject({
       status: 403,
     });
     // but reads the integrations and the team
@@ -215,7 +248,12 @@ describe('roles', () => {
 describe('tenancy', () => {
   it("a user of organisation A reads and changes nothing of B's", async () => {
     const asB = await signedIn(ownerB.email);
-    const bKey = await asB.mutate('keys.create', { establishment_id: orgB.establishmentId, name: 'b key', mode: 'test', permissions: ['*'] });
+    const bKey = await asB.mutate('keys.create', {
+      establishment_id: orgB.establishmentId,
+      name: 'b key',
+      mode: 'test',
+      permissions: ['*'],
+    });
     const receiver = await startReceiver();
     try {
       const bHook = await asB.mutate('webhooks.create', {
@@ -229,12 +267,18 @@ describe('tenancy', () => {
       const bScope = { establishment_id: orgB.establishmentId };
       expect(await failure(asA.query('keys.list', bScope))).toMatchObject({ status: 404 });
       expect(await failure(asA.mutate('keys.revoke', { ...bScope, id: bKey.id }))).toMatchObject({ status: 404 });
-      expect(await failure(asA.mutate('keys.revoke', { establishment_id: orgA.establishmentId, id: bKey.id }))).toMatchObject({ status: 404 });
-      expect(await failure(asA.query('webhooks.get', { ...bScope, livemode: false, id: bHook.id }))).toMatchObject({ status: 404 });
-      expect(await failure(asA.query('webhooks.get', { establishment_id: orgA.establishmentId, livemode: false, id: bHook.id }))).toMatchObject({
+      expect(await failure(asA.mutate('keys.revoke', { establishment_id: orgA.establishmentId, id: bKey.id }))).toMatchObject({
         status: 404,
       });
-      expect(await failure(asA.mutate('webhooks.delete', { establishment_id: orgA.establishmentId, livemode: false, id: bHook.id }))).toMatchObject({
+      expect(await failure(asA.query('webhooks.get', { ...bScope, livemode: false, id: bHook.id }))).toMatchObject({ status: 404 });
+      expect(
+        await failure(asA.query('webhooks.get', { establishment_id: orgA.establishmentId, livemode: false, id: bHook.id })),
+      ).toMatchObject({
+        status: 404,
+      });
+      expect(
+        await failure(asA.mutate('webhooks.delete', { establishment_id: orgA.establishmentId, livemode: false, id: bHook.id })),
+      ).toMatchObject({
         status: 404,
       });
       expect(await failure(asA.mutate('team.remove', { user_id: memberB.id }))).toMatchObject({ status: 404 });
@@ -259,7 +303,12 @@ describe('API keys from the dashboard', () => {
   it('shows the key once, tracks its last use and revokes it (401 afterwards); the key and webhook secret appear in no log, list or audit entry', async () => {
     const browser = await signedIn(ownerA.email);
     const scope = { establishment_id: orgA.establishmentId };
-    const created = await browser.mutate('keys.create', { ...scope, name: 'POS bridge', mode: 'test', permissions: ['records:read', 'records:write'] });
+    const created = await browser.mutate('keys.create', {
+      ...scope,
+      name: 'POS bridge',
+      mode: 'test',
+      permissions: ['records:read', 'records:write'],
+    });
     expect(created).toMatchObject({ name: 'POS bridge', mode: 'test', permissions: ['records:read', 'records:write'], last_used_at: null });
     expect(created.key).toMatch(/^svc_test_[0-9A-Za-z]{32}$/);
     expect(created.redacted).toBe(`svc_test_…${created.key.slice(-4)}`);
@@ -297,10 +346,16 @@ describe('API keys from the dashboard', () => {
 
     const audit = await browser.query('audit.list', { limit: 200 });
     const actions = audit.entries.map((e: { action: string }) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['api_key.created', 'api_key.revoked', 'webhook.created', 'webhook.secret_rotated', 'user.signed_in']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['api_key.created', 'api_key.revoked', 'webhook.created', 'webhook.secret_rotated', 'user.signed_in']),
+    );
     const created_entry = audit.entries.find((e: { action: string }) => e.action === 'api_key.created');
     expect(created_entry).toMatchObject({ actor: { email: ownerA.email }, ip: '10.0.0.1', target: created.redacted });
-    const everything = [logLines.join(''), JSON.stringify(await t.db.auditEvent.findMany()), JSON.stringify(await browser.query('keys.list', scope))].join('\n');
+    const everything = [
+      logLines.join(''),
+      JSON.stringify(await t.db.auditEvent.findMany()),
+      JSON.stringify(await browser.query('keys.list', scope)),
+    ].join('\n');
     expect(logLines.length).toBeGreaterThan(10);
     expect(everything).not.toContain(created.key);
     for (const s of secret.split(' ')) {

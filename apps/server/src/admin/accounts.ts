@@ -16,7 +16,13 @@ export async function inviteFirstOwner(
 ) {
   const now = new Date();
   const { invitation, token } = await db.$transaction(async (tx) => {
-    const made = await inviteMember(tx, { organizationId: input.organizationId, actor: { userId: null, role: 'owner' }, email: input.email, role: 'owner', now });
+    const made = await inviteMember(tx, {
+      organizationId: input.organizationId,
+      actor: { userId: null, role: 'owner' },
+      email: input.email,
+      role: 'owner',
+      now,
+    });
     await recordAudit(tx, {
       organizationId: input.organizationId,
       actor: { userId: null, email: 'merma-admin', ip: null },

@@ -152,7 +152,13 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     metrics.httpDuration.observe(labels, seconds);
     if (PROBES.has(request.url) && reply.statusCode < 400) return; // load balancers probe every few seconds
     reply.log.info(
-      { method: request.method, url: loggedUrl(request.url), route, status: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        method: request.method,
+        url: loggedUrl(request.url),
+        route,
+        status: reply.statusCode,
+        responseTime: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request completed',
     );
   });

@@ -14,8 +14,8 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
-import type { DashboardContext } from '../trpc/dashboard-base.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
+import type { DashboardContext } from '../trpc/dashboard-base.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -108,7 +108,8 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         setHeader: (name, value) => void reply.header(name, value),
       }),
       onError: ({ error, path }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR') request.log.error({ err: error.cause ?? error, procedure: path }, 'dashboard call failed');
+        if (error.code === 'INTERNAL_SERVER_ERROR')
+          request.log.error({ err: error.cause ?? error, procedure: path }, 'dashboard call failed');
       },
     });
   };
@@ -200,7 +201,11 @@ async function serveApp(app: FastifyInstance, options: DashboardOptions) {
     if (/^\/dashboard\/assets\//.test(request.url) || /\.\w+$/.test(request.url.split('?')[0] as string)) {
       throw new AppError('not_found', `No file ${request.url.split('?')[0]}`);
     }
-    return reply.header('content-security-policy', CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache').sendFile('index.html');
+    return reply
+      .header('content-security-policy', CSP)
+      .header('x-frame-options', 'DENY')
+      .header('cache-control', 'no-cache')
+      .sendFile('index.html');
   };
   app.get('/dashboard', page);
   app.get('/dashboard/*', page);

@@ -1,6 +1,6 @@
 import { type ErrorCode, type ErrorDetail, Uuid } from '@merma/schema';
 import type { Role } from '@merma/schema/dashboard';
-import { initTRPC, TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { initTRPC, type TRPC_ERROR_CODE_KEY, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { Clock, DataScope, Log } from '../context.js';
 import type { Db } from '../db/client.js';
@@ -71,8 +71,16 @@ const t = initTRPC
         details = issueDetails(cause as unknown as { issues: { path: PropertyKey[]; message: string }[] });
       }
       const message =
-        appCode === 'internal' ? 'Internal error' : appCode === 'validation_error' && !(cause instanceof AppError) ? 'Invalid input' : shape.message;
-      return { ...shape, message, data: { code: shape.data.code, httpStatus: shape.data.httpStatus, app_code: appCode, details, path: shape.data.path } };
+        appCode === 'internal'
+          ? 'Internal error'
+          : appCode === 'validation_error' && !(cause instanceof AppError)
+            ? 'Invalid input'
+            : shape.message;
+      return {
+        ...shape,
+        message,
+        data: { code: shape.data.code, httpStatus: shape.data.httpStatus, app_code: appCode, details, path: shape.data.path },
+      };
     },
   });
 

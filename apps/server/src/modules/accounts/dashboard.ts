@@ -11,7 +11,15 @@ import {
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import { type DashboardContext, dashboardRouter, memberProcedure, publicProcedure } from '../../trpc/dashboard-base.js';
-import { acceptInvitation, previewInvitation, requestPasswordReset, resetPassword, signIn, signInWithLink, signOutEverywhere } from './service.js';
+import {
+  acceptInvitation,
+  previewInvitation,
+  requestPasswordReset,
+  resetPassword,
+  signIn,
+  signInWithLink,
+  signOutEverywhere,
+} from './service.js';
 import { closeSession, describeSession, findSession, moveSession, type OpenedSession, reloadSession } from './sessions.js';
 
 const Ok = z.object({ ok: z.literal(true) });

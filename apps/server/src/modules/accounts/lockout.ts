@@ -57,7 +57,10 @@ export function createSignInGuard(redis: Redis | undefined): SignInGuard {
 
   const refuse = (res: RateLimiterRes, message: string) => {
     const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    return new AppError('rate_limited', message, undefined, { retryAfterSeconds: seconds, resetAt: new Date(Date.now() + res.msBeforeNext) });
+    return new AppError('rate_limited', message, undefined, {
+      retryAfterSeconds: seconds,
+      resetAt: new Date(Date.now() + res.msBeforeNext),
+    });
   };
   const blocked = async (name: Name, key: string) => {
     const res = await limiters[name].get(key);

@@ -123,7 +123,13 @@ export async function requestPasswordReset(deps: AccountDeps, input: { email: st
   await deps.guard.resetRequested(input.email, input.ip);
   const user = await deps.db.user.findUnique({ where: { email: input.email } });
   if (!user?.password_hash) return;
-  const token = await createUserToken(deps.db, { userId: user.id, purpose: 'password_reset', organizationId: null, ttlMs: RESET_TTL_MS, now: deps.clock() });
+  const token = await createUserToken(deps.db, {
+    userId: user.id,
+    purpose: 'password_reset',
+    organizationId: null,
+    ttlMs: RESET_TTL_MS,
+    now: deps.clock(),
+  });
   await deps.mailer.send({
     to: user.email,
     subject: 'Reset your Merma password',
@@ -147,7 +153,12 @@ export async function resetPassword(deps: AccountDeps, input: { token: string; p
     await closeAllSessions(tx, user.id);
     const organizationId = await homeOrganization(tx, user.id);
     if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
-    await recordAudit(tx, { organizationId, actor: { userId: user.id, email: user.email, ip: input.ip }, action: 'user.password_reset', now });
+    await recordAudit(tx, {
+      organizationId,
+      actor: { userId: user.id, email: user.email, ip: input.ip },
+      action: 'user.password_reset',
+      now,
+    });
     const opened = await openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
     return { opened, email: user.email };
   });
@@ -188,7 +199,14 @@ export async function signInWithLink(deps: AccountDeps, input: { token: string }
   return opened;
 }
 
-type PendingInvitation = { id: string; organization_id: string; email: string; role: string; expires_at: Date; organization: { name: string } };
+type PendingInvitation = {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: string;
+  expires_at: Date;
+  organization: { name: string };
+};
 
 async function findInvitation(db: DbTx, token: string, now: Date): Promise<PendingInvitation | null> {
   return db.invitation.findFirst({
@@ -249,14 +267,27 @@ export async function acceptInvitation(
   }
   return inTransaction(deps.db, async (tx) => {
     // Accepted exactly once, even when the link is opened twice at the same moment.
-    const claimed = await tx.invitation.updateMany({ where: { id: invitation.id, accepted_at: null, revoked_at: null }, data: { accepted_at: now } });
+    const claimed = await tx.invitation.updateMany({
+      where: { id: invitation.id, accepted_at: null, revoked_at: null },
+      data: { accepted_at: now },
+    });
     if (claimed.count !== 1) throw new AppError('not_found', BAD_INVITATION);
     const user = existing
       ? passwordHash
-        ? await tx.user.update({ where: { id: existing.id }, data: { name: input.name as string, password_hash: passwordHash, password_changed_at: now } })
+        ? await tx.user.update({
+            where: { id: existing.id },
+            data: { name: input.name as string, password_hash: passwordHash, password_changed_at: now },
+          })
         : existing
       : await tx.user.create({
-          data: { id: randomUUID(), email: invitation.email, name: input.name as string, password_hash: passwordHash, password_changed_at: now, created_at: now },
+          data: {
+            id: randomUUID(),
+            email: invitation.email,
+            name: input.name as string,
+            password_hash: passwordHash,
+            password_changed_at: now,
+            created_at: now,
+          },
         });
     await tx.membership.upsert({
       where: { organization_id_user_id: { organization_id: invitation.organization_id, user_id: user.id } },

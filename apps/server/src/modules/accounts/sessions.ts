@@ -122,7 +122,9 @@ export async function closeAllSessions(db: DbTx, userId: string): Promise<number
 
 /** Moves a session to another organisation of its user (404 when they are not a member of it). */
 export async function moveSession(db: DbTx, session: SessionUser, organizationId: string): Promise<void> {
-  const member = await db.membership.findUnique({ where: { organization_id_user_id: { organization_id: organizationId, user_id: session.userId } } });
+  const member = await db.membership.findUnique({
+    where: { organization_id_user_id: { organization_id: organizationId, user_id: session.userId } },
+  });
   if (!member) throw new AppError('not_found', `You are not a member of organisation ${organizationId}`);
   await db.userSession.update({ where: { id: session.sessionId }, data: { organization_id: organizationId } });
 }

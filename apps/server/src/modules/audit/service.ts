@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditAction, AuditEntry, AuditPage } from '@merma/schema/dashboard';
 import type { DbTx } from '../../db/client.js';
-import { Prisma } from '../../generated/prisma/client.ts';
 import { validationError } from '../../errors.js';
+import { Prisma } from '../../generated/prisma/client.ts';
 
 /**
  * The audit log: who created or revoked a key, changed a webhook, invited or removed a member or
@@ -53,7 +53,11 @@ type Row = {
 };
 
 /** Newest first, by (created_at, id) keyset: `cursor` is the last entry of the previous page. */
-export async function listAudit(db: DbTx, organizationId: string, query: { limit: number; cursor?: string | undefined }): Promise<AuditPage> {
+export async function listAudit(
+  db: DbTx,
+  organizationId: string,
+  query: { limit: number; cursor?: string | undefined },
+): Promise<AuditPage> {
   const after = query.cursor ? decodeCursor(query.cursor) : null;
   const rows = await db.$queryRaw<Row[]>`
     SELECT id::text, action, actor_user_id::text, actor_email, target, establishment_id::text, ip, details, created_at

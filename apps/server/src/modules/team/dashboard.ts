@@ -8,11 +8,11 @@ import {
   Team,
 } from '@merma/schema/dashboard';
 import { z } from 'zod';
-import { actorOf, ADMINS, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
+import { ADMINS, actorOf, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
 import { dashboardLink } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
-import { changeRole, getTeam, inviteMember, removeMember, revokeInvitation } from './service.js';
 import { invitationMail } from './mail.js';
+import { changeRole, getTeam, inviteMember, removeMember, revokeInvitation } from './service.js';
 
 const Ok = z.object({ ok: z.literal(true) });
 const admin = memberProcedure.meta({ roles: ADMINS });
@@ -28,7 +28,13 @@ export const teamDashboardRouter = dashboardRouter({
       const acting = { userId: ctx.session.userId, role: ctx.session.role };
       const { invitation, token } = await ctx.db.$transaction(async (tx) => {
         const now = ctx.clock();
-        const made = await inviteMember(tx, { organizationId: ctx.session.organizationId, actor: acting, email: input.email, role: input.role, now });
+        const made = await inviteMember(tx, {
+          organizationId: ctx.session.organizationId,
+          actor: acting,
+          email: input.email,
+          role: input.role,
+          now,
+        });
         await recordAudit(tx, {
           organizationId: ctx.session.organizationId,
           actor: actorOf(ctx),
@@ -59,7 +65,13 @@ export const teamDashboardRouter = dashboardRouter({
         const now = ctx.clock();
         const acting = { userId: ctx.session.userId, role: ctx.session.role };
         const email = await revokeInvitation(tx, { organizationId: ctx.session.organizationId, actor: acting, id: input.id, now });
-        await recordAudit(tx, { organizationId: ctx.session.organizationId, actor: actorOf(ctx), action: 'invitation.revoked', target: email, now });
+        await recordAudit(tx, {
+          organizationId: ctx.session.organizationId,
+          actor: actorOf(ctx),
+          action: 'invitation.revoked',
+          target: email,
+          now,
+        });
         return { ok: true as const };
       }),
     ),

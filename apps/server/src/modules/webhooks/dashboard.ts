@@ -1,4 +1,5 @@
-import { INBOUND_EVENT_TYPES, WebhookDelivery, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
+import { INBOUND_EVENT_TYPES, Pagination, WebhookDelivery, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
+import type { AuditAction } from '@merma/schema/dashboard';
 import {
   DashboardCreateWebhookInput,
   DashboardRotateSecretInput,
@@ -8,12 +9,17 @@ import {
   InboundEndpoint,
   WebhookScope,
 } from '@merma/schema/dashboard';
-import { Pagination } from '@merma/schema';
 import { z } from 'zod';
-import type { AuditAction } from '@merma/schema/dashboard';
 import type { DbTx } from '../../db/client.js';
 import type { SecretBox } from '../../secrets/cipher.js';
-import { actorOf, BUILDERS, type DashboardContext, dashboardRouter, establishmentProcedure, scopedProcedure } from '../../trpc/dashboard-base.js';
+import {
+  actorOf,
+  BUILDERS,
+  type DashboardContext,
+  dashboardRouter,
+  establishmentProcedure,
+  scopedProcedure,
+} from '../../trpc/dashboard-base.js';
 import type { SessionUser } from '../accounts/sessions.js';
 import { recordAudit } from '../audit/service.js';
 import { listDeliveries, retryDelivery, sendTestEvent } from './deliveries.js';

@@ -1,0 +1,59 @@
+import { Box, Center, Container, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import type { ErrorComponentProps } from '@tanstack/react-router';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { LanguageSwitcher } from './LanguageSwitcher.tsx';
+import { RouteError } from './states.tsx';
+
+type Props = {
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+};
+
+/** The frame of the pages used before signing in: a centred card, the page's `<h1>`, the language. */
+export function AuthLayout({ title, description, children }: Props) {
+  const { t } = useTranslation();
+  return (
+    <Box bg="var(--mantine-color-gray-0)" mih="100vh">
+      <Container size={460} py={48} component="main">
+        <Group justify="space-between" mb="lg">
+          <Text fw={700} size="lg" c="teal.9">
+            {t('app.name')}
+          </Text>
+          <LanguageSwitcher />
+        </Group>
+        <Paper withBorder shadow="sm" p="xl" radius="md">
+          <Stack gap="md">
+            <Stack gap={4}>
+              <Title order={1} size="h2">
+                {title}
+              </Title>
+              {description && (
+                <Text c="dimmed" size="sm">
+                  {description}
+                </Text>
+              )}
+            </Stack>
+            {children}
+          </Stack>
+        </Paper>
+      </Container>
+    </Box>
+  );
+}
+
+/** A page before sign-in that failed to load (e.g. an expired link). */
+export function AuthRouteError(props: ErrorComponentProps) {
+  return (
+    <Box bg="var(--mantine-color-gray-0)" mih="100vh">
+      <Container size={460} py={48} component="main">
+        <Center>
+          <Paper withBorder p="xl" radius="md" w="100%">
+            <RouteError {...props} />
+          </Paper>
+        </Center>
+      </Container>
+    </Box>
+  );
+}

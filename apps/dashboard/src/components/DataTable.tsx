@@ -1,0 +1,118 @@
+import { ActionIcon, Table, Text, VisuallyHidden } from '@mantine/core';
+import { IconChevronDown, IconChevronRight } from '@tabler/icons-react';
+import { Fragment, type ReactNode, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+export type Column<T> = {
+  key: string;
+  header: string;
+  /** Keep the header for screen readers only (e.g. a column of action buttons). */
+  hideHeader?: boolean;
+  render: (row: T) => ReactNode;
+};
+
+type Props<T> = {
+  /** Names the table for assistive technology (shown as its caption). */
+  caption: string;
+  columns: Column<T>[];
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  /** Text of the single row shown when there are none. */
+  empty: string;
+  /** When given, each row gets a toggle that shows this under it. */
+  renderExpanded?: (row: T) => ReactNode;
+  /** Name of a row for the expand toggle's label. */
+  rowLabel?: (row: T) => string;
+  minWidth?: number;
+};
+
+/** The dashboard's table: caption, real headers, an empty state and optional expandable rows. */
+export function DataTable<T>({ caption, columns, rows, rowKey, empty, renderExpanded, rowLabel, minWidth = 720 }: Props<T>) {
+  const { t } = useTranslation();
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (key: string) =>
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  const columnCount = columns.length + (renderExpanded ? 1 : 0);
+
+  return (
+    <Table.ScrollContainer minWidth={minWidth}>
+      <Table striped highlightOnHover verticalSpacing="sm" captionSide="top">
+        <Table.Caption>
+          <VisuallyHidden>{caption}</VisuallyHidden>
+        </Table.Caption>
+        <Table.Thead>
+          <Table.Tr>
+            {renderExpanded && (
+              <Table.Th w={48}>
+                <VisuallyHidden>{t('table.details')}</VisuallyHidden>
+              </Table.Th>
+            )}
+            {columns.map((c) => (
+              <Table.Th key={c.key}>{c.hideHeader ? <VisuallyHidden>{c.header}</VisuallyHidden> : c.header}</Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.length === 0 && (
+            <Table.Tr>
+              <Table.Td colSpan={columnCount}>
+                <Text c="dimmed" size="sm" ta="center" py="md">
+                  {empty}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          )}
+          {rows.map((row) => {
+            const key = rowKey(row);
+            const open = expanded.has(key);
+            const label = rowLabel?.(row) ?? key;
+            return (
+              <Fragment key={key}>
+                <Table.Tr>
+                  {renderExpanded && (
+                    <Table.Td>
+                      <ActionIcon
+                        variant="subtle"
+                        color="gray"
+                        onClick={() => toggle(key)}
+                        aria-expanded={open}
+                        aria-label={open ? t('table.hideDetails', { row: label }) : t('table.showDetails', { row: label })}
+                      >
+                        {open ? <IconChevronDown size={16} aria-hidden /> : <IconChevronRight size={16} aria-hidden />}
+                      </ActionIcon>
+                    </Table.Td>
+                  )}
+                  {columns.map((c) => (
+                    <Table.Td key={c.key}>{c.render(row)}</Table.Td>
+                  ))}
+                </Table.Tr>
+                {renderExpanded && open && (
+                  <Table.Tr>
+                    <Table.Td colSpan={columnCount} bg="var(--mantine-color-gray-0)">
+                      {renderExpanded(row)}
+                    </Table.Td>
+                  </Table.Tr>
+                )}
+              </Fragment>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** The mark of an empty cell. */
+export function EmptyCell() {
+  const { t } = useTranslation();
+  return (
+    <Text span c="dimmed">
+      {t('common.emptyCell')}
+    </Text>
+  );
+}

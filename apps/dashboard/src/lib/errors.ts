@@ -1,0 +1,86 @@
+import { TRPCClientError } from '@trpc/client';
+import type { i18n as I18n } from 'i18next';
+
+/** A field problem reported by the server (`details` of a validation error). */
+export type ErrorDetail = { path: string; message: string };
+
+/** The `app_code`s the dashboard has its own words for. */
+const KNOWN_CODES = [
+  'validation_error',
+  'unauthorized',
+  'forbidden',
+  'plan_required',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'rate_limited',
+  'service_unavailable',
+  'internal',
+] as const;
+export type KnownCode = (typeof KNOWN_CODES)[number];
+
+export type ErrorInfo = {
+  /** The server's `app_code`, `network` when no answer came, `unknown` otherwise. */
+  code: KnownCode | 'network' | 'unknown';
+  httpStatus: number | undefined;
+  /** The server's own (English) message. */
+  serverMessage: string | undefined;
+  details: ErrorDetail[];
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function isKnownCode(value: unknown): value is KnownCode {
+  return typeof value === 'string' && (KNOWN_CODES as readonly string[]).includes(value);
+}
+
+/** Reads what a failed tRPC call says: `data.app_code`, `data.httpStatus`, `data.details`. */
+export function errorInfo(error: unknown): ErrorInfo {
+  if (error instanceof TRPCClientError) {
+    const data: unknown = error.data;
+    if (!isRecord(data)) return { code: 'network', httpStatus: undefined, serverMessage: undefined, details: [] };
+    const details = Array.isArray(data.details)
+      ? data.details.filter((d): d is ErrorDetail => isRecord(d) && typeof d.path === 'string' && typeof d.message === 'string')
+      : [];
+    const httpStatus = typeof data.httpStatus === 'number' ? data.httpStatus : undefined;
+    const code = isKnownCode(data.app_code) ? data.app_code : codeFromStatus(httpStatus);
+    return { code, httpStatus, serverMessage: error.message || undefined, details };
+  }
+  return { code: 'unknown', httpStatus: undefined, serverMessage: undefined, details: [] };
+}
+
+function codeFromStatus(status: number | undefined): KnownCode | 'unknown' {
+  switch (status) {
+    case 400:
+      return 'validation_error';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 409:
+      return 'conflict';
+    case 429:
+      return 'rate_limited';
+    default:
+      return status !== undefined && status >= 500 ? 'internal' : 'unknown';
+  }
+}
+
+export function isUnauthorized(error: unknown): boolean {
+  return errorInfo(error).code === 'unauthorized';
+}
+
+/** Whether a failed call is worth repeating by itself: no answer, or a server-side failure. */
+export function isTransient(error: unknown): boolean {
+  const { code, httpStatus } = errorInfo(error);
+  return code === 'network' || (httpStatus !== undefined && httpStatus >= 500);
+}
+
+/** The translated sentence for an error (the server's details are listed apart). */
+export function errorText(i18n: Pick<I18n, 't'>, error: unknown): string {
+  return i18n.t(`errors.codes.${errorInfo(error).code}`);
+}

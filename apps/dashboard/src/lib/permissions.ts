@@ -1,0 +1,12 @@
+import type { Role } from '@merma/schema/dashboard';
+
+/**
+ * What each role may do, to hide or disable controls. The server checks every call by itself; this
+ * only spares people buttons that would be refused.
+ */
+export const can = {
+  manageKeys: (role: Role) => role !== 'viewer',
+  manageIntegrations: (role: Role) => role !== 'viewer',
+  manageTeam: (role: Role) => role === 'owner' || role === 'admin',
+  viewAudit: (role: Role) => role === 'owner' || role === 'admin',
+};

@@ -1,0 +1,39 @@
+import '@mantine/core/styles.css';
+import '@mantine/notifications/styles.css';
+import { MantineProvider } from '@mantine/core';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { RouterProvider } from '@tanstack/react-router';
+import { lazy, StrictMode, Suspense, useMemo } from 'react';
+import { createRoot } from 'react-dom/client';
+import { useTranslation } from 'react-i18next';
+import './i18n/index.ts';
+import { router } from './router.tsx';
+import { buildTheme, cssVariablesResolver } from './theme.ts';
+import { queryClient } from './trpc.ts';
+
+// Notifications (and their transitions) load after the first paint; `notifications.show()` queues meanwhile.
+const Notifications = lazy(() => import('@mantine/notifications').then((m) => ({ default: m.Notifications })));
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root element');
+
+function App() {
+  const { t } = useTranslation();
+  const theme = useMemo(() => buildTheme(t), [t]);
+  return (
+    <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={cssVariablesResolver}>
+      <QueryClientProvider client={queryClient}>
+        <Suspense>
+          <Notifications position="top-right" />
+        </Suspense>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </MantineProvider>
+  );
+}
+
+createRoot(container).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

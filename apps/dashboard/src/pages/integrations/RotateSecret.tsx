@@ -1,0 +1,111 @@
+import { Button, Card, Group, Modal, Select, Stack, Text, Title } from '@mantine/core';
+import type { WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
+import { IconRefresh } from '@tabler/icons-react';
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { SecretShownOnce, secretModalProps } from '../../components/SecretShownOnce.tsx';
+import { useFormat } from '../../lib/format.ts';
+import { queryClient, trpc } from '../../trpc.ts';
+import type { WebhookScopeInput } from './IntegrationPage.tsx';
+
+/** How long the replaced secret keeps signing beside the new one (seconds). The server's default is a day. */
+const GRACE_PERIODS = [
+  { seconds: 0, key: 'none' },
+  { seconds: 3_600, key: 'hour' },
+  { seconds: 86_400, key: 'day' },
+  { seconds: 604_800, key: 'week' },
+] as const;
+
+export function RotateSecret({
+  scope,
+  subscription,
+  manage,
+}: {
+  scope: WebhookScopeInput;
+  subscription: WebhookSubscription;
+  manage: boolean;
+}) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const [open, setOpen] = useState(false);
+  return (
+    <Card withBorder padding="lg" component="section" aria-labelledby="secret-title">
+      <Stack gap="sm">
+        <Title order={2} size="h3" id="secret-title">
+          {t('integrations.secret.title')}
+        </Title>
+        <Text size="sm" c="dimmed">
+          {t('integrations.secret.description')}
+        </Text>
+        {subscription.previous_secret_expires_at && (
+          <Text size="sm">
+            {t('integrations.secret.previousUntil', { date: format.dateTime(subscription.previous_secret_expires_at) })}
+          </Text>
+        )}
+        {manage && (
+          <Group>
+            <Button variant="default" leftSection={<IconRefresh size={16} aria-hidden />} onClick={() => setOpen(true)}>
+              {t('integrations.secret.rotate')}
+            </Button>
+          </Group>
+        )}
+      </Stack>
+      {open && <RotateModal scope={scope} onClose={() => setOpen(false)} />}
+    </Card>
+  );
+}
+
+function RotateModal({ scope, onClose }: { scope: WebhookScopeInput; onClose: () => void }) {
+  const { t } = useTranslation();
+  const [grace, setGrace] = useState<string>('86400');
+  const [rotated, setRotated] = useState<WebhookSubscriptionWithSecret | null>(null);
+  const rotate = useMutation(
+    trpc.webhooks.rotateSecret.mutationOptions({
+      meta: { inlineError: true },
+      onSuccess: (result) => {
+        setRotated(result);
+        return queryClient.invalidateQueries(trpc.webhooks.get.queryFilter(scope));
+      },
+    }),
+  );
+  return (
+    <Modal
+      opened
+      onClose={rotated ? () => {} : onClose}
+      title={rotated ? t('integrations.secret.newTitle') : t('integrations.secret.rotate')}
+      size="lg"
+      {...(rotated ? secretModalProps : {})}
+    >
+      {rotated ? (
+        <SecretShownOnce
+          label={t('integrations.secret.label')}
+          secret={rotated.secret}
+          warning={t('integrations.secret.warning')}
+          onDone={onClose}
+        />
+      ) : (
+        <Stack gap="md">
+          {rotate.error && <ErrorAlert error={rotate.error} />}
+          <Text size="sm">{t('integrations.secret.rotateExplain')}</Text>
+          <Select
+            label={t('integrations.secret.grace')}
+            data={GRACE_PERIODS.map((g) => ({ value: String(g.seconds), label: t(`integrations.secret.graceOptions.${g.key}`) }))}
+            value={grace}
+            onChange={(value) => setGrace(value ?? '86400')}
+            allowDeselect={false}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button color="red" loading={rotate.isPending} onClick={() => rotate.mutate({ ...scope, grace_period_seconds: Number(grace) })}>
+              {t('integrations.secret.rotateConfirm')}
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,201 @@
+import type { QueryClient } from '@tanstack/react-query';
+import {
+  createRootRouteWithContext,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Outlet,
+  redirect,
+  retainSearchParams,
+} from '@tanstack/react-router';
+import { AuthRouteError } from './components/AuthLayout.tsx';
+import { NotFound, PagePending, RouteError } from './components/states.tsx';
+import { isUnauthorized } from './lib/errors.ts';
+import { can } from './lib/permissions.ts';
+import { resolveEstablishment } from './lib/scope.ts';
+import { pageSearch, scopeSearch, signInSearch, tokenSearch } from './lib/search.ts';
+import { SignInPage } from './pages/auth/SignInPage.tsx';
+import { auditPageOptions, deliveriesOptions } from './queries.ts';
+import { onUnauthorized, queryClient, type TRPC, trpc } from './trpc.ts';
+
+/**
+ * The route tree, in code (no generator). The sign-in page is in the first bundle; every other page
+ * is loaded when first needed. Loaders fill the query cache; pages read it with `useSuspenseQuery`.
+ */
+
+export type RouterContext = { queryClient: QueryClient; trpc: TRPC };
+
+const rootRoute = createRootRouteWithContext<RouterContext>()({
+  component: Outlet,
+  notFoundComponent: NotFound,
+});
+
+// --- Before signing in -------------------------------------------------------------------------
+
+const signInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'sign-in',
+  validateSearch: signInSearch,
+  component: SignInPage,
+  errorComponent: AuthRouteError,
+});
+
+const forgotPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'forgot-password',
+  component: lazyRouteComponent(() => import('./pages/auth/ForgotPasswordPage.tsx'), 'ForgotPasswordPage'),
+  errorComponent: AuthRouteError,
+});
+
+const resetPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'reset-password',
+  validateSearch: tokenSearch,
+  component: lazyRouteComponent(() => import('./pages/auth/ResetPasswordPage.tsx'), 'ResetPasswordPage'),
+  errorComponent: AuthRouteError,
+});
+
+const invitationRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'invitation',
+  validateSearch: tokenSearch,
+  loaderDeps: ({ search }) => ({ token: search.token }),
+  loader: async ({ context, deps }) => {
+    if (deps.token) await context.queryClient.ensureQueryData(context.trpc.auth.invitation.queryOptions({ token: deps.token }));
+  },
+  component: lazyRouteComponent(() => import('./pages/auth/InvitationPage.tsx'), 'InvitationPage'),
+  errorComponent: lazyRouteComponent(() => import('./pages/auth/InvitationPage.tsx'), 'InvitationError'),
+});
+
+const linkRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'link',
+  validateSearch: tokenSearch,
+  component: lazyRouteComponent(() => import('./pages/auth/LinkPage.tsx'), 'LinkPage'),
+  errorComponent: AuthRouteError,
+});
+
+// --- The app (signed in) -----------------------------------------------------------------------
+
+const appRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'app',
+  validateSearch: scopeSearch,
+  // Links between pages keep the chosen establishment and mode.
+  search: { middlewares: [retainSearchParams(['establishment', 'mode'])] },
+  beforeLoad: async ({ context, location }) => {
+    // A convenience only: every procedure checks the session itself.
+    try {
+      const me = await context.queryClient.ensureQueryData(context.trpc.auth.me.queryOptions());
+      return { me };
+    } catch (error) {
+      if (isUnauthorized(error)) throw redirect({ to: '/sign-in', search: { redirect: location.href } });
+      throw error;
+    }
+  },
+  component: lazyRouteComponent(() => import('./shell/AppLayout.tsx'), 'AppLayout'),
+});
+
+const indexRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: '/',
+  beforeLoad: () => {
+    throw redirect({ to: '/keys', search: true });
+  },
+});
+
+const keysRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'keys',
+  loaderDeps: ({ search }) => ({ establishment: search.establishment }),
+  loader: async ({ context, deps }) => {
+    const establishment = resolveEstablishment(context.me, deps.establishment);
+    if (establishment)
+      await context.queryClient.ensureQueryData(context.trpc.keys.list.queryOptions({ establishment_id: establishment.id }));
+  },
+  component: lazyRouteComponent(() => import('./pages/keys/KeysPage.tsx'), 'KeysPage'),
+});
+
+const integrationsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'integrations',
+  loaderDeps: ({ search }) => ({ establishment: search.establishment, mode: search.mode }),
+  loader: async ({ context, deps }) => {
+    const establishment = resolveEstablishment(context.me, deps.establishment);
+    if (!establishment) return;
+    const scope = { establishment_id: establishment.id, livemode: deps.mode === 'live' };
+    void context.queryClient.prefetchQuery(context.trpc.webhooks.inbound.queryOptions({ establishment_id: establishment.id }));
+    await context.queryClient.ensureQueryData(context.trpc.webhooks.list.queryOptions(scope));
+  },
+  component: lazyRouteComponent(() => import('./pages/integrations/IntegrationsPage.tsx'), 'IntegrationsPage'),
+});
+
+const integrationRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'integrations/$id',
+  validateSearch: pageSearch,
+  loaderDeps: ({ search }) => ({ establishment: search.establishment, mode: search.mode, page: search.page ?? 1 }),
+  loader: async ({ context, deps, params }) => {
+    const establishment = resolveEstablishment(context.me, deps.establishment);
+    if (!establishment) return;
+    const scope = { establishment_id: establishment.id, livemode: deps.mode === 'live', id: params.id };
+    await Promise.all([
+      context.queryClient.ensureQueryData(context.trpc.webhooks.get.queryOptions(scope)),
+      context.queryClient.ensureQueryData(deliveriesOptions(scope, deps.page)),
+    ]);
+  },
+  component: lazyRouteComponent(() => import('./pages/integrations/IntegrationPage.tsx'), 'IntegrationPage'),
+});
+
+const teamRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'team',
+  loader: async ({ context }) => {
+    await context.queryClient.ensureQueryData(context.trpc.team.get.queryOptions());
+  },
+  component: lazyRouteComponent(() => import('./pages/team/TeamPage.tsx'), 'TeamPage'),
+});
+
+const auditRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'audit',
+  loader: async ({ context }) => {
+    if (can.viewAudit(context.me.role)) await context.queryClient.ensureQueryData(auditPageOptions());
+  },
+  component: lazyRouteComponent(() => import('./pages/audit/AuditPage.tsx'), 'AuditPage'),
+});
+
+const routeTree = rootRoute.addChildren([
+  signInRoute,
+  forgotPasswordRoute,
+  resetPasswordRoute,
+  invitationRoute,
+  linkRoute,
+  appRoute.addChildren([indexRoute, keysRoute, integrationsRoute, integrationRoute, teamRoute, auditRoute]),
+]);
+
+export const router = createRouter({
+  routeTree,
+  basepath: '/dashboard',
+  context: { queryClient, trpc },
+  defaultPreload: 'intent',
+  // The query cache decides freshness; the router always asks it.
+  defaultPreloadStaleTime: 0,
+  defaultPendingComponent: PagePending,
+  defaultErrorComponent: RouteError,
+  scrollRestoration: true,
+});
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}
+
+// A call answered 401 inside the app (the session ended or was ended elsewhere): back to sign-in.
+onUnauthorized(() => {
+  const { location, matches } = router.state;
+  if (!matches.some((m) => m.routeId.startsWith('/app'))) return;
+  queryClient.clear();
+  void router.navigate({ to: '/sign-in', search: { redirect: location.href } });
+});

@@ -1,0 +1,84 @@
+import { Alert, AppShell, Burger, Group, ScrollArea, Stack, Text } from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
+import { ModalsProvider } from '@mantine/modals';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import { Outlet } from '@tanstack/react-router';
+import { Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
+import { LanguageSwitcher } from '../components/LanguageSwitcher.tsx';
+import { PagePending } from '../components/states.tsx';
+import { useScope } from '../lib/scope.ts';
+import { Navigation } from './Navigation.tsx';
+import { EstablishmentSwitcher, ModeSwitch, OrganizationSwitcher } from './ScopeControls.tsx';
+import { UserMenu } from './UserMenu.tsx';
+
+/**
+ * The signed-in frame: navigation, the organisation, establishment and mode every page works on,
+ * the language and the user's menu. Pages render in `<main>`.
+ */
+export function AppLayout() {
+  const { t } = useTranslation();
+  const [navOpened, nav] = useDisclosure(false);
+  // Wide screens show the scope controls in the header; narrow ones at the top of the navigation.
+  const wide = useMediaQuery('(min-width: 62em)', true);
+  const { me } = useScope();
+
+  const scopeControls = (
+    <>
+      <OrganizationSwitcher />
+      <EstablishmentSwitcher />
+    </>
+  );
+
+  return (
+    // Confirmation dialogs are only used inside the app, so their provider (and Modal) load with it.
+    <ModalsProvider>
+      <AppShell header={{ height: 64 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !navOpened } }} padding="lg">
+        <AppShell.Header>
+          <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
+            <Group gap="sm" wrap="nowrap">
+              <Burger
+                opened={navOpened}
+                onClick={nav.toggle}
+                hiddenFrom="sm"
+                size="sm"
+                aria-label={navOpened ? t('shell.closeNavigation') : t('shell.openNavigation')}
+              />
+              <Text fw={700} size="lg" c="teal.9">
+                {t('app.name')}
+              </Text>
+              {wide && scopeControls}
+            </Group>
+            <Group gap="sm" wrap="nowrap">
+              <ModeSwitch />
+              <LanguageSwitcher />
+              <UserMenu />
+            </Group>
+          </Group>
+        </AppShell.Header>
+
+        <AppShell.Navbar p="sm" aria-label={t('nav.label')}>
+          <ScrollArea>
+            <Stack gap="md">
+              {!wide && <Stack gap="xs">{scopeControls}</Stack>}
+              <Navigation onNavigate={nav.close} />
+            </Stack>
+          </ScrollArea>
+        </AppShell.Navbar>
+
+        <AppShell.Main>
+          <Stack gap="lg" maw={1280}>
+            {!me.organization.api_enabled && (
+              <Alert color="yellow" variant="light" icon={<IconAlertTriangle aria-hidden />} title={t('plan.banner.title')}>
+                {t('plan.banner.body', { plan: t(`plans.${me.organization.plan}`) })}
+              </Alert>
+            )}
+            <Suspense fallback={<PagePending />}>
+              <Outlet />
+            </Suspense>
+          </Stack>
+        </AppShell.Main>
+      </AppShell>
+    </ModalsProvider>
+  );
+}

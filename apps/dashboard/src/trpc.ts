@@ -1,0 +1,86 @@
+import type { DashboardRouter } from '@merma/server/dashboard';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
+import { i18n } from './i18n/index.ts';
+import { errorText, isTransient, isUnauthorized } from './lib/errors.ts';
+
+/**
+ * The one place that talks to the server: the tRPC client, the QueryClient and the options proxy
+ * (`trpc.keys.list.queryOptions(...)`) that loaders and pages share. Both go into the router context.
+ */
+
+declare module '@tanstack/react-query' {
+  interface Register {
+    mutationMeta: {
+      /** The page shows this mutation's error itself (forms), so no notification is raised. */
+      inlineError?: boolean;
+    };
+  }
+}
+
+const CSRF_COOKIE = 'merma_csrf';
+
+/** The CSRF token the server set in the `merma_csrf` cookie (readable by design: double-submit). */
+export function csrfToken(): string | undefined {
+  for (const part of document.cookie.split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === CSRF_COOKIE) return decodeURIComponent(value.join('='));
+  }
+  return undefined;
+}
+
+let unauthorizedHandler: () => void = () => {};
+
+/** What to do when a call answers 401 (the session ended): set once by the app, which knows the router. */
+export function onUnauthorized(handler: () => void) {
+  unauthorizedHandler = handler;
+}
+
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      staleTime: 30_000,
+      retry: (failures, error) => isTransient(error) && failures < 2,
+      refetchOnWindowFocus: false,
+    },
+    mutations: { retry: false },
+  },
+  queryCache: new QueryCache({
+    onError(error) {
+      if (isUnauthorized(error)) unauthorizedHandler();
+    },
+  }),
+  mutationCache: new MutationCache({
+    onError(error, _variables, _context, mutation) {
+      if (isUnauthorized(error) && !mutation.meta?.inlineError) {
+        unauthorizedHandler();
+        return;
+      }
+      if (mutation.meta?.inlineError) return;
+      // Loaded on demand: the first bundle stays free of the notifications UI.
+      void import('@mantine/notifications').then(({ notifications }) =>
+        notifications.show({ color: 'red', title: i18n.t('errors.title'), message: errorText(i18n, error) }),
+      );
+    },
+  }),
+});
+
+export const trpcClient = createTRPCClient<DashboardRouter>({
+  links: [
+    httpBatchLink({
+      url: '/trpc',
+      headers() {
+        const token = csrfToken();
+        return token ? { 'x-csrf-token': token } : {};
+      },
+      fetch(url, options) {
+        return fetch(url, { ...options, credentials: 'same-origin' });
+      },
+    }),
+  ],
+});
+
+export const trpc = createTRPCOptionsProxy<DashboardRouter>({ client: trpcClient, queryClient });
+
+export type TRPC = typeof trpc;
