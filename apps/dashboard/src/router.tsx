@@ -99,8 +99,8 @@ const appRoute = createRoute({
 const indexRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/',
-  beforeLoad: () => {
-    throw redirect({ to: '/keys', search: true });
+  beforeLoad: ({ context }) => {
+    throw redirect({ to: can.viewKeys(context.me.role) ? '/keys' : '/integrations', search: true });
   },
 });
 
@@ -110,7 +110,7 @@ const keysRoute = createRoute({
   loaderDeps: ({ search }) => ({ establishment: search.establishment }),
   loader: async ({ context, deps }) => {
     const establishment = resolveEstablishment(context.me, deps.establishment);
-    if (establishment)
+    if (establishment && can.viewKeys(context.me.role))
       await context.queryClient.ensureQueryData(context.trpc.keys.list.queryOptions({ establishment_id: establishment.id }));
   },
   component: lazyRouteComponent(() => import('./pages/keys/KeysPage.tsx'), 'KeysPage'),

@@ -5,6 +5,8 @@ import type { Role } from '@merma/schema/dashboard';
  * only spares people buttons that would be refused.
  */
 export const can = {
+  /** API keys are for the people who build integrations: viewers do not see them at all. */
+  viewKeys: (role: Role) => role !== 'viewer',
   manageKeys: (role: Role) => role !== 'viewer',
   manageIntegrations: (role: Role) => role !== 'viewer',
   manageTeam: (role: Role) => role === 'owner' || role === 'admin',

@@ -13,7 +13,7 @@ export function Navigation({ onNavigate }: { onNavigate: () => void }) {
   const { me } = useScope();
   const matchRoute = useMatchRoute();
   const items: Item[] = [
-    { to: '/keys', label: t('nav.keys'), icon: <IconKey size={18} aria-hidden /> },
+    ...(can.viewKeys(me.role) ? [{ to: '/keys' as const, label: t('nav.keys'), icon: <IconKey size={18} aria-hidden /> }] : []),
     { to: '/integrations', label: t('nav.integrations'), icon: <IconPlugConnected size={18} aria-hidden /> },
     { to: '/team', label: t('nav.team'), icon: <IconUsers size={18} aria-hidden /> },
   ];

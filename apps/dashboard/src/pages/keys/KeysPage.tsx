@@ -1,4 +1,4 @@
-import { Badge, Button, Code, Group, Stack, Text } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import type { ApiKeySummary } from '@merma/schema/dashboard';
@@ -35,7 +35,9 @@ export function KeysPage() {
         )
       }
     >
-      {establishment ? (
+      {!can.viewKeys(me.role) ? (
+        <Alert color="gray">{t('keys.forbidden')}</Alert>
+      ) : establishment ? (
         <>
           <KeysTable establishmentId={establishment.id} establishmentName={establishment.name} manage={manage} />
           {creating && <CreateKeyModal opened onClose={createModal.close} establishmentId={establishment.id} defaultMode={mode} />}

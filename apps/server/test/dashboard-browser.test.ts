@@ -1,0 +1,233 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inviteFirstOwner } from '../src/admin/accounts.js';
+import { capturingMailer, PASSWORD, tokenOf } from './dashboard-client.js';
+import { addKey, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
+import { type Received, startReceiver, waitFor } from './receiver.js';
+
+/**
+ * The dashboard in a real browser (Debian's chromium, driven by playwright-core), on the built app
+ * (apps/dashboard/dist; turbo builds it before these tests) served by the real server with its job
+ * worker: invitation → password → sign in; a test key made, used and revoked; a webhook endpoint
+ * added, tested, deactivated by its receiver and reactivated from the page. Every page is checked
+ * with axe-core (no serious or critical issue), and the keys and integration pages are saved as
+ * screenshots (test-results/). Locators go by role and label, as people find things.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.CI) throw new Error(`chromium not found at ${CHROMIUM}; CI must install it`);
+const DIST = resolve(import.meta.dirname, '../../dashboard/dist');
+if (hasChromium && !existsSync(join(DIST, 'index.html'))) throw new Error(`build the dashboard first (pnpm build): ${DIST} is missing`);
+const OUT = resolve(import.meta.dirname, '../test-results');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let t: TestContext;
+let tenant: Tenant;
+let browser: Browser;
+let base: string;
+const mailer = capturingMailer();
+let answer: (req: Received, res: ServerResponse) => void = (_req, res) => res.end('ok');
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  t = await startTestApp({
+    config: { DASHBOARD_DIR: DIST, WEBHOOKS_ALLOW_PRIVATE: 'true', API_KEY_CACHE_TTL_MS: '0' },
+    worker: true,
+    mailer,
+  });
+  tenant = await createTenant(t.db);
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  return page.evaluate(async () => {
+    type Violation = { id: string; impact: string; nodes: { target: unknown }[] };
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe;
+    const { violations } = await axe.run();
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  });
+}
+
+async function expectAccessible(page: Page, what: string) {
+  expect(await accessibilityProblems(page), what).toEqual([]);
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
+
+describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: no chromium on this machine)', () => {
+  it('invitation → password → sign in → a key made, used and revoked → a webhook tested, deactivated and reactivated', async () => {
+    mkdirSync(OUT, { recursive: true });
+    const receiver = await startReceiver((req, res) => answer(req, res));
+    // bypassCSP only lets axe-core be injected: the page's own CSP allows no inline script.
+    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1400, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    try {
+      // The operator invites the first owner; the e-mailed link opens the invitation page.
+      await inviteFirstOwner(t.db, {
+        organizationId: tenant.organizationId,
+        organizationName: 'Org',
+        email: 'ana@example.com',
+        mailer,
+        publicUrl: base,
+      });
+      const link = mailer.linkTo('ana@example.com');
+      await page.goto(`${base}/dashboard/invitation?token=${tokenOf(link)}`);
+      await page.getByLabel('Your name').fill('Ana Cocina');
+      await page.getByLabel('New password').fill(PASSWORD);
+      await page.getByLabel('Repeat the password').fill(PASSWORD);
+      await expectAccessible(page, 'invitation');
+      await page.getByRole('button', { name: 'Accept the invitation' }).click();
+      await heading(page, 'API keys').waitFor();
+
+      // Signing out and in again with the new password.
+      await page.getByRole('button', { name: /Account menu/ }).click();
+      await page.getByRole('menuitem', { name: 'Sign out', exact: true }).click();
+      await heading(page, 'Sign in').waitFor();
+      await expectAccessible(page, 'sign-in');
+      await page.getByLabel('E-mail').fill('ana@example.com');
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await heading(page, 'API keys').waitFor();
+
+      // A test key with every permission, shown once.
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Name').fill('Till 1');
+      await dialog.getByLabel('All permissions').check();
+      await expectAccessible(page, 'create key dialog');
+      await dialog.getByRole('button', { name: 'Create key' }).click();
+      const shown = dialog.getByLabel('API key');
+      await shown.waitFor();
+      const key = await shown.inputValue();
+      expect(key).toMatch(/^svc_test_[0-9A-Za-z]{32}$/);
+      await page.keyboard.press('Escape'); // closing is deliberate: Escape does not dismiss the key
+      expect(await shown.isVisible()).toBe(true);
+      await dialog.getByRole('button', { name: 'I have copied it' }).click();
+      await page.getByRole('cell', { name: 'Till 1', exact: true }).waitFor();
+      expect(await page.locator('body').textContent()).not.toContain(key);
+
+      // The key works against the API…
+      const created = await fetch(`${base}/api/v1/records`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(validRecord()),
+      });
+      expect(created.status).toBe(201);
+      // …until it is revoked in the page.
+      await page.getByRole('button', { name: 'Revoke key Till 1' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+      await page.getByText('Revoked', { exact: true }).first().waitFor();
+      const refused = await fetch(`${base}/api/v1/records`, { headers: { authorization: `Bearer ${key}` } });
+      expect(refused.status).toBe(401);
+      expect(await t.db.apiKey.count({ where: { name: 'Till 1', revoked_at: { not: null } } })).toBe(1);
+      await expectAccessible(page, 'keys');
+      await page.screenshot({ path: join(OUT, 'dashboard-keys.png') });
+
+      // A webhook endpoint to a local receiver; its secret shown once.
+      await page.getByRole('link', { name: 'Integrations' }).click();
+      await heading(page, 'Integrations').waitFor();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await dialog.getByLabel('Endpoint URL').fill(`${receiver.url}/merma`);
+      await dialog.getByLabel('record.created', { exact: true }).check();
+      await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+      const secret = await dialog.getByLabel('Signing secret').inputValue();
+      expect(secret).toMatch(/^whsec_/);
+      await dialog.getByRole('button', { name: 'I have copied it' }).click();
+      await expectAccessible(page, 'integrations');
+      await page.getByRole('link', { name: `${receiver.url}/merma` }).click();
+      await heading(page, 'Endpoint').waitFor();
+
+      // A test event: delivered, and shown in the log.
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await waitFor(() => receiver.received.find((r) => r.body.includes('webhook.test')), 15_000, 'the test event');
+      await waitFor(
+        async () => {
+          await page.reload();
+          await page.getByRole('cell', { name: 'webhook.test' }).first().waitFor();
+          return (await page.getByRole('cell', { name: 'Delivered', exact: true }).count()) > 0;
+        },
+        15_000,
+        'the delivery in the log',
+      );
+      await expectAccessible(page, 'integration detail');
+      await page.screenshot({ path: join(OUT, 'dashboard-integration.png'), fullPage: true });
+
+      // The receiver answers 410 Gone to the next event: the endpoint is deactivated…
+      answer = (_req, res) => {
+        res.statusCode = 410;
+        res.end('gone');
+      };
+      const second = await addKey(t.db, tenant.establishmentId, 'test');
+      const stored = await fetch(`${base}/api/v1/records`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${second.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(validRecord()),
+      });
+      expect(stored.status).toBe(201);
+      await waitFor(
+        async () => (await t.db.webhookSubscription.findFirst({ where: { url: `${receiver.url}/merma` } }))?.status === 'deactivated',
+        20_000,
+        'deactivation',
+      );
+      // …and reactivated from the page once the receiver is fixed.
+      answer = (_req, res) => res.end('ok');
+      await page.reload();
+      await page.getByText('Endpoint deactivated').waitFor();
+      await expectAccessible(page, 'deactivated endpoint');
+      await page.getByRole('button', { name: 'Reactivate' }).click();
+      await page.getByText('Endpoint reactivated.').waitFor();
+      expect((await t.db.webhookSubscription.findFirst({ where: { url: `${receiver.url}/merma` } }))?.status).toBe('active');
+
+      // Team and audit log.
+      await page.getByRole('link', { name: 'Team' }).click();
+      await heading(page, 'Team').waitFor();
+      await page.getByRole('cell', { name: 'ana@example.com' }).waitFor();
+      await expectAccessible(page, 'team');
+      await page.getByRole('link', { name: 'Audit log' }).click();
+      await heading(page, 'Audit log').waitFor();
+      for (const action of [
+        'API key created',
+        'API key revoked',
+        'Endpoint created',
+        'Endpoint reactivated',
+        'Member joined',
+        'Signed in',
+      ]) {
+        await page.getByRole('cell', { name: action }).first().waitFor();
+      }
+      await expectAccessible(page, 'audit log');
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+      await receiver.close();
+    }
+  }, 120_000);
+});
