@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteFirstOwner } from '../src/admin/accounts.js';
-import { capturingMailer, PASSWORD, tokenOf } from './dashboard-client.js';
+import { createEstablishment } from '../src/admin/service.js';
+import { capturingMailer, createMember, PASSWORD, tokenOf } from './dashboard-client.js';
 import { addKey, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 import { type Received, startReceiver, waitFor } from './receiver.js';
 
@@ -230,4 +231,57 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
       await receiver.close();
     }
   }, 120_000);
+
+  it('a viewer of a multi-establishment organisation switches establishments, sees no keys page, and the API refuses what the page hides', async () => {
+    const org = await createTenant(t.db, { plan: 'enterprise_multi' });
+    const second = await createEstablishment(t.db, {
+      org: org.organizationId,
+      name: 'Zeta Obrador',
+      cif: 'B99999999',
+      sector: 'horeca',
+      timezone: 'Europe/Madrid',
+    });
+    const secondKey = await addKey(t.db, second.id, 'test');
+    const hook = await fetch(`${base}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secondKey.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/zeta', events: ['record.created'] }),
+    });
+    expect(hook.status).toBe(201);
+    const viewer = await createMember(t.db, org.organizationId, 'viewer');
+    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1400, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}/dashboard/sign-in`);
+      await page.getByLabel('E-mail').fill(viewer.email);
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await heading(page, 'Integrations').waitFor(); // a viewer lands on integrations
+      expect(await page.getByRole('link', { name: 'API keys' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
+      expect(await page.getByRole('link', { name: 'http://127.0.0.1:9/zeta' }).count()).toBe(0);
+
+      // The establishment switcher: the second establishment's endpoint shows once it is picked.
+      await page.getByRole('combobox', { name: 'Establishment' }).click();
+      await page.getByRole('option', { name: 'Zeta Obrador' }).click();
+      await page.getByRole('link', { name: 'http://127.0.0.1:9/zeta' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('establishment')).toBe(second.id);
+      await expectAccessible(page, 'integrations as a viewer');
+
+      // What the page hides, the server refuses: a key made from the page's own session.
+      const refused = await page.evaluate(async (establishmentId) => {
+        const csrf = (globalThis as unknown as { document: { cookie: string } }).document.cookie.match(/merma_csrf=([^;]+)/)?.[1] ?? '';
+        const res = await fetch('/trpc/keys.create', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': decodeURIComponent(csrf) },
+          body: JSON.stringify({ establishment_id: establishmentId, name: 'sneaky', mode: 'test', permissions: ['*'] }),
+        });
+        return { status: res.status, code: ((await res.json()) as { error: { data: { app_code: string } } }).error.data.app_code };
+      }, second.id);
+      expect(refused).toEqual({ status: 403, code: 'forbidden' });
+      expect(await t.db.apiKey.count({ where: { name: 'sneaky' } })).toBe(0);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 });

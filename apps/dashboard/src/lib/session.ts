@@ -14,7 +14,8 @@ export function useEnterApp() {
       queryClient.removeQueries();
       queryClient.setQueryData(trpc.auth.me.queryKey(), me);
       if (redirectTo) await router.navigate({ href: redirectTo, replace: true });
-      else await router.navigate({ to: '/keys', search: {}, replace: true });
+      // The app's index sends each role to its first page (viewers have no keys page).
+      else await router.navigate({ to: '/', search: {}, replace: true });
     },
     [router],
   );
