@@ -1,23 +1,13 @@
+import { ERROR_CODES, type ErrorCode } from '@merma/schema';
 import { TRPCClientError } from '@trpc/client';
 import type { i18n as I18n } from 'i18next';
 
 /** A field problem reported by the server (`details` of a validation error). */
 export type ErrorDetail = { path: string; message: string };
 
-/** The `app_code`s the dashboard has its own words for. */
-const KNOWN_CODES = [
-  'validation_error',
-  'unauthorized',
-  'forbidden',
-  'plan_required',
-  'not_found',
-  'conflict',
-  'payload_too_large',
-  'rate_limited',
-  'service_unavailable',
-  'internal',
-] as const;
-export type KnownCode = (typeof KNOWN_CODES)[number];
+/** The contract's error codes (`app_code`): each has its words in the message files. */
+const KNOWN_CODES = ERROR_CODES;
+export type KnownCode = ErrorCode;
 
 export type ErrorInfo = {
   /** The server's `app_code`, `network` when no answer came, `unknown` otherwise. */
