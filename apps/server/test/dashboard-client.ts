@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { Role } from '@merma/schema/dashboard';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Db } from '../src/db/client.js';
@@ -14,7 +14,7 @@ export class DashboardBrowser {
   readonly cookies = new Map<string, string>();
   constructor(
     readonly app: FastifyInstance,
-    readonly ip = '10.0.0.1',
+    readonly ip = randomIp(),
   ) {}
 
   private cookieHeader() {
@@ -74,6 +74,14 @@ export class DashboardBrowser {
   signIn(email: string, password: string) {
     return this.mutate('auth.signIn', { email, password });
   }
+}
+
+/**
+ * A client address of its own (seen through X-Forwarded-For with TRUST_PROXY): sign-in counters
+ * live in Redis when REDIS_URL is set and outlast a test run, so no two runs share an address.
+ */
+export function randomIp(): string {
+  return `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 }
 
 export class CallError extends Error {

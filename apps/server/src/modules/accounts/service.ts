@@ -117,12 +117,13 @@ export function dashboardLink(publicUrl: string, page: 'invitation' | 'reset-pas
 
 /**
  * E-mails a password-reset link (valid for an hour) when the address has an account; answers the
- * same either way. Limited per address and per IP (lockout.ts).
+ * same either way. Limited per address and per IP (lockout.ts). An account that has no password
+ * yet (the quickstart's demo owner, who signs in by link) sets its first one this way.
  */
 export async function requestPasswordReset(deps: AccountDeps, input: { email: string } & Client): Promise<void> {
   await deps.guard.resetRequested(input.email, input.ip);
   const user = await deps.db.user.findUnique({ where: { email: input.email } });
-  if (!user?.password_hash) return;
+  if (!user) return;
   const token = await createUserToken(deps.db, {
     userId: user.id,
     purpose: 'password_reset',

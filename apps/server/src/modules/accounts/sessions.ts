@@ -28,6 +28,8 @@ export type SessionUser = {
   canceled: boolean;
   role: Role;
   expiresAt: Date;
+  /** Its expiry moved on with this use: the cookies are sent again with the new one. */
+  renewed: boolean;
 };
 
 export type OpenedSession = { token: string; expiresAt: Date; csrfToken: string };
@@ -93,8 +95,10 @@ async function querySession(db: DbTx, which: Prisma.Sql, now: Date): Promise<Ses
     WHERE ${which} AND s.expires_at > ${now}`;
   if (!row) return null;
   let expiresAt = row.expires_at;
+  let renewed = false;
   if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) {
     expiresAt = new Date(Math.min(row.created_at.getTime() + SESSION_MAX_MS, now.getTime() + SESSION_IDLE_MS));
+    renewed = expiresAt.getTime() !== row.expires_at.getTime();
     await db.userSession.update({ where: { id: row.id }, data: { last_seen_at: now, expires_at: expiresAt } });
   }
   return {
@@ -108,6 +112,7 @@ async function querySession(db: DbTx, which: Prisma.Sql, now: Date): Promise<Ses
     canceled: row.canceled,
     role: row.role as Role,
     expiresAt,
+    renewed,
   };
 }
 
