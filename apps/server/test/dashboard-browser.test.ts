@@ -252,6 +252,17 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
     const context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1400, height: 900 }, bypassCSP: true });
     const page = await context.newPage();
     try {
+      // The pages reached from e-mails, also when their link is bad.
+      await page.goto(`${base}/dashboard/forgot-password`);
+      await heading(page, 'Reset your password').waitFor();
+      await expectAccessible(page, 'forgot password');
+      await page.goto(`${base}/dashboard/reset-password?token=${'x'.repeat(43)}`);
+      await heading(page, 'New password').waitFor();
+      await expectAccessible(page, 'reset password');
+      await page.goto(`${base}/dashboard/link?token=${'x'.repeat(43)}`);
+      await page.getByText('This link is not valid, has been used already or has expired.').waitFor();
+      await expectAccessible(page, 'bad sign-in link');
+
       await page.goto(`${base}/dashboard/sign-in`);
       await page.getByLabel('E-mail').fill(viewer.email);
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
