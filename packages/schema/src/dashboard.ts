@@ -210,3 +210,6 @@ export const InboundEndpoint = z.object({
   sample: z.record(z.string(), z.unknown()),
 });
 export type InboundEndpoint = z.infer<typeof InboundEndpoint>;
+
+/** The answer of a call that only confirms it was done (sign out, remove a member…). */
+export const OkResponse = z.object({ ok: z.literal(true) });

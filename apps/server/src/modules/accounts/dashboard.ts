@@ -3,12 +3,12 @@ import {
   InvitationPreview,
   LinkTokenInput,
   Me,
+  OkResponse,
   RequestPasswordResetInput,
   ResetPasswordInput,
   SignInInput,
   SwitchOrganizationInput,
 } from '@merma/schema/dashboard';
-import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import { type DashboardContext, dashboardRouter, memberProcedure, publicProcedure } from '../../trpc/dashboard-base.js';
 import {
@@ -21,8 +21,6 @@ import {
   signOutEverywhere,
 } from './service.js';
 import { closeSession, describeSession, findSession, moveSession, type OpenedSession, reloadSession } from './sessions.js';
-
-const Ok = z.object({ ok: z.literal(true) });
 
 /** Sets the cookies of a newly opened session and answers what `auth.me` would. */
 async function opened(ctx: DashboardContext, session: OpenedSession): Promise<Me> {
@@ -41,13 +39,13 @@ export const authDashboardRouter = dashboardRouter({
     .output(Me)
     .mutation(async ({ ctx, input }) => opened(ctx, await signIn(ctx.accounts, { ...input, ...ctx.client }))),
 
-  signOut: publicProcedure.output(Ok).mutation(async ({ ctx }) => {
+  signOut: publicProcedure.output(OkResponse).mutation(async ({ ctx }) => {
     if (ctx.session) await closeSession(ctx.db, ctx.session.sessionId);
     ctx.cookies.clear();
     return { ok: true as const };
   }),
 
-  signOutEverywhere: memberProcedure.output(Ok).mutation(async ({ ctx }) => {
+  signOutEverywhere: memberProcedure.output(OkResponse).mutation(async ({ ctx }) => {
     await signOutEverywhere(ctx.db, ctx.session, ctx.client, ctx.clock());
     ctx.cookies.clear();
     return { ok: true as const };
@@ -72,7 +70,7 @@ export const authDashboardRouter = dashboardRouter({
 
   requestPasswordReset: publicProcedure
     .input(RequestPasswordResetInput)
-    .output(Ok)
+    .output(OkResponse)
     .mutation(async ({ ctx, input }) => {
       await requestPasswordReset(ctx.accounts, { email: input.email, ...ctx.client });
       return { ok: true as const };

@@ -3,19 +3,20 @@ import {
   InvitationIdInput,
   InviteMemberInput,
   Member,
+  OkResponse,
   PendingInvitation,
   RemoveMemberInput,
+  type Role,
   Team,
 } from '@merma/schema/dashboard';
-import { z } from 'zod';
 import { ADMINS, actorOf, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
 import { dashboardLink } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
 import { invitationMail } from './mail.js';
 import { changeRole, getTeam, inviteMember, removeMember, revokeInvitation } from './service.js';
 
-const Ok = z.object({ ok: z.literal(true) });
 const admin = memberProcedure.meta({ roles: ADMINS });
+const actingOf = (ctx: { session: { userId: string; role: Role } }) => ({ userId: ctx.session.userId, role: ctx.session.role });
 
 /** The team page: every member sees it; owners and admins invite, change roles and remove. */
 export const teamDashboardRouter = dashboardRouter({
@@ -25,12 +26,11 @@ export const teamDashboardRouter = dashboardRouter({
     .input(InviteMemberInput)
     .output(PendingInvitation)
     .mutation(async ({ ctx, input }) => {
-      const acting = { userId: ctx.session.userId, role: ctx.session.role };
       const { invitation, token } = await ctx.db.$transaction(async (tx) => {
         const now = ctx.clock();
         const made = await inviteMember(tx, {
           organizationId: ctx.session.organizationId,
-          actor: acting,
+          actor: actingOf(ctx),
           email: input.email,
           role: input.role,
           now,
@@ -59,12 +59,11 @@ export const teamDashboardRouter = dashboardRouter({
 
   revokeInvitation: admin
     .input(InvitationIdInput)
-    .output(Ok)
+    .output(OkResponse)
     .mutation(({ ctx, input }) =>
       ctx.db.$transaction(async (tx) => {
         const now = ctx.clock();
-        const acting = { userId: ctx.session.userId, role: ctx.session.role };
-        const email = await revokeInvitation(tx, { organizationId: ctx.session.organizationId, actor: acting, id: input.id, now });
+        const email = await revokeInvitation(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), id: input.id, now });
         await recordAudit(tx, {
           organizationId: ctx.session.organizationId,
           actor: actorOf(ctx),
@@ -82,10 +81,9 @@ export const teamDashboardRouter = dashboardRouter({
     .mutation(({ ctx, input }) =>
       ctx.db.$transaction(async (tx) => {
         const now = ctx.clock();
-        const acting = { userId: ctx.session.userId, role: ctx.session.role };
         const { member, previous } = await changeRole(tx, {
           organizationId: ctx.session.organizationId,
-          actor: acting,
+          actor: actingOf(ctx),
           userId: input.user_id,
           role: input.role,
         });
@@ -103,12 +101,11 @@ export const teamDashboardRouter = dashboardRouter({
 
   remove: admin
     .input(RemoveMemberInput)
-    .output(Ok)
+    .output(OkResponse)
     .mutation(({ ctx, input }) =>
       ctx.db.$transaction(async (tx) => {
         const now = ctx.clock();
-        const acting = { userId: ctx.session.userId, role: ctx.session.role };
-        const removed = await removeMember(tx, { organizationId: ctx.session.organizationId, actor: acting, userId: input.user_id });
+        const removed = await removeMember(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), userId: input.user_id });
         await recordAudit(tx, {
           organizationId: ctx.session.organizationId,
           actor: actorOf(ctx),
