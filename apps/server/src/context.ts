@@ -23,6 +23,13 @@ export type AuthContext = {
  */
 export type DataScope = Pick<AuthContext, 'establishmentId' | 'livemode'>;
 
+/**
+ * A data scope with what its figures depend on: the establishment's time zone (days, weeks) and
+ * sector, and its organisation's plan. An API key's context is one; the dashboard builds one from
+ * the establishment a user picked.
+ */
+export type Tenant = DataScope & Pick<AuthContext, 'organizationId' | 'plan' | 'timezone' | 'sector'>;
+
 /** "Now", passed in so that tests fix time windows; the service's one source of time. */
 export type Clock = () => Date;
 

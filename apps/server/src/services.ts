@@ -65,8 +65,9 @@ export function createServices(deps: {
     authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs, deps.log),
     rateLimiter,
     dashboard: {
-      router: createDashboardRouter({ webhookTargets, secrets, publicUrl: config.publicUrl }),
+      router: createDashboardRouter({ webhookTargets, secrets, publicUrl: config.publicUrl, catalog }),
       accounts: { db, clock, guard: createSignInGuard(redis), mailer, log: deps.log, publicUrl: config.publicUrl },
+      catalog,
     },
     close: async () => {
       mailer.close();

@@ -64,6 +64,7 @@ describe('without a session', () => {
       webhookTargets: { production: false, allowPrivate: true },
       secrets: undefined as never,
       publicUrl: 'http://x',
+      catalog: undefined as never,
     });
     const procedures = Object.entries(router._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>);
     expect(procedures.length).toBeGreaterThan(25);

@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import { Permission, Plan, Timestamp, text, Uuid } from './common.js';
+import { DateOrDateTime, FoodCategory, IsoDate, Permission, Plan, Timestamp, text, Uuid } from './common.js';
 import { ALL_PERMISSIONS, MAX_PAGE_LIMIT } from './constants.js';
+import { CreateShiftInput } from './catalog.js';
+import { AnalyticsQuery, BenchmarkResult } from './insights.js';
+import { WasteRecord } from './records.js';
+import { ListSessionsQuery } from './sessions.js';
 import { CreateWebhookInput, RotateWebhookSecretInput, UpdateWebhookInput } from './webhooks.js';
 
 /**
@@ -176,6 +180,8 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'member.removed',
   'invitation.revoked',
+  'shift.created',
+  'plan.generated',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;
@@ -213,3 +219,108 @@ export type InboundEndpoint = z.infer<typeof InboundEndpoint>;
 
 /** The answer of a call that only confirms it was done (sign out, remove a member…). */
 export const OkResponse = z.object({ ok: z.literal(true) });
+
+// --- Waste: overview, records, forecast, shifts and sessions ---------------------------------------
+
+/** The overview's analytics: exactly `GET /api/v1/analytics`'s query, for the chosen establishment and mode. */
+export const DashboardAnalyticsInput = AnalyticsQuery.extend(ModeScope.shape);
+export type DashboardAnalyticsInput = z.input<typeof DashboardAnalyticsInput>;
+
+/** kg of a period so far against the same stretch of the period before (see insights/dashboard.ts). */
+export const PeriodComparison = z.object({
+  period: z.enum(['today', 'week', 'month']),
+  from: IsoDate,
+  to: IsoDate,
+  kg: z.number(),
+  previous_from: IsoDate,
+  previous_to: IsoDate,
+  previous_kg: z.number(),
+});
+export type PeriodComparison = z.infer<typeof PeriodComparison>;
+
+/** The sector comparison, or why there is none: the plan lacks it (the sample-size rule is the result's `note`). */
+export const DashboardBenchmark = z.discriminatedUnion('available', [
+  z.object({ available: z.literal(true), result: BenchmarkResult }),
+  z.object({ available: z.literal(false), reason: z.literal('plan') }),
+]);
+export type DashboardBenchmark = z.infer<typeof DashboardBenchmark>;
+
+/** A spike alert (the same detector as the `alert.spike_detected` event). */
+export const SpikeAlert = z.object({
+  id: Uuid,
+  food_category: FoodCategory,
+  day: IsoDate,
+  total_kg: z.number(),
+  baseline_kg: z.number(),
+  threshold_kg: z.number(),
+  created_at: Timestamp,
+});
+export type SpikeAlert = z.infer<typeof SpikeAlert>;
+
+/** The filters of the records table and of its export (dates in the establishment's time zone). */
+const recordFilterShape = {
+  from: DateOrDateTime.optional(),
+  to: DateOrDateTime.optional(),
+  food_category: FoodCategory.optional(),
+  destino_id: Uuid.optional(),
+  causa_id: Uuid.optional(),
+  shift_id: Uuid.optional(),
+};
+export const RecordsPageInput = ModeScope.extend({
+  ...recordFilterShape,
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
+  /** The `next_cursor` of the page before. */
+  cursor: z.string().max(200).optional(),
+});
+export type RecordsPageInput = z.input<typeof RecordsPageInput>;
+export const RecordsPage = z.object({
+  data: z.array(WasteRecord),
+  next_cursor: z.string().nullable(),
+  /** How many records the filters match; on the first page only (null on later ones). */
+  total: z.number().int().nullable(),
+});
+export type RecordsPage = z.infer<typeof RecordsPage>;
+
+export const RecordIdInput = ModeScope.extend({ id: Uuid });
+/** A record and its place in the establishment's hash chain. */
+export const RecordDetail = z.object({
+  record: WasteRecord,
+  chain_seq: z.number().int(),
+  /** The hash this record's hash links to (the previous record's, or the genesis hash). */
+  prev_hash: z.string(),
+  /** Records in the chain now. */
+  chain_length: z.number().int(),
+  /** The correction that replaced it, when one did. */
+  superseded_by: Uuid.nullable(),
+});
+export type RecordDetail = z.infer<typeof RecordDetail>;
+
+/**
+ * The two CSV forms of the export: `es` opens as columns in a spreadsheet set to Spanish (`;`
+ * between fields, decimal comma, UTF-8 BOM); `plain` is RFC 4180 with a decimal point, for programs.
+ */
+export const CSV_DIALECTS = ['es', 'plain'] as const;
+export const CsvDialect = z.enum(CSV_DIALECTS);
+export type CsvDialect = z.infer<typeof CsvDialect>;
+
+/** `GET /export/records.csv`: the records table's filters, as a query string. */
+export const RecordsExportQuery = z.strictObject({
+  establishment_id: Uuid,
+  mode: KeyMode,
+  dialect: CsvDialect.default('es'),
+  ...recordFilterShape,
+});
+export type RecordsExportQuery = z.input<typeof RecordsExportQuery>;
+
+export const ForecastInput = ModeScope.extend({
+  horizon: z.number().int().min(1).max(28).default(14),
+  food_category: FoodCategory.optional(),
+});
+export type ForecastInput = z.input<typeof ForecastInput>;
+
+/** A new shift (`POST /api/v1/shifts`'s body) of the chosen establishment and mode. */
+export const DashboardCreateShiftInput = ModeScope.extend({ shift: CreateShiftInput });
+export type DashboardCreateShiftInput = z.input<typeof DashboardCreateShiftInput>;
+
+export const DashboardSessionsInput = ListSessionsQuery.extend(ModeScope.shape);
+export type DashboardSessionsInput = z.input<typeof DashboardSessionsInput>;

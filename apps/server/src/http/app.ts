@@ -10,6 +10,7 @@ import { AppError, validationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
+import type { CatalogCache } from '../modules/catalog/service.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
 import type { AppRouter } from '../trpc/router.js';
 import type { Authenticator } from './auth.js';
@@ -36,7 +37,7 @@ export type AppServices = {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   /** The dashboard's procedures and what signing in needs (http/dashboard.ts). */
-  dashboard: { router: DashboardRouter; accounts: AccountDeps };
+  dashboard: { router: DashboardRouter; accounts: AccountDeps; catalog: CatalogCache };
   /** Called when the app closes. */
   close(): Promise<void>;
 };
@@ -243,6 +244,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     clock,
     log: services.log,
     accounts: services.dashboard.accounts,
+    catalog: services.dashboard.catalog,
     router: services.dashboard.router,
     production,
     dashboardDir: config.dashboard.dir,

@@ -5,17 +5,22 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
+import { RecordsExportQuery } from '@merma/schema/dashboard';
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { csrfTokenFor, sameSecret } from '../auth/tokens.js';
 import type { Clock } from '../context.js';
-import type { Db } from '../db/client.js';
-import { AppError } from '../errors.js';
+import { type Db, poolOf } from '../db/client.js';
+import { sqlOfPool } from '../db/sql.js';
+import { AppError, issueDetails, validationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
+import { localDate } from '../modules/analytics/range.js';
+import type { CatalogCache } from '../modules/catalog/service.js';
+import { exportRecordsCsv } from '../modules/records/export.js';
 import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
-import type { DashboardContext } from '../trpc/dashboard-base.js';
+import { type DashboardContext, findEstablishment, tenantOf } from '../trpc/dashboard-base.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -34,6 +39,7 @@ export type DashboardOptions = {
   log: Logger;
   accounts: AccountDeps;
   router: DashboardRouter;
+  catalog: CatalogCache;
   production: boolean;
   /** The built app (apps/dashboard/dist); not served when absent. */
   dashboardDir: string;
@@ -56,6 +62,7 @@ type Checked = { session: SessionUser | null; token: string | null };
  */
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { db, clock, production } = options;
+  const pool = sqlOfPool(poolOf(db));
   await app.register(fastifyCookie);
 
   const cookieBase = { path: '/', secure: production, sameSite: 'strict' as const };
@@ -100,6 +107,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       maxBatchSize: 10,
       createContext: (): DashboardContext => ({
         db,
+        pool,
         clock,
         log: request.log as Logger,
         accounts: options.accounts,
@@ -116,6 +124,24 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     });
   };
   app.route({ method: ['GET', 'POST'], url: '/trpc/:path', config: { dashboard: true }, handler: handle });
+
+  // The records table as a CSV file (modules/records/export.ts): a download, so a plain GET with
+  // the session cookie, the same origin checks, and the filters of the table in the query string.
+  app.get('/export/records.csv', { config: { dashboard: true } }, async (request, reply) => {
+    const { session } = checked.get(request) ?? { session: null };
+    if (!session) throw new AppError('unauthorized', 'Sign in to use the dashboard');
+    const parsed = RecordsExportQuery.safeParse(request.query);
+    if (!parsed.success) throw validationError('Invalid export query', issueDetails(parsed.error));
+    const { establishment_id, mode, dialect, ...filter } = parsed.data;
+    const establishment = await findEstablishment(db, session.organizationId, establishment_id);
+    const tenant = tenantOf(establishment, session.organizationId, mode === 'live');
+    const csv = await exportRecordsCsv({ db, pool, clock, catalog: options.catalog }, tenant, filter, dialect);
+    const day = localDate(clock(), tenant.timezone);
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="merma-${mode}-records-${day}${dialect === 'es' ? '-es' : ''}.csv"`)
+      .send(csv);
+  });
 
   await serveApp(app, options);
 }

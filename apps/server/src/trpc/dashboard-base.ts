@@ -1,12 +1,14 @@
-import { type ErrorCode, type ErrorDetail, Uuid } from '@merma/schema';
-import type { Role } from '@merma/schema/dashboard';
+import { type ErrorCode, type ErrorDetail, type Plan, type Sector, Uuid } from '@merma/schema';
+import type { AuditAction, Role } from '@merma/schema/dashboard';
 import { initTRPC, type TRPC_ERROR_CODE_KEY, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import type { Clock, DataScope, Log } from '../context.js';
-import type { Db } from '../db/client.js';
+import type { Clock, DataScope, Log, Tenant } from '../context.js';
+import type { Db, DbTx } from '../db/client.js';
+import type { Sql } from '../db/sql.js';
 import { AppError, issueDetails } from '../errors.js';
 import type { AccountDeps, Client } from '../modules/accounts/service.js';
 import type { OpenedSession, SessionUser } from '../modules/accounts/sessions.js';
+import { recordAudit } from '../modules/audit/service.js';
 
 /**
  * The dashboard's procedures (served at /trpc by http/dashboard.ts), apart from the public API's:
@@ -16,6 +18,8 @@ import type { OpenedSession, SessionUser } from '../modules/accounts/sessions.js
  */
 export type DashboardContext = {
   db: Db;
+  /** The same database, for the hand-written SQL of the read paths. */
+  pool: Sql;
   clock: Clock;
   log: Log;
   accounts: AccountDeps;
@@ -110,26 +114,75 @@ export const memberProcedure = publicProcedure.use(({ ctx, meta, next }) => {
   return next({ ctx: { ...ctx, session } });
 });
 
+/** One establishment of an organisation, with what its figures depend on (404 when it is another's). */
+export async function findEstablishment(db: Db, organizationId: string, id: string) {
+  const [establishment] = await db.$queryRaw<{ id: string; name: string; timezone: string; sector: string; plan: string }[]>`
+    SELECT e.id::text, e.name, e.timezone, e.sector, o.plan
+    FROM establishments e JOIN organizations o ON o.id = e.organization_id
+    WHERE e.id = ${id}::uuid AND e.organization_id = ${organizationId}::uuid`;
+  if (!establishment) throw new AppError('not_found', `No establishment ${id} in this organisation`);
+  return establishment;
+}
+type FoundEstablishment = Awaited<ReturnType<typeof findEstablishment>>;
+
+/** The data of one establishment and mode (`scope`) with its time zone, sector and plan (`tenant`). */
+export function tenantOf(establishment: FoundEstablishment, organizationId: string, livemode: boolean): Tenant {
+  return {
+    establishmentId: establishment.id,
+    livemode,
+    organizationId,
+    plan: establishment.plan as Plan,
+    timezone: establishment.timezone,
+    sector: establishment.sector as Sector,
+  };
+}
+
 /**
  * Calls about one establishment: `establishment_id` must name one of the session's organisation
  * (404 otherwise, as for anything of another tenant).
  */
 export const establishmentProcedure = memberProcedure.input(z.object({ establishment_id: Uuid })).use(async ({ ctx, input, next }) => {
-  const establishment = await ctx.db.establishment.findFirst({
-    where: { id: input.establishment_id, organization_id: ctx.session.organizationId },
-    select: { id: true, name: true, timezone: true },
-  });
-  if (!establishment) throw new AppError('not_found', `No establishment ${input.establishment_id} in this organisation`);
+  const establishment = await findEstablishment(ctx.db, ctx.session.organizationId, input.establishment_id);
   return next({ ctx: { ...ctx, establishment } });
 });
 
-/** Establishment data of one mode (`livemode`), as an API key of that mode would see it. */
+/**
+ * Establishment data of one mode (`livemode`), as an API key of that mode would see it: `scope`
+ * for the data, `tenant` for figures that depend on the establishment's time zone, sector or plan.
+ */
 export const scopedProcedure = establishmentProcedure.input(z.object({ livemode: z.boolean() })).use(({ ctx, input, next }) => {
-  const scope: DataScope = { establishmentId: ctx.establishment.id, livemode: input.livemode };
-  return next({ ctx: { ...ctx, scope } });
+  const tenant = tenantOf(ctx.establishment, ctx.session.organizationId, input.livemode);
+  const scope: DataScope = { establishmentId: tenant.establishmentId, livemode: tenant.livemode };
+  return next({ ctx: { ...ctx, scope, tenant } });
 });
 
 /** The acting user for the audit log. */
 export function actorOf(ctx: { session: SessionUser; client: Client }) {
   return { userId: ctx.session.userId, email: ctx.session.email, ip: ctx.client.ip };
+}
+
+type Audited = Pick<DashboardContext, 'db' | 'clock' | 'client'> & { session: SessionUser; establishment: { id: string } };
+
+/** Runs a change and writes its audit entry in one transaction. Secrets never go into `details`. */
+export function audited<T>(
+  ctx: Audited,
+  action: AuditAction,
+  change: (tx: DbTx, now: Date) => Promise<T>,
+  describe: (result: T) => { target: string; details?: Record<string, unknown> },
+): Promise<T> {
+  return ctx.db.$transaction(async (tx) => {
+    const now = ctx.clock();
+    const result = await change(tx, now);
+    const { target, details } = describe(result);
+    await recordAudit(tx, {
+      organizationId: ctx.session.organizationId,
+      actor: actorOf(ctx),
+      action,
+      target,
+      establishmentId: ctx.establishment.id,
+      details: details ?? {},
+      now,
+    });
+    return result;
+  });
 }

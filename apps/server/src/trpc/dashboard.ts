@@ -1,6 +1,11 @@
 import { authDashboardRouter } from '../modules/accounts/dashboard.js';
+import { insightsDashboardRouter } from '../modules/analytics/dashboard.js';
 import { auditDashboardRouter } from '../modules/audit/dashboard.js';
+import { catalogDashboardRouter } from '../modules/catalog/dashboard.js';
+import type { CatalogCache } from '../modules/catalog/service.js';
 import { keysDashboardRouter } from '../modules/keys/dashboard.js';
+import { recordsDashboardRouter } from '../modules/records/dashboard.js';
+import { shiftsDashboardRouter } from '../modules/shifts/dashboard.js';
 import { teamDashboardRouter } from '../modules/team/dashboard.js';
 import { webhooksDashboardRouter } from '../modules/webhooks/dashboard.js';
 import type { TargetPolicy } from '../modules/webhooks/target.js';
@@ -12,13 +17,17 @@ import { dashboardRouter } from './dashboard-base.js';
  * this router's type only (`@merma/server/dashboard`), so its calls are checked against it when it
  * is built.
  */
-export function createDashboardRouter(deps: { webhookTargets: TargetPolicy; secrets: SecretBox; publicUrl: string }) {
+export function createDashboardRouter(deps: { webhookTargets: TargetPolicy; secrets: SecretBox; publicUrl: string; catalog: CatalogCache }) {
   return dashboardRouter({
     auth: authDashboardRouter,
     keys: keysDashboardRouter,
     webhooks: webhooksDashboardRouter(deps.webhookTargets, deps.secrets, deps.publicUrl),
     team: teamDashboardRouter,
     audit: auditDashboardRouter,
+    catalog: catalogDashboardRouter(deps.catalog),
+    insights: insightsDashboardRouter,
+    records: recordsDashboardRouter,
+    shifts: shiftsDashboardRouter,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { BenchmarkResult, Sector } from '@merma/schema';
-import type { AuthContext, Clock } from '../../context.js';
+import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
 
@@ -13,7 +13,7 @@ export const MIN_SECTOR_SAMPLE = 5;
  */
 export async function getBenchmark(
   deps: { pool: Sql; clock: Clock },
-  auth: AuthContext,
+  auth: Tenant,
   query: { sector?: Sector | undefined },
 ): Promise<BenchmarkResult> {
   if (auth.plan !== 'enterprise' && auth.plan !== 'enterprise_multi') {

@@ -1,5 +1,5 @@
 import type { AnalyticsResult, FoodCategory } from '@merma/schema';
-import type { AuthContext, Clock } from '../../context.js';
+import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { DATE_ONLY, lowerBoundSql, MAX_RANGE_DAYS, resolveRange, sqlParams, upperBoundSql } from './range.js';
 
@@ -27,7 +27,7 @@ const LABEL: Record<AnalyticsQueryParsed['group_by'], string> = {
  */
 export async function getAnalytics(
   deps: { pool: Sql; clock: Clock },
-  auth: AuthContext,
+  auth: Tenant,
   query: AnalyticsQueryParsed,
 ): Promise<AnalyticsResult> {
   const { from, to } = await resolveRange(deps.pool, query, deps.clock(), auth.timezone, MAX_RANGE_DAYS);

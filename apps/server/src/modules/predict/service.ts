@@ -1,5 +1,5 @@
 import type { FoodCategory, Prediction } from '@merma/schema';
-import type { AuthContext, Clock } from '../../context.js';
+import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import { addDays, localDate } from '../analytics/range.js';
@@ -15,7 +15,7 @@ const BACKTEST_DAYS = 14;
  */
 export async function predictWaste(
   deps: { pool: Sql; clock: Clock },
-  auth: AuthContext,
+  auth: Tenant,
   query: { horizon: number; food_category?: FoodCategory | undefined; type: 'waste' | 'demand' },
 ): Promise<Prediction> {
   if (query.type === 'demand') {

@@ -13,7 +13,7 @@ import {
   type WasteRecord,
   type WasteStage,
 } from '@merma/schema';
-import type { AuthContext, Clock } from '../../context.js';
+import type { AuthContext, Clock, DataScope, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -21,15 +21,16 @@ import { AppError, issueDetails, validationError } from '../../errors.js';
 import { type EventPayload, eventPayload } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { activeTraceparent } from '../../tracing/spans.js';
-import { lowerBoundSql, resolveRange, sqlParams, upperBoundSql } from '../analytics/range.js';
+import { sqlParams } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
+import { recordFilterSql } from './filter.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH, HASH_ALGORITHM, type HashedFields } from './hash.js';
 
 export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache };
 
 /** A `records` row as selected by RECORD_COLUMNS: the hashed fields plus chain bookkeeping. */
-type RecordRow = Omit<HashedFields, 'created_at'> & {
+export type RecordRow = Omit<HashedFields, 'created_at'> & {
   chain_seq: bigint;
   prev_hash: string;
   record_hash: string;
@@ -37,12 +38,12 @@ type RecordRow = Omit<HashedFields, 'created_at'> & {
 };
 
 /** The columns of a record as the service reads them: one list, for Prisma queries and plain pg. */
-const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, food_category,
+export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, food_category,
   weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
   session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at, supersedes_id::text`;
 const RECORD_COLUMNS = Prisma.raw(RECORD_COLUMNS_TEXT);
 
-function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
+export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
   return {
     id: r.id,
     establishment_id: r.establishment_id,
@@ -387,15 +388,11 @@ export type ListRecordsParsed = {
  */
 export async function listRecords(
   deps: { pool: Sql; clock: Clock },
-  auth: AuthContext,
+  auth: Tenant,
   query: ListRecordsParsed,
 ): Promise<{ data: WasteRecord[]; pagination: Pagination }> {
-  const { from, to } = await resolveRange(deps.pool, query, deps.clock(), auth.timezone);
   const p = sqlParams();
-  let where = `establishment_id = ${p.add(auth.establishmentId)}::uuid AND livemode = ${p.add(auth.livemode)}
-    AND created_at >= ${lowerBoundSql(from, auth.timezone, p)} AND created_at < ${upperBoundSql(to, auth.timezone, p)}
-    AND superseded_by IS NULL`;
-  if (query.food_category) where += ` AND food_category = ${p.add(query.food_category)}`;
+  const { where } = await recordFilterSql(deps, auth, query, p);
   const filterValues = [...p.values];
   const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { chain_seq: string; total: string }>(
     `SELECT ${RECORD_COLUMNS_TEXT}, (SELECT count(*) FROM records WHERE ${where}) AS total
@@ -423,7 +420,7 @@ const VERIFY_PAGE = 1000;
  * record whose hash does not match its content, whose link does not match the previous record, a
  * missing sequence number, or records missing at the end (the head remembers the last hash).
  */
-export async function verifyRecordChain(db: DbTx, auth: AuthContext): Promise<ChainVerification> {
+export async function verifyRecordChain(db: DbTx, auth: DataScope): Promise<ChainVerification> {
   const [head] = await db.$queryRaw<{ seq: bigint; last_hash: string }[]>`
     SELECT seq, last_hash FROM record_chain_heads
     WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}`;

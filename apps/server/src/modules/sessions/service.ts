@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pagination, Session } from '@merma/schema';
-import type { AuthContext, Clock } from '../../context.js';
+import type { Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -46,7 +46,7 @@ const SELECT = `SELECT s.id::text, s.name, s.shift_id::text, s.status, s.started
 
 export async function createSession(
   deps: { db: DbTx; clock: Clock },
-  auth: AuthContext,
+  auth: Tenant,
   input: { name: string; shift_id?: string | null | undefined },
 ): Promise<Session> {
   if (input.shift_id) {
@@ -69,7 +69,7 @@ export async function createSession(
   return toSession({ ...row, status: 'open', record_count: 0, total_kg: 0 });
 }
 
-export async function getSession(pool: Sql, auth: AuthContext, id: string): Promise<Session> {
+export async function getSession(pool: Sql, auth: Tenant, id: string): Promise<Session> {
   const { rows } = await pool.query<SessionRow>(`${SELECT} WHERE s.id = $1::uuid AND s.establishment_id = $2::uuid AND s.livemode = $3`, [
     id,
     auth.establishmentId,
@@ -82,7 +82,7 @@ export async function getSession(pool: Sql, auth: AuthContext, id: string): Prom
 
 export async function listSessions(
   pool: Sql,
-  auth: AuthContext,
+  auth: Tenant,
   query: { status?: 'open' | 'completed' | undefined; from?: string | undefined; to?: string | undefined; limit: number; offset: number },
 ): Promise<{ data: Session[]; pagination: Pagination }> {
   const p = sqlParams();
@@ -104,7 +104,7 @@ export async function listSessions(
 }
 
 /** Completes an open session in one transaction with its `session.completed` event. */
-export async function completeSession(deps: { db: DbTx; clock: Clock }, auth: AuthContext, id: string): Promise<Session> {
+export async function completeSession(deps: { db: DbTx; clock: Clock }, auth: Tenant, id: string): Promise<Session> {
   return inTransaction(deps.db, async (tx) => {
     const now = deps.clock();
     const rows = await tx.$queryRaw<SessionRow[]>`

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateShiftInput, Shift } from '@merma/schema';
-import type { AuthContext } from '../../context.js';
+import type { Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 
 const toShift = (s: { id: string; name: string; start_time: string; end_time: string }): Shift => ({
@@ -10,7 +10,7 @@ const toShift = (s: { id: string; name: string; start_time: string; end_time: st
   end_time: s.end_time,
 });
 
-export async function listShifts(db: DbTx, auth: AuthContext): Promise<Shift[]> {
+export async function listShifts(db: DbTx, auth: Tenant): Promise<Shift[]> {
   const rows = await db.shift.findMany({
     where: { establishment_id: auth.establishmentId, livemode: auth.livemode },
     orderBy: [{ start_time: 'asc' }, { name: 'asc' }, { id: 'asc' }],
@@ -19,7 +19,7 @@ export async function listShifts(db: DbTx, auth: AuthContext): Promise<Shift[]> 
 }
 
 /** Creates a shift. Overnight shifts (end before start, e.g. 22:00-06:00) are allowed. */
-export async function createShift(db: DbTx, auth: AuthContext, input: CreateShiftInput): Promise<Shift> {
+export async function createShift(db: DbTx, auth: Tenant, input: CreateShiftInput): Promise<Shift> {
   const row = await db.shift.create({
     data: {
       id: randomUUID(),
@@ -61,7 +61,7 @@ export function shiftCovers(shift: Pick<Shift, 'start_time' | 'end_time'>, time:
  * creates a shift), so a record without `shift_id` costs no extra query; a shift created on another
  * replica is used within those 5 s.
  */
-export async function activeShiftAt(db: DbTx, auth: AuthContext, at: Date): Promise<string | null> {
+export async function activeShiftAt(db: DbTx, auth: Tenant, at: Date): Promise<string | null> {
   const key = `${auth.establishmentId}:${auth.livemode}`;
   let cached = shiftCache.get(key);
   if (!cached || cached.expires < Date.now()) {
@@ -73,6 +73,6 @@ export async function activeShiftAt(db: DbTx, auth: AuthContext, at: Date): Prom
   return cached.shifts.find((s) => shiftCovers(s, time))?.id ?? null;
 }
 
-export function forgetShifts(auth: AuthContext): void {
+export function forgetShifts(auth: Tenant): void {
   shiftCache.delete(`${auth.establishmentId}:${auth.livemode}`);
 }

@@ -10,18 +10,14 @@ import {
   WebhookScope,
 } from '@merma/schema/dashboard';
 import { z } from 'zod';
-import type { DbTx } from '../../db/client.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import {
-  actorOf,
+  audited,
   BUILDERS,
-  type DashboardContext,
   dashboardRouter,
   establishmentProcedure,
   scopedProcedure,
 } from '../../trpc/dashboard-base.js';
-import type { SessionUser } from '../accounts/sessions.js';
-import { recordAudit } from '../audit/service.js';
 import { listDeliveries, retryDelivery, sendTestEvent } from './deliveries.js';
 import {
   createSubscription,
@@ -33,32 +29,6 @@ import {
   updateSubscription,
 } from './service.js';
 import { assertNoWhitespace, type TargetPolicy } from './target.js';
-
-type Scoped = Pick<DashboardContext, 'db' | 'clock' | 'client'> & { session: SessionUser; establishment: { id: string } };
-
-/** Runs a change and writes its audit entry in one transaction. Secrets never go into `details`. */
-function audited<T>(
-  ctx: Scoped,
-  action: AuditAction,
-  change: (tx: DbTx, now: Date) => Promise<T>,
-  describe: (result: T) => { target: string; details?: Record<string, unknown> },
-): Promise<T> {
-  return ctx.db.$transaction(async (tx) => {
-    const now = ctx.clock();
-    const result = await change(tx, now);
-    const { target, details } = describe(result);
-    await recordAudit(tx, {
-      organizationId: ctx.session.organizationId,
-      actor: actorOf(ctx),
-      action,
-      target,
-      establishmentId: ctx.establishment.id,
-      details: details ?? {},
-      now,
-    });
-    return result;
-  });
-}
 
 const subscriptionDetails = (s: WebhookSubscription, livemode: boolean) => ({
   target: s.url,

@@ -1,0 +1,49 @@
+import { AnalyticsResult, Prediction } from '@merma/schema';
+import { DashboardAnalyticsInput, DashboardBenchmark, ForecastInput, ModeScope, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
+import { z } from 'zod';
+import { dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
+import { predictWaste } from '../predict/service.js';
+import { getBenchmark } from './benchmarking.js';
+import { comparePeriods, recentAlerts } from './periods.js';
+import { getAnalytics } from './service.js';
+
+/**
+ * The overview and forecast pages: the same services as `/api/v1/analytics`, `/benchmarking` and
+ * `/predict`, so a figure in the dashboard equals the API's for the same establishment, mode and
+ * range. Every member reads them.
+ */
+export const insightsDashboardRouter = dashboardRouter({
+  analytics: scopedProcedure
+    .input(DashboardAnalyticsInput)
+    .output(AnalyticsResult)
+    .query(({ ctx, input }) => {
+      const { establishment_id: _e, livemode: _l, ...query } = input;
+      return getAnalytics(ctx, ctx.tenant, query);
+    }),
+
+  periods: scopedProcedure
+    .input(ModeScope)
+    .output(z.array(PeriodComparison))
+    .query(({ ctx }) => comparePeriods(ctx, ctx.tenant)),
+
+  /** The sector comparison; on a plan without it, why (the sample rule is in the result's note). */
+  benchmark: scopedProcedure
+    .input(ModeScope)
+    .output(DashboardBenchmark)
+    .query(async ({ ctx }) => {
+      if (ctx.tenant.plan !== 'enterprise' && ctx.tenant.plan !== 'enterprise_multi') return { available: false as const, reason: 'plan' as const };
+      return { available: true as const, result: await getBenchmark(ctx, ctx.tenant, {}) };
+    }),
+
+  alerts: scopedProcedure
+    .input(ModeScope)
+    .output(z.array(SpikeAlert))
+    .query(async ({ ctx }) => (await recentAlerts(ctx, ctx.tenant)) as SpikeAlert[]),
+
+  forecast: scopedProcedure
+    .input(ForecastInput)
+    .output(Prediction)
+    .query(({ ctx, input }) =>
+      predictWaste(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category, type: 'waste' }),
+    ),
+});

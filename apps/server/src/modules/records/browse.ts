@@ -1,0 +1,105 @@
+import type { RecordDetail, RecordsPage } from '@merma/schema/dashboard';
+import type { Clock, DataScope, Tenant } from '../../context.js';
+import type { Sql } from '../../db/sql.js';
+import { AppError, validationError } from '../../errors.js';
+import { sqlParams } from '../analytics/range.js';
+import { type RecordFilter, recordFilterSql } from './filter.js';
+import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
+
+/**
+ * The dashboard's record table and its export. Pages go by keyset (`created_at DESC, id DESC`, the
+ * order of the records index), so the thousandth page costs what the first does; an offset would
+ * read and drop every row before it.
+ */
+
+type Cursor = { at: string; id: string };
+
+const encodeCursor = (c: Cursor) => Buffer.from(`${c.at}|${c.id}`).toString('base64url');
+
+function decodeCursor(value: string): Cursor {
+  const [at, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  if (!at || !id || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) {
+    throw validationError('This page link is not valid any more: start from the first page', [{ path: 'cursor', message: 'invalid cursor' }]);
+  }
+  return { at, id };
+}
+
+type Row = Omit<RecordRow, 'chain_seq'>;
+
+/** Up to `take` rows of the filter after the cursor, and the filter's WHERE for counting. */
+async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter, take: number, after?: Cursor) {
+  const p = sqlParams();
+  let { where } = await recordFilterSql(deps, tenant, filter, p);
+  const countValues = [...p.values];
+  const countWhere = where;
+  if (after) where += ` AND (created_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)`;
+  const { rows } = await deps.pool.query<Row>(
+    `SELECT ${RECORD_COLUMNS_TEXT} FROM records WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${p.add(take)}`,
+    p.values,
+  );
+  return { rows, countWhere, countValues };
+}
+
+/**
+ * One page of the filtered records, newest first. `total` (the filter's count) comes with the first
+ * page only; later pages pass the cursor of the one before.
+ */
+export async function listRecordsPage(
+  deps: { pool: Sql; clock: Clock },
+  tenant: Tenant,
+  filter: RecordFilter & { limit: number; cursor?: string | undefined },
+): Promise<RecordsPage> {
+  const after = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+  const { rows, countWhere, countValues } = await pageRows(deps, tenant, filter, filter.limit + 1, after);
+  const more = rows.length > filter.limit;
+  const data = (more ? rows.slice(0, filter.limit) : rows).map(toRecord);
+  const last = data.at(-1);
+  let total: number | null = null;
+  if (!after) {
+    const count = await deps.pool.query<{ total: string }>(`SELECT count(*) AS total FROM records WHERE ${countWhere}`, countValues);
+    total = Number(count.rows[0]?.total ?? 0);
+  }
+  return { data, next_cursor: more && last ? encodeCursor({ at: last.created_at, id: last.id }) : null, total };
+}
+
+export const EXPORT_CHUNK = 1000;
+
+/**
+ * Every record of the filter, newest first, a chunk of EXPORT_CHUNK at a time (keyset, as the
+ * pages): an export of a large establishment holds one chunk in memory, and no transaction or
+ * connection stays open between chunks.
+ */
+export async function* streamRecords(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter) {
+  // The range is resolved once, so "today" cannot move while the export runs.
+  const p = sqlParams();
+  const { from, to } = await recordFilterSql(deps, tenant, filter, p);
+  const fixed = { ...filter, from, to };
+  let after: Cursor | undefined;
+  for (;;) {
+    const { rows } = await pageRows(deps, tenant, fixed, EXPORT_CHUNK, after);
+    const records = rows.map(toRecord);
+    if (records.length) yield records;
+    const last = records.at(-1);
+    if (records.length < EXPORT_CHUNK || !last) return;
+    after = { at: last.created_at, id: last.id };
+  }
+}
+
+/** A record with its place in the chain: sequence number, the hash it links to, and whether a correction replaced it. */
+export async function getRecordDetail(pool: Sql, scope: DataScope, id: string): Promise<RecordDetail> {
+  const { rows } = await pool.query<RecordRow & { superseded_by: string | null; chain_length: string }>(
+    `SELECT ${RECORD_COLUMNS_TEXT}, superseded_by::text,
+       (SELECT seq FROM record_chain_heads h WHERE h.establishment_id = r.establishment_id AND h.livemode = r.livemode) AS chain_length
+     FROM records r WHERE id = $1::uuid AND establishment_id = $2::uuid AND livemode = $3`,
+    [id, scope.establishmentId, scope.livemode],
+  );
+  const row = rows[0];
+  if (!row) throw new AppError('not_found', `No record ${id} in this establishment`);
+  return {
+    record: toRecord(row),
+    chain_seq: Number(row.chain_seq),
+    prev_hash: row.prev_hash,
+    chain_length: Number(row.chain_length),
+    superseded_by: row.superseded_by,
+  };
+}
