@@ -1,3 +1,4 @@
+import type { Me } from '@merma/schema/dashboard';
 import type { QueryClient } from '@tanstack/react-query';
 import {
   createRootRouteWithContext,
@@ -13,7 +14,17 @@ import { NotFound, PagePending, RouteError } from './components/states.tsx';
 import { isUnauthorized } from './lib/errors.ts';
 import { can } from './lib/permissions.ts';
 import { resolveEstablishment } from './lib/scope.ts';
-import { pageSearch, scopeSearch, signInSearch, tokenSearch } from './lib/search.ts';
+import {
+  forecastSearch,
+  overviewSearch,
+  pageSearch,
+  planSearch,
+  recordsSearch,
+  scopeSearch,
+  signInSearch,
+  tokenSearch,
+} from './lib/search.ts';
+import { overviewQuery, recordsQuery, todayIn } from './lib/waste.ts';
 import { SignInPage } from './pages/auth/SignInPage.tsx';
 import { auditPageOptions, deliveriesOptions } from './queries.ts';
 import { onUnauthorized, queryClient, type TRPC, trpc } from './trpc.ts';
@@ -99,9 +110,81 @@ const appRoute = createRoute({
 const indexRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/',
-  beforeLoad: ({ context }) => {
-    throw redirect({ to: can.viewKeys(context.me.role) ? '/keys' : '/integrations', search: true });
+  beforeLoad: () => {
+    throw redirect({ to: '/overview', search: true });
   },
+});
+
+/** The scope of a waste page's queries, or null when the organisation has no establishment. */
+function scopeOf(me: Me, search: { establishment?: string | undefined; mode: 'test' | 'live' }) {
+  const establishment = resolveEstablishment(me, search.establishment);
+  return establishment ? { establishment, scope: { establishment_id: establishment.id, livemode: search.mode === 'live' } } : null;
+}
+
+const overviewRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'overview',
+  validateSearch: overviewSearch,
+  loaderDeps: ({ search }) => ({ establishment: search.establishment, mode: search.mode, range: search.range }),
+  loader: async ({ context, deps }) => {
+    const found = scopeOf(context.me, deps);
+    if (!found) return;
+    const { scope, establishment } = found;
+    const q = context.queryClient;
+    void q.prefetchQuery(context.trpc.insights.benchmark.queryOptions(scope));
+    void q.prefetchQuery(context.trpc.insights.alerts.queryOptions(scope));
+    await Promise.all([
+      q.ensureQueryData(context.trpc.catalog.get.queryOptions()),
+      q.ensureQueryData(context.trpc.insights.periods.queryOptions(scope)),
+      q.ensureQueryData(
+        context.trpc.insights.analytics.queryOptions({ ...scope, ...overviewQuery(deps.range, todayIn(establishment.timezone)) }),
+      ),
+    ]);
+  },
+  component: lazyRouteComponent(() => import('./pages/overview/OverviewPage.tsx'), 'OverviewPage'),
+});
+
+const recordsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'records',
+  validateSearch: recordsSearch,
+  loaderDeps: ({ search }) => search,
+  loader: async ({ context, deps }) => {
+    const found = scopeOf(context.me, deps);
+    if (!found) return;
+    const q = context.queryClient;
+    await Promise.all([
+      q.ensureQueryData(context.trpc.catalog.get.queryOptions()),
+      q.ensureQueryData(context.trpc.shifts.list.queryOptions(found.scope)),
+      q.ensureQueryData(context.trpc.records.list.queryOptions(recordsQuery(found.scope, deps, found.establishment.timezone))),
+    ]);
+  },
+  component: lazyRouteComponent(() => import('./pages/records/RecordsPage.tsx'), 'RecordsPage'),
+});
+
+const forecastRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'forecast',
+  validateSearch: forecastSearch,
+  component: lazyRouteComponent(() => import('./pages/forecast/ForecastPage.tsx'), 'ForecastPage'),
+});
+
+const planRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'plan',
+  validateSearch: planSearch,
+  component: lazyRouteComponent(() => import('./pages/plan/PlanPage.tsx'), 'PlanPage'),
+});
+
+const shiftsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'shifts',
+  loaderDeps: ({ search }) => ({ establishment: search.establishment, mode: search.mode }),
+  loader: async ({ context, deps }) => {
+    const found = scopeOf(context.me, deps);
+    if (found) await context.queryClient.ensureQueryData(context.trpc.shifts.list.queryOptions(found.scope));
+  },
+  component: lazyRouteComponent(() => import('./pages/shifts/ShiftsPage.tsx'), 'ShiftsPage'),
 });
 
 const keysRoute = createRoute({
@@ -171,7 +254,19 @@ const routeTree = rootRoute.addChildren([
   resetPasswordRoute,
   invitationRoute,
   linkRoute,
-  appRoute.addChildren([indexRoute, keysRoute, integrationsRoute, integrationRoute, teamRoute, auditRoute]),
+  appRoute.addChildren([
+    indexRoute,
+    overviewRoute,
+    recordsRoute,
+    forecastRoute,
+    planRoute,
+    shiftsRoute,
+    keysRoute,
+    integrationsRoute,
+    integrationRoute,
+    teamRoute,
+    auditRoute,
+  ]),
 ]);
 
 export const router = createRouter({

@@ -244,6 +244,12 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/prevention-plan', { key: own.key, query: 'format=markdown' }), 200);
     expectStatus(await call('GET', '/prevention-plan', { key: own.key, query: 'format=pdf' }), 400);
     expectStatus(await call('POST', '/prevention-plan', { key: own.key, body: { year: 2026 } }), 400);
+    expectStatus(await call('POST', '/prevention-plan', { key: own.key, query: 'lang=en' }), 201);
+    expectStatus(await call('POST', '/prevention-plan', { key: own.key, body: { lang: 'en' } }), 201);
+    expectStatus(await call('POST', '/prevention-plan', { key: own.key, query: 'lang=fr' }), 400);
+    expectStatus(await call('POST', '/prevention-plan', { key: own.key, query: 'lang=en', body: { lang: 'es' } }), 400);
+    expectStatus(await call('GET', '/prevention-plan', { key: own.key, query: 'format=markdown&lang=en' }), 200);
+    expectStatus(await call('GET', '/prevention-plan', { key: own.key, query: 'lang=fr' }), 400);
   });
 
   it('inbound events', async () => {

@@ -106,7 +106,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
       await page.getByLabel('Repeat the password').fill(PASSWORD);
       await expectAccessible(page, 'invitation');
       await page.getByRole('button', { name: 'Accept the invitation' }).click();
-      await heading(page, 'API keys').waitFor();
+      await heading(page, 'Overview').waitFor(); // everyone lands on the overview
 
       // Signing out and in again with the new password.
       await page.getByRole('button', { name: /Account menu/ }).click();
@@ -116,6 +116,8 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
       await page.getByLabel('E-mail').fill('ana@example.com');
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
+      await heading(page, 'Overview').waitFor();
+      await page.getByRole('link', { name: 'API keys' }).click();
       await heading(page, 'API keys').waitFor();
 
       // A test key with every permission, shown once.
@@ -267,8 +269,10 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
       await page.getByLabel('E-mail').fill(viewer.email);
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await heading(page, 'Integrations').waitFor(); // a viewer lands on integrations
+      await heading(page, 'Overview').waitFor();
       expect(await page.getByRole('link', { name: 'API keys' }).count()).toBe(0);
+      await page.getByRole('link', { name: 'Integrations' }).click();
+      await heading(page, 'Integrations').waitFor();
       expect(await page.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
       expect(await page.getByRole('link', { name: 'http://127.0.0.1:9/zeta' }).count()).toBe(0);
 

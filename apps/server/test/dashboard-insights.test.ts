@@ -218,7 +218,9 @@ describe('shifts and sessions', () => {
     expect(night).toMatchObject({ name: 'Noche', start_time: '22:00', end_time: '06:00' });
     const shifts = await viewer.query('shifts.list', scope);
     expect(shifts.map((s: { name: string }) => s.name)).toEqual(['Mañana', 'Noche']);
-    expect(await failure(viewer.mutate('shifts.create', { ...scope, shift: { name: 'X', start_time: '01:00', end_time: '02:00' } }))).toMatchObject({
+    expect(
+      await failure(viewer.mutate('shifts.create', { ...scope, shift: { name: 'X', start_time: '01:00', end_time: '02:00' } })),
+    ).toMatchObject({
       status: 403,
       code: 'forbidden',
     });

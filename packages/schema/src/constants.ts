@@ -42,6 +42,11 @@ export const FOOD_CATEGORIES = [
 
 export const WASTE_STAGES = ['receiving', 'storage', 'preparation', 'service', 'post_service'] as const;
 
+/** Languages the prevention plan is written in (`lang`); Spanish, the language of Ley 1/2025, by default. */
+export const PLAN_LANGUAGES = ['es', 'en'] as const;
+/** Default and largest page size of the prevention-plan history. */
+export const DEFAULT_PLAN_HISTORY_LIMIT = 20;
+
 export const SECTORS = ['horeca', 'industrial', 'retail', 'distribucion', 'colectividades'] as const;
 
 /** Plans. `basic` and `pro` have no API access; both enterprise plans include benchmarking. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { CreateShiftInput } from './catalog.js';
 import { DateOrDateTime, FoodCategory, IsoDate, Permission, Plan, Timestamp, text, Uuid } from './common.js';
 import { ALL_PERMISSIONS, MAX_PAGE_LIMIT } from './constants.js';
-import { CreateShiftInput } from './catalog.js';
 import { AnalyticsQuery, BenchmarkResult } from './insights.js';
 import { WasteRecord } from './records.js';
 import { ListSessionsQuery } from './sessions.js';

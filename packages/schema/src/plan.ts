@@ -1,19 +1,38 @@
 import { z } from 'zod';
 import { IsoDate, Timestamp, Uuid } from './common.js';
+import { DEFAULT_PLAN_HISTORY_LIMIT, MAX_PAGE_LIMIT, PLAN_LANGUAGES } from './constants.js';
 import { Envelope } from './envelope.js';
 
-const KgShare = z.object({ key: z.string(), label: z.string(), kg: z.number(), share: z.number() });
+/** The language of a prevention plan's labels, measures, notes and Markdown document. */
+export const PlanLanguage = z
+  .enum(PLAN_LANGUAGES)
+  .meta({ id: 'PlanLanguage', description: 'The language of a prevention plan: `es` (Spanish) or `en` (English).' });
+export type PlanLanguage = z.infer<typeof PlanLanguage>;
+
+const lang = PlanLanguage.default('es').describe(
+  'Language of the labels, measures, target note and Markdown document: `es` (Spanish, default) or `en` (English)',
+);
+
+const KgShare = z.object({
+  key: z.string().describe('stable key: a stage or food category code, a cause or shift id, a destination code, or `none`'),
+  label: z.string().describe('name of the key in the requested language'),
+  kg: z.number(),
+  share: z.number(),
+});
 
 /**
  * A food-waste prevention plan (Ley 1/2025, art. 6), computed from the establishment's records of the
  * last 12 months: where losses occur, where they go in the hierarchy, the hotspots, a reduction target
- * and measures for each hotspot.
+ * and measures for each hotspot. Figures and keys are stored once; labels, measures and notes are
+ * written in the language asked for (`lang`), so one plan reads in Spanish or English.
  */
 export const PreventionPlan = z
   .object({
     id: Uuid,
     establishment_id: Uuid,
     generated_at: Timestamp,
+    /** The language of every text of this answer. */
+    lang: PlanLanguage,
     period: z.object({ from: IsoDate, to: IsoDate }),
     total_kg: z.number(),
     total_records: z.number().int(),
@@ -26,7 +45,9 @@ export const PreventionPlan = z
     hotspots: z.array(
       z.object({
         food_category: z.string(),
-        waste_stage: z.string(),
+        food_category_label: z.string(),
+        waste_stage: z.string().describe('a waste stage, or `none` when the records name none'),
+        waste_stage_label: z.string(),
         kg: z.number(),
         share: z.number(),
         measures: z.array(z.string()),
@@ -44,6 +65,29 @@ export const PreventionPlan = z
   .meta({ id: 'PreventionPlan' });
 export type PreventionPlan = z.infer<typeof PreventionPlan>;
 
-export const PreventionPlanQuery = z.strictObject({ format: z.enum(['json', 'markdown']).default('json') });
+export const PreventionPlanQuery = z.strictObject({ format: z.enum(['json', 'markdown']).default('json'), lang });
 export type PreventionPlanQuery = z.input<typeof PreventionPlanQuery>;
+/** `POST /api/v1/prevention-plan`: the language of the answer, as `?lang=en` or in the JSON body. */
+export const GeneratePreventionPlanQuery = z.strictObject({ lang });
+export type GeneratePreventionPlanQuery = z.input<typeof GeneratePreventionPlanQuery>;
 export const PreventionPlanResponse = Envelope(PreventionPlan);
+
+/** One plan of the history: when it was generated and what it covers. */
+export const PreventionPlanSummary = z.object({
+  id: Uuid,
+  generated_at: Timestamp,
+  period: z.object({ from: IsoDate, to: IsoDate }),
+  total_kg: z.number(),
+  total_records: z.number().int(),
+});
+export type PreventionPlanSummary = z.infer<typeof PreventionPlanSummary>;
+
+/** A page of the plan history, newest first. */
+export const PreventionPlanHistoryQuery = z.strictObject({
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PLAN_HISTORY_LIMIT),
+  /** The `next_cursor` of the previous page. */
+  cursor: z.string().max(200).optional(),
+});
+export type PreventionPlanHistoryQuery = z.input<typeof PreventionPlanHistoryQuery>;
+export const PreventionPlanHistory = z.object({ data: z.array(PreventionPlanSummary), next_cursor: z.string().nullable() });
+export type PreventionPlanHistory = z.infer<typeof PreventionPlanHistory>;

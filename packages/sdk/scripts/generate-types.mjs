@@ -44,6 +44,7 @@ const OUTPUTS = [
   'AnalyticsResult',
   'BenchmarkResult',
   'Prediction',
+  'PlanLanguage',
   'PreventionPlan',
   'WebhookSubscription',
   'WebhookSubscriptionWithSecret',
@@ -70,7 +71,15 @@ const INPUTS = [
   'InboundEventInput',
 ];
 /** Query strings: every parameter optional. */
-const QUERIES = ['ListRecordsQuery', 'ListSessionsQuery', 'AnalyticsQuery', 'BenchmarkingQuery', 'PredictQuery', 'PreventionPlanQuery'];
+const QUERIES = [
+  'ListRecordsQuery',
+  'ListSessionsQuery',
+  'AnalyticsQuery',
+  'BenchmarkingQuery',
+  'PredictQuery',
+  'PreventionPlanQuery',
+  'GeneratePreventionPlanQuery',
+];
 /** Fields of inputs that are path parameters, not body or query fields. */
 const PATH_FIELDS = { UpdateWebhookInput: ['id'], RotateWebhookSecretInput: ['id'], RecoverWebhookInput: ['id'] };
 
@@ -88,6 +97,7 @@ const NAMED = [
   'WebhookSubscription',
   'WebhookDeliveryAttempt',
   'InboundEventType',
+  'PlanLanguage',
 ];
 
 function overridesFor(name) {

@@ -120,7 +120,14 @@ describe('the SDK against the server', () => {
 
     const plan = await merma.preventionPlan.generate();
     expect(plan.total_records).toBeGreaterThanOrEqual(6);
+    expect(plan.lang).toBe('es');
     expect((await merma.preventionPlan.get({ format: 'markdown' })).markdown).toMatch(/^# Plan de prevención/);
+    const english = await merma.preventionPlan.generate({ lang: 'en' });
+    expect(english.lang).toBe('en');
+    expect(english.by_category.find((c) => c.key === 'bakery')?.label).toBe('Bakery');
+    const markdown = (await merma.preventionPlan.get({ format: 'markdown', lang: 'en' })).markdown;
+    expect(markdown).toMatch(/^# Food loss and waste prevention plan/);
+    expect(markdown).not.toMatch(/prepared_meals|fruit_veg|post_service/);
   });
 
   it('manages webhook subscriptions and sends inbound events', async () => {

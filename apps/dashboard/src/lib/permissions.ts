@@ -11,4 +11,7 @@ export const can = {
   manageIntegrations: (role: Role) => role !== 'viewer',
   manageTeam: (role: Role) => role === 'owner' || role === 'admin',
   viewAudit: (role: Role) => role === 'owner' || role === 'admin',
+  /** Viewers see every waste page and change nothing there. */
+  manageShifts: (role: Role) => role !== 'viewer',
+  generatePlan: (role: Role) => role !== 'viewer',
 };

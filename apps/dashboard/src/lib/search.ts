@@ -33,3 +33,34 @@ function isLocalPath(path: string) {
 export const signInSearch = z.object({
   redirect: z.catch(z.optional(z.string().check(z.maxLength(2000), z.refine(isLocalPath))), undefined),
 });
+
+const isoDate = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/));
+
+/** The overview's range: the last 30 days by day, 90 days by week, or 12 months by month. */
+export const OVERVIEW_RANGES = ['30d', '90d', '12m'] as const;
+export type OverviewRange = (typeof OVERVIEW_RANGES)[number];
+export const overviewSearch = z.object({
+  range: z.catch(z._default(z.enum(OVERVIEW_RANGES), '30d'), '30d'),
+});
+
+/** The records table's filters (the export takes the same ones). */
+export const recordsSearch = z.object({
+  from: z.catch(z.optional(isoDate), undefined),
+  to: z.catch(z.optional(isoDate), undefined),
+  category: z.catch(z.optional(z.string().check(z.maxLength(40))), undefined),
+  destination: z.catch(z.optional(z.uuid()), undefined),
+  cause: z.catch(z.optional(z.uuid()), undefined),
+  shift: z.catch(z.optional(z.uuid()), undefined),
+});
+export type RecordsSearch = z.infer<typeof recordsSearch>;
+
+/** The forecast's horizon in weeks (1–4) and an optional food category. */
+export const forecastSearch = z.object({
+  weeks: z.catch(z._default(z.int().check(z.minimum(1), z.maximum(4)), 2), 2),
+  category: z.catch(z.optional(z.string().check(z.maxLength(40))), undefined),
+});
+
+/** The plan shown: one of the history, or the latest when absent. */
+export const planSearch = z.object({
+  plan: z.catch(z.optional(z.uuid()), undefined),
+});

@@ -1,7 +1,8 @@
 /*
  * Serves the tRPC procedures as REST routes, one Fastify route per procedure, following each
  * procedure's `meta.openapi` (method and path) exactly as trpc-to-openapi documents them: GET input
- * is the query string, POST input the JSON body, path parameters are merged in. The procedure runs
+ * is the query string, POST input the JSON body, path parameters are merged in; a POST marked
+ * `queryInput` also takes its input fields from the query string. The procedure runs
  * through tRPC's server-side caller, so input and output validation, middlewares and permissions are
  * those of the procedure. trpc-to-openapi's own HTTP adapter does the same mapping but costs several
  * times more per request; the procedures and the OpenAPI document stay the single definition.
@@ -12,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
 import { sqlOfPool, sqlOfTransaction } from '../db/sql.js';
+import { validationError } from '../errors.js';
 import { inSpan } from '../tracing/spans.js';
 import type { Context } from '../trpc/context.js';
 import type { AppRouter } from '../trpc/router.js';
@@ -42,6 +44,24 @@ function resolve(caller: unknown, path: string): (input: unknown) => Promise<unk
   return target as unknown as (input: unknown) => Promise<unknown>;
 }
 
+/**
+ * `?lang=en` and `{"lang": "en"}` say the same; a field given both ways with different values is
+ * refused rather than one silently winning. A body that is not an object is left for the input
+ * schema to refuse.
+ */
+function mergeQueryIntoBody(query: Record<string, unknown>, body: unknown): unknown {
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) return body;
+  const fields = (body ?? {}) as Record<string, unknown>;
+  const clashes = Object.keys(query).filter((k) => k in fields && JSON.stringify(fields[k]) !== JSON.stringify(query[k]));
+  if (clashes.length > 0) {
+    throw validationError(
+      'A field is given both in the query string and in the body, with different values',
+      clashes.map((path) => ({ path, message: 'given in the query string and in the body with different values' })),
+    );
+  }
+  return { ...query, ...fields };
+}
+
 /** A refusal the contract foresees (a 4xx answer), not a failure of the service: its span is not failed. */
 const isClientError = (err: unknown) => toAppError(err).appError.status < 500;
 
@@ -56,9 +76,16 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
     const hasPathParams = url.includes(':');
     const config: RouteConfig = { api: true, bucket: meta.rateBucket ?? 'general', procedure: path };
 
+    /** A POST's body, with the query parameters of a `queryInput` procedure merged in. */
+    const bodyInput = (request: FastifyRequest): unknown => {
+      const query = request.query as Record<string, unknown> | undefined;
+      if (!meta.queryInput || !query || Object.keys(query).length === 0) return request.body;
+      return mergeQueryIntoBody(query, request.body);
+    };
+
     const call = async (request: FastifyRequest, db: DbTx, idempotencyKey?: string): Promise<string> => {
       // A POST without a body (an action such as /complete) is read as an empty object.
-      const raw = method === 'GET' || method === 'DELETE' ? request.query : (request.body ?? {});
+      const raw = method === 'GET' || method === 'DELETE' ? request.query : (bodyInput(request) ?? {});
       const input =
         hasPathParams && (raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw)))
           ? { ...(raw as object | undefined), ...(request.params as object) }
@@ -83,7 +110,7 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
           deps.db,
           request.auth,
           key,
-          fingerprint(method, request.url.split('?')[0] ?? url, request.body),
+          fingerprint(method, request.url.split('?')[0] ?? url, bodyInput(request)),
           async (tx) => ({ status, body: await call(request, tx) }),
         );
         if (stored.replayed) reply.header('idempotent-replayed', 'true');

@@ -15,10 +15,10 @@ import { sqlOfPool } from '../db/sql.js';
 import { AppError, issueDetails, validationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
+import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
 import { localDate } from '../modules/analytics/range.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { exportRecordsCsv } from '../modules/records/export.js';
-import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
 import { type DashboardContext, findEstablishment, tenantOf } from '../trpc/dashboard-base.js';
 

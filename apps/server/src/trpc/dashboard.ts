@@ -4,6 +4,7 @@ import { auditDashboardRouter } from '../modules/audit/dashboard.js';
 import { catalogDashboardRouter } from '../modules/catalog/dashboard.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { keysDashboardRouter } from '../modules/keys/dashboard.js';
+import { planDashboardRouter } from '../modules/plan/dashboard.js';
 import { recordsDashboardRouter } from '../modules/records/dashboard.js';
 import { shiftsDashboardRouter } from '../modules/shifts/dashboard.js';
 import { teamDashboardRouter } from '../modules/team/dashboard.js';
@@ -17,7 +18,12 @@ import { dashboardRouter } from './dashboard-base.js';
  * this router's type only (`@merma/server/dashboard`), so its calls are checked against it when it
  * is built.
  */
-export function createDashboardRouter(deps: { webhookTargets: TargetPolicy; secrets: SecretBox; publicUrl: string; catalog: CatalogCache }) {
+export function createDashboardRouter(deps: {
+  webhookTargets: TargetPolicy;
+  secrets: SecretBox;
+  publicUrl: string;
+  catalog: CatalogCache;
+}) {
   return dashboardRouter({
     auth: authDashboardRouter,
     keys: keysDashboardRouter,
@@ -26,6 +32,7 @@ export function createDashboardRouter(deps: { webhookTargets: TargetPolicy; secr
     audit: auditDashboardRouter,
     catalog: catalogDashboardRouter(deps.catalog),
     insights: insightsDashboardRouter,
+    plan: planDashboardRouter,
     records: recordsDashboardRouter,
     shifts: shiftsDashboardRouter,
   });

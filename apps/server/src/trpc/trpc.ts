@@ -16,6 +16,12 @@ export type Meta = OpenApiMeta<{
   rateBucket?: RateBucket;
   /** The service treats the Idempotency-Key itself (as a dedupe key) instead of the generic replay. */
   ownIdempotency?: boolean;
+  /**
+   * A POST whose input fields may also be given as query parameters (`?lang=en`), merged with the
+   * JSON body; trpc-to-openapi reads a POST's input from the body only, so http/binding.ts does the
+   * merge and http/openapi.ts documents the query parameters.
+   */
+  queryInput?: boolean;
 }>;
 
 const t = initTRPC.context<Context>().meta<Meta>().create();

@@ -198,10 +198,15 @@ export type Prediction = {
     generated_at: string;
 };
 
+/** The language of a prevention plan: `es` (Spanish) or `en` (English). */
+export type PlanLanguage = "es" | "en";
+
 export type PreventionPlan = {
     id: string;
     establishment_id: string;
     generated_at: string;
+    /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
+    lang: PlanLanguage;
     period: {
         from: string;
         to: string;
@@ -209,31 +214,41 @@ export type PreventionPlan = {
     total_kg: number;
     total_records: number;
     by_stage: {
+        /** stable key: a stage or food category code, a cause or shift id, a destination code, or `none` */
         key: string;
+        /** name of the key in the requested language */
         label: string;
         kg: number;
         share: number;
     }[];
     by_category: {
+        /** stable key: a stage or food category code, a cause or shift id, a destination code, or `none` */
         key: string;
+        /** name of the key in the requested language */
         label: string;
         kg: number;
         share: number;
     }[];
     by_cause: {
+        /** stable key: a stage or food category code, a cause or shift id, a destination code, or `none` */
         key: string;
+        /** name of the key in the requested language */
         label: string;
         kg: number;
         share: number;
     }[];
     by_shift: {
+        /** stable key: a stage or food category code, a cause or shift id, a destination code, or `none` */
         key: string;
+        /** name of the key in the requested language */
         label: string;
         kg: number;
         share: number;
     }[];
     destinations: {
+        /** stable key: a stage or food category code, a cause or shift id, a destination code, or `none` */
         key: string;
+        /** name of the key in the requested language */
         label: string;
         kg: number;
         share: number;
@@ -244,7 +259,10 @@ export type PreventionPlan = {
     below_feed_kg: number;
     hotspots: {
         food_category: string;
+        food_category_label: string;
+        /** a waste stage, or `none` when the records name none */
         waste_stage: string;
+        waste_stage_label: string;
         kg: number;
         share: number;
         measures: string[];
@@ -487,6 +505,13 @@ export type PredictQuery = Partial<{
 
 export type PreventionPlanQuery = Partial<{
     format: "json" | "markdown";
+    /** Language of the labels, measures, target note and Markdown document: `es` (Spanish, default) or `en` (English) */
+    lang: PlanLanguage;
+}>;
+
+export type GeneratePreventionPlanQuery = Partial<{
+    /** Language of the labels, measures, target note and Markdown document: `es` (Spanish, default) or `en` (English) */
+    lang: PlanLanguage;
 }>;
 
 /** Body of the `record.created` event. */

@@ -5,6 +5,7 @@ import type {
   AnalyticsResult,
   BenchmarkingQuery,
   BenchmarkResult,
+  GeneratePreventionPlanQuery,
   Prediction,
   PredictQuery,
   PreventionPlan,
@@ -39,12 +40,18 @@ export class Predict {
 export class PreventionPlans {
   constructor(private readonly core: HttpCore) {}
 
-  /** Computes a new plan from the last 12 months of records. */
-  generate(options?: RequestOptions): APIPromise<PreventionPlan> {
-    return this.core.request({ method: 'POST', path: '/prevention-plan' }, options);
+  /**
+   * Computes a new plan from the last 12 months of records. `{ lang: 'en' }` writes its labels,
+   * measures and note in English (sent as `?lang=en`); Spanish by default.
+   */
+  generate(query: GeneratePreventionPlanQuery = {}, options?: RequestOptions): APIPromise<PreventionPlan> {
+    return this.core.request({ method: 'POST', path: '/prevention-plan', query }, options);
   }
 
-  /** The latest plan; with `{ format: 'markdown' }` it also carries `markdown`, a printable document. */
+  /**
+   * The latest plan; with `{ format: 'markdown' }` it also carries `markdown`, a printable document.
+   * `{ lang: 'en' }` reads it in English (any stored plan reads in either language); Spanish by default.
+   */
   get(query: PreventionPlanQuery = {}, options?: RequestOptions): APIPromise<PreventionPlan> {
     return this.core.request({ method: 'GET', path: '/prevention-plan', query }, options);
   }

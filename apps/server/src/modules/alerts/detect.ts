@@ -3,7 +3,8 @@ import type { Clock } from '../../context.js';
 
 /**
  * `alerts.detect`: the spike detector of one establishment and mode, run (throttled to once every
- * few seconds) after records are stored while a subscription listens to alerts.
+ * few seconds) after records are stored. Its alerts feed the dashboard's overview and, for
+ * subscribers, the `alert.spike_detected` webhook.
  *
  * For each food category with waste today (the establishment's local day): today's kg is compared
  * with the same weekday of the four previous weeks (the trailing 28 days; a weekday without waste

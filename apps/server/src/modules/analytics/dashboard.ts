@@ -1,5 +1,12 @@
 import { AnalyticsResult, Prediction } from '@merma/schema';
-import { DashboardAnalyticsInput, DashboardBenchmark, ForecastInput, ModeScope, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
+import {
+  DashboardAnalyticsInput,
+  DashboardBenchmark,
+  ForecastInput,
+  ModeScope,
+  PeriodComparison,
+  SpikeAlert,
+} from '@merma/schema/dashboard';
 import { z } from 'zod';
 import { dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
 import { predictWaste } from '../predict/service.js';
@@ -31,7 +38,8 @@ export const insightsDashboardRouter = dashboardRouter({
     .input(ModeScope)
     .output(DashboardBenchmark)
     .query(async ({ ctx }) => {
-      if (ctx.tenant.plan !== 'enterprise' && ctx.tenant.plan !== 'enterprise_multi') return { available: false as const, reason: 'plan' as const };
+      if (ctx.tenant.plan !== 'enterprise' && ctx.tenant.plan !== 'enterprise_multi')
+        return { available: false as const, reason: 'plan' as const };
       return { available: true as const, result: await getBenchmark(ctx, ctx.tenant, {}) };
     }),
 

@@ -25,11 +25,7 @@ const LABEL: Record<AnalyticsQueryParsed['group_by'], string> = {
  * time zone (`date_trunc` on local time, so DST changes and the ISO-week year boundary fall where a
  * person expects), with empty periods of the range present as 0.
  */
-export async function getAnalytics(
-  deps: { pool: Sql; clock: Clock },
-  auth: Tenant,
-  query: AnalyticsQueryParsed,
-): Promise<AnalyticsResult> {
+export async function getAnalytics(deps: { pool: Sql; clock: Clock }, auth: Tenant, query: AnalyticsQueryParsed): Promise<AnalyticsResult> {
   const { from, to } = await resolveRange(deps.pool, query, deps.clock(), auth.timezone, MAX_RANGE_DAYS);
   const p = sqlParams();
   const tz = p.add(auth.timezone);

@@ -9,11 +9,9 @@ import type { CatalogCache } from './service.js';
  */
 export function catalogDashboardRouter(catalog: CatalogCache) {
   return dashboardRouter({
-    get: memberProcedure
-      .output(z.object({ causes: z.array(Cause), destinations: z.array(Destination) }))
-      .query(async ({ ctx }) => {
-        const { causes, destinations } = await catalog.get(ctx.db);
-        return { causes, destinations };
-      }),
+    get: memberProcedure.output(z.object({ causes: z.array(Cause), destinations: z.array(Destination) })).query(async ({ ctx }) => {
+      const { causes, destinations } = await catalog.get(ctx.db);
+      return { causes, destinations };
+    }),
   });
 }

@@ -1,50 +1,59 @@
 import { randomUUID } from 'node:crypto';
-import type { PreventionPlan } from '@merma/schema';
+import type { PlanLanguage, PreventionPlan, PreventionPlanHistory, PreventionPlanSummary } from '@merma/schema';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AppError } from '../../errors.js';
+import { AppError, validationError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
+import { Prisma } from '../../generated/prisma/client.ts';
 import { addDays, localDate } from '../analytics/range.js';
-import { measuresFor } from './measures.js';
+import { loadCatalogNames, localizePlan, type Part, readStoredPlan, type StoredPlan } from './content.js';
+import { renderMarkdown } from './markdown.js';
+import { measureIdsFor } from './measures.js';
+
+/**
+ * Whose plans: one establishment's, of one mode, with its time zone (the plan's year and days, the
+ * document's dates). An API key's context is one; the dashboard builds one for the establishment a
+ * user picked.
+ */
+export type PlanScope = Pick<AuthContext, 'establishmentId' | 'livemode' | 'timezone'>;
 
 /** Destinations after animal feed in the hierarchy (orden > 3) are "below donation and feed". */
 const FEED_ORDEN = 3;
 const HOTSPOTS = 5;
-const STAGE_LABELS: Record<string, string> = {
-  receiving: 'Recepción',
-  storage: 'Almacenamiento',
-  preparation: 'Preparación',
-  service: 'Servicio',
-  post_service: 'Post-servicio',
-  none: 'Sin etapa registrada',
-};
 
-type Share = { key: string; label: string; kg: number };
+type Share = { key: string; kg: number };
 type PlanRow = {
   total_kg: number;
   total_records: number;
   by_stage: Share[];
   by_category: Share[];
   by_cause: Share[];
-  by_shift: Share[];
+  by_shift: (Share & { name: string | null })[];
   destinations: (Share & { orden: number; es_recuperacion: boolean })[];
   below_feed_kg: number;
   hotspots: { food_category: string; waste_stage: string; kg: number }[];
   years: { y: number; first_day: string; kg: number }[] | null;
 };
 
-const withShares = <T extends Share>(items: T[], total: number) =>
-  items.map((i) => ({ ...i, kg: Math.round(i.kg * 1000) / 1000, share: total > 0 ? Math.round((i.kg / total) * 10_000) / 10_000 : 0 }));
+const round3 = (kg: number) => Math.round(kg * 1000) / 1000;
+const shareOf = (kg: number, total: number) => (total > 0 ? Math.round((kg / total) * 10_000) / 10_000 : 0);
+const withShares = <T extends Share>(items: T[], total: number): (T & Part)[] =>
+  items.map((i) => ({ ...i, kg: round3(i.kg), share: shareOf(i.kg, total) }));
 
 /**
  * Builds the prevention plan (Ley 1/2025, art. 6) from the last 12 months of records, aggregated in
- * one SQL statement, stores it and emits `plan.generated` in the same transaction.
+ * one SQL statement, stores it (figures and codes, see content.ts) and emits `plan.generated` in the
+ * same transaction. Answers the plan written in `lang`.
  */
-export async function generatePlan(deps: { db: DbTx; pool: Sql; clock: Clock }, auth: AuthContext): Promise<PreventionPlan> {
+export async function generatePlan(
+  deps: { db: DbTx; pool: Sql; clock: Clock },
+  scope: PlanScope,
+  lang: PlanLanguage = 'es',
+): Promise<PreventionPlan> {
   const now = deps.clock();
-  const to = localDate(now, auth.timezone);
+  const to = localDate(now, scope.timezone);
   const from = addDays(to, -364);
   const { rows } = await deps.pool.query<PlanRow>(
     `WITH f AS (
@@ -61,27 +70,26 @@ export async function generatePlan(deps: { db: DbTx; pool: Sql; clock: Clock }, 
        (SELECT coalesce(json_agg(x ORDER BY x.kg DESC), '[]') FROM (SELECT coalesce(waste_stage, 'none') AS key, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_stage,
        (SELECT coalesce(json_agg(x ORDER BY x.kg DESC), '[]') FROM (SELECT food_category AS key, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_category,
        (SELECT coalesce(json_agg(x ORDER BY x.kg DESC), '[]') FROM (
-          SELECT coalesce(c.id::text, 'none') AS key, coalesce(c.nombre, 'Sin causa registrada') AS label, sum(f.weight_kg)::float8 AS kg
-          FROM f LEFT JOIN causes c ON c.id = f.causa_id GROUP BY 1, 2) x) AS by_cause,
+          SELECT coalesce(f.causa_id::text, 'none') AS key, sum(f.weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_cause,
        (SELECT coalesce(json_agg(x ORDER BY x.kg DESC), '[]') FROM (
-          SELECT coalesce(s.id::text, 'none') AS key, coalesce(s.name, 'Sin turno') AS label, sum(f.weight_kg)::float8 AS kg
+          SELECT coalesce(s.id::text, 'none') AS key, s.name, sum(f.weight_kg)::float8 AS kg
           FROM f LEFT JOIN shifts s ON s.id = f.shift_id GROUP BY 1, 2) x) AS by_shift,
        (SELECT json_agg(x ORDER BY x.orden) FROM (
-          SELECT d.code AS key, d.nombre AS label, d.orden, d.es_recuperacion, coalesce(sum(f.weight_kg), 0)::float8 AS kg
+          SELECT d.code AS key, d.orden, d.es_recuperacion, coalesce(sum(f.weight_kg), 0)::float8 AS kg
           FROM destinations d LEFT JOIN f ON f.destino_id = d.id GROUP BY d.id) x) AS destinations,
        (SELECT coalesce(sum(f.weight_kg), 0)::float8 FROM f JOIN destinations d ON d.id = f.destino_id WHERE d.orden > ${FEED_ORDEN}) AS below_feed_kg,
        (SELECT coalesce(json_agg(x), '[]') FROM (
           SELECT food_category, coalesce(waste_stage, 'none') AS waste_stage, sum(weight_kg)::float8 AS kg
           FROM f GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT ${HOTSPOTS}) x) AS hotspots,
        (SELECT json_agg(years ORDER BY y) FROM years) AS years`,
-    [auth.establishmentId, auth.livemode, from, to, auth.timezone],
+    [scope.establishmentId, scope.livemode, from, to, scope.timezone],
   );
   const r = rows[0] as PlanRow;
   const total = Number(r.total_kg);
   const currentYear = Number(to.slice(0, 4));
   // The first full calendar year of data: the year of the first record if it starts on 1 January,
   // else the next one; usable once that year has ended.
-  const years = (r.years ?? []) as { y: number; first_day: string; kg: number }[];
+  const years = r.years ?? [];
   const first = years[0];
   let baselineYear: number | null = null;
   if (first) {
@@ -89,113 +97,135 @@ export async function generatePlan(deps: { db: DbTx; pool: Sql; clock: Clock }, 
     baselineYear = firstDay === '01-01' ? first.y : first.y + 1;
     if (baselineYear >= currentYear) baselineYear = null;
   }
-  const baselineKg = baselineYear === null ? null : Math.round((years.find((y) => y.y === baselineYear)?.kg ?? 0) * 1000) / 1000;
-  const plan: PreventionPlan = {
+  const baselineKg = baselineYear === null ? null : round3(years.find((y) => y.y === baselineYear)?.kg ?? 0);
+  const plan: StoredPlan = {
+    version: 2,
     id: randomUUID(),
-    establishment_id: auth.establishmentId,
+    establishment_id: scope.establishmentId,
     generated_at: now.toISOString(),
     period: { from, to },
-    total_kg: Math.round(total * 1000) / 1000,
+    total_kg: round3(total),
     total_records: Number(r.total_records),
-    by_stage: withShares(
-      (r.by_stage as Share[]).map((s) => ({ ...s, label: STAGE_LABELS[s.key] ?? s.key })),
-      total,
-    ),
-    by_category: withShares(
-      (r.by_category as Share[]).map((s) => ({ ...s, label: s.key })),
-      total,
-    ),
-    by_cause: withShares(r.by_cause as Share[], total),
-    by_shift: withShares(r.by_shift as Share[], total),
-    destinations: withShares(r.destinations as (Share & { orden: number; es_recuperacion: boolean })[], total),
-    below_feed_kg: Math.round(Number(r.below_feed_kg) * 1000) / 1000,
-    hotspots: (r.hotspots as { food_category: string; waste_stage: string; kg: number }[]).map((h) => ({
+    by_stage: withShares(r.by_stage, total),
+    by_category: withShares(r.by_category, total),
+    by_cause: withShares(r.by_cause, total),
+    by_shift: withShares(r.by_shift, total).map(({ name, ...s }) => (name === null ? s : { ...s, name })),
+    destinations: withShares(r.destinations, total),
+    below_feed_kg: round3(Number(r.below_feed_kg)),
+    hotspots: r.hotspots.map((h) => ({
       ...h,
-      kg: Math.round(h.kg * 1000) / 1000,
-      share: total > 0 ? Math.round((h.kg / total) * 10_000) / 10_000 : 0,
-      measures: measuresFor(h.waste_stage, h.food_category),
+      kg: round3(h.kg),
+      share: shareOf(h.kg, total),
+      measure_ids: measureIdsFor(h.waste_stage, h.food_category),
     })),
     target: {
       baseline_year: baselineYear,
       baseline_kg: baselineKg,
       target_2030_kg: baselineKg === null ? null : Math.round(baselineKg * 500) / 1000,
-      reduction: 0.5,
-      note:
-        baselineYear === null
-          ? 'The reduction target (50 % by 2030) is set against the first full calendar year of records, which is not complete yet.'
-          : `Reduce waste by 50 % by 2030 against ${baselineYear}, the first full calendar year of records.`,
     },
   };
   await inTransaction(deps.db, async (tx) => {
     await tx.preventionPlan.create({
-      data: { id: plan.id, establishment_id: auth.establishmentId, livemode: auth.livemode, generated_at: now, content: plan },
+      data: { id: plan.id, establishment_id: scope.establishmentId, livemode: scope.livemode, generated_at: now, content: plan },
     });
     await emitEvent(tx, {
-      establishmentId: auth.establishmentId,
-      livemode: auth.livemode,
+      establishmentId: scope.establishmentId,
+      livemode: scope.livemode,
       type: 'plan.generated',
       at: now,
-      data: { establishment_id: auth.establishmentId, plan_id: plan.id, period: `${from}/${to}`, generated_at: plan.generated_at },
+      data: { establishment_id: scope.establishmentId, plan_id: plan.id, period: `${from}/${to}`, generated_at: plan.generated_at },
     });
   });
-  return plan;
+  return localizePlan(plan, lang, await loadCatalogNames(deps.db));
 }
 
-export async function latestPlan(db: DbTx, auth: AuthContext, format: 'json' | 'markdown'): Promise<PreventionPlan> {
-  const row = await db.preventionPlan.findFirst({
-    where: { establishment_id: auth.establishmentId, livemode: auth.livemode },
-    orderBy: { generated_at: 'desc' },
+type PlanRecord = { id: string; content: unknown };
+
+/** The plan in `lang`; with `format: 'markdown'` it also carries the printable document. */
+async function present(
+  db: DbTx,
+  scope: PlanScope,
+  row: PlanRecord,
+  lang: PlanLanguage,
+  format: 'json' | 'markdown',
+): Promise<PreventionPlan> {
+  const [names, establishment] = await Promise.all([
+    loadCatalogNames(db),
+    format === 'markdown' ? db.establishment.findUnique({ where: { id: scope.establishmentId }, select: { name: true } }) : null,
+  ]);
+  const plan = localizePlan(readStoredPlan(row.content), lang, names);
+  if (format !== 'markdown') return plan;
+  return { ...plan, markdown: renderMarkdown(plan, { name: establishment?.name ?? scope.establishmentId, timezone: scope.timezone }) };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One stored plan of the scope, by id; `not_found` for an id of another establishment or mode. */
+export async function getPlan(
+  db: DbTx,
+  scope: PlanScope,
+  id: string,
+  lang: PlanLanguage,
+  format: 'json' | 'markdown',
+): Promise<PreventionPlan> {
+  const row = UUID.test(id)
+    ? await db.preventionPlan.findFirst({
+        where: { id, establishment_id: scope.establishmentId, livemode: scope.livemode },
+        select: { id: true, content: true },
+      })
+    : null;
+  if (!row) throw new AppError('not_found', 'No such prevention plan');
+  return present(db, scope, row, lang, format);
+}
+
+/** The newest plan of the scope. */
+export async function latestPlan(db: DbTx, scope: PlanScope, lang: PlanLanguage, format: 'json' | 'markdown'): Promise<PreventionPlan> {
+  const latest = await db.preventionPlan.findFirst({
+    where: { establishment_id: scope.establishmentId, livemode: scope.livemode },
+    orderBy: [{ generated_at: 'desc' }, { id: 'desc' }],
+    select: { id: true },
   });
-  if (!row) throw new AppError('not_found', 'No prevention plan yet: generate one with POST /api/v1/prevention-plan');
-  const plan = row.content as unknown as PreventionPlan;
-  if (format === 'markdown') {
-    const est = await db.establishment.findUnique({ where: { id: auth.establishmentId } });
-    return { ...plan, markdown: renderMarkdown(plan, est?.name ?? auth.establishmentId) };
-  }
-  return plan;
+  if (!latest) throw new AppError('not_found', 'No prevention plan yet: generate one with POST /api/v1/prevention-plan');
+  return getPlan(db, scope, latest.id, lang, format);
 }
 
-const kg = (v: number) => `${v.toLocaleString('es-ES', { maximumFractionDigits: 1 })} kg`;
-const pct = (v: number) => `${(v * 100).toLocaleString('es-ES', { maximumFractionDigits: 1 })} %`;
+type SummaryRow = { id: string; generated_at: Date; period: { from: string; to: string }; total_kg: number; total_records: number };
 
-/** The plan as a printable Markdown document. */
-export function renderMarkdown(plan: PreventionPlan, establishment: string): string {
-  const table = (title: string, items: { label: string; kg: number; share: number }[]) =>
-    [`## ${title}`, '', '| | kg | % |', '|---|---:|---:|', ...items.map((i) => `| ${i.label} | ${kg(i.kg)} | ${pct(i.share)} |`), ''].join(
-      '\n',
-    );
-  return [
-    `# Plan de prevención de pérdidas y desperdicio alimentario — ${establishment}`,
-    '',
-    `Ley 1/2025, de prevención de las pérdidas y el desperdicio alimentario (art. 6). Periodo analizado: ${plan.period.from} a ${plan.period.to}. Generado: ${plan.generated_at}.`,
-    '',
-    `**Total registrado:** ${kg(plan.total_kg)} en ${plan.total_records} registros.`,
-    '',
-    table('Dónde se producen las pérdidas (etapa)', plan.by_stage),
-    table('Por categoría', plan.by_category),
-    table('Por causa', plan.by_cause),
-    table('Por turno', plan.by_shift),
-    '## Destino, en el orden de la jerarquía',
-    '',
-    '| Orden | Destino | kg | % |',
-    '|---:|---|---:|---:|',
-    ...plan.destinations.map((d) => `| ${d.orden} | ${d.label} | ${kg(d.kg)} | ${pct(d.share)} |`),
-    '',
-    `Por debajo de la donación y la alimentación animal: **${kg(plan.below_feed_kg)}**.`,
-    '',
-    '## Puntos críticos y medidas',
-    '',
-    ...plan.hotspots.flatMap((h, i) => [
-      `### ${i + 1}. ${h.food_category} en ${STAGE_LABELS[h.waste_stage] ?? h.waste_stage} — ${kg(h.kg)} (${pct(h.share)})`,
-      '',
-      ...h.measures.map((m) => `- ${m}`),
-      '',
-    ]),
-    '## Objetivo de reducción',
-    '',
-    plan.target.baseline_kg === null
-      ? plan.target.note
-      : `${plan.target.note} Año base ${plan.target.baseline_year}: ${kg(plan.target.baseline_kg)}; objetivo 2030: ${kg(plan.target.target_2030_kg ?? 0)}.`,
-    '',
-  ].join('\n');
+/**
+ * The scope's plans, newest first, as summaries read from the stored content without loading it,
+ * by (generated_at, id) keyset: `cursor` is the `next_cursor` of the previous page.
+ */
+export async function listPlans(
+  db: DbTx,
+  scope: PlanScope,
+  page: { limit: number; cursor?: string | undefined },
+): Promise<PreventionPlanHistory> {
+  const after = page.cursor ? decodeCursor(page.cursor) : null;
+  const rows = await db.$queryRaw<SummaryRow[]>`
+    SELECT id::text, generated_at, content->'period' AS period,
+           (content->>'total_kg')::float8 AS total_kg, (content->>'total_records')::int AS total_records
+    FROM prevention_plans
+    WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}
+      ${after ? Prisma.sql`AND (generated_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
+    ORDER BY generated_at DESC, id DESC
+    LIMIT ${page.limit + 1}`;
+  const data: PreventionPlanSummary[] = rows.slice(0, page.limit).map((r) => ({
+    id: r.id,
+    generated_at: r.generated_at.toISOString(),
+    period: { from: r.period.from, to: r.period.to },
+    total_kg: r.total_kg,
+    total_records: r.total_records,
+  }));
+  const last = data.at(-1);
+  return { data, next_cursor: rows.length > page.limit && last ? encodeCursor(last.generated_at, last.id) : null };
+}
+
+const encodeCursor = (at: string, id: string) => Buffer.from(`${at}|${id}`).toString('base64url');
+
+function decodeCursor(cursor: string): { at: string; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!at || !id || Number.isNaN(Date.parse(at)) || !UUID.test(id)) {
+    throw validationError('Invalid cursor: pass the next_cursor of the previous page', [{ path: 'cursor', message: 'invalid cursor' }]);
+  }
+  return { at, id };
 }

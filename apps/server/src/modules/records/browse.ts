@@ -19,7 +19,9 @@ const encodeCursor = (c: Cursor) => Buffer.from(`${c.at}|${c.id}`).toString('bas
 function decodeCursor(value: string): Cursor {
   const [at, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   if (!at || !id || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) {
-    throw validationError('This page link is not valid any more: start from the first page', [{ path: 'cursor', message: 'invalid cursor' }]);
+    throw validationError('This page link is not valid any more: start from the first page', [
+      { path: 'cursor', message: 'invalid cursor' },
+    ]);
   }
   return { at, id };
 }

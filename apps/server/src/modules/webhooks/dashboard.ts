@@ -1,5 +1,4 @@
 import { INBOUND_EVENT_TYPES, Pagination, WebhookDelivery, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
-import type { AuditAction } from '@merma/schema/dashboard';
 import {
   DashboardCreateWebhookInput,
   DashboardRotateSecretInput,
@@ -11,13 +10,7 @@ import {
 } from '@merma/schema/dashboard';
 import { z } from 'zod';
 import type { SecretBox } from '../../secrets/cipher.js';
-import {
-  audited,
-  BUILDERS,
-  dashboardRouter,
-  establishmentProcedure,
-  scopedProcedure,
-} from '../../trpc/dashboard-base.js';
+import { audited, BUILDERS, dashboardRouter, establishmentProcedure, scopedProcedure } from '../../trpc/dashboard-base.js';
 import { listDeliveries, retryDelivery, sendTestEvent } from './deliveries.js';
 import {
   createSubscription,

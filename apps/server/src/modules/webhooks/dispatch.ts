@@ -17,10 +17,10 @@ export const DISPATCH_BATCH = 250;
  * `FOR UPDATE SKIP LOCKED`, so dispatchers of several replicas never take the same event), marks
  * them dispatched, and creates one delivery per active subscription listening to each (under the
  * alias `alert.triggered` too, for subscribers of that name) with one delivery job each — all in
- * one statement, so an event is either still waiting or has every delivery and job it needs. When
- * a record event reaches an establishment where someone listens to alerts, the spike detector is
- * queued too, at most once every 2 seconds per establishment and mode (the job key keeps the first
- * run time). Jobs are added with one `add_jobs` call per kind: `add_job` once per row scanned the
+ * one statement, so an event is either still waiting or has every delivery and job it needs. For
+ * each establishment and mode with new record events the spike detector is queued too, at most once
+ * every 2 seconds (the job key keeps the first run time): its alerts are shown in the dashboard's
+ * overview whether or not a webhook listens to them. Jobs are added with one `add_jobs` call per kind: `add_job` once per row scanned the
  * job table each time, which made a backlog of 50,000 events take minutes instead of seconds.
  *
  * A subscription receives the events that happen from its creation on (event and subscription are
@@ -57,10 +57,7 @@ export async function dispatchEvents(deps: { pool: pg.Pool; clock: Clock }): Pro
          )::graphile_worker.job_spec) AS specs
          FROM (
            SELECT DISTINCT m.establishment_id, m.livemode FROM marked m
-           WHERE m.type IN ('record.created', 'record.updated') AND EXISTS (
-             SELECT 1 FROM webhook_subscriptions s
-             WHERE s.establishment_id = m.establishment_id AND s.livemode = m.livemode AND s.status = 'active'
-               AND s.events && ARRAY['alert.spike_detected', 'alert.triggered'])
+           WHERE m.type IN ('record.created', 'record.updated')
          ) x
        ) c, LATERAL graphile_worker.add_jobs(c.specs, job_key_preserve_run_at := true) j
        WHERE c.specs IS NOT NULL

@@ -1,0 +1,178 @@
+import { Card, Group, SegmentedControl, Select, SimpleGrid, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
+import type { Prediction } from '@merma/schema';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import { useTranslation } from 'react-i18next';
+import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { NoEstablishment } from '../../components/NoEstablishment.tsx';
+import { Page } from '../../components/Page.tsx';
+import { useFormat } from '../../lib/format.ts';
+import { useScope } from '../../lib/scope.ts';
+import { CATEGORIES, isCategory } from '../../lib/waste.ts';
+import { trpc } from '../../trpc.ts';
+
+const route = getRouteApi('/app/forecast');
+
+/**
+ * The next 1–4 weeks of waste, day by day, with the 95 % prediction interval drawn as a band, and
+ * how the forecast is made and how far off it was over the last 14 days (its backtest). The same
+ * prediction as `GET /api/v1/predict`.
+ */
+export function ForecastPage() {
+  const { t } = useTranslation();
+  const { establishment } = useScope();
+  return (
+    <Page title={t('forecast.title')} description={t('forecast.description')}>
+      {establishment ? <Forecast establishmentId={establishment.id} /> : <NoEstablishment />}
+    </Page>
+  );
+}
+
+function Forecast({ establishmentId }: { establishmentId: string }) {
+  const { t } = useTranslation();
+  const { livemode } = useScope();
+  const search = route.useSearch();
+  const navigate = useNavigate();
+  const input = {
+    establishment_id: establishmentId,
+    livemode,
+    horizon: search.weeks * 7,
+    ...(isCategory(search.category) ? { food_category: search.category } : {}),
+  };
+  const { data } = useSuspenseQuery(trpc.insights.forecast.queryOptions(input));
+  return (
+    <Stack gap="lg">
+      <Group gap="md" align="flex-end" wrap="wrap">
+        <Stack gap={4}>
+          <Text size="sm" fw={500} id="forecast-horizon">
+            {t('forecast.horizon')}
+          </Text>
+          <SegmentedControl
+            aria-labelledby="forecast-horizon"
+            value={String(search.weeks)}
+            onChange={(v) => void navigate({ to: '.', search: (prev) => ({ ...prev, weeks: Number(v) }) })}
+            data={[1, 2, 3, 4].map((w) => ({ value: String(w), label: t('forecast.weeks', { count: w }) }))}
+          />
+        </Stack>
+        <Select
+          label={t('forecast.category')}
+          placeholder={t('forecast.allCategories')}
+          clearable
+          value={isCategory(search.category) ? search.category : null}
+          onChange={(v) => void navigate({ to: '.', search: (prev) => ({ ...prev, category: v ?? undefined }) })}
+          data={CATEGORIES.map((c) => ({ value: c, label: t(`categories.${c}`) }))}
+        />
+      </Group>
+      <Method prediction={data} />
+      <ForecastChart prediction={data} />
+    </Stack>
+  );
+}
+
+function Method({ prediction }: { prediction: Prediction }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const method = prediction.method.startsWith('holt-winters')
+    ? t('forecast.methods.holtWinters')
+    : prediction.method.startsWith('mean')
+      ? t('forecast.methods.mean')
+      : t('forecast.methods.none');
+  const total = prediction.points.reduce((sum, p) => sum + p.predicted_kg, 0);
+  return (
+    <SimpleGrid cols={{ base: 1, sm: 3 }}>
+      <Card withBorder padding="md">
+        <Text size="sm" c="dimmed">
+          {t('forecast.expected', { count: prediction.points.length })}
+        </Text>
+        <Text fz={28} fw={700}>
+          {format.kg(total)}
+        </Text>
+      </Card>
+      <Card withBorder padding="md">
+        <Text size="sm" c="dimmed">
+          {t('forecast.method')}
+        </Text>
+        <Text size="sm" fw={600}>
+          {method}
+        </Text>
+        <Text size="xs" c="dimmed">
+          {t('forecast.history', { count: prediction.history_days })}
+        </Text>
+      </Card>
+      <Card withBorder padding="md">
+        <Text size="sm" c="dimmed">
+          {t('forecast.backtest', { days: prediction.backtest.days })}
+        </Text>
+        <Text size="sm" fw={600}>
+          {prediction.backtest.value === null ? t('forecast.noBacktest') : t('forecast.mae', { kg: format.kg(prediction.backtest.value) })}
+        </Text>
+      </Card>
+    </SimpleGrid>
+  );
+}
+
+function ForecastChart({ prediction }: { prediction: Prediction }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const data = prediction.points.map((p) => ({
+    day: format.day(p.date),
+    predicted: p.predicted_kg,
+    interval: [p.lower, p.upper] as [number, number],
+  }));
+  return (
+    <Card withBorder padding="md" component="figure" m={0}>
+      <Text component="figcaption" fw={600} mb="sm">
+        {t('forecast.chartTitle')}
+      </Text>
+      <div style={{ width: '100%', height: 300 }} aria-hidden>
+        <ResponsiveContainer>
+          <ComposedChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 8 }} accessibilityLayer={false}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} />
+            <XAxis dataKey="day" fontSize={12} />
+            <YAxis fontSize={12} tickFormatter={(v: number) => format.kg(v)} width={80} />
+            <Tooltip
+              formatter={(value) => (Array.isArray(value) ? value.map((v) => format.kg(Number(v))).join(' – ') : format.kg(Number(value)))}
+            />
+            <Legend />
+            <Area
+              dataKey="interval"
+              name={t('forecast.interval')}
+              stroke="none"
+              fill="var(--mantine-color-teal-2)"
+              isAnimationActive={false}
+            />
+            <Line
+              dataKey="predicted"
+              name={t('forecast.predicted')}
+              stroke="var(--mantine-color-teal-8)"
+              strokeWidth={2}
+              dot={false}
+              isAnimationActive={false}
+            />
+          </ComposedChart>
+        </ResponsiveContainer>
+      </div>
+      <Table mt="md" striped>
+        <Table.Caption>
+          <VisuallyHidden>{t('forecast.tableCaption')}</VisuallyHidden>
+        </Table.Caption>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t('forecast.columns.day')}</Table.Th>
+            <Table.Th>{t('forecast.columns.predicted')}</Table.Th>
+            <Table.Th>{t('forecast.columns.interval')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {prediction.points.map((p) => (
+            <Table.Tr key={p.date}>
+              <Table.Td>{format.longDay(p.date)}</Table.Td>
+              <Table.Td>{format.kg(p.predicted_kg)}</Table.Td>
+              <Table.Td>{t('forecast.intervalValue', { lower: format.kg(p.lower), upper: format.kg(p.upper) })}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Card>
+  );
+}

@@ -1,0 +1,291 @@
+import '@mantine/charts/styles.css';
+import { AreaChart, BarChart } from '@mantine/charts';
+import { Alert, Badge, Card, Code, Group, List, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import type { AnalyticsResult } from '@merma/schema';
+import type { DashboardBenchmark, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
+import { IconArrowDownRight, IconArrowUpRight, IconMinus } from '@tabler/icons-react';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import { useTranslation } from 'react-i18next';
+import { AnchorLink } from '../../components/links.tsx';
+import { NoEstablishment } from '../../components/NoEstablishment.tsx';
+import { Page } from '../../components/Page.tsx';
+import { useFormat } from '../../lib/format.ts';
+import { can } from '../../lib/permissions.ts';
+import { useScope } from '../../lib/scope.ts';
+import { OVERVIEW_RANGES, type OverviewRange } from '../../lib/search.ts';
+import { byKg, overviewQuery, todayIn } from '../../lib/waste.ts';
+import { trpc } from '../../trpc.ts';
+
+const route = getRouteApi('/app/overview');
+
+/**
+ * What a kitchen or sustainability manager looks at first: kg wasted today, this week and this
+ * month against the same stretch before; the trend; where it comes from (category, cause, stage);
+ * where it goes, in the order of the Ley 1/2025 hierarchy, with the recovery rate; the sector
+ * comparison; and the spikes of the last two weeks. Figures come from the API's own analytics.
+ */
+export function OverviewPage() {
+  const { t } = useTranslation();
+  const { establishment } = useScope();
+  return (
+    <Page title={t('overview.title')} description={t('overview.description')}>
+      {establishment ? <Overview timezone={establishment.timezone} establishmentId={establishment.id} /> : <NoEstablishment />}
+    </Page>
+  );
+}
+
+function Overview({ establishmentId, timezone }: { establishmentId: string; timezone: string }) {
+  const { t } = useTranslation();
+  const { livemode } = useScope();
+  const { range } = route.useSearch();
+  const navigate = useNavigate();
+  const scope = { establishment_id: establishmentId, livemode };
+  const query = overviewQuery(range, todayIn(timezone));
+  const { data: analytics } = useSuspenseQuery(trpc.insights.analytics.queryOptions({ ...scope, ...query }));
+  const { data: periods } = useSuspenseQuery(trpc.insights.periods.queryOptions(scope));
+
+  return (
+    <Stack gap="lg">
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        {periods.map((p) => (
+          <PeriodCard key={p.period} comparison={p} />
+        ))}
+      </SimpleGrid>
+      <Group justify="space-between" wrap="wrap">
+        <Title order={2} size="h3">
+          {t('overview.rangeHeading')}
+        </Title>
+        <SegmentedControl
+          aria-label={t('overview.range')}
+          value={range}
+          onChange={(value) => void navigate({ to: '.', search: (prev) => ({ ...prev, range: value as OverviewRange }) })}
+          data={OVERVIEW_RANGES.map((r) => ({ value: r, label: t(`overview.ranges.${r}`) }))}
+        />
+      </Group>
+      {analytics.total_records === 0 ? <NoRecords /> : <Charts analytics={analytics} />}
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Benchmark scope={scope} />
+        <Alerts scope={scope} />
+      </SimpleGrid>
+    </Stack>
+  );
+}
+
+function PeriodCard({ comparison }: { comparison: PeriodComparison }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const { kg, previous_kg: previous } = comparison;
+  const change = previous > 0 ? (kg - previous) / previous : null;
+  const Icon = change === null || change === 0 ? IconMinus : change > 0 ? IconArrowUpRight : IconArrowDownRight;
+  // Less waste is good news: a fall is green, a rise red.
+  const color = change === null || change === 0 ? 'gray' : change > 0 ? 'red' : 'teal';
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby={`period-${comparison.period}`}>
+      <Text size="sm" c="dimmed" id={`period-${comparison.period}`}>
+        {t(`overview.periods.${comparison.period}`)}
+      </Text>
+      <Text fz={28} fw={700} data-testid={`period-${comparison.period}-kg`}>
+        {format.kg(kg)}
+      </Text>
+      <Group gap={4} wrap="nowrap">
+        <Badge color={color} variant="light" leftSection={<Icon size={14} aria-hidden />}>
+          {change === null ? t('overview.noPrevious') : format.percent(Math.abs(change))}
+        </Badge>
+        <Text size="xs" c="dimmed">
+          {t(`overview.previous.${comparison.period}`, { kg: format.kg(previous) })}
+        </Text>
+      </Group>
+    </Card>
+  );
+}
+
+function ChartCard({ title, children, footer }: { title: string; children: React.ReactNode; footer?: React.ReactNode }) {
+  return (
+    <Card withBorder padding="md" component="figure" m={0}>
+      <Text component="figcaption" fw={600} mb="sm">
+        {title}
+      </Text>
+      {children}
+      {footer}
+    </Card>
+  );
+}
+
+function Charts({ analytics }: { analytics: AnalyticsResult }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
+  const kgSeries = (label: string) => [{ name: 'kg', label, color: 'teal.6' }];
+  const trend = analytics.trend.map((p) => ({ period: format.period(p.period), kg: p.total_kg }));
+  const categories = byKg(analytics.by_category).map(([code, kg]) => ({ label: t(`categories.${code}` as 'categories.others'), kg }));
+  const causeName = (id: string) => (id === 'none' ? t('overview.noCause') : (catalog.causes.find((c) => c.id === id)?.nombre ?? id));
+  const causes = byKg(analytics.by_cause).map(([id, kg]) => ({ label: causeName(id), kg }));
+  const stages = byKg(analytics.by_stage).map(([stage, kg]) => ({ label: t(`stages.${stage}` as 'stages.none'), kg }));
+  // The hierarchy's order (prevention first, landfill last), every destination shown, 0 included.
+  const destinations = catalog.destinations.map((d) => {
+    const kg = analytics.by_destino[d.id] ?? 0;
+    return { label: `${d.orden}. ${d.nombre}`, recovered: d.es_recuperacion ? kg : 0, lost: d.es_recuperacion ? 0 : kg };
+  });
+  const barHeight = (rows: number) => Math.max(120, rows * 36 + 40);
+  const bars = (data: { label: string; kg: number }[], label: string) => (
+    <BarChart
+      h={barHeight(data.length)}
+      data={data}
+      dataKey="label"
+      orientation="vertical"
+      series={kgSeries(label)}
+      valueFormatter={format.kg}
+      yAxisProps={{ width: 150 }}
+      gridAxis="none"
+    />
+  );
+
+  return (
+    <Stack gap="lg">
+      <ChartCard
+        title={t('overview.trend', { total: format.kg(analytics.total_kg), count: analytics.total_records })}
+        footer={
+          <Text size="sm" c="dimmed" mt="xs" data-testid="range-total">
+            {t('overview.rangeTotal', { kg: format.kgPrecise(analytics.total_kg), count: analytics.total_records })}
+          </Text>
+        }
+      >
+        <AreaChart
+          h={260}
+          data={trend}
+          dataKey="period"
+          series={kgSeries(t('overview.kgWasted'))}
+          valueFormatter={format.kg}
+          curveType="monotone"
+        />
+      </ChartCard>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <ChartCard title={t('overview.byCategory')}>{bars(categories, t('overview.kgWasted'))}</ChartCard>
+        <ChartCard
+          title={t('overview.byDestination')}
+          footer={
+            <Text size="sm" mt="xs">
+              {analytics.recovery_rate === null
+                ? t('overview.recoveryUnknown')
+                : t('overview.recoveryRate', { rate: format.percent(analytics.recovery_rate) })}
+            </Text>
+          }
+        >
+          <BarChart
+            h={barHeight(destinations.length)}
+            data={destinations}
+            dataKey="label"
+            orientation="vertical"
+            type="stacked"
+            series={[
+              { name: 'recovered', label: t('overview.recovered'), color: 'teal.6' },
+              { name: 'lost', label: t('overview.notRecovered'), color: 'orange.6' },
+            ]}
+            valueFormatter={format.kg}
+            yAxisProps={{ width: 170 }}
+            gridAxis="none"
+            withLegend
+          />
+        </ChartCard>
+        <ChartCard title={t('overview.byCause')}>{bars(causes, t('overview.kgWasted'))}</ChartCard>
+        <ChartCard title={t('overview.byStage')}>{bars(stages, t('overview.kgWasted'))}</ChartCard>
+      </SimpleGrid>
+    </Stack>
+  );
+}
+
+/** No records in the range: how to send the first one. */
+function NoRecords() {
+  const { t } = useTranslation();
+  const { me } = useScope();
+  return (
+    <Alert color="teal" variant="light" title={t('overview.empty.title')}>
+      <Stack gap="xs">
+        <Text size="sm">{t('overview.empty.body')}</Text>
+        <Code block>{t('overview.empty.example')}</Code>
+        {can.viewKeys(me.role) ? (
+          <AnchorLink to="/keys">{t('overview.empty.keys')}</AnchorLink>
+        ) : (
+          <Text size="sm">{t('overview.empty.askDeveloper')}</Text>
+        )}
+      </Stack>
+    </Alert>
+  );
+}
+
+function Benchmark({ scope }: { scope: { establishment_id: string; livemode: boolean } }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const { data } = useSuspenseQuery(trpc.insights.benchmark.queryOptions(scope));
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby="benchmark-title">
+      <Title order={2} size="h4" id="benchmark-title" mb="sm">
+        {t('overview.benchmark.title')}
+      </Title>
+      <BenchmarkBody data={data} format={format} />
+    </Card>
+  );
+}
+
+function BenchmarkBody({ data, format }: { data: DashboardBenchmark; format: ReturnType<typeof useFormat> }) {
+  const { t } = useTranslation();
+  if (!data.available) return <Text size="sm">{t('overview.benchmark.planRequired')}</Text>;
+  const r = data.result;
+  const sector = t(`sectors.${r.sector}` as 'sectors.horeca');
+  return (
+    <Stack gap="xs">
+      <Text size="sm">{t('overview.benchmark.yours', { kg: format.kg(r.your_avg_kg_per_day), days: r.window_days })}</Text>
+      {r.sector_avg_kg_per_day === null || r.percentile === null ? (
+        <Text size="sm" c="dimmed">
+          {t('overview.benchmark.withheld', { count: r.sample_size, sector })}
+        </Text>
+      ) : (
+        <>
+          <Text size="sm">{t('overview.benchmark.sector', { kg: format.kg(r.sector_avg_kg_per_day), sector, count: r.sample_size })}</Text>
+          <Text size="sm" fw={600}>
+            {t('overview.benchmark.percentile', { percentile: format.number(r.percentile) })}
+          </Text>
+        </>
+      )}
+    </Stack>
+  );
+}
+
+function Alerts({ scope }: { scope: { establishment_id: string; livemode: boolean } }) {
+  const { t } = useTranslation();
+  const { data } = useSuspenseQuery(trpc.insights.alerts.queryOptions(scope));
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby="alerts-title">
+      <Title order={2} size="h4" id="alerts-title" mb="sm">
+        {t('overview.alerts.title')}
+      </Title>
+      {data.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          {t('overview.alerts.empty')}
+        </Text>
+      ) : (
+        <List spacing="xs" size="sm">
+          {data.map((a) => (
+            <AlertItem key={a.id} alert={a} />
+          ))}
+        </List>
+      )}
+    </Card>
+  );
+}
+
+function AlertItem({ alert }: { alert: SpikeAlert }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  return (
+    <List.Item>
+      {t('overview.alerts.item', {
+        day: format.longDay(alert.day),
+        category: t(`categories.${alert.food_category}`),
+        kg: format.kg(alert.total_kg),
+        baseline: format.kg(alert.baseline_kg),
+      })}
+    </List.Item>
+  );
+}

@@ -1,0 +1,247 @@
+import { Alert, Button, Card, Group, List, NavLink, Stack, Table, Text, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import type { PreventionPlan } from '@merma/schema';
+import { IconFilePlus, IconPrinter } from '@tabler/icons-react';
+import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
+import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import { useTranslation } from 'react-i18next';
+import { NoEstablishment } from '../../components/NoEstablishment.tsx';
+import { Page } from '../../components/Page.tsx';
+import { currentLanguage } from '../../i18n/index.ts';
+import { useFormat } from '../../lib/format.ts';
+import { can } from '../../lib/permissions.ts';
+import { useScope } from '../../lib/scope.ts';
+import { queryClient, trpc } from '../../trpc.ts';
+import './print.css';
+
+const route = getRouteApi('/app/plan');
+
+/**
+ * The food-waste prevention plan that Ley 1/2025 (art. 6) asks for: generated from the last 12
+ * months of records, shown as a document in the page's language (the server writes its labels,
+ * measures and target in that language too), printed to PDF by the browser with a print
+ * stylesheet that leaves out the app's frame, and the history of earlier plans.
+ */
+export function PlanPage() {
+  const { t } = useTranslation();
+  const { establishment } = useScope();
+  return (
+    <Page title={t('plan.page.title')} description={t('plan.page.description')}>
+      {establishment ? <Plans establishmentId={establishment.id} establishmentName={establishment.name} /> : <NoEstablishment />}
+    </Page>
+  );
+}
+
+function Plans({ establishmentId, establishmentName }: { establishmentId: string; establishmentName: string }) {
+  const { t } = useTranslation();
+  const { me, livemode } = useScope();
+  const navigate = useNavigate();
+  const { plan: planId } = route.useSearch();
+  const scope = { establishment_id: establishmentId, livemode };
+  const lang = currentLanguage();
+  const { data: plan } = useSuspenseQuery(trpc.plan.get.queryOptions({ ...scope, lang, ...(planId ? { id: planId } : {}) }));
+  const { data: history } = useSuspenseQuery(trpc.plan.history.queryOptions({ ...scope, limit: 20 }));
+  const generate = useMutation(
+    trpc.plan.generate.mutationOptions({
+      onSuccess: async (created) => {
+        notifications.show({ color: 'teal', message: t('plan.page.generated') });
+        await queryClient.invalidateQueries(trpc.plan.pathFilter());
+        void navigate({ to: '.', search: (prev) => ({ ...prev, plan: created.id }) });
+      },
+    }),
+  );
+
+  return (
+    <Stack gap="lg">
+      <Group gap="sm" data-print-hide>
+        {can.generatePlan(me.role) && (
+          <Button
+            leftSection={<IconFilePlus size={16} aria-hidden />}
+            loading={generate.isPending}
+            onClick={() => generate.mutate({ ...scope, lang })}
+          >
+            {t('plan.page.generate')}
+          </Button>
+        )}
+        {plan && (
+          <Button variant="default" leftSection={<IconPrinter size={16} aria-hidden />} onClick={() => window.print()}>
+            {t('plan.page.print')}
+          </Button>
+        )}
+      </Group>
+      {plan ? (
+        <Group align="flex-start" gap="lg" wrap="nowrap">
+          <PlanDocument plan={plan} establishmentName={establishmentName} />
+          <Card withBorder padding="sm" miw={220} data-print-hide component="nav" aria-label={t('plan.page.history')}>
+            <Text fw={600} size="sm" mb="xs">
+              {t('plan.page.history')}
+            </Text>
+            <HistoryList plans={history.data} current={plan.id} />
+          </Card>
+        </Group>
+      ) : (
+        <Alert color="teal" variant="light" title={t('plan.page.emptyTitle')}>
+          {can.generatePlan(me.role) ? t('plan.page.empty') : t('plan.page.emptyViewer')}
+        </Alert>
+      )}
+    </Stack>
+  );
+}
+
+function HistoryList({ plans, current }: { plans: { id: string; generated_at: string; total_kg: number }[]; current: string }) {
+  const format = useFormat();
+  const navigate = useNavigate();
+  return (
+    <Stack gap={2}>
+      {plans.map((p) => (
+        <NavLink
+          key={p.id}
+          component="button"
+          onClick={() => void navigate({ to: '.', search: (prev) => ({ ...prev, plan: p.id }) })}
+          label={format.dateTime(p.generated_at)}
+          description={format.kg(p.total_kg)}
+          color="gray"
+          active={p.id === current}
+          aria-current={p.id === current ? 'true' : undefined}
+        />
+      ))}
+    </Stack>
+  );
+}
+
+/** The plan as a document: what a manager files and shows an inspector. */
+function PlanDocument({ plan, establishmentName }: { plan: PreventionPlan; establishmentName: string }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const shares = (title: string, items: PreventionPlan['by_stage']) => (
+    <Stack gap="xs">
+      <Title order={3} size="h4">
+        {title}
+      </Title>
+      {items.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          {t('plan.doc.none')}
+        </Text>
+      ) : (
+        <Table striped withTableBorder>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{title}</Table.Th>
+              <Table.Th ta="right">{t('plan.doc.kg')}</Table.Th>
+              <Table.Th ta="right">{t('plan.doc.share')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {items.map((i) => (
+              <Table.Tr key={i.key}>
+                <Table.Td>{i.label}</Table.Td>
+                <Table.Td ta="right">{format.kg(i.kg)}</Table.Td>
+                <Table.Td ta="right">{format.percent(i.share)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+  const target = plan.target;
+  return (
+    <Card
+      withBorder
+      padding="xl"
+      component="article"
+      data-testid="plan-document"
+      className="plan-document"
+      style={{ flex: 1 }}
+      lang={plan.lang}
+    >
+      <Stack gap="lg">
+        <Stack gap={4}>
+          <Title order={2}>{t('plan.doc.title', { establishment: establishmentName })}</Title>
+          <Text size="sm">{t('plan.doc.law')}</Text>
+          <Text size="sm" c="dimmed">
+            {t('plan.doc.period', {
+              from: format.date(plan.period.from),
+              to: format.date(plan.period.to),
+              generated: format.dateTime(plan.generated_at),
+            })}
+          </Text>
+          <Text fw={600}>{t('plan.doc.total', { kg: format.kg(plan.total_kg), count: plan.total_records })}</Text>
+        </Stack>
+        {shares(t('plan.doc.byStage'), plan.by_stage)}
+        {shares(t('plan.doc.byCategory'), plan.by_category)}
+        {shares(t('plan.doc.byCause'), plan.by_cause)}
+        {shares(t('plan.doc.byShift'), plan.by_shift)}
+        <Stack gap="xs">
+          <Title order={3} size="h4">
+            {t('plan.doc.destinations')}
+          </Title>
+          <Table striped withTableBorder>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('plan.doc.order')}</Table.Th>
+                <Table.Th>{t('plan.doc.destination')}</Table.Th>
+                <Table.Th ta="right">{t('plan.doc.kg')}</Table.Th>
+                <Table.Th ta="right">{t('plan.doc.share')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {plan.destinations.map((d) => (
+                <Table.Tr key={d.key}>
+                  <Table.Td>{d.orden}</Table.Td>
+                  <Table.Td>{d.label}</Table.Td>
+                  <Table.Td ta="right">{format.kg(d.kg)}</Table.Td>
+                  <Table.Td ta="right">{format.percent(d.share)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+          <Text size="sm">{t('plan.doc.belowFeed', { kg: format.kg(plan.below_feed_kg) })}</Text>
+        </Stack>
+        <Stack gap="sm">
+          <Title order={3} size="h4">
+            {t('plan.doc.hotspots')}
+          </Title>
+          {plan.hotspots.length === 0 && (
+            <Text size="sm" c="dimmed">
+              {t('plan.doc.none')}
+            </Text>
+          )}
+          {plan.hotspots.map((h, i) => (
+            <Stack gap={4} key={`${h.food_category}-${h.waste_stage}`}>
+              <Text fw={600}>
+                {t('plan.doc.hotspot', {
+                  n: i + 1,
+                  category: h.food_category_label,
+                  stage: h.waste_stage_label,
+                  kg: format.kg(h.kg),
+                  share: format.percent(h.share),
+                })}
+              </Text>
+              <List size="sm" spacing={2}>
+                {h.measures.map((m) => (
+                  <List.Item key={m}>{m}</List.Item>
+                ))}
+              </List>
+            </Stack>
+          ))}
+        </Stack>
+        <Stack gap="xs">
+          <Title order={3} size="h4">
+            {t('plan.doc.target')}
+          </Title>
+          <Text size="sm">{target.note}</Text>
+          {target.baseline_kg !== null && target.baseline_year !== null && (
+            <Text size="sm" fw={600}>
+              {t('plan.doc.targetFigures', {
+                year: target.baseline_year,
+                baseline: format.kg(target.baseline_kg),
+                target: format.kg(target.target_2030_kg ?? 0),
+              })}
+            </Text>
+          )}
+        </Stack>
+      </Stack>
+    </Card>
+  );
+}

@@ -1,0 +1,292 @@
+import { Alert, Button, Code, Group, Menu, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import type { WasteRecord } from '@merma/schema';
+import type { RecordsPageInput } from '@merma/schema/dashboard';
+import { IconDownload, IconShieldCheck } from '@tabler/icons-react';
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { NoEstablishment } from '../../components/NoEstablishment.tsx';
+import { Page } from '../../components/Page.tsx';
+import { useFormat } from '../../lib/format.ts';
+import { useScope } from '../../lib/scope.ts';
+import type { RecordsSearch } from '../../lib/search.ts';
+import { CATEGORIES, RECORDS_PAGE_SIZE, recordsQuery } from '../../lib/waste.ts';
+import { trpc } from '../../trpc.ts';
+
+const route = getRouteApi('/app/records');
+
+/**
+ * Every record of the establishment, filtered by date, category, destination, cause and shift:
+ * pages of 50 by keyset (as fast on page 1,000 as on page 1), a record's chain details, the chain
+ * check, and the filtered records as CSV for a Spanish spreadsheet or for programs.
+ */
+export function RecordsPage() {
+  const { t } = useTranslation();
+  const { establishment } = useScope();
+  return (
+    <Page
+      title={t('records.title')}
+      description={t('records.description')}
+      actions={establishment && <VerifyChain establishmentId={establishment.id} />}
+    >
+      {establishment ? <Records establishmentId={establishment.id} timezone={establishment.timezone} /> : <NoEstablishment />}
+    </Page>
+  );
+}
+
+function Records({ establishmentId, timezone }: { establishmentId: string; timezone: string }) {
+  const { t } = useTranslation();
+  const { livemode, mode } = useScope();
+  const search = route.useSearch();
+  const scope = { establishment_id: establishmentId, livemode };
+  const query = recordsQuery(scope, search, timezone);
+  // The cursors of the pages before this one (the first page has none).
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [filterKey, setFilterKey] = useState(JSON.stringify(query));
+  if (filterKey !== JSON.stringify(query)) {
+    setFilterKey(JSON.stringify(query));
+    setCursors([]);
+  }
+  const cursor = cursors.at(-1);
+  const first = useSuspenseQuery(trpc.records.list.queryOptions(query));
+  const later = useQuery({ ...trpc.records.list.queryOptions({ ...query, cursor: cursor ?? '' }), enabled: cursor !== undefined });
+  const page = cursor === undefined ? first.data : later.data;
+  const total = first.data.total ?? 0;
+  const offset = cursors.length * RECORDS_PAGE_SIZE;
+
+  const exportUrl = (dialect: 'es' | 'plain') => {
+    const params = new URLSearchParams({ establishment_id: establishmentId, mode, dialect });
+    for (const key of ['from', 'to', 'food_category', 'destino_id', 'causa_id', 'shift_id'] as const) {
+      const value = query[key];
+      if (value) params.set(key, value);
+    }
+    return `/export/records.csv?${params}`;
+  };
+
+  return (
+    <Stack gap="md">
+      <Filters scope={scope} query={query} />
+      <Group justify="space-between" wrap="wrap">
+        <Text size="sm" c="dimmed" aria-live="polite" data-testid="records-count">
+          {total === 0 ? t('records.none') : t('records.range', { from: offset + 1, to: offset + (page?.data.length ?? 0), total })}
+        </Text>
+        <Group gap="xs">
+          <Menu position="bottom-end">
+            <Menu.Target>
+              <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} disabled={total === 0}>
+                {t('records.export.button')}
+              </Button>
+            </Menu.Target>
+            <Menu.Dropdown>
+              <Menu.Item component="a" href={exportUrl('es')} download>
+                {t('records.export.es')}
+              </Menu.Item>
+              <Menu.Item component="a" href={exportUrl('plain')} download>
+                {t('records.export.plain')}
+              </Menu.Item>
+            </Menu.Dropdown>
+          </Menu>
+        </Group>
+      </Group>
+      {later.error && <ErrorAlert error={later.error} />}
+      <RecordsTable rows={page?.data ?? []} scope={scope} timezone={timezone} />
+      <Group justify="flex-end" gap="xs">
+        <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          {t('pager.previous')}
+        </Button>
+        <Button
+          variant="default"
+          size="xs"
+          disabled={!page?.next_cursor}
+          loading={cursor !== undefined && later.isPending}
+          onClick={() => page?.next_cursor && setCursors((c) => [...c, page.next_cursor as string])}
+        >
+          {t('pager.next')}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+function Filters({ scope, query }: { scope: { establishment_id: string; livemode: boolean }; query: RecordsPageInput }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
+  const { data: shifts } = useSuspenseQuery(trpc.shifts.list.queryOptions(scope));
+  const set = (change: Partial<RecordsSearch>) => void navigate({ to: '.', search: (prev) => ({ ...prev, ...change }) });
+  const any = t('records.filters.any');
+  return (
+    <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 6 }} spacing="sm" component="form" role="search" aria-label={t('records.filters.label')}>
+      <TextInput
+        type="date"
+        label={t('records.filters.from')}
+        value={query.from ?? ''}
+        onChange={(e) => set({ from: e.currentTarget.value || undefined })}
+      />
+      <TextInput
+        type="date"
+        label={t('records.filters.to')}
+        value={query.to ?? ''}
+        onChange={(e) => set({ to: e.currentTarget.value || undefined })}
+      />
+      <Select
+        label={t('records.filters.category')}
+        placeholder={any}
+        clearable
+        value={query.food_category ?? null}
+        onChange={(v) => set({ category: v ?? undefined })}
+        data={CATEGORIES.map((c) => ({ value: c, label: t(`categories.${c}`) }))}
+      />
+      <Select
+        label={t('records.filters.destination')}
+        placeholder={any}
+        clearable
+        value={query.destino_id ?? null}
+        onChange={(v) => set({ destination: v ?? undefined })}
+        data={catalog.destinations.map((d) => ({ value: d.id, label: d.nombre }))}
+      />
+      <Select
+        label={t('records.filters.cause')}
+        placeholder={any}
+        clearable
+        value={query.causa_id ?? null}
+        onChange={(v) => set({ cause: v ?? undefined })}
+        data={catalog.causes.map((c) => ({ value: c.id, label: c.nombre }))}
+      />
+      <Select
+        label={t('records.filters.shift')}
+        placeholder={any}
+        clearable
+        value={query.shift_id ?? null}
+        onChange={(v) => set({ shift: v ?? undefined })}
+        data={shifts.map((s) => ({ value: s.id, label: `${s.name} (${s.start_time}–${s.end_time})` }))}
+      />
+    </SimpleGrid>
+  );
+}
+
+function RecordsTable({
+  rows,
+  scope,
+  timezone,
+}: {
+  rows: WasteRecord[];
+  scope: { establishment_id: string; livemode: boolean };
+  timezone: string;
+}) {
+  const { t } = useTranslation();
+  const format = useFormat(timezone);
+  const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
+  const { data: shifts } = useSuspenseQuery(trpc.shifts.list.queryOptions(scope));
+  const columns: Column<WasteRecord>[] = [
+    { key: 'time', header: t('records.columns.time'), render: (r) => format.dateTime(r.created_at) },
+    { key: 'category', header: t('records.columns.category'), render: (r) => t(`categories.${r.food_category}`) },
+    { key: 'kg', header: t('records.columns.kg'), render: (r) => format.kgPrecise(r.weight_kg) },
+    {
+      key: 'destination',
+      header: t('records.columns.destination'),
+      render: (r) => catalog.destinations.find((d) => d.id === r.destino_id)?.nombre ?? r.destino_id,
+    },
+    {
+      key: 'cause',
+      header: t('records.columns.cause'),
+      render: (r) => (r.causa_id ? (catalog.causes.find((c) => c.id === r.causa_id)?.nombre ?? r.causa_id) : <EmptyCell />),
+    },
+    { key: 'stage', header: t('records.columns.stage'), render: (r) => (r.waste_stage ? t(`stages.${r.waste_stage}`) : <EmptyCell />) },
+    {
+      key: 'shift',
+      header: t('records.columns.shift'),
+      render: (r) => (r.shift_id ? (shifts.find((s) => s.id === r.shift_id)?.name ?? <EmptyCell />) : <EmptyCell />),
+    },
+    { key: 'product', header: t('records.columns.product'), render: (r) => r.product_name ?? <EmptyCell /> },
+  ];
+  return (
+    <DataTable
+      caption={t('records.title')}
+      columns={columns}
+      rows={rows}
+      rowKey={(r) => r.id}
+      empty={t('records.empty')}
+      renderExpanded={(r) => <RecordDetail id={r.id} scope={scope} />}
+      rowLabel={(r) => t('records.rowLabel', { time: format.dateTime(r.created_at), kg: format.kgPrecise(r.weight_kg) })}
+      minWidth={960}
+    />
+  );
+}
+
+function RecordDetail({ id, scope }: { id: string; scope: { establishment_id: string; livemode: boolean } }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const { data, error, isPending } = useQuery(trpc.records.get.queryOptions({ ...scope, id }));
+  if (isPending) return <Text size="sm">{t('common.loading')}</Text>;
+  if (error) return <ErrorAlert error={error} />;
+  const r = data.record;
+  const row = (label: string, value: React.ReactNode) => (
+    <Group gap="xs" wrap="nowrap" align="flex-start">
+      <Text size="sm" fw={600} miw={170}>
+        {label}
+      </Text>
+      <Text size="sm" component="div" style={{ wordBreak: 'break-all' }}>
+        {value}
+      </Text>
+    </Group>
+  );
+  return (
+    <Stack gap={6} p="xs">
+      {row(
+        t('records.detail.chainPosition'),
+        t('records.detail.position', { seq: format.number(data.chain_seq), length: format.number(data.chain_length) }),
+      )}
+      {row(t('records.detail.hash'), <Code>{r.record_hash}</Code>)}
+      {row(t('records.detail.prevHash'), <Code>{data.prev_hash}</Code>)}
+      {row(t('records.detail.id'), <Code>{r.id}</Code>)}
+      {row(t('records.detail.source'), <Code>{r.source}</Code>)}
+      {r.notes && row(t('records.detail.notes'), r.notes)}
+      {r.supersedes_id && row(t('records.detail.supersedes'), <Code>{r.supersedes_id}</Code>)}
+      {data.superseded_by && row(t('records.detail.supersededBy'), <Code>{data.superseded_by}</Code>)}
+    </Stack>
+  );
+}
+
+/** Recomputes every hash of the chain on the server and says whether the register is intact. */
+function VerifyChain({ establishmentId }: { establishmentId: string }) {
+  const { t } = useTranslation();
+  const { livemode } = useScope();
+  const format = useFormat();
+  const verify = useQuery({
+    ...trpc.records.verify.queryOptions({ establishment_id: establishmentId, livemode }),
+    enabled: false,
+    gcTime: 0,
+  });
+  const result = verify.data;
+  return (
+    <Stack gap="xs" align="flex-end">
+      <Button
+        variant="light"
+        leftSection={<IconShieldCheck size={16} aria-hidden />}
+        loading={verify.isFetching}
+        onClick={() => void verify.refetch()}
+      >
+        {t('records.verify.button')}
+      </Button>
+      <div aria-live="polite">
+        {verify.error && <ErrorAlert error={verify.error} />}
+        {result &&
+          (result.valid ? (
+            <Alert color="teal" variant="light" title={t('records.verify.valid')} maw={420}>
+              {t('records.verify.validBody', { count: result.checked, checked: format.number(result.checked) })}
+            </Alert>
+          ) : (
+            <Alert color="red" variant="light" title={t('records.verify.invalid')} maw={420}>
+              {t(`records.verify.reasons.${result.first_invalid?.reason ?? 'hash_mismatch'}`, {
+                seq: format.number(result.first_invalid?.chain_seq ?? 0),
+              })}
+            </Alert>
+          ))}
+      </div>
+    </Stack>
+  );
+}

@@ -1,0 +1,42 @@
+import { PlanLanguage, PreventionPlan, PreventionPlanHistory, PreventionPlanHistoryQuery, Uuid } from '@merma/schema';
+import { ModeScope } from '@merma/schema/dashboard';
+import { sqlOfTransaction } from '../../db/sql.js';
+import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
+import { generatePlan, getPlan, latestPlan, listPlans } from './service.js';
+
+/**
+ * The prevention plan page: the plans of the establishment and mode (newest first), one of them —
+ * or the latest, null before the first — written in the page's language, and generating a new one
+ * (owners, admins and developers; audited). The same service as `/api/v1/prevention-plan`.
+ */
+export const planDashboardRouter = dashboardRouter({
+  history: scopedProcedure
+    .input(ModeScope.extend(PreventionPlanHistoryQuery.shape))
+    .output(PreventionPlanHistory)
+    .query(({ ctx, input }) => listPlans(ctx.db, ctx.tenant, { limit: input.limit, cursor: input.cursor })),
+
+  get: scopedProcedure
+    .input(ModeScope.extend({ id: Uuid.optional(), lang: PlanLanguage }))
+    .output(PreventionPlan.nullable())
+    .query(async ({ ctx, input }) => {
+      if (input.id) return getPlan(ctx.db, ctx.tenant, input.id, input.lang, 'json');
+      const any = await ctx.db.preventionPlan.count({
+        where: { establishment_id: ctx.scope.establishmentId, livemode: ctx.scope.livemode },
+      });
+      return any ? latestPlan(ctx.db, ctx.tenant, input.lang, 'json') : null;
+    }),
+
+  generate: scopedProcedure
+    .meta({ roles: BUILDERS })
+    .input(ModeScope.extend({ lang: PlanLanguage }))
+    .output(PreventionPlan)
+    .mutation(({ ctx, input }) =>
+      audited(
+        ctx,
+        'plan.generated',
+        // The aggregate runs on the transaction's own connection (the embedded database has one).
+        (tx) => generatePlan({ db: tx, pool: sqlOfTransaction(tx), clock: ctx.clock }, ctx.tenant, input.lang),
+        (plan) => ({ target: `${plan.period.from} – ${plan.period.to}`, details: { plan_id: plan.id, livemode: input.livemode } }),
+      ),
+    ),
+});

@@ -1,0 +1,290 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMember, PASSWORD } from './dashboard-client.js';
+import {
+  api,
+  CAUSA_CADUCIDAD,
+  createTenant,
+  DESTINO_DONATION,
+  DESTINO_LANDFILL,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+  validRecord,
+} from './helpers.js';
+
+/**
+ * The waste pages in a real browser (Debian's chromium, playwright-core) on the built app: a tenant
+ * with five weeks of records sent through the API (the app's clock set back a day at a time, so
+ * they land on their days), then, as a kitchen manager would: the overview's totals equal
+ * `GET /api/v1/analytics` for the same range; the records table filtered, a record's chain details
+ * opened, the chain verified, and the filtered CSV downloaded — its rows equal the API's list; the
+ * language switched to Spanish; the prevention plan generated and read in Spanish, and printed
+ * without the app's frame; the forecast; a night shift added. axe-core checks every page (no
+ * serious or critical issue). The overview and plan are saved as screenshots, and the first
+ * contentful paint and the overview's load time are written to test-results/dashboard-perf.json.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.CI) throw new Error(`chromium not found at ${CHROMIUM}; CI must install it`);
+const DIST = resolve(import.meta.dirname, '../../dashboard/dist');
+if (hasChromium && !existsSync(join(DIST, 'index.html'))) throw new Error(`build the dashboard first (pnpm build): ${DIST} is missing`);
+const OUT = resolve(import.meta.dirname, '../test-results');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const DAYS = 35;
+const ZONE = 'Europe/Madrid';
+
+let t: TestContext;
+let tenant: Tenant;
+let browser: Browser;
+let base: string;
+/** Set back while seeding, so each day's batch is stored on its day; 0 afterwards. */
+let offsetMs = 0;
+
+const today = () =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+const addDays = (date: string, days: number) => {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+};
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  t = await startTestApp({ config: { DASHBOARD_DIR: DIST, API_KEY_CACHE_TTL_MS: '0' }, clock: () => new Date(Date.now() - offsetMs) });
+  tenant = await createTenant(t.db, { timezone: ZONE });
+  const client = api(t.app, tenant.key);
+  // A month of waste: bread every day, fish most days, more on Fridays, a part sent to landfill.
+  for (let back = DAYS - 1; back >= 0; back--) {
+    offsetMs = back * 86_400_000;
+    const weekday = new Date(Date.now() - offsetMs).getUTCDay();
+    const records = [
+      validRecord({ food_category: 'bakery', weight_kg: 2 + (weekday === 5 ? 3 : 0) + (back % 3) * 0.5, destino_id: DESTINO_DONATION }),
+      validRecord({ food_category: 'fish', weight_kg: 1.25 + (back % 4) * 0.25, destino_id: DESTINO_LANDFILL, causa_id: CAUSA_CADUCIDAD }),
+      validRecord({ food_category: 'prepared_meals', weight_kg: 3.5, destino_id: DESTINO_LANDFILL, waste_stage: 'service' }),
+    ];
+    const res = await client.post('/api/v1/records/batch', { records });
+    expect(res.statusCode, res.body).toBe(200);
+  }
+  offsetMs = 0;
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function expectAccessible(page: Page, what: string) {
+  await page.addScriptTag({ content: AXE });
+  const problems = await page.evaluate(async () => {
+    type Violation = { id: string; impact: string; nodes: { target: unknown }[] };
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe;
+    const { violations } = await axe.run();
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  });
+  expect(problems, what).toEqual([]);
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
+const kgFormat = (locale: string) => new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 });
+
+const SIGN_IN = {
+  en: { email: 'E-mail', password: 'Password', submit: 'Sign in' },
+  es: { email: 'Correo electrónico', password: 'Contraseña', submit: 'Entrar' },
+};
+
+async function signIn(page: Page, email: string, language: 'en' | 'es' = 'en') {
+  const words = SIGN_IN[language];
+  await page.goto(`${base}/dashboard/sign-in`);
+  await page.getByLabel(words.email).fill(email);
+  await page.getByLabel(words.password, { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: words.submit }).click();
+}
+
+describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped: no chromium on this machine)', () => {
+  it('overview = API analytics; records filtered, verified and exported = API list; Spanish; plan; forecast; shifts', async () => {
+    mkdirSync(OUT, { recursive: true });
+    const owner = await createMember(t.db, tenant.organizationId, 'owner');
+    // bypassCSP only lets axe-core be injected: the page's own CSP allows no inline script.
+    const context = await browser.newContext({
+      locale: 'en-GB',
+      viewport: { width: 1400, height: 1000 },
+      bypassCSP: true,
+      acceptDownloads: true,
+    });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    const client = api(t.app, tenant.key);
+    try {
+      await signIn(page, owner.email);
+      await heading(page, 'Overview').waitFor();
+
+      // Load figures of a fresh page: first contentful paint, and the overview with its charts drawn.
+      const started = Date.now();
+      await page.goto(`${base}/dashboard/overview`);
+      await page.getByTestId('range-total').waitFor();
+      await page.locator('.recharts-surface').first().waitFor();
+      const overviewMs = Date.now() - started;
+      const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null);
+      writeFileSync(
+        join(OUT, 'dashboard-perf.json'),
+        `${JSON.stringify({ first_contentful_paint_ms: fcp, overview_loaded_ms: overviewMs }, null, 2)}\n`,
+      );
+      console.log(`dashboard: first contentful paint ${fcp?.toFixed(0)} ms; overview with charts ${overviewMs} ms`);
+
+      // The overview's figures are the API's for the same range (the last 30 days, by day).
+      const range = { from: addDays(today(), -29), to: today(), group_by: 'day' };
+      const analytics = (await client.get('/api/v1/analytics', { query: range })).json().data;
+      expect(analytics.total_records).toBe(30 * 3);
+      expect(await page.getByTestId('range-total').textContent()).toBe(
+        `${kgFormat('en-GB').format(analytics.total_kg)} in ${analytics.total_records} records in this period.`,
+      );
+      const todayKg = (await client.get('/api/v1/analytics', { query: { from: today(), to: today() } })).json().data.total_kg;
+      expect(await page.getByTestId('period-today-kg').textContent()).toBe(
+        new Intl.NumberFormat('en-GB', { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 }).format(todayKg),
+      );
+      expect(await page.locator('.recharts-surface').count()).toBeGreaterThanOrEqual(5);
+      await page.getByText('Recovery rate:').waitFor();
+      await page.getByText('The sector comparison comes with').or(page.getByText('You:')).first().waitFor();
+      await expectAccessible(page, 'overview');
+      await page.screenshot({ path: join(OUT, 'dashboard-overview.png'), fullPage: true });
+
+      // Records: filtered by category; the count and rows are the API's.
+      await page.getByRole('link', { name: 'Records' }).click();
+      await heading(page, 'Records').waitFor();
+      await page.getByRole('combobox', { name: 'Category' }).click();
+      await page.getByRole('option', { name: 'Fish', exact: true }).click();
+      await page.waitForURL(/category=fish/);
+      const fish = (
+        await client.get('/api/v1/records', { query: { food_category: 'fish', from: addDays(today(), -29), to: today(), limit: '100' } })
+      ).json();
+      await page
+        .getByTestId('records-count')
+        .filter({ hasText: `1–${fish.meta.pagination.total} of ${fish.meta.pagination.total}` })
+        .waitFor();
+      expect(await page.getByRole('row').count()).toBe(fish.meta.pagination.total + 1);
+      await page
+        .getByRole('button', { name: /^Show details of record/ })
+        .first()
+        .click();
+      await page.getByText(fish.data[0].record_hash).waitFor();
+      await page.getByRole('button', { name: 'Verify the chain' }).click();
+      await page.getByText('The chain is intact').waitFor();
+      await expectAccessible(page, 'records');
+
+      // The CSV export of the filtered table, in the Spanish spreadsheet form.
+      await page.getByRole('button', { name: 'Export CSV' }).click();
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('menuitem', { name: /spreadsheet in Spanish/ }).click(),
+      ]);
+      const file = readFileSync(await download.path());
+      expect(file.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+      const rows = parse(file, { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
+      expect(rows.map((r) => r.id)).toEqual(fish.data.map((r: { id: string }) => r.id));
+      expect(rows.map((r) => r.weight_kg)).toEqual(fish.data.map((r: { weight_kg: number }) => String(r.weight_kg).replace('.', ',')));
+
+      // Spanish: the same page, every word in Spanish.
+      await page.getByRole('combobox', { name: 'Language' }).selectOption('es');
+      await heading(page, 'Registros').waitFor();
+      await page
+        .getByTestId('records-count')
+        .filter({ hasText: `de ${fish.meta.pagination.total}` })
+        .waitFor();
+      expect(await page.locator('html').getAttribute('lang')).toBe('es');
+
+      // The prevention plan, generated and read in Spanish; printed without the app's frame.
+      await page.getByRole('link', { name: 'Plan de prevención' }).click();
+      await heading(page, 'Plan de prevención').waitFor();
+      await page.getByRole('button', { name: 'Generar el plan' }).click();
+      await page.waitForURL(/plan=/);
+      // The link of the plan opens it again (and the button is out of its loading state for axe).
+      await page.reload();
+      const doc = page.getByTestId('plan-document');
+      await doc.getByText('Puntos críticos y medidas').waitFor();
+      const text = (await doc.textContent()) ?? '';
+      expect(text).toContain('Platos preparados');
+      expect(text).not.toMatch(/prepared_meals|bakery|fruit_veg|post_service/);
+      expect(await t.db.preventionPlan.count({ where: { establishment_id: tenant.establishmentId } })).toBe(1);
+      await expectAccessible(page, 'plan');
+      await page.screenshot({ path: join(OUT, 'dashboard-plan.png'), fullPage: true });
+      await page.emulateMedia({ media: 'print' });
+      expect(await page.getByRole('navigation').first().isVisible()).toBe(false);
+      expect(await page.getByRole('button', { name: 'Imprimir o guardar en PDF' }).isVisible()).toBe(false);
+      expect(await doc.isVisible()).toBe(true);
+      await page.screenshot({ path: join(OUT, 'dashboard-plan-print.png') });
+      await page.emulateMedia({ media: 'screen' });
+
+      // The forecast: the chart, the method and its backtest.
+      await page.getByRole('link', { name: 'Previsión' }).click();
+      await heading(page, 'Previsión').waitFor();
+      await page.getByText('Holt-Winters con estacionalidad semanal', { exact: false }).waitFor();
+      expect(await page.locator('.recharts-area').count()).toBe(1);
+      await page.getByText('4 semanas', { exact: true }).click();
+      await page.waitForURL(/weeks=4/);
+      await expect.poll(() => page.getByRole('row').count()).toBe(28 + 1);
+      await expectAccessible(page, 'forecast');
+
+      // Shifts: an overnight shift added.
+      await page.getByRole('link', { name: 'Turnos y sesiones' }).click();
+      await heading(page, 'Turnos y sesiones').waitFor();
+      await page.getByLabel('Nombre').fill('Noche');
+      await page.getByLabel('Empieza').fill('22:00');
+      await page.getByLabel('Termina').fill('06:00');
+      await page.getByRole('button', { name: 'Añadir turno' }).click();
+      await page.getByRole('cell', { name: 'Noche', exact: true }).waitFor();
+      await page.getByText('Nocturno', { exact: true }).waitFor();
+      expect(
+        await t.db.shift.count({
+          where: { establishment_id: tenant.establishmentId, name: 'Noche', start_time: '22:00', end_time: '06:00' },
+        }),
+      ).toBe(1);
+      await expectAccessible(page, 'shifts');
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+
+  it('a viewer sees every waste page and changes nothing', async () => {
+    const viewer = await createMember(t.db, tenant.organizationId, 'viewer');
+    const context = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    try {
+      await signIn(page, viewer.email, 'es');
+      await heading(page, 'Resumen').waitFor();
+      await page.getByTestId('range-total').waitFor();
+      await page.getByRole('link', { name: 'Plan de prevención' }).click();
+      await heading(page, 'Plan de prevención').waitFor();
+      expect(await page.getByRole('button', { name: 'Generar el plan' }).count()).toBe(0);
+      await page.getByRole('link', { name: 'Turnos y sesiones' }).click();
+      await heading(page, 'Turnos y sesiones').waitFor();
+      expect(await page.getByRole('button', { name: 'Añadir turno' }).count()).toBe(0);
+      await page.getByText('Con el rol de lector se ven los turnos').waitFor();
+      await expectAccessible(page, 'shifts as a viewer');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
