@@ -14,13 +14,22 @@ const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 const ZERO = '0'.repeat(64);
 const hash = (s) => createHash('sha256').update(s).digest('hex');
+// The bucket day of the day totals, in the establishments' zone (the bench's are all in Madrid).
+const localDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid', year: 'numeric', month: '2-digit', day: '2-digit' });
+const ADD_TO_DAY_TOTALS = `
+  INSERT INTO record_day_totals AS t (establishment_id, livemode, day, food_category, destino_id, causa_id, waste_stage, kg, records)
+  SELECT establishment_id, livemode, day, food_category, destino_id, causa_id, waste_stage, sum(kg), count(*)::int
+  FROM src GROUP BY 1, 2, 3, 4, 5, 6, 7
+  ON CONFLICT ON CONSTRAINT record_day_totals_key
+  DO UPDATE SET kg = t.kg + excluded.kg, records = t.records + excluded.records`;
 
 function canonical(id, establishment, r, createdAt) {
   return JSON.stringify({ id, establishment_id: establishment, ...r, created_at: createdAt });
 }
 
 // The same single statement as the API's append: move the chain head, insert from its RETURNING,
-// and write the record.created event to the outbox (which the workers dispatch afterwards).
+// add the record to its day's totals and write the record.created event to the outbox (which the
+// workers dispatch afterwards).
 const APPEND = `WITH moved AS (
     UPDATE record_chain_heads SET seq = seq + 1, prev_hash = last_hash,
       last_hash = encode(sha256(convert_to(last_hash::text || $3::text, 'UTF8')), 'hex')
@@ -28,9 +37,13 @@ const APPEND = `WITH moved AS (
     RETURNING seq, last_hash, prev_hash),
   stored AS (
   INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id,
-    product_name, waste_stage, notes, photo_url, prev_hash, record_hash, created_at)
-  SELECT $1, $2, false, moved.seq, $4, $5, $6, $7, $8, $9, $10, $11, moved.prev_hash, moved.last_hash, $12 FROM moved
+    product_name, waste_stage, notes, photo_url, prev_hash, record_hash, created_at, occurred_at)
+  SELECT $1, $2, false, moved.seq, $4, $5, $6, $7, $8, $9, $10, $11, moved.prev_hash, moved.last_hash, $12, $12 FROM moved
   RETURNING record_hash),
+  src AS (
+  SELECT $2::uuid AS establishment_id, false AS livemode, $13::date AS day, $4::text AS food_category, $6::uuid AS destino_id,
+    $7::uuid AS causa_id, $9::text AS waste_stage, $5::numeric AS kg FROM stored),
+  totals AS (${ADD_TO_DAY_TOTALS}),
   emitted AS (
   INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
   SELECT gen_random_uuid(), $2, false, 'record.created',
@@ -58,8 +71,9 @@ app.post('/records', async (req, reply) => {
     r.notes ?? null,
     r.photo_url ?? null,
     createdAt,
+    localDay.format(new Date(createdAt)),
   ]);
-  return reply.code(201).send({ id, ...r, record_hash: rows[0].record_hash, created_at: createdAt });
+  return reply.code(201).send({ id, ...r, record_hash: rows[0].record_hash, created_at: createdAt, occurred_at: createdAt });
 });
 
 // For reference: a plain INSERT without the hash chain (what the chain costs in the database).
@@ -71,8 +85,8 @@ app.post('/records/plain', async (req, reply) => {
   const createdAt = new Date().toISOString();
   await pool.query(
     `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id,
-       product_name, waste_stage, notes, photo_url, prev_hash, record_hash, created_at)
-     VALUES ($1, $2, false, nextval('bench_baseline_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+       product_name, waste_stage, notes, photo_url, prev_hash, record_hash, created_at, occurred_at)
+     VALUES ($1, $2, false, nextval('bench_baseline_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
     [
       id,
       ESTABLISHMENT_ID,
@@ -129,8 +143,8 @@ app.post('/records/batch', async (req, reply) => {
     }
     await client.query(
       `WITH ins AS (
-         INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, product_name, notes, prev_hash, record_hash, created_at)
-         SELECT u.id, $1, false, u.seq, u.cat, u.w, u.dest, u.pname, u.notes, u.prev, u.hash, $2
+         INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, product_name, notes, prev_hash, record_hash, created_at, occurred_at)
+         SELECT u.id, $1, false, u.seq, u.cat, u.w, u.dest, u.pname, u.notes, u.prev, u.hash, $2, $2
          FROM unnest($3::uuid[], $4::bigint[], $5::text[], $6::numeric[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[])
            AS u(id, seq, cat, w, dest, pname, notes, prev, hash)
          RETURNING 1)
@@ -149,6 +163,21 @@ app.post('/records/batch', async (req, reply) => {
         hashes,
         String(seq),
         prev,
+      ],
+    );
+    await client.query(
+      `WITH src AS (
+         SELECT $1::uuid AS establishment_id, false AS livemode, $2::date AS day, u.cat AS food_category, u.dest AS destino_id,
+           u.causa AS causa_id, u.stage AS waste_stage, u.w AS kg
+         FROM unnest($3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::numeric[]) AS u(cat, dest, causa, stage, w))${ADD_TO_DAY_TOTALS}`,
+      [
+        establishment,
+        localDay.format(new Date(createdAt)),
+        items.map((i) => i.food_category),
+        items.map((i) => i.destino_id),
+        items.map((i) => i.causa_id ?? null),
+        items.map((i) => i.waste_stage ?? null),
+        items.map((i) => i.weight_kg),
       ],
     );
     await client.query(

@@ -37,13 +37,30 @@ const ANALYTICS_SQL = `
     (SELECT coalesce(json_agg(json_build_object('period', to_char(periods.bucket, $7), 'total_kg', coalesce(t.kg, 0)) ORDER BY periods.bucket), '[]')
        FROM periods LEFT JOIN (SELECT bucket, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) t USING (bucket)) AS trend`;
 
+/**
+ * The day totals of rows seeded with SQL (records/rollup.ts keeps them for records written through
+ * the API): rebuilt from the records, as the migration that introduced them did.
+ */
+export async function rebuildDayTotals(client) {
+  await client.query('TRUNCATE record_day_totals');
+  await client.query(
+    `INSERT INTO record_day_totals (establishment_id, livemode, day, food_category, destino_id, causa_id, waste_stage, kg, records)
+     SELECT r.establishment_id, r.livemode, (r.occurred_at AT TIME ZONE e.timezone)::date, r.food_category, r.destino_id, r.causa_id,
+       r.waste_stage, sum(r.weight_kg), count(*)
+     FROM records r JOIN establishments e ON e.id = r.establishment_id
+     WHERE r.superseded_by IS NULL
+     GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+  );
+}
+
 export async function measureInsights(client, ourPort, seeded, destino) {
   const big = seeded[seeded.length - 1];
   await client.query('DELETE FROM records WHERE establishment_id = $1', [big.id]);
   await client.query(
-    `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, waste_stage, prev_hash, record_hash, created_at)
+    `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, waste_stage, prev_hash, record_hash, created_at, occurred_at)
      SELECT gen_random_uuid(), $1::uuid, false, g, (ARRAY['meat','fish','dairy','bakery','fruit_veg'])[1 + g % 5], 0.5 + (g % 40) / 8.0, $2,
-            (ARRAY['storage','preparation','service',NULL])[1 + g % 4], repeat('0', 64), md5(g::text) || md5(g::text), now() - (g * interval '13 minutes')
+            (ARRAY['storage','preparation','service',NULL])[1 + g % 4], repeat('0', 64), md5(g::text) || md5(g::text),
+            now() - (g * interval '13 minutes'), now() - (g * interval '13 minutes')
      FROM generate_series(1, 40 * 365) g`,
     [big.id, destino],
   );
@@ -53,14 +70,17 @@ export async function measureInsights(client, ourPort, seeded, destino) {
   if (missing > 0) {
     // Filler spread over 200 other establishments, numbered above their existing chains.
     await client.query(
-      `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, prev_hash, record_hash, created_at)
-       SELECT gen_random_uuid(), e.id, false, 10000000 + g, 'others', 1, $2, repeat('0', 64), repeat('f', 64), now() - (g * interval '1 minute')
+      `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, prev_hash, record_hash, created_at, occurred_at)
+       SELECT gen_random_uuid(), e.id, false, 10000000 + g, 'others', 1, $2, repeat('0', 64), repeat('f', 64),
+              now() - (g * interval '1 minute'), now() - (g * interval '1 minute')
        FROM (SELECT id FROM establishments WHERE id <> $1::uuid ORDER BY id LIMIT 200) e,
             generate_series(1, ceil($3::numeric / 200)::int) g`,
       [big.id, destino, missing],
     );
   }
+  await rebuildDayTotals(client);
   await client.query('VACUUM ANALYZE records');
+  await client.query('VACUUM ANALYZE record_day_totals');
   const totalRows = (await client.query('SELECT count(*)::int AS n FROM records')).rows[0].n;
   const yearRows = (await client.query('SELECT count(*)::int AS n FROM records WHERE establishment_id = $1', [big.id])).rows[0].n;
 

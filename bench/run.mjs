@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { measureSdkBundles } from '../packages/sdk-runtimes/src/bundle-size.mjs';
-import { measureInsights } from './insights.mjs';
+import { measureInsights, rebuildDayTotals } from './insights.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -87,9 +87,10 @@ async function seed(client) {
   const seeded = tenants.slice(0, ESTABLISHMENTS);
   for (const t of seeded) {
     await client.query(
-      `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, product_name, prev_hash, record_hash, created_at)
+      `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, product_name, prev_hash, record_hash, created_at, occurred_at)
        SELECT gen_random_uuid(), $1::uuid, false, g, (ARRAY['meat','fish','dairy','bakery'])[1 + g % 4], 1 + (g % 50) / 10.0, $2,
-              'Producto ' || g, repeat('0', 64), md5(g::text) || md5($1::text || g::text), now() - (g * interval '80 minutes')
+              'Producto ' || g, repeat('0', 64), md5(g::text) || md5($1::text || g::text),
+              now() - (g * interval '80 minutes'), now() - (g * interval '80 minutes')
        FROM generate_series(1, $3::int) g`,
       [t.id, DESTINO, RECORDS_PER_ESTABLISHMENT],
     );
@@ -98,6 +99,7 @@ async function seed(client) {
       [t.id, RECORDS_PER_ESTABLISHMENT],
     );
   }
+  await rebuildDayTotals(client);
   // The establishment the baseline writes to, and the sequence it numbers rows with.
   await client.query('CREATE SEQUENCE bench_baseline_seq');
   await client.query('VACUUM ANALYZE'); // as autovacuum would have done, and so that it does not run during the measurements

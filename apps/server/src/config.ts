@@ -76,6 +76,10 @@ const EnvSchema = z.object({
   DASHBOARD_HOT_RELOAD: bool.default(false),
   /** A spike alert needs at least this many kg in the day, whatever the baseline. */
   ALERT_MIN_KG: z.coerce.number().min(0).default(5),
+  /** Days events are kept once all their deliveries are over, with those deliveries (modules/retention/purge.ts). */
+  RETENTION_EVENT_DAYS: int(30, 1),
+  /** Days an inbound event id is remembered: a resend within them is a duplicate. */
+  INBOUND_DEDUPE_DAYS: int(30, 1),
   /**
    * Keys that encrypt webhook signing secrets at rest: `<id>:<key>[,<id>:<key>…]`, each key 32 bytes
    * in base64 or hex, the one new values use first (secrets/keys.ts). Required in production;
@@ -191,6 +195,7 @@ function toConfig(e: z.output<typeof EnvSchema>) {
       hotReload: e.DASHBOARD_HOT_RELOAD,
     },
     alertMinKg: e.ALERT_MIN_KG,
+    retention: { eventDays: e.RETENTION_EVENT_DAYS, inboundDedupeDays: e.INBOUND_DEDUPE_DAYS },
     /** Configured encryption keys, current first; undefined: a key under DATA_DIR (not in production). */
     encryptionKeys: e.MERMA_ENCRYPTION_KEY,
     /** Set when traces are exported (an OTLP endpoint is configured and the SDK not disabled). */

@@ -16,7 +16,8 @@ let t: TestContext;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // The fixtures' events happened on 22 November 2026; the server takes occurred_at up to 400 days back.
+  t = await startTestApp({ clock: () => new Date('2026-11-24T10:00:00.000Z') });
   tenant = await createTenant(t.db);
   await importProducts(t.db, { org: tenant.organizationId, csv: 'name,food_category,ean\nYogur natural,dairy,8410000810004\n' });
 });
@@ -77,7 +78,9 @@ describe('POST /api/v1/webhooks/inbound', () => {
       source: 'inbound:tpv',
     });
     expect(Number(record.weight_kg)).toBe(0.75);
-    expect(record.notes).toBe('Caducado — occurred 2026-11-22');
+    expect(record.notes).toBe('Caducado');
+    // A date alone: noon of that day in the establishment's zone (Madrid, UTC+1 in November).
+    expect(record.occurred_at.toISOString()).toBe('2026-11-22T11:00:00.000Z');
   });
 
   it.each([
@@ -129,7 +132,8 @@ describe('POST /api/v1/webhooks/inbound', () => {
         destino_id: DESTINO_LANDFILL,
       });
       expect(Number(record.weight_kg)).toBe(0.375); // 3 units × 0.125 kg
-      expect(record.notes).toBe('Square: IN_STOCK → WASTE — occurred 2026-11-22T21:10:00.000Z');
+      expect(record.notes).toBe('Square: IN_STOCK → WASTE');
+      expect(record.occurred_at.toISOString()).toBe('2026-11-22T21:10:00.000Z');
       expect((await send(body, {}, owner.key)).json().data.status).toBe('duplicate');
       expect(await countRecords(t.db, owner.establishmentId)).toBe(1);
     });
@@ -150,7 +154,8 @@ describe('POST /api/v1/webhooks/inbound', () => {
       const record = await t.db.record.findUniqueOrThrow({ where: { id: res.json().data.record_id } });
       expect(record).toMatchObject({ food_category: 'bakery', product_name: 'Pan de barra', source: 'inbound:odoo' });
       expect(Number(record.weight_kg)).toBe(2.5);
-      expect(record.notes).toBe('Caducado — occurred 2026-11-22T19:45:12Z');
+      expect(record.notes).toBe('Caducado');
+      expect(record.occurred_at.toISOString()).toBe('2026-11-22T19:45:12.000Z');
       expect((await send(body, {}, other.key)).json().data.status).toBe('duplicate');
       // In units, for a product without a unit weight: a clear 400, nothing written.
       const units = { ...fixture('odoo-stock-scrap.json'), _id: 129, product_uom_id: [1, 'Units'] };

@@ -92,6 +92,7 @@ describe('migrations at boot', () => {
         prev_hash: '0'.repeat(64),
         record_hash: 'a'.repeat(64),
         created_at: new Date(),
+        occurred_at: new Date(),
       },
     });
     expect(Number(record.weight_kg)).toBe(2.125);
@@ -150,6 +151,7 @@ describe('migrations at boot', () => {
       prev_hash: '0'.repeat(64),
       record_hash: 'a'.repeat(64),
       created_at: new Date(),
+      occurred_at: new Date(),
     };
     await expect(db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 50n, weight_kg: '0' } })).rejects.toThrow();
     await expect(db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 51n, food_category: 'candy' } })).rejects.toThrow();
@@ -421,7 +423,12 @@ describe('upgrading a database that holds data', () => {
       products: [{ pos_ref: null, unit_weight_kg: null }],
       shifts: [{}],
       sessions: [{}],
-      records: records.map(() => ({ supersedes_id: null, superseded_by: null })),
+      // A record stored before occurred_at existed happened when it was stored.
+      records: (afterFirst.records as { created_at: Date }[]).map((r) => ({
+        supersedes_id: null,
+        superseded_by: null,
+        occurred_at: r.created_at,
+      })),
       record_chain_heads: [{}, {}],
       idempotency_keys: [{}],
     });

@@ -328,3 +328,94 @@ describe('GET /api/v1/records/verify', () => {
     expect(data).toMatchObject({ valid: false, first_invalid: { chain_seq: 3, reason: 'broken_link' } });
   });
 });
+
+describe('occurred_at: when the waste happened', () => {
+  let dated: Tenant;
+  beforeAll(async () => {
+    dated = await createTenant(t.db);
+  });
+
+  it('defaults to the storing time; a given one is stored to the millisecond, in UTC, and hashed', async () => {
+    const client = api(t.app, dated.key);
+    const plain = (await client.post('/api/v1/records', validRecord())).json().data;
+    expect(plain.occurred_at).toBe(NOW.toISOString());
+    expect(plain.created_at).toBe(NOW.toISOString());
+    // Yesterday evening in Madrid, uploaded this morning.
+    const late = await client.post('/api/v1/records', validRecord({ occurred_at: '2026-06-14T21:40:00+02:00' }));
+    expect(late.statusCode).toBe(201);
+    const r = late.json().data;
+    expect(r).toMatchObject({ occurred_at: '2026-06-14T19:40:00.000Z', created_at: NOW.toISOString() });
+    const stored = await t.db.record.findUniqueOrThrow({ where: { id: r.id } });
+    expect(stored.occurred_at.toISOString()).toBe('2026-06-14T19:40:00.000Z');
+    // Its hash covers occurred_at (it differs from created_at); a plain record's hashes as before.
+    expect(canonicalRecordJson(r)).toContain('"occurred_at":"2026-06-14T19:40:00.000Z"');
+    expect(canonicalRecordJson(plain)).not.toContain('occurred_at');
+    expect(r.record_hash).toBe(chainHash(stored.prev_hash, canonicalRecordJson(r)));
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 2 });
+  });
+
+  it('lists, ranges and analytics go by occurred_at', async () => {
+    const client = api(t.app, dated.key);
+    const yesterday = (await client.get('/api/v1/records', { query: { from: '2026-06-14', to: '2026-06-14' } })).json();
+    expect(yesterday.data.map((r: { occurred_at: string }) => r.occurred_at)).toEqual(['2026-06-14T19:40:00.000Z']);
+    const analytics = (await client.get('/api/v1/analytics', { query: { from: '2026-06-14', to: '2026-06-15' } })).json().data;
+    expect(analytics.trend).toEqual([
+      { period: '2026-06-14', total_kg: 1.5 },
+      { period: '2026-06-15', total_kg: 1.5 },
+    ]);
+    // Newest waste first, whatever the storing order.
+    const all = (await client.get('/api/v1/records')).json().data;
+    expect(all.map((r: { occurred_at: string }) => r.occurred_at)).toEqual([NOW.toISOString(), '2026-06-14T19:40:00.000Z']);
+  });
+
+  it('refuses a time more than 5 minutes ahead or more than 400 days back, and stores nothing', async () => {
+    const client = api(t.app, dated.key);
+    const before = await countRecords(t.db, dated.establishmentId);
+    const ahead = await client.post('/api/v1/records', validRecord({ occurred_at: new Date(NOW.getTime() + 6 * 60_000).toISOString() }));
+    expect(ahead.statusCode).toBe(400);
+    expect(ahead.json()).toMatchObject({
+      code: 'validation_error',
+      details: [{ path: 'occurred_at', message: expect.stringContaining('5 minutes') }],
+    });
+    const old = await client.post(
+      '/api/v1/records',
+      validRecord({ occurred_at: new Date(NOW.getTime() - 401 * 86_400_000).toISOString() }),
+    );
+    expect(old.statusCode).toBe(400);
+    expect(old.json().details).toEqual([{ path: 'occurred_at', message: 'may be at most 400 days back' }]);
+    const noOffset = await client.post('/api/v1/records', validRecord({ occurred_at: '2026-06-14T21:40:00' }));
+    expect(noOffset.statusCode).toBe(400);
+    // A clock a little ahead (4 minutes) is fine.
+    const drift = await client.post('/api/v1/records', validRecord({ occurred_at: new Date(NOW.getTime() + 4 * 60_000).toISOString() }));
+    expect(drift.statusCode).toBe(201);
+    expect(await countRecords(t.db, dated.establishmentId)).toBe(before + 1);
+  });
+
+  it('in a batch, each item has its own; an item out of the window is reported by index', async () => {
+    const res = await api(t.app, dated.key).post('/api/v1/records/batch', {
+      records: [validRecord({ occurred_at: '2026-06-01T08:00:00Z' }), validRecord({ occurred_at: '2024-01-01T08:00:00Z' }), validRecord()],
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json().data;
+    expect(body).toMatchObject({ inserted: 2, failed: 1 });
+    expect(body.errors).toEqual([
+      expect.objectContaining({ index: 1, details: [{ path: 'occurred_at', message: 'may be at most 400 days back' }] }),
+    ]);
+    expect(body.records.map((r: { index: number; occurred_at: string }) => [r.index, r.occurred_at])).toEqual([
+      [0, '2026-06-01T08:00:00.000Z'],
+      [2, NOW.toISOString()],
+    ]);
+    expect((await api(t.app, dated.key).get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true });
+  });
+
+  it('a stored occurred_at moved afterwards breaks the chain', async () => {
+    const mover = await createTenant(t.db);
+    const client = api(t.app, mover.key);
+    const r = (await client.post('/api/v1/records', validRecord())).json().data;
+    await t.db.$executeRaw`UPDATE records SET occurred_at = occurred_at - interval '1 day' WHERE id = ${r.id}::uuid`;
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({
+      valid: false,
+      first_invalid: { id: r.id, reason: 'hash_mismatch' },
+    });
+  });
+});

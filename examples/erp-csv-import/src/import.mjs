@@ -3,7 +3,7 @@
 /**
  * Imports an ERP export (CSV) into Merma as food-waste records.
  *
- *   MERMA_API_KEY=svc_test_… node src/import.mjs export.csv [--dry-run] [--json]
+ *   MERMA_API_KEY=svc_test_… node src/import.mjs export.csv [--dry-run] [--json] [--timezone Europe/Madrid]
  *
  * Each data line becomes one record. Categories, destinations and causes are matched by name
  * (case- and accent-insensitive) or id against the API's catalogues; lines that cannot be mapped
@@ -38,6 +38,23 @@ import { parse } from 'csv-parse/sync';
  */
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+/** The zone the ERP's dates are read in (`--timezone`): a date becomes noon of that day there. */
+export const DEFAULT_TIMEZONE = 'Europe/Madrid';
+
+/**
+ * A calendar date of the ERP as the record's `occurred_at`: noon of that day in `timeZone`, with
+ * that zone's offset (`2026-11-20T12:00:00+01:00`). The ERP gives no hour; noon keeps the day the
+ * same in the establishment's zone whatever the offset.
+ * @param {string} date `YYYY-MM-DD`
+ * @param {string} timeZone an IANA zone, e.g. `Europe/Madrid`
+ */
+export function occurredAt(date, timeZone) {
+  const name =
+    new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'longOffset' })
+      .formatToParts(new Date(`${date}T12:00:00Z`))
+      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  return `${date}T12:00:00${name === 'GMT' ? 'Z' : name.slice(3)}`;
+}
 
 /** Header names understood, each with the aliases accepted (compared after `normalize`). */
 const COLUMNS = /** @type {const} */ ({
@@ -203,9 +220,10 @@ export function readCsv(text) {
  * @param {string[]} values
  * @param {Partial<Record<Column, number>>} columns
  * @param {{ destino: (raw: string) => string | undefined, causa: (raw: string) => string | undefined }} resolve
+ * @param {string} [timeZone] the zone the ERP's dates are read in
  * @returns {{ record: CreateRecordInput, problems?: undefined } | { record?: undefined, problems: string[] }}
  */
-export function toRecord(values, columns, resolve) {
+export function toRecord(values, columns, resolve, timeZone = DEFAULT_TIMEZONE) {
   /** @param {Column} c */
   const get = (c) => {
     const i = columns[c];
@@ -226,9 +244,9 @@ export function toRecord(values, columns, resolve) {
   if (causaId === undefined) problems.push(`causa "${get('causa')}" is unknown (see GET /api/v1/causas)`);
   const product = get('producto');
   if (product.length > 200) problems.push('producto is longer than 200 characters');
-  // The API stamps created_at when it stores the record; the ERP's own date and reference are kept in the notes.
-  const notes = [get('ref') && `ref ${get('ref')}`, fecha && `fecha ${fecha}`, get('notas')].filter(Boolean).join(' · ');
-  if (notes.length > 500) problems.push('ref, fecha and notas together are longer than 500 characters');
+  // The ERP's date is when the waste happened (occurred_at); its reference is kept in the notes.
+  const notes = [get('ref') && `ref ${get('ref')}`, get('notas')].filter(Boolean).join(' · ');
+  if (notes.length > 500) problems.push('ref and notas together are longer than 500 characters');
   if (problems.length || !category || !destinoId) return { problems };
   return {
     record: {
@@ -238,6 +256,7 @@ export function toRecord(values, columns, resolve) {
       ...(causaId ? { causa_id: causaId } : {}),
       ...(product ? { product_name: product } : {}),
       ...(notes ? { notes } : {}),
+      ...(fecha ? { occurred_at: occurredAt(fecha, timeZone) } : {}),
     },
   };
 }
@@ -278,10 +297,11 @@ function progressReporter(stream, total) {
  * @param {string} options.file
  * @param {Merma} options.merma
  * @param {boolean} [options.dryRun]
+ * @param {string} [options.timeZone] the zone the file's dates are read in (default Europe/Madrid)
  * @param {NodeJS.WritableStream & { isTTY?: boolean }} [options.progress] where progress goes (default stderr)
  * @returns {Promise<ImportSummary>}
  */
-export async function importFile({ file, merma, dryRun = false, progress = process.stderr }) {
+export async function importFile({ file, merma, dryRun = false, progress = process.stderr, timeZone = DEFAULT_TIMEZONE }) {
   const bytes = await readFile(file);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const csv = readCsv(bytes.toString('utf8'));
@@ -299,7 +319,7 @@ export async function importFile({ file, merma, dryRun = false, progress = proce
       errors.push({ line, message: `expected ${csv.width} fields separated by "${csv.delimiter}", found ${values.length}` });
       continue;
     }
-    const mapped = toRecord(values, csv.columns, resolve);
+    const mapped = toRecord(values, csv.columns, resolve, timeZone);
     if (mapped.record) {
       records.push(mapped.record);
       lineOf.push(line);
@@ -356,7 +376,7 @@ export function formatSummary(s, maxErrors = 50) {
   return `${out.join('\n')}\n`;
 }
 
-const USAGE = `usage: node src/import.mjs <export.csv> [--dry-run] [--json]
+const USAGE = `usage: node src/import.mjs <export.csv> [--dry-run] [--json] [--timezone Europe/Madrid]
   MERMA_API_KEY   the API key (required), e.g. the svc_test_ key printed by \`pnpm admin quickstart\`
   MERMA_BASE_URL  the API (default ${DEFAULT_BASE_URL})
 exit status: 0 every line stored (or valid, with --dry-run), 2 some lines failed, 1 the import could not run`;
@@ -368,7 +388,12 @@ export async function main(argv) {
     args = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        'dry-run': { type: 'boolean' },
+        json: { type: 'boolean' },
+        timezone: { type: 'string', default: DEFAULT_TIMEZONE },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     process.stderr.write(`${/** @type {Error} */ (err).message}\n${USAGE}\n`);
@@ -381,7 +406,14 @@ export async function main(argv) {
   }
   try {
     const merma = new Merma({ apiKey: process.env.MERMA_API_KEY, baseUrl: process.env.MERMA_BASE_URL || DEFAULT_BASE_URL });
-    const summary = await importFile({ file, merma, dryRun: Boolean(args.values['dry-run']) });
+    const timeZone = String(args.values.timezone);
+    try {
+      new Intl.DateTimeFormat('en', { timeZone });
+    } catch {
+      process.stderr.write(`--timezone "${timeZone}" is not a time zone (e.g. Europe/Madrid, Atlantic/Canary)\n`);
+      return 1;
+    }
+    const summary = await importFile({ file, merma, dryRun: Boolean(args.values['dry-run']), timeZone });
     process.stdout.write(args.values.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
     return summary.failed > 0 ? 2 : 0;
   } catch (err) {

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Merma } from '@merma/sdk';
 import { CAUSA_CADUCIDAD, DESTINO_DONATION, DESTINO_LANDFILL, startTestServer, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDate, parseWeight } from '../src/import.mjs';
+import { occurredAt, parseDate, parseWeight } from '../src/import.mjs';
 
 /**
  * The importer run as a user runs it (`node src/import.mjs file.csv`, a child process) against the
@@ -15,6 +15,26 @@ import { parseDate, parseWeight } from '../src/import.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const script = path.join(here, '../src/import.mjs');
 const fixture = (name: string) => path.join(here, '../fixtures', name);
+
+/**
+ * The fixtures' days, 20–22 November 2026, moved to the three days before yesterday: the server
+ * takes `occurred_at` at most 400 days back, so the files are imported as if exported this week.
+ */
+function recent(day: number): string {
+  const d = new Date();
+  d.setUTCDate(d.getUTCDate() - (24 - day));
+  return d.toISOString().slice(0, 10);
+}
+
+/** A copy of a fixture with its November 2026 dates moved by `recent` (each in its own format). */
+async function datedCopy(name: string): Promise<string> {
+  const text = (await readFile(fixture(name), 'utf8'))
+    .replace(/2026-11-(2[0-2])/g, (_m, day: string) => recent(Number(day)))
+    .replace(/\b(2[0-2])\/11\/2026\b/g, (_m, day: string) => recent(Number(day)).split('-').reverse().join('/'));
+  const file = path.join(dir, `dated-${name}`);
+  await writeFile(file, text);
+  return file;
+}
 
 let t: TestServer;
 let baseUrl: string;
@@ -61,6 +81,8 @@ type StoredRecord = {
   destino_id: string;
   causa_id: string | null;
   notes: string | null;
+  occurred_at: Date;
+  created_at: Date;
 };
 
 async function records(establishmentId: string) {
@@ -110,7 +132,7 @@ describe('erp-csv-import against the server', () => {
 
   it('imports a ;-separated export with decimal commas, names matched without case or accents', async () => {
     const tenant = await t.createTenant();
-    const res = await run([fixture('erp-export.csv'), '--json'], tenant.key);
+    const res = await run([await datedCopy('erp-export.csv'), '--json'], tenant.key);
     expect(res.code).toBe(2);
     const summary = JSON.parse(res.stdout);
     expect(summary).toMatchObject({ rows: 13, valid: 8, inserted: 8, failed: 5, dry_run: false });
@@ -128,16 +150,27 @@ describe('erp-csv-import against the server', () => {
       ['Zumo de naranja', 'beverages', 1250.5],
       ['Bolsa mixta', 'others', 0.8],
     ]);
-    expect(stored[0]).toMatchObject({ destino_id: DESTINO_DONATION, causa_id: CAUSA_CADUCIDAD, notes: 'ref ALB-1001 · fecha 2026-11-20' });
+    expect(stored[0]).toMatchObject({ destino_id: DESTINO_DONATION, causa_id: CAUSA_CADUCIDAD, notes: 'ref ALB-1001' });
+    // The ERP's date is when the waste happened: noon of that day in Madrid.
+    expect(stored[0]?.occurred_at).toEqual(new Date(occurredAt(recent(20), 'Europe/Madrid')));
+    const madrid = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'Europe/Madrid',
+      dateStyle: 'short',
+      timeStyle: 'short',
+      hourCycle: 'h23',
+    });
+    expect(madrid.format(stored[0]?.occurred_at)).toBe(`${recent(20)}, 12:00`);
+    expect(stored[0]?.created_at.getTime()).toBeGreaterThan(stored[0]?.occurred_at.getTime() ?? 0);
     expect(stored[1]).toMatchObject({ destino_id: DESTINO_LANDFILL });
     expect(stored[3]).toMatchObject({ destino_id: DESTINO_DONATION, causa_id: CAUSA_CADUCIDAD });
-    expect(stored[5]).toMatchObject({ causa_id: null, notes: 'ref ALB-1006 · fecha 2026-11-21' });
+    expect(stored[5]).toMatchObject({ causa_id: null, notes: 'ref ALB-1006' });
+    expect(stored[5]?.occurred_at).toEqual(new Date(occurredAt(recent(21), 'Europe/Madrid')));
     expect(stored[7]).toMatchObject({ destino_id: DESTINO_DONATION, causa_id: CAUSA_CADUCIDAD });
   });
 
   it('imports a ,-separated export with English headers and codes', async () => {
     const tenant = await t.createTenant();
-    const res = await run([fixture('erp-export-comma.csv')], tenant.key);
+    const res = await run([await datedCopy('erp-export-comma.csv'), '--timezone', 'Atlantic/Canary'], tenant.key);
     expect(res.stdout).toContain('inserted: 3');
     expect(res.stdout).toContain('failed: 0');
     expect(res.code).toBe(0);
@@ -147,6 +180,8 @@ describe('erp-csv-import against the server', () => {
       ['Lechuga', 'fruit_veg', 1.5, '51a096c6-196d-41dd-a02a-968cbfa9803f'],
       ['Albóndigas', 'meat', 0.75, DESTINO_LANDFILL],
     ]);
+    // --timezone: the Canaries' noon.
+    expect(stored[0]?.occurred_at).toEqual(new Date(occurredAt(recent(22), 'Atlantic/Canary')));
   });
 
   it('stores nothing twice when an import killed half-way is run again, and again', async () => {
@@ -155,7 +190,7 @@ describe('erp-csv-import against the server', () => {
     for (let i = 0; i < 1_200; i++) {
       const destino = i === 999 ? 'Contenedor azul' : i % 2 ? 'Donación' : 'Compostaje';
       lines.push(
-        `2026-11-2${i % 3};${['Panadería', 'Carne', 'Lácteos'][i % 3]};${(i % 17) + 1},${i % 10};${destino};Caducidad;Artículo ${i};L-${i}`,
+        `${recent(20 + (i % 3))};${['Panadería', 'Carne', 'Lácteos'][i % 3]};${(i % 17) + 1},${i % 10};${destino};Caducidad;Artículo ${i};L-${i}`,
       );
     }
     const file = path.join(dir, 'big-export.csv');

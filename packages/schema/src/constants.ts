@@ -11,6 +11,13 @@ export const MAX_PAGE_OFFSET = 1_000_000;
 export const DEFAULT_RANGE_DAYS = 30;
 /** Longest text of a record's `notes`. */
 export const MAX_NOTES_LENGTH = 500;
+/**
+ * `occurred_at` of a record — when the waste happened — may be at most this far ahead of the
+ * server's clock (clocks of tills and scales drift) …
+ */
+export const MAX_OCCURRED_AT_AHEAD_SECONDS = 300;
+/** … and at most this many days before it: a year of late uploads, and a month to spare. */
+export const MAX_OCCURRED_AT_AGE_DAYS = 400;
 export const MAX_PRODUCT_NAME_LENGTH = 200;
 export const MAX_URL_LENGTH = 2048;
 /** Heaviest single record, in kg (1,000 t). Weights are stored to the gram (3 decimals). */

@@ -8,6 +8,7 @@ export const RecordEventData = z.object({
   food_category: FoodCategory,
   weight_kg: z.number(),
   created_at: Timestamp,
+  occurred_at: Timestamp.optional().describe('when the waste happened (absent in events sent before it existed)'),
   cause: z.string().nullable().describe('name of the cause'),
   destination: z.string().describe('name of the destination'),
   waste_stage: WasteStage.nullable().optional(),

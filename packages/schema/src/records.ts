@@ -3,6 +3,8 @@ import { DateOrDateTime, FoodCategory, PaginationQuery, Timestamp, text, Uuid, W
 import {
   MAX_BATCH_RECORDS,
   MAX_NOTES_LENGTH,
+  MAX_OCCURRED_AT_AGE_DAYS,
+  MAX_OCCURRED_AT_AHEAD_SECONDS,
   MAX_PRODUCT_NAME_LENGTH,
   MAX_URL_LENGTH,
   MAX_WEIGHT_KG,
@@ -29,6 +31,17 @@ const HttpUrl = z
   .refine((s) => !s.includes('\u0000'), { message: 'must not contain NUL characters' });
 
 /**
+ * When the waste happened: an ISO date-time with its offset (`2026-11-23T21:40:00+01:00`), stored to
+ * the millisecond. Not more than MAX_OCCURRED_AT_AHEAD_SECONDS ahead of the server's clock nor more
+ * than MAX_OCCURRED_AT_AGE_DAYS before it (checked when stored). Absent: the time the record is stored.
+ */
+export const OccurredAt = z.iso
+  .datetime({ offset: true })
+  .describe(
+    `when the waste happened (ISO 8601 with offset); default: when it is stored. At most ${MAX_OCCURRED_AT_AHEAD_SECONDS / 60} minutes ahead of the server's clock and ${MAX_OCCURRED_AT_AGE_DAYS} days back. Dates, ranges, analytics, benchmarking, forecasts, the plan and shift assignment go by it.`,
+  );
+
+/**
  * Body of `POST /api/v1/records` and each item of a batch. Unknown fields are refused (400) so a
  * misspelt field (`destination_id`) is reported instead of silently dropped. Optional fields accept
  * `null` as "not given".
@@ -45,6 +58,7 @@ export const CreateRecordInput = z
     session_id: Uuid.nullish().describe('id of an open registration session of this establishment'),
     notes: text(MAX_NOTES_LENGTH).nullish(),
     photo_url: HttpUrl.nullish(),
+    occurred_at: OccurredAt.nullish(),
   })
   .meta({ id: 'CreateRecordInput' });
 export type CreateRecordInput = z.input<typeof CreateRecordInput>;
@@ -68,7 +82,8 @@ export const WasteRecord = z
     photo_url: z.string().nullable(),
     source: z.string(),
     record_hash: z.string().regex(/^[0-9a-f]{64}$/),
-    created_at: Timestamp,
+    created_at: Timestamp.describe('when the record was stored (the order of the hash chain)'),
+    occurred_at: Timestamp.describe('when the waste happened; `created_at` unless the record said otherwise'),
     supersedes_id: Uuid.nullable()
       .optional()
       .describe('set on a correction (inbound waste.updated): the record it replaces, which no longer counts in lists and totals'),
@@ -102,6 +117,7 @@ export const BatchInsertedItem = z.object({
   id: Uuid,
   record_hash: z.string(),
   created_at: Timestamp,
+  occurred_at: Timestamp,
 });
 export type BatchInsertedItem = z.infer<typeof BatchInsertedItem>;
 
@@ -117,8 +133,9 @@ export type BatchResult = z.infer<typeof BatchResult>;
 export const BatchRecordsResponse = Envelope(BatchResult);
 
 /**
- * `GET /api/v1/records`. `from`/`to` are dates read in the establishment's time zone (both days
- * included) or full date-times; defaults: the last 30 days up to today.
+ * `GET /api/v1/records`, newest waste first. `from`/`to` bound `occurred_at` (when the waste
+ * happened): dates read in the establishment's time zone (both days included) or full date-times;
+ * defaults: the last 30 days up to today.
  */
 export const ListRecordsQuery = z
   .strictObject({

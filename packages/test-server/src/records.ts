@@ -2,11 +2,9 @@ import { DESTINO_DONATION } from './catalog.js';
 import type { Tenant, TestServer } from './server.js';
 
 /**
- * Stores a record as if it had been created at `at`: created through the API (POST /api/v1/records,
- * the real path: validation, catalogue, hash chain), then its `created_at`, which analytics,
- * benchmarking and the reports group by, moved to `at` with one UPDATE. The server runs in its own
- * process and takes no injected clock, so history is written this way. The moved record's hash no
- * longer matches its time: do not use this where a test verifies the chain.
+ * Stores a record whose waste happened at `at`, through the API (POST /api/v1/records, the real
+ * path: validation, catalogue, hash chain) with `occurred_at`, which analytics, benchmarking and
+ * the reports go by. `at` must be within the API's window: at most 400 days back, 5 minutes ahead.
  */
 export async function recordAt(
   server: Pick<TestServer, 'url' | 'sql'>,
@@ -17,11 +15,9 @@ export async function recordAt(
   const res = await fetch(`${server.url}/api/v1/records`, {
     method: 'POST',
     headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ food_category: 'meat', weight_kg: 1.5, destino_id: DESTINO_DONATION, ...fields }),
+    body: JSON.stringify({ food_category: 'meat', weight_kg: 1.5, destino_id: DESTINO_DONATION, occurred_at: at, ...fields }),
   });
   const body = (await res.json()) as { data?: { id: string } & Record<string, unknown> };
   if (res.status !== 201 || !body.data) throw new Error(`POST /api/v1/records answered ${res.status}: ${JSON.stringify(body)}`);
-  const moved = await server.sql.query('UPDATE records SET created_at = $2::timestamptz WHERE id = $1', [body.data.id, at]);
-  if (moved.rowCount !== 1) throw new Error(`record ${body.data.id} not found in the database`);
-  return { ...body.data, created_at: new Date(at).toISOString() };
+  return body.data;
 }

@@ -43,12 +43,15 @@ describe('startTestServer', () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
-  it('stores a record at a given time', async () => {
+  it('stores a record that happened at a given time, in an intact chain', async () => {
     const tenant = await server.createTenant();
-    const at = '2026-01-15T12:00:00.000Z';
+    const at = new Date(Date.now() - 10 * 86_400_000 - 123).toISOString(); // ten days ago
     const stored = await recordAt(server, tenant, at, { weight_kg: 2.25 });
-    const { rows } = await server.sql.query('SELECT created_at, weight_kg::float AS kg FROM records WHERE id = $1', [stored.id]);
-    expect(rows).toEqual([{ created_at: new Date(at), kg: 2.25 }]);
+    expect(stored.occurred_at).toBe(at);
+    const { rows } = await server.sql.query('SELECT occurred_at, weight_kg::float AS kg FROM records WHERE id = $1', [stored.id]);
+    expect(rows).toEqual([{ occurred_at: new Date(at), kg: 2.25 }]);
+    const verify = await fetch(`${server.url}/api/v1/records/verify`, { headers: { authorization: `Bearer ${tenant.key}` } });
+    expect(((await verify.json()) as { data: { valid: boolean } }).data.valid).toBe(true);
   });
 });
 

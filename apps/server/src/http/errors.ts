@@ -18,16 +18,21 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 
 const PG_UNAVAILABLE = /^(08|53|57P0[1-3])/; // connection exceptions, insufficient resources, shutdown
 const NODE_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+// Prisma's own codes for the same: can't reach, timed out reaching, the server closed the
+// connection (a terminated backend under a transaction), no pool connection in time.
+const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 
 /** Finds a database-availability failure anywhere in an error's cause chain. */
 function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || NODE_UNAVAILABLE.has(code))) return true;
+    if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || NODE_UNAVAILABLE.has(code) || PRISMA_UNAVAILABLE.has(code))) {
+      return true;
+    }
     const message = (e as { message?: unknown }).message;
     if (
       typeof message === 'string' &&
-      /Connection terminated|not queryable|terminating connection|Code: `(08|53)\w{3}`|Code: `57P0[1-3]`|timeout exceeded when trying to connect|Can't reach database/i.test(
+      /Connection terminated|not queryable|terminating connection|Server has closed the connection|Code: `(08|53)\w{3}`|Code: `57P0[1-3]`|timeout exceeded when trying to connect|Can't reach database/i.test(
         message,
       )
     ) {

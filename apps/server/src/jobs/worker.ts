@@ -1,10 +1,11 @@
-import { Logger, type LogLevel, type Runner, type RunnerOptions, run } from 'graphile-worker';
+import { Logger, type LogLevel, parseCronItems, type Runner, type RunnerOptions, run } from 'graphile-worker';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Clock, Log } from '../context.js';
 import { createMailer, type Mailer } from '../mail.js';
 import type { Metrics } from '../metrics.js';
 import { detectSpikes } from '../modules/alerts/detect.js';
+import { purgeExpired } from '../modules/retention/purge.js';
 import { type AttemptDeps, deliver } from '../modules/webhooks/attempt.js';
 import { DISPATCH_BATCH, dispatchEvents, releaseStaleDeliveryLocks } from '../modules/webhooks/dispatch.js';
 import { type DeactivationNotice, notifyDeactivated } from '../modules/webhooks/notify.js';
@@ -105,7 +106,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     noHandleSignals: true,
     noPreparedStatements: options.embedded,
     logger,
-    parsedCronItems: [], // no recurring jobs (and no crontab file to look for)
+    // One recurring job, in code (no crontab file is looked for): graphile-worker runs it once per
+    // period across every replica (`known_crontabs`), and skips periods missed while all were down.
+    parsedCronItems: parseCronItems([{ task: 'retention.purge', match: '*/10 * * * *', identifier: 'retention.purge' }]),
     taskList: {
       // One span per attempt (its SQL and the HTTP exchange are its children). A root span, since
       // the event's request has long been answered, linked to that request's span when it was traced.
@@ -126,6 +129,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         });
       },
       'webhooks.notify_deactivated': async (payload) => notifyDeactivated({ pool, mailer, log }, payload as DeactivationNotice),
+      'retention.purge': async () => {
+        await purgeExpired({ pool, clock, log }, config.retention);
+      },
       'alerts.detect': async (payload) => {
         const alerts = await detectSpikes(
           { pool, clock, minKg: config.alertMinKg },

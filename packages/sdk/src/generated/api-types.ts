@@ -46,7 +46,10 @@ export type WasteRecord = {
     photo_url: string | null;
     source: string;
     record_hash: string;
+    /** when the record was stored (the order of the hash chain) */
     created_at: string;
+    /** when the waste happened; `created_at` unless the record said otherwise */
+    occurred_at: string;
     /** set on a correction (inbound waste.updated): the record it replaces, which no longer counts in lists and totals */
     supersedes_id?: (string | null) | undefined;
 };
@@ -67,6 +70,7 @@ export type BatchInsertedItem = {
     id: string;
     record_hash: string;
     created_at: string;
+    occurred_at: string;
 };
 
 export type BatchResult = {
@@ -351,6 +355,8 @@ export type RecordEventData = {
     food_category: FoodCategory;
     weight_kg: number;
     created_at: string;
+    /** when the waste happened (absent in events sent before it existed) */
+    occurred_at?: string | undefined;
     /** name of the cause */
     cause: string | null;
     /** name of the destination */
@@ -416,6 +422,7 @@ export type CreateRecordInput = {
     session_id?: (string | null) | undefined;
     notes?: (string | null) | undefined;
     photo_url?: (string | null) | undefined;
+    occurred_at?: (string | null) | undefined;
 };
 
 export type CreateShiftInput = {

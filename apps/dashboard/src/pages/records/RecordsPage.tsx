@@ -4,7 +4,7 @@ import type { RecordsPageInput } from '@merma/schema/dashboard';
 import { IconDownload, IconShieldCheck } from '@tabler/icons-react';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
@@ -53,7 +53,10 @@ function Records({ establishmentId, timezone }: { establishmentId: string; timez
   const cursor = cursors.at(-1);
   const first = useSuspenseQuery(trpc.records.list.queryOptions(query));
   const later = useQuery({ ...trpc.records.list.queryOptions({ ...query, cursor: cursor ?? '' }), enabled: cursor !== undefined });
-  const page = cursor === undefined ? first.data : later.data;
+  // While the next page loads, the one shown stays (no flash of an empty table).
+  const shown = useRef(first.data);
+  const page = cursor === undefined ? first.data : (later.data ?? shown.current);
+  shown.current = page;
   const total = first.data.total ?? 0;
   const offset = cursors.length * RECORDS_PAGE_SIZE;
 
@@ -182,7 +185,7 @@ function RecordsTable({
   const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
   const { data: shifts } = useSuspenseQuery(trpc.shifts.list.queryOptions(scope));
   const columns: Column<WasteRecord>[] = [
-    { key: 'time', header: t('records.columns.time'), render: (r) => format.dateTime(r.created_at) },
+    { key: 'time', header: t('records.columns.time'), render: (r) => format.dateTime(r.occurred_at) },
     { key: 'category', header: t('records.columns.category'), render: (r) => t(`categories.${r.food_category}`) },
     { key: 'kg', header: t('records.columns.kg'), render: (r) => format.kgPrecise(r.weight_kg) },
     {
@@ -210,16 +213,16 @@ function RecordsTable({
       rows={rows}
       rowKey={(r) => r.id}
       empty={t('records.empty')}
-      renderExpanded={(r) => <RecordDetail id={r.id} scope={scope} />}
-      rowLabel={(r) => t('records.rowLabel', { time: format.dateTime(r.created_at), kg: format.kgPrecise(r.weight_kg) })}
+      renderExpanded={(r) => <RecordDetail id={r.id} scope={scope} timezone={timezone} />}
+      rowLabel={(r) => t('records.rowLabel', { time: format.dateTime(r.occurred_at), kg: format.kgPrecise(r.weight_kg) })}
       minWidth={960}
     />
   );
 }
 
-function RecordDetail({ id, scope }: { id: string; scope: { establishment_id: string; livemode: boolean } }) {
+function RecordDetail({ id, scope, timezone }: { id: string; scope: { establishment_id: string; livemode: boolean }; timezone: string }) {
   const { t } = useTranslation();
-  const format = useFormat();
+  const format = useFormat(timezone);
   const { data, error, isPending } = useQuery(trpc.records.get.queryOptions({ ...scope, id }));
   if (isPending) return <Text size="sm">{t('common.loading')}</Text>;
   if (error) return <ErrorAlert error={error} />;
@@ -242,6 +245,7 @@ function RecordDetail({ id, scope }: { id: string; scope: { establishment_id: st
       )}
       {row(t('records.detail.hash'), <Code>{r.record_hash}</Code>)}
       {row(t('records.detail.prevHash'), <Code>{data.prev_hash}</Code>)}
+      {row(t('records.detail.storedAt'), format.dateTime(r.created_at))}
       {row(t('records.detail.id'), <Code>{r.id}</Code>)}
       {row(t('records.detail.source'), <Code>{r.source}</Code>)}
       {r.notes && row(t('records.detail.notes'), r.notes)}

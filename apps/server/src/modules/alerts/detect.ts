@@ -27,11 +27,11 @@ export async function detectSpikes(
        SELECT timezone AS tz, (($3::timestamptz) AT TIME ZONE timezone)::date AS today
        FROM establishments WHERE id = $1
      ), totals AS (
-       SELECT r.food_category, (r.created_at AT TIME ZONE est.tz)::date AS day, sum(r.weight_kg) AS kg
+       SELECT r.food_category, (r.occurred_at AT TIME ZONE est.tz)::date AS day, sum(r.weight_kg) AS kg
        FROM records r, est
        WHERE r.establishment_id = $1 AND r.livemode = $2 AND r.superseded_by IS NULL
-         AND r.created_at >= ((est.today - 28)::timestamp AT TIME ZONE est.tz)
-         AND r.created_at < ((est.today + 1)::timestamp AT TIME ZONE est.tz)
+         AND r.occurred_at >= ((est.today - 28)::timestamp AT TIME ZONE est.tz)
+         AND r.occurred_at < ((est.today + 1)::timestamp AT TIME ZONE est.tz)
        GROUP BY 1, 2
      ), history AS (
        SELECT count(*) AS days FROM totals, est WHERE totals.day IN (est.today - 7, est.today - 14, est.today - 21, est.today - 28)

@@ -2,13 +2,14 @@ import type { BenchmarkResult, Sector } from '@merma/schema';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
+import { localDate } from './range.js';
 
 export const BENCHMARK_WINDOW_DAYS = 90;
 export const MIN_SECTOR_SAMPLE = 5;
 
 /**
- * Sector benchmarking over the last 90 days, aggregated in SQL: each establishment's kg per day
- * (total / 90), the sector's mean of those, and where yours falls. Test keys compare test data,
+ * Sector benchmarking over the last 90 days (today and the 89 before), aggregated in SQL from the day totals:
+ * each establishment's kg per day (total / 90), the sector's mean of those, and where yours falls. Test keys compare test data,
  * live keys live data: test records never enter a live benchmark.
  */
 export async function getBenchmark(
@@ -20,13 +21,16 @@ export async function getBenchmark(
     throw new AppError('plan_required', 'Benchmarking requires the Enterprise plan');
   }
   const sector = query.sector ?? auth.sector;
-  const now = deps.clock().toISOString();
+  // The window: the last BENCHMARK_WINDOW_DAYS local days, today included (the caller's zone), read
+  // from the day totals (records/rollup.ts), not from every record.
+  const today = localDate(deps.clock(), auth.timezone);
   const { rows } = await deps.pool.query<{ mine: number; sample: number; sector_avg: number | null; below: number; equal: number }>(
     `WITH window_records AS (
-       SELECT establishment_id, sum(weight_kg)::float8 / ${BENCHMARK_WINDOW_DAYS} AS per_day
-       FROM records
-       WHERE livemode = $1 AND superseded_by IS NULL AND created_at >= $2::timestamptz - interval '${BENCHMARK_WINDOW_DAYS} days' AND created_at < $2::timestamptz
+       SELECT establishment_id, sum(kg)::float8 / ${BENCHMARK_WINDOW_DAYS} AS per_day
+       FROM record_day_totals
+       WHERE livemode = $1 AND day > $2::date - ${BENCHMARK_WINDOW_DAYS} AND day <= $2::date
        GROUP BY establishment_id
+       HAVING sum(records) > 0
      ),
      sample AS (
        SELECT w.establishment_id, w.per_day FROM window_records w JOIN establishments e ON e.id = w.establishment_id
@@ -39,7 +43,7 @@ export async function getBenchmark(
             (SELECT count(*)::int FROM sample WHERE per_day < me.per_day) AS below,
             (SELECT count(*)::int FROM sample WHERE per_day = me.per_day) AS equal
      FROM me`,
-    [auth.livemode, now, sector, auth.establishmentId],
+    [auth.livemode, today, sector, auth.establishmentId],
   );
   const r = rows[0] as { mine: number; sample: number; sector_avg: number | null; below: number; equal: number };
   const round = (v: number) => Math.round(v * 1000) / 1000;

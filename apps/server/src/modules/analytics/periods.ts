@@ -41,14 +41,14 @@ export async function comparePeriods(deps: { pool: Sql; clock: Clock }, tenant: 
   const spans = comparisonSpans(localDate(deps.clock(), tenant.timezone));
   const p = sqlParams();
   const sum = (span: Span, name: string) =>
-    `coalesce(sum(weight_kg) FILTER (WHERE created_at >= ${lowerBoundSql(span.from, tenant.timezone, p)} AND created_at < ${upperBoundSql(span.to, tenant.timezone, p)}), 0)::float8 AS ${name}`;
+    `coalesce(sum(weight_kg) FILTER (WHERE occurred_at >= ${lowerBoundSql(span.from, tenant.timezone, p)} AND occurred_at < ${upperBoundSql(span.to, tenant.timezone, p)}), 0)::float8 AS ${name}`;
   const columns = spans.flatMap((s, i) => [sum(s.current, `c${i}`), sum(s.previous, `p${i}`)]);
   const earliest = spans.map((s) => s.previous.from).sort()[0] as string;
   const today = spans[0]?.current.to as string;
   const { rows } = await deps.pool.query<Record<string, number>>(
     `SELECT ${columns.join(', ')} FROM records
      WHERE establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)} AND superseded_by IS NULL
-       AND created_at >= ${lowerBoundSql(earliest, tenant.timezone, p)} AND created_at < ${upperBoundSql(today, tenant.timezone, p)}`,
+       AND occurred_at >= ${lowerBoundSql(earliest, tenant.timezone, p)} AND occurred_at < ${upperBoundSql(today, tenant.timezone, p)}`,
     p.values,
   );
   const row = rows[0] ?? {};

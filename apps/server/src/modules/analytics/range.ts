@@ -81,3 +81,17 @@ export async function resolveRange(
   }
   return { from, to };
 }
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Noon of a calendar date in a time zone, as an ISO date-time with that zone's offset then. */
+export function localNoon(date: string, timezone: string): string {
+  let format = offsetFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, timeZoneName: 'longOffset' });
+    offsetFormats.set(timezone, format);
+  }
+  const name = format.formatToParts(new Date(`${date}T12:00:00Z`)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const offset = name === 'GMT' ? 'Z' : name.slice(3);
+  return `${date}T12:00:00${offset}`;
+}

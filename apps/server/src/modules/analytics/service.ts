@@ -31,20 +31,28 @@ export async function getAnalytics(deps: { pool: Sql; clock: Clock }, auth: Tena
   const tz = p.add(auth.timezone);
   const lower = lowerBoundSql(from, auth.timezone, p);
   const upper = upperBoundSql(to, auth.timezone, p);
-  let where = `r.establishment_id = ${p.add(auth.establishmentId)}::uuid AND r.livemode = ${p.add(auth.livemode)} AND r.superseded_by IS NULL
-    AND r.created_at >= ${lower} AND r.created_at < ${upper}`;
-  if (query.food_category) where += ` AND r.food_category = ${p.add(query.food_category)}`;
-  if (query.causa_id) where += ` AND r.causa_id = ${p.add(query.causa_id)}::uuid`;
-  if (query.destino_id) where += ` AND r.destino_id = ${p.add(query.destino_id)}::uuid`;
   const unit = p.add(query.group_by);
   const label = p.add(LABEL[query.group_by]);
+  let filters = '';
+  if (query.food_category) filters += ` AND r.food_category = ${p.add(query.food_category)}`;
+  if (query.causa_id) filters += ` AND r.causa_id = ${p.add(query.causa_id)}::uuid`;
+  if (query.destino_id) filters += ` AND r.destino_id = ${p.add(query.destino_id)}::uuid`;
+  const scope = `r.establishment_id = ${p.add(auth.establishmentId)}::uuid AND r.livemode = ${p.add(auth.livemode)}`;
+  // Whole days (the usual case) come from the day totals (records/rollup.ts): a few rows a day
+  // instead of every record. A range with a time of day needs the records themselves.
+  const source =
+    DATE_ONLY.test(from) && DATE_ONLY.test(to)
+      ? `SELECT r.kg AS weight_kg, r.records AS n, r.food_category, r.destino_id, r.causa_id, r.waste_stage,
+           date_trunc(${unit}, r.day::timestamp) AS bucket
+         FROM record_day_totals r
+         WHERE ${scope} AND r.day >= ${p.add(from)}::date AND r.day <= ${p.add(to)}::date AND r.records > 0${filters}`
+      : `SELECT r.weight_kg, 1 AS n, r.food_category, r.destino_id, r.causa_id, r.waste_stage,
+           date_trunc(${unit}, r.occurred_at AT TIME ZONE ${tz}) AS bucket
+         FROM records r
+         WHERE ${scope} AND r.superseded_by IS NULL AND r.occurred_at >= ${lower} AND r.occurred_at < ${upper}${filters}`;
 
   const sql = `
-    WITH f AS (
-      SELECT r.weight_kg, r.food_category, r.destino_id, r.causa_id, r.waste_stage,
-             date_trunc(${unit}, r.created_at AT TIME ZONE ${tz}) AS bucket
-      FROM records r WHERE ${where}
-    ),
+    WITH f AS (${source}),
     periods AS (
       SELECT generate_series(
         date_trunc(${unit}, ${lower} AT TIME ZONE ${tz}),
@@ -53,7 +61,7 @@ export async function getAnalytics(deps: { pool: Sql; clock: Clock }, auth: Tena
     )
     SELECT
       (SELECT coalesce(sum(weight_kg), 0)::float8 FROM f) AS total_kg,
-      (SELECT count(*)::int FROM f) AS total_records,
+      (SELECT coalesce(sum(n), 0)::int FROM f) AS total_records,
       (SELECT coalesce(json_object_agg(k, kg), '{}') FROM (SELECT food_category AS k, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_category,
       (SELECT coalesce(json_object_agg(k, kg), '{}') FROM (SELECT destino_id::text AS k, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_destino,
       (SELECT coalesce(json_object_agg(k, kg), '{}') FROM (SELECT coalesce(causa_id::text, 'none') AS k, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_cause,

@@ -20,6 +20,7 @@ export const StandardWasteCreated = z.object({
   session_id: Uuid.nullish(),
   notes: z.string().nullish(),
   photo_url: z.string().nullish(),
+  occurred_at: z.string().nullish().describe('when the waste happened (ISO 8601 with offset); when received by default'),
 });
 
 /**
@@ -40,6 +41,7 @@ export const StandardWasteUpdated = z
     waste_stage: Changes.waste_stage,
     notes: Changes.notes,
     photo_url: Changes.photo_url,
+    occurred_at: Changes.occurred_at,
   })
   .refine((p) => Object.keys(p).some((k) => !['source', 'external_id', 'record_id'].includes(k)), {
     message: 'name at least one field to change',

@@ -13,7 +13,7 @@ export function inboundRouter(catalog: CatalogCache) {
           tags: ['events'],
           summary: 'Receive an event from an ERP or POS system',
           description:
-            'Standard format: `{event, payload}` with `payload.source` naming the system and `payload.external_id` its event id. `waste.created` carries the record fields; `inventory.loss` carries `product_id` or `ean`, `quantity_kg` (or `quantity` + `unit`: kg, g, lb, oz), `reason`, `occurred_at` and optionally `destino_id` (disposal when absent). A resend (same `external_id` + `source`, or same Idempotency-Key) answers `duplicate` and stores nothing.',
+            'Standard format: `{event, payload}` with `payload.source` naming the system and `payload.external_id` its event id. `waste.created` carries the record fields (`occurred_at` included); `inventory.loss` carries `product_id` or `ean`, `quantity_kg` (or `quantity` + `unit`: kg, g, lb, oz), `reason`, `occurred_at` (a date alone is noon of that day in the establishment time zone) and optionally `destino_id` (disposal when absent); `waste.updated` keeps the `occurred_at` of the original unless it gives another. A resend (same `external_id` + `source`, or same Idempotency-Key) within the dedupe window (30 days by default) answers `duplicate` and stores nothing.',
           operationId: 'receiveInboundEvent',
         },
         permission: 'inbound:write',

@@ -5,9 +5,11 @@ import type { DbTx } from '../../db/client.js';
 import { findText, NUL_CHARACTER } from '../../db/text.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
+import { DATE_ONLY, localNoon } from '../analytics/range.js';
 import type { CatalogCache } from '../catalog/service.js';
 import type { HashedFields } from '../records/hash.js';
-import { createRecord } from '../records/service.js';
+import { supersede } from '../records/rollup.js';
+import { createRecord, occurredAtProblem } from '../records/service.js';
 import { connectorFor, lossKilograms, StandardInventoryLoss, StandardWasteCreated, StandardWasteUpdated } from './connectors.js';
 
 /** The corrected record's columns that a correction copies (the hashed fields it keeps). */
@@ -24,6 +26,7 @@ type OriginalRow = Pick<
   | 'session_id'
   | 'notes'
   | 'photo_url'
+  | 'occurred_at'
 > & { superseded_by: string | null };
 
 /** Disposal: where an inventory loss goes when the POS does not say. */
@@ -92,7 +95,13 @@ export async function receiveInboundEvent(
       destino_id: loss.destino_id ?? (fallback?.id as string),
       causa_id: loss.causa_id ?? null,
       product_name: product.name,
-      notes: [loss.reason, loss.occurred_at ? `occurred ${loss.occurred_at}` : undefined].filter(Boolean).join(' — ') || null,
+      notes: loss.reason ?? null,
+      // A date alone is that day's noon in the establishment's zone: the right day whatever the zone.
+      occurred_at: loss.occurred_at
+        ? DATE_ONLY.test(loss.occurred_at)
+          ? localNoon(loss.occurred_at, auth.timezone)
+          : loss.occurred_at
+        : null,
     };
   } else {
     const parsed = StandardWasteUpdated.safeParse(standard);
@@ -123,7 +132,8 @@ export async function receiveInboundEvent(
       const { source: _s, external_id: _e, record_id, ...changes } = correction;
       const [original] = await tx.$queryRaw<OriginalRow[]>`
         SELECT id::text, food_category, weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name,
-          waste_stage, shift_id::text, session_id::text, notes, photo_url, superseded_by::text
+          waste_stage, shift_id::text, session_id::text, notes, photo_url, superseded_by::text,
+          to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at
         FROM records
         WHERE id = ${record_id}::uuid AND establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
         FOR UPDATE`;
@@ -135,6 +145,11 @@ export async function receiveInboundEvent(
         );
       }
       const { id: _id, superseded_by: _by, ...kept } = original;
+      // A correction keeps the original's date, however old; a new date must be within the window.
+      if (changes.occurred_at && new Date(changes.occurred_at).getTime() !== new Date(original.occurred_at).getTime()) {
+        const problem = occurredAtProblem(changes.occurred_at, deps.clock());
+        if (problem) throw validationError(`payload.occurred_at: ${problem.message}`, [{ ...problem, path: 'payload.occurred_at' }]);
+      }
       record = { ...kept, ...changes } as CreateRecordInput;
       supersedes = original.id;
     }
@@ -147,7 +162,7 @@ export async function receiveInboundEvent(
       `inbound:${source}`,
       supersedes,
     );
-    if (supersedes) await tx.$executeRaw`UPDATE records SET superseded_by = ${created.id}::uuid WHERE id = ${supersedes}::uuid`;
+    if (supersedes) await supersede(tx, auth, supersedes, created.id);
     const id = randomUUID();
     try {
       await tx.inboundEvent.create({

@@ -59,9 +59,9 @@ export async function generatePlan(
     `WITH f AS (
        SELECT r.* FROM records r
        WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
-         AND r.created_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.created_at < ($4::date + 1)::timestamp AT TIME ZONE $5
+         AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.occurred_at < ($4::date + 1)::timestamp AT TIME ZONE $5
      ), years AS (
-       SELECT extract(year FROM created_at AT TIME ZONE $5)::int AS y, min((created_at AT TIME ZONE $5)::date) AS first_day, sum(weight_kg)::float8 AS kg
+       SELECT extract(year FROM occurred_at AT TIME ZONE $5)::int AS y, min((occurred_at AT TIME ZONE $5)::date) AS first_day, sum(weight_kg)::float8 AS kg
        FROM records WHERE establishment_id = $1::uuid AND livemode = $2 AND superseded_by IS NULL GROUP BY 1
      )
      SELECT

@@ -28,10 +28,10 @@ export async function predictWaste(
   const start = addDays(today, -HISTORY_DAYS);
   const { rows } = await deps.pool.query<{ kg: number }>(
     `WITH daily AS (
-       SELECT (created_at AT TIME ZONE $3)::date AS day, sum(weight_kg)::float8 AS kg
+       SELECT (occurred_at AT TIME ZONE $3)::date AS day, sum(weight_kg)::float8 AS kg
        FROM records
        WHERE establishment_id = $1::uuid AND livemode = $2 AND superseded_by IS NULL
-         AND created_at >= ($4::date)::timestamp AT TIME ZONE $3 AND created_at < ($5::date)::timestamp AT TIME ZONE $3
+         AND occurred_at >= ($4::date)::timestamp AT TIME ZONE $3 AND occurred_at < ($5::date)::timestamp AT TIME ZONE $3
          AND ($6::text IS NULL OR food_category = $6)
        GROUP BY 1
      ), first_day AS (SELECT min(day) AS d FROM daily)

@@ -7,7 +7,7 @@ import { type RecordFilter, recordFilterSql } from './filter.js';
 import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
 
 /**
- * The dashboard's record table and its export. Pages go by keyset (`created_at DESC, id DESC`, the
+ * The dashboard's record table and its export. Pages go by keyset (`occurred_at DESC, id DESC`, the
  * order of the records index), so the thousandth page costs what the first does; an offset would
  * read and drop every row before it.
  */
@@ -34,9 +34,9 @@ async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filte
   let { where } = await recordFilterSql(deps, tenant, filter, p);
   const countValues = [...p.values];
   const countWhere = where;
-  if (after) where += ` AND (created_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)`;
+  if (after) where += ` AND (occurred_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)`;
   const { rows } = await deps.pool.query<Row>(
-    `SELECT ${RECORD_COLUMNS_TEXT} FROM records WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${p.add(take)}`,
+    `SELECT ${RECORD_COLUMNS_TEXT} FROM records WHERE ${where} ORDER BY occurred_at DESC, id DESC LIMIT ${p.add(take)}`,
     p.values,
   );
   return { rows, countWhere, countValues };
@@ -61,7 +61,7 @@ export async function listRecordsPage(
     const count = await deps.pool.query<{ total: string }>(`SELECT count(*) AS total FROM records WHERE ${countWhere}`, countValues);
     total = Number(count.rows[0]?.total ?? 0);
   }
-  return { data, next_cursor: more && last ? encodeCursor({ at: last.created_at, id: last.id }) : null, total };
+  return { data, next_cursor: more && last ? encodeCursor({ at: last.occurred_at, id: last.id }) : null, total };
 }
 
 export const EXPORT_CHUNK = 1000;
@@ -83,7 +83,7 @@ export async function* streamRecords(deps: { pool: Sql; clock: Clock }, tenant: 
     if (records.length) yield records;
     const last = records.at(-1);
     if (records.length < EXPORT_CHUNK || !last) return;
-    after = { at: last.created_at, id: last.id };
+    after = { at: last.occurred_at, id: last.id };
   }
 }
 

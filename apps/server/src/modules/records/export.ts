@@ -19,14 +19,15 @@ import type { RecordFilter } from './filter.js';
  * - `plain`: RFC 4180 (`,`, decimal point, no BOM), for programs.
  *
  * Columns are the API's record fields under the API's names (so a file's row equals the API's
- * record), plus the names of the destination, cause and shift, and `local_time`, the time in the
- * establishment's zone as a spreadsheet reads a date-time. Text a person typed that starts like a
+ * record), plus the names of the destination, cause and shift, and `local_time`, when the waste
+ * happened in the establishment's zone as a spreadsheet reads a date-time. Text a person typed that starts like a
  * formula (`=`, `+`, `-`, `@`, tab, CR) is prefixed with `'`, so opening the file never runs it.
  */
 export const CSV_COLUMNS = [
   'id',
-  'created_at',
+  'occurred_at',
   'local_time',
+  'created_at',
   'food_category',
   'weight_kg',
   'destino_id',
@@ -70,8 +71,9 @@ export async function exportRecordsCsv(
   const kg = (v: number) => (es ? String(v).replace('.', ',') : String(v));
   const row = (r: WasteRecord) => [
     r.id,
+    r.occurred_at,
+    localTime.format(new Date(r.occurred_at)),
     r.created_at,
-    localTime.format(new Date(r.created_at)),
     r.food_category,
     kg(r.weight_kg),
     r.destino_id,

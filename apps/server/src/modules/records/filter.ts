@@ -5,8 +5,9 @@ import { lowerBoundSql, resolveRange, type SqlParams, upperBoundSql } from '../a
 
 /**
  * Which records count for a list, a page of the dashboard's table or an export: the establishment
- * and mode, records not replaced by a correction, a date range read in the establishment's time
- * zone (by default the last 30 days up to today) and the optional catalogue filters.
+ * and mode, records not replaced by a correction, a range of when the waste happened (`occurred_at`)
+ * read in the establishment's time zone (by default the last 30 days up to today) and the optional
+ * catalogue filters.
  */
 export type RecordFilter = {
   from?: string | undefined;
@@ -26,7 +27,7 @@ export async function recordFilterSql(
 ): Promise<{ where: string; from: string; to: string }> {
   const { from, to } = await resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
   let where = `establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}
-    AND created_at >= ${lowerBoundSql(from, tenant.timezone, p)} AND created_at < ${upperBoundSql(to, tenant.timezone, p)}
+    AND occurred_at >= ${lowerBoundSql(from, tenant.timezone, p)} AND occurred_at < ${upperBoundSql(to, tenant.timezone, p)}
     AND superseded_by IS NULL`;
   if (filter.food_category) where += ` AND food_category = ${p.add(filter.food_category)}`;
   if (filter.destino_id) where += ` AND destino_id = ${p.add(filter.destino_id)}::uuid`;

@@ -32,6 +32,8 @@ export type HashedFields = {
   photo_url: string | null;
   source: string;
   created_at: string;
+  /** When the waste happened (ISO, milliseconds, UTC); equal to created_at unless the record said otherwise. */
+  occurred_at: string;
   /** Set on a correction only: the record it corrects (inbound waste.updated). */
   supersedes_id?: string | null;
 };
@@ -55,13 +57,18 @@ const HASHED_KEYS = [
 ] as const satisfies readonly (keyof HashedFields)[];
 
 /**
- * Keys in sorted order. `supersedes_id` takes part only when set, so corrections carry the link
- * to what they correct inside their hash while every other record hashes as it always has.
+ * Keys in sorted order. Two take part only when they say something: `supersedes_id` when set (a
+ * correction carries the link to what it corrects), and `occurred_at` when it differs from
+ * `created_at` (a record dated by its sender). Every other record hashes as records always have,
+ * so chains stored before these fields existed still verify — and the rule stays tamper-evident:
+ * moving a stored `occurred_at` away from `created_at` adds it to the JSON, moving it onto
+ * `created_at` removes it, and either way the hash no longer matches.
  */
 export function canonicalRecordJson(r: HashedFields): string {
-  const keys: (keyof HashedFields)[] = r.supersedes_id
-    ? ([...HASHED_KEYS, 'supersedes_id'].sort() as (keyof HashedFields)[])
-    : [...HASHED_KEYS];
+  const extra: (keyof HashedFields)[] = [];
+  if (r.supersedes_id) extra.push('supersedes_id');
+  if (r.occurred_at !== r.created_at) extra.push('occurred_at');
+  const keys: (keyof HashedFields)[] = extra.length ? ([...HASHED_KEYS, ...extra].sort() as (keyof HashedFields)[]) : [...HASHED_KEYS];
   const parts = keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(r[k])}`);
   return `{${parts.join(',')}}`;
 }

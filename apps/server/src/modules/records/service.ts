@@ -8,6 +8,8 @@ import {
   type CreateRecordParsed,
   type ErrorDetail,
   type FoodCategory,
+  MAX_OCCURRED_AT_AGE_DAYS,
+  MAX_OCCURRED_AT_AHEAD_SECONDS,
   type Pagination,
   type RecordEventData,
   type WasteRecord,
@@ -26,21 +28,23 @@ import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
 import { recordFilterSql } from './filter.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH, HASH_ALGORITHM, type HashedFields } from './hash.js';
+import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
 
 export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache };
 
 /** A `records` row as selected by RECORD_COLUMNS: the hashed fields plus chain bookkeeping. */
-export type RecordRow = Omit<HashedFields, 'created_at'> & {
+export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
   chain_seq: bigint;
   prev_hash: string;
   record_hash: string;
   created_at: Date;
+  occurred_at: Date;
 };
 
 /** The columns of a record as the service reads them: one list, for Prisma queries and plain pg. */
 export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, food_category,
   weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
-  session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at, supersedes_id::text`;
+  session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at, occurred_at, supersedes_id::text`;
 const RECORD_COLUMNS = Prisma.raw(RECORD_COLUMNS_TEXT);
 
 export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
@@ -61,6 +65,7 @@ export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
     source: r.source,
     record_hash: r.record_hash,
     created_at: r.created_at.toISOString(),
+    occurred_at: r.occurred_at.toISOString(),
     supersedes_id: r.supersedes_id ?? null,
   };
 }
@@ -83,6 +88,7 @@ export function recordEvent(
     food_category: f.food_category as RecordEventData['food_category'],
     weight_kg: f.weight_kg,
     created_at: f.created_at,
+    occurred_at: f.occurred_at,
     cause: f.causa_id ? (catalog.causeById.get(f.causa_id)?.nombre ?? null) : null,
     destination: catalog.destinationById.get(f.destino_id)?.nombre ?? '',
     waste_stage: (f.waste_stage ?? null) as RecordEventData['waste_stage'],
@@ -91,7 +97,14 @@ export function recordEvent(
   });
 }
 
-function hashedFields(auth: AuthContext, id: string, input: CreateRecordParsed, source: string, createdAt: string): HashedFields {
+function hashedFields(
+  auth: AuthContext,
+  id: string,
+  input: CreateRecordParsed,
+  source: string,
+  createdAt: string,
+  occurredAt: string,
+): HashedFields {
   return {
     id,
     establishment_id: auth.establishmentId,
@@ -108,7 +121,33 @@ function hashedFields(auth: AuthContext, id: string, input: CreateRecordParsed, 
     photo_url: input.photo_url ?? null,
     source,
     created_at: createdAt,
+    occurred_at: occurredAt,
   };
+}
+
+const AHEAD_MS = MAX_OCCURRED_AT_AHEAD_SECONDS * 1000;
+const AGE_MS = MAX_OCCURRED_AT_AGE_DAYS * 86_400_000;
+
+/**
+ * When a record's waste happened, to the millisecond in UTC (how it is stored and hashed): its
+ * `occurred_at`, or the storing time. Outside the accepted window (MAX_OCCURRED_AT_AHEAD_SECONDS
+ * ahead, MAX_OCCURRED_AT_AGE_DAYS back) it is a problem of the item, unless the record corrects an
+ * earlier one, whose date it keeps however old.
+ */
+function occurredAtOf(input: CreateRecordParsed, now: Date, correction: boolean): { at: string } | { problem: ErrorDetail } {
+  if (!input.occurred_at) return { at: now.toISOString() };
+  const problem = correction ? null : occurredAtProblem(input.occurred_at, now);
+  return problem ? { problem } : { at: new Date(input.occurred_at).toISOString() };
+}
+
+/** Why an `occurred_at` is outside the accepted window, or null. */
+export function occurredAtProblem(value: string, now: Date): ErrorDetail | null {
+  const at = new Date(value).getTime();
+  if (at > now.getTime() + AHEAD_MS) {
+    return { path: 'occurred_at', message: `may be at most ${MAX_OCCURRED_AT_AHEAD_SECONDS / 60} minutes ahead of the server's clock` };
+  }
+  if (at < now.getTime() - AGE_MS) return { path: 'occurred_at', message: `may be at most ${MAX_OCCURRED_AT_AGE_DAYS} days back` };
+  return null;
 }
 
 /**
@@ -192,19 +231,22 @@ export async function createRecord(
   supersedesId: string | null = null,
 ): Promise<WasteRecord> {
   const catalog = await deps.catalog.get(deps.db);
+  const now = deps.clock();
+  const occurred = occurredAtOf(input, now, supersedesId !== null);
   const problems = await checkReferences(deps.db, auth, catalog, [{ index: 0, input }], supersedesId !== null);
-  const found = problems.get(0);
-  if (found) throw validationError(found.map((p) => `${p.path}: ${p.message}`).join('; '), found);
+  const found = [...('problem' in occurred ? [occurred.problem] : []), ...(problems.get(0) ?? [])];
+  if (found.length || !('at' in occurred)) throw validationError(found.map((p) => `${p.path}: ${p.message}`).join('; '), found);
 
   const id = randomUUID();
-  const now = deps.clock();
   const createdAt = now.toISOString();
-  const shiftId = input.shift_id ?? (await activeShiftAt(deps.db, auth, now));
+  // The shift is the one in progress when the waste happened.
+  const shiftId = input.shift_id ?? (await activeShiftAt(deps.db, auth, new Date(occurred.at)));
   const fields: HashedFields = {
-    ...hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt),
+    ...hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt, occurred.at),
     supersedes_id: supersedesId,
   };
   const canonical = canonicalRecordJson(fields);
+  const day = bucketDay(fields.occurred_at, auth.timezone);
   const eventType = supersedesId ? 'record.updated' : 'record.created';
   const event = JSON.stringify(recordEvent(eventType, fields, catalog, null));
 
@@ -220,14 +262,20 @@ export async function createRecord(
       ), stored AS (
       INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
         causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
-        record_hash, created_at, supersedes_id)
+        record_hash, created_at, occurred_at, supersedes_id)
       SELECT ${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, moved.seq, ${fields.food_category},
         ${String(fields.weight_kg)}::numeric, ${fields.destino_id}::uuid, ${fields.causa_id}::uuid,
         ${fields.product_name}, ${fields.waste_stage}, ${fields.shift_id}::uuid, ${fields.session_id}::uuid,
         ${fields.notes}, ${fields.photo_url}, ${source}, moved.prev_hash, moved.last_hash,
-        ${createdAt}::timestamptz, ${supersedesId}::uuid
+        ${createdAt}::timestamptz, ${fields.occurred_at}::timestamptz, ${supersedesId}::uuid
       FROM moved
       RETURNING record_hash
+    ), src AS (
+      SELECT ${auth.establishmentId}::uuid AS establishment_id, ${auth.livemode}::boolean AS livemode, ${day}::date AS day,
+        ${fields.food_category}::text AS food_category, ${fields.destino_id}::uuid AS destino_id, ${fields.causa_id}::uuid AS causa_id,
+        ${fields.waste_stage}::text AS waste_stage, ${String(fields.weight_kg)}::numeric AS kg
+      FROM stored
+    ), totals AS (${Prisma.raw(ADD_TO_DAY_TOTALS)}
     ), emitted AS (
       INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
       SELECT ${randomUUID()}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${eventType},
@@ -279,8 +327,17 @@ export async function createRecordsBatch(
   });
 
   const catalog = await deps.catalog.get(deps.db);
+  const now = deps.clock();
+  const occurredAt = new Map<number, string>();
+  const lateOrEarly = new Map<number, ErrorDetail>();
+  for (const { index, input } of valid) {
+    const occurred = occurredAtOf(input, now, false);
+    if ('at' in occurred) occurredAt.set(index, occurred.at);
+    else lateOrEarly.set(index, occurred.problem);
+  }
   return inTransaction(deps.db, async (tx) => {
     const problems = await checkReferences(tx, auth, catalog, valid);
+    for (const [index, problem] of lateOrEarly) problems.set(index, [problem, ...(problems.get(index) ?? [])]);
     for (const [index, details] of problems) {
       errors.push({ index, code: 'validation_error', error: details.map((d) => `${d.path}: ${d.message}`).join('; '), details });
     }
@@ -295,9 +352,7 @@ export async function createRecordsBatch(
       FOR UPDATE`;
     if (!head) throw new AppError('internal', 'The record chain head is missing');
 
-    const now = deps.clock();
     const createdAt = now.toISOString();
-    const activeShift = accepted.some((a) => !a.input.shift_id) ? await activeShiftAt(tx, auth, now) : null;
     let prev = head.last_hash;
     let seq = head.seq;
     const cols = {
@@ -315,12 +370,16 @@ export async function createRecordsBatch(
       photo: [] as (string | null)[],
       prev: [] as string[],
       hash: [] as string[],
+      occurred: [] as string[],
     };
     const inserted: BatchInsertedItem[] = [];
     const events = { id: [] as string[], payload: [] as string[] };
     for (const { index, input } of accepted) {
       const id = randomUUID();
-      const f = hashedFields(auth, id, { ...input, shift_id: input.shift_id ?? activeShift }, source, createdAt);
+      const at = occurredAt.get(index) as string;
+      // The shift in progress when the waste happened (shift lists are cached: no query per record).
+      const shiftId = input.shift_id ?? (await activeShiftAt(tx, auth, new Date(at)));
+      const f = hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt, at);
       const hash = chainHash(prev, canonicalRecordJson(f));
       seq += 1n;
       cols.id.push(id);
@@ -337,7 +396,8 @@ export async function createRecordsBatch(
       cols.photo.push(f.photo_url);
       cols.prev.push(prev);
       cols.hash.push(hash);
-      inserted.push({ index, id, record_hash: hash, created_at: createdAt });
+      cols.occurred.push(at);
+      inserted.push({ index, id, record_hash: hash, created_at: createdAt, occurred_at: at });
       events.id.push(randomUUID());
       events.payload.push(JSON.stringify(recordEvent('record.created', f, catalog, hash)));
       prev = hash;
@@ -347,19 +407,27 @@ export async function createRecordsBatch(
       WITH ins AS (
         INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
           causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
-          record_hash, created_at)
+          record_hash, created_at, occurred_at)
         SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.seq, u.cat, u.w, u.dest, u.causa, u.pname,
-          u.stage, u.shift, u.sess, u.notes, u.photo, ${source}, u.prev, u.hash, ${createdAt}::timestamptz
+          u.stage, u.shift, u.sess, u.notes, u.photo, ${source}, u.prev, u.hash, ${createdAt}::timestamptz, u.occurred
         FROM unnest(${cols.id}::uuid[], ${cols.seq}::bigint[], ${cols.cat}::text[], ${cols.w}::numeric[],
           ${cols.dest}::uuid[], ${cols.causa}::uuid[], ${cols.pname}::text[], ${cols.stage}::text[],
           ${cols.shift}::uuid[], ${cols.sess}::uuid[], ${cols.notes}::text[], ${cols.photo}::text[],
-          ${cols.prev}::text[], ${cols.hash}::text[])
-          AS u(id, seq, cat, w, dest, causa, pname, stage, shift, sess, notes, photo, prev, hash)
+          ${cols.prev}::text[], ${cols.hash}::text[], ${cols.occurred}::timestamptz[])
+          AS u(id, seq, cat, w, dest, causa, pname, stage, shift, sess, notes, photo, prev, hash, occurred)
         RETURNING 1
       )
       UPDATE record_chain_heads SET seq = ${seq}, last_hash = ${prev}
       WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
         AND (SELECT count(*) FROM ins) = ${accepted.length}`;
+    // Their day totals, one upsert per bucket.
+    await tx.$executeRaw`
+      WITH src AS (
+        SELECT ${auth.establishmentId}::uuid AS establishment_id, ${auth.livemode}::boolean AS livemode, u.day, u.cat AS food_category,
+          u.dest AS destino_id, u.causa AS causa_id, u.stage AS waste_stage, u.w AS kg
+        FROM unnest(${cols.occurred.map((at) => bucketDay(at, auth.timezone))}::date[], ${cols.cat}::text[], ${cols.dest}::uuid[],
+          ${cols.causa}::uuid[], ${cols.stage}::text[], ${cols.w}::numeric[]) AS u(day, cat, dest, causa, stage, w)
+      )${Prisma.raw(ADD_TO_DAY_TOTALS)}`;
     // One record.created per stored record, in one statement (one fan-out job for the batch).
     await tx.$executeRaw`
       INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
@@ -382,7 +450,7 @@ export type ListRecordsParsed = {
 
 /**
  * Lists the records that count — a corrected record is replaced by its correction, which carries
- * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest first (`created_at DESC, id DESC`, served by the matching index), with the
+ * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest waste first (`occurred_at DESC, id DESC`, served by the matching index), with the
  * total in one round trip. Dates are read in the establishment's time zone; by default the last 30
  * days up to and including today. Runs on the pg pool directly: this is the hottest read.
  */
@@ -397,7 +465,7 @@ export async function listRecords(
   const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { chain_seq: string; total: string }>(
     `SELECT ${RECORD_COLUMNS_TEXT}, (SELECT count(*) FROM records WHERE ${where}) AS total
      FROM records WHERE ${where}
-     ORDER BY created_at DESC, id DESC
+     ORDER BY occurred_at DESC, id DESC
      LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,
     p.values,
   );

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { Prisma } from '../src/generated/prisma/client.ts';
+import { toAppError } from '../src/http/errors.js';
+
+/**
+ * The one error classifier: a database that went away is a 503 the client may retry (with
+ * Retry-After), never a 500, whichever layer reports it.
+ */
+describe('toAppError', () => {
+  it('a connection closed under a Prisma transaction (P1017, a terminated backend) is service_unavailable', () => {
+    const err = new Prisma.PrismaClientKnownRequestError('Server has closed the connection.', {
+      code: 'P1017',
+      clientVersion: '7',
+      meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'ConnectionClosed' } } },
+    });
+    expect(toAppError(err).appError).toMatchObject({ code: 'service_unavailable', extra: { retryAfterSeconds: 1, shouldRetry: true } });
+  });
+
+  it('a pg error of a terminated backend (57P01) and a refused connection are service_unavailable', () => {
+    const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(toAppError(new Error('wrapped', { cause: terminated })).appError.code).toBe('service_unavailable');
+    expect(toAppError(refused).appError.code).toBe('service_unavailable');
+  });
+
+  it('anything else unexpected is internal', () => {
+    expect(toAppError(new Error('boom'))).toMatchObject({ appError: { code: 'internal' }, unexpected: true });
+    const unique = new Prisma.PrismaClientKnownRequestError('Unique constraint failed', { code: 'P2002', clientVersion: '7' });
+    expect(toAppError(unique).appError.code).toBe('internal');
+  });
+});
