@@ -98,6 +98,7 @@ describe('response shapes', () => {
       source: 'api',
       record_hash: 'a'.repeat(64),
       created_at: '2026-11-23T10:00:00.000Z',
+      occurred_at: '2026-11-23T10:00:00.000Z',
     };
     expect(WasteRecord.safeParse(record).success).toBe(true);
     expect(WasteRecord.safeParse({ ...record, record_hash: 'xyz' }).success).toBe(false);
