@@ -12,6 +12,7 @@ import { type CatalogCache, createCatalogCache } from './modules/catalog/service
 import { createRedis } from './redis.js';
 import type { SecretBox } from './secrets/cipher.js';
 import { loadSecretBox } from './secrets/keys.js';
+import { createCheckpointSigner } from './secrets/signing.js';
 import { createDashboardRouter } from './trpc/dashboard.js';
 import { createAppRouter } from './trpc/router.js';
 
@@ -49,6 +50,7 @@ export function createServices(deps: {
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: deps.log });
   const clock = deps.clock ?? (() => new Date());
   const webhookTargets = { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate };
+  const signer = createCheckpointSigner(secrets);
   return {
     config,
     db,
@@ -57,15 +59,17 @@ export function createServices(deps: {
     metrics,
     catalog,
     secrets,
+    signer,
     router: createAppRouter({
       catalog,
       webhookTargets,
       secrets,
+      signer,
     }),
     authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs, deps.log),
     rateLimiter,
     dashboard: {
-      router: createDashboardRouter({ webhookTargets, secrets, publicUrl: config.publicUrl, catalog }),
+      router: createDashboardRouter({ webhookTargets, secrets, publicUrl: config.publicUrl, catalog, signer }),
       accounts: { db, clock, guard: createSignInGuard(redis), mailer, log: deps.log, publicUrl: config.publicUrl },
       catalog,
     },

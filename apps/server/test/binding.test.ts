@@ -5,6 +5,7 @@ import { poolOf } from '../src/db/client.js';
 import { createAuthenticator } from '../src/http/auth.js';
 import { createCatalogCache } from '../src/modules/catalog/service.js';
 import { loadSecretBox } from '../src/secrets/keys.js';
+import { createCheckpointSigner } from '../src/secrets/signing.js';
 import type { Context } from '../src/trpc/context.js';
 import { createAppRouter } from '../src/trpc/router.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
@@ -21,10 +22,12 @@ let tenant: Tenant;
 beforeAll(async () => {
   t = await startTestApp();
   tenant = await createTenant(t.db);
+  const secrets = loadSecretBox(t.config);
   const router = createAppRouter({
     catalog: createCatalogCache(),
     webhookTargets: { production: false, allowPrivate: false },
-    secrets: loadSecretBox(t.config),
+    secrets,
+    signer: createCheckpointSigner(secrets),
   });
   const authenticator = createAuthenticator(t.db, 0);
   reference = Fastify();
@@ -66,7 +69,8 @@ describe('our binding and trpc-to-openapi answer alike', () => {
     '/api/v1/records',
     '/api/v1/records?food_category=fish&limit=1',
     '/api/v1/records?limit=1&offset=1',
-    '/api/v1/records/verify',
+    '/api/v1/records/verify?full=true',
+    '/api/v1/records/checkpoints',
   ])('GET %s', async (url) => {
     const headers = { authorization: `Bearer ${tenant.key}` };
     const ours = await t.app.inject({ method: 'GET', url, headers });
@@ -96,7 +100,7 @@ describe('our binding and trpc-to-openapi answer alike', () => {
     const payload = JSON.stringify(validRecord({ weight_kg: 7.25, notes: 'same' }));
     const ours = (await t.app.inject({ method: 'POST', url: '/api/v1/records', headers, payload })).json();
     const theirs = (await reference.inject({ method: 'POST', url: '/api/v1/records', headers, payload })).json();
-    const strip = (r: Record<string, unknown>) => ({ ...r, id: 'x', record_hash: 'x', created_at: 'x' });
+    const strip = (r: Record<string, unknown>) => ({ ...r, id: 'x', record_hash: 'x', created_at: 'x', occurred_at: 'x' });
     expect(strip(ours.data)).toEqual(strip(theirs.data));
     const verify = (await api(t.app, tenant.key).get('/api/v1/records/verify')).json().data;
     expect(verify).toMatchObject({ valid: true, checked: 4 });

@@ -203,6 +203,8 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/records', { query: 'limit=5&food_category=meat' }), 200);
     expectStatus(await call('GET', '/records', { query: 'from=2026-01-01&to=2026-01-31&offset=0' }), 200);
     expectStatus(await call('GET', '/records/verify'), 200);
+    expectStatus(await call('GET', '/records/verify', { query: 'full=true' }), 200);
+    expectStatus(await call('GET', '/records/checkpoints', { query: 'limit=5' }), 200);
     expectStatus(await call('POST', '/records', { body: validRecord({ weight_kg: 'heavy' }) }), 400);
     expectStatus(await call('POST', '/records', { body: validRecord({ destino_id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' }) }), 400);
     expectStatus(await call('POST', '/records/batch', { body: { records: [] } }), 400);

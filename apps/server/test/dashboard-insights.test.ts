@@ -142,10 +142,11 @@ describe('records', () => {
     const stored = await t.db.record.findUniqueOrThrow({ where: { id: latest.id } });
     expect(detail).toMatchObject({ record: latest, chain_seq: Number(stored.chain_seq), chain_length: DAYS * 3, superseded_by: null });
     expect(detail.prev_hash).toBe(stored.prev_hash);
+    // The page's check signs a checkpoint; the API's full verification finds the same chain and that checkpoint.
     const verified = await viewer.query('records.verify', scope);
-    const rest = await api(t.app, tenant.key).get('/api/v1/records/verify');
-    expect(verified).toEqual(rest.json().data);
-    expect(verified).toMatchObject({ valid: true, checked: DAYS * 3 });
+    expect(verified).toMatchObject({ valid: true, checked: DAYS * 3, rehashed: DAYS * 3, checkpoint: { seq: DAYS * 3 } });
+    const rest = (await api(t.app, tenant.key).get('/api/v1/records/verify', { query: { full: 'true' } })).json().data;
+    expect(rest).toEqual({ ...verified, mode: 'full' });
   });
 
   it('the CSV export streams the filtered records: rows equal the API list, in the Spanish and the plain form', async () => {

@@ -65,6 +65,7 @@ describe('without a session', () => {
       secrets: undefined as never,
       publicUrl: 'http://x',
       catalog: undefined as never,
+      signer: undefined as never,
     });
     const procedures = Object.entries(router._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>);
     expect(procedures.length).toBeGreaterThan(25);

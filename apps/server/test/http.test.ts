@@ -218,6 +218,7 @@ describe('OpenAPI document and docs page', () => {
         'GET /prevention-plan',
         'GET /products',
         'GET /records',
+        'GET /records/checkpoints',
         'GET /records/verify',
         'GET /sessions',
         'GET /sessions/{id}',

@@ -1,3 +1,4 @@
+import { createPublicKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRecordJson, chainHash, GENESIS_HASH } from '../src/modules/records/hash.js';
 import {
@@ -326,6 +327,71 @@ describe('GET /api/v1/records/verify', () => {
     await t.db.$executeRaw`UPDATE records SET record_hash = ${forged} WHERE id = ${row.id}::uuid`;
     const data = (await api(t.app, owner.key).get('/api/v1/records/verify')).json().data;
     expect(data).toMatchObject({ valid: false, first_invalid: { chain_seq: 3, reason: 'broken_link' } });
+  });
+  it('an intact chain gets a signed checkpoint; the next verification re-hashes only what follows it', async () => {
+    const { owner } = await chainOf(5);
+    const client = api(t.app, owner.key);
+    const first = (await client.get('/api/v1/records/verify')).json().data;
+    expect(first).toMatchObject({ valid: true, checked: 5, rehashed: 5, mode: 'incremental', from_seq: 1 });
+    expect(first.checkpoint).toMatchObject({
+      establishment_id: owner.establishmentId,
+      livemode: false,
+      seq: 5,
+      head_hash: first.head_hash,
+    });
+
+    // The signature verifies with the published key, over the documented message.
+    const keys = await t.app.inject({ method: 'GET', url: '/.well-known/merma-checkpoint-keys.json' });
+    expect(keys.statusCode).toBe(200);
+    const jwk = keys.json().keys.find((k: { kid: string }) => k.kid === first.checkpoint.key_id);
+    expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA' });
+    const c = first.checkpoint;
+    const message = `merma-checkpoint:v1|${c.establishment_id}|test|${c.seq}|${c.head_hash}|${c.signed_at}`;
+    const publicKey = createPublicKey({ key: jwk, format: 'jwk' });
+    expect(verify(null, Buffer.from(message), publicKey, Buffer.from(c.signature, 'base64url'))).toBe(true);
+    expect(verify(null, Buffer.from(message.replace('|5|', '|6|')), publicKey, Buffer.from(c.signature, 'base64url'))).toBe(false);
+
+    await client.post('/api/v1/records/batch', { records: [validRecord(), validRecord()] });
+    const next = (await client.get('/api/v1/records/verify')).json().data;
+    expect(next).toMatchObject({ valid: true, checked: 7, rehashed: 2, from_seq: 6, checkpoint: { seq: 7 } });
+    const full = (await client.get('/api/v1/records/verify', { query: { full: 'true' } })).json().data;
+    expect(full).toMatchObject({ valid: true, checked: 7, rehashed: 7, mode: 'full', from_seq: 1, checkpoint: { seq: 7 } });
+    const listed = (await client.get('/api/v1/records/checkpoints')).json().data;
+    expect(listed.map((k: { seq: number }) => k.seq)).toEqual([7, 5]);
+  });
+
+  it('after a checkpoint: a rewrite that recomputes the hashes breaks its anchor; an edit in place needs full=true', async () => {
+    const { owner, rows } = await chainOf(4);
+    const client = api(t.app, owner.key);
+    expect((await client.get('/api/v1/records/verify')).json().data.checkpoint.seq).toBe(4);
+    // An edit in place (hash left alone) before the checkpoint: the routine check trusts the
+    // checkpoint for those records; the full one finds it.
+    await t.db.$executeRaw`UPDATE records SET weight_kg = 99 WHERE id = ${rows[1]?.id}::uuid`;
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, rehashed: 0 });
+    expect((await client.get('/api/v1/records/verify', { query: { full: 'true' } })).json().data).toMatchObject({
+      valid: false,
+      first_invalid: { chain_seq: 2, reason: 'hash_mismatch' },
+    });
+    // Put the weight back; then rewrite the records from there on with every hash recomputed.
+    await t.db.$executeRaw`UPDATE records SET weight_kg = 2, notes = 'rewritten' WHERE id = ${rows[1]?.id}::uuid`;
+    const listed = (await client.get('/api/v1/records?from=2020-01-01&limit=200')).json().data as { id: string }[];
+    let prev = rows[0]?.record_hash as string;
+    for (const row of rows.slice(1)) {
+      const current = listed.find((r) => r.id === row.id);
+      const forged = chainHash(prev, canonicalRecordJson(current as never));
+      await t.db.$executeRaw`UPDATE records SET prev_hash = ${prev}, record_hash = ${forged} WHERE id = ${row.id}::uuid`;
+      prev = forged;
+    }
+    await t.db.$executeRaw`UPDATE record_chain_heads SET last_hash = ${prev} WHERE establishment_id = ${owner.establishmentId}::uuid`;
+    // Link by link it holds together; against what was signed, it does not.
+    expect((await client.get('/api/v1/records/verify', { query: { full: 'true' } })).json().data).toMatchObject({
+      valid: false,
+      first_invalid: { id: rows[3]?.id, chain_seq: 4, reason: 'checkpoint_mismatch' },
+    });
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({
+      valid: false,
+      first_invalid: { id: rows[3]?.id, chain_seq: 4, reason: 'checkpoint_mismatch' },
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateOrDateTime, FoodCategory, PaginationQuery, Timestamp, text, Uuid, WasteStage } from './common.js';
+import { DateOrDateTime, FoodCategory, PaginationQuery, queryInt, Timestamp, text, Uuid, WasteStage } from './common.js';
 import {
   MAX_BATCH_RECORDS,
   MAX_NOTES_LENGTH,
@@ -149,21 +149,74 @@ export type ListRecordsQuery = z.input<typeof ListRecordsQuery>;
 export const ListRecordsResponse = ListEnvelope(WasteRecord);
 export type ListRecordsResponse = z.infer<typeof ListRecordsResponse>;
 
+/**
+ * A verified point of a record chain, signed by the service (Ed25519): anyone holding the
+ * service's public keys (`GET /.well-known/merma-checkpoint-keys.json`) can check that the chain of
+ * this establishment and mode had this head at this length when it was signed — the register was
+ * not rewritten afterwards — without trusting the database. The signed message is
+ * `merma-checkpoint:v1|<establishment_id>|<test|live>|<seq>|<head_hash>|<signed_at>` (UTF-8);
+ * the SDK's `verifyCheckpoint()` checks it.
+ */
+export const ChainCheckpoint = z
+  .object({
+    establishment_id: Uuid,
+    livemode: z.boolean(),
+    seq: z.number().int().describe('records in the chain at this point'),
+    head_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe('the record_hash of record `seq`'),
+    signed_at: Timestamp,
+    key_id: z.string().describe('the `kid` of the signing key in the published key set'),
+    signature: z.string().describe('Ed25519 signature of the message, base64url'),
+  })
+  .meta({ id: 'ChainCheckpoint' });
+export type ChainCheckpoint = z.infer<typeof ChainCheckpoint>;
+
+/** `GET /api/v1/records/verify`: `full=true` re-hashes the whole chain instead of what follows the last checkpoint. */
+export const VerifyRecordsQuery = z
+  .strictObject({
+    full: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional()
+      .describe('true: verify from the first record; default: from the last signed checkpoint'),
+  })
+  .meta({ id: 'VerifyRecordsQuery' });
+
 /** Result of walking an establishment's record hash chain (`GET /api/v1/records/verify`). */
 export const ChainVerification = z
   .object({
     valid: z.boolean(),
-    checked: z.number().int(),
+    checked: z
+      .number()
+      .int()
+      .describe(
+        'records found intact, from the first: those before the checkpoint it started from count, as the checkpoint vouches for them',
+      ),
+    rehashed: z.number().int().optional().describe('records whose hash this verification recomputed'),
     head_hash: z.string().nullable(),
     first_invalid: z
       .object({
         id: Uuid.nullable().describe('the first record that fails; null when records are missing at the end'),
         chain_seq: z.number().int(),
-        reason: z.enum(['hash_mismatch', 'broken_link', 'sequence_gap', 'truncated']),
+        reason: z.enum(['hash_mismatch', 'broken_link', 'sequence_gap', 'truncated', 'checkpoint_mismatch']),
       })
       .nullable(),
     algorithm: z.string(),
+    mode: z
+      .enum(['full', 'incremental'])
+      .optional()
+      .describe('incremental: the records after the last checkpoint, and that record `checkpoint.seq` still has its hash'),
+    from_seq: z.number().int().optional().describe('the first record re-hashed (1 for a full verification)'),
+    checkpoint: ChainCheckpoint.nullable()
+      .optional()
+      .describe('the latest signed checkpoint after this verification (a valid one signs the head it reached)'),
   })
   .meta({ id: 'ChainVerification' });
 export type ChainVerification = z.infer<typeof ChainVerification>;
 export const VerifyRecordsResponse = Envelope(ChainVerification);
+
+/** `GET /api/v1/records/checkpoints`: the newest `limit` (default 20, at most 100). */
+export const ListCheckpointsQuery = z.strictObject({ limit: queryInt(1, 100).default(20) }).meta({ id: 'ListCheckpointsQuery' });
+export const ListCheckpointsResponse = Envelope(z.array(ChainCheckpoint));

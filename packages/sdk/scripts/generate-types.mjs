@@ -34,6 +34,7 @@ const OUTPUTS = [
   'BatchItemError',
   'BatchInsertedItem',
   'BatchResult',
+  'ChainCheckpoint',
   'ChainVerification',
   'Cause',
   'Destination',

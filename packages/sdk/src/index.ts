@@ -1,5 +1,6 @@
 import { Merma } from './client.js';
 
+export { type CheckpointKey, type CheckpointKeySet, checkpointMessage, verifyCheckpoint } from './checkpoints.js';
 export { DEFAULT_BASE_URL, Merma, type MermaOptions } from './client.js';
 export { APIPromise, type APIResponse } from './core/api-promise.js';
 export {

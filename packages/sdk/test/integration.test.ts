@@ -1,6 +1,6 @@
 import { type Receiver, startReceiver, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConflictError, Merma, NotFoundError, RateLimitError, verifyWebhook } from '../src/index.js';
+import { ConflictError, Merma, NotFoundError, RateLimitError, verifyCheckpoint, verifyWebhook } from '../src/index.js';
 
 /**
  * The SDK against the real built server (@merma/test-server: apps/server/dist/main.js as a child
@@ -48,7 +48,15 @@ describe('the SDK against the server', () => {
 
     const fish = await merma.records.list({ food_category: 'fish' });
     expect(fish.data.map((r) => r.weight_kg).sort()).toEqual([1, 2, 3, 4]);
-    expect(await merma.records.verify()).toMatchObject({ valid: true, checked: 5 });
+    const verified = await merma.records.verify();
+    expect(verified).toMatchObject({ valid: true, checked: 5, checkpoint: { seq: 5 } });
+    // The signed checkpoint checks out with the keys the server publishes, and not once altered.
+    const keys = await (await fetch(`${baseUrl}/.well-known/merma-checkpoint-keys.json`)).json();
+    const checkpoint = verified.checkpoint as NonNullable<typeof verified.checkpoint>;
+    expect(await verifyCheckpoint(checkpoint, keys)).toBe(true);
+    expect(await verifyCheckpoint({ ...checkpoint, head_hash: '0'.repeat(64) }, keys)).toBe(false);
+    expect((await merma.records.checkpoints()).map((c) => c.seq)).toEqual([5]);
+    expect(await merma.records.verify({ full: true })).toMatchObject({ valid: true, mode: 'full', rehashed: 5 });
   });
 
   it('uploads 2,000 records in four chunks and the chain stays valid', async () => {

@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import type { CheckpointSigner } from '../secrets/signing.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
 import type { AppRouter } from '../trpc/router.js';
 import type { Authenticator } from './auth.js';
@@ -36,6 +37,8 @@ export type AppServices = {
   router: AppRouter;
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
+  /** Signs the record chain's checkpoints; its public keys are served at /.well-known/. */
+  signer: CheckpointSigner;
   /** The dashboard's procedures and what signing in needs (http/dashboard.ts). */
   dashboard: { router: DashboardRouter; accounts: AccountDeps; catalog: CatalogCache };
   /** Called when the app closes. */
@@ -206,6 +209,12 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   const openapi = buildOpenApiDocument(router, options.version ?? '1.0.0');
   const openapiJson = JSON.stringify(openapi);
   app.get('/api/v1/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapiJson));
+  // The public keys of the record chain's signed checkpoints (a JWKS): for auditors and the SDK's
+  // verifyCheckpoint(). Public by nature; cached for an hour.
+  const checkpointKeys = JSON.stringify(services.signer.jwks());
+  app.get('/.well-known/merma-checkpoint-keys.json', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=3600').send(checkpointKeys),
+  );
   await app.register(scalar, {
     routePrefix: '/docs',
     configuration: {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Secrets kept at rest (webhook signing secrets), encrypted with AES-256-GCM from node:crypto.
@@ -52,6 +52,12 @@ export type SecretBox = {
   seal(plain: string, context: string): string;
   /** Decrypts a sealed value stored at `context`; throws SecretError when it cannot. */
   open(sealed: string, context: string): string;
+  /**
+   * 32 bytes derived from each key for another purpose (HKDF-SHA256, `purpose` as its info), the
+   * current key's first: keys for other jobs without more configuration, none of them revealing
+   * the encryption key or each other.
+   */
+  derive(purpose: string): { keyId: string; bytes: Buffer }[];
 };
 
 /** Whether a stored value is in the sealed format (anything else is a value stored before encryption). */
@@ -73,6 +79,9 @@ export function createSecretBox(keys: readonly EncryptionKey[], source: string):
     currentKeyId: first.id,
     keyIds,
     source,
+    derive(purpose) {
+      return keys.map((k) => ({ keyId: k.id, bytes: Buffer.from(hkdfSync('sha256', k.key, Buffer.alloc(0), purpose, 32)) }));
+    },
     seal(plain, context) {
       const header = `${SEALED_PREFIX}${VERSION}:${first.id}`;
       const iv = randomBytes(IV_BYTES);

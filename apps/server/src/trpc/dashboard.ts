@@ -11,6 +11,7 @@ import { teamDashboardRouter } from '../modules/team/dashboard.js';
 import { webhooksDashboardRouter } from '../modules/webhooks/dashboard.js';
 import type { TargetPolicy } from '../modules/webhooks/target.js';
 import type { SecretBox } from '../secrets/cipher.js';
+import type { CheckpointSigner } from '../secrets/signing.js';
 import { dashboardRouter } from './dashboard-base.js';
 
 /**
@@ -23,6 +24,7 @@ export function createDashboardRouter(deps: {
   secrets: SecretBox;
   publicUrl: string;
   catalog: CatalogCache;
+  signer: CheckpointSigner;
 }) {
   return dashboardRouter({
     auth: authDashboardRouter,
@@ -33,7 +35,7 @@ export function createDashboardRouter(deps: {
     catalog: catalogDashboardRouter(deps.catalog),
     insights: insightsDashboardRouter,
     plan: planDashboardRouter,
-    records: recordsDashboardRouter,
+    records: recordsDashboardRouter(deps.signer),
     shifts: shiftsDashboardRouter,
   });
 }

@@ -10,12 +10,18 @@ import { shiftsRouter } from '../modules/shifts/router.js';
 import { webhooksRouter } from '../modules/webhooks/router.js';
 import type { TargetPolicy } from '../modules/webhooks/target.js';
 import type { SecretBox } from '../secrets/cipher.js';
+import type { CheckpointSigner } from '../secrets/signing.js';
 import { router } from './trpc.js';
 
 /** The whole API: one procedure per endpoint, each naming its REST route in its meta. */
-export function createAppRouter(deps: { catalog: CatalogCache; webhookTargets: TargetPolicy; secrets: SecretBox }) {
+export function createAppRouter(deps: {
+  catalog: CatalogCache;
+  webhookTargets: TargetPolicy;
+  secrets: SecretBox;
+  signer: CheckpointSigner;
+}) {
   return router({
-    records: recordsRouter(deps.catalog),
+    records: recordsRouter(deps.catalog, deps.signer),
     catalog: catalogRouter(deps.catalog),
     shifts: shiftsRouter,
     analytics: analyticsRouter,

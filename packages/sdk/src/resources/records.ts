@@ -6,6 +6,7 @@ import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
   BatchInsertedItem,
   BatchItemError,
+  ChainCheckpoint,
   ChainVerification,
   CreateRecordInput,
   ListRecordsQuery,
@@ -69,9 +70,19 @@ export class Records {
     );
   }
 
-  /** Recomputes the establishment's hash chain on the server and reports the first broken link. */
-  verify(options?: RequestOptions): APIPromise<ChainVerification> {
-    return this.core.request({ method: 'GET', path: '/records/verify' }, options);
+  /**
+   * Recomputes the establishment's hash chain on the server and reports the first broken link:
+   * by default the records after the last signed checkpoint (and that the checkpoint's record
+   * still has its hash); `{ full: true }` every record. An intact chain comes back with a signed
+   * `checkpoint` of its head (check it with `verifyCheckpoint`).
+   */
+  verify(query: { full?: boolean } = {}, options?: RequestOptions): APIPromise<ChainVerification> {
+    return this.core.request({ method: 'GET', path: '/records/verify', query }, options);
+  }
+
+  /** The chain's signed checkpoints, newest first (`limit`: 20 by default, at most 100). */
+  checkpoints(query: { limit?: number } = {}, options?: RequestOptions): APIPromise<ChainCheckpoint[]> {
+    return this.core.request({ method: 'GET', path: '/records/checkpoints', query }, options);
   }
 
   /**

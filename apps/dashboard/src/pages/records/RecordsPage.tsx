@@ -282,6 +282,14 @@ function VerifyChain({ establishmentId }: { establishmentId: string }) {
           (result.valid ? (
             <Alert color="teal" variant="light" title={t('records.verify.valid')} maw={420}>
               {t('records.verify.validBody', { count: result.checked, checked: format.number(result.checked) })}
+              {result.checkpoint && (
+                <Text size="xs" mt={4}>
+                  {t('records.verify.signed', {
+                    seq: format.number(result.checkpoint.seq),
+                    time: format.dateTime(result.checkpoint.signed_at),
+                  })}
+                </Text>
+              )}
             </Alert>
           ) : (
             <Alert color="red" variant="light" title={t('records.verify.invalid')} maw={420}>

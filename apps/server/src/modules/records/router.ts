@@ -3,16 +3,20 @@ import {
   BatchRecordsResponse,
   CreateRecordInput,
   CreateRecordResponse,
+  ListCheckpointsQuery,
+  ListCheckpointsResponse,
   ListRecordsQuery,
   ListRecordsResponse,
-  NoQuery,
+  VerifyRecordsQuery,
   VerifyRecordsResponse,
 } from '@merma/schema';
+import type { CheckpointSigner } from '../../secrets/signing.js';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import type { CatalogCache } from '../catalog/service.js';
+import { listCheckpoints } from './checkpoints.js';
 import { createRecord, createRecordsBatch, listRecords, verifyRecordChain } from './service.js';
 
-export function recordsRouter(catalog: CatalogCache) {
+export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
   return router({
     create: apiProcedure
       .meta({
@@ -77,13 +81,30 @@ export function recordsRouter(catalog: CatalogCache) {
           tags: ['records'],
           summary: 'Verify the record hash chain',
           description:
-            'Recomputes every record hash of this establishment and mode in order and reports the first record that was altered, inserted or removed.',
+            "Recomputes the record hashes of this establishment and mode in order and reports the first record that was altered, inserted or removed. By default it starts at the last signed checkpoint (record `seq` must still carry the checkpoint's hash) and re-hashes what came after; `full=true` re-hashes every record. An intact chain whose head moved gets a new checkpoint, signed with the service's Ed25519 key (public keys: `/.well-known/merma-checkpoint-keys.json`).",
           operationId: 'verifyRecords',
         },
         permission: 'records:read',
       })
-      .input(NoQuery)
+      .input(VerifyRecordsQuery)
       .output(VerifyRecordsResponse)
-      .query(async ({ ctx }) => ok(await verifyRecordChain(ctx.db, ctx.auth))),
+      .query(async ({ ctx, input }) => ok(await verifyRecordChain(ctx.db, ctx.auth, { full: input.full, signer, clock: ctx.clock }))),
+
+    checkpoints: apiProcedure
+      .meta({
+        openapi: {
+          method: 'GET',
+          path: '/records/checkpoints',
+          tags: ['records'],
+          summary: 'Signed checkpoints of the record chain, newest first',
+          description:
+            'Each says the chain had `seq` records ending in `head_hash` when it was signed. The signed message is `merma-checkpoint:v1|<establishment_id>|<test|live>|<seq>|<head_hash>|<signed_at>`, Ed25519, base64url; verify it with the key of `key_id` from `/.well-known/merma-checkpoint-keys.json` (the SDK has `verifyCheckpoint`).',
+          operationId: 'listCheckpoints',
+        },
+        permission: 'records:read',
+      })
+      .input(ListCheckpointsQuery)
+      .output(ListCheckpointsResponse)
+      .query(async ({ ctx, input }) => ok(await listCheckpoints(ctx.db, ctx.auth, input.limit))),
   });
 }

@@ -22,10 +22,12 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
 import { type EventPayload, eventPayload } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
+import type { CheckpointSigner } from '../../secrets/signing.js';
 import { activeTraceparent } from '../../tracing/spans.js';
 import { sqlParams } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
+import { latestCheckpoint, storeCheckpoint } from './checkpoints.js';
 import { recordFilterSql } from './filter.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH, HASH_ALGORITHM, type HashedFields } from './hash.js';
 import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
@@ -487,25 +489,62 @@ const VERIFY_PAGE = 1000;
  * Walks the establishment's chain in sequence order and recomputes every hash. Reports the first
  * record whose hash does not match its content, whose link does not match the previous record, a
  * missing sequence number, or records missing at the end (the head remembers the last hash).
+ *
+ * By default it starts at the last signed checkpoint (checkpoints.ts): record `seq` must still
+ * carry the checkpoint's hash, and only the records after it are re-hashed; `full` starts at the
+ * first record, and every earlier checkpoint it passes must match too (so a history rewritten
+ * with recomputed hashes is found, and never signed). The walk stops at the head it read first, so records appended meanwhile wait for
+ * the next verification. An intact chain whose head moved past the last checkpoint gets a new
+ * checkpoint, signed by `signer` (none is stored without one).
  */
-export async function verifyRecordChain(db: DbTx, auth: DataScope): Promise<ChainVerification> {
+export async function verifyRecordChain(
+  db: DbTx,
+  scope: DataScope,
+  options: { full?: boolean | undefined; signer?: CheckpointSigner; clock?: Clock } = {},
+): Promise<ChainVerification> {
   const [head] = await db.$queryRaw<{ seq: bigint; last_hash: string }[]>`
     SELECT seq, last_hash FROM record_chain_heads
-    WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}`;
-  let prev = GENESIS_HASH;
-  let expectedSeq = 1n;
-  let checked = 0;
+    WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}`;
+  const last = await latestCheckpoint(db, scope);
+  const mode = options.full ? ('full' as const) : ('incremental' as const);
+  const from = mode === 'incremental' && last ? last : null;
+  let prev = from?.head_hash ?? GENESIS_HASH;
+  let expectedSeq = from ? BigInt(from.seq) + 1n : 1n;
+  const fromSeq = Number(expectedSeq);
+  let rehashed = 0;
   const fail = (id: string | null, seq: bigint, reason: NonNullable<ChainVerification['first_invalid']>['reason']): ChainVerification => ({
     valid: false,
-    checked,
+    checked: reason === 'checkpoint_mismatch' ? 0 : fromSeq - 1 + rehashed,
+    rehashed,
     head_hash: head?.last_hash ?? null,
     first_invalid: { id, chain_seq: Number(seq), reason },
     algorithm: HASH_ALGORITHM,
+    mode,
+    from_seq: fromSeq,
+    checkpoint: last,
   });
-  for (;;) {
+  if (from) {
+    const [anchor] = await db.$queryRaw<{ id: string; record_hash: string }[]>`
+      SELECT id::text, record_hash FROM records
+      WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode} AND chain_seq = ${from.seq}`;
+    if (anchor?.record_hash !== from.head_hash) return fail(anchor?.id ?? null, BigInt(from.seq), 'checkpoint_mismatch');
+  }
+  // Every signed head the walk passes must still be there: a history rewritten with recomputed
+  // hashes verifies link by link, but not against what was signed before.
+  const signed = new Map(
+    (
+      await db.chainCheckpoint.findMany({
+        where: { establishment_id: scope.establishmentId, livemode: scope.livemode, seq: { gte: expectedSeq } },
+        select: { seq: true, head_hash: true },
+      })
+    ).map((c) => [c.seq, c.head_hash]),
+  );
+  const until = head?.seq ?? 0n;
+  while (expectedSeq <= until) {
     const rows = await db.$queryRaw<RecordRow[]>`
       SELECT ${RECORD_COLUMNS} FROM records
-      WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode} AND chain_seq >= ${expectedSeq}
+      WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}
+        AND chain_seq >= ${expectedSeq} AND chain_seq <= ${until}
       ORDER BY chain_seq LIMIT ${VERIFY_PAGE}`;
     for (const row of rows) {
       if (row.chain_seq !== expectedSeq) return fail(row.id, expectedSeq, 'sequence_gap');
@@ -513,14 +552,31 @@ export async function verifyRecordChain(db: DbTx, auth: DataScope): Promise<Chai
       const record = toRecord(row);
       const recomputed = chainHash(prev, canonicalRecordJson({ ...record }));
       if (recomputed !== row.record_hash) return fail(row.id, row.chain_seq, 'hash_mismatch');
+      const signedHash = signed.get(row.chain_seq);
+      if (signedHash !== undefined && signedHash !== row.record_hash) return fail(row.id, row.chain_seq, 'checkpoint_mismatch');
       prev = row.record_hash;
       expectedSeq += 1n;
-      checked += 1;
+      rehashed += 1;
     }
     if (rows.length < VERIFY_PAGE) break;
   }
   if (head && (head.seq !== expectedSeq - 1n || head.last_hash !== prev)) {
     return fail(null, expectedSeq, 'truncated');
   }
-  return { valid: true, checked, head_hash: head?.last_hash ?? null, first_invalid: null, algorithm: HASH_ALGORITHM };
+  let checkpoint = last;
+  if (head && head.seq > 0n && head.seq > BigInt(last?.seq ?? 0) && options.signer) {
+    const now = options.clock?.() ?? new Date();
+    checkpoint = await storeCheckpoint(db, scope, { seq: Number(head.seq), headHash: head.last_hash }, options.signer, now);
+  }
+  return {
+    valid: true,
+    checked: fromSeq - 1 + rehashed,
+    rehashed,
+    head_hash: head?.last_hash ?? null,
+    first_invalid: null,
+    algorithm: HASH_ALGORITHM,
+    mode,
+    from_seq: fromSeq,
+    checkpoint,
+  };
 }
