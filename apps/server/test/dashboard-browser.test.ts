@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteFirstOwner } from '../src/admin/accounts.js';
 import { createEstablishment } from '../src/admin/service.js';
+import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, TEST_RESULTS } from './browser.js';
 import { capturingMailer, createMember, PASSWORD, tokenOf } from './dashboard-client.js';
 import { addKey, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 import { type Received, startReceiver, waitFor } from './receiver.js';
@@ -18,13 +18,9 @@ import { type Received, startReceiver, waitFor } from './receiver.js';
  * with axe-core (no serious or critical issue), and the keys and integration pages are saved as
  * screenshots (test-results/). Locators go by role and label, as people find things.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI) throw new Error(`chromium not found at ${CHROMIUM}; CI must install it`);
-const DIST = resolve(import.meta.dirname, '../../dashboard/dist');
-if (hasChromium && !existsSync(join(DIST, 'index.html'))) throw new Error(`build the dashboard first (pnpm build): ${DIST} is missing`);
-const OUT = resolve(import.meta.dirname, '../test-results');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+requireBuiltDashboard();
+const DIST = DASHBOARD_DIST;
+const OUT = TEST_RESULTS;
 
 let t: TestContext;
 let tenant: Tenant;
@@ -43,41 +39,13 @@ beforeAll(async () => {
   tenant = await createTenant(t.db);
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
   await t?.close();
 });
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  return page.evaluate(async () => {
-    type Violation = { id: string; impact: string; nodes: { target: unknown }[] };
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe;
-    const { violations } = await axe.run();
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-  });
-}
-
-async function expectAccessible(page: Page, what: string) {
-  expect(await accessibilityProblems(page), what).toEqual([]);
-}
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
 

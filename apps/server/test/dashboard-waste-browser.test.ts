@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, TEST_RESULTS } from './browser.js';
 import { createMember, PASSWORD } from './dashboard-client.js';
 import {
   api,
@@ -28,13 +28,9 @@ import {
  * serious or critical issue). The overview and plan are saved as screenshots, and the first
  * contentful paint and the overview's load time are written to test-results/dashboard-perf.json.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI) throw new Error(`chromium not found at ${CHROMIUM}; CI must install it`);
-const DIST = resolve(import.meta.dirname, '../../dashboard/dist');
-if (hasChromium && !existsSync(join(DIST, 'index.html'))) throw new Error(`build the dashboard first (pnpm build): ${DIST} is missing`);
-const OUT = resolve(import.meta.dirname, '../test-results');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+requireBuiltDashboard();
+const DIST = DASHBOARD_DIST;
+const OUT = TEST_RESULTS;
 const DAYS = 35;
 const ZONE = 'Europe/Madrid';
 
@@ -73,37 +69,13 @@ beforeAll(async () => {
   offsetMs = 0;
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await t?.close();
 });
-
-async function expectAccessible(page: Page, what: string) {
-  await page.addScriptTag({ content: AXE });
-  const problems = await page.evaluate(async () => {
-    type Violation = { id: string; impact: string; nodes: { target: unknown }[] };
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe;
-    const { violations } = await axe.run();
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-  });
-  expect(problems, what).toEqual([]);
-}
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
 const kgFormat = (locale: string) => new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 });

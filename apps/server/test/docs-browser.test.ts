@@ -1,16 +1,14 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from './browser.js';
 import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
 /**
  * The /docs page in a real browser (Debian's chromium, driven by playwright-core). CI installs
  * chromium; a developer machine without it skips this file and says so.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI) throw new Error(`chromium not found at ${CHROMIUM}; CI must install it`);
 const OUT = resolve(import.meta.dirname, '../test-results');
 
 let t: TestContext;
@@ -25,19 +23,7 @@ beforeAll(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const address = t.app.server.address() as { port: number };
   base = `http://127.0.0.1:${address.port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/**
+ * What the browser tests share: Debian's chromium (CHROMIUM_PATH to use another), driven by
+ * playwright-core; the built dashboard; where screenshots go; and the axe-core check. Without
+ * chromium the browser tests are skipped, except in CI, which must have it.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.CI) throw new Error(`chromium not found at ${CHROMIUM}; CI must install it`);
+
+/** The built dashboard (turbo builds it before the server's tests). */
+export const DASHBOARD_DIST = resolve(import.meta.dirname, '../../dashboard/dist');
+export function requireBuiltDashboard() {
+  if (hasChromium && !existsSync(join(DASHBOARD_DIST, 'index.html'))) {
+    throw new Error(`build the dashboard first (pnpm build): ${DASHBOARD_DIST} is missing`);
+  }
+}
+
+/** Screenshots and figures the browser tests write. */
+export const TEST_RESULTS = resolve(import.meta.dirname, '../test-results');
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's serious and critical findings on the page as it is now. The page's context must be
+ * created with `bypassCSP: true` (only so that axe can be injected: the app allows no inline script).
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  return page.evaluate(async () => {
+    type Violation = { id: string; impact: string; nodes: { target: unknown }[] };
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe;
+    const { violations } = await axe.run();
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  });
+}
+
+export async function expectAccessible(page: Page, what: string) {
+  expect(await accessibilityProblems(page), what).toEqual([]);
+}
