@@ -1,7 +1,8 @@
 // The bare baseline of `pnpm bench`: a plain Fastify server with `pg`, on the same database, doing
 // the same database work as each measured endpoint with nothing around it: the same zod validation
-// (from @merma/schema) and the same SQL (the single chain-append statement; the batch transaction
-// with one INSERT … SELECT FROM unnest; the same indexed SELECT + count, same columns). No auth,
+// (from @merma/schema) and the same SQL (the single chain-append statement with its day-totals
+// upsert and outbox event; the batch transaction with one INSERT … SELECT FROM unnest, the day
+// totals and the events; the same indexed SELECT + count, same columns). No auth,
 // rate limit, idempotency, tRPC, Prisma or envelope: the ratio is what our stack costs on top.
 // /records/plain is a plain INSERT without the hash chain, for reference.
 import { createHash, randomUUID } from 'node:crypto';
