@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
+import type { DbTx } from '../src/db/client.js';
+import { createCatalogCache } from '../src/modules/catalog/service.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
 let t: TestContext;
@@ -57,6 +59,22 @@ describe('catalogues', () => {
   it('refuses query parameters on parameterless catalogue endpoints', async () => {
     const res = await api(t.app, tenant.key).get('/api/v1/causas?activo=false');
     expect(res.statusCode).toBe(400);
+  });
+});
+
+describe('the in-process catalogue cache', () => {
+  it("never makes a caller wait for another caller's read (a transaction cannot wait on a pool connection)", async () => {
+    const cache = createCatalogCache();
+    // A caller whose connection never answers, as a read queued behind a pool full of transactions.
+    const never = new Promise<never>(() => {});
+    const stalled = { cause: { findMany: () => never }, destination: { findMany: () => never } } as unknown as DbTx;
+    void cache.get(stalled);
+    const answer = await Promise.race([cache.get(t.db), new Promise<'waited'>((done) => setTimeout(() => done('waited'), 5_000))]);
+    expect(answer).not.toBe('waited');
+    const catalog = answer as Exclude<typeof answer, 'waited'>;
+    expect(catalog.destinations.map((d) => d.code)).toContain('landfill');
+    // Kept: later callers get the same object without reading again, even through the stalled one.
+    expect(await cache.get(stalled)).toBe(catalog);
   });
 });
 

@@ -16,15 +16,21 @@ export type GlobalCatalog = {
 
 export type CatalogCache = { get(db: DbTx): Promise<GlobalCatalog> };
 
+/**
+ * Callers do not share a load in progress: each one that finds the cache empty reads the catalogue
+ * on its own connection or transaction, and the first answer is kept. Sharing one promise would make
+ * a request inside a transaction wait for a read that needs another pool connection; with every
+ * connection held by such transactions, the pool deadlocks until its acquire timeout (seen as
+ * 503s when many idempotent requests reach a process that has just started).
+ */
 export function createCatalogCache(): CatalogCache {
-  let loading: Promise<GlobalCatalog> | undefined;
+  let loaded: GlobalCatalog | undefined;
   return {
-    get(db) {
-      loading ??= loadCatalog(db).catch((err) => {
-        loading = undefined;
-        throw err;
-      });
-      return loading;
+    async get(db) {
+      if (loaded) return loaded;
+      const catalog = await loadCatalog(db);
+      loaded ??= catalog;
+      return loaded;
     },
   };
 }
