@@ -128,65 +128,55 @@ app.post('/records/batch', async (req, reply) => {
     ).rows[0];
     let prev = head.last_hash;
     let seq = BigInt(head.seq);
-    const ids = [];
-    const seqs = [];
-    const prevs = [];
-    const hashes = [];
+    const day = localDay.format(new Date(createdAt));
+    const rows = [];
     for (const item of items) {
       const id = randomUUID();
       const h = hash(prev + canonical(id, establishment, item, createdAt));
       seq += 1n;
-      ids.push(id);
-      seqs.push(String(seq));
-      prevs.push(prev);
-      hashes.push(h);
+      rows.push({
+        id,
+        seq: String(seq),
+        cat: item.food_category,
+        w: item.weight_kg,
+        dest: item.destino_id,
+        causa: item.causa_id ?? null,
+        pname: item.product_name ?? null,
+        stage: item.waste_stage ?? null,
+        notes: item.notes ?? null,
+        prev,
+        hash: h,
+        day,
+      });
       prev = h;
     }
+    // The API's statement: records, head, day totals and events from one JSON parameter.
     await client.query(
-      `WITH ins AS (
-         INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, product_name, notes, prev_hash, record_hash, created_at, occurred_at)
-         SELECT u.id, $1, false, u.seq, u.cat, u.w, u.dest, u.pname, u.notes, u.prev, u.hash, $2, $2
-         FROM unnest($3::uuid[], $4::bigint[], $5::text[], $6::numeric[], $7::uuid[], $8::text[], $9::text[], $10::text[], $11::text[])
-           AS u(id, seq, cat, w, dest, pname, notes, prev, hash)
-         RETURNING 1)
-       UPDATE record_chain_heads SET seq = $12, last_hash = $13 WHERE establishment_id = $1 AND livemode = false`,
-      [
-        establishment,
-        createdAt,
-        ids,
-        seqs,
-        items.map((i) => i.food_category),
-        items.map((i) => i.weight_kg),
-        items.map((i) => i.destino_id),
-        items.map((i) => i.product_name ?? null),
-        items.map((i) => i.notes ?? null),
-        prevs,
-        hashes,
-        String(seq),
-        prev,
-      ],
-    );
-    await client.query(
-      `WITH src AS (
-         SELECT $1::uuid AS establishment_id, false AS livemode, $2::date AS day, u.cat AS food_category, u.dest AS destino_id,
+      `WITH u AS (
+         SELECT * FROM json_to_recordset($3::json) AS u(id uuid, seq bigint, cat text, w numeric, dest uuid, causa uuid, pname text,
+           stage text, notes text, prev text, hash text, day date)
+       ), ins AS (
+         INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id, product_name,
+           waste_stage, notes, prev_hash, record_hash, created_at, occurred_at)
+         SELECT u.id, $1, false, u.seq, u.cat, u.w, u.dest, u.causa, u.pname, u.stage, u.notes, u.prev, u.hash, $2, $2 FROM u
+         RETURNING 1
+       ), head AS (
+         UPDATE record_chain_heads SET seq = $4, last_hash = $5
+         WHERE establishment_id = $1 AND livemode = false AND (SELECT count(*) FROM ins) = $6
+         RETURNING 1
+       ), src AS (
+         SELECT $1::uuid AS establishment_id, false AS livemode, u.day, u.cat AS food_category, u.dest AS destino_id,
            u.causa AS causa_id, u.stage AS waste_stage, u.w AS kg
-         FROM unnest($3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::numeric[]) AS u(cat, dest, causa, stage, w))${ADD_TO_DAY_TOTALS}`,
-      [
-        establishment,
-        localDay.format(new Date(createdAt)),
-        items.map((i) => i.food_category),
-        items.map((i) => i.destino_id),
-        items.map((i) => i.causa_id ?? null),
-        items.map((i) => i.waste_stage ?? null),
-        items.map((i) => i.weight_kg),
-      ],
-    );
-    await client.query(
-      `INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
-       SELECT gen_random_uuid(), $1, false, 'record.created', jsonb_build_object('event', 'record.created', 'timestamp', $2::text,
-         'data', jsonb_build_object('id', u.id, 'record_hash', u.hash)), $2
-       FROM unnest($3::uuid[], $4::text[]) AS u(id, hash)`,
-      [establishment, createdAt, ids, hashes],
+         FROM u
+       ), totals AS (${ADD_TO_DAY_TOTALS}
+       ), emitted AS (
+         INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+         SELECT gen_random_uuid(), $1, false, 'record.created', jsonb_build_object('event', 'record.created', 'timestamp', $2::text,
+           'data', jsonb_build_object('id', u.id, 'record_hash', u.hash)), $2
+         FROM u ORDER BY u.seq
+       )
+       SELECT (SELECT count(*) FROM head)::int AS head`,
+      [establishment, createdAt, JSON.stringify(rows), String(seq), prev, items.length],
     );
     await client.query('COMMIT');
     return reply.send({ inserted: items.length, failed: body.data.records.length - items.length });
@@ -199,16 +189,21 @@ app.post('/records/batch', async (req, reply) => {
 });
 
 app.get('/records', async (req, reply) => {
+  // As the API lists by default: the last 30 local days (today included), newest waste first, the
+  // rows from records and the total from the day totals, in one statement.
   const establishment = req.headers['x-establishment'];
   const limit = Math.min(Number(req.query.limit ?? 50), 200);
-  const to = new Date();
-  const from = new Date(to.getTime() - 31 * 86_400_000);
-  const where = 'establishment_id = $1 AND livemode = false AND created_at >= $2 AND created_at < $3';
+  const to = localDay.format(new Date());
+  const from = localDay.format(new Date(Date.now() - 29 * 86_400_000));
   const { rows } = await pool.query(
     `SELECT id, establishment_id, livemode, food_category, weight_kg::float8 AS weight_kg, destino_id, causa_id,
-       product_name, waste_stage, shift_id, session_id, notes, photo_url, source, record_hash, created_at,
-       (SELECT count(*) FROM records WHERE ${where}) AS total
-     FROM records WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4`,
+       product_name, waste_stage, shift_id, session_id, notes, photo_url, source, record_hash, created_at, occurred_at, supersedes_id,
+       (SELECT coalesce(sum(records), 0) FROM record_day_totals
+        WHERE establishment_id = $1 AND livemode = false AND day >= $2::date AND day <= $3::date) AS total
+     FROM records
+     WHERE establishment_id = $1 AND livemode = false AND superseded_by IS NULL
+       AND occurred_at >= ($2::date)::timestamp AT TIME ZONE 'Europe/Madrid' AND occurred_at < ($3::date + 1)::timestamp AT TIME ZONE 'Europe/Madrid'
+     ORDER BY occurred_at DESC, id DESC LIMIT $4`,
     [establishment, from, to, limit],
   );
   return reply.send({ data: rows, total: Number(rows[0]?.total ?? 0) });

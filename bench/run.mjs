@@ -2,16 +2,16 @@
 // in one run, alternating A and B. Prints requests/s, p50/p99 latency and the ratios.
 // Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change); creates and drops merma_bench.
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { measureSdkBundles } from '../packages/sdk-runtimes/src/bundle-size.mjs';
 import { measureInsights, rebuildDayTotals } from './insights.mjs';
+import { freePort, newKey, sha256, stopAndDrop, waitFor } from './lib.mjs';
+import { measureRetention, printRetention } from './retention.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,14 +27,6 @@ const dbUrl = (() => {
   return u.toString();
 })();
 
-const freePort = () =>
-  new Promise((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-
 const children = [];
 function start(label, args, env, core = '0') {
   // Servers on core 0, the load generator (this process) and the webhook receiver on core 1.
@@ -47,24 +39,6 @@ function start(label, args, env, core = '0') {
   children.push(child);
   return child;
 }
-
-async function waitFor(url) {
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(url).then(
-        (r) => r.status < 500,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const newKey = () => `svc_test_${[...randomBytes(32)].map((b) => ALPHABET[b % 62]).join('')}`;
-const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 
 async function seed(client) {
   const org = randomUUID();
@@ -312,6 +286,8 @@ async function main() {
 
   const webhooks = await measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record, startWorkerReplica });
   const insights = await measureInsights(client, ourPort, seeded, DESTINO);
+  const retentionPool = new pg.Pool({ connectionString: dbUrl, max: 2 });
+  const retention = await measureRetention({ pool: retentionPool, client }).finally(() => retentionPool.end());
 
   const pad = (v, n) => String(v).padStart(n);
   console.log(
@@ -350,6 +326,7 @@ async function main() {
     `webhook fan-out: ${webhooks.fanout.delivered} deliveries (${webhooks.fanout.records} records x ${webhooks.fanout.subscriptions} subscriptions) ` +
       `in ${webhooks.fanout.seconds.toFixed(1)} s -> ${webhooks.fanout.perSecond.toFixed(0)} deliveries/s (one worker replica, concurrency 10, sharing a core with the receiver)`,
   );
+  printRetention(retention);
   // What @merma/sdk weighs in a customer's bundle (esbuild, minified, gzip -9), against its budget.
   const sdk = await measureSdkBundles(join(ROOT, 'packages/sdk'));
   const kib = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
@@ -361,26 +338,15 @@ async function main() {
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
     join(ROOT, 'bench/results/latest.json'),
-    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results, webhooks, insights, sdk }, null, 2),
+    JSON.stringify({ at: new Date().toISOString(), durationSeconds: DURATION, results, webhooks, insights, retention, sdk }, null, 2),
   );
 
   await client.end();
   await admin.end();
 }
 
-async function cleanup() {
-  // Let the servers drain and exit (at most 10 s) before their database is dropped under them.
-  const exited = children.map((c) =>
-    c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)),
-  );
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.race([Promise.all(exited), sleep(10_000)]);
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect().then(
-    () => admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`).finally(() => admin.end()),
-    () => {},
-  );
-}
+// Let the servers drain and exit before their database is dropped under them.
+const cleanup = () => stopAndDrop(children, ADMIN_URL, DB_NAME);
 
 main().then(cleanup, async (err) => {
   console.error(err);

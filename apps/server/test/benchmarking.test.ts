@@ -63,6 +63,29 @@ describe('GET /api/v1/benchmarking', () => {
     });
   });
 
+  it('moves your own figure at once, while the rest of the sector comes from its sample (kept five minutes)', async () => {
+    // kg per day: 1, 2, 3, 4, 5 (me: 1), distribucion
+    const me = await establishment('distribucion', [90]);
+    const others = [];
+    for (const kg of [180, 270, 360, 450]) others.push(await establishment('distribucion', [kg]));
+    const first = (await api(t.app, me.key).get('/api/v1/benchmarking')).json().data;
+    expect(first).toMatchObject({ your_avg_kg_per_day: 1, sector_avg_kg_per_day: 3, percentile: 10, sample_size: 5 });
+    // I record 450 kg more (5 kg a day in all): my figure and my place follow at once.
+    await recordAt(t.db, me, new Date(NOW.getTime() - 3 * 86_400_000).toISOString(), { weight_kg: 360 });
+    const mine = (await api(t.app, me.key).get('/api/v1/benchmarking')).json().data;
+    expect(mine).toMatchObject({ your_avg_kg_per_day: 5, sector_avg_kg_per_day: 3.8, percentile: 80, sample_size: 5 }); // tied with the 5
+    // Another establishment's new records reach the others' view when the sample is recomputed,
+    // but its own view shows them now.
+    const other = others[0] as Tenant;
+    await recordAt(t.db, other, new Date(NOW.getTime() - 3 * 86_400_000).toISOString(), { weight_kg: 900 });
+    expect((await api(t.app, other.key).get('/api/v1/benchmarking')).json().data).toMatchObject({ your_avg_kg_per_day: 12 });
+    expect((await api(t.app, me.key).get('/api/v1/benchmarking')).json().data).toMatchObject({
+      your_avg_kg_per_day: 5,
+      sector_avg_kg_per_day: 3.8,
+      percentile: 80,
+    });
+  });
+
   it('takes another sector as a parameter and refuses unknown ones', async () => {
     const me = await establishment('industrial', [90]);
     const d = (await api(t.app, me.key).get('/api/v1/benchmarking?sector=retail')).json().data;

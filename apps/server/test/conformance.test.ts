@@ -205,6 +205,10 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/records/verify'), 200);
     expectStatus(await call('GET', '/records/verify', { query: 'full=true' }), 200);
     expectStatus(await call('GET', '/records/checkpoints', { query: 'limit=5' }), 200);
+    const verification = await call('POST', '/records/verifications', { body: {} });
+    expectStatus(verification, 202);
+    expectStatus(await call('GET', '/records/verifications/{id}', { params: { id: verification.json().data.id } }), 200);
+    expectStatus(await call('POST', '/records/verifications', { body: { full: true } }), 400);
     expectStatus(await call('POST', '/records', { body: validRecord({ weight_kg: 'heavy' }) }), 400);
     expectStatus(await call('POST', '/records', { body: validRecord({ destino_id: '7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f' }) }), 400);
     expectStatus(await call('POST', '/records/batch', { body: { records: [] } }), 400);

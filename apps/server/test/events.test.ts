@@ -78,7 +78,25 @@ describe('inbound waste.updated', () => {
       secret: sub.secret,
       now: NOW,
     });
-    expect(event).toMatchObject({ event: 'record.updated', data: { id: correctionId, supersedes_id: original.id, weight_kg: 1.25 } });
+    const correction = list[0];
+    const [landfill] = await t.db.$queryRaw<{ nombre: string }[]>`SELECT nombre FROM destinations WHERE id = ${DESTINO_LANDFILL}::uuid`;
+    expect(event).toEqual({
+      event: 'record.updated',
+      timestamp: correction.created_at,
+      data: {
+        id: correctionId,
+        establishment_id: tenant.establishmentId,
+        food_category: correction.food_category,
+        weight_kg: 1.25,
+        created_at: correction.created_at,
+        occurred_at: correction.occurred_at,
+        cause: null,
+        destination: landfill?.nombre,
+        waste_stage: null,
+        record_hash: correction.record_hash,
+        supersedes_id: original.id,
+      },
+    });
 
     // A resend is a duplicate; correcting the original again is refused, naming its correction.
     expect((await send({ source: 'erp', external_id: 'fix-1', record_id: original.id, weight_kg: 1.25 })).json().data).toMatchObject({

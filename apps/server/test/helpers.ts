@@ -343,7 +343,8 @@ export type ChainReport = {
  * head) with the service's verifier, as GET /api/v1/records/verify does for one key.
  */
 export async function verifyAllChains(db: Db): Promise<ChainReport[]> {
-  const { verifyRecordChain } = await import('../src/modules/records/service.js');
+  const { verifyRecordChain } = await import('../src/modules/records/verify.js');
+  const { sqlOfTransaction } = await import('../src/db/sql.js');
   const chains = await db.$queryRaw<{ establishment_id: string; livemode: boolean }[]>`
     SELECT establishment_id::text, livemode FROM records
     UNION SELECT establishment_id::text, livemode FROM record_chain_heads
@@ -360,7 +361,7 @@ export async function verifyAllChains(db: Db): Promise<ChainReport[]> {
       timezone: 'UTC',
       sector: 'horeca' as const,
     };
-    const result = await verifyRecordChain(db, auth);
+    const result = await verifyRecordChain(sqlOfTransaction(db), auth);
     reports.push({ ...chain, checked: result.checked, valid: result.valid, first_invalid: result.first_invalid });
   }
   return reports;

@@ -304,6 +304,32 @@ describe('GET /api/v1/records/verify', () => {
     expect(data).toMatchObject({ valid: false, checked: 2, first_invalid: { id: rows[2]?.id, chain_seq: 3, reason: 'hash_mismatch' } });
   });
 
+  it('reports the first of several problems, as a walk in order meets them', async () => {
+    // Content altered at 2, link broken at 4: the content of 2 comes first.
+    const a = await chainOf(5);
+    await t.db.$executeRaw`UPDATE records SET notes = 'x' WHERE id = ${a.rows[1]?.id}::uuid`;
+    await t.db.$executeRaw`UPDATE records SET prev_hash = ${'f'.repeat(64)} WHERE id = ${a.rows[3]?.id}::uuid`;
+    const first = (await api(t.app, a.owner.key).get('/api/v1/records/verify')).json().data;
+    expect(first).toMatchObject({
+      valid: false,
+      checked: 1,
+      rehashed: 1,
+      first_invalid: { id: a.rows[1]?.id, chain_seq: 2, reason: 'hash_mismatch' },
+    });
+    // Link broken at 2 (which also breaks its content), content altered at 4: the link of 2 comes first.
+    const b = await chainOf(5);
+    await t.db.$executeRaw`UPDATE records SET prev_hash = ${'f'.repeat(64)} WHERE id = ${b.rows[1]?.id}::uuid`;
+    await t.db.$executeRaw`UPDATE records SET weight_kg = 99 WHERE id = ${b.rows[3]?.id}::uuid`;
+    const second = (await api(t.app, b.owner.key).get('/api/v1/records/verify')).json().data;
+    expect(second).toMatchObject({ valid: false, checked: 1, first_invalid: { id: b.rows[1]?.id, chain_seq: 2, reason: 'broken_link' } });
+    // A record missing at 3, content altered at 4: the gap comes first.
+    const c = await chainOf(5);
+    await t.db.record.delete({ where: { id: c.rows[2]?.id as string } });
+    await t.db.$executeRaw`UPDATE records SET weight_kg = 99 WHERE id = ${c.rows[3]?.id}::uuid`;
+    const third = (await api(t.app, c.owner.key).get('/api/v1/records/verify')).json().data;
+    expect(third).toMatchObject({ valid: false, checked: 2, first_invalid: { id: c.rows[3]?.id, chain_seq: 3, reason: 'sequence_gap' } });
+  });
+
   it('detects a deleted record and a deleted last record', async () => {
     const { owner, rows } = await chainOf(5);
     await t.db.record.delete({ where: { id: rows[1]?.id as string } });

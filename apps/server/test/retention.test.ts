@@ -112,6 +112,7 @@ describe('retention.purge', () => {
       events: 3 + PURGE_BATCH * 2 + 5,
       deliveries: 2,
       inbound_events: 1,
+      verification_runs: 0,
       account_rows: 1,
     });
 
@@ -133,6 +134,7 @@ describe('retention.purge', () => {
       events: 0,
       deliveries: 0,
       inbound_events: 0,
+      verification_runs: 0,
       account_rows: 0,
     });
   });

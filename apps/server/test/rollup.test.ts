@@ -102,6 +102,41 @@ describe('record_day_totals', () => {
     expect(a.by_category).toEqual({ fish: 2 });
   });
 
+  it('list totals of whole days (from the totals) equal the records counted, with and without filters', async () => {
+    const tenant = tenants[3] as Tenant;
+    const client = api(t.app, tenant.key);
+    const cases: { from: string; to: string; food_category?: string }[] = [
+      { from: '2026-03-01', to: '2026-06-15' },
+      { from: '2026-06-14', to: '2026-06-14' }, // the record at 00:00 in Madrid, not the one at 23:59 the day before
+      { from: '2026-03-01', to: '2026-06-15', food_category: 'fish' },
+      { from: '2026-03-01', to: '2026-06-15', food_category: 'meat' },
+    ];
+    for (const query of cases) {
+      const listedRes = await client.get('/api/v1/records', { query: { ...query, limit: '1' } });
+      expect(listedRes.statusCode, listedRes.body).toBe(200);
+      const listed = listedRes.json();
+      const [counted] = await t.db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM records
+        WHERE establishment_id = ${tenant.establishmentId}::uuid AND livemode = false AND superseded_by IS NULL
+          AND (occurred_at AT TIME ZONE 'Europe/Madrid')::date BETWEEN ${query.from}::date AND ${query.to}::date
+          AND (${query.food_category ?? null}::text IS NULL OR food_category = ${query.food_category ?? null})`;
+      expect(listed.meta.pagination.total, JSON.stringify(query)).toBe(counted?.n);
+      // The same range as date-times counts the records themselves, and agrees.
+      const asTimes = (
+        await client.get('/api/v1/records', {
+          query: {
+            ...query,
+            from: `${query.from}T00:00:00+0${query.from < '2026-03-29' ? 1 : 2}:00`,
+            to: `${query.to}T23:59:59.999+02:00`,
+            limit: '1',
+          },
+        })
+      ).json();
+      expect(asTimes.meta.pagination.total, JSON.stringify(query)).toBe(counted?.n);
+    }
+    expect((await client.get('/api/v1/records', { query: { from: '2026-06-14', to: '2026-06-14' } })).json().meta.pagination.total).toBe(1);
+  });
+
   it('the sector benchmark equals its definition over the records', async () => {
     const me = tenants[0] as Tenant;
     const res = await api(t.app, me.key).get('/api/v1/benchmarking');

@@ -57,9 +57,13 @@ describe('webhook delivery', () => {
     const a = await subscribe(t, tenant, `${receiver.url}/a`, ['record.created']);
     const b = await subscribe(t, tenant, `${receiver.url}/b`, ['record.created', 'record.updated']);
     const other = await subscribe(t, tenant, `${receiver.url}/other`, ['session.completed']);
-    const created = await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: 2.345, causa_id: undefined }));
+    const created = await api(t.app, tenant.key).post(
+      '/api/v1/records',
+      validRecord({ weight_kg: 2.5, causa_id: undefined, waste_stage: 'storage', occurred_at: '2026-01-02T03:04:05.678+01:00' }),
+    );
     expect(created.statusCode).toBe(201);
     const record = created.json().data;
+    const [destination] = await t.db.$queryRaw<{ nombre: string }[]>`SELECT nombre FROM destinations WHERE id = ${record.destino_id}::uuid`;
 
     const got = await waitFor(() => {
       const mine = receiver.received.filter((r) => r.body.includes(record.id));
@@ -72,14 +76,18 @@ describe('webhook delivery', () => {
       expect(event.event).toBe('record.created');
       expect(WebhookEvent.parse(JSON.parse(delivery.body))).toEqual(event);
       if (event.event !== 'record.created') throw new Error('unreachable');
-      expect(event.data).toMatchObject({
+      // The outbox row holds the record's id; every field below is rendered from the stored record.
+      expect(event.timestamp).toBe(record.created_at);
+      expect(event.data).toEqual({
         id: record.id,
         establishment_id: tenant.establishmentId,
         food_category: 'meat',
-        weight_kg: 2.345,
+        weight_kg: 2.5,
         created_at: record.created_at,
-        destination: expect.any(String),
+        occurred_at: '2026-01-02T02:04:05.678Z',
+        destination: destination?.nombre,
         cause: null,
+        waste_stage: 'storage',
         record_hash: record.record_hash,
       });
       expect(delivery.headers['content-type']).toBe('application/json');

@@ -217,6 +217,36 @@ export const ChainVerification = z
 export type ChainVerification = z.infer<typeof ChainVerification>;
 export const VerifyRecordsResponse = Envelope(ChainVerification);
 
+/**
+ * A full verification run in the background (`POST /api/v1/records/verifications`): for chains
+ * too long to re-hash within one request. The worker re-hashes the chain a segment at a time and
+ * reports its progress; `result` is what `GET /records/verify?full=true` answers, once done.
+ */
+export const ChainVerificationRun = z
+  .object({
+    id: Uuid,
+    status: z
+      .enum(['queued', 'running', 'completed', 'failed'])
+      .describe('completed: `result` holds the verification, valid or not; failed: the run itself could not finish (`error`)'),
+    progress: z
+      .object({
+        checked: z.number().int().describe('records found intact so far'),
+        total: z.number().int().describe('records in the chain when the run started'),
+      })
+      .describe('how far the run has got'),
+    result: ChainVerification.nullable(),
+    error: z.string().nullable(),
+    created_at: Timestamp,
+    started_at: Timestamp.nullable(),
+    finished_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'ChainVerificationRun' });
+export type ChainVerificationRun = z.infer<typeof ChainVerificationRun>;
+export const ChainVerificationRunResponse = Envelope(ChainVerificationRun);
+/** `POST /api/v1/records/verifications` takes no fields (an empty body, or `{}`). */
+export const StartVerificationRunInput = z.strictObject({}).meta({ id: 'StartVerificationRunInput' });
+export const VerificationRunParams = z.strictObject({ id: Uuid });
+
 /** `GET /api/v1/records/checkpoints`: the newest `limit` (default 20, at most 100). */
 export const ListCheckpointsQuery = z.strictObject({ limit: queryInt(1, 100).default(20) }).meta({ id: 'ListCheckpointsQuery' });
 export const ListCheckpointsResponse = Envelope(z.array(ChainCheckpoint));

@@ -36,6 +36,7 @@ const OUTPUTS = [
   'BatchResult',
   'ChainCheckpoint',
   'ChainVerification',
+  'ChainVerificationRun',
   'Cause',
   'Destination',
   'Establishment',

@@ -180,6 +180,30 @@ describe('webhook deliveries, end to end', () => {
     await receiver?.close();
   });
 
+  it("verifies the whole chain in the background, on the server's worker", async () => {
+    const owner = await hooks.createTenant();
+    const verifier = new Merma({ apiKey: owner.key, baseUrl: hooks.url });
+    const items = Array.from({ length: 1_200 }, (_, i) => ({
+      food_category: 'bakery' as const,
+      weight_kg: 1 + (i % 7),
+      destino_id: DESTINO,
+    }));
+    expect((await verifier.records.batch(items)).inserted).toBe(1_200);
+    const states: string[] = [];
+    const run = await verifier.records.verifyInBackground({ pollIntervalMs: 50, onProgress: (r) => states.push(r.status) });
+    expect(run).toMatchObject({
+      status: 'completed',
+      progress: { checked: 1_200, total: 1_200 },
+      result: { valid: true, checked: 1_200, rehashed: 1_200, mode: 'full', checkpoint: { seq: 1_200 } },
+      error: null,
+    });
+    expect(states[0]).toMatch(/^(queued|running|completed)$/);
+    expect(states.at(-1)).toBe('completed');
+    expect(await verifier.records.getVerification(run.id)).toEqual(run);
+    // Another establishment cannot read it.
+    await expect(client.records.getVerification(run.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   const deliveredTo = async (count: number) => {
     await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: 20_000, interval: 50 });
     return receiver.received[count - 1] as (typeof receiver.received)[number];

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Merma } from '../src/index.js';
+import { APIUserAbortError, Merma } from '../src/index.js';
 import { API, BASE, DESTINO, envelope, errorBody, HttpResponse, http, KEY, record, server, uuid } from './setup.js';
 
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
@@ -195,6 +195,57 @@ describe('records.list', () => {
   });
 });
 
+/** A background verification run in `status`. */
+const verificationRun = (status: 'queued' | 'running' | 'completed', checked = 0) => ({
+  id: uuid(9),
+  status,
+  progress: { checked, total: 3 },
+  result:
+    status === 'completed'
+      ? { valid: true, checked: 3, rehashed: 3, head_hash: 'a'.repeat(64), first_invalid: null, algorithm: 'x', mode: 'full' }
+      : null,
+  error: null,
+  created_at: '2026-11-24T06:00:00.000Z',
+  started_at: status === 'queued' ? null : '2026-11-24T06:00:01.000Z',
+  finished_at: status === 'completed' ? '2026-11-24T06:00:02.000Z' : null,
+});
+
+describe('records.verifyInBackground', () => {
+  it('starts a run and polls it until it is finished, reporting each state', async () => {
+    const states = [verificationRun('running', 1), verificationRun('running', 2), verificationRun('completed', 3)];
+    const polled: string[] = [];
+    server.use(
+      http.post(`${API}/records/verifications`, async ({ request }) => {
+        expect(await request.json()).toEqual({});
+        return HttpResponse.json(envelope(verificationRun('queued')), { status: 202 });
+      }),
+      http.get(`${API}/records/verifications/:id`, ({ params }) => {
+        polled.push(String(params.id));
+        return HttpResponse.json(envelope(states.shift()));
+      }),
+    );
+    const seen: string[] = [];
+    const run = await client().records.verifyInBackground({
+      pollIntervalMs: 1,
+      onProgress: (r) => seen.push(`${r.status} ${r.progress.checked}/${r.progress.total}`),
+    });
+    expect(run).toMatchObject({ status: 'completed', result: { valid: true, checked: 3 } });
+    expect(seen).toEqual(['queued 0/3', 'running 1/3', 'running 2/3', 'completed 3/3']);
+    expect(polled).toEqual([uuid(9), uuid(9), uuid(9)]);
+  });
+
+  it('stops waiting when its signal aborts', async () => {
+    server.use(
+      http.post(`${API}/records/verifications`, () => HttpResponse.json(envelope(verificationRun('queued')), { status: 202 })),
+      http.get(`${API}/records/verifications/:id`, () => HttpResponse.json(envelope(verificationRun('running', 1)))),
+    );
+    const controller = new AbortController();
+    const waiting = client().records.verifyInBackground({ pollIntervalMs: 10_000, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(waiting).rejects.toThrow(APIUserAbortError);
+  });
+});
+
 describe('every resource calls its endpoint', () => {
   const wid = uuid(42);
   const session = {
@@ -305,6 +356,21 @@ describe('every resource calls its endpoint', () => {
       '/records/verify',
       (m) => m.records.verify({ full: true }),
       envelope({ valid: true, checked: 3, head_hash: 'a'.repeat(64), first_invalid: null, algorithm: 'x', mode: 'full' }),
+    ],
+    [
+      'records.startVerification',
+      'post',
+      '/records/verifications',
+      (m) => m.records.startVerification(),
+      envelope(verificationRun('queued')),
+      202,
+    ],
+    [
+      'records.getVerification',
+      'get',
+      `/records/verifications/${uuid(9)}`,
+      (m) => m.records.getVerification(uuid(9)),
+      envelope(verificationRun('running')),
     ],
     [
       'records.checkpoints',
@@ -450,6 +516,7 @@ describe('every resource calls its endpoint', () => {
     'preventionPlan.get': { query: { format: 'markdown', lang: 'en' } },
     'shifts.create': { body: { name: 'Noche', start_time: '22:00', end_time: '06:00' } },
     'sessions.list': { query: { status: 'open', offset: '0' } },
+    'records.startVerification': { body: {} },
     'sessions.create': { body: { name: 'Cierre' } },
     'webhooks.create': { body: { url: 'https://erp.example.com/hook', events: ['record.created'] } },
     'webhooks.update': { body: { events: ['record.created', 'alert.triggered'] } },
@@ -471,8 +538,13 @@ describe('every resource calls its endpoint', () => {
           .map((f) => `${k}.${f}`),
       );
     const tested = new Set(cases.map((c) => c[0]));
-    // records.create/list/batch have their own tests above.
-    expect(methods.filter((name) => !tested.has(name)).sort()).toEqual(['records.batch', 'records.create', 'records.list']);
+    // records.create/list/batch and verifyInBackground have their own tests above.
+    expect(methods.filter((name) => !tested.has(name)).sort()).toEqual([
+      'records.batch',
+      'records.create',
+      'records.list',
+      'records.verifyInBackground',
+    ]);
   });
 
   it.each(cases)('%s → %s %s', async (name, method, path, call, answer, status = 200) => {

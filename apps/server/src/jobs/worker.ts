@@ -2,15 +2,18 @@ import { Logger, type LogLevel, parseCronItems, type Runner, type RunnerOptions,
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Clock, Log } from '../context.js';
+import { sqlOfPool } from '../db/sql.js';
 import { createMailer, type Mailer } from '../mail.js';
 import type { Metrics } from '../metrics.js';
 import { detectSpikes } from '../modules/alerts/detect.js';
+import { runVerification } from '../modules/records/verification-runs.js';
 import { purgeExpired } from '../modules/retention/purge.js';
 import { type AttemptDeps, deliver } from '../modules/webhooks/attempt.js';
 import { DISPATCH_BATCH, dispatchEvents, releaseStaleDeliveryLocks } from '../modules/webhooks/dispatch.js';
 import { type DeactivationNotice, notifyDeactivated } from '../modules/webhooks/notify.js';
 import { createAgents } from '../modules/webhooks/send.js';
 import type { SecretBox } from '../secrets/cipher.js';
+import { createCheckpointSigner } from '../secrets/signing.js';
 import { inSpan, linkTo } from '../tracing/spans.js';
 
 /**
@@ -86,6 +89,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     secrets: options.secrets,
   };
   const metrics = options.metrics;
+  const signer = createCheckpointSigner(options.secrets);
   const dispatch = async () => {
     const result = await dispatchEvents({ pool, clock });
     metrics?.eventsDispatched.inc(result.events);
@@ -129,6 +133,12 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         });
       },
       'webhooks.notify_deactivated': async (payload) => notifyDeactivated({ pool, mailer, log }, payload as DeactivationNotice),
+      'records.verify': async (payload, helpers) => {
+        await runVerification({ pool: sqlOfPool(pool), clock, signer, log }, payload as { run_id: string }, {
+          number: helpers.job.attempts,
+          max: helpers.job.max_attempts,
+        });
+      },
       'retention.purge': async () => {
         await purgeExpired({ pool, clock, log }, config.retention);
       },

@@ -11,8 +11,8 @@ export type RateBucket = 'general' | 'records_create' | 'analytics';
 export type Meta = OpenApiMeta<{
   /** Permission the key must hold. */
   permission?: Permission;
-  /** HTTP status of success: 201 for creates, 200 otherwise. */
-  successStatus?: 200 | 201;
+  /** HTTP status of success: 201 for creates, 202 for work queued for later, 200 otherwise. */
+  successStatus?: 200 | 201 | 202;
   rateBucket?: RateBucket;
   /** The service treats the Idempotency-Key itself (as a dedupe key) instead of the generic replay. */
   ownIdempotency?: boolean;

@@ -38,6 +38,7 @@ export const STEP_NAMES = [
   'list',
   'iterate',
   'analytics',
+  'chain-verify',
   'webhook-create',
   'webhook-delivery',
   'verify',
@@ -166,6 +167,18 @@ export async function runSteps(load: () => Promise<SdkModule>, settings: StepSet
   await step('analytics', [merma, stored], async (merma, stored) => {
     const analytics = await merma.analytics.get({ group_by: 'day' });
     check(analytics.total_records === stored, `total_records ${analytics.total_records}, expected ${stored}`);
+    return true;
+  });
+
+  await step('chain-verify', [merma, stored], async (merma, stored) => {
+    // The routine check, then the whole chain by the server's worker, polled until it is done.
+    const routine = await merma.records.verify();
+    check(routine.valid && routine.checked === stored, `verify: ${JSON.stringify(routine).slice(0, 200)}`);
+    const states: string[] = [];
+    const run = await merma.records.verifyInBackground({ pollIntervalMs: 100, onProgress: (r) => states.push(r.status) });
+    check(run.status === 'completed', `background run ended ${run.status}: ${run.error}`);
+    check(run.result?.valid === true && run.result.checked === stored, `background result ${JSON.stringify(run.result).slice(0, 200)}`);
+    check(states.at(-1) === 'completed', `progress states ${states.join(',')}`);
     return true;
   });
 

@@ -54,7 +54,7 @@ const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 8_000;
 
 /** Waits `ms`, or rejects with APIUserAbortError at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new APIUserAbortError(undefined, { cause: signal.reason }));
     const timer = setTimeout(

@@ -129,6 +129,56 @@ export type ChainVerification = {
     } | null) | undefined;
 };
 
+export type ChainVerificationRun = {
+    id: string;
+    /** completed: `result` holds the verification, valid or not; failed: the run itself could not finish (`error`) */
+    status: "queued" | "running" | "completed" | "failed";
+    /** how far the run has got */
+    progress: {
+        /** records found intact so far */
+        checked: number;
+        /** records in the chain when the run started */
+        total: number;
+    };
+    result: {
+        valid: boolean;
+        /** records found intact, from the first: those before the checkpoint it started from count, as the checkpoint vouches for them */
+        checked: number;
+        /** records whose hash this verification recomputed */
+        rehashed?: number | undefined;
+        head_hash: string | null;
+        first_invalid: {
+            /** the first record that fails; null when records are missing at the end */
+            id: string | null;
+            chain_seq: number;
+            reason: "hash_mismatch" | "broken_link" | "sequence_gap" | "truncated" | "checkpoint_mismatch";
+        } | null;
+        algorithm: string;
+        /** incremental: the records after the last checkpoint, and that record `checkpoint.seq` still has its hash */
+        mode?: ("full" | "incremental") | undefined;
+        /** the first record re-hashed (1 for a full verification) */
+        from_seq?: number | undefined;
+        /** the latest signed checkpoint after this verification (a valid one signs the head it reached) */
+        checkpoint?: ({
+            establishment_id: string;
+            livemode: boolean;
+            /** records in the chain at this point */
+            seq: number;
+            /** the record_hash of record `seq` */
+            head_hash: string;
+            signed_at: string;
+            /** the `kid` of the signing key in the published key set */
+            key_id: string;
+            /** Ed25519 signature of the message, base64url */
+            signature: string;
+        } | null) | undefined;
+    } | null;
+    error: string | null;
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
+};
+
 export type Cause = {
     id: string;
     nombre: string;

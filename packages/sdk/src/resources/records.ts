@@ -1,17 +1,19 @@
 import { MAX_BATCH_RECORDS } from '@merma/schema';
 import type { APIPromise } from '../core/api-promise.js';
 import { APIConnectionError, APIError } from '../core/errors.js';
-import { countOption, type HttpCore, type RequestOptions } from '../core/http.js';
+import { countOption, type HttpCore, type RequestOptions, sleep } from '../core/http.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
   BatchInsertedItem,
   BatchItemError,
   ChainCheckpoint,
   ChainVerification,
+  ChainVerificationRun,
   CreateRecordInput,
   ListRecordsQuery,
   WasteRecord,
 } from '../generated/api-types.js';
+import { segment } from './path.js';
 
 export type BatchProgress = { sent: number; total: number; inserted: number; replayed: number; failed: number };
 
@@ -78,6 +80,41 @@ export class Records {
    */
   verify(query: { full?: boolean } = {}, options?: RequestOptions): APIPromise<ChainVerification> {
     return this.core.request({ method: 'GET', path: '/records/verify', query }, options);
+  }
+
+  /**
+   * Queues a full verification for the server's worker: the same check as `verify({ full: true })`,
+   * for chains too long to re-hash within one request (several million records). Returns the run —
+   * while one of this chain is queued or running, that one. Follow it with `getVerification`, or
+   * use `verifyInBackground`, which does both.
+   */
+  startVerification(options?: RequestOptions): APIPromise<ChainVerificationRun> {
+    return this.core.request({ method: 'POST', path: '/records/verifications', body: {} }, options);
+  }
+
+  /** A background verification: its `progress`, and its `result` once `status` is `completed`. */
+  getVerification(id: string, options?: RequestOptions): APIPromise<ChainVerificationRun> {
+    return this.core.request({ method: 'GET', path: `/records/verifications/${segment(id)}` }, options);
+  }
+
+  /**
+   * Starts a background verification and waits for it, polling every `pollIntervalMs` (default
+   * 2 s) and calling `onProgress` with each state. Resolves with the finished run: `completed`
+   * (its `result` says whether the chain is intact) or `failed` (`error`). `signal` stops waiting
+   * (the run goes on on the server).
+   */
+  async verifyInBackground(
+    options: RequestOptions & { pollIntervalMs?: number; onProgress?: (run: ChainVerificationRun) => void } = {},
+  ): Promise<ChainVerificationRun> {
+    const { pollIntervalMs = 2_000, onProgress, ...requestOptions } = options;
+    let run = await this.startVerification(requestOptions);
+    onProgress?.(run);
+    while (run.status === 'queued' || run.status === 'running') {
+      await sleep(pollIntervalMs, requestOptions.signal);
+      run = await this.getVerification(run.id, requestOptions);
+      onProgress?.(run);
+    }
+    return run;
   }
 
   /** The chain's signed checkpoints, newest first (`limit`: 20 by default, at most 100). */

@@ -7,10 +7,76 @@ import { localDate } from './range.js';
 export const BENCHMARK_WINDOW_DAYS = 90;
 export const MIN_SECTOR_SAMPLE = 5;
 
+/** How long a sector's sample is served before it is recomputed (in the background, the old one meanwhile). */
+export const SECTOR_SAMPLE_TTL_MS = 5 * 60_000;
+
+type SectorSample = { perDay: Map<string, number>; computedAt: number };
+type CacheEntry = { sample?: SectorSample; refreshing?: Promise<SectorSample> };
+
 /**
- * Sector benchmarking over the last 90 days (today and the 89 before), aggregated in SQL from the day totals:
- * each establishment's kg per day (total / 90), the sector's mean of those, and where yours falls. Test keys compare test data,
- * live keys live data: test records never enter a live benchmark.
+ * Each sector's sample — every establishment with records in the window and its kg per day — is
+ * the expensive part of a benchmark: a sum over the day totals of the whole sector (about half a
+ * second for 5,000 establishments, docs/scaling.md). It is kept per process, by mode, sector and
+ * day, for SECTOR_SAMPLE_TTL_MS, then recomputed in the background while the previous one is
+ * served, so requests never wait for it after the first. The caller's own figure is always
+ * computed fresh and replaces its entry in the sample: your number moves with your records at once;
+ * the rest of the sector is at most five minutes old.
+ */
+const samples = new WeakMap<Sql, Map<string, CacheEntry>>();
+
+async function computeSample(pool: Sql, livemode: boolean, today: string, sector: Sector): Promise<SectorSample> {
+  const { rows } = await pool.query<{ id: string; per_day: number }>(
+    `SELECT w.establishment_id::text AS id, w.per_day
+     FROM (
+       SELECT establishment_id, sum(kg)::float8 / ${BENCHMARK_WINDOW_DAYS} AS per_day
+       FROM record_day_totals
+       WHERE livemode = $1 AND day > $2::date - ${BENCHMARK_WINDOW_DAYS} AND day <= $2::date
+       GROUP BY establishment_id
+       HAVING sum(records) > 0
+     ) w JOIN establishments e ON e.id = w.establishment_id
+     WHERE e.sector = $3`,
+    [livemode, today, sector],
+  );
+  return { perDay: new Map(rows.map((r) => [r.id, r.per_day])), computedAt: performance.now() };
+}
+
+async function sectorSample(pool: Sql, livemode: boolean, today: string, sector: Sector): Promise<SectorSample> {
+  let cache = samples.get(pool);
+  if (!cache) {
+    cache = new Map();
+    samples.set(pool, cache);
+  }
+  const key = `${livemode}|${sector}|${today}`;
+  let entry = cache.get(key);
+  if (!entry) {
+    for (const k of cache.keys()) if (!k.endsWith(`|${today}`)) cache.delete(k); // samples of other days
+    entry = {};
+    cache.set(key, entry);
+  }
+  const current = entry;
+  const refresh = () => {
+    current.refreshing ??= computeSample(pool, livemode, today, sector).then(
+      (sample) => {
+        current.sample = sample;
+        current.refreshing = undefined;
+        return sample;
+      },
+      (err: unknown) => {
+        current.refreshing = undefined;
+        throw err;
+      },
+    );
+    return current.refreshing;
+  };
+  if (!current.sample) return refresh();
+  if (performance.now() - current.sample.computedAt > SECTOR_SAMPLE_TTL_MS) refresh().catch(() => {}); // the next request retries
+  return current.sample;
+}
+
+/**
+ * Sector benchmarking over the last 90 days (today and the 89 before), from the day totals: each
+ * establishment's kg per day (total / 90), the sector's mean of those, and where yours falls.
+ * Test keys compare test data, live keys live data: test records never enter a live benchmark.
  */
 export async function getBenchmark(
   deps: { pool: Sql; clock: Clock },
@@ -24,28 +90,28 @@ export async function getBenchmark(
   // The window: the last BENCHMARK_WINDOW_DAYS local days, today included (the caller's zone), read
   // from the day totals (records/rollup.ts), not from every record.
   const today = localDate(deps.clock(), auth.timezone);
-  const { rows } = await deps.pool.query<{ mine: number; sample: number; sector_avg: number | null; below: number; equal: number }>(
-    `WITH window_records AS (
-       SELECT establishment_id, sum(kg)::float8 / ${BENCHMARK_WINDOW_DAYS} AS per_day
-       FROM record_day_totals
-       WHERE livemode = $1 AND day > $2::date - ${BENCHMARK_WINDOW_DAYS} AND day <= $2::date
-       GROUP BY establishment_id
-       HAVING sum(records) > 0
-     ),
-     sample AS (
-       SELECT w.establishment_id, w.per_day FROM window_records w JOIN establishments e ON e.id = w.establishment_id
-       WHERE e.sector = $3
-     ),
-     me AS (SELECT coalesce((SELECT per_day FROM window_records WHERE establishment_id = $4::uuid), 0) AS per_day)
-     SELECT me.per_day AS mine,
-            (SELECT count(*)::int FROM sample) AS sample,
-            (SELECT avg(per_day)::float8 FROM sample) AS sector_avg,
-            (SELECT count(*)::int FROM sample WHERE per_day < me.per_day) AS below,
-            (SELECT count(*)::int FROM sample WHERE per_day = me.per_day) AS equal
-     FROM me`,
-    [auth.livemode, today, sector, auth.establishmentId],
-  );
-  const r = rows[0] as { mine: number; sample: number; sector_avg: number | null; below: number; equal: number };
+  const [sample, mine] = await Promise.all([
+    sectorSample(deps.pool, auth.livemode, today, sector),
+    deps.pool.query<{ per_day: number | null }>(
+      `SELECT sum(kg)::float8 / ${BENCHMARK_WINDOW_DAYS} AS per_day FROM record_day_totals
+       WHERE establishment_id = $1::uuid AND livemode = $2 AND day > $3::date - ${BENCHMARK_WINDOW_DAYS} AND day <= $3::date
+       HAVING sum(records) > 0`,
+      [auth.establishmentId, auth.livemode, today],
+    ),
+  ]);
+  const myPerDay = mine.rows[0]?.per_day ?? null;
+  // The sector's figures with yours as of now (when you are of that sector).
+  const values: number[] = [];
+  for (const [id, perDay] of sample.perDay) if (id !== auth.establishmentId || auth.sector !== sector) values.push(perDay);
+  if (auth.sector === sector && myPerDay !== null) values.push(myPerDay);
+  const me = myPerDay ?? 0;
+  const r = {
+    mine: me,
+    sample: values.length,
+    sector_avg: values.length ? values.reduce((sum, v) => sum + v, 0) / values.length : null,
+    below: values.filter((v) => v < me).length,
+    equal: values.filter((v) => v === me).length,
+  };
   const round = (v: number) => Math.round(v * 1000) / 1000;
   if (r.sample < MIN_SECTOR_SAMPLE) {
     return {

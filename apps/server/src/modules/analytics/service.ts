@@ -51,8 +51,14 @@ export async function getAnalytics(deps: { pool: Sql; clock: Clock }, auth: Tena
          FROM records r
          WHERE ${scope} AND r.superseded_by IS NULL AND r.occurred_at >= ${lower} AND r.occurred_at < ${upper}${filters}`;
 
+  // Summed once per period and kind of waste (category, destination, cause, stage): every figure
+  // below reads that short list, not the rows of the range seven times. In float8, several times
+  // faster than NUMERIC over tens of thousands of rows; every figure is rounded to the gram.
   const sql = `
-    WITH f AS (${source}),
+    WITH f AS (
+      SELECT bucket, food_category, destino_id, causa_id, waste_stage, sum(weight_kg::float8) AS weight_kg, sum(n) AS n
+      FROM (${source}) s GROUP BY 1, 2, 3, 4, 5
+    ),
     periods AS (
       SELECT generate_series(
         date_trunc(${unit}, ${lower} AT TIME ZONE ${tz}),

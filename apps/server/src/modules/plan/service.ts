@@ -44,7 +44,8 @@ const withShares = <T extends Share>(items: T[], total: number): (T & Part)[] =>
 
 /**
  * Builds the prevention plan (Ley 1/2025, art. 6) from the last 12 months of records, aggregated in
- * one SQL statement, stores it (figures and codes, see content.ts) and emits `plan.generated` in the
+ * one SQL statement — from the day totals (records/rollup.ts), except the split by shift, which
+ * only the records hold — stores it (figures and codes, see content.ts) and emits `plan.generated` in the
  * same transaction. Answers the plan written in `lang`.
  */
 export async function generatePlan(
@@ -57,23 +58,26 @@ export async function generatePlan(
   const from = addDays(to, -364);
   const { rows } = await deps.pool.query<PlanRow>(
     `WITH f AS (
-       SELECT r.* FROM records r
-       WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
-         AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.occurred_at < ($4::date + 1)::timestamp AT TIME ZONE $5
+       SELECT t.food_category, t.destino_id, t.causa_id, t.waste_stage, t.kg AS weight_kg, t.records
+       FROM record_day_totals t
+       WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day <= $4::date AND t.records > 0
      ), years AS (
-       SELECT extract(year FROM occurred_at AT TIME ZONE $5)::int AS y, min((occurred_at AT TIME ZONE $5)::date) AS first_day, sum(weight_kg)::float8 AS kg
-       FROM records WHERE establishment_id = $1::uuid AND livemode = $2 AND superseded_by IS NULL GROUP BY 1
+       SELECT extract(year FROM day)::int AS y, min(day) AS first_day, sum(kg)::float8 AS kg
+       FROM record_day_totals WHERE establishment_id = $1::uuid AND livemode = $2 AND records > 0 GROUP BY 1
      )
      SELECT
        (SELECT coalesce(sum(weight_kg), 0)::float8 FROM f) AS total_kg,
-       (SELECT count(*)::int FROM f) AS total_records,
+       (SELECT coalesce(sum(records), 0)::int FROM f) AS total_records,
        (SELECT coalesce(json_agg(x ORDER BY x.kg DESC), '[]') FROM (SELECT coalesce(waste_stage, 'none') AS key, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_stage,
        (SELECT coalesce(json_agg(x ORDER BY x.kg DESC), '[]') FROM (SELECT food_category AS key, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_category,
        (SELECT coalesce(json_agg(x ORDER BY x.kg DESC), '[]') FROM (
           SELECT coalesce(f.causa_id::text, 'none') AS key, sum(f.weight_kg)::float8 AS kg FROM f GROUP BY 1) x) AS by_cause,
        (SELECT coalesce(json_agg(x ORDER BY x.kg DESC), '[]') FROM (
-          SELECT coalesce(s.id::text, 'none') AS key, s.name, sum(f.weight_kg)::float8 AS kg
-          FROM f LEFT JOIN shifts s ON s.id = f.shift_id GROUP BY 1, 2) x) AS by_shift,
+          SELECT coalesce(s.id::text, 'none') AS key, s.name, sum(r.weight_kg)::float8 AS kg
+          FROM records r LEFT JOIN shifts s ON s.id = r.shift_id
+          WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
+            AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.occurred_at < ($4::date + 1)::timestamp AT TIME ZONE $5
+          GROUP BY 1, 2) x) AS by_shift,
        (SELECT json_agg(x ORDER BY x.orden) FROM (
           SELECT d.code AS key, d.orden, d.es_recuperacion, coalesce(sum(f.weight_kg), 0)::float8 AS kg
           FROM destinations d LEFT JOIN f ON f.destino_id = d.id GROUP BY d.id) x) AS destinations,

@@ -9,8 +9,8 @@ const HISTORY_DAYS = 365;
 const BACKTEST_DAYS = 14;
 
 /**
- * Daily waste forecast for the next `horizon` days. History: the daily totals (SQL, in the
- * establishment's time zone) from the first day with records, at most 365 days, up to yesterday
+ * Daily waste forecast for the next `horizon` days. History: the day totals (records/rollup.ts,
+ * local days of the establishment) from the first day with records, at most 365 days, up to yesterday
  * (today is not complete), days without records counting 0.
  */
 export async function predictWaste(
@@ -28,18 +28,17 @@ export async function predictWaste(
   const start = addDays(today, -HISTORY_DAYS);
   const { rows } = await deps.pool.query<{ kg: number }>(
     `WITH daily AS (
-       SELECT (occurred_at AT TIME ZONE $3)::date AS day, sum(weight_kg)::float8 AS kg
-       FROM records
-       WHERE establishment_id = $1::uuid AND livemode = $2 AND superseded_by IS NULL
-         AND occurred_at >= ($4::date)::timestamp AT TIME ZONE $3 AND occurred_at < ($5::date)::timestamp AT TIME ZONE $3
-         AND ($6::text IS NULL OR food_category = $6)
-       GROUP BY 1
+       SELECT day, sum(kg)::float8 AS kg
+       FROM record_day_totals
+       WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date
+         AND ($5::text IS NULL OR food_category = $5)
+       GROUP BY 1 HAVING sum(records) > 0
      ), first_day AS (SELECT min(day) AS d FROM daily)
      SELECT coalesce(daily.kg, 0) AS kg
-     FROM first_day, generate_series(first_day.d, $5::date - 1, interval '1 day') AS g(day)
+     FROM first_day, generate_series(first_day.d, $4::date - 1, interval '1 day') AS g(day)
      LEFT JOIN daily ON daily.day = g.day::date
      ORDER BY g.day`,
-    [auth.establishmentId, auth.livemode, auth.timezone, start, today, query.food_category ?? null],
+    [auth.establishmentId, auth.livemode, start, today, query.food_category ?? null],
   );
   const history = rows.map((r) => r.kg);
   const f = forecast(history, query.horizon);

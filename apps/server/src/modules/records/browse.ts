@@ -3,7 +3,7 @@ import type { Clock, DataScope, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { AppError, validationError } from '../../errors.js';
 import { sqlParams } from '../analytics/range.js';
-import { type RecordFilter, recordFilterSql } from './filter.js';
+import { countRecords, type RecordFilter, recordFilterSql } from './filter.js';
 import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
 
 /**
@@ -28,18 +28,16 @@ function decodeCursor(value: string): Cursor {
 
 type Row = Omit<RecordRow, 'chain_seq'>;
 
-/** Up to `take` rows of the filter after the cursor, and the filter's WHERE for counting. */
+/** Up to `take` rows of the filter after the cursor. */
 async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter, take: number, after?: Cursor) {
   const p = sqlParams();
   let { where } = await recordFilterSql(deps, tenant, filter, p);
-  const countValues = [...p.values];
-  const countWhere = where;
   if (after) where += ` AND (occurred_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)`;
   const { rows } = await deps.pool.query<Row>(
     `SELECT ${RECORD_COLUMNS_TEXT} FROM records WHERE ${where} ORDER BY occurred_at DESC, id DESC LIMIT ${p.add(take)}`,
     p.values,
   );
-  return { rows, countWhere, countValues };
+  return rows;
 }
 
 /**
@@ -52,15 +50,11 @@ export async function listRecordsPage(
   filter: RecordFilter & { limit: number; cursor?: string | undefined },
 ): Promise<RecordsPage> {
   const after = filter.cursor ? decodeCursor(filter.cursor) : undefined;
-  const { rows, countWhere, countValues } = await pageRows(deps, tenant, filter, filter.limit + 1, after);
+  const rows = await pageRows(deps, tenant, filter, filter.limit + 1, after);
   const more = rows.length > filter.limit;
   const data = (more ? rows.slice(0, filter.limit) : rows).map(toRecord);
   const last = data.at(-1);
-  let total: number | null = null;
-  if (!after) {
-    const count = await deps.pool.query<{ total: string }>(`SELECT count(*) AS total FROM records WHERE ${countWhere}`, countValues);
-    total = Number(count.rows[0]?.total ?? 0);
-  }
+  const total = after ? null : await countRecords(deps, tenant, filter);
   return { data, next_cursor: more && last ? encodeCursor({ at: last.occurred_at, id: last.id }) : null, total };
 }
 
@@ -78,7 +72,7 @@ export async function* streamRecords(deps: { pool: Sql; clock: Clock }, tenant: 
   const fixed = { ...filter, from, to };
   let after: Cursor | undefined;
   for (;;) {
-    const { rows } = await pageRows(deps, tenant, fixed, EXPORT_CHUNK, after);
+    const rows = await pageRows(deps, tenant, fixed, EXPORT_CHUNK, after);
     const records = rows.map(toRecord);
     if (records.length) yield records;
     const last = records.at(-1);

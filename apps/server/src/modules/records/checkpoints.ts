@@ -1,6 +1,6 @@
 import type { ChainCheckpoint } from '@merma/schema';
 import type { DataScope } from '../../context.js';
-import type { DbTx } from '../../db/client.js';
+import type { Sql } from '../../db/sql.js';
 import type { CheckpointSigner } from '../../secrets/signing.js';
 
 /**
@@ -18,7 +18,7 @@ export function checkpointMessage(c: Omit<ChainCheckpoint, 'key_id' | 'signature
 type Row = {
   establishment_id: string;
   livemode: boolean;
-  seq: bigint;
+  seq: string;
   head_hash: string;
   signed_at: Date;
   key_id: string;
@@ -35,27 +35,24 @@ const toCheckpoint = (r: Row): ChainCheckpoint => ({
   signature: r.signature,
 });
 
-export async function latestCheckpoint(db: DbTx, scope: DataScope): Promise<ChainCheckpoint | null> {
-  const row = await db.chainCheckpoint.findFirst({
-    where: { establishment_id: scope.establishmentId, livemode: scope.livemode },
-    orderBy: { seq: 'desc' },
-  });
-  return row ? toCheckpoint(row) : null;
+const COLUMNS = 'establishment_id::text, livemode, seq::text, head_hash, signed_at, key_id, signature';
+
+export async function latestCheckpoint(sql: Sql, scope: DataScope): Promise<ChainCheckpoint | null> {
+  return (await listCheckpoints(sql, scope, 1))[0] ?? null;
 }
 
 /** The scope's checkpoints, newest first. */
-export async function listCheckpoints(db: DbTx, scope: DataScope, limit: number): Promise<ChainCheckpoint[]> {
-  const rows = await db.chainCheckpoint.findMany({
-    where: { establishment_id: scope.establishmentId, livemode: scope.livemode },
-    orderBy: { seq: 'desc' },
-    take: limit,
-  });
+export async function listCheckpoints(sql: Sql, scope: DataScope, limit: number): Promise<ChainCheckpoint[]> {
+  const { rows } = await sql.query<Row>(
+    `SELECT ${COLUMNS} FROM chain_checkpoints WHERE establishment_id = $1::uuid AND livemode = $2 ORDER BY seq DESC LIMIT $3`,
+    [scope.establishmentId, scope.livemode, limit],
+  );
   return rows.map(toCheckpoint);
 }
 
 /** Signs and stores the verified head `seq`/`headHash` (once per seq: a second verifier of the same head keeps the first). */
 export async function storeCheckpoint(
-  db: DbTx,
+  sql: Sql,
   scope: DataScope,
   head: { seq: number; headHash: string },
   signer: CheckpointSigner,
@@ -70,9 +67,10 @@ export async function storeCheckpoint(
   };
   const { keyId, signature } = signer.sign(checkpointMessage(unsigned));
   const checkpoint = { ...unsigned, key_id: keyId, signature };
-  await db.$executeRaw`
-    INSERT INTO chain_checkpoints (establishment_id, livemode, seq, head_hash, signed_at, key_id, signature)
-    VALUES (${scope.establishmentId}::uuid, ${scope.livemode}, ${head.seq}, ${head.headHash}, ${now}, ${keyId}, ${signature})
-    ON CONFLICT DO NOTHING`;
-  return (await latestCheckpoint(db, scope)) ?? checkpoint;
+  await sql.query(
+    `INSERT INTO chain_checkpoints (establishment_id, livemode, seq, head_hash, signed_at, key_id, signature)
+     VALUES ($1::uuid, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    [scope.establishmentId, scope.livemode, head.seq, head.headHash, now, keyId, signature],
+  );
+  return (await latestCheckpoint(sql, scope)) ?? checkpoint;
 }

@@ -3,7 +3,7 @@ import { ModeScope, RecordDetail, RecordIdInput, RecordsPage, RecordsPageInput }
 import type { CheckpointSigner } from '../../secrets/signing.js';
 import { dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
 import { getRecordDetail, listRecordsPage } from './browse.js';
-import { verifyRecordChain } from './service.js';
+import { verifyRecordChain } from './verify.js';
 
 /** The records page: the filtered table (keyset pages), a record's chain details, and the chain check. Every member reads. */
 export const recordsDashboardRouter = (signer: CheckpointSigner) =>
@@ -24,5 +24,5 @@ export const recordsDashboardRouter = (signer: CheckpointSigner) =>
     verify: scopedProcedure
       .input(ModeScope)
       .output(ChainVerification)
-      .query(({ ctx }) => verifyRecordChain(ctx.db, ctx.scope, { signer, clock: ctx.clock })),
+      .query(({ ctx }) => verifyRecordChain(ctx.pool, ctx.scope, { signer, clock: ctx.clock })),
   });

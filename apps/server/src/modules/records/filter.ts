@@ -1,7 +1,7 @@
 import type { FoodCategory } from '@merma/schema';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { lowerBoundSql, resolveRange, type SqlParams, upperBoundSql } from '../analytics/range.js';
+import { DATE_ONLY, lowerBoundSql, resolveRange, type SqlParams, sqlParams, upperBoundSql } from '../analytics/range.js';
 
 /**
  * Which records count for a list, a page of the dashboard's table or an export: the establishment
@@ -18,6 +18,24 @@ export type RecordFilter = {
   shift_id?: string | undefined;
 };
 
+/** The catalogue filters both `records` and `record_day_totals` carry. */
+function catalogueFilters(filter: RecordFilter, p: SqlParams): string {
+  let where = '';
+  if (filter.food_category) where += ` AND food_category = ${p.add(filter.food_category)}`;
+  if (filter.destino_id) where += ` AND destino_id = ${p.add(filter.destino_id)}::uuid`;
+  if (filter.causa_id) where += ` AND causa_id = ${p.add(filter.causa_id)}::uuid`;
+  return where;
+}
+
+/** The WHERE clause over `records` (unqualified columns) of a filter whose range is resolved, its values added to `p`. */
+function recordsWhere(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
+  let where = `establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}
+    AND occurred_at >= ${lowerBoundSql(filter.from, tenant.timezone, p)} AND occurred_at < ${upperBoundSql(filter.to, tenant.timezone, p)}
+    AND superseded_by IS NULL${catalogueFilters(filter, p)}`;
+  if (filter.shift_id) where += ` AND shift_id = ${p.add(filter.shift_id)}::uuid`;
+  return where;
+}
+
 /** The WHERE clause of a filter over `records` (unqualified columns), its values added to `p`. */
 export async function recordFilterSql(
   deps: { pool: Sql; clock: Clock },
@@ -26,12 +44,30 @@ export async function recordFilterSql(
   p: SqlParams,
 ): Promise<{ where: string; from: string; to: string }> {
   const { from, to } = await resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
-  let where = `establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}
-    AND occurred_at >= ${lowerBoundSql(from, tenant.timezone, p)} AND occurred_at < ${upperBoundSql(to, tenant.timezone, p)}
-    AND superseded_by IS NULL`;
-  if (filter.food_category) where += ` AND food_category = ${p.add(filter.food_category)}`;
-  if (filter.destino_id) where += ` AND destino_id = ${p.add(filter.destino_id)}::uuid`;
-  if (filter.causa_id) where += ` AND causa_id = ${p.add(filter.causa_id)}::uuid`;
-  if (filter.shift_id) where += ` AND shift_id = ${p.add(filter.shift_id)}::uuid`;
-  return { where, from, to };
+  return { where: recordsWhere(tenant, { ...filter, from, to }, p), from, to };
+}
+
+/**
+ * How many records a filter matches, as a scalar subquery over `filter`'s resolved range (its
+ * values added to `p`). Ranges of whole days (how lists and the dashboard ask) are counted from
+ * the day totals (rollup.ts), which hold the same records bucketed by local day, category,
+ * destination and cause: a sum over a few rows a day instead of a count of every record, so the
+ * first page of two years of a large kitchen costs what a week does. A range with a time of day,
+ * or a shift filter (shifts are not in the totals), counts the records.
+ */
+export function countSql(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
+  if (!filter.shift_id && DATE_ONLY.test(filter.from) && DATE_ONLY.test(filter.to)) {
+    return `(SELECT coalesce(sum(records), 0) FROM record_day_totals
+      WHERE establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}
+        AND day >= ${p.add(filter.from)}::date AND day <= ${p.add(filter.to)}::date${catalogueFilters(filter, p)})`;
+  }
+  return `(SELECT count(*) FROM records WHERE ${recordsWhere(tenant, filter, p)})`;
+}
+
+/** countSql on its own, for a filter whose range is not resolved yet. */
+export async function countRecords(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter): Promise<number> {
+  const range = await resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
+  const p = sqlParams();
+  const { rows } = await deps.pool.query<{ total: string }>(`SELECT ${countSql(tenant, { ...filter, ...range }, p)} AS total`, p.values);
+  return Number(rows[0]?.total ?? 0);
 }

@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
  * and `canonical_json` is the JSON of the fields below with keys sorted and no whitespace. Changing,
  * inserting or deleting a stored record breaks every later link, which `GET /api/v1/records/verify`
  * reports. The database computes the same digest with `sha256()` when it appends a single record,
- * so both sides must keep this definition.
+ * and builds the same canonical JSON itself (CANONICAL_RECORD_JSON_SQL) when it verifies a chain,
+ * so every side must keep this definition; test/hash-sql.test.ts proves the two builders equal.
  */
 export const GENESIS_HASH = '0'.repeat(64);
 export const HASH_ALGORITHM = 'sha256(prev_hash || canonical_json(record)), sorted keys, genesis 0x00*32';
@@ -72,6 +73,39 @@ export function canonicalRecordJson(r: HashedFields): string {
   const parts = keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(r[k])}`);
   return `{${parts.join(',')}}`;
 }
+
+/** ISO 8601 in UTC to the millisecond, as `Date.prototype.toISOString()` writes it. */
+const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A JSON string of a text column, or null: to_json escapes exactly as JSON.stringify does. */
+const textSql = (column: string) => `coalesce(to_json(${column})::text, 'null')`;
+/** A JSON string of a uuid column (no character needs escaping), or null. */
+const uuidSql = (column: string) => `coalesce('"' || ${column}::text || '"', 'null')`;
+
+/**
+ * `canonicalRecordJson` written in SQL over a `records` row aliased `r`, for verification done by
+ * the database (service.ts, verifyRecordChain): the same keys in the same order, the weight with
+ * its trailing zeros trimmed (DECIMAL 1.500 → 1.5, as a JS number prints), the dates as
+ * toISOString writes them, and the two optional keys under the same conditions.
+ */
+export const CANONICAL_RECORD_JSON_SQL = `('{"causa_id":' || ${uuidSql('r.causa_id')}
+  || ',"created_at":"' || ${isoSql('r.created_at')}
+  || '","destino_id":"' || r.destino_id::text
+  || '","establishment_id":"' || r.establishment_id::text
+  || '","food_category":' || to_json(r.food_category)::text
+  || ',"id":"' || r.id::text
+  || '","livemode":' || CASE WHEN r.livemode THEN 'true' ELSE 'false' END
+  || ',"notes":' || ${textSql('r.notes')}
+  || CASE WHEN date_trunc('milliseconds', r.occurred_at) <> date_trunc('milliseconds', r.created_at)
+       THEN ',"occurred_at":"' || ${isoSql('r.occurred_at')} || '"' ELSE '' END
+  || ',"photo_url":' || ${textSql('r.photo_url')}
+  || ',"product_name":' || ${textSql('r.product_name')}
+  || ',"session_id":' || ${uuidSql('r.session_id')}
+  || ',"shift_id":' || ${uuidSql('r.shift_id')}
+  || ',"source":' || to_json(r.source)::text
+  || CASE WHEN r.supersedes_id IS NOT NULL THEN ',"supersedes_id":"' || r.supersedes_id::text || '"' ELSE '' END
+  || ',"waste_stage":' || ${textSql('r.waste_stage')}
+  || ',"weight_kg":' || trim_scale(r.weight_kg)::text
+  || '}')`;
 
 export function chainHash(prevHash: string, canonicalJson: string): string {
   return createHash('sha256').update(prevHash).update(canonicalJson).digest('hex');

@@ -1,12 +1,15 @@
 import {
   BatchRecordsInput,
   BatchRecordsResponse,
+  ChainVerificationRunResponse,
   CreateRecordInput,
   CreateRecordResponse,
   ListCheckpointsQuery,
   ListCheckpointsResponse,
   ListRecordsQuery,
   ListRecordsResponse,
+  StartVerificationRunInput,
+  VerificationRunParams,
   VerifyRecordsQuery,
   VerifyRecordsResponse,
 } from '@merma/schema';
@@ -14,7 +17,9 @@ import type { CheckpointSigner } from '../../secrets/signing.js';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { listCheckpoints } from './checkpoints.js';
-import { createRecord, createRecordsBatch, listRecords, verifyRecordChain } from './service.js';
+import { createRecord, createRecordsBatch, listRecords } from './service.js';
+import { getVerificationRun, startVerificationRun } from './verification-runs.js';
+import { verifyRecordChain } from './verify.js';
 
 export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
   return router({
@@ -35,7 +40,9 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       })
       .input(CreateRecordInput)
       .output(CreateRecordResponse)
-      .mutation(async ({ ctx, input }) => ok(await createRecord({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input))),
+      .mutation(async ({ ctx, input }) =>
+        ok(await createRecord({ db: ctx.db, pool: ctx.pool, clock: ctx.clock, catalog }, ctx.auth, input)),
+      ),
 
     batch: apiProcedure
       .meta({
@@ -88,7 +95,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       })
       .input(VerifyRecordsQuery)
       .output(VerifyRecordsResponse)
-      .query(async ({ ctx, input }) => ok(await verifyRecordChain(ctx.db, ctx.auth, { full: input.full, signer, clock: ctx.clock }))),
+      .query(async ({ ctx, input }) => ok(await verifyRecordChain(ctx.pool, ctx.auth, { full: input.full, signer, clock: ctx.clock }))),
 
     checkpoints: apiProcedure
       .meta({
@@ -105,6 +112,39 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       })
       .input(ListCheckpointsQuery)
       .output(ListCheckpointsResponse)
-      .query(async ({ ctx, input }) => ok(await listCheckpoints(ctx.db, ctx.auth, input.limit))),
+      .query(async ({ ctx, input }) => ok(await listCheckpoints(ctx.pool, ctx.auth, input.limit))),
+
+    startVerification: apiProcedure
+      .meta({
+        openapi: {
+          method: 'POST',
+          path: '/records/verifications',
+          tags: ['records'],
+          summary: 'Verify the whole chain in the background',
+          description:
+            'Queues a full verification (what `GET /records/verify?full=true` does) for the worker, which re-hashes the chain 100,000 records at a time and stores its progress: for chains too long to verify within one request (several million records). Answers 202 with the run; poll `GET /records/verifications/{id}` until `status` is `completed` (then `result` holds the verification, valid or not) or `failed`. While a run of this chain is queued or running, asking again returns that run. No body, or `{}`.',
+          operationId: 'startVerificationRun',
+        },
+        permission: 'records:read',
+        successStatus: 202,
+      })
+      .input(StartVerificationRunInput)
+      .output(ChainVerificationRunResponse)
+      .mutation(async ({ ctx }) => ok(await startVerificationRun(ctx, ctx.auth))),
+
+    getVerification: apiProcedure
+      .meta({
+        openapi: {
+          method: 'GET',
+          path: '/records/verifications/{id}',
+          tags: ['records'],
+          summary: 'A background verification: its progress and, once done, its result',
+          operationId: 'getVerificationRun',
+        },
+        permission: 'records:read',
+      })
+      .input(VerificationRunParams)
+      .output(ChainVerificationRunResponse)
+      .query(async ({ ctx, input }) => ok(await getVerificationRun(ctx.pool, ctx.auth, input.id))),
   });
 }

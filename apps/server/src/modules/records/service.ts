@@ -3,7 +3,6 @@ import {
   type BatchInsertedItem,
   type BatchItemError,
   type BatchResult,
-  type ChainVerification,
   CreateRecordInput,
   type CreateRecordParsed,
   type ErrorDetail,
@@ -11,30 +10,31 @@ import {
   MAX_OCCURRED_AT_AGE_DAYS,
   MAX_OCCURRED_AT_AHEAD_SECONDS,
   type Pagination,
-  type RecordEventData,
   type WasteRecord,
   type WasteStage,
 } from '@merma/schema';
-import type { AuthContext, Clock, DataScope, Tenant } from '../../context.js';
+import type { AuthContext, Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import type { Sql } from '../../db/sql.js';
+import { type Sql, sqlOfTransaction } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
-import { type EventPayload, eventPayload } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
-import type { CheckpointSigner } from '../../secrets/signing.js';
 import { activeTraceparent } from '../../tracing/spans.js';
 import { sqlParams } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
-import { latestCheckpoint, storeCheckpoint } from './checkpoints.js';
-import { recordFilterSql } from './filter.js';
-import { canonicalRecordJson, chainHash, GENESIS_HASH, HASH_ALGORITHM, type HashedFields } from './hash.js';
+import { countRecords, countSql, recordFilterSql } from './filter.js';
+import { canonicalRecordJson, chainHash, GENESIS_HASH, type HashedFields } from './hash.js';
 import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
 
-export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache };
+/**
+ * `pool`: where the single-record statement runs — the pg pool when the request has no
+ * transaction (no Prisma round trip on the hottest write), the request's transaction otherwise.
+ * Without it, `db`.
+ */
+export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache; pool?: Sql };
 
-/** A `records` row as selected by RECORD_COLUMNS: the hashed fields plus chain bookkeeping. */
+/** A `records` row as selected by RECORD_COLUMNS_TEXT: the hashed fields plus chain bookkeeping. */
 export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
   chain_seq: bigint;
   prev_hash: string;
@@ -47,7 +47,6 @@ export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
 export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, food_category,
   weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
   session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at, occurred_at, supersedes_id::text`;
-const RECORD_COLUMNS = Prisma.raw(RECORD_COLUMNS_TEXT);
 
 export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
   return {
@@ -73,31 +72,29 @@ export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
 }
 
 /**
- * The body of a record event — `{event, timestamp, data}` with data id,
- * establishment_id, food_category, weight_kg, created_at, cause and destination (their names) —
- * plus waste_stage and record_hash, so a receiver can check the chain. `hash` null: the caller
- * fills it in SQL.
+ * The outbox row of a record event: `{event, timestamp, data: {id, record_hash}}`, about a fifth of
+ * the delivered body (the `record.created`/`record.updated` of @merma/schema: id, establishment_id,
+ * food_category, weight_kg, created_at, occurred_at, the names of the cause and destination,
+ * waste_stage, record_hash and, on a correction, supersedes_id). A record never changes once stored, so the delivery renders the rest from it
+ * when it is sent (RECORD_EVENT_DATA_SQL, in webhooks/attempt.ts) instead of every write storing
+ * a copy. `hash` null: the caller fills it in SQL.
  */
-export function recordEvent(
-  type: 'record.created' | 'record.updated',
-  f: HashedFields,
-  catalog: GlobalCatalog,
-  hash: string | null,
-): EventPayload<'record.created' | 'record.updated'> {
-  return eventPayload(type, f.created_at, {
-    id: f.id,
-    establishment_id: f.establishment_id,
-    food_category: f.food_category as RecordEventData['food_category'],
-    weight_kg: f.weight_kg,
-    created_at: f.created_at,
-    occurred_at: f.occurred_at,
-    cause: f.causa_id ? (catalog.causeById.get(f.causa_id)?.nombre ?? null) : null,
-    destination: catalog.destinationById.get(f.destino_id)?.nombre ?? '',
-    waste_stage: (f.waste_stage ?? null) as RecordEventData['waste_stage'],
-    record_hash: hash ?? '',
-    ...(f.supersedes_id ? { supersedes_id: f.supersedes_id } : {}),
-  });
+export function recordEventRow(type: 'record.created' | 'record.updated', id: string, createdAt: string, hash: string | null) {
+  return { event: type, timestamp: createdAt, data: { id, record_hash: hash ?? '' } };
 }
+
+/**
+ * The data of a record event as the database renders it from a stored record `r` (with its cause `rc` and
+ * destination `rd` joined): the same keys and values, the same whenever it is sent
+ * (test/webhook-delivery.test.ts checks every field of delivered record events).
+ */
+export const RECORD_EVENT_DATA_SQL = `jsonb_build_object(
+    'id', r.id, 'establishment_id', r.establishment_id, 'food_category', r.food_category,
+    'weight_kg', trim_scale(r.weight_kg),
+    'created_at', to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'occurred_at', to_char(r.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'cause', rc.nombre, 'destination', coalesce(rd.nombre, ''), 'waste_stage', r.waste_stage, 'record_hash', r.record_hash)
+  || CASE WHEN r.supersedes_id IS NOT NULL THEN jsonb_build_object('supersedes_id', r.supersedes_id) ELSE '{}'::jsonb END`;
 
 function hashedFields(
   auth: AuthContext,
@@ -250,10 +247,11 @@ export async function createRecord(
   const canonical = canonicalRecordJson(fields);
   const day = bucketDay(fields.occurred_at, auth.timezone);
   const eventType = supersedesId ? 'record.updated' : 'record.created';
-  const event = JSON.stringify(recordEvent(eventType, fields, catalog, null));
+  const event = JSON.stringify(recordEventRow(eventType, id, createdAt, null));
 
+  const sql = deps.pool ?? sqlOfTransaction(deps.db);
   for (let attempt = 0; attempt < 2; attempt++) {
-    const rows = await deps.db.$queryRaw<{ record_hash: string }[]>`
+    const statement = Prisma.sql`
       WITH moved AS (
         UPDATE record_chain_heads
         SET seq = seq + 1,
@@ -286,6 +284,7 @@ export async function createRecord(
       FROM stored
     )
     SELECT record_hash FROM stored`;
+    const { rows } = await sql.query<{ record_hash: string }>(statement.text, statement.values);
     const stored = rows[0];
     if (stored) {
       return {
@@ -357,25 +356,9 @@ export async function createRecordsBatch(
     const createdAt = now.toISOString();
     let prev = head.last_hash;
     let seq = head.seq;
-    const cols = {
-      id: [] as string[],
-      seq: [] as string[],
-      cat: [] as string[],
-      w: [] as string[],
-      dest: [] as string[],
-      causa: [] as (string | null)[],
-      pname: [] as (string | null)[],
-      stage: [] as (string | null)[],
-      shift: [] as (string | null)[],
-      sess: [] as (string | null)[],
-      notes: [] as (string | null)[],
-      photo: [] as (string | null)[],
-      prev: [] as string[],
-      hash: [] as string[],
-      occurred: [] as string[],
-    };
+    // One JSON array of rows, read by json_to_recordset: a single parameter, however many records.
+    const rows: Record<string, string | number | null | object>[] = [];
     const inserted: BatchInsertedItem[] = [];
-    const events = { id: [] as string[], payload: [] as string[] };
     for (const { index, input } of accepted) {
       const id = randomUUID();
       const at = occurredAt.get(index) as string;
@@ -384,59 +367,63 @@ export async function createRecordsBatch(
       const f = hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt, at);
       const hash = chainHash(prev, canonicalRecordJson(f));
       seq += 1n;
-      cols.id.push(id);
-      cols.seq.push(seq.toString());
-      cols.cat.push(f.food_category);
-      cols.w.push(String(f.weight_kg));
-      cols.dest.push(f.destino_id);
-      cols.causa.push(f.causa_id);
-      cols.pname.push(f.product_name);
-      cols.stage.push(f.waste_stage);
-      cols.shift.push(f.shift_id);
-      cols.sess.push(f.session_id);
-      cols.notes.push(f.notes);
-      cols.photo.push(f.photo_url);
-      cols.prev.push(prev);
-      cols.hash.push(hash);
-      cols.occurred.push(at);
+      rows.push({
+        id,
+        seq: seq.toString(),
+        cat: f.food_category,
+        w: String(f.weight_kg),
+        dest: f.destino_id,
+        causa: f.causa_id,
+        pname: f.product_name,
+        stage: f.waste_stage,
+        shift: f.shift_id,
+        sess: f.session_id,
+        notes: f.notes,
+        photo: f.photo_url,
+        prev,
+        hash,
+        occurred: at,
+        day: bucketDay(at, auth.timezone),
+        event_id: randomUUID(),
+        event: recordEventRow('record.created', id, createdAt, hash),
+      });
       inserted.push({ index, id, record_hash: hash, created_at: createdAt, occurred_at: at });
-      events.id.push(randomUUID());
-      events.payload.push(JSON.stringify(recordEvent('record.created', f, catalog, hash)));
       prev = hash;
     }
 
-    await tx.$executeRaw`
-      WITH ins AS (
+    // The records, the head, their day totals (one upsert per bucket) and one record.created per
+    // record (thin, see recordEventRow; one fan-out job for the batch), in one statement.
+    const [stored] = await tx.$queryRaw<{ head: number }[]>`
+      WITH u AS (
+        SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS u(id uuid, seq bigint, cat text, w numeric, dest uuid,
+          causa uuid, pname text, stage text, shift uuid, sess uuid, notes text, photo text, prev text, hash text,
+          occurred timestamptz, day date, event_id uuid, event jsonb)
+      ), ins AS (
         INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
           causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
           record_hash, created_at, occurred_at)
         SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.seq, u.cat, u.w, u.dest, u.causa, u.pname,
           u.stage, u.shift, u.sess, u.notes, u.photo, ${source}, u.prev, u.hash, ${createdAt}::timestamptz, u.occurred
-        FROM unnest(${cols.id}::uuid[], ${cols.seq}::bigint[], ${cols.cat}::text[], ${cols.w}::numeric[],
-          ${cols.dest}::uuid[], ${cols.causa}::uuid[], ${cols.pname}::text[], ${cols.stage}::text[],
-          ${cols.shift}::uuid[], ${cols.sess}::uuid[], ${cols.notes}::text[], ${cols.photo}::text[],
-          ${cols.prev}::text[], ${cols.hash}::text[], ${cols.occurred}::timestamptz[])
-          AS u(id, seq, cat, w, dest, causa, pname, stage, shift, sess, notes, photo, prev, hash, occurred)
+        FROM u
         RETURNING 1
-      )
-      UPDATE record_chain_heads SET seq = ${seq}, last_hash = ${prev}
-      WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-        AND (SELECT count(*) FROM ins) = ${accepted.length}`;
-    // Their day totals, one upsert per bucket.
-    await tx.$executeRaw`
-      WITH src AS (
+      ), head AS (
+        UPDATE record_chain_heads SET seq = ${seq}, last_hash = ${prev}
+        WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
+          AND (SELECT count(*) FROM ins) = ${accepted.length}
+        RETURNING 1
+      ), src AS (
         SELECT ${auth.establishmentId}::uuid AS establishment_id, ${auth.livemode}::boolean AS livemode, u.day, u.cat AS food_category,
           u.dest AS destino_id, u.causa AS causa_id, u.stage AS waste_stage, u.w AS kg
-        FROM unnest(${cols.occurred.map((at) => bucketDay(at, auth.timezone))}::date[], ${cols.cat}::text[], ${cols.dest}::uuid[],
-          ${cols.causa}::uuid[], ${cols.stage}::text[], ${cols.w}::numeric[]) AS u(day, cat, dest, causa, stage, w)
-      )${Prisma.raw(ADD_TO_DAY_TOTALS)}`;
-    // One record.created per stored record, in one statement (one fan-out job for the batch).
-    await tx.$executeRaw`
-      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
-      SELECT e.id, ${auth.establishmentId}::uuid, ${auth.livemode}, 'record.created', e.payload, ${createdAt}::timestamptz,
-        ${activeTraceparent()}::text
-      FROM unnest(${events.id}::uuid[], ${events.payload}::jsonb[]) WITH ORDINALITY AS e(id, payload, n)
-      ORDER BY e.n`;
+        FROM u
+      ), totals AS (${Prisma.raw(ADD_TO_DAY_TOTALS)}
+      ), emitted AS (
+        INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
+        SELECT u.event_id, ${auth.establishmentId}::uuid, ${auth.livemode}, 'record.created', u.event,
+          ${createdAt}::timestamptz, ${activeTraceparent()}::text
+        FROM u ORDER BY u.seq
+      )
+      SELECT (SELECT count(*) FROM head)::int AS head`;
+    if (stored?.head !== 1) throw new AppError('internal', 'The record chain head could not be moved');
 
     return { inserted: inserted.length, failed: errors.length, errors, records: inserted };
   });
@@ -452,8 +439,9 @@ export type ListRecordsParsed = {
 
 /**
  * Lists the records that count — a corrected record is replaced by its correction, which carries
- * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest waste first (`occurred_at DESC, id DESC`, served by the matching index), with the
- * total in one round trip. Dates are read in the establishment's time zone; by default the last 30
+ * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest waste
+ * first (`occurred_at DESC, id DESC`, served by the matching index), with the total in the same
+ * round trip (filter.ts, `countSql`: from the day totals for whole days). Dates are read in the establishment's time zone; by default the last 30
  * days up to and including today. Runs on the pg pool directly: this is the hottest read.
  */
 export async function listRecords(
@@ -462,121 +450,17 @@ export async function listRecords(
   query: ListRecordsParsed,
 ): Promise<{ data: WasteRecord[]; pagination: Pagination }> {
   const p = sqlParams();
-  const { where } = await recordFilterSql(deps, auth, query, p);
-  const filterValues = [...p.values];
-  const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { chain_seq: string; total: string }>(
-    `SELECT ${RECORD_COLUMNS_TEXT}, (SELECT count(*) FROM records WHERE ${where}) AS total
-     FROM records WHERE ${where}
+  const { where, from, to } = await recordFilterSql(deps, auth, query, p);
+  const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { total: string }>(
+    `SELECT ${RECORD_COLUMNS_TEXT}, ${countSql(auth, { ...query, from, to }, p)} AS total FROM records WHERE ${where}
      ORDER BY occurred_at DESC, id DESC
      LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,
     p.values,
   );
-  let total: number;
-  if (rows[0]) total = Number(rows[0].total);
-  else {
-    const count = await deps.pool.query<{ total: string }>(`SELECT count(*) AS total FROM records WHERE ${where}`, filterValues);
-    total = Number(count.rows[0]?.total ?? 0);
-  }
+  // A page past the end has no row to carry the total.
+  const total = rows[0] ? Number(rows[0].total) : await countRecords(deps, auth, { ...query, from, to });
   return {
     data: rows.map(toRecord),
     pagination: { limit: query.limit, offset: query.offset, total, has_more: query.offset + rows.length < total },
-  };
-}
-
-const VERIFY_PAGE = 1000;
-
-/**
- * Walks the establishment's chain in sequence order and recomputes every hash. Reports the first
- * record whose hash does not match its content, whose link does not match the previous record, a
- * missing sequence number, or records missing at the end (the head remembers the last hash).
- *
- * By default it starts at the last signed checkpoint (checkpoints.ts): record `seq` must still
- * carry the checkpoint's hash, and only the records after it are re-hashed; `full` starts at the
- * first record, and every earlier checkpoint it passes must match too (so a history rewritten
- * with recomputed hashes is found, and never signed). The walk stops at the head it read first, so records appended meanwhile wait for
- * the next verification. An intact chain whose head moved past the last checkpoint gets a new
- * checkpoint, signed by `signer` (none is stored without one).
- */
-export async function verifyRecordChain(
-  db: DbTx,
-  scope: DataScope,
-  options: { full?: boolean | undefined; signer?: CheckpointSigner; clock?: Clock } = {},
-): Promise<ChainVerification> {
-  const [head] = await db.$queryRaw<{ seq: bigint; last_hash: string }[]>`
-    SELECT seq, last_hash FROM record_chain_heads
-    WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}`;
-  const last = await latestCheckpoint(db, scope);
-  const mode = options.full ? ('full' as const) : ('incremental' as const);
-  const from = mode === 'incremental' && last ? last : null;
-  let prev = from?.head_hash ?? GENESIS_HASH;
-  let expectedSeq = from ? BigInt(from.seq) + 1n : 1n;
-  const fromSeq = Number(expectedSeq);
-  let rehashed = 0;
-  const fail = (id: string | null, seq: bigint, reason: NonNullable<ChainVerification['first_invalid']>['reason']): ChainVerification => ({
-    valid: false,
-    checked: reason === 'checkpoint_mismatch' ? 0 : fromSeq - 1 + rehashed,
-    rehashed,
-    head_hash: head?.last_hash ?? null,
-    first_invalid: { id, chain_seq: Number(seq), reason },
-    algorithm: HASH_ALGORITHM,
-    mode,
-    from_seq: fromSeq,
-    checkpoint: last,
-  });
-  if (from) {
-    const [anchor] = await db.$queryRaw<{ id: string; record_hash: string }[]>`
-      SELECT id::text, record_hash FROM records
-      WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode} AND chain_seq = ${from.seq}`;
-    if (anchor?.record_hash !== from.head_hash) return fail(anchor?.id ?? null, BigInt(from.seq), 'checkpoint_mismatch');
-  }
-  // Every signed head the walk passes must still be there: a history rewritten with recomputed
-  // hashes verifies link by link, but not against what was signed before.
-  const signed = new Map(
-    (
-      await db.chainCheckpoint.findMany({
-        where: { establishment_id: scope.establishmentId, livemode: scope.livemode, seq: { gte: expectedSeq } },
-        select: { seq: true, head_hash: true },
-      })
-    ).map((c) => [c.seq, c.head_hash]),
-  );
-  const until = head?.seq ?? 0n;
-  while (expectedSeq <= until) {
-    const rows = await db.$queryRaw<RecordRow[]>`
-      SELECT ${RECORD_COLUMNS} FROM records
-      WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}
-        AND chain_seq >= ${expectedSeq} AND chain_seq <= ${until}
-      ORDER BY chain_seq LIMIT ${VERIFY_PAGE}`;
-    for (const row of rows) {
-      if (row.chain_seq !== expectedSeq) return fail(row.id, expectedSeq, 'sequence_gap');
-      if (row.prev_hash !== prev) return fail(row.id, row.chain_seq, 'broken_link');
-      const record = toRecord(row);
-      const recomputed = chainHash(prev, canonicalRecordJson({ ...record }));
-      if (recomputed !== row.record_hash) return fail(row.id, row.chain_seq, 'hash_mismatch');
-      const signedHash = signed.get(row.chain_seq);
-      if (signedHash !== undefined && signedHash !== row.record_hash) return fail(row.id, row.chain_seq, 'checkpoint_mismatch');
-      prev = row.record_hash;
-      expectedSeq += 1n;
-      rehashed += 1;
-    }
-    if (rows.length < VERIFY_PAGE) break;
-  }
-  if (head && (head.seq !== expectedSeq - 1n || head.last_hash !== prev)) {
-    return fail(null, expectedSeq, 'truncated');
-  }
-  let checkpoint = last;
-  if (head && head.seq > 0n && head.seq > BigInt(last?.seq ?? 0) && options.signer) {
-    const now = options.clock?.() ?? new Date();
-    checkpoint = await storeCheckpoint(db, scope, { seq: Number(head.seq), headHash: head.last_hash }, options.signer, now);
-  }
-  return {
-    valid: true,
-    checked: fromSeq - 1 + rehashed,
-    rehashed,
-    head_hash: head?.last_hash ?? null,
-    first_invalid: null,
-    algorithm: HASH_ALGORITHM,
-    mode,
-    from_seq: fromSeq,
-    checkpoint,
   };
 }

@@ -11,6 +11,7 @@ import type { Clock, Log } from '../../context.js';
  *   events still waiting or retrying stay, however old;
  * - inbound event ids after `inboundDedupeDays`: a resend of an event older than that is taken
  *   as a new event;
+ * - finished chain verification runs after `eventDays` (their checkpoints stay);
  * - dashboard sessions, one-time links and invitations a week after they expired or were used.
  *
  * Each statement deletes at most PURGE_BATCH rows (skipping rows another transaction holds), so a
@@ -22,13 +23,16 @@ const IDEMPOTENCY_HOURS = 24;
 const ACCOUNT_GRACE_DAYS = 7;
 
 export type RetentionSettings = { eventDays: number; inboundDedupeDays: number; budgetMs?: number };
-export type PurgeReport = Record<'idempotency_keys' | 'events' | 'deliveries' | 'inbound_events' | 'account_rows', number>;
+export type PurgeReport = Record<
+  'idempotency_keys' | 'events' | 'deliveries' | 'inbound_events' | 'verification_runs' | 'account_rows',
+  number
+>;
 
 export async function purgeExpired(deps: { pool: pg.Pool; clock: Clock; log?: Log }, settings: RetentionSettings): Promise<PurgeReport> {
   const now = deps.clock();
   const started = Date.now();
   const budget = settings.budgetMs ?? 30_000;
-  const report: PurgeReport = { idempotency_keys: 0, events: 0, deliveries: 0, inbound_events: 0, account_rows: 0 };
+  const report: PurgeReport = { idempotency_keys: 0, events: 0, deliveries: 0, inbound_events: 0, verification_runs: 0, account_rows: 0 };
   const ago = (ms: number) => new Date(now.getTime() - ms);
   const day = 86_400_000;
 
@@ -71,6 +75,12 @@ export async function purgeExpired(deps: { pool: pg.Pool; clock: Clock; log?: Lo
   await drain(async () => {
     const n = await deleted(oldest('inbound_events', 'created_at < $1'), [ago(settings.inboundDedupeDays * day)]);
     report.inbound_events += n;
+    return n;
+  });
+
+  await drain(async () => {
+    const n = await deleted(oldest('chain_verification_runs', 'finished_at < $1'), [ago(settings.eventDays * day)]);
+    report.verification_runs += n;
     return n;
   });
 

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Clock, Log } from '../../context.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openSecret } from '../../secrets/stored.js';
+import { RECORD_EVENT_DATA_SQL } from '../records/service.js';
 import { ENQUEUE_DELIVERY_SQL } from './queue.js';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
 import { type Agents, type SendPolicy, sendWebhook } from './send.js';
@@ -49,6 +50,8 @@ type DeliveryRow = {
   subscription_status: string;
   payload: { timestamp: string; data: unknown };
   trace_parent: string | null;
+  /** A record event's data, rendered from its record (null for other events). */
+  record_data: unknown;
 };
 
 /**
@@ -75,10 +78,18 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
   const { rows } = await deps.pool.query<DeliveryRow>(
     `SELECT d.id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.manual, d.schedule_base, s.id AS subscription_id,
        s.url, s.secret, s.previous_secret, s.previous_secret_expires_at, s.status AS subscription_status, e.payload,
-       e.trace_parent
+       e.trace_parent, rendered.data AS record_data
      FROM webhook_deliveries d
      JOIN webhook_subscriptions s ON s.id = d.subscription_id
      JOIN events e ON e.id = d.event_id
+     LEFT JOIN LATERAL (
+       SELECT ${RECORD_EVENT_DATA_SQL} AS data
+       FROM records r
+       LEFT JOIN causes rc ON rc.id = r.causa_id
+       LEFT JOIN destinations rd ON rd.id = r.destino_id
+       WHERE e.type IN ('record.created', 'record.updated')
+         AND r.id = CASE WHEN e.payload #>> '{data,id}' ~* '^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$' THEN (e.payload #>> '{data,id}')::uuid END
+     ) rendered ON true
      WHERE d.id = $1`,
     [payload.delivery_id],
   );
@@ -99,7 +110,8 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
     return null;
   }
 
-  const body = JSON.stringify({ event: row.event_type, timestamp: row.payload.timestamp, data: row.payload.data });
+  // A record event's row holds the record's id; its data is rendered from the (immutable) record.
+  const body = JSON.stringify({ event: row.event_type, timestamp: row.payload.timestamp, data: row.record_data ?? row.payload.data });
   // During a rotation's grace period the replaced secret signs too (a second `v1,` signature), so
   // receivers still holding it verify; X-Service-Signature uses the current one. Secrets are stored
   // encrypted and opened here, per attempt (a few microseconds each); a previous secret only while

@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANONICAL_RECORD_JSON_SQL, canonicalRecordJson, chainHash, GENESIS_HASH, type HashedFields } from '../src/modules/records/hash.js';
+import { startTestApp, type TestContext } from './helpers.js';
+
+/**
+ * The chain is verified by the database (records/service.ts builds each record's canonical JSON
+ * in SQL and hashes it with sha256()), while records are hashed by the server when they are
+ * written (canonicalRecordJson in JS). The two builders must give the same bytes for every record
+ * the columns can hold, or an intact chain would be reported broken: random records — any
+ * Unicode text with quotes, backslashes and control characters, every weight a DECIMAL(12,3)
+ * holds, dates to the millisecond, the optional keys present or not — go through both.
+ */
+let t: TestContext;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.close());
+
+/** Text a PostgreSQL text column stores as given: every code point except NUL. */
+const text = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replaceAll('\u0000', ''));
+const tricky = fc.constantFrom('"', '\\', '\n\t\r\b\f', '\u001f\u007f', '</script>', 'ñandú 🥖', '\u2028\u2029', '{"a":1}', '');
+const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null });
+const instant = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true });
+
+const record: fc.Arbitrary<HashedFields> = fc
+  .record({
+    id: fc.uuid(),
+    establishment_id: fc.uuid(),
+    livemode: fc.boolean(),
+    food_category: fc.oneof(fc.constantFrom('bakery', 'fruit_veg', 'prepared_meals'), text),
+    grams: fc.oneof(fc.integer({ min: 1, max: 999_999_999_999 }), fc.constantFrom(1, 10, 100, 1000, 1500, 12_000, 999_999_999_999)),
+    destino_id: fc.uuid(),
+    causa_id: maybe(fc.uuid()),
+    product_name: maybe(fc.oneof(text, tricky)),
+    waste_stage: maybe(fc.oneof(fc.constantFrom('storage', 'preparation'), text)),
+    shift_id: maybe(fc.uuid()),
+    session_id: maybe(fc.uuid()),
+    notes: maybe(fc.oneof(text, tricky)),
+    photo_url: maybe(fc.webUrl()),
+    source: fc.oneof(fc.constantFrom('api', 'batch', 'inbound:square'), text),
+    created: instant,
+    occurred: fc.option(instant, { nil: null }),
+    supersedes_id: maybe(fc.uuid()),
+  })
+  .map(({ grams, created, occurred, ...r }) => ({
+    ...r,
+    weight_kg: grams / 1000,
+    created_at: created.toISOString(),
+    occurred_at: (occurred ?? created).toISOString(),
+  }));
+
+/** The SQL builder over one row holding `r` in the columns' own types. */
+async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: string; hash: string }> {
+  const rows = await t.db.$queryRawUnsafe<{ json: string; hash: string }[]>(
+    `SELECT ${CANONICAL_RECORD_JSON_SQL} AS json,
+        encode(sha256(convert_to($17 || ${CANONICAL_RECORD_JSON_SQL}, 'UTF8')), 'hex') AS hash
+     FROM (SELECT $1::uuid AS id, $2::uuid AS establishment_id, $3::boolean AS livemode, $4::text AS food_category,
+       $5::decimal(12,3) AS weight_kg, $6::uuid AS destino_id, $7::uuid AS causa_id, $8::text AS product_name,
+       $9::text AS waste_stage, $10::uuid AS shift_id, $11::uuid AS session_id, $12::text AS notes, $13::text AS photo_url,
+       $14::text AS source, $15::timestamptz AS created_at, $16::timestamptz AS occurred_at, $18::uuid AS supersedes_id) r`,
+    r.id,
+    r.establishment_id,
+    r.livemode,
+    r.food_category,
+    r.weight_kg.toString(),
+    r.destino_id,
+    r.causa_id,
+    r.product_name,
+    r.waste_stage,
+    r.shift_id,
+    r.session_id,
+    r.notes,
+    r.photo_url,
+    r.source,
+    r.created_at,
+    r.occurred_at,
+    prev,
+    r.supersedes_id ?? null,
+  );
+  const [row] = rows;
+  if (!row) throw new Error('no row');
+  return row;
+}
+
+describe('canonical record JSON: SQL builder = JS builder', () => {
+  it('gives the same JSON and the same chain hash for random records', async () => {
+    await fc.assert(
+      fc.asyncProperty(record, fc.constantFrom(GENESIS_HASH, 'ab'.repeat(32)), async (r, prev) => {
+        const js = canonicalRecordJson(r);
+        const sql = await sqlCanonical(r, prev);
+        expect(sql.json).toBe(js);
+        expect(sql.hash).toBe(chainHash(prev, js));
+      }),
+      { numRuns: 400 },
+    );
+  }, 120_000);
+
+  it('writes the optional keys only when they say something, in sorted place', async () => {
+    const base: HashedFields = {
+      id: '00000000-0000-4000-8000-000000000001',
+      establishment_id: '00000000-0000-4000-8000-000000000002',
+      livemode: false,
+      food_category: 'bakery',
+      weight_kg: 1.5,
+      destino_id: '00000000-0000-4000-8000-000000000003',
+      causa_id: null,
+      product_name: 'Pan "de ayer"',
+      waste_stage: null,
+      shift_id: null,
+      session_id: null,
+      notes: 'línea\n2',
+      photo_url: null,
+      source: 'api',
+      created_at: '2026-06-15T10:30:00.000Z',
+      occurred_at: '2026-06-15T10:30:00.000Z',
+    };
+    const plain = await sqlCanonical(base, GENESIS_HASH);
+    expect(plain.json).toBe(
+      '{"causa_id":null,"created_at":"2026-06-15T10:30:00.000Z","destino_id":"00000000-0000-4000-8000-000000000003",' +
+        '"establishment_id":"00000000-0000-4000-8000-000000000002","food_category":"bakery","id":"00000000-0000-4000-8000-000000000001",' +
+        '"livemode":false,"notes":"línea\\n2","photo_url":null,"product_name":"Pan \\"de ayer\\"","session_id":null,"shift_id":null,' +
+        '"source":"api","waste_stage":null,"weight_kg":1.5}',
+    );
+    const dated = await sqlCanonical({ ...base, occurred_at: '2026-06-14T09:00:00.001Z', supersedes_id: base.destino_id }, GENESIS_HASH);
+    expect(dated.json).toContain(',"notes":"línea\\n2","occurred_at":"2026-06-14T09:00:00.001Z","photo_url":null,');
+    expect(dated.json).toContain(',"source":"api","supersedes_id":"00000000-0000-4000-8000-000000000003","waste_stage":null,');
+    expect(dated.json).toBe(canonicalRecordJson({ ...base, occurred_at: '2026-06-14T09:00:00.001Z', supersedes_id: base.destino_id }));
+  });
+});

@@ -1,0 +1,51 @@
+// Helpers shared by the benchmarks (run.mjs, scale.mjs).
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+/** A free TCP port on loopback. */
+export const freePort = () =>
+  new Promise((done) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => done(port));
+    });
+  });
+
+/** Resolves once `url` answers below 500 (a server that is up), within `attempts` × 100 ms. */
+export async function waitFor(url, attempts = 300) {
+  for (let i = 0; i < attempts; i++) {
+    if (
+      await fetch(url).then(
+        (r) => r.status < 500,
+        () => false,
+      )
+    )
+      return;
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** A test-mode API key in the service's format; it is stored as its SHA-256 (`sha256`). */
+export const newKey = () => `svc_test_${[...randomBytes(32)].map((b) => ALPHABET[b % 62]).join('')}`;
+export const sha256 = (s) => createHash('sha256').update(s).digest('hex');
+
+/**
+ * Stops `children` (SIGTERM; at most 10 s to drain and exit), then drops `dbName` unless `keep`:
+ * the end of every benchmark, on success or failure.
+ */
+export async function stopAndDrop(children, adminUrl, dbName, { keep = false } = {}) {
+  const running = children.filter((c) => c && c.exitCode === null && c.signalCode === null);
+  const exited = running.map((c) => new Promise((r) => c.once('exit', r)));
+  for (const c of running) c.kill('SIGTERM');
+  await Promise.race([Promise.all(exited), sleep(10_000)]);
+  if (keep) return;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect().then(
+    () => admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).finally(() => admin.end()),
+    () => {},
+  );
+}
