@@ -76,6 +76,11 @@ describe('GET /api/v1/predict', () => {
     expect(d.method).toMatch(/holt-winters/);
     expect(d.points).toHaveLength(10);
     expect(d.points[0].date).toBe('2026-06-02');
+    // The weekly pattern lands on its weekdays: the series' highest effect falls on Saturdays and
+    // its lowest on Sundays (its last day, 31 May 2026, was a Sunday).
+    const byKg = [...d.points].sort((a: { predicted_kg: number }, b: { predicted_kg: number }) => b.predicted_kg - a.predicted_kg);
+    expect(byKg[0].date).toBe('2026-06-06');
+    expect(byKg.at(-1).date).toBe('2026-06-07');
     for (const p of d.points) expect(p.lower <= p.predicted_kg && p.predicted_kg <= p.upper).toBe(true);
     expect(d.backtest.metric).toBe('mae');
     expect(d.backtest.value).toBeLessThan(3);
@@ -88,12 +93,18 @@ describe('GET /api/v1/predict', () => {
     expect(d.points.every((p: { predicted_kg: number }) => p.predicted_kg === 0)).toBe(true);
   });
 
-  it.each(['horizon=0', 'horizon=29', 'horizon=abc', 'type=demand', 'type=sales', 'food_category=candy'])(
-    'refuses %s with 400',
-    async (qs) => {
-      const res = await api(t.app, tenant.key).get(`/api/v1/predict?${qs}`);
-      expect(res.statusCode).toBe(400);
-      if (qs === 'type=demand') expect(res.json().error).toMatch(/sales data/);
-    },
-  );
+  it.each([
+    'horizon=0',
+    'horizon=29',
+    'horizon=abc',
+    'type=sales',
+    'food_category=candy',
+    'product_id=6ccf7d29-f6d9-403d-a9b0-2f907f15477b',
+    'type=demand&product_id=bread',
+    'type=demand&horizon=29',
+  ])('refuses %s with 400', async (qs) => {
+    const res = await api(t.app, tenant.key).get(`/api/v1/predict?${qs}`);
+    expect(res.statusCode).toBe(400);
+    if (qs.startsWith('product_id')) expect(res.json().details).toEqual([{ path: 'product_id', message: 'use type=demand for a product' }]);
+  });
 });

@@ -76,7 +76,7 @@ export const EVENT_TYPES = [
 /** Sent only by `POST /api/v1/webhooks/{id}/test`; it cannot be subscribed to. */
 export const TEST_EVENT_TYPE = 'webhook.test' as const;
 
-export const INBOUND_EVENT_TYPES = ['waste.created', 'waste.updated', 'inventory.loss'] as const;
+export const INBOUND_EVENT_TYPES = ['waste.created', 'waste.updated', 'inventory.loss', 'sales.recorded'] as const;
 
 /** Permissions a key may hold; `*` grants all of them. */
 export const PERMISSIONS = [

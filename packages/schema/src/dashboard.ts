@@ -317,6 +317,12 @@ export const ForecastInput = ModeScope.extend({
   food_category: FoodCategory.optional(),
 });
 export type ForecastInput = z.input<typeof ForecastInput>;
+/** The Forecast page's production advice (tomorrow first). */
+export const DemandForecastInput = ModeScope.extend({
+  horizon: z.number().int().min(1).max(28).default(7),
+  food_category: FoodCategory.optional(),
+});
+export type DemandForecastInput = z.input<typeof DemandForecastInput>;
 
 /** A new shift (`POST /api/v1/shifts`'s body) of the chosen establishment and mode. */
 export const DashboardCreateShiftInput = ModeScope.extend({ shift: CreateShiftInput });

@@ -6,5 +6,6 @@ export * from './events.js';
 export * from './insights.js';
 export * from './plan.js';
 export * from './records.js';
+export * from './sales.js';
 export * from './sessions.js';
 export * from './webhooks.js';

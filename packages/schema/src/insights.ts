@@ -60,10 +60,12 @@ export const PredictQuery = z
     horizon: z.coerce.number().int().min(1).max(28).default(7),
     food_category: FoodCategory.optional(),
     type: z.enum(['waste', 'demand']).default('waste'),
+    product_id: Uuid.optional().describe('`type=demand`: the forecast of this product only'),
   })
   .meta({ id: 'PredictQuery' });
 export type PredictQuery = z.input<typeof PredictQuery>;
 
+/** `type=waste`: the establishment's daily waste in kg. */
 export const Prediction = z
   .object({
     type: z.literal('waste'),
@@ -76,4 +78,81 @@ export const Prediction = z
   })
   .meta({ id: 'Prediction' });
 export type Prediction = z.infer<typeof Prediction>;
-export const PredictResponse = Envelope(Prediction);
+
+export const DemandPoint = z
+  .object({
+    date: IsoDate,
+    expected: z.number().describe("expected sales, in the product's `unit`"),
+    lower: z.number().describe('95 % interval'),
+    upper: z.number(),
+    advised: z
+      .number()
+      .describe('suggested quantity to prepare: the `advice.quantile` quantile of the forecast (whole units when counted)'),
+  })
+  .meta({ id: 'DemandPoint' });
+export type DemandPoint = z.infer<typeof DemandPoint>;
+
+/**
+ * How the advice was chosen and what it would have done over the last 4 weeks: each day's advice
+ * made the evening before from the sales known then, against that day's sales and the product's
+ * recorded waste (waste records whose `product_name` is the product's name).
+ */
+export const DemandAdvice = z
+  .object({
+    quantile: z.number().describe('the quantile of the forecast advised, 0.5..0.95'),
+    waste_share: z
+      .number()
+      .nullable()
+      .describe('share of what was made that was wasted over the last 4 weeks (waste / (sales + waste)); null when it cannot be measured'),
+    reason: z.string(),
+    last_4_weeks: z.object({
+      days: z.number().int().describe('days with sales or waste of the product among the last 28'),
+      sold: z.number(),
+      waste_kg: z.number().describe('waste recorded'),
+      advised_waste_kg: z.number().nullable().describe('what would have been left over had the advice been prepared'),
+      avoided_kg: z.number().nullable().describe('waste_kg − advised_waste_kg (negative: the advice would have wasted more)'),
+      avoided_pct: z.number().nullable().describe('avoided_kg as a percentage of waste_kg'),
+      short_days: z.number().int().describe('days the advice would have been less than the sales'),
+      short_quantity: z.number().describe('sales the advice would not have covered, in `unit`'),
+    }),
+  })
+  .meta({ id: 'DemandAdvice' });
+export type DemandAdvice = z.infer<typeof DemandAdvice>;
+
+export const ProductDemand = z
+  .object({
+    product_id: Uuid,
+    product_name: z.string(),
+    food_category: FoodCategory,
+    unit: z.enum(['unit', 'kg']).describe('what the figures count: units, or kg for products sold by weight'),
+    unit_weight_kg: z.number().nullable(),
+    method: z.string(),
+    history_days: z.number().int(),
+    note: z.string().nullable().describe('why the forecast is simpler or the advice incomplete, when it is'),
+    backtest: z.object({
+      metric: z.literal('mae'),
+      days: z.number().int(),
+      value: z.number().nullable().describe("the model's mean absolute error over the last `days`, forecast from the days before"),
+      seasonal_naive: z.number().nullable().describe('the same for "same day last week", the baseline to beat'),
+    }),
+    points: z.array(DemandPoint),
+    advice: DemandAdvice,
+  })
+  .meta({ id: 'ProductDemand' });
+export type ProductDemand = z.infer<typeof ProductDemand>;
+
+/** `type=demand`: per product sold (from `sales.recorded`), expected sales per day and how much to prepare. */
+export const DemandPrediction = z
+  .object({
+    type: z.literal('demand'),
+    product_id: Uuid.nullable(),
+    food_category: FoodCategory.nullable(),
+    products: z.array(ProductDemand).describe('products with sales in the last year, most sold first'),
+    generated_at: Timestamp,
+  })
+  .meta({ id: 'DemandPrediction' });
+export type DemandPrediction = z.infer<typeof DemandPrediction>;
+
+export const PredictResult = z.discriminatedUnion('type', [Prediction, DemandPrediction]);
+export type PredictResult = z.infer<typeof PredictResult>;
+export const PredictResponse = Envelope(PredictResult);

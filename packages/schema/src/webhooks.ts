@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EventType, InboundEventType, PaginationQuery, Timestamp, text, Uuid, WebhookEventName } from './common.js';
 import { DEFAULT_SECRET_GRACE_PERIOD_SECONDS, MAX_SECRET_GRACE_PERIOD_SECONDS } from './constants.js';
 import { Envelope, ListEnvelope } from './envelope.js';
+import { SalesSummary } from './sales.js';
 
 /**
  * An outbound webhook subscription. Its secret is returned only when it is created and when the
@@ -181,7 +182,12 @@ export const InboundEventInput = z
 export type InboundEventInput = z.input<typeof InboundEventInput>;
 
 export const InboundEventResult = z
-  .object({ event_id: Uuid, status: z.enum(['processed', 'duplicate']), record_id: Uuid.nullable() })
+  .object({
+    event_id: Uuid,
+    status: z.enum(['processed', 'duplicate']).describe('`duplicate`: already received, nothing new stored'),
+    record_id: Uuid.nullable().describe('the record a waste event created or corrected; null for sales'),
+    sales: SalesSummary.optional().describe('`sales.recorded`: what was stored'),
+  })
   .meta({ id: 'InboundEventResult' });
 export type InboundEventResult = z.infer<typeof InboundEventResult>;
 export const InboundEventResponse = Envelope(InboundEventResult);

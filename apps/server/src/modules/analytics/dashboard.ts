@@ -1,7 +1,8 @@
-import { AnalyticsResult, Prediction } from '@merma/schema';
+import { AnalyticsResult, DemandPrediction, Prediction } from '@merma/schema';
 import {
   DashboardAnalyticsInput,
   DashboardBenchmark,
+  DemandForecastInput,
   ForecastInput,
   ModeScope,
   PeriodComparison,
@@ -9,6 +10,7 @@ import {
 } from '@merma/schema/dashboard';
 import { z } from 'zod';
 import { dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
+import { predictDemand } from '../predict/demand.js';
 import { predictWaste } from '../predict/service.js';
 import { getBenchmark } from './benchmarking.js';
 import { comparePeriods, recentAlerts } from './periods.js';
@@ -51,7 +53,11 @@ export const insightsDashboardRouter = dashboardRouter({
   forecast: scopedProcedure
     .input(ForecastInput)
     .output(Prediction)
-    .query(({ ctx, input }) =>
-      predictWaste(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category, type: 'waste' }),
-    ),
+    .query(({ ctx, input }) => predictWaste(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category })),
+
+  /** The Forecast page's production advice: `/api/v1/predict?type=demand` for the chosen days. */
+  demand: scopedProcedure
+    .input(DemandForecastInput)
+    .output(DemandPrediction)
+    .query(({ ctx, input }) => predictDemand(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category })),
 });

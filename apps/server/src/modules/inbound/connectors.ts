@@ -103,9 +103,48 @@ const obj = (v: unknown): Record<string, unknown> =>
  * with the product's `unit_weight_kg`), `occurred_at`. Accepted as the payload itself, or wrapped
  * as `{ adjustment }`, `{ inventory_adjustment }` or a webhook body `{ data: { object: … } }`.
  */
+/** A sales payload already in the standard format (a `source` naming a connector selects it too). */
+const isStandardSale = (payload: Record<string, unknown>) => 'sales' in payload || 'sold_at' in payload;
+
+/**
+ * Square Orders API: `Order` objects (https://developer.squareup.com/reference/square/objects/Order)
+ * as RetrieveOrder (`{ order }`), SearchOrders (`{ orders }`: a day's orders in one call) or the
+ * object itself. Only COMPLETED orders are sales. Each line item becomes a sale line: `uid` with the
+ * order `id` as the resend key, `catalog_object_id` (a product whose `pos_ref` is the variation id),
+ * `quantity` (decimal string) in `quantity_unit.measurement_unit.weight_unit` when sold by weight,
+ * else units, sold at the order's `closed_at`. A line without a catalog object (a custom amount)
+ * is reported in `errors`; returns are not sales.
+ */
+const SQUARE_WEIGHT: Record<string, string> = {
+  METRIC_KILOGRAM: 'kg',
+  METRIC_GRAM: 'g',
+  IMPERIAL_POUND: 'lb',
+  IMPERIAL_WEIGHT_OUNCE: 'oz',
+};
+function squareSales(payload: Record<string, unknown>): Record<string, unknown> {
+  if (isStandardSale(payload)) return { ...payload, source: 'square' };
+  const orders = Array.isArray(payload.orders) ? payload.orders.map(obj) : [obj(payload.order ?? payload)];
+  const sales = orders
+    .filter((o) => o.state === 'COMPLETED')
+    .flatMap((o) =>
+      (Array.isArray(o.line_items) ? o.line_items.map(obj) : []).map((item) => {
+        const weight = obj(obj(obj(item.quantity_unit).measurement_unit)).weight_unit;
+        return {
+          external_id: `${String(o.id)}:${String(item.uid)}`,
+          product_ref: item.catalog_object_id,
+          quantity: typeof item.quantity === 'string' ? Number(item.quantity) : item.quantity,
+          unit: typeof weight === 'string' ? (SQUARE_WEIGHT[weight] ?? weight) : 'unit',
+          sold_at: o.closed_at ?? o.created_at,
+        };
+      }),
+    );
+  return { source: 'square', sales };
+}
+
 const square: Connector = {
   name: 'square',
   toStandard(event, payload) {
+    if (event === 'sales.recorded') return squareSales(payload);
     if (event !== 'inventory.loss') return { ...payload, source: 'square' };
     const inner = obj(obj(obj(payload.data).object));
     const adj = obj(payload.adjustment ?? payload.inventory_adjustment ?? inner.inventory_adjustment ?? inner.adjustment ?? payload);
@@ -127,6 +166,41 @@ const square: Connector = {
   },
 };
 
+/** Odoo's units of measure by name. */
+const UOM: Record<string, string> = { kg: 'kg', g: 'g', lb: 'lb', lbs: 'lb', oz: 'oz', units: 'unit', unit: 'unit', 'unit(s)': 'unit' };
+const many2one = (v: unknown) => (Array.isArray(v) ? v : [v, undefined]) as [unknown, unknown];
+/** Odoo writes datetimes in UTC as `YYYY-MM-DD HH:MM:SS`. */
+const odooTime = (v: unknown) => {
+  const date = typeof v === 'string' ? v.replace(' ', 'T') : undefined;
+  return date && !/[zZ]|[+-]\d\d:\d\d$/.test(date) ? `${date}Z` : date;
+};
+
+/**
+ * Odoo Point of Sale order lines (`pos.order.line`): one line sent by an automation rule's webhook
+ * (`_model`, `_id` and the chosen fields), or a day's lines as `{ lines: [...] }` (the result of
+ * `search_read` on `pos.order.line`, whose records carry `id`). Fields used: the id (the resend key,
+ * `pos.order.line:<id>`), `product_id` (`[id, name]`: a product whose `pos_ref` is that id), `qty`
+ * with `product_uom_id` (`[id, "Units"]`, `"kg"`…), and `create_date` (UTC). Refund lines
+ * (negative `qty`) are not sales and are reported in `errors`.
+ */
+function odooSales(payload: Record<string, unknown>): Record<string, unknown> {
+  if (isStandardSale(payload)) return { ...payload, source: 'odoo' };
+  const lines = Array.isArray(payload.lines) ? payload.lines.map(obj) : [payload];
+  const sales = lines.map((line) => {
+    const [productId] = many2one(line.product_id);
+    const [, uomName] = many2one(line.product_uom_id);
+    const id = line._id ?? line.id;
+    return {
+      external_id: id === undefined ? undefined : `pos.order.line:${String(id)}`,
+      product_ref: productId === undefined ? undefined : String(productId),
+      quantity: line.qty,
+      unit: typeof uomName === 'string' ? (UOM[uomName.trim().toLowerCase()] ?? uomName) : 'unit',
+      sold_at: odooTime(line.create_date ?? line.date_order),
+    };
+  });
+  return { source: 'odoo', sales };
+}
+
 /**
  * Odoo (odoo.com) Inventory/Point of Sale: a scrap order (`stock.scrap`) sent by an automation
  * rule's "Send Webhook Notification" action (Odoo 17+), whose body carries `_model`, `_id` and the
@@ -134,20 +208,19 @@ const square: Connector = {
  * Fields used: `_id` (the resend key, as `stock.scrap:<id>`), `product_id` (Odoo's id, or `[id, name]`:
  * a product whose `pos_ref` is that id), `scrap_qty` with `product_uom_id` (`[id, "kg"]`, `"g"`,
  * `"lb"`, `"oz"`, or `"Units"`), `date_done`, `scrap_reason_tag_ids` or `origin` as the reason.
+ * Sales: see `odooSales`.
  */
-const UOM: Record<string, string> = { kg: 'kg', g: 'g', lb: 'lb', lbs: 'lb', oz: 'oz', units: 'unit', unit: 'unit', 'unit(s)': 'unit' };
 const odoo: Connector = {
   name: 'odoo',
   toStandard(event, payload) {
+    if (event === 'sales.recorded') return odooSales(payload);
     if (event !== 'inventory.loss') return { ...payload, source: 'odoo' };
-    const many2one = (v: unknown) => (Array.isArray(v) ? v : [v, undefined]) as [unknown, unknown];
     const [productId] = many2one(payload.product_id);
     const [, uomName] = many2one(payload.product_uom_id);
     const unit = typeof uomName === 'string' ? UOM[uomName.trim().toLowerCase()] : undefined;
     const tags = Array.isArray(payload.scrap_reason_tag_ids)
       ? payload.scrap_reason_tag_ids.map((t) => (Array.isArray(t) ? t[1] : t)).filter((t) => typeof t === 'string')
       : [];
-    const date = typeof payload.date_done === 'string' ? payload.date_done.replace(' ', 'T') : undefined;
     return {
       source: 'odoo',
       external_id: payload._id === undefined ? undefined : `${String(payload._model ?? 'stock.scrap')}:${String(payload._id)}`,
@@ -155,7 +228,7 @@ const odoo: Connector = {
       quantity: payload.scrap_qty,
       unit: unit ?? uomName,
       reason: tags.length ? tags.join(', ') : typeof payload.origin === 'string' ? payload.origin : 'Odoo scrap',
-      occurred_at: date && !/[zZ]|[+-]\d\d:\d\d$/.test(date) ? `${date}Z` : date,
+      occurred_at: odooTime(payload.date_done),
     };
   },
 };

@@ -10,6 +10,7 @@ import type { CatalogCache } from '../catalog/service.js';
 import type { HashedFields } from '../records/hash.js';
 import { supersede } from '../records/rollup.js';
 import { createRecord, occurredAtProblem } from '../records/service.js';
+import { salesOfPayload, storeSales } from '../sales/service.js';
 import { connectorFor, lossKilograms, StandardInventoryLoss, StandardWasteCreated, StandardWasteUpdated } from './connectors.js';
 
 /** The corrected record's columns that a correction copies (the hashed fields it keeps). */
@@ -59,6 +60,7 @@ export async function receiveInboundEvent(
     throw validationError(`Unknown connector "${input.connector}"`, [{ path: 'connector', message: 'not a registered connector' }]);
   }
   const standard = connector.toStandard(input.event, input.payload);
+  if (input.event === 'sales.recorded') return receiveSales(deps, auth, input, standard);
 
   let source: string;
   let externalId: string | undefined;
@@ -164,24 +166,71 @@ export async function receiveInboundEvent(
     );
     if (supersedes) await supersede(tx, auth, supersedes, created.id);
     const id = randomUUID();
-    try {
-      await tx.inboundEvent.create({
-        data: {
-          id,
-          establishment_id: auth.establishmentId,
-          livemode: auth.livemode,
-          event: input.event,
-          source,
-          external_ref: externalRef,
-          record_id: created.id,
-          payload: input.payload as object,
-        },
-      });
-    } catch (err) {
-      // The same event arriving twice at once: the second insert hits the unique key and rolls back.
-      if ((err as { code?: string }).code !== 'P2002') throw err;
-      throw new AppError('conflict', 'This event is being processed; retry to receive its result', undefined, { shouldRetry: true });
-    }
+    await logEvent(tx, { id, auth, event: input.event, source, externalRef, recordId: created.id, payload: input.payload });
     return { event_id: id, status: 'processed' as const, record_id: created.id };
   });
+}
+
+/**
+ * `sales.recorded`: sale lines for the demand forecast, stored apart from waste records (see
+ * sales/service.ts). Lines are deduplicated by their own `external_id`; a request replayed under
+ * the same Idempotency-Key answers `duplicate` without reading its lines again. `status` is
+ * `duplicate` when nothing new was stored because every valid line had been received before.
+ */
+async function receiveSales(
+  deps: { db: DbTx; clock: Clock; idempotencyKey?: string | undefined },
+  auth: AuthContext,
+  input: { event: string; payload: Record<string, unknown> },
+  standard: Record<string, unknown>,
+): Promise<InboundEventResult> {
+  const { source, lines, batch } = salesOfPayload(standard);
+  const externalRef = deps.idempotencyKey ? `idempotency-key:${deps.idempotencyKey}` : null;
+  return inTransaction(deps.db, async (tx) => {
+    if (externalRef) {
+      const seen = await tx.inboundEvent.findUnique({
+        where: {
+          establishment_id_livemode_source_external_ref: {
+            establishment_id: auth.establishmentId,
+            livemode: auth.livemode,
+            source,
+            external_ref: externalRef,
+          },
+        },
+      });
+      if (seen) {
+        const sales = { received: lines.length, stored: 0, duplicates: lines.length, errors: [] };
+        return { event_id: seen.id, status: 'duplicate' as const, record_id: null, sales };
+      }
+    }
+    const id = randomUUID();
+    const sales = await storeSales(tx, auth, { source, lines, batch, now: deps.clock(), eventId: id });
+    await logEvent(tx, { id, auth, event: input.event, source, externalRef, recordId: null, payload: input.payload });
+    const status = sales.stored === 0 && sales.duplicates > 0 ? ('duplicate' as const) : ('processed' as const);
+    return { event_id: id, status, record_id: null, sales };
+  });
+}
+
+/** The inbound event log (and dedupe) row; the same event arriving twice at once: 409 to retry. */
+async function logEvent(
+  tx: DbTx,
+  e: { id: string; auth: AuthContext; event: string; source: string; externalRef: string | null; recordId: string | null; payload: object },
+): Promise<void> {
+  try {
+    await tx.inboundEvent.create({
+      data: {
+        id: e.id,
+        establishment_id: e.auth.establishmentId,
+        livemode: e.auth.livemode,
+        event: e.event,
+        source: e.source,
+        external_ref: e.externalRef,
+        record_id: e.recordId,
+        payload: e.payload,
+      },
+    });
+  } catch (err) {
+    // The second insert hits the unique key and rolls the transaction back.
+    if ((err as { code?: string }).code !== 'P2002') throw err;
+    throw new AppError('conflict', 'This event is being processed; retry to receive its result', undefined, { shouldRetry: true });
+  }
 }

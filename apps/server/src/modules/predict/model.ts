@@ -19,12 +19,24 @@ export type Fit = {
   seasonals: number[];
 };
 
-function smooth(y: number[], alpha: number, beta: number, gamma: number): Fit {
+/**
+ * Runs the recursions over `y`. The initial state comes from the first `initLength` values (all by
+ * default); `onStep` sees each one-step-ahead forecast before its value is learnt, which is how a
+ * replay over days the parameters were not chosen on is made (`oneStepAhead`).
+ */
+function smooth(
+  y: number[],
+  alpha: number,
+  beta: number,
+  gamma: number,
+  onStep?: (t: number, forecast: number) => void,
+  initLength = y.length,
+): Fit {
   const m = SEASON;
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   // Initial state from every full week (classical decomposition), not the first week alone, so
   // that one noisy week does not set the weekday effects.
-  const weeks = Math.floor(y.length / m);
+  const weeks = Math.floor(initLength / m);
   const weekMeans = Array.from({ length: weeks }, (_, w) => mean(y.slice(w * m, (w + 1) * m)));
   let trend = weeks > 1 ? ((weekMeans[weeks - 1] as number) - (weekMeans[0] as number)) / ((weeks - 1) * m) : 0;
   let level = (weekMeans[0] as number) + ((m - 1) / 2) * trend;
@@ -36,6 +48,7 @@ function smooth(y: number[], alpha: number, beta: number, gamma: number): Fit {
   for (let t = m; t < y.length; t++) {
     const s = seasonals[t % m] as number;
     const forecast = level + trend + s;
+    onStep?.(t, forecast);
     const err = (y[t] as number) - forecast;
     sse += err * err;
     count++;
@@ -95,6 +108,15 @@ export function forecast(y: number[], horizon: number): Forecast {
   };
 }
 
+/**
+ * The days after today of a daily series that ends yesterday (today is not complete): step 1 of the
+ * model is today, so tomorrow is step 2 — labelling step 1 as tomorrow would shift every weekday.
+ */
+export function forecastFromTomorrow(y: number[], horizon: number): Forecast {
+  const f = forecast(y, horizon + 1);
+  return { method: f.method, values: f.values.slice(1), lower: f.lower.slice(1), upper: f.upper.slice(1) };
+}
+
 /** The same day of last week, repeated: the baseline a seasonal model has to beat. */
 export function seasonalNaive(y: number[], horizon: number): number[] {
   return Array.from({ length: horizon }, (_, h) => y[y.length - SEASON + (h % SEASON)] ?? 0);
@@ -109,4 +131,36 @@ export function backtest(y: number[], days = 14): number | null {
   if (y.length < days + MIN_SEASONAL_HISTORY) return null;
   const train = y.slice(0, -days);
   return meanAbsoluteError(y.slice(-days), forecast(train, days).values);
+}
+
+/**
+ * One-step-ahead forecasts of `y[from..]`, each made from the values before it only, as a forecast
+ * made every evening for the next day would have been: the smoothing constants are chosen on
+ * `y[..from)` and the recursions then run on, learning each day after forecasting it. Under
+ * `MIN_SEASONAL_HISTORY` days before `from`, each day is the mean of the (up to) 7 days before it.
+ * `sigma` is the one-step error scale (of the fit, or of the first window).
+ */
+export function oneStepAhead(y: number[], from: number): { forecasts: number[]; sigma: number } {
+  if (from >= MIN_SEASONAL_HISTORY) {
+    const f = fitHoltWinters(y.slice(0, from));
+    const forecasts: number[] = [];
+    smooth(y, f.alpha, f.beta, f.gamma, (t, v) => t >= from && forecasts.push(Math.max(0, v)), from);
+    return { forecasts, sigma: f.sigma };
+  }
+  const forecasts: number[] = [];
+  let sigma = 0;
+  for (let t = Math.max(1, from); t < y.length; t++) {
+    const recent = y.slice(Math.max(0, t - SEASON), t);
+    const mean = recent.reduce((a, b) => a + b, 0) / recent.length;
+    if (t === Math.max(1, from))
+      sigma = recent.length > 1 ? Math.sqrt(recent.reduce((a, b) => a + (b - mean) ** 2, 0) / (recent.length - 1)) : mean;
+    forecasts.push(mean);
+  }
+  return { forecasts, sigma };
+}
+
+/** The MAE of "same day last week" over the last `days` of `y`, forecast from the rest (null when too short). */
+export function seasonalNaiveBacktest(y: number[], days = 14): number | null {
+  if (y.length < days + MIN_SEASONAL_HISTORY) return null;
+  return meanAbsoluteError(y.slice(-days), seasonalNaive(y.slice(0, -days), days));
 }

@@ -1,5 +1,6 @@
 import { PredictQuery, PredictResponse } from '@merma/schema';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import { predictDemand } from './demand.js';
 import { predictWaste } from './service.js';
 
 export const predictRouter = router({
@@ -9,14 +10,16 @@ export const predictRouter = router({
         method: 'GET',
         path: '/predict',
         tags: ['insights'],
-        summary: 'Daily waste forecast',
+        summary: 'Daily waste or demand forecast',
         description:
-          'Additive Holt-Winters with a weekly season on the daily totals of the last year (a 7-day mean with under 14 days of history), with 95 % intervals and the mean absolute error of a 14-day backtest. `type=demand` is refused: demand needs sales data, which is not collected.',
+          "`type=waste` (default): the daily waste in kg. `type=demand`: per product sold (sales received as `sales.recorded` inbound events), the expected sales per day in units (kg for products sold by weight) and the advised quantity to prepare, a quantile of the forecast chosen from the product's recorded waste, with what that advice would have left over in the last 4 weeks against the waste recorded; optionally one `product_id` or a `food_category`. Both: additive Holt-Winters with a weekly season on the daily totals of the last year (a 7-day mean with under 14 days of history), with 95 % intervals and the mean absolute error of a 14-day backtest (demand: beside seasonal naive's).",
         operationId: 'predict',
       },
       permission: 'predict:read',
     })
     .input(PredictQuery)
     .output(PredictResponse)
-    .query(async ({ ctx, input }) => ok(await predictWaste(ctx, ctx.auth, input))),
+    .query(async ({ ctx, input }) =>
+      ok(input.type === 'demand' ? await predictDemand(ctx, ctx.auth, input) : await predictWaste(ctx, ctx.auth, input)),
+    ),
 });

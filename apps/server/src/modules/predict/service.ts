@@ -3,7 +3,7 @@ import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import { addDays, localDate } from '../analytics/range.js';
-import { backtest, forecast } from './model.js';
+import { backtest, forecastFromTomorrow } from './model.js';
 
 const HISTORY_DAYS = 365;
 const BACKTEST_DAYS = 14;
@@ -16,12 +16,11 @@ const BACKTEST_DAYS = 14;
 export async function predictWaste(
   deps: { pool: Sql; clock: Clock },
   auth: Tenant,
-  query: { horizon: number; food_category?: FoodCategory | undefined; type: 'waste' | 'demand' },
+  query: { horizon: number; food_category?: FoodCategory | undefined; product_id?: string | undefined },
 ): Promise<Prediction> {
-  if (query.type === 'demand') {
-    throw validationError('Demand predictions need sales data, which the service does not collect; use type=waste', [
-      { path: 'type', message: 'demand forecasting needs sales data' },
-    ]);
+  if (query.product_id) {
+    // Waste records name products as free text: a product's waste forecast is not kept apart.
+    throw validationError('product_id applies to type=demand', [{ path: 'product_id', message: 'use type=demand for a product' }]);
   }
   const now = deps.clock();
   const today = localDate(now, auth.timezone);
@@ -41,7 +40,7 @@ export async function predictWaste(
     [auth.establishmentId, auth.livemode, start, today, query.food_category ?? null],
   );
   const history = rows.map((r) => r.kg);
-  const f = forecast(history, query.horizon);
+  const f = forecastFromTomorrow(history, query.horizon);
   const round = (v: number) => Math.round(v * 1000) / 1000;
   const mae = backtest(history, BACKTEST_DAYS);
   return {

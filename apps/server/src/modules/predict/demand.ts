@@ -1,0 +1,272 @@
+import type { DemandAdvice, DemandPrediction, FoodCategory, ProductDemand } from '@merma/schema';
+import { probit, quantile as quantileOf } from 'simple-statistics';
+import type { Clock, Tenant } from '../../context.js';
+import type { Sql } from '../../db/sql.js';
+import { validationError } from '../../errors.js';
+import { addDays, localDate } from '../analytics/range.js';
+import { backtest, forecastFromTomorrow, MIN_SEASONAL_HISTORY, oneStepAhead, seasonalNaiveBacktest } from './model.js';
+
+const HISTORY_DAYS = 365;
+const BACKTEST_DAYS = 14;
+/** The advice is replayed over these last days to show what it would have saved. */
+export const REPLAY_DAYS = 28;
+/**
+ * The advised quantile runs from 0.95 for a product that is not wasted down to 0.75 for one that
+ * loses `FULL_WASTE_SHARE` or more of what is made: the advice always covers the demand of at least
+ * three days in four.
+ */
+export const MAX_QUANTILE = 0.95;
+export const MIN_QUANTILE = 0.75;
+export const FULL_WASTE_SHARE = 0.3;
+/** When the product's waste cannot be measured in its sales unit (see `adviceQuantile`). */
+export const DEFAULT_QUANTILE = 0.85;
+
+type ProductRow = { id: string; name: string; food_category: FoodCategory; unit_weight_kg: number | null; lines: number };
+type DayRow = { product_id: string; day: string; units: number; kg: number };
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/**
+ * The quantile of the forecast to prepare, from the share of what was made that ended as waste
+ * over the last 4 weeks (waste / (sales + waste)): the more a product is wasted, the lower the
+ * quantile, linearly from 0.95 (none) to 0.75 (30 % or more). This is the newsvendor rule with the
+ * cost of waste weighed higher where the kitchen shows it wastes most; no prices are needed. A
+ * kitchen throwing away a fifth of a product is advised its 82 % quantile: enough on about four
+ * days in five, much less left over.
+ */
+export function adviceQuantile(wasteShare: number | null): { quantile: number; reason: string } {
+  if (wasteShare === null) {
+    return {
+      quantile: DEFAULT_QUANTILE,
+      reason: `waste of this product in its sales unit unknown: the ${DEFAULT_QUANTILE * 100} % quantile`,
+    };
+  }
+  const quantile = Math.round((MAX_QUANTILE - (MAX_QUANTILE - MIN_QUANTILE) * Math.min(1, wasteShare / FULL_WASTE_SHARE)) * 100) / 100;
+  const pct = Math.round(wasteShare * 1000) / 10;
+  return { quantile, reason: `${pct} % of what was made was wasted over the last 4 weeks: the ${Math.round(quantile * 100)} % quantile` };
+}
+
+/** Errors (actual − forecast) of at least this many past day-ahead forecasts set the advice's margin. */
+export const MIN_ERRORS = 7;
+
+/**
+ * How far above (or below) the expected value to prepare so as to cover the demand on `quantile`
+ * of days: the `quantile` of the errors of the day-ahead forecasts made so far (actual − forecast,
+ * each made before its day) once there are `MIN_ERRORS` of them, else a normal error of scale
+ * `sigma`. Past errors are what the model really misses by, bias and all; the fit's own error
+ * scale is optimistic.
+ */
+export function adviceMargin(errors: readonly number[], sigma: number, quantile: number): number {
+  return errors.length >= MIN_ERRORS ? quantileOf([...errors], quantile) : probit(quantile) * sigma;
+}
+
+/** The quantity to prepare: `value` plus `margin`, rounded up to whole units or to 0.1 kg, never negative. */
+export function advisedQuantity(value: number, margin: number, unit: 'unit' | 'kg'): number {
+  const q = value + margin;
+  return Math.max(0, unit === 'unit' ? Math.ceil(q - 1e-9) : Math.ceil(q * 10 - 1e-9) / 10);
+}
+
+/**
+ * Demand forecast per product from the sales received (`sales.recorded`, read from
+ * `sale_day_totals`): the last year up to yesterday, local days, days without sales counting 0 from
+ * the product's first sale. The model is the waste forecast's (additive Holt-Winters, weekly season;
+ * a 7-day mean under 14 days of history) with its 14-day backtest beside seasonal naive's. A product
+ * is counted in units, or in kg when it is sold by weight (sales in the other measure are converted
+ * with `unit_weight_kg` when the product has one). Advice per day: see `adviceQuantile`; its replay
+ * over the last 28 days compares what the advice would have left over with the waste recorded for
+ * the product (waste records whose `product_name` is the product's name, case aside).
+ */
+export async function predictDemand(
+  deps: { pool: Sql; clock: Clock },
+  auth: Tenant,
+  query: { horizon: number; food_category?: FoodCategory | undefined; product_id?: string | undefined },
+): Promise<DemandPrediction> {
+  const now = deps.clock();
+  const today = localDate(now, auth.timezone);
+  const start = addDays(today, -HISTORY_DAYS);
+  const replayStart = addDays(today, -REPLAY_DAYS);
+  if (query.product_id) {
+    const { rows } = await deps.pool.query('SELECT 1 FROM products WHERE id = $1::uuid AND organization_id = $2::uuid', [
+      query.product_id,
+      auth.organizationId,
+    ]);
+    if (rows.length === 0) throw validationError('Unknown product', [{ path: 'product_id', message: 'no product of this organisation' }]);
+  }
+  const filter = [auth.establishmentId, auth.livemode, start, today, query.product_id ?? null, query.food_category ?? null] as const;
+  const productFilter = `($5::uuid IS NULL OR p.id = $5::uuid) AND ($6::text IS NULL OR p.food_category = $6)`;
+  const [products, days, waste] = await Promise.all([
+    deps.pool.query<ProductRow>(
+      `SELECT p.id::text, p.name, p.food_category, p.unit_weight_kg::float8 AS unit_weight_kg, sum(t.lines)::int AS lines
+       FROM sale_day_totals t JOIN products p ON p.id = t.product_id
+       WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date AND ${productFilter}
+       GROUP BY p.id ORDER BY lines DESC, p.name`,
+      [...filter],
+    ),
+    deps.pool.query<DayRow>(
+      `SELECT t.product_id::text, to_char(t.day, 'YYYY-MM-DD') AS day, t.units::float8 AS units, t.kg::float8 AS kg
+       FROM sale_day_totals t JOIN products p ON p.id = t.product_id
+       WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date AND ${productFilter}
+       ORDER BY t.day`,
+      [...filter],
+    ),
+    // The products' recorded waste of the replayed days, by local day.
+    deps.pool.query<{ product_id: string; day: string; kg: number }>(
+      `SELECT p.id::text AS product_id, to_char((r.occurred_at AT TIME ZONE $7)::date, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
+       FROM records r JOIN products p ON p.organization_id = $8::uuid AND lower(p.name) = lower(trim(r.product_name))
+       WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
+         AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $7 AND r.occurred_at < ($4::date)::timestamp AT TIME ZONE $7
+         AND ${productFilter}
+       GROUP BY 1, 2`,
+      [
+        auth.establishmentId,
+        auth.livemode,
+        replayStart,
+        today,
+        query.product_id ?? null,
+        query.food_category ?? null,
+        auth.timezone,
+        auth.organizationId,
+      ],
+    ),
+  ]);
+
+  const salesOf = new Map<string, DayRow[]>();
+  for (const row of days.rows) salesOf.set(row.product_id, [...(salesOf.get(row.product_id) ?? []), row]);
+  const wasteOf = new Map<string, Map<string, number>>();
+  for (const row of waste.rows) {
+    const byDay = wasteOf.get(row.product_id) ?? new Map<string, number>();
+    byDay.set(row.day, row.kg);
+    wasteOf.set(row.product_id, byDay);
+  }
+
+  return {
+    type: 'demand',
+    product_id: query.product_id ?? null,
+    food_category: query.food_category ?? null,
+    products: products.rows.map((p) =>
+      productDemand(p, salesOf.get(p.id) ?? [], wasteOf.get(p.id) ?? new Map(), { today, horizon: query.horizon }),
+    ),
+    generated_at: now.toISOString(),
+  };
+}
+
+function productDemand(
+  product: ProductRow,
+  sales: DayRow[],
+  wasteKg: Map<string, number>,
+  at: { today: string; horizon: number },
+): ProductDemand {
+  const weight = product.unit_weight_kg && product.unit_weight_kg > 0 ? product.unit_weight_kg : null;
+  const units = sales.reduce((a, r) => a + r.units, 0);
+  const kg = sales.reduce((a, r) => a + r.kg, 0);
+  const notes: string[] = [];
+  // Counted, unless most days' sales were by weight; the other measure is converted with the unit
+  // weight, or left out (and said) when the product has none.
+  const unit: 'unit' | 'kg' = sales.filter((r) => r.units > 0).length >= sales.filter((r) => r.kg > 0).length ? 'unit' : 'kg';
+  if (units > 0 && kg > 0 && weight === null) {
+    notes.push(`sales in ${unit === 'unit' ? 'kg' : 'units'} left out: the product has no unit_weight_kg`);
+  }
+  const inUnit = (r: DayRow) => (unit === 'unit' ? r.units + (weight ? r.kg / weight : 0) : r.kg + (weight ? r.units * weight : 0));
+
+  // The daily series from the first day with sales to yesterday.
+  const first = sales[0]?.day ?? at.today;
+  const length = Math.round((Date.parse(`${at.today}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
+  const series = new Array<number>(Math.max(0, length)).fill(0);
+  const indexOf = (day: string) => Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
+  for (const r of sales) series[indexOf(r.day)] = (series[indexOf(r.day)] ?? 0) + inUnit(r);
+
+  const f = forecastFromTomorrow(series, at.horizon);
+  if (series.length < MIN_SEASONAL_HISTORY) {
+    notes.unshift(
+      `${series.length} days of sales history: under ${MIN_SEASONAL_HISTORY}, a mean of the last days without the weekly pattern`,
+    );
+  }
+  const model = backtest(series, BACKTEST_DAYS);
+  const naive = seasonalNaiveBacktest(series, BACKTEST_DAYS);
+
+  // The last 4 weeks: sales and waste per day in the product's unit.
+  const replayFrom = Math.max(1, series.length - REPLAY_DAYS);
+  const replay = oneStepAhead(series, replayFrom);
+  const toKg = (q: number) => (unit === 'kg' ? q : weight === null ? null : q * weight);
+  const fromKg = (k: number) => (unit === 'kg' ? k : weight === null ? null : k / weight);
+  let sold = 0;
+  let wasted = 0; // kg
+  let wastedInUnit: number | null = 0;
+  const counted: { sold: number; forecast: number }[] = [];
+  for (let t = replayFrom; t < series.length; t++) {
+    const day = addDays(first, t);
+    const s = series[t] as number;
+    const w = wasteKg.get(day) ?? 0;
+    if (s === 0 && w === 0) continue; // not made or not open
+    sold += s;
+    wasted += w;
+    const wu = fromKg(w);
+    wastedInUnit = wastedInUnit === null || wu === null ? null : wastedInUnit + wu;
+    counted.push({ sold: s, forecast: replay.forecasts[t - replayFrom] as number });
+  }
+  const wasteShare = wastedInUnit === null || sold + wastedInUnit === 0 ? null : wastedInUnit / (sold + wastedInUnit);
+  if (wastedInUnit === null) notes.push('waste is recorded in kg and the product has no unit_weight_kg: set it to measure the advice');
+  const { quantile, reason } = adviceQuantile(wasteShare);
+
+  // Each replayed day advised as it would have been the evening before: from the errors of the
+  // days before it only.
+  let leftOver = 0;
+  let shortDays = 0;
+  let short = 0;
+  const errors: number[] = [];
+  for (const day of counted) {
+    const advised = advisedQuantity(day.forecast, adviceMargin(errors, replay.sigma, quantile), unit);
+    leftOver += Math.max(0, advised - day.sold);
+    if (advised < day.sold) {
+      shortDays++;
+      short += day.sold - advised;
+    }
+    errors.push(day.sold - day.forecast);
+  }
+  const advisedWaste = toKg(leftOver);
+  const avoided = advisedWaste === null ? null : wasted - advisedWaste;
+  const advice: DemandAdvice = {
+    quantile,
+    waste_share: wasteShare === null ? null : round3(wasteShare),
+    reason,
+    last_4_weeks: {
+      days: counted.length,
+      sold: round3(sold),
+      waste_kg: round3(wasted),
+      advised_waste_kg: advisedWaste === null ? null : round3(advisedWaste),
+      avoided_kg: avoided === null ? null : round3(avoided),
+      avoided_pct: avoided === null || wasted === 0 ? null : Math.round((avoided / wasted) * 1000) / 10,
+      short_days: shortDays,
+      short_quantity: round3(short),
+    },
+  };
+
+  const margin = adviceMargin(errors, replay.sigma, quantile);
+  const width = (i: number) => (f.upper[i] as number) - (f.values[i] as number);
+  const widening = (i: number) => (width(0) > 0 ? Math.max(1, width(i) / width(0)) : 1);
+  return {
+    product_id: product.id,
+    product_name: product.name,
+    food_category: product.food_category,
+    unit,
+    unit_weight_kg: weight,
+    method: f.method,
+    history_days: series.length,
+    note: notes.length ? notes.join('; ') : null,
+    backtest: {
+      metric: 'mae',
+      days: BACKTEST_DAYS,
+      value: model === null ? null : round3(model),
+      seasonal_naive: naive === null ? null : round3(naive),
+    },
+    points: f.values.map((v, i) => ({
+      date: addDays(at.today, i + 1),
+      expected: round3(v),
+      lower: round3(f.lower[i] as number),
+      upper: round3(f.upper[i] as number),
+      // The margin grows with the horizon as the interval does.
+      advised: advisedQuantity(v, margin * widening(i), unit),
+    })),
+    advice,
+  };
+}

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BatchItemError,
+  type ErrorDetail,
+  MAX_OCCURRED_AT_AGE_DAYS,
+  MAX_OCCURRED_AT_AHEAD_SECONDS,
+  SaleLine,
+  SalesRecordedBatch,
+  type SalesSummary,
+} from '@merma/schema';
+import type { z } from 'zod';
+import type { AuthContext } from '../../context.js';
+import type { DbTx } from '../../db/client.js';
+import { issueDetails, validationError } from '../../errors.js';
+import { Prisma } from '../../generated/prisma/client.ts';
+import { addDays, DATE_ONLY, localDate, localNoon } from '../analytics/range.js';
+
+/** kg per unit of mass a sale may be given in; `unit` lines are counted, not weighed. */
+const KG_PER = { kg: 1, g: 0.001, lb: 0.45359237, oz: 0.028349523125 } as const;
+const AHEAD_MS = MAX_OCCURRED_AT_AHEAD_SECONDS * 1000;
+
+type ParsedLine = z.infer<typeof SaleLine>;
+
+/** A line ready to store: its product found, its quantity in `unit` or kg, its local day. */
+type StoredLine = {
+  id: string;
+  product_id: string;
+  ref: string | null;
+  quantity: number;
+  unit: 'unit' | 'kg';
+  sold_at: string;
+  day: string;
+};
+
+/**
+ * Reads a `sales.recorded` payload in the standard format — one sale (`source` and a line's
+ * fields) or a batch (`{ source, sales }`) — and returns the source and its lines (unvalidated),
+ * or refuses the envelope. Lines are checked one by one in `storeSales`.
+ */
+export function salesOfPayload(payload: Record<string, unknown>): { source: string; lines: unknown[]; batch: boolean } {
+  if ('sales' in payload) {
+    const parsed = SalesRecordedBatch.safeParse(payload);
+    if (!parsed.success) throw validationError('Invalid sales.recorded payload', issueDetails(parsed.error, 'payload'));
+    return { source: parsed.data.source, lines: parsed.data.sales, batch: true };
+  }
+  const { source, ...line } = payload;
+  if (typeof source !== 'string' || !source.trim() || source.length > 100) {
+    throw validationError('Invalid sales.recorded payload', [
+      { path: 'payload.source', message: 'a non-empty string of at most 100 characters' },
+    ]);
+  }
+  return { source: source.trim(), lines: [line], batch: false };
+}
+
+/** When the sale happened, checked against the same window as a record's `occurred_at`. */
+function soldAt(value: string, now: Date, timezone: string): { at: string; day: string } | { problem: string } {
+  if (DATE_ONLY.test(value)) {
+    // A day total: noon of that day, accepted up to today (its noon may still be ahead).
+    const today = localDate(now, timezone);
+    if (value > today) return { problem: 'a day after today' };
+    if (value < addDays(today, -MAX_OCCURRED_AT_AGE_DAYS)) return { problem: `may be at most ${MAX_OCCURRED_AT_AGE_DAYS} days back` };
+    return { at: localNoon(value, timezone), day: value };
+  }
+  const at = new Date(value);
+  if (at.getTime() > now.getTime() + AHEAD_MS) {
+    return { problem: `may be at most ${MAX_OCCURRED_AT_AHEAD_SECONDS / 60} minutes ahead of the server's clock` };
+  }
+  if (at.getTime() < now.getTime() - MAX_OCCURRED_AT_AGE_DAYS * 86_400_000)
+    return { problem: `may be at most ${MAX_OCCURRED_AT_AGE_DAYS} days back` };
+  return { at: at.toISOString(), day: localDate(at, timezone) };
+}
+
+/**
+ * Stores the valid sale lines of an event and reports the others by index (an unknown product, a
+ * date out of the window, a malformed line). A line with an `external_id` is stored once per
+ * source: a resend counts as a duplicate. The lines and their day totals (`sale_day_totals`, which
+ * the demand forecast reads) are written by one statement. Nothing valid: 400 and nothing stored.
+ */
+export async function storeSales(
+  tx: DbTx,
+  auth: AuthContext,
+  input: { source: string; lines: unknown[]; batch: boolean; now: Date; eventId: string },
+): Promise<SalesSummary> {
+  const errors: BatchItemError[] = [];
+  const valid: { index: number; line: ParsedLine }[] = [];
+  const path = (index: number, field: string) =>
+    input.batch ? `payload.sales.${index}${field ? `.${field}` : ''}` : `payload${field ? `.${field}` : ''}`;
+  const refuse = (index: number, details: ErrorDetail[]) =>
+    errors.push({ index, code: 'validation_error', error: details.map((d) => `${d.path}: ${d.message}`).join('; '), details });
+
+  input.lines.forEach((raw, index) => {
+    const parsed = SaleLine.safeParse(raw);
+    if (parsed.success) valid.push({ index, line: parsed.data });
+    else
+      refuse(
+        index,
+        parsed.error.issues.map((i) => ({ path: path(index, i.path.map(String).join('.')), message: i.message })),
+      );
+  });
+
+  // Every product named, found in one query (the organisation's catalogue only).
+  const ids = valid.flatMap(({ line }) => (line.product_id ? [line.product_id] : []));
+  const eans = valid.flatMap(({ line }) => (!line.product_id && line.ean ? [line.ean] : []));
+  const refs = valid.flatMap(({ line }) => (!line.product_id && !line.ean && line.product_ref ? [line.product_ref] : []));
+  const products = valid.length
+    ? await tx.$queryRaw<{ id: string; ean: string; pos_ref: string | null }[]>`
+        SELECT id::text, ean, pos_ref FROM products
+        WHERE organization_id = ${auth.organizationId}::uuid
+          AND (id = ANY(${ids}::uuid[]) OR ean = ANY(${eans}::text[]) OR pos_ref = ANY(${refs}::text[]))`
+    : [];
+  const byId = new Map(products.map((p) => [p.id, p.id]));
+  const byEan = new Map(products.map((p) => [p.ean, p.id]));
+  const byRef = new Map(products.flatMap((p) => (p.pos_ref ? [[p.pos_ref, p.id] as const] : [])));
+
+  const lines: StoredLine[] = [];
+  for (const { index, line } of valid) {
+    const [field, productId] = line.product_id
+      ? ['product_id', byId.get(line.product_id)]
+      : line.ean
+        ? ['ean', byEan.get(line.ean)]
+        : ['product_ref', byRef.get(line.product_ref as string)];
+    const when = soldAt(line.sold_at, input.now, auth.timezone);
+    const problems: ErrorDetail[] = [];
+    if (!productId) problems.push({ path: path(index, field), message: 'no product of this organisation' });
+    if ('problem' in when) problems.push({ path: path(index, 'sold_at'), message: when.problem });
+    if (problems.length || !productId || 'problem' in when) {
+      refuse(index, problems);
+      continue;
+    }
+    const counted = line.unit === 'unit';
+    lines.push({
+      id: randomUUID(),
+      product_id: productId,
+      ref: line.external_id ?? null,
+      quantity: counted ? line.quantity : Math.round(line.quantity * KG_PER[line.unit as keyof typeof KG_PER] * 1000) / 1000,
+      unit: counted ? 'unit' : 'kg',
+      sold_at: when.at,
+      day: when.day,
+    });
+  }
+  errors.sort((a, b) => a.index - b.index);
+  if (lines.length === 0) {
+    throw validationError(
+      input.batch ? 'No valid sale line in the event' : 'Invalid sales.recorded payload',
+      errors.flatMap((e) => e.details ?? []),
+    );
+  }
+
+  // The lines and their day totals in one statement; a line whose external id this source has sent
+  // before is skipped (ON CONFLICT DO NOTHING) and not counted again.
+  const [result] = await tx.$queryRaw<{ stored: number }[]>(Prisma.sql`
+    WITH u AS (
+      SELECT * FROM json_to_recordset(${JSON.stringify(lines)}::json)
+        AS u(id uuid, product_id uuid, ref text, quantity numeric, unit text, sold_at timestamptz, day date)
+    ), ins AS (
+      INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day, inbound_event_id)
+      SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.product_id, ${input.source}, u.ref, u.quantity, u.unit,
+        u.sold_at, u.day, ${input.eventId}::uuid
+      FROM u
+      ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
+      RETURNING product_id, day, quantity, unit
+    ), totals AS (
+      INSERT INTO sale_day_totals AS t (establishment_id, livemode, product_id, day, units, kg, lines)
+      SELECT ${auth.establishmentId}::uuid, ${auth.livemode}, product_id, day,
+        coalesce(sum(quantity) FILTER (WHERE unit = 'unit'), 0), coalesce(sum(quantity) FILTER (WHERE unit = 'kg'), 0), count(*)::int
+      FROM ins GROUP BY product_id, day
+      ON CONFLICT (establishment_id, livemode, product_id, day)
+      DO UPDATE SET units = t.units + excluded.units, kg = t.kg + excluded.kg, lines = t.lines + excluded.lines
+    )
+    SELECT count(*)::int AS stored FROM ins`);
+  const stored = result?.stored ?? 0;
+  return { received: input.lines.length, stored, duplicates: lines.length - stored, errors };
+}

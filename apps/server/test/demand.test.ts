@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importProducts } from '../src/admin/service.js';
+import { adviceMargin, adviceQuantile, advisedQuantity } from '../src/modules/predict/demand.js';
+import { fitHoltWinters, oneStepAhead } from '../src/modules/predict/model.js';
+import { api, createTenant, recordAt, startTestApp, type Tenant, type TestContext } from './helpers.js';
+
+/** A seeded generator, so the synthetic sales are the same on every run. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+// Croissants sold by weekday (Sunday first): a bakery's week, busy at the weekend.
+const WEEKDAY = [90, 35, 30, 35, 40, 60, 85];
+const NOW = new Date('2026-11-24T10:00:00.000Z'); // a Tuesday; Madrid's local day is 2026-11-24
+const HISTORY = 70;
+const BAKED = 100; // what the bakery makes every day today, whatever the day
+const UNIT_KG = 0.06;
+const day = (i: number) => new Date(Date.UTC(2026, 10, 24 - HISTORY + i)).toISOString().slice(0, 10);
+
+describe('production advice, pure', () => {
+  it('chooses the quantile from the waste share, from 0.95 (none) down to 0.75 (30 % or more)', () => {
+    expect(adviceQuantile(0).quantile).toBe(0.95);
+    expect(adviceQuantile(0.15).quantile).toBe(0.85);
+    expect(adviceQuantile(0.2).quantile).toBe(0.82);
+    expect(adviceQuantile(0.3).quantile).toBe(0.75);
+    expect(adviceQuantile(0.7).quantile).toBe(0.75);
+    expect(adviceQuantile(0.2).reason).toMatch(/20 % of what was made was wasted/);
+    expect(adviceQuantile(null)).toMatchObject({ quantile: 0.85, reason: expect.stringMatching(/unknown/) });
+  });
+
+  it('sets the margin from past errors once there are 7, else from a normal error; rounds up, never negative', () => {
+    // Too few errors: the normal quantile, 0.8416 × sigma 10 for the 80 % quantile.
+    expect(adviceMargin([1, 2], 10, 0.8)).toBeCloseTo(8.416, 2);
+    // Enough: their own quantile, bias included (the model misses by 4 to 10 here).
+    expect(adviceMargin([4, 5, 6, 7, 8, 9, 10], 1, 0.5)).toBe(7);
+    expect(advisedQuantity(50, 8.416, 'unit')).toBe(59);
+    expect(advisedQuantity(50, 0, 'unit')).toBe(50);
+    expect(advisedQuantity(5, 1.62, 'kg')).toBe(6.7);
+    expect(advisedQuantity(0, -3, 'unit')).toBe(0);
+  });
+
+  it('replays one-step-ahead forecasts made from the past only', () => {
+    const r = rng(3);
+    const y = Array.from({ length: 84 }, (_, t) => (WEEKDAY[t % 7] as number) + (r() - 0.5) * 10);
+    const { forecasts, sigma } = oneStepAhead(y, 56);
+    expect(forecasts).toHaveLength(28);
+    expect(sigma).toBeCloseTo(fitHoltWinters(y.slice(0, 56)).sigma, 10);
+    // Changing a day changes the forecasts after it, never the one of that day or before.
+    const changed = [...y];
+    changed[70] = 500;
+    const again = oneStepAhead(changed, 56).forecasts;
+    expect(again.slice(0, 15)).toEqual(forecasts.slice(0, 15));
+    expect(again[15]).not.toBe(forecasts[15]);
+    // Under 14 days: the mean of the 7 days before.
+    expect(oneStepAhead([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 8).forecasts).toEqual([5, 6]);
+  });
+});
+
+describe('GET /api/v1/predict?type=demand', () => {
+  let t: TestContext;
+  let bakery: Tenant;
+  const sold: number[] = [];
+  let croissant: string;
+  let pollo: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ clock: () => NOW });
+    bakery = await createTenant(t.db);
+    await importProducts(t.db, {
+      org: bakery.organizationId,
+      csv: 'name;food_category;ean;unit_weight_kg\nCroissant;bakery;8410000000023;0,06\nPollo asado;prepared_meals;8410000000030;\n',
+    });
+    const products = await t.db.product.findMany({ where: { organization_id: bakery.organizationId } });
+    croissant = products.find((p) => p.name === 'Croissant')?.id as string;
+    pollo = products.find((p) => p.name === 'Pollo asado')?.id as string;
+    const r = rng(7);
+    for (let i = 0; i < HISTORY; i++) {
+      const weekday = new Date(`${day(i)}T12:00:00Z`).getUTCDay();
+      sold.push(Math.max(0, Math.round((WEEKDAY[weekday] as number) + (r() - 0.5) * 12)));
+    }
+    // Ten weeks of daily sales, sent as a day total each evening; roast chicken by weight for 10 days.
+    for (let i = 0; i < HISTORY; i++) {
+      const sales: object[] = [{ product_id: croissant, quantity: sold[i], sold_at: day(i) }];
+      if (i >= HISTORY - 10) sales.push({ product_id: pollo, quantity: 4 + (i % 3), unit: 'kg', sold_at: day(i) });
+      const res = await api(t.app, bakery.key).post('/api/v1/webhooks/inbound', {
+        event: 'sales.recorded',
+        payload: { source: 'tpv', sales },
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    // The last 4 weeks: 100 croissants baked every day, what was not sold thrown away (and recorded).
+    for (let i = HISTORY - 28; i < HISTORY; i++) {
+      const left = BAKED - (sold[i] as number);
+      if (left > 0) {
+        await recordAt(t.db, bakery, `${day(i)}T19:00:00.000Z`, {
+          food_category: 'bakery',
+          product_name: 'croissant ',
+          weight_kg: Math.round(left * UNIT_KG * 1000) / 1000,
+        });
+      }
+    }
+  });
+  afterAll(() => t?.close());
+
+  const demand = async (query: string, key = bakery.key) => {
+    const res = await api(t.app, key).get(`/api/v1/predict?type=demand&${query}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data;
+  };
+
+  it('forecasts a product with a weekly pattern better than seasonal naive, with intervals', async () => {
+    const d = await demand('horizon=7');
+    expect(d).toMatchObject({ type: 'demand', product_id: null, food_category: null, generated_at: NOW.toISOString() });
+    expect(d.products.map((p: { product_name: string }) => p.product_name)).toEqual(['Croissant', 'Pollo asado']);
+    const c = d.products[0];
+    expect(c).toMatchObject({ product_id: croissant, unit: 'unit', unit_weight_kg: 0.06, history_days: HISTORY, note: null });
+    expect(c.method).toMatch(/holt-winters/);
+    expect(c.backtest.metric).toBe('mae');
+    expect(c.backtest.value).toBeLessThan(c.backtest.seasonal_naive);
+    expect(c.points.map((p: { date: string }) => p.date)).toEqual([
+      '2026-11-25',
+      '2026-11-26',
+      '2026-11-27',
+      '2026-11-28',
+      '2026-11-29',
+      '2026-11-30',
+      '2026-12-01',
+    ]);
+    const on = (date: string) => c.points.find((p: { date: string }) => p.date === date);
+    // Saturday and Sunday well above the Tuesday, as in the sales; each within 8 of the weekday's level.
+    expect(on('2026-11-28').expected).toBeGreaterThan(on('2026-12-01').expected + 40);
+    for (const p of c.points) {
+      const weekday = new Date(`${p.date}T12:00:00Z`).getUTCDay();
+      expect(Math.abs(p.expected - (WEEKDAY[weekday] as number)), p.date).toBeLessThan(8);
+      expect(p.lower).toBeLessThanOrEqual(p.expected);
+      expect(p.upper).toBeGreaterThan(p.expected);
+      expect(Number.isInteger(p.advised)).toBe(true);
+      expect(p.advised).toBeGreaterThanOrEqual(Math.floor(p.expected));
+      expect(p.advised).toBeLessThanOrEqual(Math.ceil(p.upper));
+    }
+  });
+
+  it("advises from the product's waste, and says what the advice would have saved over the last 4 weeks", async () => {
+    const c = (await demand('horizon=1')).products[0];
+    const recent = sold.slice(-28);
+    const soldUnits = recent.reduce((a, b) => a + b, 0);
+    const wastedUnits = recent.reduce((a, s) => a + Math.max(0, BAKED - s), 0);
+    const share = wastedUnits / (soldUnits + wastedUnits);
+    const quantile = Math.round((0.95 - 0.2 * Math.min(1, share / 0.3)) * 100) / 100;
+    expect(c.advice).toMatchObject({ quantile, waste_share: Math.round(share * 1000) / 1000 });
+    const w = c.advice.last_4_weeks;
+    expect(w.days).toBe(28);
+    expect(w.sold).toBe(soldUnits);
+    expect(w.waste_kg).toBeCloseTo(wastedUnits * UNIT_KG, 3);
+    expect(w.advised_waste_kg + w.avoided_kg).toBeCloseTo(w.waste_kg, 3);
+    // Baking to the forecast instead of 100 a day: most of that waste goes, a few days run short.
+    expect(w.avoided_kg).toBeGreaterThan(0);
+    expect(w.avoided_pct).toBeGreaterThan(50);
+    expect(w.avoided_pct).toBeCloseTo((w.avoided_kg / w.waste_kg) * 100, 0);
+    // Short on about (1 − quantile) of the days, as a quantile means.
+    expect(w.short_days).toBeLessThanOrEqual(Math.ceil(28 * (1 - quantile)) + 3);
+    expect(w.short_quantity).toBeGreaterThanOrEqual(w.short_days);
+  });
+
+  it('says so under 14 days of history, and counts products sold by weight in kg', async () => {
+    const p = (await demand('horizon=3')).products[1];
+    expect(p).toMatchObject({ product_id: pollo, unit: 'kg', unit_weight_kg: null, history_days: 10 });
+    expect(p.method).toMatch(/mean of the last 7 days/);
+    expect(p.note).toMatch(/10 days of sales history: under 14/);
+    expect(p.backtest).toEqual({ metric: 'mae', days: 14, value: null, seasonal_naive: null });
+    // The mean of the last 7 days' kg (4, 5 and 6 kg in turn), advised at the default quantile.
+    const last7 = Array.from({ length: 7 }, (_, k) => 4 + ((HISTORY - 7 + k) % 3));
+    expect(p.points[0].expected).toBeCloseTo(last7.reduce((a, b) => a + b, 0) / 7, 3);
+    // Replayed from its second day: the first has no day before it to be forecast from.
+    expect(p.advice.last_4_weeks).toMatchObject({ days: 9, waste_kg: 0, avoided_pct: null });
+  });
+
+  it('filters by product or food category', async () => {
+    expect((await demand(`product_id=${pollo}`)).products.map((p: { product_id: string }) => p.product_id)).toEqual([pollo]);
+    const bread = await demand('food_category=prepared_meals');
+    expect(bread).toMatchObject({ food_category: 'prepared_meals' });
+    expect(bread.products.map((p: { product_id: string }) => p.product_id)).toEqual([pollo]);
+    expect((await demand('food_category=fish')).products).toEqual([]);
+  });
+
+  it('keeps tenants apart: another establishment or mode sees no sales, and a foreign product is refused', async () => {
+    const sibling = await createTenant(t.db, { organizationId: bakery.organizationId });
+    const live = await createTenant(t.db, { organizationId: bakery.organizationId, mode: 'live' });
+    const stranger = await createTenant(t.db);
+    for (const tenant of [sibling, live, stranger]) expect((await demand('', tenant.key)).products).toEqual([]);
+    const res = await api(t.app, stranger.key).get(`/api/v1/predict?type=demand&product_id=${croissant}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toEqual([{ path: 'product_id', message: 'no product of this organisation' }]);
+  });
+
+  it('needs the predict:read permission', async () => {
+    const limited = await createTenant(t.db, { organizationId: bakery.organizationId, permissions: 'inbound:write' });
+    expect((await api(t.app, limited.key).get('/api/v1/predict?type=demand')).statusCode).toBe(403);
+  });
+});

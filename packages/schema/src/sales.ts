@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { IsoDate, Uuid } from './common.js';
+import { BatchItemError } from './records.js';
+
+/** The most sale lines one `sales.recorded` event carries (a day of a busy shop: send several calls). */
+export const MAX_SALES_PER_EVENT = 2000;
+
+/** Units a sale's quantity may be given in: counted units, or a mass turned into kg. */
+export const SALE_UNITS = ['unit', 'kg', 'g', 'lb', 'oz'] as const;
+
+/**
+ * One sale line of `sales.recorded`: a product (by our id, its EAN or its id in the POS —
+ * `pos_ref` in the product catalogue), how much was sold and when. Sales feed the demand forecast
+ * only: they are never waste records and never enter the record chain.
+ */
+export const SaleLine = z
+  .strictObject({
+    external_id: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('the id of this sale line in the sending system; a resend with the same id and `source` is a duplicate'),
+    product_id: Uuid.optional(),
+    ean: z
+      .string()
+      .regex(/^\d{8,14}$/)
+      .optional(),
+    product_ref: z.string().trim().min(1).max(200).optional().describe("the product's id in the POS (pos_ref of the product catalogue)"),
+    quantity: z.number().positive().max(1_000_000),
+    unit: z.enum(SALE_UNITS).default('unit').describe('`unit` (counted, the default) or a mass: kg, g, lb, oz'),
+    sold_at: IsoDate.or(z.iso.datetime({ offset: true })).describe(
+      'when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone',
+    ),
+  })
+  .refine((s) => s.product_id || s.ean || s.product_ref, { message: 'product_id, ean or product_ref is required', path: ['product_id'] })
+  .meta({ id: 'SaleLine' });
+export type SaleLine = z.input<typeof SaleLine>;
+
+/**
+ * `payload` of a `sales.recorded` event in the standard format: one sale (`source` and the
+ * fields of a line) or a batch — a day's sales — as `{ source, sales: [...] }`.
+ */
+export const SalesRecordedBatch = z
+  .strictObject({
+    source: z.string().trim().min(1).max(100).describe('the system that sent the sales, e.g. "square"'),
+    sales: z.array(z.unknown()).min(1).max(MAX_SALES_PER_EVENT).describe(`up to ${MAX_SALES_PER_EVENT} SaleLine items`),
+  })
+  .meta({ id: 'SalesRecordedBatch' });
+export type SalesRecordedBatch = { source: string; sales: SaleLine[] };
+export type SalesRecordedPayload = SalesRecordedBatch | (SaleLine & { source: string });
+
+/** What a `sales.recorded` event stored: valid lines are stored, invalid ones reported by `index`. */
+export const SalesSummary = z
+  .object({
+    received: z.number().int(),
+    stored: z.number().int().describe('new sale lines stored'),
+    duplicates: z.number().int().describe('lines already received (same `source` and `external_id`), not stored again'),
+    errors: z.array(BatchItemError),
+  })
+  .meta({ id: 'SalesSummary' });
+export type SalesSummary = z.infer<typeof SalesSummary>;
