@@ -77,7 +77,13 @@ async function customerProject(label: string, packageJson: Record<string, unknow
  */
 async function settingsFor(runtime: string): Promise<Record<string, string>> {
   const s = server as TestServer;
-  const { key } = await s.createTenant({ permissions: '*' });
+  const { key, organizationId } = await s.createTenant({ permissions: '*' });
+  // The product the sales step sells (by its id in the POS).
+  const project = tempProject(`${runtime}-products`);
+  cleanups.push(project.cleanup);
+  const catalogue = join(project.dir, 'products.csv');
+  writeFileSync(catalogue, 'name;food_category;ean;pos_ref;unit_weight_kg\nCroissant;bakery;8410000000023;RT-CROISSANT;0,06\n');
+  await s.admin(['product', 'import', '--org', organizationId, '--file', catalogue]);
   return { MERMA_API_KEY: key, MERMA_BASE_URL: s.url, RECEIVER_URL: (hub as Hub).receiverUrl(runtime) };
 }
 

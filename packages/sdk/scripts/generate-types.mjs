@@ -46,6 +46,10 @@ const OUTPUTS = [
   'AnalyticsResult',
   'BenchmarkResult',
   'Prediction',
+  'DemandPoint',
+  'DemandAdvice',
+  'ProductDemand',
+  'DemandPrediction',
   'PlanLanguage',
   'PreventionPlan',
   'WebhookSubscription',
@@ -53,6 +57,7 @@ const OUTPUTS = [
   'RecoverWebhookResult',
   'WebhookDeliveryAttempt',
   'WebhookDelivery',
+  'SalesSummary',
   'InboundEventResult',
   'RecordEventData',
   'SessionCompletedEventData',
@@ -71,6 +76,7 @@ const INPUTS = [
   'RotateWebhookSecretInput',
   'RecoverWebhookInput',
   'InboundEventInput',
+  'SaleLine',
 ];
 /** Query strings: every parameter optional. */
 const QUERIES = [
@@ -100,6 +106,10 @@ const NAMED = [
   'WebhookDeliveryAttempt',
   'InboundEventType',
   'PlanLanguage',
+  'SalesSummary',
+  'DemandPoint',
+  'DemandAdvice',
+  'ProductDemand',
 ];
 
 function overridesFor(name) {

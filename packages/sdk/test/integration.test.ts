@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Receiver, startReceiver, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConflictError, Merma, NotFoundError, RateLimitError, verifyCheckpoint, verifyWebhook } from '../src/index.js';
@@ -115,7 +118,7 @@ describe('the SDK against the server', () => {
     expect(bench).toMatchObject({ sector: 'horeca', sector_avg_kg_per_day: null, window_days: 90 });
     const forecast = await merma.predict.get({ horizon: 3 });
     expect(forecast.points).toHaveLength(3);
-    await expect(merma.predict.get({ type: 'demand' }, { maxRetries: 0 })).rejects.toThrow(/sales data/);
+    expect(forecast.type).toBe('waste');
 
     const session = await merma.sessions.create({ name: 'Inventario' });
     await merma.records.create({ food_category: 'dairy', weight_kg: 1.5, destino_id: DESTINO, session_id: session.id });
@@ -156,6 +159,40 @@ describe('the SDK against the server', () => {
     const first = await merma.inbound.send(event);
     expect(first.status).toBe('processed');
     expect((await merma.inbound.send(event)).status).toBe('duplicate');
+  });
+
+  it("sends a POS's sales and reads the demand forecast with tomorrow's production advice", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'merma-sdk-products-'));
+    const file = join(dir, 'products.csv');
+    writeFileSync(file, 'name;food_category;ean;pos_ref;unit_weight_kg\nCroissant;bakery;8410000000023;CRO-1;0,06\n');
+    await t.admin(['product', 'import', '--org', tenant.organizationId, '--file', file]);
+    rmSync(dir, { recursive: true, force: true });
+
+    // Three weeks of day totals, then one sale line that the server cannot use.
+    const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+    const sales = Array.from({ length: 21 }, (_, i) => ({
+      product_ref: 'CRO-1',
+      quantity: 30 + (i % 7) * 5,
+      sold_at: day(21 - i),
+      external_id: `z-${i}`,
+    }));
+    const sent = await merma.inbound.sales({ source: 'tpv', sales: [...sales, { ean: '8410000099997', quantity: 1, sold_at: day(1) }] });
+    expect(sent).toMatchObject({ status: 'processed', record_id: null, sales: { received: 22, stored: 21, duplicates: 0 } });
+    expect(sent.sales?.errors.map((e) => e.index)).toEqual([21]);
+    expect((await merma.inbound.sales({ source: 'tpv', ...sales[0] } as Parameters<typeof merma.inbound.sales>[0])).status).toBe(
+      'duplicate',
+    );
+
+    const demand = await merma.predict.demand({ horizon: 2 });
+    expect(demand.type).toBe('demand');
+    const [croissant] = demand.products;
+    expect(croissant).toMatchObject({ product_name: 'Croissant', unit: 'unit', history_days: 21 });
+    // Tomorrow and the day after, in the establishment's zone (the server's default, Europe/Madrid).
+    const madrid = (ahead: number) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(Date.now() + ahead * 86_400_000);
+    expect(croissant?.points.map((p) => p.date)).toEqual([madrid(1), madrid(2)]);
+    expect(Number.isInteger(croissant?.points[0]?.advised)).toBe(true);
+    expect(await merma.predict.get({ type: 'demand', horizon: 2 })).toEqual({ ...demand, generated_at: expect.any(String) });
   });
 
   it('answers an unknown subscription id with NotFoundError', async () => {

@@ -420,6 +420,13 @@ describe('every resource calls its endpoint', () => {
         generated_at: '2026-11-23T10:00:00.000Z',
       }),
     ],
+    [
+      'predict.demand',
+      'get',
+      '/predict',
+      (m) => m.predict.demand({ horizon: 1, product_id: uuid(7) }),
+      envelope({ type: 'demand', product_id: uuid(7), food_category: null, products: [], generated_at: '2026-11-23T10:00:00.000Z' }),
+    ],
     ['preventionPlan.generate', 'post', '/prevention-plan', (m) => m.preventionPlan.generate({ lang: 'en' }), envelope(plan), 201],
     [
       'preventionPlan.get',
@@ -503,6 +510,13 @@ describe('every resource calls its endpoint', () => {
         m.inbound.send({ event: 'waste.created', payload: { food_category: 'meat', weight_kg: 1, destino_id: DESTINO, source: 'erp' } }),
       envelope({ event_id: uuid(5), status: 'processed', record_id: uuid(6) }),
     ],
+    [
+      'inbound.sales',
+      'post',
+      '/webhooks/inbound',
+      (m) => m.inbound.sales({ source: 'tpv', sales: [{ ean: '8410000000023', quantity: 12, sold_at: '2026-11-23' }] }),
+      envelope({ event_id: uuid(5), status: 'processed', record_id: null, sales: { received: 1, stored: 1, duplicates: 0, errors: [] } }),
+    ],
   ];
 
   /** What each call must send: its query string and its JSON body (none when absent). */
@@ -510,6 +524,7 @@ describe('every resource calls its endpoint', () => {
     'analytics.get': { query: { group_by: 'week' } },
     'benchmarking.get': { query: { sector: 'horeca' } },
     'predict.get': { query: { horizon: '7' } },
+    'predict.demand': { query: { horizon: '1', product_id: uuid(7), type: 'demand' } },
     'preventionPlan.generate': { query: { lang: 'en' } },
     'records.verify': { query: { full: 'true' } },
     'records.checkpoints': { query: { limit: '5' } },
@@ -523,6 +538,9 @@ describe('every resource calls its endpoint', () => {
     'webhooks.rotateSecret': { body: { grace_period_seconds: 3600 } },
     'webhooks.recover': { body: { since: '2026-11-22T00:00:00.000Z', until: '2026-11-23T00:00:00.000Z' } },
     'webhooks.deliveries': { query: { offset: '0' } },
+    'inbound.sales': {
+      body: { event: 'sales.recorded', payload: { source: 'tpv', sales: [{ ean: '8410000000023', quantity: 12, sold_at: '2026-11-23' }] } },
+    },
     'inbound.send': {
       body: { event: 'waste.created', payload: { food_category: 'meat', weight_kg: 1, destino_id: DESTINO, source: 'erp' } },
     },

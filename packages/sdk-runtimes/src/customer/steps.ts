@@ -38,6 +38,7 @@ export const STEP_NAMES = [
   'list',
   'iterate',
   'analytics',
+  'sales-demand',
   'chain-verify',
   'webhook-create',
   'webhook-delivery',
@@ -167,6 +168,27 @@ export async function runSteps(load: () => Promise<SdkModule>, settings: StepSet
   await step('analytics', [merma, stored], async (merma, stored) => {
     const analytics = await merma.analytics.get({ group_by: 'day' });
     check(analytics.total_records === stored, `total_records ${analytics.total_records}, expected ${stored}`);
+    return true;
+  });
+
+  await step('sales-demand', [merma], async (merma) => {
+    // Three weeks of a POS's day totals for the product the test imported (pos_ref RT-CROISSANT),
+    // sent twice (the second time: duplicates), then tomorrow's production advice.
+    const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+    const sales = Array.from({ length: 21 }, (_, i) => ({
+      product_ref: 'RT-CROISSANT',
+      quantity: 20 + (i % 7) * 3,
+      sold_at: day(21 - i),
+      external_id: `z-${i}`,
+    }));
+    const sent = await merma.inbound.sales({ source: 'runtime', sales });
+    check(sent.status === 'processed' && sent.sales?.stored === 21, `sales: ${JSON.stringify(sent).slice(0, 200)}`);
+    const again = await merma.inbound.sales({ source: 'runtime', sales });
+    check(again.status === 'duplicate' && again.sales?.duplicates === 21, `resend: ${JSON.stringify(again).slice(0, 200)}`);
+    const { products } = await merma.predict.demand({ horizon: 1 });
+    const tomorrow = products[0]?.points[0];
+    check(products.length === 1 && products[0]?.history_days === 21, `demand: ${JSON.stringify(products).slice(0, 200)}`);
+    check(tomorrow !== undefined && Number.isInteger(tomorrow.advised) && tomorrow.advised >= 0, `advice: ${JSON.stringify(tomorrow)}`);
     return true;
   });
 

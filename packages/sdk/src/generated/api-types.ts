@@ -10,7 +10,7 @@ export type EventType = "record.created" | "record.updated" | "session.completed
 
 export type WebhookEventName = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "webhook.test";
 
-export type InboundEventType = "waste.created" | "waste.updated" | "inventory.loss";
+export type InboundEventType = "waste.created" | "waste.updated" | "inventory.loss" | "sales.recorded";
 
 export type Permission = "records:read" | "records:write" | "catalog:read" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "sessions:read" | "sessions:write" | "predict:read" | "webhooks:read" | "webhooks:write" | "inbound:write";
 
@@ -287,6 +287,74 @@ export type Prediction = {
     generated_at: string;
 };
 
+export type DemandPoint = {
+    date: string;
+    /** expected sales, in the product's `unit` */
+    expected: number;
+    /** 95 % interval */
+    lower: number;
+    upper: number;
+    /** suggested quantity to prepare: the `advice.quantile` quantile of the forecast (whole units when counted) */
+    advised: number;
+};
+
+export type DemandAdvice = {
+    /** the quantile of the forecast advised, 0.5..0.95 */
+    quantile: number;
+    /** share of what was made that was wasted over the last 4 weeks (waste / (sales + waste)); null when it cannot be measured */
+    waste_share: number | null;
+    reason: string;
+    last_4_weeks: {
+        /** days with sales or waste of the product among the last 28 */
+        days: number;
+        sold: number;
+        /** waste recorded */
+        waste_kg: number;
+        /** what would have been left over had the advice been prepared */
+        advised_waste_kg: number | null;
+        /** waste_kg − advised_waste_kg (negative: the advice would have wasted more) */
+        avoided_kg: number | null;
+        /** avoided_kg as a percentage of waste_kg */
+        avoided_pct: number | null;
+        /** days the advice would have been less than the sales */
+        short_days: number;
+        /** sales the advice would not have covered, in `unit` */
+        short_quantity: number;
+    };
+};
+
+export type ProductDemand = {
+    product_id: string;
+    product_name: string;
+    food_category: FoodCategory;
+    /** what the figures count: units, or kg for products sold by weight */
+    unit: "unit" | "kg";
+    unit_weight_kg: number | null;
+    method: string;
+    history_days: number;
+    /** why the forecast is simpler or the advice incomplete, when it is */
+    note: string | null;
+    backtest: {
+        metric: "mae";
+        days: number;
+        /** the model's mean absolute error over the last `days`, forecast from the days before */
+        value: number | null;
+        /** the same for "same day last week", the baseline to beat */
+        seasonal_naive: number | null;
+    };
+    points: DemandPoint[];
+    advice: DemandAdvice;
+};
+
+export type DemandPrediction = {
+    type: "demand";
+    product_id: string | null;
+    food_category: FoodCategory | null;
+    /** products with sales in the last year, most sold first */
+    products: ProductDemand[];
+    generated_at: string;
+};
+
 /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
 export type PlanLanguage = "es" | "en";
 
@@ -428,10 +496,23 @@ export type WebhookDelivery = {
     attempts: WebhookDeliveryAttempt[];
 };
 
+export type SalesSummary = {
+    received: number;
+    /** new sale lines stored */
+    stored: number;
+    /** lines already received (same `source` and `external_id`), not stored again */
+    duplicates: number;
+    errors: BatchItemError[];
+};
+
 export type InboundEventResult = {
     event_id: string;
+    /** `duplicate`: already received, nothing new stored */
     status: "processed" | "duplicate";
+    /** the record a waste event created or corrected; null for sales */
     record_id: string | null;
+    /** `sales.recorded`: what was stored */
+    sales?: SalesSummary | undefined;
 };
 
 export type RecordEventData = {
@@ -560,6 +641,20 @@ export type InboundEventInput = {
     connector?: string | undefined;
 };
 
+export type SaleLine = {
+    /** the id of this sale line in the sending system; a resend with the same id and `source` is a duplicate */
+    external_id?: string | undefined;
+    product_id?: string | undefined;
+    ean?: string | undefined;
+    /** the product's id in the POS (pos_ref of the product catalogue) */
+    product_ref?: string | undefined;
+    quantity: number;
+    /** `unit` (counted, the default) or a mass: kg, g, lb, oz */
+    unit?: "unit" | "kg" | "g" | "lb" | "oz";
+    /** when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone */
+    sold_at: string | string;
+};
+
 export type ListRecordsQuery = Partial<{
     from?: string | undefined;
     to?: string | undefined;
@@ -593,6 +688,8 @@ export type PredictQuery = Partial<{
     horizon: number;
     food_category?: FoodCategory | undefined;
     type: "waste" | "demand";
+    /** `type=demand`: the forecast of this product only */
+    product_id?: string | undefined;
 }>;
 
 export type PreventionPlanQuery = Partial<{

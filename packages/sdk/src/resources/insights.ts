@@ -5,6 +5,7 @@ import type {
   AnalyticsResult,
   BenchmarkingQuery,
   BenchmarkResult,
+  DemandPrediction,
   GeneratePreventionPlanQuery,
   Prediction,
   PredictQuery,
@@ -28,11 +29,28 @@ export class Benchmarking {
   }
 }
 
-/** GET /api/v1/predict: daily waste forecast with intervals. */
+/** The query of `predict.demand`: the horizon (1..28 days), and optionally one product or a food category. */
+export type DemandQuery = Omit<PredictQuery, 'type'>;
+
+/**
+ * GET /api/v1/predict: daily forecasts with intervals — of waste (`get`, kg per day) or of demand
+ * per product with the quantity to prepare (`demand`, from the sales sent with `inbound.sales`).
+ */
 export class Predict {
   constructor(private readonly core: HttpCore) {}
-  get(query: PredictQuery = {}, options?: RequestOptions): APIPromise<Prediction> {
+  get(query?: PredictQuery & { type?: 'waste' }, options?: RequestOptions): APIPromise<Prediction>;
+  get(query: PredictQuery & { type: 'demand' }, options?: RequestOptions): APIPromise<DemandPrediction>;
+  get(query: PredictQuery = {}, options?: RequestOptions): APIPromise<Prediction | DemandPrediction> {
     return this.core.request({ method: 'GET', path: '/predict', query }, options);
+  }
+
+  /**
+   * Expected sales per day and product (units, or kg for products sold by weight) with a 95 %
+   * interval, the advised quantity to prepare (`points[].advised`; tomorrow first) and what that
+   * advice would have saved over the last 4 weeks (`advice.last_4_weeks`).
+   */
+  demand(query: DemandQuery = {}, options?: RequestOptions): APIPromise<DemandPrediction> {
+    return this.core.request({ method: 'GET', path: '/predict', query: { ...query, type: 'demand' } }, options);
   }
 }
 

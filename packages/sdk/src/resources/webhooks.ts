@@ -8,6 +8,7 @@ import type {
   RecoverWebhookInput,
   RecoverWebhookResult,
   RotateWebhookSecretInput,
+  SaleLine,
   UpdateWebhookInput,
   WebhookDelivery,
   WebhookSubscription,
@@ -82,11 +83,31 @@ export class Webhooks {
   }
 }
 
-/** POST /api/v1/webhooks/inbound: events from your ERP or POS (waste.created, waste.updated, inventory.loss). */
+/**
+ * Sales for `inbound.sales`: one sale line with its `source`, or a batch — a day's sales, up to
+ * 2000 lines — as `{ source, sales }`.
+ */
+export type SalesInput = { source: string; sales: SaleLine[] } | (SaleLine & { source: string });
+
+/**
+ * POST /api/v1/webhooks/inbound: events from your ERP or POS (waste.created, waste.updated,
+ * inventory.loss, sales.recorded).
+ */
 export class Inbound {
   constructor(private readonly core: HttpCore) {}
 
   send(input: InboundEventInput, options?: RequestOptions): APIPromise<InboundEventResult> {
     return this.core.request({ method: 'POST', path: '/webhooks/inbound', body: input }, options);
+  }
+
+  /**
+   * Sends sales (`sales.recorded`), the input of the demand forecast (`predict.demand`). Lines
+   * with an `external_id` are stored once per `source`, so resending a day is safe; lines the
+   * server cannot use (an unknown product, a date out of range) come back in `sales.errors` by
+   * index while the others are stored. For a POS's own payload (Square orders, Odoo order lines)
+   * use `send({ event: 'sales.recorded', connector, payload })`.
+   */
+  sales(input: SalesInput, options?: RequestOptions): APIPromise<InboundEventResult> {
+    return this.core.request({ method: 'POST', path: '/webhooks/inbound', body: { event: 'sales.recorded', payload: input } }, options);
   }
 }
