@@ -1,6 +1,9 @@
 // Insights at scale for `pnpm bench`: one establishment with a year of records (about 40 a day) in
 // a database of at least 1,000,000 records; GET /analytics by day against the same statement run
-// raw with pg, and GET /predict on that year.
+// raw with pg, GET /predict on that year, and GET /predict?type=demand for 100 products with a
+// year of daily sales each (their day totals seeded with SQL).
+
+const DEMAND_PRODUCTS = 100;
 
 /** p50/p99 of `n` sequential runs of `fn`, in ms. */
 async function timeIt(fn, n) {
@@ -101,5 +104,25 @@ export async function measureInsights(client, ourPort, seeded, destino) {
   const analytics = await timeIt(() => get(analyticsUrl), 40);
   const raw = await timeIt(() => client.query(ANALYTICS_SQL, [big.id, false, from, today, 'Europe/Madrid', 'day', 'YYYY-MM-DD']), 40);
   const predict = await timeIt(() => get(predictUrl), 40);
-  return { totalRows, yearRows, analytics, raw, predict };
+
+  // Demand: 100 products sold every day of the last year, with a weekly pattern.
+  const [{ organization_id: org }] = (await client.query('SELECT organization_id FROM establishments WHERE id = $1', [big.id])).rows;
+  await client.query(
+    `INSERT INTO products (id, organization_id, name, food_category, ean, pos_ref, unit_weight_kg)
+     SELECT gen_random_uuid(), $1::uuid, 'Bench product ' || p, 'bakery', lpad(p::text, 13, '9'), 'bench-' || p, 0.1
+     FROM generate_series(1, ${DEMAND_PRODUCTS}) p`,
+    [org],
+  );
+  await client.query(
+    `INSERT INTO sale_day_totals (establishment_id, livemode, product_id, day, units, kg, lines)
+     SELECT $1::uuid, false, pr.id, d::date, 20 + (extract(dow FROM d) * 7)::int + (random() * 10)::int, 0, 1
+     FROM products pr, generate_series(current_date - 365, current_date - 1, interval '1 day') d
+     WHERE pr.organization_id = $2::uuid AND pr.pos_ref LIKE 'bench-%'`,
+    [big.id, org],
+  );
+  await client.query('VACUUM ANALYZE sale_day_totals');
+  const demandUrl = `http://127.0.0.1:${ourPort}/api/v1/predict?type=demand&horizon=7`;
+  for (let i = 0; i < 3; i++) await get(demandUrl);
+  const demand = await timeIt(() => get(demandUrl), 20);
+  return { totalRows, yearRows, analytics, raw, predict, demand, demandProducts: DEMAND_PRODUCTS };
 }

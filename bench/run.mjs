@@ -312,7 +312,8 @@ async function main() {
     `\nGET /analytics, one establishment's year (${insights.yearRows} rows) among ${insights.totalRows} records, group_by=day:` +
       `\n  API p50 ${insights.analytics.p50.toFixed(1)} ms (p99 ${insights.analytics.p99.toFixed(1)}), same SQL raw p50 ${insights.raw.p50.toFixed(1)} ms` +
       ` -> ratio ${(insights.analytics.p50 / insights.raw.p50).toFixed(2)} (target p50 < 150 ms, ratio <= 1.3)` +
-      `\nGET /predict?horizon=28 on one year of history: p50 ${insights.predict.p50.toFixed(1)} ms (p99 ${insights.predict.p99.toFixed(1)}) (target < 100 ms)`,
+      `\nGET /predict?horizon=28 on one year of history: p50 ${insights.predict.p50.toFixed(1)} ms (p99 ${insights.predict.p99.toFixed(1)}) (target < 100 ms)` +
+      `\nGET /predict?type=demand&horizon=7, ${insights.demandProducts} products × one year of daily sales: p50 ${insights.demand.p50.toFixed(1)} ms (p99 ${insights.demand.p99.toFixed(1)})`,
   );
   const added = webhooks.post.three.p50 / webhooks.post.none.p50 - 1;
   console.log(

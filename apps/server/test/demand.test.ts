@@ -32,11 +32,12 @@ describe('production advice, pure', () => {
     expect(adviceQuantile(null)).toMatchObject({ quantile: 0.85, reason: expect.stringMatching(/unknown/) });
   });
 
-  it('sets the margin from past errors once there are 7, else from a normal error; rounds up, never negative', () => {
+  it('sets the margin from past errors once there are 14, else from a normal error; rounds up, never negative', () => {
     // Too few errors: the normal quantile, 0.8416 × sigma 10 for the 80 % quantile.
     expect(adviceMargin([1, 2], 10, 0.8)).toBeCloseTo(8.416, 2);
+    expect(adviceMargin([4, 5, 6, 7, 8, 9, 10, 4, 5, 6, 7, 8, 9], 10, 0.8)).toBeCloseTo(8.416, 2);
     // Enough: their own quantile, bias included (the model misses by 4 to 10 here).
-    expect(adviceMargin([4, 5, 6, 7, 8, 9, 10], 1, 0.5)).toBe(7);
+    expect(adviceMargin([4, 5, 6, 7, 8, 9, 10, 4, 5, 6, 7, 8, 9, 10], 1, 0.5)).toBe(7);
     expect(advisedQuantity(50, 8.416, 'unit')).toBe(59);
     expect(advisedQuantity(50, 0, 'unit')).toBe(50);
     expect(advisedQuantity(5, 1.62, 'kg')).toBe(6.7);
@@ -46,17 +47,19 @@ describe('production advice, pure', () => {
   it('replays one-step-ahead forecasts made from the past only', () => {
     const r = rng(3);
     const y = Array.from({ length: 84 }, (_, t) => (WEEKDAY[t % 7] as number) + (r() - 0.5) * 10);
-    const { forecasts, sigma } = oneStepAhead(y, 56);
-    expect(forecasts).toHaveLength(28);
-    expect(sigma).toBeCloseTo(fitHoltWinters(y.slice(0, 56)).sigma, 10);
+    const steps = oneStepAhead(y, 56);
+    expect(steps).toHaveLength(28);
+    expect(steps.every((s) => s.seasonal && s.sigma === fitHoltWinters(y.slice(0, 56)).sigma)).toBe(true);
     // Changing a day changes the forecasts after it, never the one of that day or before.
     const changed = [...y];
     changed[70] = 500;
-    const again = oneStepAhead(changed, 56).forecasts;
-    expect(again.slice(0, 15)).toEqual(forecasts.slice(0, 15));
-    expect(again[15]).not.toBe(forecasts[15]);
-    // Under 14 days: the mean of the 7 days before.
-    expect(oneStepAhead([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 8).forecasts).toEqual([5, 6]);
+    const again = oneStepAhead(changed, 56).map((s) => s.value);
+    expect(again.slice(0, 15)).toEqual(steps.slice(0, 15).map((s) => s.value));
+    expect(again[15]).not.toBe(steps[15]?.value);
+    // Under 14 days before it: the mean of the 7 days before; the weekly model from the 15th day.
+    const short = oneStepAhead([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16], 8);
+    expect(short.map((s) => s.seasonal)).toEqual([false, false, false, false, false, false, true, true]);
+    expect(short.slice(0, 2).map((s) => s.value)).toEqual([5, 6]);
   });
 });
 
@@ -117,7 +120,7 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(d).toMatchObject({ type: 'demand', product_id: null, food_category: null, generated_at: NOW.toISOString() });
     expect(d.products.map((p: { product_name: string }) => p.product_name)).toEqual(['Croissant', 'Pollo asado']);
     const c = d.products[0];
-    expect(c).toMatchObject({ product_id: croissant, unit: 'unit', unit_weight_kg: 0.06, history_days: HISTORY, note: null });
+    expect(c).toMatchObject({ product_id: croissant, unit: 'unit', unit_weight_kg: 0.06, history_days: HISTORY, notes: [] });
     expect(c.method).toMatch(/holt-winters/);
     expect(c.backtest.metric).toBe('mae');
     expect(c.backtest.value).toBeLessThan(c.backtest.seasonal_naive);
@@ -170,13 +173,16 @@ describe('GET /api/v1/predict?type=demand', () => {
     const p = (await demand('horizon=3')).products[1];
     expect(p).toMatchObject({ product_id: pollo, unit: 'kg', unit_weight_kg: null, history_days: 10 });
     expect(p.method).toMatch(/mean of the last 7 days/);
-    expect(p.note).toMatch(/10 days of sales history: under 14/);
+    expect(p.notes.map((n: { code: string }) => n.code)).toEqual(['short_history', 'no_waste']);
+    expect(p.notes[0].message).toMatch(/10 days of sales history: under 14/);
     expect(p.backtest).toEqual({ metric: 'mae', days: 14, value: null, seasonal_naive: null });
     // The mean of the last 7 days' kg (4, 5 and 6 kg in turn), advised at the default quantile.
     const last7 = Array.from({ length: 7 }, (_, k) => 4 + ((HISTORY - 7 + k) % 3));
     expect(p.points[0].expected).toBeCloseTo(last7.reduce((a, b) => a + b, 0) / 7, 3);
     // Replayed from its second day: the first has no day before it to be forecast from.
-    expect(p.advice.last_4_weeks).toMatchObject({ days: 9, waste_kg: 0, avoided_pct: null });
+    // No waste recorded for it: nothing to compare the advice with, so no figure avoided.
+    expect(p.advice.last_4_weeks).toMatchObject({ days: 9, waste_kg: 0, avoided_kg: null, avoided_pct: null });
+    expect(p.advice.last_4_weeks.advised_waste_kg).toBeGreaterThanOrEqual(0);
   });
 
   it('filters by product or food category', async () => {

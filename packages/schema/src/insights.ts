@@ -110,7 +110,10 @@ export const DemandAdvice = z
       sold: z.number(),
       waste_kg: z.number().describe('waste recorded'),
       advised_waste_kg: z.number().nullable().describe('what would have been left over had the advice been prepared'),
-      avoided_kg: z.number().nullable().describe('waste_kg − advised_waste_kg (negative: the advice would have wasted more)'),
+      avoided_kg: z
+        .number()
+        .nullable()
+        .describe('waste_kg − advised_waste_kg (negative: the advice would have wasted more); null without recorded waste to compare with'),
       avoided_pct: z.number().nullable().describe('avoided_kg as a percentage of waste_kg'),
       short_days: z.number().int().describe('days the advice would have been less than the sales'),
       short_quantity: z.number().describe('sales the advice would not have covered, in `unit`'),
@@ -128,7 +131,16 @@ export const ProductDemand = z
     unit_weight_kg: z.number().nullable(),
     method: z.string(),
     history_days: z.number().int(),
-    note: z.string().nullable().describe('why the forecast is simpler or the advice incomplete, when it is'),
+    notes: z
+      .array(
+        z.object({
+          code: z.enum(['short_history', 'measure_left_out', 'no_unit_weight', 'no_waste']),
+          message: z.string(),
+        }),
+      )
+      .describe(
+        'why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with)',
+      ),
     backtest: z.object({
       metric: z.literal('mae'),
       days: z.number().int(),

@@ -312,7 +312,7 @@ export type DemandAdvice = {
         waste_kg: number;
         /** what would have been left over had the advice been prepared */
         advised_waste_kg: number | null;
-        /** waste_kg − advised_waste_kg (negative: the advice would have wasted more) */
+        /** waste_kg − advised_waste_kg (negative: the advice would have wasted more); null without recorded waste to compare with */
         avoided_kg: number | null;
         /** avoided_kg as a percentage of waste_kg */
         avoided_pct: number | null;
@@ -332,8 +332,11 @@ export type ProductDemand = {
     unit_weight_kg: number | null;
     method: string;
     history_days: number;
-    /** why the forecast is simpler or the advice incomplete, when it is */
-    note: string | null;
+    /** why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with) */
+    notes: {
+        code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste";
+        message: string;
+    }[];
     backtest: {
         metric: "mae";
         days: number;

@@ -4,7 +4,7 @@ import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import { addDays, localDate } from '../analytics/range.js';
-import { backtest, forecastFromTomorrow, MIN_SEASONAL_HISTORY, oneStepAhead, seasonalNaiveBacktest } from './model.js';
+import { backtest, forecastFromTomorrow, MIN_SEASONAL_HISTORY, oneStepAhead, type StepForecast, seasonalNaiveBacktest } from './model.js';
 
 const HISTORY_DAYS = 365;
 const BACKTEST_DAYS = 14;
@@ -47,7 +47,7 @@ export function adviceQuantile(wasteShare: number | null): { quantile: number; r
 }
 
 /** Errors (actual − forecast) of at least this many past day-ahead forecasts set the advice's margin. */
-export const MIN_ERRORS = 7;
+export const MIN_ERRORS = 14;
 
 /**
  * How far above (or below) the expected value to prepare so as to cover the demand on `quantile`
@@ -159,12 +159,15 @@ function productDemand(
   const weight = product.unit_weight_kg && product.unit_weight_kg > 0 ? product.unit_weight_kg : null;
   const units = sales.reduce((a, r) => a + r.units, 0);
   const kg = sales.reduce((a, r) => a + r.kg, 0);
-  const notes: string[] = [];
+  const notes: ProductDemand['notes'] = [];
   // Counted, unless most days' sales were by weight; the other measure is converted with the unit
   // weight, or left out (and said) when the product has none.
   const unit: 'unit' | 'kg' = sales.filter((r) => r.units > 0).length >= sales.filter((r) => r.kg > 0).length ? 'unit' : 'kg';
   if (units > 0 && kg > 0 && weight === null) {
-    notes.push(`sales in ${unit === 'unit' ? 'kg' : 'units'} left out: the product has no unit_weight_kg`);
+    notes.push({
+      code: 'measure_left_out',
+      message: `sales in ${unit === 'unit' ? 'kg' : 'units'} left out: the product has no unit_weight_kg`,
+    });
   }
   const inUnit = (r: DayRow) => (unit === 'unit' ? r.units + (weight ? r.kg / weight : 0) : r.kg + (weight ? r.units * weight : 0));
 
@@ -177,9 +180,10 @@ function productDemand(
 
   const f = forecastFromTomorrow(series, at.horizon);
   if (series.length < MIN_SEASONAL_HISTORY) {
-    notes.unshift(
-      `${series.length} days of sales history: under ${MIN_SEASONAL_HISTORY}, a mean of the last days without the weekly pattern`,
-    );
+    notes.unshift({
+      code: 'short_history',
+      message: `${series.length} days of sales history: under ${MIN_SEASONAL_HISTORY}, a mean of the last days without the weekly pattern`,
+    });
   }
   const model = backtest(series, BACKTEST_DAYS);
   const naive = seasonalNaiveBacktest(series, BACKTEST_DAYS);
@@ -188,11 +192,11 @@ function productDemand(
   const replayFrom = Math.max(1, series.length - REPLAY_DAYS);
   const replay = oneStepAhead(series, replayFrom);
   const toKg = (q: number) => (unit === 'kg' ? q : weight === null ? null : q * weight);
-  const fromKg = (k: number) => (unit === 'kg' ? k : weight === null ? null : k / weight);
+  const fromKg = (k: number) => (unit === 'kg' || k === 0 ? k : weight === null ? null : k / weight);
   let sold = 0;
   let wasted = 0; // kg
   let wastedInUnit: number | null = 0;
-  const counted: { sold: number; forecast: number }[] = [];
+  const counted: { sold: number; forecast: StepForecast }[] = [];
   for (let t = replayFrom; t < series.length; t++) {
     const day = addDays(first, t);
     const s = series[t] as number;
@@ -202,29 +206,43 @@ function productDemand(
     wasted += w;
     const wu = fromKg(w);
     wastedInUnit = wastedInUnit === null || wu === null ? null : wastedInUnit + wu;
-    counted.push({ sold: s, forecast: replay.forecasts[t - replayFrom] as number });
+    counted.push({ sold: s, forecast: replay[t - replayFrom] as StepForecast });
   }
   const wasteShare = wastedInUnit === null || sold + wastedInUnit === 0 ? null : wastedInUnit / (sold + wastedInUnit);
-  if (wastedInUnit === null) notes.push('waste is recorded in kg and the product has no unit_weight_kg: set it to measure the advice');
+  if (wastedInUnit === null) {
+    notes.push({
+      code: 'no_unit_weight',
+      message: 'waste is recorded in kg and the product has no unit_weight_kg: set it to measure the advice',
+    });
+  }
   const { quantile, reason } = adviceQuantile(wasteShare);
 
-  // Each replayed day advised as it would have been the evening before: from the errors of the
-  // days before it only.
+  // Each replayed day advised as it would have been the evening before: its margin from the errors
+  // of the days before it that the same model forecast (a 7-day mean misses a weekly pattern by far
+  // more than the weekly model does, so its errors would inflate the margin).
   let leftOver = 0;
   let shortDays = 0;
   let short = 0;
-  const errors: number[] = [];
-  for (const day of counted) {
-    const advised = advisedQuantity(day.forecast, adviceMargin(errors, replay.sigma, quantile), unit);
-    leftOver += Math.max(0, advised - day.sold);
-    if (advised < day.sold) {
+  const errors = { seasonal: [] as number[], mean: [] as number[] };
+  for (const { sold: s, forecast } of counted) {
+    const past = forecast.seasonal ? errors.seasonal : errors.mean;
+    const advised = advisedQuantity(forecast.value, adviceMargin(past, forecast.sigma, quantile), unit);
+    leftOver += Math.max(0, advised - s);
+    if (advised < s) {
       shortDays++;
-      short += day.sold - advised;
+      short += s - advised;
     }
-    errors.push(day.sold - day.forecast);
+    past.push(s - forecast.value);
   }
   const advisedWaste = toKg(leftOver);
-  const avoided = advisedWaste === null ? null : wasted - advisedWaste;
+  // Without recorded waste there is nothing to compare with: what was made is not known.
+  const avoided = advisedWaste === null || wasted === 0 ? null : wasted - advisedWaste;
+  if (counted.length > 0 && wasted === 0) {
+    notes.push({
+      code: 'no_waste',
+      message: "no waste recorded for this product in the last 4 weeks (records whose product_name is the product's name)",
+    });
+  }
   const advice: DemandAdvice = {
     quantile,
     waste_share: wasteShare === null ? null : round3(wasteShare),
@@ -241,8 +259,10 @@ function productDemand(
     },
   };
 
-  const margin = adviceMargin(errors, replay.sigma, quantile);
+  // Tomorrow's margin from the errors of the model that makes tomorrow's forecast.
   const width = (i: number) => (f.upper[i] as number) - (f.values[i] as number);
+  const seasonalNow = series.length >= MIN_SEASONAL_HISTORY;
+  const margin = adviceMargin(seasonalNow ? errors.seasonal : errors.mean, width(0) / 1.96, quantile);
   const widening = (i: number) => (width(0) > 0 ? Math.max(1, width(i) / width(0)) : 1);
   return {
     product_id: product.id,
@@ -252,7 +272,7 @@ function productDemand(
     unit_weight_kg: weight,
     method: f.method,
     history_days: series.length,
-    note: notes.length ? notes.join('; ') : null,
+    notes,
     backtest: {
       metric: 'mae',
       days: BACKTEST_DAYS,

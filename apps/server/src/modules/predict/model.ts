@@ -133,30 +133,38 @@ export function backtest(y: number[], days = 14): number | null {
   return meanAbsoluteError(y.slice(-days), forecast(train, days).values);
 }
 
+/** A day-ahead forecast of a replay: its value, whether it had the weekly model, its error scale. */
+export type StepForecast = { value: number; seasonal: boolean; sigma: number };
+
 /**
- * One-step-ahead forecasts of `y[from..]`, each made from the values before it only, as a forecast
- * made every evening for the next day would have been: the smoothing constants are chosen on
- * `y[..from)` and the recursions then run on, learning each day after forecasting it. Under
- * `MIN_SEASONAL_HISTORY` days before `from`, each day is the mean of the (up to) 7 days before it.
- * `sigma` is the one-step error scale (of the fit, or of the first window).
+ * One-step-ahead forecasts of `y[from..]` (from its second value at the earliest), each made from
+ * the values before it only, as a forecast made every evening for the next day would have been.
+ * Days with under `MIN_SEASONAL_HISTORY` values before them get the mean of the (up to) 7 days
+ * before; from then on the weekly model, its smoothing constants chosen on the values before the
+ * first such day, its recursions running on and learning each day after forecasting it.
  */
-export function oneStepAhead(y: number[], from: number): { forecasts: number[]; sigma: number } {
-  if (from >= MIN_SEASONAL_HISTORY) {
-    const f = fitHoltWinters(y.slice(0, from));
-    const forecasts: number[] = [];
-    smooth(y, f.alpha, f.beta, f.gamma, (t, v) => t >= from && forecasts.push(Math.max(0, v)), from);
-    return { forecasts, sigma: f.sigma };
-  }
-  const forecasts: number[] = [];
-  let sigma = 0;
-  for (let t = Math.max(1, from); t < y.length; t++) {
+export function oneStepAhead(y: number[], from: number): StepForecast[] {
+  const start = Math.max(1, from);
+  const steps: StepForecast[] = [];
+  for (let t = start; t < Math.min(y.length, MIN_SEASONAL_HISTORY); t++) {
     const recent = y.slice(Math.max(0, t - SEASON), t);
     const mean = recent.reduce((a, b) => a + b, 0) / recent.length;
-    if (t === Math.max(1, from))
-      sigma = recent.length > 1 ? Math.sqrt(recent.reduce((a, b) => a + (b - mean) ** 2, 0) / (recent.length - 1)) : mean;
-    forecasts.push(mean);
+    const sd = recent.length > 1 ? Math.sqrt(recent.reduce((a, b) => a + (b - mean) ** 2, 0) / (recent.length - 1)) : mean;
+    steps.push({ value: mean, seasonal: false, sigma: sd });
   }
-  return { forecasts, sigma };
+  const seasonalFrom = Math.max(start, MIN_SEASONAL_HISTORY);
+  if (seasonalFrom < y.length) {
+    const f = fitHoltWinters(y.slice(0, seasonalFrom));
+    smooth(
+      y,
+      f.alpha,
+      f.beta,
+      f.gamma,
+      (t, v) => t >= seasonalFrom && steps.push({ value: Math.max(0, v), seasonal: true, sigma: f.sigma }),
+      seasonalFrom,
+    );
+  }
+  return steps;
 }
 
 /** The MAE of "same day last week" over the last `days` of `y`, forecast from the rest (null when too short). */
