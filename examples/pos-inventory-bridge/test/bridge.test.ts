@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Merma } from '@merma/sdk';
 import { CAUSA_CADUCIDAD, DESTINO_DONATION, DESTINO_LANDFILL, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const script = path.join(here, '../src/bridge.mjs');
 const feedFile = path.join(here, '../fixtures/pos-losses.ndjson');
+const salesFile = path.join(here, '../fixtures/pos-sales.ndjson');
 const COMPOSTING = '51a096c6-196d-41dd-a02a-968cbfa9803f';
 
 let t: TestServer;
@@ -73,7 +75,7 @@ const recordsOf = async (tenant: Tenant) =>
   (await t.sql.query<StoredRecord>('SELECT * FROM records WHERE establishment_id = $1 ORDER BY chain_seq ASC', [tenant.establishmentId]))
     .rows;
 
-const count = async (table: 'records' | 'inbound_events', tenant: Tenant) =>
+const count = async (table: 'records' | 'inbound_events' | 'sales', tenant: Tenant) =>
   (await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE establishment_id = $1`, [tenant.establishmentId]))
     .rows[0]?.n;
 
@@ -154,5 +156,214 @@ describe('pos-inventory-bridge against the server', () => {
     expect(stored).toHaveLength(3);
     expect(stored[2]).toMatchObject({ product_name: 'Merluza', source: 'inbound:tpv' });
     expect(Number(stored[2]?.weight_kg)).toBe(0.25);
+  });
+});
+
+/** The UTC calendar day `days` before now: never ahead of the establishment's day (Europe/Madrid). */
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The sales fixture with its day (2026-11-23) moved to yesterday, so the test keeps working once
+ * that day is more than 400 days back (the API refuses older sales).
+ */
+async function salesFeed(): Promise<string> {
+  const shifted = path.join(dir, `pos-sales-${Math.random().toString(36).slice(2)}.ndjson`);
+  await writeFile(shifted, (await readFile(salesFile, 'utf8')).replaceAll('2026-11-23', daysAgo(1)));
+  return shifted;
+}
+
+type StoredSale = { external_ref: string | null; name: string; quantity: number; unit: string; source: string; day: string };
+
+const salesOf = async (tenant: Tenant) =>
+  (
+    await t.sql.query<StoredSale>(
+      `SELECT s.external_ref, p.name, s.quantity::float8 AS quantity, s.unit, s.source, to_char(s.day, 'YYYY-MM-DD') AS day
+       FROM sales s JOIN products p ON p.id = s.product_id WHERE s.establishment_id = $1 ORDER BY s.sold_at, s.external_ref`,
+      [tenant.establishmentId],
+    )
+  ).rows;
+
+describe('sales and production advice', () => {
+  it('sends the sale lines as one batch keyed <ticket>/<line>, reports the unusable ones by feed line, and a rerun stores nothing', async () => {
+    const tenant = await tenantWithProducts();
+    const feed = await salesFeed();
+    const first = await run([feed, '--source', 'tpv-centro'], tenant.key);
+    expect(first.stderr).toBe('');
+    expect(first.stdout.trim().split('\n')).toEqual([
+      'line 7 T-0414/3: failed: ean: no product of this organisation',
+      'line 8 T-0415/1: failed: qty is missing',
+      'sales batch 1 (lines 1–10): 9 sent, 8 stored, 0 duplicate, 1 failed',
+      '10 sale lines from tpv-centro: 8 stored, 0 duplicate, 2 failed',
+    ]);
+    expect(first.code).toBe(2);
+
+    const stored = await salesOf(tenant);
+    expect(stored.map((s) => [s.external_ref, s.name, s.quantity, s.unit])).toEqual([
+      ['T-0412/1', 'Barra de pan', 3, 'unit'],
+      ['T-0412/2', 'Leche entera 1 L', 2, 'unit'],
+      ['T-0413/1', 'Pechuga de pollo', 0.85, 'kg'],
+      ['T-0413/2', 'Manzana golden', 1.25, 'kg'],
+      ['T-0414/1', 'Barra de pan', 1, 'unit'],
+      ['T-0414/2', 'Merluza', 0.6, 'kg'], // 600 g
+      ['T-0415/2', 'Leche entera 1 L', 6, 'unit'],
+      ['T-0416/1', 'Pechuga de pollo', 0.68, 'kg'], // 1.5 lb
+    ]);
+    expect(new Set(stored.map((s) => s.source))).toEqual(new Set(['tpv-centro']));
+    expect(new Set(stored.map((s) => s.day))).toEqual(new Set([daysAgo(1)]));
+    // Sales are not waste: no record was written.
+    expect(await count('records', tenant)).toBe(0);
+
+    const again = await run([feed, '--source', 'tpv-centro', '--json'], tenant.key);
+    expect(again.code).toBe(2);
+    const summary = JSON.parse(again.stdout);
+    expect(summary).toMatchObject({ lines: 0, sales: { lines: 10, stored: 0, duplicate: 8, failed: 2 } });
+    expect(summary.sales.batches).toEqual([
+      { batch: 1, first_line: 1, last_line: 10, sent: 9, event_id: expect.any(String), stored: 0, duplicate: 8, failed: 1 },
+    ]);
+    expect(summary.sales.errors).toEqual([
+      { line: 7, external_id: 'T-0414/3', status: 'failed', error: 'ean: no product of this organisation' },
+      { line: 8, external_id: 'T-0415/1', status: 'failed', error: 'qty is missing' },
+    ]);
+    expect(await count('sales', tenant)).toBe(8);
+
+    // Another source is another POS: the same ticket lines are new sales there.
+    expect((await run([feed, '--source', 'tpv-terraza'], tenant.key)).stdout).toContain('8 stored, 0 duplicate, 2 failed');
+    expect(await count('sales', tenant)).toBe(16);
+
+    // A call in which no line is usable is refused as a whole (400): each line is still reported.
+    const unusable = path.join(dir, 'unusable.ndjson');
+    const old = new Date(Date.now() - 500 * 86_400_000).toISOString().slice(0, 10);
+    await writeFile(
+      unusable,
+      [
+        { type: 'sale', ticket: 'T-9', line: 1, ean: '8410000000993', qty: 1, at: daysAgo(1) },
+        { type: 'sale', ticket: 'T-9', line: 2, sku: 'PAN-BARRA', qty: 1, at: old },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
+    const refused = await run([unusable, '--source', 'tpv-centro'], tenant.key);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toContain('line 1 T-9/1: failed: ean: no product of this organisation\n');
+    expect(refused.stdout).toContain('line 2 T-9/2: failed: at: may be at most 400 days back\n');
+    expect(refused.stdout).toContain('2 sale lines from tpv-centro: 0 stored, 0 duplicate, 2 failed');
+    expect(await count('sales', tenant)).toBe(16);
+  });
+
+  it('splits more than 2000 sale lines into calls of 2000, each failure reported on its feed line', async () => {
+    const tenant = await tenantWithProducts();
+    const at = `${daysAgo(1)}T09:30:00Z`;
+    const lines = Array.from({ length: 2003 }, (_, i) => ({
+      type: 'sale',
+      ticket: `T-${Math.floor(i / 4) + 1}`,
+      line: (i % 4) + 1,
+      sku: 'PAN-BARRA',
+      qty: 1,
+      at,
+    }));
+    lines[1500] = { ...lines[1500], sku: 'NO-EXISTE' } as (typeof lines)[number];
+    lines[2001] = { ...lines[2001], sku: 'NO-EXISTE' } as (typeof lines)[number];
+    const feed = path.join(dir, 'many.ndjson');
+    await writeFile(feed, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+
+    const res = await run([feed, '--source', 'tpv'], tenant.key);
+    expect(res.stdout.trim().split('\n')).toEqual([
+      'line 1501 T-376/1: failed: sku: no product of this organisation',
+      'sales batch 1 (lines 1–2000): 2000 sent, 1999 stored, 0 duplicate, 1 failed',
+      'line 2002 T-501/2: failed: sku: no product of this organisation',
+      'sales batch 2 (lines 2001–2003): 3 sent, 2 stored, 0 duplicate, 1 failed',
+      '2003 sale lines from tpv: 2001 stored, 0 duplicate, 2 failed',
+    ]);
+    expect(await count('sales', tenant)).toBe(2001);
+    const refs = (await salesOf(tenant)).map((s) => s.external_ref);
+    expect(refs).toContain('T-1/1');
+    expect(refs).toContain('T-501/3');
+    expect(refs).not.toContain('T-376/1');
+  });
+
+  it('forwards a feed mixing losses and day totals, then prints tomorrow’s production advice', async () => {
+    const tenant = await tenantWithProducts();
+    // Three weeks of bread: a day's total sold each evening (busier at the weekend), 70 baked a
+    // day and the rest recorded as a loss in kg (a loaf is 0.25 kg); three days of hake sold by weight.
+    const WEEKDAY = [58, 34, 30, 33, 36, 47, 62];
+    const feed: object[] = [];
+    for (let d = 21; d >= 1; d--) {
+      const day = daysAgo(d);
+      const sold = (WEEKDAY[new Date(`${day}T12:00:00Z`).getUTCDay()] as number) + (d % 3) - 1;
+      feed.push({ type: 'sale', ticket: `Z-${day}`, line: 'PAN-BARRA', sku: 'PAN-BARRA', qty: sold, at: day });
+      feed.push({
+        id: `MERMA-${day}-PAN`,
+        ean: '8410000000016',
+        qty: (70 - sold) * 0.25,
+        cause: 'Sobreproducción',
+        at: `${day}T20:30:00Z`,
+      });
+      if (d <= 3) feed.push({ type: 'sale', ticket: `Z-${day}`, line: 'MERLUZA', sku: 'MERLUZA', qty: 2 + d / 2, unit: 'kg', at: day });
+    }
+    const file = path.join(dir, 'three-weeks.ndjson');
+    await writeFile(file, feed.map((l) => JSON.stringify(l)).join('\n'));
+
+    const res = await run([file, '--source', 'obrador', '--advice'], tenant.key);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('21 loss lines from obrador: 21 processed, 0 duplicate, 0 failed');
+    expect(res.stdout).toContain('24 sale lines from obrador: 24 stored, 0 duplicate, 0 failed');
+    expect(await count('records', tenant)).toBe(21);
+    expect(await count('sales', tenant)).toBe(24);
+
+    // The table shows what the API advises.
+    const merma = new Merma({ apiKey: tenant.key, baseUrl, maxRetries: 0 });
+    const { products } = await merma.predict.demand({ horizon: 1 });
+    expect(products.map((p) => [p.product_name, p.unit, p.history_days])).toEqual([
+      ['Barra de pan', 'unit', 21],
+      ['Merluza', 'kg', 3],
+    ]);
+    const [bread, hake] = products;
+    if (!bread || !hake) throw new Error('no advice');
+    const tomorrow = bread.points[0];
+    const avoided = bread.advice.last_4_weeks;
+    expect(tomorrow && avoided.avoided_kg !== null && avoided.avoided_pct !== null).toBe(true);
+    if (!tomorrow || avoided.avoided_kg === null) throw new Error('no advice for bread');
+    const advice = res.stdout.slice(res.stdout.indexOf('Production advice'));
+    const rows = advice.trim().split('\n');
+    expect(rows[0]).toBe(`Production advice for ${tomorrow.date}:`);
+    expect(rows[1]).toMatch(/^product\s+expected\s+advised\s+unit\s+waste avoided, last 4 weeks$/);
+    expect(rows[2]?.split(/\s{2,}/)).toEqual([
+      'Barra de pan',
+      String(Math.round(tomorrow.expected * 10) / 10),
+      String(tomorrow.advised),
+      'unit',
+      `${avoided.avoided_kg} kg (${avoided.avoided_pct} %)`,
+    ]);
+    expect(rows[3]?.split(/\s{2,}/)).toEqual([
+      'Merluza',
+      String(Math.round((hake.points[0]?.expected ?? 0) * 10) / 10),
+      String(hake.points[0]?.advised),
+      'kg',
+      hake.advice.last_4_weeks.avoided_kg === null ? '—' : expect.stringContaining(' kg'),
+    ]);
+    // The forecast's notes on a product follow the table.
+    expect(hake.notes.map((n) => n.code)).toContain('short_history');
+    expect(rows.slice(4)).toEqual(hake.notes.map((n) => `  Merluza: ${n.message}`));
+    expect(rows[4]).toMatch(/^ {2}Merluza: 3 days of sales history/);
+
+    // The advice alone, as JSON; a rerun of the feed stores nothing new.
+    const json = await run(['--advice', '--json'], tenant.key);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).advice[0]).toEqual({
+      product_id: bread.product_id,
+      product_name: 'Barra de pan',
+      unit: 'unit',
+      date: tomorrow.date,
+      expected: tomorrow.expected,
+      advised: tomorrow.advised,
+      avoided_kg: avoided.avoided_kg,
+      avoided_pct: avoided.avoided_pct,
+      short_days: avoided.short_days,
+      notes: [],
+    });
+    const rerun = JSON.parse((await run([file, '--source', 'obrador', '--json'], tenant.key)).stdout);
+    expect(rerun).toMatchObject({ lines: 21, processed: 0, duplicate: 21, sales: { lines: 24, stored: 0, duplicate: 24, failed: 0 } });
+    expect(await count('sales', tenant)).toBe(24);
   });
 });

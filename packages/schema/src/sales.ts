@@ -8,6 +8,19 @@ export const MAX_SALES_PER_EVENT = 2000;
 /** Units a sale's quantity may be given in: counted units, or a mass turned into kg. */
 export const SALE_UNITS = ['unit', 'kg', 'g', 'lb', 'oz'] as const;
 
+/** kg per unit of mass (sales and inventory losses given by weight). */
+export const KG_PER_MASS_UNIT = { kg: 1, g: 0.001, lb: 0.45359237, oz: 0.028349523125 } as const;
+
+/** How an inbound event names a product of the catalogue: one of these (`product_id` first, then `ean`). */
+export const ProductReference = {
+  product_id: Uuid.optional(),
+  ean: z
+    .string()
+    .regex(/^\d{8,14}$/)
+    .optional(),
+  product_ref: z.string().trim().min(1).max(200).optional().describe("the product's id in the POS (pos_ref of the product catalogue)"),
+};
+
 /**
  * One sale line of `sales.recorded`: a product (by our id, its EAN or its id in the POS —
  * `pos_ref` in the product catalogue), how much was sold and when. Sales feed the demand forecast
@@ -22,12 +35,7 @@ export const SaleLine = z
       .max(200)
       .optional()
       .describe('the id of this sale line in the sending system; a resend with the same id and `source` is a duplicate'),
-    product_id: Uuid.optional(),
-    ean: z
-      .string()
-      .regex(/^\d{8,14}$/)
-      .optional(),
-    product_ref: z.string().trim().min(1).max(200).optional().describe("the product's id in the POS (pos_ref of the product catalogue)"),
+    ...ProductReference,
     quantity: z.number().positive().max(1_000_000),
     unit: z.enum(SALE_UNITS).default('unit').describe('`unit` (counted, the default) or a mass: kg, g, lb, oz'),
     sold_at: IsoDate.or(z.iso.datetime({ offset: true })).describe(

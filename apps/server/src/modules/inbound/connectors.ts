@@ -1,4 +1,4 @@
-import { CreateRecordInput, FoodCategory, IsoDate, Uuid, WasteStage } from '@merma/schema';
+import { CreateRecordInput, FoodCategory, IsoDate, KG_PER_MASS_UNIT, ProductReference, Uuid, WasteStage } from '@merma/schema';
 import { z } from 'zod';
 import { validationError } from '../../errors.js';
 
@@ -49,18 +49,13 @@ export const StandardWasteUpdated = z
   });
 export type StandardWasteUpdated = z.infer<typeof StandardWasteUpdated>;
 
-const UNITS = { kg: 1, g: 0.001, lb: 0.45359237, oz: 0.028349523125, unit: 0 } as const;
+const UNITS = { ...KG_PER_MASS_UNIT, unit: 0 } as const;
 
 export const StandardInventoryLoss = z
   .object({
     source: z.string().trim().min(1).max(100),
     external_id: z.string().trim().min(1).max(200).optional(),
-    product_id: Uuid.optional(),
-    ean: z
-      .string()
-      .regex(/^\d{8,14}$/)
-      .optional(),
-    product_ref: z.string().trim().min(1).max(200).optional().describe("the product's id in the POS (pos_ref of the product catalogue)"),
+    ...ProductReference,
     quantity_kg: z.number().positive().optional(),
     quantity: z.number().positive().optional(),
     unit: z.enum(Object.keys(UNITS) as [keyof typeof UNITS, ...(keyof typeof UNITS)[]]).optional(),

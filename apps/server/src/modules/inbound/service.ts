@@ -117,16 +117,7 @@ export async function receiveInboundEvent(
   const externalRef = externalId ?? (deps.idempotencyKey ? `idempotency-key:${deps.idempotencyKey}` : null);
   return inTransaction(deps.db, async (tx) => {
     if (externalRef) {
-      const seen = await tx.inboundEvent.findUnique({
-        where: {
-          establishment_id_livemode_source_external_ref: {
-            establishment_id: auth.establishmentId,
-            livemode: auth.livemode,
-            source,
-            external_ref: externalRef,
-          },
-        },
-      });
+      const seen = await receivedEvent(tx, auth, source, externalRef);
       if (seen) return { event_id: seen.id, status: 'duplicate' as const, record_id: seen.record_id };
     }
     let supersedes: string | null = null;
@@ -187,16 +178,7 @@ async function receiveSales(
   const externalRef = deps.idempotencyKey ? `idempotency-key:${deps.idempotencyKey}` : null;
   return inTransaction(deps.db, async (tx) => {
     if (externalRef) {
-      const seen = await tx.inboundEvent.findUnique({
-        where: {
-          establishment_id_livemode_source_external_ref: {
-            establishment_id: auth.establishmentId,
-            livemode: auth.livemode,
-            source,
-            external_ref: externalRef,
-          },
-        },
-      });
+      const seen = await receivedEvent(tx, auth, source, externalRef);
       if (seen) {
         const sales = { received: lines.length, stored: 0, duplicates: lines.length, errors: [] };
         return { event_id: seen.id, status: 'duplicate' as const, record_id: null, sales };
@@ -207,6 +189,20 @@ async function receiveSales(
     await logEvent(tx, { id, auth, event: input.event, source, externalRef, recordId: null, payload: input.payload });
     const status = sales.stored === 0 && sales.duplicates > 0 ? ('duplicate' as const) : ('processed' as const);
     return { event_id: id, status, record_id: null, sales };
+  });
+}
+
+/** The event this source sent before under `externalRef`, if any (within the dedupe window: retention purges older ones). */
+function receivedEvent(tx: DbTx, auth: AuthContext, source: string, externalRef: string) {
+  return tx.inboundEvent.findUnique({
+    where: {
+      establishment_id_livemode_source_external_ref: {
+        establishment_id: auth.establishmentId,
+        livemode: auth.livemode,
+        source,
+        external_ref: externalRef,
+      },
+    },
   });
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type BatchItemError,
   type ErrorDetail,
+  KG_PER_MASS_UNIT,
   MAX_OCCURRED_AT_AGE_DAYS,
   MAX_OCCURRED_AT_AHEAD_SECONDS,
   SaleLine,
@@ -15,8 +16,6 @@ import { issueDetails, validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { addDays, DATE_ONLY, localDate, localNoon } from '../analytics/range.js';
 
-/** kg per unit of mass a sale may be given in; `unit` lines are counted, not weighed. */
-const KG_PER = { kg: 1, g: 0.001, lb: 0.45359237, oz: 0.028349523125 } as const;
 const AHEAD_MS = MAX_OCCURRED_AT_AHEAD_SECONDS * 1000;
 
 type ParsedLine = z.infer<typeof SaleLine>;
@@ -132,7 +131,9 @@ export async function storeSales(
       id: randomUUID(),
       product_id: productId,
       ref: line.external_id ?? null,
-      quantity: counted ? line.quantity : Math.round(line.quantity * KG_PER[line.unit as keyof typeof KG_PER] * 1000) / 1000,
+      quantity: counted
+        ? line.quantity
+        : Math.round(line.quantity * KG_PER_MASS_UNIT[line.unit as keyof typeof KG_PER_MASS_UNIT] * 1000) / 1000,
       unit: counted ? 'unit' : 'kg',
       sold_at: when.at,
       day: when.day,
