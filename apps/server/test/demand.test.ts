@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
 import { adviceMargin, adviceQuantile, advisedQuantity } from '../src/modules/predict/demand.js';
-import { fitHoltWinters, oneStepAhead } from '../src/modules/predict/model.js';
+import { fitHoltWinters, replayForecasts } from '../src/modules/predict/model.js';
 import { api, createTenant, recordAt, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
 /** A seeded generator, so the synthetic sales are the same on every run. */
@@ -44,22 +44,23 @@ describe('production advice, pure', () => {
     expect(advisedQuantity(0, -3, 'unit')).toBe(0);
   });
 
-  it('replays one-step-ahead forecasts made from the past only', () => {
+  it('replays forecasts as made the evening before: each day from the days up to two before it', () => {
     const r = rng(3);
     const y = Array.from({ length: 84 }, (_, t) => (WEEKDAY[t % 7] as number) + (r() - 0.5) * 10);
-    const steps = oneStepAhead(y, 56);
+    const steps = replayForecasts(y, 56);
     expect(steps).toHaveLength(28);
-    expect(steps.every((s) => s.seasonal && s.sigma === fitHoltWinters(y.slice(0, 56)).sigma)).toBe(true);
-    // Changing a day changes the forecasts after it, never the one of that day or before.
+    expect(steps.every((s) => s.seasonal && s.sigma === fitHoltWinters(y.slice(0, 55)).sigma)).toBe(true);
+    // Changing day 70 changes the forecasts of day 72 on, never of day 71 (its evening did not
+    // know day 70 yet) or before.
     const changed = [...y];
     changed[70] = 500;
-    const again = oneStepAhead(changed, 56).map((s) => s.value);
-    expect(again.slice(0, 15)).toEqual(steps.slice(0, 15).map((s) => s.value));
-    expect(again[15]).not.toBe(steps[15]?.value);
-    // Under 14 days before it: the mean of the 7 days before; the weekly model from the 15th day.
-    const short = oneStepAhead([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16], 8);
-    expect(short.map((s) => s.seasonal)).toEqual([false, false, false, false, false, false, true, true]);
-    expect(short.slice(0, 2).map((s) => s.value)).toEqual([5, 6]);
+    const again = replayForecasts(changed, 56).map((s) => s.value);
+    expect(again.slice(0, 16)).toEqual(steps.slice(0, 16).map((s) => s.value));
+    expect(again[16]).not.toBe(steps[16]?.value);
+    // Under 14 days known: the mean of the (up to) 7 known; the weekly model from the 16th day.
+    const short = replayForecasts([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17], 8);
+    expect(short.map((s) => s.seasonal)).toEqual([false, false, false, false, false, false, false, true, true]);
+    expect(short.slice(0, 2).map((s) => s.value)).toEqual([4, 5]);
   });
 });
 
@@ -179,9 +180,10 @@ describe('GET /api/v1/predict?type=demand', () => {
     // The mean of the last 7 days' kg (4, 5 and 6 kg in turn), advised at the default quantile.
     const last7 = Array.from({ length: 7 }, (_, k) => 4 + ((HISTORY - 7 + k) % 3));
     expect(p.points[0].expected).toBeCloseTo(last7.reduce((a, b) => a + b, 0) / 7, 3);
-    // Replayed from its second day: the first has no day before it to be forecast from.
-    // No waste recorded for it: nothing to compare the advice with, so no figure avoided.
-    expect(p.advice.last_4_weeks).toMatchObject({ days: 9, waste_kg: 0, avoided_kg: null, avoided_pct: null });
+    // Replayed from its third day: the evening before the second, no day was complete yet. No waste
+    // recorded for it: nothing to compare the advice with (no figure), and the default quantile.
+    expect(p.advice).toMatchObject({ quantile: 0.85, waste_share: null });
+    expect(p.advice.last_4_weeks).toMatchObject({ days: 8, waste_kg: 0, avoided_kg: null, avoided_pct: null });
     expect(p.advice.last_4_weeks.advised_waste_kg).toBeGreaterThanOrEqual(0);
   });
 

@@ -23,6 +23,22 @@ describe('toAppError', () => {
     expect(toAppError(refused).appError.code).toBe('service_unavailable');
   });
 
+  it('a deadlock or serialisation failure (40P01, 40001, Prisma P2034) is a conflict to send again', () => {
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    const serialization = Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' });
+    const prisma = new Prisma.PrismaClientKnownRequestError('Transaction failed due to a write conflict or a deadlock', {
+      code: 'P2034',
+      clientVersion: '7',
+    });
+    const raw = new Prisma.PrismaClientKnownRequestError('Raw query failed. Code: `40P01`. Message: `deadlock detected`', {
+      code: 'P2010',
+      clientVersion: '7',
+    });
+    for (const err of [new Error('wrapped', { cause: deadlock }), serialization, prisma, raw]) {
+      expect(toAppError(err).appError).toMatchObject({ code: 'conflict', status: 409, extra: { shouldRetry: true } });
+    }
+  });
+
   it('anything else unexpected is internal', () => {
     expect(toAppError(new Error('boom'))).toMatchObject({ appError: { code: 'internal' }, unexpected: true });
     const unique = new Prisma.PrismaClientKnownRequestError('Unique constraint failed', { code: 'P2002', clientVersion: '7' });

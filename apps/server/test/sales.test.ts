@@ -167,6 +167,45 @@ describe('sales.recorded', () => {
     expect((await totals(tenant))[0]?.units).toBe(4);
   });
 
+  it('refuses the same Idempotency-Key with other sales (409), and a quantity that rounds to nothing per line', async () => {
+    const tenant = await shop();
+    const day = {
+      event: 'sales.recorded',
+      payload: { source: 'tpv', sales: [{ ean: '8410000000023', quantity: 4, sold_at: '2026-11-23' }] },
+    };
+    expect((await send(tenant.key, day, { 'idempotency-key': 'z-day' })).statusCode).toBe(200);
+    const other = { ...day, payload: { ...day.payload, sales: [{ ean: '8410000000023', quantity: 5, sold_at: '2026-11-23' }] } };
+    const clash = await send(tenant.key, other, { 'idempotency-key': 'z-day' });
+    expect(clash.statusCode).toBe(409);
+    expect(clash.json()).toMatchObject({ code: 'conflict' });
+    expect(clash.headers['x-should-retry']).toBe('false');
+
+    const tiny = await send(tenant.key, {
+      event: 'sales.recorded',
+      payload: {
+        source: 'tpv',
+        sales: [
+          { ean: '8410000000023', quantity: 0.0004, sold_at: '2026-11-23' },
+          { ean: '8410000000030', quantity: 0.4, unit: 'g', sold_at: '2026-11-23' },
+          { ean: '8410000000030', quantity: 1.5, unit: 'g', sold_at: '2026-11-23' },
+        ],
+      },
+    });
+    expect(tiny.statusCode).toBe(200);
+    expect(tiny.json().data.sales.errors.map((e: { details: unknown }) => e.details)).toEqual([
+      [{ path: 'payload.sales.0.quantity', message: 'under 0.001 units once rounded' }],
+      [{ path: 'payload.sales.1.quantity', message: 'under 0.001 kg once rounded' }],
+    ]);
+    const rows = (await totals(tenant)).map((r) => [r.units, r.kg]);
+    expect(rows).toHaveLength(2);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        [4, 0],
+        [0, 0.002],
+      ]),
+    );
+  });
+
   it('keeps tenants apart: products of another organisation are unknown; modes and establishments do not mix', async () => {
     const a = await shop();
     const b = await shop();
@@ -211,7 +250,7 @@ describe('sales.recorded', () => {
       expect(res.json().data.sales.errors).toEqual([
         expect.objectContaining({
           index: 2,
-          details: [{ path: 'payload.sales.2.product_id', message: 'product_id, ean or product_ref is required' }],
+          details: [{ path: 'payload.orders.0.line_items.2.catalog_object_id', message: 'product_id, ean or product_ref is required' }],
         }),
       ]);
       const sales = await t.db.sale.findMany({ where: { establishment_id: tenant.establishmentId }, orderBy: { external_ref: 'asc' } });
@@ -223,18 +262,30 @@ describe('sales.recorded', () => {
       const again = await send(tenant.key, body);
       expect(again.json().data).toMatchObject({ status: 'duplicate', sales: { stored: 0, duplicates: 2 } });
       expect(await t.db.sale.count({ where: { establishment_id: tenant.establishmentId } })).toBe(2);
+      // A page without a completed order (a quiet hour) is received, with nothing to store.
+      const open = fixture('square-search-orders.json');
+      open.orders = open.orders.slice(1);
+      const quiet = await send(tenant.key, { event: 'sales.recorded', connector: 'square', payload: open });
+      expect(quiet.statusCode).toBe(200);
+      expect(quiet.json().data).toMatchObject({ status: 'processed', sales: { received: 0, stored: 0, duplicates: 0, errors: [] } });
+      // A unit Square measures that is not a weight: the line is refused where Square put it.
+      const litres = fixture('square-search-orders.json');
+      litres.orders[0].line_items[1].quantity_unit = { measurement_unit: { volume_unit: 'GENERIC_LITER' }, precision: 1 };
+      litres.orders[0].id = 'ANOTHER-ORDER';
+      const refused = (await send(tenant.key, { event: 'sales.recorded', connector: 'square', payload: litres })).json().data.sales;
+      expect(refused.errors.map((e: { details: { path: string }[] }) => e.details[0]?.path)).toEqual([
+        'payload.orders.0.line_items.1.quantity_unit',
+        'payload.orders.0.line_items.2.catalog_object_id',
+      ]);
     });
 
-    it("odoo: a day's pos.order.line records and a webhook line become sale lines; a refund line is reported", async () => {
+    it("odoo: a day's pos.order.line records and a webhook line become sale lines; a refund line is left out", async () => {
       const tenant = await shop();
       const [barra, pollo] = (await Promise.all(['Pan de barra', 'Pollo asado'].map((n) => productId(tenant, n)))) as [string, string];
       await t.db.product.update({ where: { id: pollo }, data: { pos_ref: '58' } });
       const day = await send(tenant.key, { event: 'sales.recorded', connector: 'odoo', payload: fixture('odoo-pos-order-lines.json') });
       expect(day.statusCode).toBe(200);
-      expect(day.json().data.sales).toMatchObject({ received: 3, stored: 2, duplicates: 0 });
-      expect(day.json().data.sales.errors.map((e: { index: number; details: unknown }) => [e.index, e.details])).toEqual([
-        [2, [{ path: 'payload.sales.2.quantity', message: expect.stringMatching(/>0|positive/i) }]],
-      ]);
+      expect(day.json().data.sales).toMatchObject({ received: 2, stored: 2, duplicates: 0, errors: [] });
       const hook = await send(tenant.key, {
         event: 'sales.recorded',
         connector: 'odoo',
@@ -248,6 +299,14 @@ describe('sales.recorded', () => {
         ['pos.order.line:5031', barra, 3, 'unit', '2026-11-22T17:45:12.000Z'],
       ]);
       expect((await totals(tenant)).find((r) => r.product_id === barra)).toMatchObject({ day: '2026-11-22', units: 15, lines: 2 });
+      // A webhook's read sends the unit of measure as a bare id, which cannot say counted or weighed.
+      const bare = { ...fixture('odoo-pos-order-line-webhook.json'), _id: 5032, id: 5032, product_uom_id: 12 };
+      const refused = await send(tenant.key, { event: 'sales.recorded', connector: 'odoo', payload: bare });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().details).toEqual([
+        { path: 'payload.product_uom_id', message: expect.stringMatching(/bare id: send it as \[id, name\]/) },
+      ]);
+      expect(await t.db.sale.count({ where: { establishment_id: tenant.establishmentId } })).toBe(3);
     });
   });
 });

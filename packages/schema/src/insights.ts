@@ -159,7 +159,9 @@ export const DemandPrediction = z
     type: z.literal('demand'),
     product_id: Uuid.nullable(),
     food_category: FoodCategory.nullable(),
-    products: z.array(ProductDemand).describe('products with sales in the last year, most sold first'),
+    products: z
+      .array(ProductDemand)
+      .describe('products with sales in the last year, most often sold (sale lines) first; at most 200 — `product_id` reaches any'),
     generated_at: Timestamp,
   })
   .meta({ id: 'DemandPrediction' });

@@ -104,7 +104,7 @@ export type BatchRecordsInput = { records: CreateRecordInput[] };
 
 export const BatchItemError = z
   .object({
-    index: z.number().int().describe('position of the item in the submitted `records` array'),
+    index: z.number().int().describe('position of the item in the submitted array (`records`; the sale lines of a `sales.recorded` event)'),
     code: z.string(),
     error: z.string(),
     details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),

@@ -22,6 +22,21 @@ const NODE_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
 // connection (a terminated backend under a transaction), no pool connection in time.
 const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
 
+// A deadlock or serialisation failure between concurrent transactions (PostgreSQL's, or Prisma's
+// code for it): nothing was written, and the same request sent again succeeds.
+const PG_CONFLICT = new Set(['40P01', '40001', 'P2034']);
+
+/** Finds a concurrency failure (deadlock, serialisation) anywhere in an error's cause chain. */
+function isConcurrencyConflict(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && PG_CONFLICT.has(code)) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && /Code: `40(P01|001)`|deadlock detected|could not serialize access/.test(message)) return true;
+  }
+  return false;
+}
+
 /** Finds a database-availability failure anywhere in an error's cause chain. */
 function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
@@ -73,6 +88,14 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     // Other client errors raised by Fastify (malformed JSON, prototype poisoning, bad headers).
     return { appError: new AppError('validation_error', fastifyError.message ?? 'Invalid request'), unexpected: false };
+  }
+  if (isConcurrencyConflict(err)) {
+    return {
+      appError: new AppError('conflict', 'The request collided with a concurrent one and was not applied; send it again', undefined, {
+        shouldRetry: true,
+      }),
+      unexpected: true,
+    };
   }
   if (isDatabaseUnavailable(err)) {
     return {

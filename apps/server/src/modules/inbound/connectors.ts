@@ -1,6 +1,7 @@
 import { CreateRecordInput, FoodCategory, IsoDate, KG_PER_MASS_UNIT, ProductReference, Uuid, WasteStage } from '@merma/schema';
 import { z } from 'zod';
 import { validationError } from '../../errors.js';
+import type { LineOrigin } from '../sales/service.js';
 
 /**
  * Connectors turn a source system's own payload into the standard inbound format. The standard
@@ -89,6 +90,71 @@ const standard: Connector = { name: 'standard', toStandard: (_event, payload) =>
 const obj = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
+/** A sales payload already in the standard format (a `source` naming a connector selects it too). */
+const isStandardSale = (payload: Record<string, unknown>) => 'sales' in payload || 'sold_at' in payload;
+
+/** Standard sale lines, each with where it came from in the system's payload (`LineOrigin`). */
+export type ConnectorSales = { source: string; sales: Record<string, unknown>[]; origins: LineOrigin[] };
+
+/**
+ * Square Orders API: `Order` objects (https://developer.squareup.com/reference/square/objects/Order)
+ * as RetrieveOrder (`{ order }`), SearchOrders (`{ orders }`, e.g. a day's orders of one location
+ * — filter the search by the location of the key's establishment; up to 2000 line items a call) or
+ * the object itself. Only COMPLETED orders are sales; others are left out (a page without any is
+ * received with nothing to store). Each line item becomes a sale line: the order `id` and the item
+ * `uid` as the resend key, `catalog_object_id` (a product whose `pos_ref` is the variation id),
+ * `quantity` (decimal string) in `quantity_unit.measurement_unit.weight_unit` when sold by weight
+ * (another kind of measurement unit is refused for the line), else units, sold at the order's
+ * `closed_at`. A line without a catalog object (a custom amount) is reported in `errors`; returns
+ * are not sales.
+ */
+const SQUARE_WEIGHT: Record<string, string> = {
+  METRIC_KILOGRAM: 'kg',
+  METRIC_GRAM: 'g',
+  IMPERIAL_POUND: 'lb',
+  IMPERIAL_WEIGHT_OUNCE: 'oz',
+};
+const SQUARE_FIELDS = {
+  product_id: 'catalog_object_id',
+  product_ref: 'catalog_object_id',
+  sold_at: 'closed_at',
+  unit: 'quantity_unit',
+  external_id: 'uid',
+};
+
+function squareSales(payload: Record<string, unknown>): ConnectorSales | Record<string, unknown> {
+  if (isStandardSale(payload)) return { ...payload, source: 'square' };
+  const many = Array.isArray(payload.orders);
+  const orders = many ? (payload.orders as unknown[]).map(obj) : [obj(payload.order ?? payload)];
+  const prefix = many ? 'orders' : payload.order === undefined ? '' : 'order';
+  const sales: Record<string, unknown>[] = [];
+  const origins: LineOrigin[] = [];
+  orders.forEach((o, i) => {
+    if (o.state !== 'COMPLETED') return;
+    const items = Array.isArray(o.line_items) ? o.line_items.map(obj) : [];
+    items.forEach((item, j) => {
+      const measurement = obj(obj(item.quantity_unit).measurement_unit);
+      const weight = typeof measurement.weight_unit === 'string' ? SQUARE_WEIGHT[measurement.weight_unit] : undefined;
+      const origin: LineOrigin = {
+        path: [prefix, many ? String(i) : '', `line_items.${j}`].filter(Boolean).join('.'),
+        fields: SQUARE_FIELDS,
+      };
+      if (Object.keys(measurement).length > 0 && !weight) {
+        origin.problem = { path: 'unit', message: `a unit Merma does not weigh or count: ${JSON.stringify(measurement).slice(0, 100)}` };
+      }
+      sales.push({
+        external_id: typeof o.id === 'string' && typeof item.uid === 'string' ? `${o.id}:${item.uid}` : undefined,
+        product_ref: item.catalog_object_id,
+        quantity: typeof item.quantity === 'string' ? Number(item.quantity) : item.quantity,
+        unit: weight ?? 'unit',
+        sold_at: o.closed_at ?? o.created_at,
+      });
+      origins.push(origin);
+    });
+  });
+  return { source: 'square', sales, origins };
+}
+
 /**
  * Square (squareup.com), Inventory API: an `InventoryAdjustment` moving stock to the `WASTE` state,
  * as returned by BatchRetrieveInventoryChanges or sent inside an `inventory.adjustment` object —
@@ -98,44 +164,6 @@ const obj = (v: unknown): Record<string, unknown> =>
  * with the product's `unit_weight_kg`), `occurred_at`. Accepted as the payload itself, or wrapped
  * as `{ adjustment }`, `{ inventory_adjustment }` or a webhook body `{ data: { object: … } }`.
  */
-/** A sales payload already in the standard format (a `source` naming a connector selects it too). */
-const isStandardSale = (payload: Record<string, unknown>) => 'sales' in payload || 'sold_at' in payload;
-
-/**
- * Square Orders API: `Order` objects (https://developer.squareup.com/reference/square/objects/Order)
- * as RetrieveOrder (`{ order }`), SearchOrders (`{ orders }`: a day's orders in one call) or the
- * object itself. Only COMPLETED orders are sales. Each line item becomes a sale line: `uid` with the
- * order `id` as the resend key, `catalog_object_id` (a product whose `pos_ref` is the variation id),
- * `quantity` (decimal string) in `quantity_unit.measurement_unit.weight_unit` when sold by weight,
- * else units, sold at the order's `closed_at`. A line without a catalog object (a custom amount)
- * is reported in `errors`; returns are not sales.
- */
-const SQUARE_WEIGHT: Record<string, string> = {
-  METRIC_KILOGRAM: 'kg',
-  METRIC_GRAM: 'g',
-  IMPERIAL_POUND: 'lb',
-  IMPERIAL_WEIGHT_OUNCE: 'oz',
-};
-function squareSales(payload: Record<string, unknown>): Record<string, unknown> {
-  if (isStandardSale(payload)) return { ...payload, source: 'square' };
-  const orders = Array.isArray(payload.orders) ? payload.orders.map(obj) : [obj(payload.order ?? payload)];
-  const sales = orders
-    .filter((o) => o.state === 'COMPLETED')
-    .flatMap((o) =>
-      (Array.isArray(o.line_items) ? o.line_items.map(obj) : []).map((item) => {
-        const weight = obj(obj(obj(item.quantity_unit).measurement_unit)).weight_unit;
-        return {
-          external_id: `${String(o.id)}:${String(item.uid)}`,
-          product_ref: item.catalog_object_id,
-          quantity: typeof item.quantity === 'string' ? Number(item.quantity) : item.quantity,
-          unit: typeof weight === 'string' ? (SQUARE_WEIGHT[weight] ?? weight) : 'unit',
-          sold_at: o.closed_at ?? o.created_at,
-        };
-      }),
-    );
-  return { source: 'square', sales };
-}
-
 const square: Connector = {
   name: 'square',
   toStandard(event, payload) {
@@ -173,27 +201,58 @@ const odooTime = (v: unknown) => {
 /**
  * Odoo Point of Sale order lines (`pos.order.line`): one line sent by an automation rule's webhook
  * (`_model`, `_id` and the chosen fields), or a day's lines as `{ lines: [...] }` (the result of
- * `search_read` on `pos.order.line`, whose records carry `id`). Fields used: the id (the resend key,
- * `pos.order.line:<id>`), `product_id` (`[id, name]`: a product whose `pos_ref` is that id), `qty`
- * with `product_uom_id` (`[id, "Units"]`, `"kg"`…), and `create_date` (UTC). Refund lines
- * (negative `qty`) are not sales and are reported in `errors`.
+ * `search_read` on `pos.order.line`, whose records carry `id`). Send the lines of paid orders only
+ * (`order_id.state` in paid, done, invoiced): a draft's line sent early is not sent again when it
+ * changes. Fields used: the id (the resend key, `pos.order.line:<id>`), `product_id` (a product
+ * whose `pos_ref` is Odoo's product id; `[id, name]` or the bare id), `qty`, `product_uom_id` with
+ * its name (`[id, "Units"]`, `"kg"`, `"g"`, `"lb"`, `"oz"`, as `search_read` returns it; read it
+ * with `context: {lang: "en_US"}`): a bare id — what a webhook's read sends — cannot say whether
+ * the line is counted or weighed, and the line is refused; and `create_date` (UTC). Refund lines
+ * (negative `qty`) are returns, not sales: left out.
  */
-function odooSales(payload: Record<string, unknown>): Record<string, unknown> {
+const ODOO_FIELDS = {
+  product_id: 'product_id',
+  product_ref: 'product_id',
+  quantity: 'qty',
+  unit: 'product_uom_id',
+  sold_at: 'create_date',
+  external_id: 'id',
+};
+
+function odooSales(payload: Record<string, unknown>): ConnectorSales | Record<string, unknown> {
   if (isStandardSale(payload)) return { ...payload, source: 'odoo' };
-  const lines = Array.isArray(payload.lines) ? payload.lines.map(obj) : [payload];
-  const sales = lines.map((line) => {
+  const many = Array.isArray(payload.lines);
+  const lines = many ? (payload.lines as unknown[]).map(obj) : [payload];
+  const sales: Record<string, unknown>[] = [];
+  const origins: LineOrigin[] = [];
+  lines.forEach((line, i) => {
+    if (typeof line.qty === 'number' && line.qty < 0) return; // a refund
     const [productId] = many2one(line.product_id);
-    const [, uomName] = many2one(line.product_uom_id);
+    const [uomId, uomName] = many2one(line.product_uom_id);
+    const unit = typeof uomName === 'string' ? UOM[uomName.trim().toLowerCase()] : undefined;
+    const origin: LineOrigin = { path: many ? `lines.${i}` : '', fields: ODOO_FIELDS };
+    if (!unit) {
+      origin.problem = {
+        path: 'unit',
+        message:
+          uomId === undefined
+            ? 'product_uom_id is missing: send it as [id, name] to say whether the line is counted or weighed'
+            : typeof uomName === 'string'
+              ? `unknown unit of measure "${uomName}" (units, kg, g, lb or oz; read the lines with lang en_US)`
+              : 'product_uom_id is a bare id: send it as [id, name] (search_read) to say whether the line is counted or weighed',
+      };
+    }
     const id = line._id ?? line.id;
-    return {
+    sales.push({
       external_id: id === undefined ? undefined : `pos.order.line:${String(id)}`,
       product_ref: productId === undefined ? undefined : String(productId),
       quantity: line.qty,
-      unit: typeof uomName === 'string' ? (UOM[uomName.trim().toLowerCase()] ?? uomName) : 'unit',
+      unit: unit ?? 'unit',
       sold_at: odooTime(line.create_date ?? line.date_order),
-    };
+    });
+    origins.push(origin);
   });
-  return { source: 'odoo', sales };
+  return { source: 'odoo', sales, origins };
 }
 
 /**

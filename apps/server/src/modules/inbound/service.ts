@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { CreateRecordInput, type InboundEventResult } from '@merma/schema';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
@@ -10,7 +11,7 @@ import type { CatalogCache } from '../catalog/service.js';
 import type { HashedFields } from '../records/hash.js';
 import { supersede } from '../records/rollup.js';
 import { createRecord, occurredAtProblem } from '../records/service.js';
-import { salesOfPayload, storeSales } from '../sales/service.js';
+import { type LineOrigin, salesOfPayload, storeSales } from '../sales/service.js';
 import { connectorFor, lossKilograms, StandardInventoryLoss, StandardWasteCreated, StandardWasteUpdated } from './connectors.js';
 
 /** The corrected record's columns that a correction copies (the hashed fields it keeps). */
@@ -165,8 +166,10 @@ export async function receiveInboundEvent(
 /**
  * `sales.recorded`: sale lines for the demand forecast, stored apart from waste records (see
  * sales/service.ts). Lines are deduplicated by their own `external_id`; a request replayed under
- * the same Idempotency-Key answers `duplicate` without reading its lines again. `status` is
- * `duplicate` when nothing new was stored because every valid line had been received before.
+ * the same Idempotency-Key answers `duplicate` (every line counted as one) without reading its
+ * lines again, and the same key with another payload is a 409. `status` is `duplicate` when nothing
+ * new was stored because every valid line had been received before. A connector's payload with no
+ * sale in it (a page of open orders, a refund) is received with nothing to store.
  */
 async function receiveSales(
   deps: { db: DbTx; clock: Clock; idempotencyKey?: string | undefined },
@@ -174,18 +177,31 @@ async function receiveSales(
   input: { event: string; payload: Record<string, unknown> },
   standard: Record<string, unknown>,
 ): Promise<InboundEventResult> {
-  const { source, lines, batch } = salesOfPayload(standard);
+  const { origins, ...mapped } = standard as Record<string, unknown> & { origins?: LineOrigin[] };
+  const empty = origins !== undefined && origins.length === 0;
+  const { source, lines, batch } = empty ? { source: String(mapped.source), lines: [], batch: true } : salesOfPayload(mapped);
   const externalRef = deps.idempotencyKey ? `idempotency-key:${deps.idempotencyKey}` : null;
   return inTransaction(deps.db, async (tx) => {
     if (externalRef) {
       const seen = await receivedEvent(tx, auth, source, externalRef);
       if (seen) {
+        // Compared as JSON values (jsonb keeps no key order).
+        if (!isDeepStrictEqual(JSON.parse(JSON.stringify(seen.payload)), JSON.parse(JSON.stringify(input.payload)))) {
+          throw new AppError(
+            'conflict',
+            'This Idempotency-Key was already used with different sales; use a new key for a new request',
+            undefined,
+            { shouldRetry: false },
+          );
+        }
         const sales = { received: lines.length, stored: 0, duplicates: lines.length, errors: [] };
         return { event_id: seen.id, status: 'duplicate' as const, record_id: null, sales };
       }
     }
     const id = randomUUID();
-    const sales = await storeSales(tx, auth, { source, lines, batch, now: deps.clock(), eventId: id });
+    const sales = empty
+      ? { received: 0, stored: 0, duplicates: 0, errors: [] }
+      : await storeSales(tx, auth, { source, lines, batch, now: deps.clock(), eventId: id, origins });
     await logEvent(tx, { id, auth, event: input.event, source, externalRef, recordId: null, payload: input.payload });
     const status = sales.stored === 0 && sales.duplicates > 0 ? ('duplicate' as const) : ('processed' as const);
     return { event_id: id, status, record_id: null, sales };

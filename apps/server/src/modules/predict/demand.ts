@@ -4,9 +4,18 @@ import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import { addDays, localDate } from '../analytics/range.js';
-import { backtest, forecastFromTomorrow, MIN_SEASONAL_HISTORY, oneStepAhead, type StepForecast, seasonalNaiveBacktest } from './model.js';
+import {
+  backtest,
+  forecastFromTomorrow,
+  MIN_SEASONAL_HISTORY,
+  replayForecasts,
+  type StepForecast,
+  seasonalNaiveBacktest,
+} from './model.js';
 
 const HISTORY_DAYS = 365;
+/** Products in one answer, most often sold first; `product_id` reaches any other. */
+export const MAX_PRODUCTS = 200;
 const BACKTEST_DAYS = 14;
 /** The advice is replayed over these last days to show what it would have saved. */
 export const REPLAY_DAYS = 28;
@@ -92,46 +101,40 @@ export async function predictDemand(
     ]);
     if (rows.length === 0) throw validationError('Unknown product', [{ path: 'product_id', message: 'no product of this organisation' }]);
   }
-  const filter = [auth.establishmentId, auth.livemode, start, today, query.product_id ?? null, query.food_category ?? null] as const;
-  const productFilter = `($5::uuid IS NULL OR p.id = $5::uuid) AND ($6::text IS NULL OR p.food_category = $6)`;
-  const [products, days, waste] = await Promise.all([
-    deps.pool.query<ProductRow>(
-      `SELECT p.id::text, p.name, p.food_category, p.unit_weight_kg::float8 AS unit_weight_kg, sum(t.lines)::int AS lines
-       FROM sale_day_totals t JOIN products p ON p.id = t.product_id
-       WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date AND ${productFilter}
-       GROUP BY p.id ORDER BY lines DESC, p.name`,
-      [...filter],
-    ),
+  const products = await deps.pool.query<ProductRow>(
+    `SELECT p.id::text, p.name, p.food_category, p.unit_weight_kg::float8 AS unit_weight_kg, sum(t.lines)::int AS lines
+     FROM sale_day_totals t JOIN products p ON p.id = t.product_id
+     WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date
+       AND ($5::uuid IS NULL OR p.id = $5::uuid) AND ($6::text IS NULL OR p.food_category = $6)
+     GROUP BY p.id ORDER BY lines DESC, p.name LIMIT ${MAX_PRODUCTS}`,
+    [auth.establishmentId, auth.livemode, start, today, query.product_id ?? null, query.food_category ?? null],
+  );
+  const ids = products.rows.map((p) => p.id);
+  const [days, waste] = await Promise.all([
     deps.pool.query<DayRow>(
-      `SELECT t.product_id::text, to_char(t.day, 'YYYY-MM-DD') AS day, t.units::float8 AS units, t.kg::float8 AS kg
-       FROM sale_day_totals t JOIN products p ON p.id = t.product_id
-       WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date AND ${productFilter}
-       ORDER BY t.day`,
-      [...filter],
+      `SELECT product_id::text, to_char(day, 'YYYY-MM-DD') AS day, units::float8 AS units, kg::float8 AS kg
+       FROM sale_day_totals
+       WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date AND product_id = ANY($5::uuid[])
+       ORDER BY day`,
+      [auth.establishmentId, auth.livemode, start, today, ids],
     ),
-    // The products' recorded waste of the replayed days, by local day.
+    // The products' recorded waste of the replayed days, by local day (matched by name).
     deps.pool.query<{ product_id: string; day: string; kg: number }>(
-      `SELECT p.id::text AS product_id, to_char((r.occurred_at AT TIME ZONE $7)::date, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
-       FROM records r JOIN products p ON p.organization_id = $8::uuid AND lower(p.name) = lower(trim(r.product_name))
+      `SELECT p.id::text AS product_id, to_char((r.occurred_at AT TIME ZONE $5)::date, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
+       FROM records r JOIN products p ON p.id = ANY($6::uuid[]) AND lower(p.name) = lower(trim(r.product_name))
        WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
-         AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $7 AND r.occurred_at < ($4::date)::timestamp AT TIME ZONE $7
-         AND ${productFilter}
+         AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.occurred_at < ($4::date)::timestamp AT TIME ZONE $5
        GROUP BY 1, 2`,
-      [
-        auth.establishmentId,
-        auth.livemode,
-        replayStart,
-        today,
-        query.product_id ?? null,
-        query.food_category ?? null,
-        auth.timezone,
-        auth.organizationId,
-      ],
+      [auth.establishmentId, auth.livemode, replayStart, today, auth.timezone, ids],
     ),
   ]);
 
   const salesOf = new Map<string, DayRow[]>();
-  for (const row of days.rows) salesOf.set(row.product_id, [...(salesOf.get(row.product_id) ?? []), row]);
+  for (const row of days.rows) {
+    const list = salesOf.get(row.product_id);
+    if (list) list.push(row);
+    else salesOf.set(row.product_id, [row]);
+  }
   const wasteOf = new Map<string, Map<string, number>>();
   for (const row of waste.rows) {
     const byDay = wasteOf.get(row.product_id) ?? new Map<string, number>();
@@ -189,8 +192,8 @@ function productDemand(
   const naive = seasonalNaiveBacktest(series, BACKTEST_DAYS);
 
   // The last 4 weeks: sales and waste per day in the product's unit.
-  const replayFrom = Math.max(1, series.length - REPLAY_DAYS);
-  const replay = oneStepAhead(series, replayFrom);
+  const replayFrom = Math.max(2, series.length - REPLAY_DAYS);
+  const replay = replayForecasts(series, replayFrom);
   const toKg = (q: number) => (unit === 'kg' ? q : weight === null ? null : q * weight);
   const fromKg = (k: number) => (unit === 'kg' || k === 0 ? k : weight === null ? null : k / weight);
   let sold = 0;
@@ -208,7 +211,8 @@ function productDemand(
     wastedInUnit = wastedInUnit === null || wu === null ? null : wastedInUnit + wu;
     counted.push({ sold: s, forecast: replay[t - replayFrom] as StepForecast });
   }
-  const wasteShare = wastedInUnit === null || sold + wastedInUnit === 0 ? null : wastedInUnit / (sold + wastedInUnit);
+  // No waste recorded under the product's name is not evidence of none wasted: the share is unknown.
+  const wasteShare = wastedInUnit === null || wasted === 0 || sold + wastedInUnit === 0 ? null : wastedInUnit / (sold + wastedInUnit);
   if (wastedInUnit === null) {
     notes.push({
       code: 'no_unit_weight',

@@ -21,15 +21,16 @@ export type Fit = {
 
 /**
  * Runs the recursions over `y`. The initial state comes from the first `initLength` values (all by
- * default); `onStep` sees each one-step-ahead forecast before its value is learnt, which is how a
- * replay over days the parameters were not chosen on is made (`oneStepAhead`).
+ * default); `onStep` sees, before `y[t]` is learnt, the forecasts of `y[t]` and of `y[t + 1]` made
+ * from the values before `t`, which is how a replay over days the parameters were not chosen on is
+ * made (`replayForecasts`).
  */
 function smooth(
   y: number[],
   alpha: number,
   beta: number,
   gamma: number,
-  onStep?: (t: number, forecast: number) => void,
+  onStep?: (t: number, forecast: number, next: number) => void,
   initLength = y.length,
 ): Fit {
   const m = SEASON;
@@ -48,7 +49,7 @@ function smooth(
   for (let t = m; t < y.length; t++) {
     const s = seasonals[t % m] as number;
     const forecast = level + trend + s;
-    onStep?.(t, forecast);
+    onStep?.(t, forecast, level + 2 * trend + (seasonals[(t + 1) % m] as number));
     const err = (y[t] as number) - forecast;
     sse += err * err;
     count++;
@@ -133,35 +134,37 @@ export function backtest(y: number[], days = 14): number | null {
   return meanAbsoluteError(y.slice(-days), forecast(train, days).values);
 }
 
-/** A day-ahead forecast of a replay: its value, whether it had the weekly model, its error scale. */
+/** A replayed forecast: its value, whether it had the weekly model, its error scale. */
 export type StepForecast = { value: number; seasonal: boolean; sigma: number };
 
 /**
- * One-step-ahead forecasts of `y[from..]` (from its second value at the earliest), each made from
- * the values before it only, as a forecast made every evening for the next day would have been.
- * Days with under `MIN_SEASONAL_HISTORY` values before them get the mean of the (up to) 7 days
- * before; from then on the weekly model, its smoothing constants chosen on the values before the
- * first such day, its recursions running on and learning each day after forecasting it.
+ * The forecasts of `y[from..]` (from its third value at the earliest) as they would have been made
+ * the evening before each day, when that evening's day was not complete: day `t` from the values up
+ * to `t − 2` — two steps ahead, as tomorrow is from a history that ends yesterday. Days with under
+ * `MIN_SEASONAL_HISTORY` values known get the mean of the (up to) 7 days known; from then on the
+ * weekly model, its smoothing constants chosen on the values known for the first such day, its
+ * recursions running on and learning each day after it.
  */
-export function oneStepAhead(y: number[], from: number): StepForecast[] {
-  const start = Math.max(1, from);
+export function replayForecasts(y: number[], from: number): StepForecast[] {
+  const start = Math.max(2, from);
   const steps: StepForecast[] = [];
-  for (let t = start; t < Math.min(y.length, MIN_SEASONAL_HISTORY); t++) {
-    const recent = y.slice(Math.max(0, t - SEASON), t);
-    const mean = recent.reduce((a, b) => a + b, 0) / recent.length;
-    const sd = recent.length > 1 ? Math.sqrt(recent.reduce((a, b) => a + (b - mean) ** 2, 0) / (recent.length - 1)) : mean;
+  const seasonalFrom = Math.max(start, MIN_SEASONAL_HISTORY + 1);
+  for (let t = start; t < Math.min(y.length, seasonalFrom); t++) {
+    const known = y.slice(Math.max(0, t - 1 - SEASON), t - 1);
+    const mean = known.reduce((a, b) => a + b, 0) / known.length;
+    const sd = known.length > 1 ? Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / (known.length - 1)) : mean;
     steps.push({ value: mean, seasonal: false, sigma: sd });
   }
-  const seasonalFrom = Math.max(start, MIN_SEASONAL_HISTORY);
   if (seasonalFrom < y.length) {
-    const f = fitHoltWinters(y.slice(0, seasonalFrom));
+    const f = fitHoltWinters(y.slice(0, seasonalFrom - 1));
     smooth(
       y,
       f.alpha,
       f.beta,
       f.gamma,
-      (t, v) => t >= seasonalFrom && steps.push({ value: Math.max(0, v), seasonal: true, sigma: f.sigma }),
-      seasonalFrom,
+      (t, _forecast, next) =>
+        t + 1 >= seasonalFrom && t + 1 < y.length && steps.push({ value: Math.max(0, next), seasonal: true, sigma: f.sigma }),
+      seasonalFrom - 1,
     );
   }
   return steps;

@@ -20,6 +20,13 @@ const AHEAD_MS = MAX_OCCURRED_AT_AHEAD_SECONDS * 1000;
 
 type ParsedLine = z.infer<typeof SaleLine>;
 
+/**
+ * Where a connector found a line in the system's own payload (`orders.0.line_items.2`, `lines.1`,
+ * `''` for the payload itself) and what that system calls the standard fields, so that problems
+ * are reported where the sender put them; `problem`: the connector could not map the line.
+ */
+export type LineOrigin = { path: string; fields: Partial<Record<keyof ParsedLine, string>>; problem?: ErrorDetail };
+
 /** A line ready to store: its product found, its quantity in `unit` or kg, its local day. */
 type StoredLine = {
   id: string;
@@ -78,16 +85,26 @@ function soldAt(value: string, now: Date, timezone: string): { at: string; day: 
 export async function storeSales(
   tx: DbTx,
   auth: AuthContext,
-  input: { source: string; lines: unknown[]; batch: boolean; now: Date; eventId: string },
+  input: { source: string; lines: unknown[]; batch: boolean; now: Date; eventId: string; origins?: LineOrigin[] | undefined },
 ): Promise<SalesSummary> {
   const errors: BatchItemError[] = [];
   const valid: { index: number; line: ParsedLine }[] = [];
-  const path = (index: number, field: string) =>
-    input.batch ? `payload.sales.${index}${field ? `.${field}` : ''}` : `payload${field ? `.${field}` : ''}`;
+  const path = (index: number, field: string) => {
+    const origin = input.origins?.[index];
+    const [head = '', ...rest] = field.split('.');
+    const named = origin ? [origin.fields[head as keyof ParsedLine] ?? head, ...rest].filter(Boolean).join('.') : field;
+    const at = origin ? origin.path : input.batch ? `sales.${index}` : '';
+    return ['payload', at, named].filter(Boolean).join('.');
+  };
   const refuse = (index: number, details: ErrorDetail[]) =>
     errors.push({ index, code: 'validation_error', error: details.map((d) => `${d.path}: ${d.message}`).join('; '), details });
 
   input.lines.forEach((raw, index) => {
+    const problem = input.origins?.[index]?.problem;
+    if (problem) {
+      refuse(index, [{ path: path(index, problem.path), message: problem.message }]);
+      return;
+    }
     const parsed = SaleLine.safeParse(raw);
     if (parsed.success) valid.push({ index, line: parsed.data });
     else
@@ -126,20 +143,25 @@ export async function storeSales(
       refuse(index, problems);
       continue;
     }
+    // Stored to the thousandth (of a unit, or a gram): what rounds to nothing is refused.
     const counted = line.unit === 'unit';
+    const quantity = Math.round(line.quantity * (counted ? 1 : KG_PER_MASS_UNIT[line.unit as keyof typeof KG_PER_MASS_UNIT]) * 1000) / 1000;
+    if (quantity <= 0) {
+      refuse(index, [{ path: path(index, 'quantity'), message: `under 0.001 ${counted ? 'units' : 'kg'} once rounded` }]);
+      continue;
+    }
     lines.push({
       id: randomUUID(),
       product_id: productId,
       ref: line.external_id ?? null,
-      quantity: counted
-        ? line.quantity
-        : Math.round(line.quantity * KG_PER_MASS_UNIT[line.unit as keyof typeof KG_PER_MASS_UNIT] * 1000) / 1000,
+      quantity,
       unit: counted ? 'unit' : 'kg',
       sold_at: when.at,
       day: when.day,
     });
   }
   errors.sort((a, b) => a.index - b.index);
+
   if (lines.length === 0) {
     throw validationError(
       input.batch ? 'No valid sale line in the event' : 'Invalid sales.recorded payload',
@@ -148,7 +170,9 @@ export async function storeSales(
   }
 
   // The lines and their day totals in one statement; a line whose external id this source has sent
-  // before is skipped (ON CONFLICT DO NOTHING) and not counted again.
+  // before is skipped (ON CONFLICT DO NOTHING) and not counted again. Rows are taken in one order by
+  // every writer (external id; product and day), so that two events with overlapping lines wait
+  // for each other instead of deadlocking.
   const [result] = await tx.$queryRaw<{ stored: number }[]>(Prisma.sql`
     WITH u AS (
       SELECT * FROM json_to_recordset(${JSON.stringify(lines)}::json)
@@ -157,14 +181,14 @@ export async function storeSales(
       INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day, inbound_event_id)
       SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.product_id, ${input.source}, u.ref, u.quantity, u.unit,
         u.sold_at, u.day, ${input.eventId}::uuid
-      FROM u
+      FROM u ORDER BY u.ref, u.product_id, u.day
       ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
       RETURNING product_id, day, quantity, unit
     ), totals AS (
       INSERT INTO sale_day_totals AS t (establishment_id, livemode, product_id, day, units, kg, lines)
       SELECT ${auth.establishmentId}::uuid, ${auth.livemode}, product_id, day,
         coalesce(sum(quantity) FILTER (WHERE unit = 'unit'), 0), coalesce(sum(quantity) FILTER (WHERE unit = 'kg'), 0), count(*)::int
-      FROM ins GROUP BY product_id, day
+      FROM ins GROUP BY product_id, day ORDER BY product_id, day
       ON CONFLICT (establishment_id, livemode, product_id, day)
       DO UPDATE SET units = t.units + excluded.units, kg = t.kg + excluded.kg, lines = t.lines + excluded.lines
     )
