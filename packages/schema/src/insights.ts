@@ -161,7 +161,7 @@ export const DemandPrediction = z
     food_category: FoodCategory.nullable(),
     products: z
       .array(ProductDemand)
-      .describe('products with sales in the last year, most often sold (sale lines) first; at most 200 — `product_id` reaches any'),
+      .describe('products with sales in the last year, most often sold (sale lines) first; at most 200 (`product_id` reaches the others)'),
     generated_at: Timestamp,
   })
   .meta({ id: 'DemandPrediction' });

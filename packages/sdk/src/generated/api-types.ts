@@ -55,7 +55,7 @@ export type WasteRecord = {
 };
 
 export type BatchItemError = {
-    /** position of the item in the submitted `records` array */
+    /** position of the item in the submitted array (`records`; the sale lines of a `sales.recorded` event) */
     index: number;
     code: string;
     error: string;
@@ -353,7 +353,7 @@ export type DemandPrediction = {
     type: "demand";
     product_id: string | null;
     food_category: FoodCategory | null;
-    /** products with sales in the last year, most sold first */
+    /** products with sales in the last year, most often sold (sale lines) first; at most 200 (`product_id` reaches the others) */
     products: ProductDemand[];
     generated_at: string;
 };

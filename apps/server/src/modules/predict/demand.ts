@@ -14,7 +14,7 @@ import {
 } from './model.js';
 
 const HISTORY_DAYS = 365;
-/** Products in one answer, most often sold first; `product_id` reaches any other. */
+/** Products in one answer, most often sold first; `product_id` reaches the others. */
 export const MAX_PRODUCTS = 200;
 const BACKTEST_DAYS = 14;
 /** The advice is replayed over these last days to show what it would have saved. */
