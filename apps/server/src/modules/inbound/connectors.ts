@@ -192,6 +192,11 @@ const square: Connector = {
 /** Odoo's units of measure by name. */
 const UOM: Record<string, string> = { kg: 'kg', g: 'g', lb: 'lb', lbs: 'lb', oz: 'oz', units: 'unit', unit: 'unit', 'unit(s)': 'unit' };
 const many2one = (v: unknown) => (Array.isArray(v) ? v : [v, undefined]) as [unknown, unknown];
+/** The unit of measure's id and name: `product_uom_id` as `[id, name]`, or its bare id and `x_uom_name` (see odooSales). */
+const uomOf = (record: Record<string, unknown>): [unknown, unknown] => {
+  const [id, name] = many2one(record.product_uom_id);
+  return [id, name ?? record.x_uom_name];
+};
 /** Odoo writes datetimes in UTC as `YYYY-MM-DD HH:MM:SS`. */
 const odooTime = (v: unknown) => {
   const date = typeof v === 'string' ? v.replace(' ', 'T') : undefined;
@@ -204,11 +209,13 @@ const odooTime = (v: unknown) => {
  * `search_read` on `pos.order.line`, whose records carry `id`). Send the lines of paid orders only
  * (`order_id.state` in paid, done, invoiced): a draft's line sent early is not sent again when it
  * changes. Fields used: the id (the resend key, `pos.order.line:<id>`), `product_id` (a product
- * whose `pos_ref` is Odoo's product id; `[id, name]` or the bare id), `qty`, `product_uom_id` with
- * its name (`[id, "Units"]`, `"kg"`, `"g"`, `"lb"`, `"oz"`, as `search_read` returns it; read it
- * with `context: {lang: "en_US"}`): a bare id — what a webhook's read sends — cannot say whether
- * the line is counted or weighed, and the line is refused; and `create_date` (UTC). Refund lines
- * (negative `qty`) are returns, not sales: left out.
+ * whose `pos_ref` is Odoo's product id; `[id, name]` or the bare id), `qty`, the unit of measure by
+ * its name (`"Units"`, `"kg"`, `"g"`, `"lb"`, `"oz"`; read with `context: {lang: "en_US"}`) — from
+ * `product_uom_id` as `search_read` returns it (`[id, name]`) or, since a webhook sends many2one
+ * fields as bare ids (Odoo reads them with `load=None`), from a related field `x_uom_name`
+ * (Unit of Measure → Name, added in Studio and chosen among the webhook's fields); without a name
+ * the line cannot say whether it is counted or weighed and is refused — and `create_date` (UTC).
+ * Refund lines (negative `qty`) are returns, not sales: left out.
  */
 const ODOO_FIELDS = {
   product_id: 'product_id',
@@ -228,7 +235,7 @@ function odooSales(payload: Record<string, unknown>): ConnectorSales | Record<st
   lines.forEach((line, i) => {
     if (typeof line.qty === 'number' && line.qty < 0) return; // a refund
     const [productId] = many2one(line.product_id);
-    const [uomId, uomName] = many2one(line.product_uom_id);
+    const [uomId, uomName] = uomOf(line);
     const unit = typeof uomName === 'string' ? UOM[uomName.trim().toLowerCase()] : undefined;
     const origin: LineOrigin = { path: many ? `lines.${i}` : '', fields: ODOO_FIELDS };
     if (!unit) {
@@ -239,7 +246,7 @@ function odooSales(payload: Record<string, unknown>): ConnectorSales | Record<st
             ? 'product_uom_id is missing: send it as [id, name] to say whether the line is counted or weighed'
             : typeof uomName === 'string'
               ? `unknown unit of measure "${uomName}" (units, kg, g, lb or oz; read the lines with lang en_US)`
-              : 'product_uom_id is a bare id: send it as [id, name] (search_read) to say whether the line is counted or weighed',
+              : 'product_uom_id is a bare id (as a webhook sends it): add the related field x_uom_name to the webhook, or send [id, name] (search_read), to say whether the line is counted or weighed',
       };
     }
     const id = line._id ?? line.id;
@@ -270,7 +277,7 @@ const odoo: Connector = {
     if (event === 'sales.recorded') return odooSales(payload);
     if (event !== 'inventory.loss') return { ...payload, source: 'odoo' };
     const [productId] = many2one(payload.product_id);
-    const [, uomName] = many2one(payload.product_uom_id);
+    const [, uomName] = uomOf(payload);
     const unit = typeof uomName === 'string' ? UOM[uomName.trim().toLowerCase()] : undefined;
     const tags = Array.isArray(payload.scrap_reason_tag_ids)
       ? payload.scrap_reason_tag_ids.map((t) => (Array.isArray(t) ? t[1] : t)).filter((t) => typeof t === 'string')
