@@ -109,7 +109,7 @@ export async function measureInsights(client, ourPort, seeded, destino) {
   const [{ organization_id: org }] = (await client.query('SELECT organization_id FROM establishments WHERE id = $1', [big.id])).rows;
   await client.query(
     `INSERT INTO products (id, organization_id, name, food_category, ean, pos_ref, unit_weight_kg)
-     SELECT gen_random_uuid(), $1::uuid, 'Bench product ' || p, 'bakery', lpad(p::text, 13, '9'), 'bench-' || p, 0.1
+     SELECT gen_random_uuid(), $1::uuid, 'Bench product ' || p, 'bakery', '84' || lpad(p::text, 11, '0'), 'bench-' || p, 0.1
      FROM generate_series(1, ${DEMAND_PRODUCTS}) p`,
     [org],
   );

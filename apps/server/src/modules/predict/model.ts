@@ -19,44 +19,65 @@ export type Fit = {
   seasonals: number[];
 };
 
+type State = { level: number; trend: number; seasonals: number[] };
+
 /**
- * Runs the recursions over `y`. The initial state comes from the first `initLength` values (all by
- * default); `onStep` sees, before `y[t]` is learnt, the forecasts of `y[t]` and of `y[t + 1]` made
- * from the values before `t`, which is how a replay over days the parameters were not chosen on is
- * made (`replayForecasts`).
+ * The initial state from every full week of the first `length` values (classical decomposition),
+ * not the first week alone, so that one noisy week does not set the weekday effects. It does not
+ * depend on the smoothing constants: a grid search computes it once.
+ */
+function initialState(y: number[], length: number): State {
+  const m = SEASON;
+  const weeks = Math.floor(length / m);
+  const weekMeans: number[] = [];
+  for (let w = 0; w < weeks; w++) {
+    let sum = 0;
+    for (let i = 0; i < m; i++) sum += y[w * m + i] as number;
+    weekMeans.push(sum / m);
+  }
+  const trend = weeks > 1 ? ((weekMeans[weeks - 1] as number) - (weekMeans[0] as number)) / ((weeks - 1) * m) : 0;
+  const level = (weekMeans[0] as number) + ((m - 1) / 2) * trend;
+  const seasonals: number[] = [];
+  for (let i = 0; i < m; i++) {
+    let sum = 0;
+    for (let w = 0; w < weeks; w++) sum += (y[w * m + i] as number) - ((weekMeans[w] as number) + (i - (m - 1) / 2) * trend);
+    seasonals.push(sum / weeks);
+  }
+  return { level, trend, seasonals };
+}
+
+/**
+ * Runs the recursions over `y` from `start` (an initial state, see `initialState`); `onStep` sees,
+ * before `y[t]` is learnt, the forecasts of `y[t]` and of `y[t + 1]` made from the values before
+ * `t`, which is how a replay over days the parameters were not chosen on is made
+ * (`replayForecasts`).
  */
 function smooth(
   y: number[],
   alpha: number,
   beta: number,
   gamma: number,
+  start: State,
   onStep?: (t: number, forecast: number, next: number) => void,
-  initLength = y.length,
 ): Fit {
   const m = SEASON;
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  // Initial state from every full week (classical decomposition), not the first week alone, so
-  // that one noisy week does not set the weekday effects.
-  const weeks = Math.floor(initLength / m);
-  const weekMeans = Array.from({ length: weeks }, (_, w) => mean(y.slice(w * m, (w + 1) * m)));
-  let trend = weeks > 1 ? ((weekMeans[weeks - 1] as number) - (weekMeans[0] as number)) / ((weeks - 1) * m) : 0;
-  let level = (weekMeans[0] as number) + ((m - 1) / 2) * trend;
-  const seasonals = Array.from({ length: m }, (_, i) =>
-    mean(Array.from({ length: weeks }, (_, w) => (y[w * m + i] as number) - ((weekMeans[w] as number) + (i - (m - 1) / 2) * trend))),
-  );
+  let { level, trend } = start;
+  const seasonals = start.seasonals.slice();
   let sse = 0;
   let count = 0;
   for (let t = m; t < y.length; t++) {
-    const s = seasonals[t % m] as number;
+    const i = t % m;
+    const s = seasonals[i] as number;
+    const value = y[t] as number;
     const forecast = level + trend + s;
-    onStep?.(t, forecast, level + 2 * trend + (seasonals[(t + 1) % m] as number));
-    const err = (y[t] as number) - forecast;
+    if (onStep) onStep(t, forecast, level + 2 * trend + (seasonals[(t + 1) % m] as number));
+    const err = value - forecast;
     sse += err * err;
     count++;
     const previous = level;
-    level = alpha * ((y[t] as number) - s) + (1 - alpha) * (level + trend);
+    level = alpha * (value - s) + (1 - alpha) * (level + trend);
     trend = beta * (level - previous) + (1 - beta) * trend;
-    seasonals[t % m] = gamma * ((y[t] as number) - level) + (1 - gamma) * s;
+    seasonals[i] = gamma * (value - level) + (1 - gamma) * s;
   }
   return { alpha, beta, gamma, sse, sigma: Math.sqrt(sse / Math.max(1, count)), level, trend, seasonals };
 }
@@ -66,11 +87,12 @@ const BETAS = [0, 0.01, 0.05, 0.1];
 const GAMMAS = [0.05, 0.1, 0.2, 0.3, 0.5];
 
 export function fitHoltWinters(y: number[]): Fit {
+  const start = initialState(y, y.length);
   let best: Fit | undefined;
   for (const a of ALPHAS)
     for (const b of BETAS)
       for (const g of GAMMAS) {
-        const f = smooth(y, a, b, g);
+        const f = smooth(y, a, b, g, start);
         if (!best || f.sse < best.sse) best = f;
       }
   return best as Fit;
@@ -157,15 +179,9 @@ export function replayForecasts(y: number[], from: number): StepForecast[] {
   }
   if (seasonalFrom < y.length) {
     const f = fitHoltWinters(y.slice(0, seasonalFrom - 1));
-    smooth(
-      y,
-      f.alpha,
-      f.beta,
-      f.gamma,
-      (t, _forecast, next) =>
-        t + 1 >= seasonalFrom && t + 1 < y.length && steps.push({ value: Math.max(0, next), seasonal: true, sigma: f.sigma }),
-      seasonalFrom - 1,
-    );
+    smooth(y, f.alpha, f.beta, f.gamma, initialState(y, seasonalFrom - 1), (t, _forecast, next) => {
+      if (t + 1 >= seasonalFrom && t + 1 < y.length) steps.push({ value: Math.max(0, next), seasonal: true, sigma: f.sigma });
+    });
   }
   return steps;
 }
