@@ -277,8 +277,8 @@ function ProductionTable({ prediction }: { prediction: DemandPrediction }) {
           <Table.Thead>
             <Table.Tr>
               <Table.Th>{t('forecast.demand.columns.product')}</Table.Th>
-              <Table.Th ta="right">{t('forecast.demand.columns.expected')}</Table.Th>
               <Table.Th ta="right">{t('forecast.demand.columns.advised')}</Table.Th>
+              <Table.Th ta="right">{t('forecast.demand.columns.expected')}</Table.Th>
               <Table.Th>{t('forecast.demand.columns.coverage')}</Table.Th>
               <Table.Th>{t('forecast.demand.columns.avoided')}</Table.Th>
               <Table.Th>{t('forecast.demand.columns.shortDays')}</Table.Th>
@@ -324,12 +324,12 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
           {product.product_name}
         </Text>
         {notes.map((note) => (
-          <Text key={note} size="xs" c="dimmed" maw={320}>
+          <Text key={note} size="xs" c="dimmed" maw={200}>
             {note}
           </Text>
         ))}
       </Table.Td>
-      <Table.Td ta="right">{tomorrow ? quantity(tomorrow.expected, product.unit) : <EmptyCell />}</Table.Td>
+      {/* What to prepare comes right after the product: on a phone it is what shows without scrolling. */}
       <Table.Td ta="right">
         {tomorrow ? (
           <Text fz="lg" fw={700} data-testid="demand-advised">
@@ -339,6 +339,7 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
           <EmptyCell />
         )}
       </Table.Td>
+      <Table.Td ta="right">{tomorrow ? quantity(tomorrow.expected, product.unit) : <EmptyCell />}</Table.Td>
       <Table.Td>
         <Text size="sm">{t('forecast.demand.coverage', { percent: format.percent(advice.quantile) })}</Text>
         {advice.waste_share !== null && advice.waste_share > 0 && (
