@@ -18,6 +18,9 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'merma_bench';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+// A part of a scenario's name (e.g. `batch`): only the matching scenarios run, and nothing after them
+// (insights, webhooks, retention, bundle size), to measure one change quickly.
+const ONLY = process.env.BENCH_ONLY;
 const ESTABLISHMENTS = 200;
 const RECORDS_PER_ESTABLISHMENT = 500; // 100k seeded records
 const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
@@ -258,8 +261,9 @@ async function main() {
     },
   ];
 
+  const selected = ONLY ? scenarios.filter((s) => s.name.includes(ONLY)) : scenarios;
   // Warm both servers (JIT, pools, caches) before measuring.
-  for (const s of scenarios) {
+  for (const s of selected) {
     await load({ ...s.ours, connections: 2 }).then(
       () => {},
       () => {},
@@ -271,7 +275,7 @@ async function main() {
   }
 
   const results = [];
-  for (const s of scenarios) {
+  for (const s of selected) {
     const ours = [];
     const base = [];
     for (let round = 0; round < 2; round++) {
@@ -283,11 +287,6 @@ async function main() {
     const b = best(base);
     results.push({ name: s.name, rows: s.rows, ours: o, baseline: b, ratio: o.rps / b.rps });
   }
-
-  const webhooks = await measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record, startWorkerReplica });
-  const insights = await measureInsights(client, ourPort, seeded, DESTINO);
-  const retentionPool = new pg.Pool({ connectionString: dbUrl, max: 2 });
-  const retention = await measureRetention({ pool: retentionPool, client }).finally(() => retentionPool.end());
 
   const pad = (v, n) => String(v).padStart(n);
   console.log(
@@ -301,6 +300,16 @@ async function main() {
       console.log(`${''.padEnd(28)}rows/s: ours ${(r.ours.rps * r.rows).toFixed(0)}, baseline ${(r.baseline.rps * r.rows).toFixed(0)}`);
     if (r.ours.non2xx || r.ours.errors) console.log(`${''.padEnd(28)}!! ours: ${r.ours.non2xx} non-2xx, ${r.ours.errors} errors`);
   }
+  if (ONLY) {
+    await client.end();
+    await admin.end();
+    return;
+  }
+  const webhooks = await measureWebhooks({ client, ourPort, receiverUrl, seeded, load, summary, auth, record, startWorkerReplica });
+  const insights = await measureInsights(client, ourPort, seeded, DESTINO);
+  const retentionPool = new pg.Pool({ connectionString: dbUrl, max: 2 });
+  const retention = await measureRetention({ pool: retentionPool, client }).finally(() => retentionPool.end());
+
   const batch = results.find((r) => r.name.startsWith('POST /records/batch'));
   const list = results.find((r) => r.name.startsWith('GET'));
   const targeted = results.filter((r) => !r.name.includes('1 chain') && !r.name.includes('plain'));

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolOf } from '../src/db/client.js';
+import { sqlOfPool } from '../src/db/sql.js';
 import { createAuthenticator } from '../src/http/auth.js';
 import { createCatalogCache } from '../src/modules/catalog/service.js';
 import { loadSecretBox } from '../src/secrets/keys.js';
@@ -36,7 +37,7 @@ beforeAll(async () => {
     router,
     createContext: async ({ req }: { req: unknown }): Promise<Context> => ({
       db: t.db,
-      pool: poolOf(t.db),
+      pool: sqlOfPool(poolOf(t.db)),
       auth: await authenticator.authenticate(req as FastifyRequest),
       clock: () => new Date(),
       requestId: 'reference',

@@ -185,6 +185,79 @@ describe('POST /api/v1/records/batch', () => {
     expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 502 });
   });
 
+  it('batches and single writes to one chain at the same time make one unbroken chain, with one event per record', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const batch = (n: number) => client.post('/api/v1/records/batch', { records: Array.from({ length: n }, () => validRecord()) });
+    const results = await Promise.all([
+      batch(40),
+      ...Array.from({ length: 8 }, () => client.post('/api/v1/records', validRecord())),
+      batch(1),
+      batch(60),
+    ]);
+    expect(results.map((r) => r.statusCode)).toEqual([200, ...Array(8).fill(201), 200, 200]);
+    expect(await countRecords(t.db, other.establishmentId)).toBe(109);
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 109 });
+    const [head] = await t.db.$queryRaw<{ seq: bigint }[]>`
+      SELECT seq FROM record_chain_heads WHERE establishment_id = ${other.establishmentId}::uuid AND livemode = false`;
+    expect(head?.seq).toBe(109n);
+    const events = await t.db.$queryRaw<{ id: string; hash: string; timestamp: string }[]>`
+      SELECT e.payload->'data'->>'id' AS id, e.payload->'data'->>'record_hash' AS hash, e.payload->>'timestamp' AS timestamp
+      FROM events e WHERE e.establishment_id = ${other.establishmentId}::uuid AND e.type = 'record.created'`;
+    const records = await t.db.record.findMany({ where: { establishment_id: other.establishmentId } });
+    expect(new Map(events.map((e) => [e.id, [e.hash, e.timestamp]]))).toEqual(
+      new Map(records.map((r) => [r.id, [r.record_hash, r.created_at.toISOString()]])),
+    );
+  });
+
+  it('under an Idempotency-Key, a replay answers the same and stores the batch once', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const body = { records: [validRecord({ weight_kg: 1 }), { food_category: 'meat' }, validRecord({ weight_kg: 2 })] };
+    const headers = { 'idempotency-key': 'erp-batch-2026-06-15' };
+    const first = await client.post('/api/v1/records/batch', body, { headers });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().data).toMatchObject({ inserted: 2, failed: 1 });
+    const again = await client.post('/api/v1/records/batch', body, { headers });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    expect(await countRecords(t.db, other.establishmentId)).toBe(2);
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 2 });
+  });
+
+  it('a batch the database refuses halfway stores nothing, leaves the chain head, and the next batch goes on', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    await client.post('/api/v1/records/batch', { records: [validRecord(), validRecord()] });
+    // A failure inside the write statement, after some rows are in: the whole batch must roll back.
+    await t.db.$executeRawUnsafe(`CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.product_name = 'boom' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
+    await t.db.$executeRawUnsafe(
+      `CREATE TRIGGER refuse_boom BEFORE INSERT ON records FOR EACH ROW WHEN (NEW.product_name = 'boom') EXECUTE FUNCTION refuse_boom()`,
+    );
+    try {
+      const refused = await client.post('/api/v1/records/batch', {
+        records: [validRecord(), validRecord(), validRecord({ product_name: 'boom' }), validRecord()],
+      });
+      expect(refused.statusCode).toBe(500);
+      expect(refused.json()).toMatchObject({ status: 500 });
+    } finally {
+      await t.db.$executeRawUnsafe('DROP TRIGGER refuse_boom ON records');
+      await t.db.$executeRawUnsafe('DROP FUNCTION refuse_boom()');
+    }
+    expect(await countRecords(t.db, other.establishmentId)).toBe(2);
+    const [head] = await t.db.$queryRaw<{ seq: bigint }[]>`
+      SELECT seq FROM record_chain_heads WHERE establishment_id = ${other.establishmentId}::uuid AND livemode = false`;
+    expect(head?.seq).toBe(2n);
+    const [events] = await t.db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM events WHERE establishment_id = ${other.establishmentId}::uuid`;
+    expect(events?.n).toBe(2);
+    // Every pooled connection still works (a connection left inside the failed transaction would not).
+    const next = await Promise.all(Array.from({ length: 12 }, () => client.post('/api/v1/records/batch', { records: [validRecord()] })));
+    expect(next.map((r) => r.statusCode)).toEqual(Array(12).fill(200));
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 14 });
+  });
+
   it.each([
     ['more than 500 items', { records: Array.from({ length: 501 }, () => validRecord()) }],
     ['10,000 items', { records: Array.from({ length: 10_000 }, () => ({ food_category: 'meat' })) }],

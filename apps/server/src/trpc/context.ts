@@ -1,12 +1,15 @@
 import type { AuthContext, Clock } from '../context.js';
 import type { DbTx } from '../db/client.js';
-import type { Sql } from '../db/sql.js';
+import type { TransactionalSql } from '../db/sql.js';
 
 /** What every procedure receives. */
 export type Context = {
   db: DbTx;
-  /** The pg pool under `db`, for hot reads outside any transaction (see db/client.ts). */
-  pool: Sql;
+  /**
+   * The pg pool under `db` for the hot paths (see db/client.ts), or `db` itself when the request
+   * runs in a transaction (an Idempotency-Key POST).
+   */
+  pool: TransactionalSql;
   auth: AuthContext;
   clock: Clock;
   requestId: string;

@@ -59,7 +59,9 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       })
       .input(BatchRecordsInput)
       .output(BatchRecordsResponse)
-      .mutation(async ({ ctx, input }) => ok(await createRecordsBatch({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input.records))),
+      .mutation(async ({ ctx, input }) =>
+        ok(await createRecordsBatch({ db: ctx.db, pool: ctx.pool, clock: ctx.clock, catalog }, ctx.auth, input.records)),
+      ),
 
     list: apiProcedure
       .meta({

@@ -15,8 +15,7 @@ import {
 } from '@merma/schema';
 import type { AuthContext, Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import { type Sql, sqlOfTransaction } from '../../db/sql.js';
-import { inTransaction } from '../../db/transaction.js';
+import { type Sql, sqlOfTransaction, type TransactionalSql } from '../../db/sql.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { activeTraceparent } from '../../tracing/spans.js';
@@ -28,11 +27,10 @@ import { canonicalRecordJson, chainHash, GENESIS_HASH, type HashedFields } from 
 import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
 
 /**
- * `pool`: where the single-record statement runs — the pg pool when the request has no
- * transaction (no Prisma round trip on the hottest write), the request's transaction otherwise.
- * Without it, `db`.
+ * `pool`: where the writes run — the pg pool when the request has no transaction (no Prisma
+ * round trip on the hottest writes), the request's transaction otherwise. Without it, `db`.
  */
-export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache; pool?: Sql };
+export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache; pool?: TransactionalSql };
 
 /** A `records` row as selected by RECORD_COLUMNS_TEXT: the hashed fields plus chain bookkeeping. */
 export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
@@ -301,9 +299,13 @@ export async function createRecord(
 }
 
 /**
- * Stores the valid items of a batch and reports the others by index. The valid items are appended
- * to the chain in request order and inserted with one `INSERT … SELECT FROM unnest(…)`, together
- * with the head update, inside one transaction: they are all stored or none is.
+ * Stores the valid items of a batch and reports the others by index. Everything that does not need
+ * the chain head is done first, outside the transaction: validation, the references, the shifts,
+ * and each record's canonical JSON. Then, in one transaction on one pooled connection (or the
+ * request's transaction under an Idempotency-Key), the head is locked, the records are chained in
+ * request order and one statement writes the records, the head, their day totals and their events
+ * from one `json_to_recordset` parameter: they are all stored or none is. The head's lock is held
+ * for two statements, not for the whole request.
  */
 export async function createRecordsBatch(
   deps: RecordDeps,
@@ -330,42 +332,47 @@ export async function createRecordsBatch(
   const catalog = await deps.catalog.get(deps.db);
   const now = deps.clock();
   const occurredAt = new Map<number, string>();
-  const lateOrEarly = new Map<number, ErrorDetail>();
+  const problems = await checkReferences(deps.db, auth, catalog, valid);
   for (const { index, input } of valid) {
     const occurred = occurredAtOf(input, now, false);
     if ('at' in occurred) occurredAt.set(index, occurred.at);
-    else lateOrEarly.set(index, occurred.problem);
+    else problems.set(index, [occurred.problem, ...(problems.get(index) ?? [])]);
   }
-  return inTransaction(deps.db, async (tx) => {
-    const problems = await checkReferences(tx, auth, catalog, valid);
-    for (const [index, problem] of lateOrEarly) problems.set(index, [problem, ...(problems.get(index) ?? [])]);
-    for (const [index, details] of problems) {
-      errors.push({ index, code: 'validation_error', error: details.map((d) => `${d.path}: ${d.message}`).join('; '), details });
+  for (const [index, details] of problems) {
+    errors.push({ index, code: 'validation_error', error: details.map((d) => `${d.path}: ${d.message}`).join('; '), details });
+  }
+  errors.sort((a, b) => a.index - b.index);
+  const accepted = valid.filter((v) => !problems.has(v.index));
+  if (accepted.length === 0) return { inserted: 0, failed: errors.length, errors, records: [] };
+
+  const createdAt = now.toISOString();
+  const days = new Map<string, string>(); // most items of a batch share a date: one Intl call per date
+  const prepared: { index: number; id: string; at: string; day: string; fields: HashedFields; canonical: string }[] = [];
+  for (const { index, input } of accepted) {
+    const id = randomUUID();
+    const at = occurredAt.get(index) as string;
+    let day = days.get(at);
+    if (day === undefined) {
+      day = bucketDay(at, auth.timezone);
+      days.set(at, day);
     }
-    const accepted = valid.filter((v) => !problems.has(v.index));
-    errors.sort((a, b) => a.index - b.index);
-    if (accepted.length === 0) return { inserted: 0, failed: errors.length, errors, records: [] };
+    // The shift in progress when the waste happened (shift lists are cached: no query per record).
+    const shiftId = input.shift_id ?? (await activeShiftAt(deps.db, auth, new Date(at)));
+    const fields = hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt, at);
+    prepared.push({ index, id, at, day, fields, canonical: canonicalRecordJson(fields) });
+  }
 
-    await ensureChainHead(tx, auth);
-    const [head] = await tx.$queryRaw<{ seq: bigint; last_hash: string }[]>`
-      SELECT seq, last_hash FROM record_chain_heads
-      WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-      FOR UPDATE`;
-    if (!head) throw new AppError('internal', 'The record chain head is missing');
-
-    const createdAt = now.toISOString();
+  const transactional = deps.pool ?? sqlOfTransaction(deps.db);
+  return transactional.transaction(async (sql) => {
+    const head = await lockChainHead(sql, auth);
     let prev = head.last_hash;
-    let seq = head.seq;
+    let seq = BigInt(head.seq);
     // One JSON array of rows, read by json_to_recordset: a single parameter, however many records.
-    const rows: Record<string, string | number | null | object>[] = [];
+    // `occurred` only when it is not the storing time; the event is built by the statement.
+    const rows: Record<string, string | null>[] = [];
     const inserted: BatchInsertedItem[] = [];
-    for (const { index, input } of accepted) {
-      const id = randomUUID();
-      const at = occurredAt.get(index) as string;
-      // The shift in progress when the waste happened (shift lists are cached: no query per record).
-      const shiftId = input.shift_id ?? (await activeShiftAt(tx, auth, new Date(at)));
-      const f = hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt, at);
-      const hash = chainHash(prev, canonicalRecordJson(f));
+    for (const { index, id, at, day, fields: f, canonical } of prepared) {
+      const hash = chainHash(prev, canonical);
       seq += 1n;
       rows.push({
         id,
@@ -382,51 +389,74 @@ export async function createRecordsBatch(
         photo: f.photo_url,
         prev,
         hash,
-        occurred: at,
-        day: bucketDay(at, auth.timezone),
-        event_id: randomUUID(),
-        event: recordEventRow('record.created', id, createdAt, hash),
+        occurred: at === createdAt ? null : at,
+        day,
       });
       inserted.push({ index, id, record_hash: hash, created_at: createdAt, occurred_at: at });
       prev = hash;
     }
 
     // The records, the head, their day totals (one upsert per bucket) and one record.created per
-    // record (thin, see recordEventRow; one fan-out job for the batch), in one statement.
-    const [stored] = await tx.$queryRaw<{ head: number }[]>`
-      WITH u AS (
-        SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS u(id uuid, seq bigint, cat text, w numeric, dest uuid,
+    // record (thin, as recordEventRow builds it; one fan-out job for the batch), in one statement.
+    const p = sqlParams(); // a parameter keeps one type: the timestamp's text form has its own
+    const [tenant, mode, created] = [p.add(auth.establishmentId), p.add(auth.livemode), p.add(createdAt)];
+    const { rows: stored } = await sql.query<{ head: number }>(
+      `WITH u AS (
+        SELECT * FROM json_to_recordset(${p.add(JSON.stringify(rows))}::json) AS u(id uuid, seq bigint, cat text, w numeric, dest uuid,
           causa uuid, pname text, stage text, shift uuid, sess uuid, notes text, photo text, prev text, hash text,
-          occurred timestamptz, day date, event_id uuid, event jsonb)
+          occurred timestamptz, day date)
       ), ins AS (
         INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
           causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
           record_hash, created_at, occurred_at)
-        SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.seq, u.cat, u.w, u.dest, u.causa, u.pname,
-          u.stage, u.shift, u.sess, u.notes, u.photo, ${source}, u.prev, u.hash, ${createdAt}::timestamptz, u.occurred
+        SELECT u.id, ${tenant}::uuid, ${mode}::boolean, u.seq, u.cat, u.w, u.dest, u.causa, u.pname,
+          u.stage, u.shift, u.sess, u.notes, u.photo, ${p.add(source)}, u.prev, u.hash, ${created}::timestamptz,
+          coalesce(u.occurred, ${created}::timestamptz)
         FROM u
         RETURNING 1
       ), head AS (
-        UPDATE record_chain_heads SET seq = ${seq}, last_hash = ${prev}
-        WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-          AND (SELECT count(*) FROM ins) = ${accepted.length}
+        UPDATE record_chain_heads SET seq = ${p.add(seq.toString())}::bigint, last_hash = ${p.add(prev)}
+        WHERE establishment_id = ${tenant}::uuid AND livemode = ${mode}::boolean
+          AND (SELECT count(*) FROM ins) = ${p.add(prepared.length)}
         RETURNING 1
       ), src AS (
-        SELECT ${auth.establishmentId}::uuid AS establishment_id, ${auth.livemode}::boolean AS livemode, u.day, u.cat AS food_category,
+        SELECT ${tenant}::uuid AS establishment_id, ${mode}::boolean AS livemode, u.day, u.cat AS food_category,
           u.dest AS destino_id, u.causa AS causa_id, u.stage AS waste_stage, u.w AS kg
         FROM u
-      ), totals AS (${Prisma.raw(ADD_TO_DAY_TOTALS)}
+      ), totals AS (${ADD_TO_DAY_TOTALS}
       ), emitted AS (
         INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
-        SELECT u.event_id, ${auth.establishmentId}::uuid, ${auth.livemode}, 'record.created', u.event,
-          ${createdAt}::timestamptz, ${activeTraceparent()}::text
+        SELECT gen_random_uuid(), ${tenant}::uuid, ${mode}::boolean, 'record.created',
+          jsonb_build_object('event', 'record.created', 'timestamp', ${p.add(createdAt)}::text,
+            'data', jsonb_build_object('id', u.id, 'record_hash', u.hash)),
+          ${created}::timestamptz, ${p.add(activeTraceparent())}::text
         FROM u ORDER BY u.seq
       )
-      SELECT (SELECT count(*) FROM head)::int AS head`;
-    if (stored?.head !== 1) throw new AppError('internal', 'The record chain head could not be moved');
-
+      SELECT (SELECT count(*) FROM head)::int AS head`,
+      p.values,
+    );
+    if (stored[0]?.head !== 1) throw new AppError('internal', 'The record chain head could not be moved');
     return { inserted: inserted.length, failed: errors.length, errors, records: inserted };
   });
+}
+
+/**
+ * Locks the chain head of the key's establishment and mode for the rest of the transaction (other
+ * writers of the chain wait) and reads it, creating it first for the chain's first record.
+ */
+async function lockChainHead(sql: Sql, auth: AuthContext): Promise<{ seq: string; last_hash: string }> {
+  const select = `SELECT seq::text, last_hash FROM record_chain_heads WHERE establishment_id = $1::uuid AND livemode = $2 FOR UPDATE`;
+  const values = [auth.establishmentId, auth.livemode];
+  const [head] = (await sql.query<{ seq: string; last_hash: string }>(select, values)).rows;
+  if (head) return head;
+  await sql.query(
+    `INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1::uuid, $2, 0, $3)
+     ON CONFLICT (establishment_id, livemode) DO NOTHING`,
+    [...values, GENESIS_HASH],
+  );
+  const [created] = (await sql.query<{ seq: string; last_hash: string }>(select, values)).rows;
+  if (!created) throw new AppError('internal', 'The record chain head is missing');
+  return created;
 }
 
 export type ListRecordsParsed = {
