@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRecordJson, chainHash, GENESIS_HASH } from '../src/modules/records/hash.js';
 import {
   api,
+  authOf,
   CAUSA_CADUCIDAD,
   CAUSA_RETIRED,
   countRecords,
@@ -257,6 +258,52 @@ describe('POST /api/v1/records/batch', () => {
     expect(next.map((r) => r.statusCode)).toEqual(Array(12).fill(200));
     expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 14 });
   });
+
+  it('called without the pool (from the Prisma client alone), concurrent batches still take turns on the chain head', async () => {
+    const { createRecordsBatch } = await import('../src/modules/records/service.js');
+    const { createCatalogCache } = await import('../src/modules/catalog/service.js');
+    const other = await createTenant(t.db);
+    const deps = { db: t.db, clock: () => NOW, catalog: createCatalogCache() };
+    const results = await Promise.all(
+      [30, 1, 20, 5].map((n) =>
+        createRecordsBatch(
+          deps,
+          authOf(other),
+          Array.from({ length: n }, () => validRecord()),
+        ),
+      ),
+    );
+    expect(results.map((r) => r.inserted)).toEqual([30, 1, 20, 5]);
+    expect((await api(t.app, other.key).get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 56 });
+  });
+
+  // PGlite is one backend in this process: terminating it would end the embedded database itself.
+  it.skipIf(!process.env.DATABASE_URL)(
+    'a connection lost in the middle of a batch (needs DATABASE_URL): 503 to retry, nothing stored, the server goes on',
+    async () => {
+      const other = await createTenant(t.db);
+      const client = api(t.app, other.key);
+      await t.db.$executeRawUnsafe(`CREATE FUNCTION lose_connection() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NEW; END $$`);
+      await t.db.$executeRawUnsafe(
+        `CREATE TRIGGER lose_connection BEFORE INSERT ON records FOR EACH ROW WHEN (NEW.product_name = 'lost') EXECUTE FUNCTION lose_connection()`,
+      );
+      try {
+        const lost = await client.post('/api/v1/records/batch', { records: [validRecord(), validRecord({ product_name: 'lost' })] });
+        expect(lost.statusCode).toBe(503);
+        expect(lost.json()).toMatchObject({ code: 'service_unavailable' });
+        // The lost connection's 'error' event arrives after the answer: give it time to end the process if nobody hears it.
+        await new Promise((done) => setTimeout(done, 300));
+      } finally {
+        await t.db.$executeRawUnsafe('DROP TRIGGER lose_connection ON records');
+        await t.db.$executeRawUnsafe('DROP FUNCTION lose_connection()');
+      }
+      expect(await countRecords(t.db, other.establishmentId)).toBe(0);
+      const next = await Promise.all(Array.from({ length: 12 }, () => client.post('/api/v1/records/batch', { records: [validRecord()] })));
+      expect(next.map((r) => r.statusCode)).toEqual(Array(12).fill(200));
+      expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 12 });
+    },
+  );
 
   it.each([
     ['more than 500 items', { records: Array.from({ length: 501 }, () => validRecord()) }],

@@ -27,8 +27,9 @@ export function createPrisma(databaseUrl: string, poolSize: number): PrismaClien
 }
 
 /**
- * The pg pool under a Prisma client, for the hottest read paths (the record list), where Prisma's
- * per-value row mapping costs more than the query itself. Reads only, never inside a transaction.
+ * The pg pool under a Prisma client, for the hottest paths (the record list, a record's append, a
+ * batch's transaction: db/sql.ts), where Prisma's per-value row mapping and transaction round
+ * trips cost more than the query itself. Never used inside a request's Prisma transaction.
  */
 export function poolOf(db: Db): pg.Pool {
   const pool = pools.get(db);

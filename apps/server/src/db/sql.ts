@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { DbTx } from './client.js';
+import { inTransaction } from './transaction.js';
 
 /**
  * The minimal SQL runner the hot read paths use (`query(text, values)` → rows): the pg pool under
@@ -21,29 +22,39 @@ export function sqlOfPool(pool: pg.Pool): TransactionalSql {
     query: async (text, values) => pool.query(text, values) as never,
     async transaction(fn) {
       const client = await pool.connect();
+      // A checked-out client has no listener of the pool's: a connection lost meanwhile (a database
+      // restart, a terminated backend) would emit an 'error' nobody hears, which ends the process.
+      // The query under way fails with that error; the connection is not given back.
       let broken = false;
+      const lost = () => {
+        broken = true;
+      };
+      client.on('error', lost);
       try {
         await client.query('BEGIN');
         const result = await fn({ query: async (text, values) => client.query(text, values) as never });
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        // A connection that cannot even roll back is not given back to the pool.
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
+        // A connection that cannot even roll back is not given back to the pool either.
+        if (!broken) await client.query('ROLLBACK').catch(lost);
         throw err;
       } finally {
+        client.off('error', lost);
         client.release(broken);
       }
     },
   };
 }
 
+/**
+ * Statements on a Prisma client. `transaction` joins the transaction `tx` already is (an
+ * Idempotency-Key request's), or opens one when `tx` is the top-level client.
+ */
 export function sqlOfTransaction(tx: DbTx): TransactionalSql {
   const sql: TransactionalSql = {
     query: async <T>(text: string, values: unknown[] = []) => ({ rows: await tx.$queryRawUnsafe<T[]>(text, ...values) }),
-    transaction: (fn) => fn(sql),
+    transaction: (fn) => inTransaction(tx, (inner) => fn(inner === tx ? sql : sqlOfTransaction(inner))),
   };
   return sql;
 }

@@ -304,8 +304,9 @@ export async function createRecord(
  * and each record's canonical JSON. Then, in one transaction on one pooled connection (or the
  * request's transaction under an Idempotency-Key), the head is locked, the records are chained in
  * request order and one statement writes the records, the head, their day totals and their events
- * from one `json_to_recordset` parameter: they are all stored or none is. The head's lock is held
- * for two statements, not for the whole request.
+ * from one `json_to_recordset` parameter: they are all stored or none is. Without an
+ * Idempotency-Key the head's lock is held for those two statements only, not for the checks
+ * before them (with one, until the request's transaction ends).
  */
 export async function createRecordsBatch(
   deps: RecordDeps,
