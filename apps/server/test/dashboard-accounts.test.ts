@@ -106,6 +106,29 @@ describe('invitations', () => {
     expect(actions).toEqual(expect.arrayContaining(['member.invited', 'member.joined']));
   });
 
+  it('an invitation whose e-mail cannot be sent is withdrawn and answered 503, and inviting again works once mail does', async () => {
+    const org = await createTenant(t.db);
+    const owner = await createMember(t.db, org.organizationId, 'owner');
+    const browser = new DashboardBrowser(t.app);
+    await browser.signIn(owner.email, PASSWORD);
+    const refused = await failure(browser.mutate('team.invite', { email: 'cook@unreachable.example', role: 'viewer' }));
+    expect(refused).toMatchObject({ status: 503, code: 'service_unavailable', message: expect.stringContaining('could not be sent') });
+    expect((await browser.query('team.get')).invitations).toEqual([]);
+    const stored = await t.db.invitation.findMany({ where: { organization_id: org.organizationId } });
+    expect(stored).toEqual([
+      expect.objectContaining({ email: 'cook@unreachable.example', revoked_at: expect.any(Date), accepted_at: null }),
+    ]);
+    const entries = (await browser.query('audit.list', {})).entries as { action: string; target: string; details: object }[];
+    expect(entries.filter((e) => e.target === 'cook@unreachable.example').map((e) => [e.action, e.details])).toEqual([
+      ['invitation.revoked', { invitation_id: stored[0]?.id, reason: 'mail_not_sent' }],
+      ['member.invited', { invitation_id: stored[0]?.id, role: 'viewer' }],
+    ]);
+    // Once mail goes out, the same person is invited normally.
+    const pending = await browser.mutate('team.invite', { email: 'cook@example.com', role: 'viewer' });
+    expect((await browser.query('team.get')).invitations).toEqual([expect.objectContaining({ id: pending.id })]);
+    expect(mailer.linkTo('cook@example.com')).toContain('token=');
+  });
+
   it('a revoked or expired invitation is refused', async () => {
     const org = await createTenant(t.db);
     const owner = await createMember(t.db, org.organizationId, 'owner');

@@ -182,6 +182,21 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
       await heading(page, 'Team').waitFor();
       await page.getByRole('cell', { name: 'ana@example.com' }).waitFor();
       await expectAccessible(page, 'team');
+      // An invitation whose e-mail cannot be sent is not made, and the page says why.
+      await page.getByRole('button', { name: 'Invite' }).click();
+      const invite = page.getByRole('dialog');
+      await invite.getByLabel('E-mail').fill('cook@unreachable.example');
+      await invite.getByRole('button', { name: 'Send invitation' }).click();
+      await invite
+        .getByRole('alert')
+        .getByText('The invitation e-mail could not be sent, so no invitation was made.', { exact: false })
+        .waitFor();
+      await expectAccessible(page, 'invitation not sent');
+      await invite.getByLabel('E-mail').fill('cook@example.com');
+      await invite.getByRole('button', { name: 'Send invitation' }).click();
+      await page.getByText('Invitation sent to cook@example.com.').waitFor();
+      await page.getByRole('cell', { name: 'cook@example.com', exact: true }).waitFor();
+      expect(await page.getByRole('cell', { name: 'cook@unreachable.example' }).count()).toBe(0);
       await page.getByRole('link', { name: 'Audit log' }).click();
       await heading(page, 'Audit log').waitFor();
       for (const action of [

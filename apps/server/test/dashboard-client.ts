@@ -124,11 +124,18 @@ export async function createMember(db: Db, organizationId: string, role: Role, e
 }
 
 /** A mailer that keeps what it is asked to send. */
+/**
+ * A mailer that keeps what it sends. Mail to an address at `unreachable.example` fails as an SMTP
+ * server that refuses the connection would (nodemailer's error), and is not kept.
+ */
 export function capturingMailer(): Mailer & { sent: Mail[]; linkTo(to: string): string } {
   const sent: Mail[] = [];
   return {
     sent,
     async send(mail) {
+      if (mail.to.endsWith('@unreachable.example')) {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:25'), { code: 'ESOCKET', command: 'CONN' });
+      }
       sent.push(mail);
     },
     close() {},

@@ -5,6 +5,7 @@ import { Email, ROLES, type Role } from '@merma/schema/dashboard';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { errorInfo } from '../../lib/errors.ts';
 import { rule } from '../../lib/validation.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 
@@ -29,7 +30,13 @@ export function InviteModal({ onClose }: { onClose: () => void }) {
     <Modal opened onClose={onClose} title={t('team.invite.title')}>
       <form noValidate onSubmit={form.onSubmit((values) => invite.mutate({ email: values.email.trim(), role: values.role }))}>
         <Stack gap="md">
-          {invite.error && <ErrorAlert error={invite.error} />}
+          {invite.error && (
+            <ErrorAlert
+              error={invite.error}
+              // The server withdraws an invitation whose e-mail could not be sent.
+              message={errorInfo(invite.error).code === 'service_unavailable' ? t('team.invite.notSent') : undefined}
+            />
+          )}
           <TextInput label={t('team.invite.email')} type="email" required data-autofocus {...form.getInputProps('email')} />
           <Select
             label={t('team.invite.role')}

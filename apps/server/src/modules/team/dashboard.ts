@@ -9,6 +9,7 @@ import {
   type Role,
   Team,
 } from '@merma/schema/dashboard';
+import { AppError } from '../../errors.js';
 import { ADMINS, actorOf, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
 import { dashboardLink } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
@@ -45,15 +46,39 @@ export const teamDashboardRouter = dashboardRouter({
         });
         return made;
       });
-      await ctx.accounts.mailer.send(
-        invitationMail({
-          to: invitation.email,
-          organization: ctx.session.organizationName,
-          role: invitation.role,
-          invitedBy: ctx.session.name || ctx.session.email,
-          link: dashboardLink(ctx.accounts.publicUrl, 'invitation', token),
-        }),
-      );
+      try {
+        await ctx.accounts.mailer.send(
+          invitationMail({
+            to: invitation.email,
+            organization: ctx.session.organizationName,
+            role: invitation.role,
+            invitedBy: ctx.session.name || ctx.session.email,
+            link: dashboardLink(ctx.accounts.publicUrl, 'invitation', token),
+          }),
+        );
+      } catch (err) {
+        // The link exists only in the e-mail: an invitation whose e-mail was not sent is one nobody
+        // can accept. It is withdrawn (audited, like a revocation) and the inviter is told to try again.
+        ctx.log.warn({ err, invitationId: invitation.id }, 'the invitation e-mail could not be sent; the invitation is withdrawn');
+        await ctx.db.$transaction(async (tx) => {
+          const now = ctx.clock();
+          await tx.invitation.updateMany({ where: { id: invitation.id, accepted_at: null, revoked_at: null }, data: { revoked_at: now } });
+          await recordAudit(tx, {
+            organizationId: ctx.session.organizationId,
+            actor: actorOf(ctx),
+            action: 'invitation.revoked',
+            target: invitation.email,
+            details: { invitation_id: invitation.id, reason: 'mail_not_sent' },
+            now,
+          });
+        });
+        throw new AppError(
+          'service_unavailable',
+          `The invitation e-mail to ${invitation.email} could not be sent, so no invitation was made; try again later`,
+          undefined,
+          { retryAfterSeconds: 60, shouldRetry: true },
+        );
+      }
       return { ...invitation, invited_by: ctx.session.email };
     }),
 
