@@ -207,10 +207,13 @@ async function checkReferences(
   return problems;
 }
 
-async function ensureChainHead(db: DbTx, auth: AuthContext): Promise<void> {
-  await db.$executeRaw`INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash)
-    VALUES (${auth.establishmentId}::uuid, ${auth.livemode}, 0, ${GENESIS_HASH})
-    ON CONFLICT (establishment_id, livemode) DO NOTHING`;
+/** Creates the chain head of the key's establishment and mode for its first record (if absent). */
+async function ensureChainHead(sql: Sql, auth: AuthContext): Promise<void> {
+  await sql.query(
+    `INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1::uuid, $2, 0, $3)
+     ON CONFLICT (establishment_id, livemode) DO NOTHING`,
+    [auth.establishmentId, auth.livemode, GENESIS_HASH],
+  );
 }
 
 /**
@@ -293,7 +296,7 @@ export async function createRecord(
         supersedes_id: supersedesId,
       };
     }
-    await ensureChainHead(deps.db, auth); // first record of this establishment and mode
+    await ensureChainHead(sql, auth); // first record of this establishment and mode
   }
   throw new AppError('internal', 'The record chain head could not be created');
 }
@@ -450,11 +453,7 @@ async function lockChainHead(sql: Sql, auth: AuthContext): Promise<{ seq: string
   const values = [auth.establishmentId, auth.livemode];
   const [head] = (await sql.query<{ seq: string; last_hash: string }>(select, values)).rows;
   if (head) return head;
-  await sql.query(
-    `INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1::uuid, $2, 0, $3)
-     ON CONFLICT (establishment_id, livemode) DO NOTHING`,
-    [...values, GENESIS_HASH],
-  );
+  await ensureChainHead(sql, auth);
   const [created] = (await sql.query<{ seq: string; last_hash: string }>(select, values)).rows;
   if (!created) throw new AppError('internal', 'The record chain head is missing');
   return created;
