@@ -19,10 +19,11 @@ export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
 
 /**
- * Password rules (NIST SP 800-63B): long rather than complex. 10 characters at least; at most 200,
- * so that hashing a huge body costs nothing unusual.
+ * Password rules (NIST SP 800-63B, OWASP ASVS 2.1.1): long rather than complex. 12 characters at
+ * least; at most 200, so that hashing a huge body costs nothing unusual. The server also refuses
+ * guessable passwords (common ones, patterns, the account's e-mail), which a shape cannot express.
  */
-export const MIN_PASSWORD_LENGTH = 10;
+export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 200;
 export const Password = z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH);
 

@@ -27,6 +27,14 @@ export function createPrisma(databaseUrl: string, poolSize: number): PrismaClien
 }
 
 /**
+ * A Prisma client on a pool that someone else owns and ends (the job worker's): the domain
+ * services that take a Prisma client run in jobs too.
+ */
+export function prismaOnPool(pool: pg.Pool): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg(pool) });
+}
+
+/**
  * The pg pool under a Prisma client, for the hottest paths (the record list, a record's append, a
  * batch's transaction: db/sql.ts), where Prisma's per-value row mapping and transaction round
  * trips cost more than the query itself. Never used inside a request's Prisma transaction.

@@ -2,9 +2,12 @@ import { Logger, type LogLevel, parseCronItems, type Runner, type RunnerOptions,
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Clock, Log } from '../context.js';
+import { prismaOnPool } from '../db/client.js';
 import { sqlOfPool } from '../db/sql.js';
 import { createMailer, type Mailer } from '../mail.js';
 import type { Metrics } from '../metrics.js';
+import { type FailedSignIn, PASSWORD_RESET_MAIL_TASK, type PasswordResetMail, SIGN_IN_FAILED_TASK } from '../modules/accounts/jobs.js';
+import { auditFailedSignIn, sendPasswordResetMail } from '../modules/accounts/service.js';
 import { detectSpikes } from '../modules/alerts/detect.js';
 import { runVerification } from '../modules/records/verification-runs.js';
 import { purgeExpired } from '../modules/retention/purge.js';
@@ -77,6 +80,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   pool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'job database connection error')));
   const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log });
   const clock = options.clock ?? (() => new Date());
+  const db = prismaOnPool(pool);
   const agents = createAgents();
   const deps: AttemptDeps = {
     pool,
@@ -133,6 +137,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         });
       },
       'webhooks.notify_deactivated': async (payload) => notifyDeactivated({ pool, mailer, log }, payload as DeactivationNotice),
+      [PASSWORD_RESET_MAIL_TASK]: async (payload) =>
+        sendPasswordResetMail({ db, clock, mailer, publicUrl: config.publicUrl }, payload as PasswordResetMail),
+      [SIGN_IN_FAILED_TASK]: async (payload) => auditFailedSignIn(db, payload as FailedSignIn),
       'records.verify': async (payload, helpers) => {
         await runVerification({ pool: sqlOfPool(pool), clock, signer, log }, payload as { run_id: string }, {
           number: helpers.job.attempts,
@@ -206,6 +213,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         await runner?.stop().catch(() => {});
         agents.destroy();
         mailer.close();
+        await db.$disconnect();
         await pool.end();
       })();
       return stopped;

@@ -22,8 +22,13 @@ import {
 } from './service.js';
 import { closeSession, describeSession, findSession, moveSession, type OpenedSession, reloadSession } from './sessions.js';
 
-/** Sets the cookies of a newly opened session and answers what `auth.me` would. */
+/**
+ * Sets the cookies of a newly opened session and answers what `auth.me` would. The session this
+ * browser had until now (signing in again, as someone else, or through a link) is ended, so that
+ * no session outlives the cookie that carried it.
+ */
 async function opened(ctx: DashboardContext, session: OpenedSession): Promise<Me> {
+  if (ctx.session) await closeSession(ctx.db, ctx.session.sessionId);
   ctx.cookies.open(session);
   const user = await findSession(ctx.db, session.token, ctx.clock());
   if (!user) throw new AppError('internal', 'The new session was not found');

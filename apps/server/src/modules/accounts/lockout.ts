@@ -7,6 +7,11 @@ import { AppError } from '../../errors.js';
  * "login endpoint protection" recipe. Counters live in Redis when REDIS_URL is set (shared by every
  * replica, an in-memory limiter standing in while Redis is down), in memory otherwise.
  *
+ * Every attempt is counted *before* it is evaluated and given back when it succeeds (consume, then
+ * reward/delete). Checking first and counting the failure after the password check would let a
+ * burst of parallel guesses all pass the check before any of them is counted; counting first makes
+ * the limit hold however many requests arrive at once (ASVS 2.2.1).
+ *
  * - An account is locked for 15 minutes after 10 consecutive wrong passwords (a right one resets
  *   the count). Locking by account alone lets someone lock another person out for 15 minutes; it
  *   is the price of stopping a slow guess spread over many addresses, and the sign-in link of a
@@ -16,32 +21,36 @@ import { AppError } from '../../errors.js';
  * - Link tokens (invitation, reset, sign-in link) tried from one IP: 30 wrong ones an hour.
  */
 export const MAX_CONSECUTIVE_FAILURES = 10;
-const MAX_FAILURES_PER_IP = 100;
-// A consume past `points` is refused and blocks the key for blockDuration: the Nth failure is the
-// first one past N - 1 points.
+export const MAX_FAILURES_PER_IP = 100;
+export const MAX_LINK_ATTEMPTS_PER_HOUR = 30;
+// An attempt is consumed before it is evaluated: the (N + 1)th attempt within the window is the
+// first refused, and refusing it blocks the key for blockDuration.
 const LIMITS = {
-  account: { points: MAX_CONSECUTIVE_FAILURES - 1, duration: 3600, blockDuration: 15 * 60 },
-  ip: { points: MAX_FAILURES_PER_IP - 1, duration: 86_400, blockDuration: 86_400 },
+  account: { points: MAX_CONSECUTIVE_FAILURES, duration: 3600, blockDuration: 15 * 60 },
+  ip: { points: MAX_FAILURES_PER_IP, duration: 86_400, blockDuration: 86_400 },
   resetByEmail: { points: 3, duration: 3600 },
   resetByIp: { points: 20, duration: 3600 },
-  linkByIp: { points: 30, duration: 3600 },
+  linkByIp: { points: MAX_LINK_ATTEMPTS_PER_HOUR, duration: 3600 },
 } as const;
 
 type Name = keyof typeof LIMITS;
 
 export type SignInGuard = {
-  /** Throws 429 rate_limited when the account or the IP is locked. */
-  check(email: string, ip: string): Promise<void>;
-  /** A wrong password: counts against the account and the IP. */
-  failed(email: string, ip: string): Promise<void>;
-  /** A right password: the account's count starts again. */
-  succeeded(email: string): Promise<void>;
+  /**
+   * Counts a sign-in attempt against the account and the IP before the password is checked;
+   * throws 429 rate_limited when either is used up.
+   */
+  attempt(email: string, ip: string): Promise<void>;
+  /** The password was right: the IP's attempt is given back and the account's count starts again. */
+  succeeded(email: string, ip: string): Promise<void>;
+  /** A password was set through a reset link: the account's count starts again. */
+  unlocked(email: string): Promise<void>;
   /** A password-reset e-mail is about to be sent (throws 429 past the limit). */
   resetRequested(email: string, ip: string): Promise<void>;
-  /** A link token that matched nothing (throws 429 past the limit). */
-  badLink(ip: string): Promise<void>;
-  /** Throws 429 when the IP tried too many bad links. */
-  checkLink(ip: string): Promise<void>;
+  /** Counts a link token's use against the IP before the token is looked up (throws 429 past the limit). */
+  linkAttempt(ip: string): Promise<void>;
+  /** The token matched: its attempt is given back. */
+  linkSucceeded(ip: string): Promise<void>;
 };
 
 export function createSignInGuard(redis: Redis | undefined): SignInGuard {
@@ -62,41 +71,32 @@ export function createSignInGuard(redis: Redis | undefined): SignInGuard {
       resetAt: new Date(Date.now() + res.msBeforeNext),
     });
   };
-  const blocked = async (name: Name, key: string) => {
-    const res = await limiters[name].get(key);
-    return res && res.consumedPoints > LIMITS[name].points ? res : undefined;
-  };
-  const consume = async (name: Name, key: string, message: string) => {
-    try {
-      await limiters[name].consume(key);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) throw refuse(err, message);
-      throw err;
-    }
+  /** Consumes one point of each key; the first refusal (the longest wait) becomes a 429. */
+  const consume = async (message: string, ...keys: [Name, string][]) => {
+    const results = await Promise.allSettled(keys.map(([name, key]) => limiters[name].consume(key)));
+    const refused = results
+      .flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))
+      .sort((a, b) => (b instanceof RateLimiterRes ? b.msBeforeNext : 0) - (a instanceof RateLimiterRes ? a.msBeforeNext : 0));
+    const first = refused[0];
+    if (first instanceof RateLimiterRes) throw refuse(first, message);
+    if (first) throw first;
   };
   const TOO_MANY = 'Too many failed sign-in attempts: try again later or reset the password';
+  const giveBack = (name: Name, key: string) => limiters[name].reward(key).then(() => {});
 
   return {
-    async check(email, ip) {
-      const res = (await blocked('ip', ip)) ?? (await blocked('account', email));
-      if (res) throw refuse(res, TOO_MANY);
+    attempt: (email, ip) => consume(TOO_MANY, ['ip', ip], ['account', email]),
+    async succeeded(email, ip) {
+      await Promise.all([limiters.account.delete(email), giveBack('ip', ip)]);
     },
-    async failed(email, ip) {
-      await Promise.allSettled([limiters.ip.consume(ip), limiters.account.consume(email)]);
-    },
-    async succeeded(email) {
+    async unlocked(email) {
       await limiters.account.delete(email);
     },
     async resetRequested(email, ip) {
-      await consume('resetByIp', ip, 'Too many password-reset requests from this address: try again later');
-      await consume('resetByEmail', email, 'Too many password-reset requests for this e-mail: try again later');
+      await consume('Too many password-reset requests from this address: try again later', ['resetByIp', ip]);
+      await consume('Too many password-reset requests for this e-mail: try again later', ['resetByEmail', email]);
     },
-    async checkLink(ip) {
-      const res = await blocked('linkByIp', ip);
-      if (res) throw refuse(res, 'Too many invalid links from this address: try again later');
-    },
-    async badLink(ip) {
-      await limiters.linkByIp.consume(ip).catch(() => {});
-    },
+    linkAttempt: (ip) => consume('Too many invalid links from this address: try again later', ['linkByIp', ip]),
+    linkSucceeded: (ip) => giveBack('linkByIp', ip),
   };
 }

@@ -1,4 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
+import { validationError } from '../../errors.js';
 
 /**
  * Passwords are hashed with argon2id (@node-rs/argon2, hashing off the main thread) at OWASP's
@@ -33,4 +36,32 @@ let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {
   decoy ??= hashPassword(crypto.randomUUID());
   return decoy;
+}
+
+/**
+ * New passwords must not be easy to guess (ASVS 2.1.7, NIST SP 800-63B 5.1.1.2): the length rule
+ * of @merma/schema (12 to 200 characters) is checked first, then zxcvbn-ts with its common-password
+ * and keyboard-pattern lists (offline, maintained) estimates how many guesses the password takes,
+ * counting the account's e-mail and name as known words. Below 10^8 guesses (zxcvbn score 3,
+ * "safely unguessable" against throttled online attacks and moderate offline ones) it is refused,
+ * as is any password that contains the e-mail address or its part before the @. No composition
+ * rules: a long phrase of unrelated words passes.
+ */
+export const MIN_PASSWORD_SCORE = 3;
+const estimator = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
+const GUESSABLE = 'This password is too easy to guess: avoid common passwords, patterns and your own name or e-mail; a phrase of several unrelated words works well';
+
+export function assertStrongPassword(password: string, account: { email: string; name?: string | null | undefined }): void {
+  const lower = password.toLowerCase();
+  const email = account.email.toLowerCase();
+  const local = email.split('@')[0] ?? '';
+  if (lower.includes(email) || (local.length >= 3 && lower.includes(local))) {
+    throw validationError('The password may not contain your e-mail address', [
+      { path: 'password', message: 'contains the e-mail address' },
+    ]);
+  }
+  const known = [email, local, ...local.split(/[._+-]+/), ...(account.name ?? '').toLowerCase().split(/\s+/)].filter((w) => w.length >= 3);
+  if (estimator.check(password, known).score < MIN_PASSWORD_SCORE) {
+    throw validationError(GUESSABLE, [{ path: 'password', message: 'too easy to guess' }]);
+  }
 }

@@ -8,7 +8,8 @@ import { AppError, validationError } from '../../errors.js';
 import type { Mailer } from '../../mail.js';
 import { recordAudit } from '../audit/service.js';
 import type { SignInGuard } from './lockout.js';
-import { decoyHash, hashPassword, needsRehash, verifyPassword } from './password.js';
+import { enqueueFailedSignIn, enqueuePasswordResetMail, type FailedSignIn, type PasswordResetMail } from './jobs.js';
+import { assertStrongPassword, decoyHash, hashPassword, needsRehash, verifyPassword } from './password.js';
 import { closeAllSessions, type OpenedSession, openSession } from './sessions.js';
 
 /**
@@ -25,6 +26,7 @@ export type Client = { ip: string; userAgent: string | null };
 export const RESET_TTL_MS = 60 * 60_000;
 export const SIGN_IN_LINK_TTL_MS = 60 * 60_000;
 const WRONG = 'Wrong e-mail or password';
+const BAD_RESET = 'This password-reset link is invalid, used or expired: ask for a new one';
 
 /** The first organisation the user joined: where a new session starts. */
 async function homeOrganization(db: DbTx, userId: string): Promise<string | null> {
@@ -34,26 +36,17 @@ async function homeOrganization(db: DbTx, userId: string): Promise<string | null
 
 export async function signIn(deps: AccountDeps, input: { email: string; password: string } & Client): Promise<OpenedSession> {
   const { db, guard } = deps;
-  await guard.check(input.email, input.ip);
+  await guard.attempt(input.email, input.ip);
   const user = await db.user.findUnique({ where: { email: input.email } });
   const matches = await verifyPassword(user?.password_hash ?? (await decoyHash()), input.password);
   const now = deps.clock();
   if (!user?.password_hash || !matches) {
-    await guard.failed(input.email, input.ip);
-    if (user) {
-      const organizationId = await homeOrganization(db, user.id);
-      if (organizationId) {
-        await recordAudit(db, {
-          organizationId,
-          actor: { userId: user.id, email: user.email, ip: input.ip },
-          action: 'user.sign_in_failed',
-          now,
-        });
-      }
-    }
+    // The same write whether the address has an account or not (a job row), so that neither the
+    // answer nor its time tells them apart; the job writes the audit entry of a known account.
+    await enqueueFailedSignIn(db, { email: input.email, ip: input.ip, at: now });
     throw new AppError('unauthorized', WRONG);
   }
-  await guard.succeeded(input.email);
+  await guard.succeeded(input.email, input.ip);
   const organizationId = await homeOrganization(db, user.id);
   if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
   const rehash = needsRehash(user.password_hash) ? await hashPassword(input.password) : null;
@@ -64,7 +57,21 @@ export async function signIn(deps: AccountDeps, input: { email: string; password
   });
 }
 
-/** Ends every session of the user, on every device (this one included). */
+/** `accounts.sign_in_failed`: the audit entry of a wrong password for an account that exists. */
+export async function auditFailedSignIn(db: Db, payload: FailedSignIn): Promise<void> {
+  const user = await db.user.findUnique({ where: { email: payload.email } });
+  if (!user) return;
+  const organizationId = await homeOrganization(db, user.id);
+  if (!organizationId) return;
+  await recordAudit(db, {
+    organizationId,
+    actor: { userId: user.id, email: user.email, ip: payload.ip },
+    action: 'user.sign_in_failed',
+    now: new Date(payload.at),
+  });
+}
+
+/** Ends every session of the user, on every device (this one included), and every link still unused. */
 export async function signOutEverywhere(
   db: Db,
   session: { userId: string; email: string; organizationId: string },
@@ -73,6 +80,7 @@ export async function signOutEverywhere(
 ): Promise<void> {
   await db.$transaction(async (tx) => {
     const ended = await closeAllSessions(tx, session.userId);
+    await endUserTokens(tx, session.userId, now);
     await recordAudit(tx, {
       organizationId: session.organizationId,
       actor: { userId: session.userId, email: session.email, ip: client.ip },
@@ -81,6 +89,20 @@ export async function signOutEverywhere(
       now,
     });
   });
+}
+
+/** The user of a one-time link token of `purpose` that can still be used (null when unknown, used or expired). */
+async function findUserToken(db: DbTx, token: string, purpose: 'password_reset' | 'sign_in', now: Date) {
+  const found = await db.userToken.findFirst({
+    where: { token_hash: hashToken(token), purpose, used_at: null, expires_at: { gt: now } },
+    select: { user_id: true },
+  });
+  return found ? db.user.findUnique({ where: { id: found.user_id }, select: { id: true, email: true, name: true } }) : null;
+}
+
+/** Every link of the user still unused stops working (a password reset, signing out everywhere). */
+async function endUserTokens(db: DbTx, userId: string, now: Date): Promise<void> {
+  await db.userToken.updateMany({ where: { user_id: userId, used_at: null }, data: { used_at: now } });
 }
 
 /** Consumes a one-time link token of `purpose` (null when unknown, used or expired). */
@@ -116,41 +138,59 @@ export function dashboardLink(publicUrl: string, page: 'invitation' | 'reset-pas
 }
 
 /**
- * E-mails a password-reset link (valid for an hour) when the address has an account; answers the
- * same either way. Limited per address and per IP (lockout.ts). An account that has no password
- * yet (the quickstart's demo owner, who signs in by link) sets its first one this way.
+ * Asks for a password-reset e-mail. The request only queues the job `accounts.password_reset_mail`
+ * (`sendPasswordResetMail`), whether or not the address has an account: the answer, its time and
+ * what it writes are the same for both, and a mail server that is slow or down is the job's
+ * business (retried), never this caller's. Limited per address and per IP (lockout.ts). An account
+ * that has no password yet (the quickstart's demo owner, who signs in by link) sets its first one
+ * this way.
  */
 export async function requestPasswordReset(deps: AccountDeps, input: { email: string } & Client): Promise<void> {
   await deps.guard.resetRequested(input.email, input.ip);
-  const user = await deps.db.user.findUnique({ where: { email: input.email } });
-  if (!user) return;
-  const token = await createUserToken(deps.db, {
-    userId: user.id,
-    purpose: 'password_reset',
-    organizationId: null,
-    ttlMs: RESET_TTL_MS,
-    now: deps.clock(),
-  });
-  await deps.mailer.send({
-    to: user.email,
-    subject: 'Reset your Merma password',
-    text: `Someone asked to reset the password of your Merma account (${user.email}).\n\nTo choose a new password, open this link within an hour:\n${dashboardLink(deps.publicUrl, 'reset-password', token)}\n\nIf it was not you, ignore this e-mail: your password stays as it is.`,
-  });
+  await enqueuePasswordResetMail(deps.db, { email: input.email });
 }
 
 /**
- * Sets a new password from a reset link: every other session of the user ends, the other reset
- * links stop working, the account's failed-attempt count starts again, and a new session opens.
+ * `accounts.password_reset_mail`: mails a password-reset link (valid for an hour) when the address
+ * has an account. When the mail cannot be sent, the link is withdrawn and the job fails, to be
+ * retried by the queue with a new link.
+ */
+export async function sendPasswordResetMail(deps: Pick<AccountDeps, 'db' | 'clock' | 'mailer' | 'publicUrl'>, payload: PasswordResetMail) {
+  const user = await deps.db.user.findUnique({ where: { email: payload.email } });
+  if (!user) return;
+  const now = deps.clock();
+  const token = await createUserToken(deps.db, { userId: user.id, purpose: 'password_reset', organizationId: null, ttlMs: RESET_TTL_MS, now });
+  try {
+    await deps.mailer.send({
+      to: user.email,
+      subject: 'Reset your Merma password',
+      text: `Someone asked to reset the password of your Merma account (${user.email}).\n\nTo choose a new password, open this link within an hour:\n${dashboardLink(deps.publicUrl, 'reset-password', token)}\n\nIf it was not you, ignore this e-mail: your password stays as it is.`,
+    });
+  } catch (err) {
+    await deps.db.userToken.updateMany({ where: { token_hash: hashToken(token) }, data: { used_at: now } });
+    throw err;
+  }
+}
+
+/**
+ * Sets a new password from a reset link: every other session of the user ends, every other link of
+ * theirs (reset, sign-in) stops working, the account's failed-attempt count starts again, and a new
+ * session opens. The token is looked up before the password is checked or hashed, so a wrong token
+ * costs no argon2 hash; a refused password leaves the link usable.
  */
 export async function resetPassword(deps: AccountDeps, input: { token: string; password: string } & Client): Promise<OpenedSession> {
-  await deps.guard.checkLink(input.ip);
-  const hash = await hashPassword(input.password);
+  await deps.guard.linkAttempt(input.ip);
   const now = deps.clock();
+  const found = await findUserToken(deps.db, input.token, 'password_reset', now);
+  if (!found) throw new AppError('not_found', BAD_RESET);
+  await deps.guard.linkSucceeded(input.ip);
+  assertStrongPassword(input.password, found);
+  const hash = await hashPassword(input.password);
   const result = await deps.db.$transaction(async (tx) => {
     const used = await consumeUserToken(tx, input.token, 'password_reset', now);
-    if (!used) return null;
+    if (!used) return null; // used meanwhile by a request racing this one
     const user = await tx.user.update({ where: { id: used.user_id }, data: { password_hash: hash, password_changed_at: now } });
-    await tx.userToken.updateMany({ where: { user_id: user.id, purpose: 'password_reset', used_at: null }, data: { used_at: now } });
+    await endUserTokens(tx, user.id, now);
     await closeAllSessions(tx, user.id);
     const organizationId = await homeOrganization(tx, user.id);
     if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
@@ -163,17 +203,14 @@ export async function resetPassword(deps: AccountDeps, input: { token: string; p
     const opened = await openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
     return { opened, email: user.email };
   });
-  if (!result) {
-    await deps.guard.badLink(input.ip);
-    throw new AppError('not_found', 'This password-reset link is invalid, used or expired: ask for a new one');
-  }
-  await deps.guard.succeeded(result.email);
+  if (!result) throw new AppError('not_found', BAD_RESET);
+  await deps.guard.unlocked(result.email);
   return result.opened;
 }
 
 /** Signs in with a one-time sign-in link (merma-admin quickstart prints one). */
 export async function signInWithLink(deps: AccountDeps, input: { token: string } & Client): Promise<OpenedSession> {
-  await deps.guard.checkLink(input.ip);
+  await deps.guard.linkAttempt(input.ip);
   const now = deps.clock();
   const opened = await deps.db.$transaction(async (tx) => {
     const used = await consumeUserToken(tx, input.token, 'sign_in', now);
@@ -193,10 +230,8 @@ export async function signInWithLink(deps: AccountDeps, input: { token: string }
     });
     return openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
   });
-  if (!opened) {
-    await deps.guard.badLink(input.ip);
-    throw new AppError('not_found', 'This sign-in link is invalid, used or expired');
-  }
+  if (!opened) throw new AppError('not_found', 'This sign-in link is invalid, used or expired');
+  await deps.guard.linkSucceeded(input.ip);
   return opened;
 }
 
@@ -219,12 +254,10 @@ async function findInvitation(db: DbTx, token: string, now: Date): Promise<Pendi
 const BAD_INVITATION = 'This invitation link is invalid, was already used, was revoked or has expired: ask for a new one';
 
 export async function previewInvitation(deps: AccountDeps, input: { token: string; ip: string }) {
-  await deps.guard.checkLink(input.ip);
+  await deps.guard.linkAttempt(input.ip);
   const invitation = await findInvitation(deps.db, input.token, deps.clock());
-  if (!invitation) {
-    await deps.guard.badLink(input.ip);
-    throw new AppError('not_found', BAD_INVITATION);
-  }
+  if (!invitation) throw new AppError('not_found', BAD_INVITATION);
+  await deps.guard.linkSucceeded(input.ip);
   const user = await deps.db.user.findUnique({ where: { email: invitation.email }, select: { password_hash: true } });
   return {
     organization: invitation.organization.name,
@@ -245,13 +278,11 @@ export async function acceptInvitation(
   deps: AccountDeps,
   input: { token: string; name?: string | undefined; password?: string | undefined; signedInAs: string | null } & Client,
 ): Promise<OpenedSession> {
-  await deps.guard.checkLink(input.ip);
+  await deps.guard.linkAttempt(input.ip);
   const now = deps.clock();
   const invitation = await findInvitation(deps.db, input.token, now);
-  if (!invitation) {
-    await deps.guard.badLink(input.ip);
-    throw new AppError('not_found', BAD_INVITATION);
-  }
+  if (!invitation) throw new AppError('not_found', BAD_INVITATION);
+  await deps.guard.linkSucceeded(input.ip);
   const existing = await deps.db.user.findUnique({ where: { email: invitation.email } });
   let passwordHash: string | null = null;
   if (existing?.password_hash) {
@@ -264,6 +295,7 @@ export async function acceptInvitation(
       ...(input.password ? [] : [{ path: 'password', message: 'required to create the account' }]),
     ];
     if (missing.length) throw validationError('A name and a password are needed to create the account', missing);
+    assertStrongPassword(input.password as string, { email: invitation.email, name: input.name });
     passwordHash = await hashPassword(input.password as string);
   }
   return inTransaction(deps.db, async (tx) => {
