@@ -19,6 +19,7 @@ import { registerProcedureRoutes } from './binding.js';
 import { registerDashboard } from './dashboard.js';
 import { handleError, sendError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { registerPagePolicies } from './page-policy.js';
 import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -126,6 +127,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.setNotFoundHandler((request, reply) =>
     sendError(request, reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
+
+  // Every page (text/html) refuses to be framed, whichever route or plugin sent it.
+  registerPagePolicies(app);
 
   app.addHook('onRequest', async (request, reply) => {
     setCommonHeaders(request, reply, production);
