@@ -68,6 +68,7 @@ describe('retention.purge', () => {
           id: randomUUID(),
           establishment_id: tenant.establishmentId,
           livemode: false,
+          api_key_id: tenant.keyId,
           key: `k-${hoursAgo}`,
           fingerprint: '0'.repeat(64),
           status_code: 201,

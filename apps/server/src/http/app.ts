@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import type { SecretBox } from '../secrets/cipher.js';
 import type { CheckpointSigner } from '../secrets/signing.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
 import type { AppRouter } from '../trpc/router.js';
@@ -40,6 +41,8 @@ export type AppServices = {
   rateLimiter: RateLimiter;
   /** Signs the record chain's checkpoints; its public keys are served at /.well-known/. */
   signer: CheckpointSigner;
+  /** The keys of secrets at rest; they also seal the stored Idempotency-Key answers (http/idempotency.ts). */
+  secrets: SecretBox;
   /** The dashboard's procedures and what signing in needs (http/dashboard.ts). */
   dashboard: { router: DashboardRouter; accounts: AccountDeps; catalog: CatalogCache };
   /** Called when the app closes. */
@@ -251,7 +254,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     if (closing) reply.header('connection', 'close');
   });
 
-  registerProcedureRoutes(app, { router, db, clock });
+  registerProcedureRoutes(app, { router, db, clock, secrets: services.secrets });
   await registerDashboard(app, {
     db,
     clock,

@@ -6,6 +6,10 @@
  * through tRPC's server-side caller, so input and output validation, middlewares and permissions are
  * those of the procedure. trpc-to-openapi's own HTTP adapter does the same mapping but costs several
  * times more per request; the procedures and the OpenAPI document stay the single definition.
+ *
+ * Each route authorises the key with the procedure's own check (`authorizeProcedure`, the function
+ * its middleware runs) before anything else, in particular before an Idempotency-Key's stored
+ * answer is looked up: a replay is refused exactly as the request would be (idempotency.ts).
  */
 import { API_VERSION_PREFIX } from '@merma/schema';
 import type { AnyProcedure } from '@trpc/server';
@@ -14,10 +18,11 @@ import type { Clock } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
 import { sqlOfPool, sqlOfTransaction } from '../db/sql.js';
 import { validationError } from '../errors.js';
+import type { SecretBox } from '../secrets/cipher.js';
 import { inSpan } from '../tracing/spans.js';
 import type { Context } from '../trpc/context.js';
 import type { AppRouter } from '../trpc/router.js';
-import { createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
+import { authorizeProcedure, createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
 import { toAppError } from './errors.js';
 import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';
 
@@ -65,7 +70,16 @@ function mergeQueryIntoBody(query: Record<string, unknown>, body: unknown): unkn
 /** A refusal the contract foresees (a 4xx answer), not a failure of the service: its span is not failed. */
 const isClientError = (err: unknown) => toAppError(err).appError.status < 500;
 
-export function registerProcedureRoutes(app: FastifyInstance, deps: { router: AppRouter; db: Db; clock: Clock }) {
+export function registerProcedureRoutes(
+  app: FastifyInstance,
+  deps: {
+    router: AppRouter;
+    db: Db;
+    clock: Clock;
+    /** Seals the stored Idempotency-Key answers (idempotency.ts). */
+    secrets: SecretBox;
+  },
+) {
   const createCaller = createCallerFactory(deps.router);
   const pooled = sqlOfPool(poolOf(deps.db));
 
@@ -104,10 +118,12 @@ export function registerProcedureRoutes(app: FastifyInstance, deps: { router: Ap
       config,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         reply.type('application/json; charset=utf-8');
+        authorizeProcedure(request.auth, meta);
         const key = method === 'POST' ? parseIdempotencyKey(request.headers['idempotency-key']) : undefined;
         if (!key || meta.ownIdempotency) return reply.code(status).send(await call(request, deps.db, key));
         const stored = await withIdempotency(
           deps.db,
+          deps.secrets,
           request.auth,
           key,
           fingerprint(method, request.url.split('?')[0] ?? url, bodyInput(request)),

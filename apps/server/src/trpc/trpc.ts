@@ -1,7 +1,7 @@
 import type { Permission } from '@merma/schema';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { hasPermission } from '../context.js';
+import { type AuthContext, hasPermission } from '../context.js';
 import { AppError } from '../errors.js';
 import type { Context } from './context.js';
 
@@ -29,11 +29,21 @@ const t = initTRPC.context<Context>().meta<Meta>().create();
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Every API procedure: checks the permission named in its meta before running. */
-export const apiProcedure = t.procedure.use(({ ctx, meta, next }) => {
-  if (meta?.permission && !hasPermission(ctx.auth, meta.permission)) {
+/**
+ * The authorisation a procedure's meta asks of the calling key (today its permission; plans are
+ * checked by the auth hook for the whole API, and benchmarking's in its service). The procedures'
+ * middleware runs it, and so does http/binding.ts before it looks up a stored Idempotency-Key
+ * answer, so a replay is refused exactly as the request itself would be.
+ */
+export function authorizeProcedure(auth: AuthContext, meta: Meta | undefined): void {
+  if (meta?.permission && !hasPermission(auth, meta.permission)) {
     throw new AppError('forbidden', `This API key lacks the permission ${meta.permission}`);
   }
+}
+
+/** Every API procedure: checks the permission named in its meta before running. */
+export const apiProcedure = t.procedure.use(({ ctx, meta, next }) => {
+  authorizeProcedure(ctx.auth, meta);
   return next();
 });
 
