@@ -1,4 +1,4 @@
-import { FOOD_CATEGORIES, WASTE_STAGES } from '@merma/schema';
+import { FOOD_CATEGORIES, PreventionPlanHistoryQuery, WASTE_STAGES } from '@merma/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolOf } from '../src/db/client.js';
 import { sqlOfPool } from '../src/db/sql.js';
@@ -371,12 +371,12 @@ describe('plan history (service)', () => {
       total_records: 1,
     });
     expect(first.next_cursor).toEqual(expect.any(String));
-    const second = await listPlans(t.db, scope, { limit: 2, cursor: first.next_cursor ?? undefined });
+    const second = await listPlans(t.db, scope, PreventionPlanHistoryQuery.parse({ limit: 2, cursor: first.next_cursor ?? undefined }));
     expect(second).toEqual({
       data: [expect.objectContaining({ id: ids[0], generated_at: '2026-04-01T08:00:00.000Z' })],
       next_cursor: null,
     });
-    await expect(listPlans(t.db, scope, { limit: 2, cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'validation_error' });
+    expect(PreventionPlanHistoryQuery.safeParse({ limit: 2, cursor: 'not-a-cursor' }).error?.issues[0]?.path).toEqual(['cursor']);
 
     const old = await getPlan(t.db, scope, ids[0] as string, 'en', 'markdown');
     expect(old).toMatchObject({ id: ids[0], lang: 'en', by_category: [{ key: 'meat', label: 'Meat' }] });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CreateShiftInput } from './catalog.js';
 import { DateOrDateTime, FoodCategory, IsoDate, Permission, Plan, Timestamp, text, Uuid } from './common.js';
 import { ALL_PERMISSIONS, MAX_PAGE_LIMIT } from './constants.js';
+import { KeysetCursor } from './cursor.js';
 import { AnalyticsQuery, BenchmarkResult } from './insights.js';
 import { WasteRecord } from './records.js';
 import { ListSessionsQuery } from './sessions.js';
@@ -202,7 +203,7 @@ export type AuditEntry = z.infer<typeof AuditEntry>;
 export const AuditQuery = z.strictObject({
   limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
   /** The `next_cursor` of the previous page. */
-  cursor: z.string().max(200).optional(),
+  cursor: KeysetCursor.optional(),
 });
 export const AuditPage = z.object({ entries: z.array(AuditEntry), next_cursor: z.string().nullable() });
 export type AuditPage = z.infer<typeof AuditPage>;
@@ -271,7 +272,7 @@ export const RecordsPageInput = ModeScope.extend({
   ...recordFilterShape,
   limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
   /** The `next_cursor` of the page before. */
-  cursor: z.string().max(200).optional(),
+  cursor: KeysetCursor.optional(),
 });
 export type RecordsPageInput = z.input<typeof RecordsPageInput>;
 export const RecordsPage = z.object({

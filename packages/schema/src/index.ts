@@ -1,6 +1,7 @@
 export * from './catalog.js';
 export * from './common.js';
 export * from './constants.js';
+export * from './cursor.js';
 export * from './envelope.js';
 export * from './events.js';
 export * from './insights.js';

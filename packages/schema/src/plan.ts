@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoDate, Timestamp, Uuid } from './common.js';
 import { DEFAULT_PLAN_HISTORY_LIMIT, MAX_PAGE_LIMIT, PLAN_LANGUAGES } from './constants.js';
+import { KeysetCursor } from './cursor.js';
 import { Envelope } from './envelope.js';
 
 /** The language of a prevention plan's labels, measures, notes and Markdown document. */
@@ -86,7 +87,7 @@ export type PreventionPlanSummary = z.infer<typeof PreventionPlanSummary>;
 export const PreventionPlanHistoryQuery = z.strictObject({
   limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PLAN_HISTORY_LIMIT),
   /** The `next_cursor` of the previous page. */
-  cursor: z.string().max(200).optional(),
+  cursor: KeysetCursor.optional(),
 });
 export type PreventionPlanHistoryQuery = z.input<typeof PreventionPlanHistoryQuery>;
 export const PreventionPlanHistory = z.object({ data: z.array(PreventionPlanSummary), next_cursor: z.string().nullable() });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { encodeKeysetCursor, type KeysetPosition } from '@merma/schema';
 import type { AuditAction, AuditEntry, AuditPage } from '@merma/schema/dashboard';
 import type { DbTx } from '../../db/client.js';
-import { validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 
 /**
@@ -52,13 +52,16 @@ type Row = {
   created_at: Date;
 };
 
-/** Newest first, by (created_at, id) keyset: `cursor` is the last entry of the previous page. */
+/**
+ * Newest first, by (created_at, id) keyset: `cursor` is the position of the last entry of the
+ * previous page, as `AuditQuery` parsed it from its `next_cursor` (@merma/schema's cursor.ts).
+ */
 export async function listAudit(
   db: DbTx,
   organizationId: string,
-  query: { limit: number; cursor?: string | undefined },
+  query: { limit: number; cursor?: KeysetPosition | undefined },
 ): Promise<AuditPage> {
-  const after = query.cursor ? decodeCursor(query.cursor) : null;
+  const after = query.cursor ?? null;
   const rows = await db.$queryRaw<Row[]>`
     SELECT id::text, action, actor_user_id::text, actor_email, target, establishment_id::text, ip, details, created_at
     FROM audit_events
@@ -70,7 +73,7 @@ export async function listAudit(
   const last = page.at(-1);
   return {
     entries: page.map(toEntry),
-    next_cursor: rows.length > query.limit && last ? encodeCursor(last.created_at, last.id) : null,
+    next_cursor: rows.length > query.limit && last ? encodeKeysetCursor(last.created_at, last.id) : null,
   };
 }
 
@@ -85,16 +88,4 @@ function toEntry(r: Row): AuditEntry {
     details: r.details,
     created_at: r.created_at.toISOString(),
   };
-}
-
-function encodeCursor(at: Date, id: string): string {
-  return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { at: string; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!at || !id || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) {
-    throw validationError('Invalid cursor: pass the next_cursor of the previous page', [{ path: 'cursor', message: 'invalid cursor' }]);
-  }
-  return { at, id };
 }

@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { PlanLanguage, PreventionPlan, PreventionPlanHistory, PreventionPlanSummary } from '@merma/schema';
+import {
+  encodeKeysetCursor,
+  type KeysetPosition,
+  type PlanLanguage,
+  type PreventionPlan,
+  type PreventionPlanHistory,
+  type PreventionPlanSummary,
+} from '@merma/schema';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AppError, validationError } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { addDays, localDate } from '../analytics/range.js';
@@ -197,14 +204,15 @@ type SummaryRow = { id: string; generated_at: Date; period: { from: string; to: 
 
 /**
  * The scope's plans, newest first, as summaries read from the stored content without loading it,
- * by (generated_at, id) keyset: `cursor` is the `next_cursor` of the previous page.
+ * by (generated_at, id) keyset: `cursor` is the position `PreventionPlanHistoryQuery` parsed from
+ * the `next_cursor` of the previous page (@merma/schema's cursor.ts).
  */
 export async function listPlans(
   db: DbTx,
   scope: PlanScope,
-  page: { limit: number; cursor?: string | undefined },
+  page: { limit: number; cursor?: KeysetPosition | undefined },
 ): Promise<PreventionPlanHistory> {
-  const after = page.cursor ? decodeCursor(page.cursor) : null;
+  const after = page.cursor ?? null;
   const rows = await db.$queryRaw<SummaryRow[]>`
     SELECT id::text, generated_at, content->'period' AS period,
            (content->>'total_kg')::float8 AS total_kg, (content->>'total_records')::int AS total_records
@@ -221,15 +229,5 @@ export async function listPlans(
     total_records: r.total_records,
   }));
   const last = data.at(-1);
-  return { data, next_cursor: rows.length > page.limit && last ? encodeCursor(last.generated_at, last.id) : null };
-}
-
-const encodeCursor = (at: string, id: string) => Buffer.from(`${at}|${id}`).toString('base64url');
-
-function decodeCursor(cursor: string): { at: string; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!at || !id || Number.isNaN(Date.parse(at)) || !UUID.test(id)) {
-    throw validationError('Invalid cursor: pass the next_cursor of the previous page', [{ path: 'cursor', message: 'invalid cursor' }]);
-  }
-  return { at, id };
+  return { data, next_cursor: rows.length > page.limit && last ? encodeKeysetCursor(last.generated_at, last.id) : null };
 }

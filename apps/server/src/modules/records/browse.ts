@@ -1,7 +1,8 @@
+import { encodeKeysetCursor, type KeysetPosition } from '@merma/schema';
 import type { RecordDetail, RecordsPage } from '@merma/schema/dashboard';
 import type { Clock, DataScope, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { AppError, validationError } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { sqlParams } from '../analytics/range.js';
 import { countRecords, type RecordFilter, recordFilterSql } from './filter.js';
 import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
@@ -9,27 +10,14 @@ import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
 /**
  * The dashboard's record table and its export. Pages go by keyset (`occurred_at DESC, id DESC`, the
  * order of the records index), so the thousandth page costs what the first does; an offset would
- * read and drop every row before it.
+ * read and drop every row before it. The page cursor is @merma/schema's keyset cursor, checked and
+ * parsed by `RecordsPageInput` before it gets here.
  */
-
-type Cursor = { at: string; id: string };
-
-const encodeCursor = (c: Cursor) => Buffer.from(`${c.at}|${c.id}`).toString('base64url');
-
-function decodeCursor(value: string): Cursor {
-  const [at, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
-  if (!at || !id || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) {
-    throw validationError('This page link is not valid any more: start from the first page', [
-      { path: 'cursor', message: 'invalid cursor' },
-    ]);
-  }
-  return { at, id };
-}
 
 type Row = Omit<RecordRow, 'chain_seq'>;
 
 /** Up to `take` rows of the filter after the cursor. */
-async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter, take: number, after?: Cursor) {
+async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter, take: number, after?: KeysetPosition) {
   const p = sqlParams();
   let { where } = await recordFilterSql(deps, tenant, filter, p);
   if (after) where += ` AND (occurred_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)`;
@@ -47,15 +35,15 @@ async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filte
 export async function listRecordsPage(
   deps: { pool: Sql; clock: Clock },
   tenant: Tenant,
-  filter: RecordFilter & { limit: number; cursor?: string | undefined },
+  filter: RecordFilter & { limit: number; cursor?: KeysetPosition | undefined },
 ): Promise<RecordsPage> {
-  const after = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+  const after = filter.cursor;
   const rows = await pageRows(deps, tenant, filter, filter.limit + 1, after);
   const more = rows.length > filter.limit;
   const data = (more ? rows.slice(0, filter.limit) : rows).map(toRecord);
   const last = data.at(-1);
   const total = after ? null : await countRecords(deps, tenant, filter);
-  return { data, next_cursor: more && last ? encodeCursor({ at: last.occurred_at, id: last.id }) : null, total };
+  return { data, next_cursor: more && last ? encodeKeysetCursor(last.occurred_at, last.id) : null, total };
 }
 
 export const EXPORT_CHUNK = 1000;
@@ -70,7 +58,7 @@ export async function* streamRecords(deps: { pool: Sql; clock: Clock }, tenant: 
   const p = sqlParams();
   const { from, to } = await recordFilterSql(deps, tenant, filter, p);
   const fixed = { ...filter, from, to };
-  let after: Cursor | undefined;
+  let after: KeysetPosition | undefined;
   for (;;) {
     const rows = await pageRows(deps, tenant, fixed, EXPORT_CHUNK, after);
     const records = rows.map(toRecord);
