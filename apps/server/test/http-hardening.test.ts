@@ -1,16 +1,22 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nestingExceeds } from '../src/http/json-body.js';
 import { hasChromium, launchChromium } from './browser.js';
-import { startTestApp, type TestContext } from './helpers.js';
+import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
+import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 
 /**
- * The HTTP layer's protections that belong to no single procedure: every page refuses to be framed.
+ * The HTTP layer's protections that belong to no single procedure: every page refuses to be framed;
+ * one depth limit for every JSON body; prototype keys refused by name.
  */
 let t: TestContext;
 let dir: string;
+let tenant: Tenant;
+let owner: { id: string; email: string };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'merma-hardening-'));
@@ -21,6 +27,8 @@ beforeAll(async () => {
   );
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log("app")');
   t = await startTestApp({ config: { TRUST_PROXY: 'true', DASHBOARD_DIR: dir } });
+  tenant = await createTenant(t.db);
+  owner = await createMember(t.db, tenant.organizationId, 'owner');
 }, 60_000);
 
 afterAll(async () => {
@@ -72,6 +80,116 @@ describe('framing (clickjacking)', () => {
       const res = await t.app.inject({ method: 'GET', url });
       expect(String(res.headers['content-security-policy']), url).toContain("frame-ancestors 'none'");
     }
+  });
+});
+
+const DEEP_ARRAY = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+const DEEP_OBJECT = `${'{"a":'.repeat(20_000)}{}${'}'.repeat(20_000)}`;
+const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+describe('JSON bodies nest at most 64 levels, on every route', () => {
+  const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', ...headers },
+      payload,
+    });
+
+  it.each([
+    ['/trpc/auth.signIn', 'array', DEEP_ARRAY],
+    ['/trpc/auth.signIn', 'object', DEEP_OBJECT],
+    ['/api/v1/records', 'array', DEEP_ARRAY],
+    ['/api/v1/records', 'object', DEEP_OBJECT],
+    ['/api/v1/records', 'array inside a record', `{"food_category":${DEEP_ARRAY}}`],
+  ])('%s: a 20,000-deep %s is a 400 validation_error, and the server goes on answering', async (url, _kind, body) => {
+    const res = await post(url, body, { authorization: `Bearer ${tenant.key}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ status: 400, code: 'validation_error', error: 'The body nests deeper than 64 levels' });
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    const signIn = await new DashboardBrowser(t.app).raw('mutation', 'auth.signIn', { email: owner.email, password: PASSWORD });
+    expect(signIn.statusCode).toBe(200);
+  });
+
+  it('the limit is 64 levels; brackets inside strings do not count', async () => {
+    const client = api(t.app, tenant.key);
+    const at64 = await client.post('/api/v1/records', `{"food_category":${nested(63)}}`);
+    expect(at64.statusCode).toBe(400);
+    expect(at64.json().details?.[0]?.path).toBe('food_category'); // refused by the schema, not the depth
+    const at65 = await client.post('/api/v1/records', `{"food_category":${nested(64)}}`);
+    expect(at65.json().error).toBe('The body nests deeper than 64 levels');
+    // Quotes escaped inside the string must not end it early: 200 brackets of text, no nesting.
+    const notes = `a "quoted" \\ back-slashed ${'['.repeat(200)}`;
+    const created = await client.post('/api/v1/records', JSON.stringify(validRecord({ notes })));
+    expect(created.statusCode).toBe(201);
+    expect(created.json().data.notes).toBe(notes);
+  });
+});
+
+describe('nestingExceeds (the depth check on the text)', () => {
+  const depthOf = (v: unknown): number =>
+    v === null || typeof v !== 'object' ? 0 : 1 + Math.max(0, ...(Array.isArray(v) ? v : Object.values(v)).map(depthOf));
+
+  it('agrees with the parsed value’s depth for any JSON, whatever its strings hold', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), (value, max) => {
+        expect(nestingExceeds(JSON.stringify(value), max)).toBe(depthOf(value) > max);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        expect(nestingExceeds(JSON.stringify([text, { [text]: text }]), 2)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('dashboard query inputs (JSON in the URL) nest at most 64 levels', () => {
+  it('a 65-deep ?input= is refused before any procedure reads it', async () => {
+    const browser = new DashboardBrowser(t.app);
+    await browser.signIn(owner.email, PASSWORD);
+    const input = `{"establishment_id":"${tenant.establishmentId}","livemode":false,"food_category":${nested(64)}}`;
+    const res = await browser.raw('query', 'insights.analytics', undefined, {});
+    expect(res.statusCode).toBe(400); // no input at all: the schema's refusal
+    const deep = await t.app.inject({
+      method: 'GET',
+      url: `/trpc/insights.analytics?input=${encodeURIComponent(input)}`,
+      headers: { 'sec-fetch-site': 'same-origin', cookie: `merma_session=${browser.cookies.get('merma_session')}` },
+    });
+    expect(deep.statusCode).toBe(400);
+    expect(deep.json()).toMatchObject({ code: 'validation_error', error: 'The input nests deeper than 64 levels' });
+  });
+});
+
+describe('prototype keys', () => {
+  it.each([
+    ['/api/v1/records', '{"__proto__": {"admin": true}, "food_category": "meat"}', /__proto__/],
+    ['/api/v1/records', '{"food_category": "meat", "x": [{"constructor": {"prototype": {"admin": true}}}]}', /constructor.*prototype/],
+    ['/api/v1/records', '{"\\u005f_proto__": {"admin": true}}', /__proto__/],
+    ['/trpc/auth.signIn', '{"email": "a@example.com", "password": "x", "__proto__": {"admin": true}}', /__proto__/],
+  ])('%s %s: 400 saying the key is refused, not that the JSON is invalid', async (url, payload, named) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', authorization: `Bearer ${tenant.key}` },
+      payload,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('validation_error');
+    expect(res.json().error).toMatch(named);
+    expect(res.json().error).toMatch(/refused/);
+    expect(res.json().error).not.toMatch(/not valid JSON/);
+  });
+
+  it('a "constructor" key without "prototype", or "__proto__" inside a string, is ordinary data', async () => {
+    const client = api(t.app, tenant.key);
+    const created = await client.post('/api/v1/records', validRecord({ notes: '{"__proto__": 1} constructor.prototype' }));
+    expect(created.statusCode).toBe(201);
+    const extra = await client.post('/api/v1/records', { ...validRecord(), constructor: { name: 'x' } });
+    expect(extra.statusCode).toBe(400); // an unknown field: the schema's refusal, not the parser's
+    expect(extra.json().error).not.toMatch(/prototype|not valid JSON/);
   });
 });
 

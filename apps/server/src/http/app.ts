@@ -19,6 +19,7 @@ import type { Authenticator } from './auth.js';
 import { registerProcedureRoutes } from './binding.js';
 import { registerDashboard } from './dashboard.js';
 import { handleError, sendError } from './errors.js';
+import { MAX_BODY_DEPTH, registerJsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerPagePolicies } from './page-policy.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -60,8 +61,6 @@ export type AppOptions = {
 };
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-/** Deepest nesting of a JSON body (the documented bodies nest 3 levels; POS payloads a few more). */
-const MAX_BODY_DEPTH = 64;
 /** Load balancers' probes: answered over plain HTTP too, and not logged when healthy. */
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -123,8 +122,11 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     },
   });
 
-  // JSON only: any other body type is answered 415 (Fastify would otherwise parse text/plain).
+  // JSON only: any other body type is answered 415 (Fastify would otherwise parse text/plain). The
+  // JSON parser (http/json-body.ts) refuses, on every route, bodies nested deeper than
+  // MAX_BODY_DEPTH and prototype keys.
   app.removeContentTypeParser(['text/plain']);
+  registerJsonBodyParser(app);
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.setErrorHandler((err, request, reply) => handleError(err, request, reply));
   app.setNotFoundHandler((request, reply) =>
@@ -175,8 +177,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
 
   // A JSON body must be text the database can store as given (unpaired surrogates, `\ud800`
-  // escapes, would be stored as U+FFFD) and nest at most MAX_BODY_DEPTH levels (deeper bodies
-  // overflow the stack of whatever serialises them again: the Idempotency-Key fingerprint, jsonb).
+  // escapes, would be stored as U+FFFD). Its depth was checked by the parser (json-body.ts) already;
+  // the walk keeps the limit so that a body parsed some other way is held to it too.
   app.addHook('preValidation', async (request) => {
     if (!request.routeOptions.config?.api || request.body === undefined) return;
     const found = inspectJson(request.body, UNPAIRED_SURROGATE, MAX_BODY_DEPTH);

@@ -21,6 +21,7 @@ import type { CatalogCache } from '../modules/catalog/service.js';
 import { exportRecordsCsv } from '../modules/records/export.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
 import { type DashboardContext, findEstablishment, tenantOf } from '../trpc/dashboard-base.js';
+import { MAX_BODY_DEPTH, nestingExceeds } from './json-body.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -81,6 +82,11 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     if (!request.routeOptions.config?.dashboard) return;
     reply.header('cache-control', 'no-store');
     assertSameOrigin(request);
+    // A query's input travels as JSON in the URL (`?input=`): held to the bodies' depth limit.
+    const input = (request.query as { input?: unknown }).input;
+    if (typeof input === 'string' && nestingExceeds(input, MAX_BODY_DEPTH)) {
+      throw validationError(`The input nests deeper than ${MAX_BODY_DEPTH} levels`, [{ path: 'input', message: 'nested too deeply' }]);
+    }
     const token = request.cookies[SESSION_COOKIE] ?? null;
     const session = token ? await findSession(db, token, clock()) : null;
     if (token && !session) clearSessionCookies(reply);
