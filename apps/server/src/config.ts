@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseEncryptionKeys } from './secrets/keys.js';
@@ -30,8 +32,12 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of the Prometheus endpoint (GET /metrics), apart from the API; 0 turns it off. Default: 9464 in production, off otherwise. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  /** Address the metrics port listens on; HOST by default. */
-  METRICS_HOST: z.string().optional(),
+  /**
+   * Address the metrics port listens on: 127.0.0.1 by default, so that the unauthenticated
+   * Prometheus endpoint is not reachable from other machines unless asked for (0.0.0.0 in a
+   * container scraped over its network, with the port kept off the public network).
+   */
+  METRICS_HOST: z.string().default('127.0.0.1'),
   /** When set, GET /metrics on the API port too, for `Authorization: Bearer <token>` only. */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** Requests per minute per key for general endpoints. */
@@ -48,8 +54,40 @@ const EnvSchema = z.object({
   API_KEY_CACHE_TTL_MS: int(2000),
   /** Whole-request deadline (slow clients are cut off after it). */
   REQUEST_TIMEOUT_MS: int(30_000, 1000),
-  /** Trust X-Forwarded-* from the proxy in front (true, a hop count, or a comma list of addresses). */
-  TRUST_PROXY: z.string().default('false'),
+  /**
+   * The proxies whose X-Forwarded-For/-Proto/-Host are believed: a comma list of their addresses
+   * or CIDR ranges (`10.0.0.0/8`, `fd00::/8`) or the names `loopback`, `linklocal`, `uniquelocal`;
+   * `false` (default) believes none. The client's address is then the right-most one no trusted
+   * proxy added, so a client cannot choose it by sending its own X-Forwarded-For. `true` (believe
+   * anyone) is refused in production; a hop count is refused everywhere (Fastify cannot tell a
+   * proxy from a client by counting, and trusts nothing for a count).
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((value, ctx) => {
+      if (value === 'false') return false as const;
+      if (value === 'true') return true as const;
+      const entries = value.split(',').map((e) => e.trim());
+      const bad = entries.filter((e) => !isTrustedProxyEntry(e));
+      if (/^\d+$/.test(value)) {
+        ctx.issues.push({
+          code: 'custom',
+          input: value,
+          message: `a hop count is not supported (a client could pose as the proxy): name your proxy's addresses or CIDR range, e.g. TRUST_PROXY=10.0.0.0/8, or loopback when it runs on this machine`,
+        });
+        return z.NEVER;
+      }
+      if (bad.length > 0) {
+        ctx.issues.push({
+          code: 'custom',
+          input: value,
+          message: `${bad.join(', ')}: expected addresses or CIDR ranges (10.0.0.0/8), loopback, linklocal, uniquelocal, or false`,
+        });
+        return z.NEVER;
+      }
+      return entries.join(',');
+    }),
   /** IANA time zone of establishments created without --timezone (merma-admin). */
   DEFAULT_TIMEZONE: z.string().default('Europe/Madrid'),
   /** Allow webhook URLs on private, loopback and link-local addresses (development and tests only). */
@@ -60,14 +98,25 @@ const EnvSchema = z.object({
   WORKER_POLL_INTERVAL_MS: int(1000, 10),
   /** A webhook receiver must answer within this time (10 s); longer counts as a failed attempt. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 1),
-  /** SMTP server for notices to organisation administrators (smtp://user:pass@host:587). Unset: notices are logged. */
+  /**
+   * SMTP server for the e-mails (smtp://user:pass@host:587): notices to organisation administrators,
+   * dashboard invitations, password resets. Unset outside production: each e-mail is written to a
+   * file under DATA_DIR/mail/ (its links usable by whoever reads the disk) and one log line names
+   * it. Required in production unless MAIL_TO_LOG=true.
+   */
   SMTP_URL: urlOf(/^smtps?$/, 'smtp:// or smtps://').optional(),
+  /**
+   * Production without SMTP_URL: write each e-mail to the log instead of sending it, its one-time
+   * links redacted (nobody can use them from the log). For installations that do not use the
+   * dashboard's e-mails; it must be said explicitly.
+   */
+  MAIL_TO_LOG: bool.default(false),
   /** Sender of those notices. */
   MAIL_FROM: z.string().default('Merma <no-reply@merma.app>'),
   /**
    * The address people reach this service at (https://merma.example.com), for the links the
    * dashboard's e-mails carry (invitations, password resets) and the inbound URL it shows.
-   * Default: http://localhost:<PORT>.
+   * Default: http://localhost:<PORT>; required (https) in production.
    */
   PUBLIC_URL: httpUrl.optional(),
   /** The built dashboard (apps/dashboard/dist), served at /dashboard. */
@@ -115,6 +164,31 @@ export const SETTINGS = Object.keys(EnvSchema.shape);
 
 /** Rules across variables, checked after each one parsed. */
 const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
+  if (e.NODE_ENV === 'production') {
+    if (e.TRUST_PROXY === true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TRUST_PROXY'],
+        message:
+          "true believes X-Forwarded-For/-Proto from anyone, so clients choose their address (rate limits, audit log) and pass plain HTTP as HTTPS: name your proxy's addresses or CIDR range (TRUST_PROXY=10.0.0.0/8), or loopback",
+      });
+    }
+    if (!e.PUBLIC_URL || !e.PUBLIC_URL.startsWith('https://')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PUBLIC_URL'],
+        message: 'required when NODE_ENV=production, as https://…: the invitation and password-reset links start with it',
+      });
+    }
+    if (!e.SMTP_URL && !e.MAIL_TO_LOG) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SMTP_URL'],
+        message:
+          'required when NODE_ENV=production (invitations, password resets and webhook notices are e-mailed); to run without e-mail, set MAIL_TO_LOG=true (mail is logged with its links redacted)',
+      });
+    }
+  }
   // A generated key would live on one replica's disk only, and a lost key makes every stored
   // secret unreadable: production names its keys explicitly.
   if (e.NODE_ENV === 'production' && !e.MERMA_ENCRYPTION_KEY) {
@@ -126,6 +200,17 @@ const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
     });
   }
 });
+
+/** One TRUST_PROXY entry: an IP address, a CIDR range, or one of proxy-addr's names. */
+function isTrustedProxyEntry(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const version = isIP(address ?? '');
+  if (version === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const n = /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
+  return n >= 0 && n <= (version === 4 ? 32 : 128);
+}
 
 export type Config = ReturnType<typeof toConfig>;
 
@@ -146,14 +231,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * the schema above and this mapping are the only two places a setting is written.
  */
 function toConfig(e: z.output<typeof EnvSchema>) {
-  const trust =
-    e.TRUST_PROXY === 'true'
-      ? true
-      : e.TRUST_PROXY === 'false'
-        ? false
-        : /^\d+$/.test(e.TRUST_PROXY)
-          ? Number(e.TRUST_PROXY)
-          : e.TRUST_PROXY;
   const host = e.HOST ?? (e.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');
   return {
     env: e.NODE_ENV,
@@ -169,7 +246,7 @@ function toConfig(e: z.output<typeof EnvSchema>) {
       // Off by default outside production, so that several servers on one machine (development,
       // tests) do not compete for the port.
       port: e.METRICS_PORT ?? (e.NODE_ENV === 'production' ? 9464 : 0),
-      host: e.METRICS_HOST ?? host,
+      host: e.METRICS_HOST,
       token: e.METRICS_TOKEN,
     },
     rateLimits: {
@@ -181,13 +258,19 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     },
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
-    trustProxy: trust,
+    /** false, true (development and tests only) or a comma list of addresses, ranges and names. */
+    trustProxy: e.TRUST_PROXY,
     defaultTimezone: e.DEFAULT_TIMEZONE,
     webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
     worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    /** How e-mail leaves: SMTP, files under DATA_DIR/mail (outside production), or the log with links redacted. */
+    mail: {
+      transport: e.SMTP_URL ? ('smtp' as const) : e.NODE_ENV === 'production' ? ('log' as const) : ('files' as const),
+      dir: join(e.DATA_DIR, 'mail'),
+    },
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     dashboard: {
       // Next to this package in a checkout (src/ and dist/ are both one level down).

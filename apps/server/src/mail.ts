@@ -1,18 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Log } from './context.js';
 
 export type Mail = { to: string; subject: string; text: string };
 export type Mailer = { send(mail: Mail): Promise<void>; close(): void };
 
+export type MailOptions = {
+  /** config.mail.transport: `smtp` (SMTP_URL), `files` (outside production) or `log` (MAIL_TO_LOG). */
+  transport: 'smtp' | 'files' | 'log';
+  smtpUrl: string | undefined;
+  from: string;
+  /** Where `files` writes each e-mail (DATA_DIR/mail). */
+  dir: string;
+  log: Pick<Log, 'info'>;
+};
+
+/** One-time link tokens (`?token=…`) replaced by `[redacted]`: a log line never carries a usable link. */
+export function redactLinks(text: string): string {
+  return text.replace(/([?&]token=)[^\s&#]+/g, '$1[redacted]');
+}
+
 /**
- * Notices to organisation administrators, through nodemailer over `SMTP_URL`. Without it the mail
- * is written to the log instead (development), so nothing is silently dropped.
+ * The e-mails (notices to organisation administrators, invitations, password resets):
+ * - `smtp`: through nodemailer over SMTP_URL;
+ * - `files` (development and tests without SMTP_URL): each e-mail written to a text file under
+ *   DATA_DIR/mail/, whose links a developer can open; the log names the file, never the body;
+ * - `log` (production with MAIL_TO_LOG=true, no SMTP): the e-mail is logged with its one-time
+ *   links redacted, so the log never holds a link that resets a password or opens a session.
  */
-export function createMailer(options: { smtpUrl: string | undefined; from: string; log: Pick<Log, 'info'> }): Mailer {
-  if (!options.smtpUrl) {
+export function createMailer(options: MailOptions): Mailer {
+  if (options.transport === 'log') {
     return {
       async send(mail) {
-        options.log.info({ mail: { from: options.from, ...mail } }, 'mail (SMTP_URL is not set, so it is logged instead of sent)');
+        options.log.info(
+          { mail: { from: options.from, to: mail.to, subject: mail.subject, text: redactLinks(mail.text) } },
+          'mail not sent (MAIL_TO_LOG=true, no SMTP_URL); its links are redacted',
+        );
+      },
+      close() {},
+    };
+  }
+  if (options.transport === 'files' || !options.smtpUrl) {
+    return {
+      async send(mail) {
+        await mkdir(options.dir, { recursive: true, mode: 0o700 });
+        const file = join(options.dir, `${new Date().toISOString().replaceAll(':', '-')}-${randomBytes(4).toString('hex')}.txt`);
+        const body = `From: ${options.from}\nTo: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`;
+        await writeFile(file, body, { mode: 0o600 });
+        options.log.info({ mail: { to: mail.to, subject: mail.subject, file } }, 'mail written to a file (SMTP_URL is not set)');
       },
       close() {},
     };
@@ -26,4 +63,9 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
       transport.close();
     },
   };
+}
+
+/** The mailer of a configuration: `mail` and the sender as config.ts parsed them. */
+export function mailOptionsOf(config: { smtpUrl: string | undefined; mailFrom: string; mail: { transport: MailOptions['transport']; dir: string } }) {
+  return { transport: config.mail.transport, smtpUrl: config.smtpUrl, from: config.mailFrom, dir: config.mail.dir };
 }

@@ -51,9 +51,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** What production needs from the platform besides the key (config.ts): the public address and a mail setting. */
+const PLATFORM_SETTINGS = { PUBLIC_URL: 'https://merma.example.com', MAIL_TO_LOG: 'true' };
+
 describe('the container image', () => {
   it('exposes the ports its server listens on by default: the API and the metrics', () => {
-    const production = loadConfig({ ...dockerEnv(), MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
+    const production = loadConfig({ ...dockerEnv(), ...PLATFORM_SETTINGS, MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
     expect(instruction('EXPOSE').split(/\s+/)).toEqual([dockerEnv().PORT, String(production.metrics.port)]);
     expect(production.metrics.port).toBe(9464);
     expect(dockerEnv().NODE_ENV).toBe('production');
@@ -65,6 +68,7 @@ describe('the container image', () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...dockerEnv(),
+      ...PLATFORM_SETTINGS,
       HOST: '127.0.0.1',
       PORT: '0',
       DATABASE_URL: database.url,
@@ -92,6 +96,7 @@ describe('the container image', () => {
       env: {
         ...process.env,
         ...dockerEnv(),
+        ...PLATFORM_SETTINGS,
         HOST: '127.0.0.1',
         // Ports the kernel chooses (read back from the log), so no port is picked here and raced for.
         PORT: '0',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOwnerLink, inviteFirstOwner } from '../src/admin/accounts.js';
-import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD, tokenOf } from './dashboard-client.js';
+import { capturingMailer, createMember, DashboardBrowser, failure, jobsDone, PASSWORD, tokenOf } from './dashboard-client.js';
 import { api, createTenant, startTestApp, type TestContext, validRecord } from './helpers.js';
 
 /**
@@ -17,7 +17,12 @@ beforeAll(async () => {
   // In-memory sign-in counters (REDIS_URL unset for this app): the quickstart's demo owner has a
   // fixed address, whose reset e-mails Redis would count across test runs (3 an hour).
   // dashboard-security.test.ts covers the lockout with Redis.
-  t = await startTestApp({ config: { TRUST_PROXY: 'true', PUBLIC_URL: 'https://merma.example.com/', REDIS_URL: '' }, mailer });
+  // Password-reset mails are sent by a job: the worker runs with the same mailer.
+  t = await startTestApp({
+    config: { TRUST_PROXY: 'loopback', PUBLIC_URL: 'https://merma.example.com/', REDIS_URL: '' },
+    mailer,
+    worker: { mailer },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -159,6 +164,7 @@ describe('password reset', () => {
     const answer = await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: member.email });
     const unknown = await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: `ghost-${randomUUID()}@example.com` });
     expect(answer).toEqual(unknown);
+    await jobsDone(t.db, 'accounts.password_reset_mail');
     expect(mailer.sent.length).toBe(before + 1);
     const link = mailer.linkTo(member.email);
     expect(link).toMatch(/^https:\/\/merma\.example\.com\/dashboard\/reset-password\?token=/);
@@ -185,6 +191,7 @@ describe('password reset', () => {
     expect(await failure(new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: member.email }))).toMatchObject({
       status: 429,
     });
+    await jobsDone(t.db, 'accounts.password_reset_mail');
     expect(mailer.sent.filter((m) => m.to === member.email).length).toBe(before + 3);
   });
 });
@@ -202,6 +209,7 @@ describe('the quickstart sign-in link', () => {
     });
     // Once the link is used, the demo owner (who has no password) chooses one through a reset.
     await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: demo.email });
+    await jobsDone(t.db, 'accounts.password_reset_mail');
     const reset = mailer.linkTo(demo.email);
     await new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: tokenOf(reset), password: 'my own demo passphrase' });
     expect((await new DashboardBrowser(t.app).signIn(demo.email, 'my own demo passphrase')).role).toBe('owner');
@@ -260,7 +268,7 @@ describe('plans without the API', () => {
 
 describe('in production', () => {
   it('marks the cookies Secure', async () => {
-    const prod = await startTestApp({ config: { NODE_ENV: 'production', TRUST_PROXY: 'true' } });
+    const prod = await startTestApp({ config: { NODE_ENV: 'production', TRUST_PROXY: 'loopback' } });
     try {
       const org = await createTenant(prod.db);
       const owner = await createMember(prod.db, org.organizationId, 'owner');

@@ -149,3 +149,18 @@ export function capturingMailer(): Mailer & { sent: Mail[]; linkTo(to: string): 
 }
 
 export const tokenOf = (link: string) => new URL(link).searchParams.get('token') as string;
+
+/**
+ * Waits until the queue has no job of `task` left (run or given up): password-reset mails and
+ * failed sign-in audits are written by jobs, after the request that queued them has answered.
+ */
+export async function jobsDone(db: Db, task: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await db.$queryRaw<{ left: number }[]>`
+      SELECT count(*)::int AS left FROM graphile_worker.jobs WHERE task_identifier = ${task} AND attempts < max_attempts`;
+    if (row?.left === 0) return;
+    if (Date.now() > deadline) throw new Error(`jobs ${task} still queued after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

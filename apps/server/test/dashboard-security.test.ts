@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CONSECUTIVE_FAILURES } from '../src/modules/accounts/lockout.js';
-import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
+import { capturingMailer, createMember, DashboardBrowser, failure, jobsDone, PASSWORD } from './dashboard-client.js';
 import { api, createTenant, startTestApp, type TestContext, validRecord } from './helpers.js';
 import { startReceiver, waitFor } from './receiver.js';
 
@@ -30,6 +30,7 @@ beforeAll(async () => {
       },
     }),
     mailer,
+    worker: { mailer },
   });
   orgA = await createTenant(t.db);
   orgB = await createTenant(t.db);
@@ -132,6 +133,7 @@ describe('signing in', () => {
     expect(locked.json().error.data.app_code).toBe('rate_limited');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(60);
     expect(await t.db.userSession.count({ where: { user_id: victim.id } })).toBe(0);
+    await jobsDone(t.db, 'accounts.sign_in_failed'); // the audit entries are written by a job
     const failed = await t.db.auditEvent.count({ where: { actor_user_id: victim.id, action: 'user.sign_in_failed' } });
     expect(failed).toBe(MAX_CONSECUTIVE_FAILURES);
   });

@@ -10,7 +10,7 @@ afterAll(() => t?.close());
 
 describe('production mode', () => {
   it('refuses plain HTTP with 403, accepts HTTPS from a trusted proxy, and sends HSTS', async () => {
-    const app = await buildTestApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' }), db: t.db });
+    const app = await buildTestApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'loopback' }), db: t.db });
     try {
       const tenant = await createTenant(t.db);
       const plain = await api(app, tenant.key).get('/api/v1/causas');

@@ -61,6 +61,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     RATE_LIMIT_RECORDS_PER_MINUTE: '10000',
     RATE_LIMIT_ANALYTICS_PER_HOUR: '10000',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    // What production requires besides (config.ts): its public https address and a way for mail.
+    ...(overrides.NODE_ENV === 'production' ? { PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true' } : {}),
     ...overrides,
   });
 }

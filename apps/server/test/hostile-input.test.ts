@@ -766,7 +766,7 @@ describe('classic attacks', () => {
     const https = { 'x-forwarded-proto': 'https' };
     beforeAll(async () => {
       prod = await buildTestApp({
-        config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true', REQUEST_TIMEOUT_MS: '1000' }),
+        config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'loopback', REQUEST_TIMEOUT_MS: '1000' }),
         db: t.db,
       });
       await prod.listen({ port: 0, host: '127.0.0.1' });

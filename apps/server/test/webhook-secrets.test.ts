@@ -286,7 +286,14 @@ describe('key rotation with merma-admin secrets reencrypt', { timeout: 90_000 },
   });
 
   const admin = (args: string[], key: string | undefined) =>
-    run('admin', args, { DATABASE_URL: t.database.url, DATA_DIR: undefined, NODE_ENV: 'production', MERMA_ENCRYPTION_KEY: key });
+    run('admin', args, {
+      DATABASE_URL: t.database.url,
+      DATA_DIR: undefined,
+      NODE_ENV: 'production',
+      PUBLIC_URL: 'https://merma.test',
+      MAIL_TO_LOG: 'true',
+      MERMA_ENCRYPTION_KEY: key,
+    });
 
   it('moves every secret from k1 to k2, after which k1 can be removed', async () => {
     const tenant = await createTenant(t.db);
@@ -355,7 +362,15 @@ describe('key rotation with merma-admin secrets reencrypt', { timeout: 90_000 },
 describe('production without MERMA_ENCRYPTION_KEY', { timeout: 60_000 }, () => {
   const MESSAGE =
     'MERMA_ENCRYPTION_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted with it): generate a key with `openssl rand -base64 32` and set MERMA_ENCRYPTION_KEY=k1:<that key>';
-  const env = { NODE_ENV: 'production', MERMA_ENCRYPTION_KEY: undefined, PORT: '0', HOST: '127.0.0.1', DATA_DIR: undefined };
+  const env = {
+    NODE_ENV: 'production',
+    PUBLIC_URL: 'https://merma.test',
+    MAIL_TO_LOG: 'true',
+    MERMA_ENCRYPTION_KEY: undefined,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: undefined,
+  };
 
   it('the server does not start, and says why', async () => {
     const res = await run('main', [], { ...env, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/never' });

@@ -120,7 +120,7 @@ describe('webhook subscriptions', () => {
   });
 
   it('requires HTTPS in production', async () => {
-    const app = await buildTestApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' }), db: t.db });
+    const app = await buildTestApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'loopback' }), db: t.db });
     try {
       const res = await api(app, tenant.key).post(
         '/api/v1/webhooks',

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Clock, Log } from '../context.js';
 import { prismaOnPool } from '../db/client.js';
 import { sqlOfPool } from '../db/sql.js';
-import { createMailer, type Mailer } from '../mail.js';
+import { createMailer, type Mailer, mailOptionsOf } from '../mail.js';
 import type { Metrics } from '../metrics.js';
 import { type FailedSignIn, PASSWORD_RESET_MAIL_TASK, type PasswordResetMail, SIGN_IN_FAILED_TASK } from '../modules/accounts/jobs.js';
 import { auditFailedSignIn, sendPasswordResetMail } from '../modules/accounts/service.js';
@@ -78,7 +78,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   options.metrics?.watchPool('worker', pool);
   pool.on('error', (err) => log.warn({ err }, 'job database connection error'));
   pool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'job database connection error')));
-  const mailer = options.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log });
+  const mailer = options.mailer ?? createMailer({ ...mailOptionsOf(config), log });
   const clock = options.clock ?? (() => new Date());
   const db = prismaOnPool(pool);
   const agents = createAgents();
