@@ -4,17 +4,31 @@ import { validationError } from '../../errors.js';
 
 /**
  * Where webhooks may be sent (SSRF guard), checked in two places with the same rules: when a
- * subscription is created or changed (`assertDeliverableUrl`, with DNS) and at every delivery
- * (send.ts: `checkTarget`, then a lookup that refuses internal addresses as the socket connects). In production only HTTPS. Addresses that reach inside
- * our own network are refused — private, loopback, link-local (which includes cloud metadata at
- * 169.254.169.254), carrier-grade NAT, unspecified, unique-local and IPv4-mapped forms of them —
- * after resolving the host name, so a DNS name pointing inside is refused too. The check runs at
- * creation and must run again at delivery time (DNS can change). WEBHOOKS_ALLOW_PRIVATE=true lifts
- * the address check for development and tests.
+ * subscription is created or changed (`assertDeliverableUrl`, with DNS; the API and the dashboard
+ * share it through the webhooks service) and at every delivery (send.ts: `checkTarget`, then a
+ * lookup that refuses internal addresses as the socket connects, so the address checked is the one
+ * used). In production only HTTPS. Addresses that reach inside our own network are refused —
+ * private, loopback, link-local (which includes cloud metadata at 169.254.169.254), carrier-grade
+ * NAT, unspecified, multicast and reserved IPv4; loopback, unspecified, unique-local, link-local,
+ * site-local and multicast IPv6 — after resolving the host name, so a DNS name pointing inside is
+ * refused too. WEBHOOKS_ALLOW_PRIVATE=true lifts the address check for development and tests.
+ *
+ * IPv6 addresses that carry an IPv4 address (`isInternalAddress`):
+ * - IPv4-mapped `::ffff:0:0/96` and NAT64's well-known prefix `64:ff9b::/96` (RFC 6052) are judged
+ *   by the IPv4 address they carry: a resolver may hand out either for an IPv4-only receiver (a
+ *   dual-stack socket, DNS64), and the connection then goes to that IPv4 address.
+ * - Refused whole, as never a legitimate receiver: the rest of `64:ff9b::/32`, which holds the
+ *   local-use NAT64 prefix `64:ff9b:1::/48` (RFC 8215: a translator inside some network, ours if it
+ *   routes at all; its IPv4 sits where the operator's prefix length puts it) and unassigned space;
+ *   6to4 `2002::/16` (IPv4 in bits 16–47; its relays were deprecated by RFC 7526) and Teredo
+ *   `2001::/32` (server IPv4 in bits 32–63, client IPv4 XOR-ed in the last 32), both reached
+ *   through relays we do not choose; IPv4-compatible `::/96` (deprecated by RFC 4291) and
+ *   IPv4-translated `::ffff:0:0:0/96` (RFC 2765, obsolete). Refusing the whole range also covers
+ *   whatever IPv4 address they carry.
  */
 export type TargetPolicy = { production: boolean; allowPrivate: boolean };
 
-const blocked = new BlockList();
+const blockedV4 = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -28,25 +42,64 @@ for (const [net, prefix] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
+  blockedV4.addSubnet(net, prefix, 'ipv4');
 }
 
+/**
+ * IPv6 ranges refused whatever they carry. BlockList also applies the IPv4 rules above to an
+ * IPv4-mapped address (`::ffff:a.b.c.d`, in either spelling), so those need no rule here.
+ */
+const blockedV6 = new BlockList();
+for (const [net, prefix] of [
+  ['::', 96], // unspecified, loopback and IPv4-compatible
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT)
+  ['64:ff9b::', 32], // NAT64 outside the well-known /96, which isInternalAddress judges first
+  ['2001::', 32], // Teredo
+  ['2002::', 16], // 6to4
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+] as const) {
+  blockedV6.addSubnet(net, prefix, 'ipv6');
+}
+
+/** The eight 16-bit groups of a valid IPv6 address without zone (a trailing dotted IPv4 allowed). */
+function ipv6Groups(address: string): number[] {
+  let text = address;
+  const tail: number[] = [];
+  const dotted = /:(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    tail.push((a << 8) | b, (c << 8) | d);
+    text = text.slice(0, dotted.index + 1);
+    if (!text.endsWith('::')) text = text.slice(0, -1);
+  }
+  const [head = '', rest] = text.split('::');
+  const words = (part: string) => (part ? part.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const left = words(head);
+  const right = [...words(rest ?? ''), ...tail];
+  const zeros = rest === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
+  return [...left, ...zeros, ...right];
+}
+
+/** The IPv4 address in the low 32 bits of NAT64's well-known prefix `64:ff9b::/96`, if it is one. */
+function nat64Embedded(address: string): string | null {
+  const g = ipv6Groups(address);
+  if (g[0] !== 0x64 || g[1] !== 0xff9b || g.slice(2, 6).some((w) => w !== 0)) return null;
+  const [hi = 0, lo = 0] = g.slice(6);
+  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+}
+
+/** Whether a webhook may not connect to `address` (an IP literal; anything else counts as internal). */
 export function isInternalAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return blocked.check(mapped[1], 'ipv4');
   const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) return blocked.check(address, 'ipv6');
-  return true;
+  if (family === 4) return blockedV4.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const bare = address.replace(/%.*$/, '');
+  const nat64 = nat64Embedded(bare);
+  if (nat64 !== null) return blockedV4.check(nat64, 'ipv4');
+  return blockedV6.check(bare, 'ipv6') || blockedV4.check(bare, 'ipv6');
 }
 
 /**
