@@ -71,21 +71,25 @@ export function createSignInGuard(redis: Redis | undefined): SignInGuard {
       resetAt: new Date(Date.now() + res.msBeforeNext),
     });
   };
-  /** Consumes one point of each key; the first refusal (the longest wait) becomes a 429. */
-  const consume = async (message: string, ...keys: [Name, string][]) => {
-    const results = await Promise.allSettled(keys.map(([name, key]) => limiters[name].consume(key)));
-    const refused = results
-      .flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))
-      .sort((a, b) => (b instanceof RateLimiterRes ? b.msBeforeNext : 0) - (a instanceof RateLimiterRes ? a.msBeforeNext : 0));
-    const first = refused[0];
-    if (first instanceof RateLimiterRes) throw refuse(first, message);
-    if (first) throw first;
+  /** Consumes one point of `key`; a refusal becomes a 429 saying `message`. */
+  const consume = async (message: string, name: Name, key: string) => {
+    try {
+      await limiters[name].consume(key);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw refuse(err, message);
+      throw err;
+    }
   };
   const TOO_MANY = 'Too many failed sign-in attempts: try again later or reset the password';
   const giveBack = (name: Name, key: string) => limiters[name].reward(key).then(() => {});
 
   return {
-    attempt: (email, ip) => consume(TOO_MANY, ['ip', ip], ['account', email]),
+    // The account first: attempts on an account already locked are refused without being charged
+    // to the IP's daily allowance (a burst at one account costs the IP at most the account's limit).
+    async attempt(email, ip) {
+      await consume(TOO_MANY, 'account', email);
+      await consume(TOO_MANY, 'ip', ip);
+    },
     async succeeded(email, ip) {
       await Promise.all([limiters.account.delete(email), giveBack('ip', ip)]);
     },
@@ -93,10 +97,10 @@ export function createSignInGuard(redis: Redis | undefined): SignInGuard {
       await limiters.account.delete(email);
     },
     async resetRequested(email, ip) {
-      await consume('Too many password-reset requests from this address: try again later', ['resetByIp', ip]);
-      await consume('Too many password-reset requests for this e-mail: try again later', ['resetByEmail', email]);
+      await consume('Too many password-reset requests from this address: try again later', 'resetByIp', ip);
+      await consume('Too many password-reset requests for this e-mail: try again later', 'resetByEmail', email);
     },
-    linkAttempt: (ip) => consume('Too many invalid links from this address: try again later', ['linkByIp', ip]),
+    linkAttempt: (ip) => consume('Too many invalid links from this address: try again later', 'linkByIp', ip),
     linkSucceeded: (ip) => giveBack('linkByIp', ip),
   };
 }
