@@ -10,6 +10,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { createSignInGuard } from './modules/accounts/lockout.js';
 import { type CatalogCache, createCatalogCache } from './modules/catalog/service.js';
 import { createInvitationLimiter } from './modules/team/limits.js';
+import { createInvitationLimiter } from './modules/team/limits.js';
 import { createRedis } from './redis.js';
 import type { SecretBox } from './secrets/cipher.js';
 import { loadSecretBox } from './secrets/keys.js';
@@ -70,7 +71,14 @@ export function createServices(deps: {
     authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs, deps.log),
     rateLimiter,
     dashboard: {
-      router: createDashboardRouter({ webhookTargets, secrets, publicUrl: config.publicUrl, catalog, signer }),
+      router: createDashboardRouter({
+        webhookTargets,
+        secrets,
+        publicUrl: config.publicUrl,
+        catalog,
+        signer,
+        invitations: createInvitationLimiter(redis),
+      }),
       accounts: { db, clock, guard: createSignInGuard(redis), mailer, log: deps.log, publicUrl: config.publicUrl },
       catalog,
     },

@@ -110,7 +110,8 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
         invitation: { email: 'ops@example.es', role: 'owner', expires_at: expect.stringMatching(/Z$/), sent: 'log (stderr)' },
       });
       const mail = JSON.parse(res.stderr).mail;
-      expect(mail).toMatchObject({ to: 'ops@example.es', subject: `You are invited to Grupo ${plan} on Merma` });
+      expect(mail).toMatchObject({ to: 'ops@example.es', subject: 'You are invited to an organisation on Merma' });
+      expect(mail.text).toContain(`Organisation: “Grupo ${plan}”`);
       const token = /\/dashboard\/invitation\?token=([\w-]{43})/.exec(mail.text)?.[1] as string;
       expect(await sql('SELECT name, plan, admin_email FROM organizations WHERE id = $1', [org.id])).toEqual([
         { name: `Grupo ${plan}`, plan, admin_email: 'Ops@Example.es' },

@@ -67,6 +67,7 @@ describe('without a session', () => {
       publicUrl: 'http://x',
       catalog: undefined as never,
       signer: undefined as never,
+      invitations: undefined as never,
     });
     const procedures = Object.entries(router._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>);
     expect(procedures.length).toBeGreaterThan(25);

@@ -8,6 +8,7 @@ import { planDashboardRouter } from '../modules/plan/dashboard.js';
 import { recordsDashboardRouter } from '../modules/records/dashboard.js';
 import { shiftsDashboardRouter } from '../modules/shifts/dashboard.js';
 import { teamDashboardRouter } from '../modules/team/dashboard.js';
+import type { InvitationLimiter } from '../modules/team/limits.js';
 import { webhooksDashboardRouter } from '../modules/webhooks/dashboard.js';
 import type { TargetPolicy } from '../modules/webhooks/target.js';
 import type { SecretBox } from '../secrets/cipher.js';
@@ -25,12 +26,14 @@ export function createDashboardRouter(deps: {
   publicUrl: string;
   catalog: CatalogCache;
   signer: CheckpointSigner;
+  /** The team page's invitation limits (team/limits.ts). */
+  invitations: InvitationLimiter;
 }) {
   return dashboardRouter({
     auth: authDashboardRouter,
     keys: keysDashboardRouter,
     webhooks: webhooksDashboardRouter(deps.webhookTargets, deps.secrets, deps.publicUrl),
-    team: teamDashboardRouter,
+    team: teamDashboardRouter({ invitations: deps.invitations }),
     audit: auditDashboardRouter,
     catalog: catalogDashboardRouter(deps.catalog),
     insights: insightsDashboardRouter,

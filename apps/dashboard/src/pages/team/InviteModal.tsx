@@ -16,6 +16,10 @@ export function InviteModal({ onClose }: { onClose: () => void }) {
     initialValues: { email: '', role: 'developer' },
     validate: { email: rule(Email, t('validation.email')) },
   });
+  const inviteErrorMessage: Partial<Record<string, () => string>> = {
+    service_unavailable: () => t('team.invite.notSent'),
+    rate_limited: () => t('team.invite.rateLimited'),
+  };
   const invite = useMutation(
     trpc.team.invite.mutationOptions({
       meta: { inlineError: true },
@@ -33,8 +37,8 @@ export function InviteModal({ onClose }: { onClose: () => void }) {
           {invite.error && (
             <ErrorAlert
               error={invite.error}
-              // The server withdraws an invitation whose e-mail could not be sent.
-              message={errorInfo(invite.error).code === 'service_unavailable' ? t('team.invite.notSent') : undefined}
+              // The server withdraws an invitation whose e-mail could not be sent, and limits how many are sent.
+              message={inviteErrorMessage[errorInfo(invite.error).code]?.()}
             />
           )}
           <TextInput label={t('team.invite.email')} type="email" required data-autofocus {...form.getInputProps('email')} />

@@ -13,133 +13,159 @@ import { AppError } from '../../errors.js';
 import { ADMINS, actorOf, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
 import { dashboardLink } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
+import type { InvitationLimiter } from './limits.js';
 import { invitationMail } from './mail.js';
 import { changeRole, getTeam, inviteMember, removeMember, revokeInvitation } from './service.js';
 
 const admin = memberProcedure.meta({ roles: ADMINS });
 const actingOf = (ctx: { session: { userId: string; role: Role } }) => ({ userId: ctx.session.userId, role: ctx.session.role });
 
-/** The team page: every member sees it; owners and admins invite, change roles and remove. */
-export const teamDashboardRouter = dashboardRouter({
-  get: memberProcedure.output(Team).query(({ ctx }) => getTeam(ctx.db, ctx.session.organizationId, ctx.clock())),
+/**
+ * The team page: every member sees it; owners and admins invite, change roles and remove.
+ * Invitations are limited per inviter, organisation and address (`invitations`, team/limits.ts).
+ */
+export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
+  dashboardRouter({
+    get: memberProcedure.output(Team).query(({ ctx }) => getTeam(ctx.db, ctx.session.organizationId, ctx.clock())),
 
-  invite: admin
-    .input(InviteMemberInput)
-    .output(PendingInvitation)
-    .mutation(async ({ ctx, input }) => {
-      const { invitation, token } = await ctx.db.$transaction(async (tx) => {
-        const now = ctx.clock();
-        const made = await inviteMember(tx, {
+    invite: admin
+      .input(InviteMemberInput)
+      .output(PendingInvitation)
+      .mutation(async ({ ctx, input }) => {
+        // Taken before anything is written: past a limit, nothing is stored or mailed (429).
+        const allowance = await deps.invitations.take({
+          inviterId: ctx.session.userId,
           organizationId: ctx.session.organizationId,
-          actor: actingOf(ctx),
           email: input.email,
-          role: input.role,
-          now,
         });
-        await recordAudit(tx, {
-          organizationId: ctx.session.organizationId,
-          actor: actorOf(ctx),
-          action: 'member.invited',
-          target: input.email,
-          details: { role: input.role, invitation_id: made.invitation.id },
-          now,
-        });
-        return made;
-      });
-      try {
-        await ctx.accounts.mailer.send(
-          invitationMail({
-            to: invitation.email,
-            organization: ctx.session.organizationName,
-            role: invitation.role,
-            invitedBy: ctx.session.name || ctx.session.email,
-            link: dashboardLink(ctx.accounts.publicUrl, 'invitation', token),
-          }),
-        );
-      } catch (err) {
-        // The link exists only in the e-mail: an invitation whose e-mail was not sent is one nobody
-        // can accept. It is withdrawn (audited, like a revocation) and the inviter is told to try again.
-        ctx.log.warn({ err, invitationId: invitation.id }, 'the invitation e-mail could not be sent; the invitation is withdrawn');
-        await ctx.db.$transaction(async (tx) => {
+        let made: Awaited<ReturnType<typeof inviteMember>>;
+        try {
+          made = await ctx.db.$transaction(async (tx) => {
+            const now = ctx.clock();
+            const created = await inviteMember(tx, {
+              organizationId: ctx.session.organizationId,
+              actor: actingOf(ctx),
+              email: input.email,
+              role: input.role,
+              now,
+            });
+            await recordAudit(tx, {
+              organizationId: ctx.session.organizationId,
+              actor: actorOf(ctx),
+              action: 'member.invited',
+              target: input.email,
+              details: { role: input.role, invitation_id: created.invitation.id },
+              now,
+            });
+            return created;
+          });
+        } catch (err) {
+          await allowance.giveBack();
+          throw err;
+        }
+        const { invitation, token } = made;
+        try {
+          await ctx.accounts.mailer.send(
+            invitationMail({
+              to: invitation.email,
+              organization: ctx.session.organizationName,
+              role: invitation.role,
+              invitedBy: ctx.session.name || ctx.session.email,
+              link: dashboardLink(ctx.accounts.publicUrl, 'invitation', token),
+            }),
+          );
+        } catch (err) {
+          // The link exists only in the e-mail: an invitation whose e-mail was not sent is one nobody
+          // can accept. It is withdrawn (audited, like a revocation) and the inviter is told to try again.
+          ctx.log.warn({ err, invitationId: invitation.id }, 'the invitation e-mail could not be sent; the invitation is withdrawn');
+          await allowance.giveBack();
+          await ctx.db.$transaction(async (tx) => {
+            const now = ctx.clock();
+            await tx.invitation.updateMany({
+              where: { id: invitation.id, accepted_at: null, revoked_at: null },
+              data: { revoked_at: now },
+            });
+            await recordAudit(tx, {
+              organizationId: ctx.session.organizationId,
+              actor: actorOf(ctx),
+              action: 'invitation.revoked',
+              target: invitation.email,
+              details: { invitation_id: invitation.id, reason: 'mail_not_sent' },
+              now,
+            });
+          });
+          throw new AppError(
+            'service_unavailable',
+            `The invitation e-mail to ${invitation.email} could not be sent, so no invitation was made; try again later`,
+            undefined,
+            { retryAfterSeconds: 60, shouldRetry: true },
+          );
+        }
+        return { ...invitation, invited_by: ctx.session.email };
+      }),
+
+    revokeInvitation: admin
+      .input(InvitationIdInput)
+      .output(OkResponse)
+      .mutation(({ ctx, input }) =>
+        ctx.db.$transaction(async (tx) => {
           const now = ctx.clock();
-          await tx.invitation.updateMany({ where: { id: invitation.id, accepted_at: null, revoked_at: null }, data: { revoked_at: now } });
+          const email = await revokeInvitation(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), id: input.id, now });
           await recordAudit(tx, {
             organizationId: ctx.session.organizationId,
             actor: actorOf(ctx),
             action: 'invitation.revoked',
-            target: invitation.email,
-            details: { invitation_id: invitation.id, reason: 'mail_not_sent' },
+            target: email,
             now,
           });
-        });
-        throw new AppError(
-          'service_unavailable',
-          `The invitation e-mail to ${invitation.email} could not be sent, so no invitation was made; try again later`,
-          undefined,
-          { retryAfterSeconds: 60, shouldRetry: true },
-        );
-      }
-      return { ...invitation, invited_by: ctx.session.email };
-    }),
+          return { ok: true as const };
+        }),
+      ),
 
-  revokeInvitation: admin
-    .input(InvitationIdInput)
-    .output(OkResponse)
-    .mutation(({ ctx, input }) =>
-      ctx.db.$transaction(async (tx) => {
-        const now = ctx.clock();
-        const email = await revokeInvitation(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), id: input.id, now });
-        await recordAudit(tx, {
-          organizationId: ctx.session.organizationId,
-          actor: actorOf(ctx),
-          action: 'invitation.revoked',
-          target: email,
-          now,
-        });
-        return { ok: true as const };
-      }),
-    ),
+    changeRole: admin
+      .input(ChangeRoleInput)
+      .output(Member)
+      .mutation(({ ctx, input }) =>
+        ctx.db.$transaction(async (tx) => {
+          const now = ctx.clock();
+          const { member, previous } = await changeRole(tx, {
+            organizationId: ctx.session.organizationId,
+            actor: actingOf(ctx),
+            userId: input.user_id,
+            role: input.role,
+          });
+          await recordAudit(tx, {
+            organizationId: ctx.session.organizationId,
+            actor: actorOf(ctx),
+            action: 'member.role_changed',
+            target: member.email,
+            details: { from: previous, to: member.role },
+            now,
+          });
+          return member;
+        }),
+      ),
 
-  changeRole: admin
-    .input(ChangeRoleInput)
-    .output(Member)
-    .mutation(({ ctx, input }) =>
-      ctx.db.$transaction(async (tx) => {
-        const now = ctx.clock();
-        const { member, previous } = await changeRole(tx, {
-          organizationId: ctx.session.organizationId,
-          actor: actingOf(ctx),
-          userId: input.user_id,
-          role: input.role,
-        });
-        await recordAudit(tx, {
-          organizationId: ctx.session.organizationId,
-          actor: actorOf(ctx),
-          action: 'member.role_changed',
-          target: member.email,
-          details: { from: previous, to: member.role },
-          now,
-        });
-        return member;
-      }),
-    ),
-
-  remove: admin
-    .input(RemoveMemberInput)
-    .output(OkResponse)
-    .mutation(({ ctx, input }) =>
-      ctx.db.$transaction(async (tx) => {
-        const now = ctx.clock();
-        const removed = await removeMember(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), userId: input.user_id });
-        await recordAudit(tx, {
-          organizationId: ctx.session.organizationId,
-          actor: actorOf(ctx),
-          action: 'member.removed',
-          target: removed.email,
-          details: { role: removed.role },
-          now,
-        });
-        return { ok: true as const };
-      }),
-    ),
-});
+    remove: admin
+      .input(RemoveMemberInput)
+      .output(OkResponse)
+      .mutation(({ ctx, input }) =>
+        ctx.db.$transaction(async (tx) => {
+          const now = ctx.clock();
+          const removed = await removeMember(tx, {
+            organizationId: ctx.session.organizationId,
+            actor: actingOf(ctx),
+            userId: input.user_id,
+          });
+          await recordAudit(tx, {
+            organizationId: ctx.session.organizationId,
+            actor: actorOf(ctx),
+            action: 'member.removed',
+            target: removed.email,
+            details: { role: removed.role },
+            now,
+          });
+          return { ok: true as const };
+        }),
+      ),
+  });

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
+import { createTenant, startTestApp, type TestContext } from './helpers.js';
+
+/**
+ * Team management under abuse: invitations are limited per inviter, organisation and address and
+ * their e-mail carries no user-written text where a reader trusts it (subject, first line); a
+ * pending owner invitation is replaced only by an owner, and every replacement is audited; a
+ * removed member's API keys are revoked with the removal when the remover asks (the dashboard's
+ * default), and the keys page names each key's creator.
+ *
+ * Counters live in Redis when REDIS_URL is set (as in production) and outlast a test run: every
+ * organisation, user and address here is new, so no two runs share a counter.
+ */
+let t: TestContext;
+const mailer = capturingMailer();
+
+beforeAll(async () => {
+  t = await startTestApp({ config: { TRUST_PROXY: 'true', API_KEY_CACHE_TTL_MS: '0' }, mailer });
+}, 60_000);
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const address = (label = 'cook') => `${label}-${randomUUID().slice(0, 8)}@example.com`;
+const mailsTo = (to: string) => mailer.sent.filter((m) => m.to === to);
+
+async function signedIn(email: string) {
+  const browser = new DashboardBrowser(t.app);
+  await browser.signIn(email, PASSWORD);
+  return browser;
+}
+
+async function auditOf(organizationId: string) {
+  const rows = await t.db.auditEvent.findMany({ where: { organization_id: organizationId }, orderBy: { created_at: 'asc' } });
+  return rows.map((r) => ({ action: r.action, target: r.target, actor: r.actor_email, details: r.details as Record<string, unknown> }));
+}
+
+describe('invitation limits', () => {
+  it('a burst from one admin: 20 an hour are sent, the rest answered 429 with Retry-After, neither stored nor mailed', async () => {
+    const org = await createTenant(t.db);
+    const admin = await createMember(t.db, org.organizationId, 'admin');
+    const browser = await signedIn(admin.email);
+    const invited = Array.from({ length: 25 }, () => address());
+    const answers = await Promise.all(invited.map((email) => browser.raw('mutation', 'team.invite', { email, role: 'viewer' })));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
+    for (const refused of answers.filter((a) => a.statusCode === 429)) {
+      expect(refused.json().error.data.app_code).toBe('rate_limited');
+      const retryAfter = Number(refused.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+    }
+    expect(mailer.sent.filter((m) => invited.includes(m.to))).toHaveLength(20);
+    expect(await t.db.invitation.count({ where: { organization_id: org.organizationId } })).toBe(20);
+    expect((await auditOf(org.organizationId)).filter((e) => e.action === 'member.invited')).toHaveLength(20);
+    // The refused addresses got nothing.
+    const refusedTo = invited.filter((_, i) => statuses[i] === 429);
+    expect(mailer.sent.filter((m) => refusedTo.includes(m.to))).toEqual([]);
+  });
+
+  it('an organisation sends at most 50 a day, whoever the inviters', async () => {
+    const org = await createTenant(t.db);
+    const admins = await Promise.all([1, 2, 3].map(() => createMember(t.db, org.organizationId, 'admin')));
+    const browsers = await Promise.all(admins.map((a) => signedIn(a.email)));
+    for (const [i, count] of [20, 20, 10].entries()) {
+      for (let n = 0; n < count; n++) await browsers[i]?.mutate('team.invite', { email: address(), role: 'viewer' });
+    }
+    const last = address();
+    const refused = await browsers[2]?.raw('mutation', 'team.invite', { email: last, role: 'viewer' });
+    expect(refused?.statusCode).toBe(429);
+    expect(refused?.json().error.data.app_code).toBe('rate_limited');
+    expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(3600); // the day's window, not the inviter's hour
+    expect(mailsTo(last)).toEqual([]);
+    expect(await t.db.invitation.count({ where: { organization_id: org.organizationId } })).toBe(50);
+  });
+
+  it('one address gets at most 3 a day from an organisation, across inviters; the pending invitation stays as it was', async () => {
+    const org = await createTenant(t.db);
+    const first = await signedIn((await createMember(t.db, org.organizationId, 'admin')).email);
+    const second = await signedIn((await createMember(t.db, org.organizationId, 'owner')).email);
+    const target = address('target');
+    await first.mutate('team.invite', { email: target, role: 'viewer' });
+    await second.mutate('team.invite', { email: target, role: 'developer' });
+    const third = await first.mutate('team.invite', { email: target, role: 'viewer' });
+    const refused = await second.raw('mutation', 'team.invite', { email: target.toUpperCase(), role: 'admin' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.data.app_code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(mailsTo(target)).toHaveLength(3);
+    const stored = await t.db.invitation.findMany({ where: { organization_id: org.organizationId, email: target } });
+    expect(stored).toHaveLength(3);
+    expect(stored.filter((i) => i.revoked_at === null).map((i) => [i.id, i.role])).toEqual([[third.id, 'viewer']]);
+    // The inviter refused for this address still invites others.
+    await second.mutate('team.invite', { email: address(), role: 'viewer' });
+  });
+
+  it('a refused invitation (a role the inviter cannot grant, an existing member) uses up no allowance', async () => {
+    const org = await createTenant(t.db);
+    const admin = await signedIn((await createMember(t.db, org.organizationId, 'admin')).email);
+    const member = await createMember(t.db, org.organizationId, 'viewer');
+    const target = address('boss');
+    for (let i = 0; i < 4; i++) {
+      expect(await failure(admin.mutate('team.invite', { email: target, role: 'owner' }))).toMatchObject({ status: 403 });
+      expect(await failure(admin.mutate('team.invite', { email: member.email, role: 'viewer' }))).toMatchObject({ status: 409 });
+    }
+    for (let i = 0; i < 3; i++) await admin.mutate('team.invite', { email: target, role: 'viewer' });
+    expect(mailsTo(target)).toHaveLength(3);
+  });
+});
+
+describe('the invitation e-mail', () => {
+  it('says nothing user-written in its subject or first line; the inviter and organisation come later, quoted, on one line each', async () => {
+    const org = await createTenant(t.db);
+    await t.db.organization.update({
+      where: { id: org.organizationId },
+      data: { name: 'Merma Security Team: your account is suspended, verify at http://phish.example' },
+    });
+    const admin = await createMember(t.db, org.organizationId, 'admin');
+    await t.db.user.update({
+      where: { id: admin.id },
+      data: { name: 'URGENT: confirm your password at http://phish.example\n\nThe Merma team' },
+    });
+    const browser = await signedIn(admin.email);
+    const target = address();
+    await browser.mutate('team.invite', { email: target, role: 'developer' });
+    const [mail] = mailsTo(target);
+    expect(mail?.subject).toBe('You are invited to an organisation on Merma');
+    const lines = mail?.text.split('\n') ?? [];
+    expect(lines[0]).not.toMatch(/phish|URGENT|Security Team/);
+    expect(lines[0]).toContain('developer');
+    // Later, quoted, and the name's line breaks do not make lines of their own.
+    expect(lines).toContain('Invited by: “URGENT: confirm your password at http://phish.example The Merma team”');
+    expect(lines).toContain('Organisation: “Merma Security Team: your account is suspended, verify at http://phish.example”');
+    expect(lines.filter((l) => l.startsWith('The Merma team'))).toEqual([]);
+    expect(mail?.text).toMatch(/\/dashboard\/invitation\?token=[\w-]{43}/);
+  });
+});
