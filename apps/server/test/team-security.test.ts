@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inviteFirstOwner } from '../src/admin/accounts.js';
 import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
 import { createTenant, startTestApp, type TestContext } from './helpers.js';
 
@@ -137,5 +138,73 @@ describe('the invitation e-mail', () => {
     expect(lines).toContain('Organisation: “Merma Security Team: your account is suspended, verify at http://phish.example”');
     expect(lines.filter((l) => l.startsWith('The Merma team'))).toEqual([]);
     expect(mail?.text).toMatch(/\/dashboard\/invitation\?token=[\w-]{43}/);
+  });
+});
+
+describe('replacing a pending invitation', () => {
+  it('an admin cannot replace a pending owner invitation by inviting the address again (403, nothing changes)', async () => {
+    const org = await createTenant(t.db);
+    const owner = await signedIn((await createMember(t.db, org.organizationId, 'owner')).email);
+    const admin = await signedIn((await createMember(t.db, org.organizationId, 'admin')).email);
+    const target = address('heir');
+    const ownerInvitation = await owner.mutate('team.invite', { email: target, role: 'owner' });
+    const before = await auditOf(org.organizationId);
+    const refused = await failure(admin.mutate('team.invite', { email: target, role: 'viewer' }));
+    expect(refused).toMatchObject({ status: 403, code: 'forbidden' });
+    const stored = await t.db.invitation.findMany({ where: { organization_id: org.organizationId, email: target } });
+    expect(stored.map((i) => [i.id, i.role, i.revoked_at])).toEqual([[ownerInvitation.id, 'owner', null]]);
+    expect((await owner.query('team.get')).invitations).toEqual([expect.objectContaining({ id: ownerInvitation.id, role: 'owner' })]);
+    expect(mailsTo(target)).toHaveLength(1);
+    expect(await auditOf(org.organizationId)).toEqual(before);
+  });
+
+  it('an owner (or the operator) replacing an invitation is audited as its revocation', async () => {
+    const org = await createTenant(t.db);
+    const ownerUser = await createMember(t.db, org.organizationId, 'owner');
+    const owner = await signedIn(ownerUser.email);
+    const target = address('heir');
+    const first = await owner.mutate('team.invite', { email: target, role: 'owner' });
+    const second = await owner.mutate('team.invite', { email: target, role: 'viewer' });
+    expect((await t.db.invitation.findUnique({ where: { id: first.id } }))?.revoked_at).toEqual(expect.any(Date));
+    const entries = (await auditOf(org.organizationId)).filter((e) => e.target === target);
+    expect(entries).toContainEqual({
+      action: 'invitation.revoked',
+      target,
+      actor: ownerUser.email,
+      details: { invitation_id: first.id, role: 'owner', reason: 'replaced', replaced_by: second.id },
+    });
+    // An admin replaces a viewer's invitation, audited the same way.
+    const admin = await signedIn((await createMember(t.db, org.organizationId, 'admin')).email);
+    const third = await admin.mutate('team.invite', { email: target, role: 'developer' });
+    expect((await auditOf(org.organizationId)).filter((e) => e.action === 'invitation.revoked' && e.target === target)).toHaveLength(2);
+    // merma-admin org create --admin-email sent again replaces it too (the operator acts as an owner).
+    const other = address('ops');
+    await inviteFirstOwner(t.db, {
+      organizationId: org.organizationId,
+      organizationName: 'Org',
+      email: other,
+      mailer,
+      publicUrl: 'http://x',
+    });
+    await inviteFirstOwner(t.db, {
+      organizationId: org.organizationId,
+      organizationName: 'Org',
+      email: other,
+      mailer,
+      publicUrl: 'http://x',
+    });
+    const ops = await t.db.invitation.findMany({
+      where: { organization_id: org.organizationId, email: other },
+      orderBy: { created_at: 'asc' },
+    });
+    expect(ops.map((i) => i.revoked_at === null)).toEqual([false, true]);
+    expect((await auditOf(org.organizationId)).filter((e) => e.target === other).map((e) => [e.action, e.actor, e.details.reason])).toEqual(
+      expect.arrayContaining([
+        ['member.invited', 'merma-admin', undefined],
+        ['member.invited', 'merma-admin', undefined],
+        ['invitation.revoked', 'merma-admin', 'replaced'],
+      ]),
+    );
+    expect(third.role).toBe('developer');
   });
 });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { Mailer } from '../mail.js';
 import { createUserToken, dashboardLink, SIGN_IN_LINK_TTL_MS } from '../modules/accounts/service.js';
-import { recordAudit } from '../modules/audit/service.js';
 import { invitationMail } from '../modules/team/mail.js';
 import { inviteMember } from '../modules/team/service.js';
 
@@ -15,24 +14,17 @@ export async function inviteFirstOwner(
   input: { organizationId: string; organizationName: string; email: string; mailer: Mailer; publicUrl: string },
 ) {
   const now = new Date();
-  const { invitation, token } = await db.$transaction(async (tx) => {
-    const made = await inviteMember(tx, {
+  // The operator acts as an owner: sent again, it replaces the pending invitation (audited).
+  const { invitation, token } = await db.$transaction((tx) =>
+    inviteMember(tx, {
       organizationId: input.organizationId,
       actor: { userId: null, role: 'owner' },
+      by: { userId: null, email: 'merma-admin', ip: null },
       email: input.email,
       role: 'owner',
       now,
-    });
-    await recordAudit(tx, {
-      organizationId: input.organizationId,
-      actor: { userId: null, email: 'merma-admin', ip: null },
-      action: 'member.invited',
-      target: input.email,
-      details: { role: 'owner', invitation_id: made.invitation.id },
-      now,
-    });
-    return made;
-  });
+    }),
+  );
   await input.mailer.send(
     invitationMail({
       to: invitation.email,

@@ -40,25 +40,16 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
         });
         let made: Awaited<ReturnType<typeof inviteMember>>;
         try {
-          made = await ctx.db.$transaction(async (tx) => {
-            const now = ctx.clock();
-            const created = await inviteMember(tx, {
+          made = await ctx.db.$transaction((tx) =>
+            inviteMember(tx, {
               organizationId: ctx.session.organizationId,
               actor: actingOf(ctx),
+              by: actorOf(ctx),
               email: input.email,
               role: input.role,
-              now,
-            });
-            await recordAudit(tx, {
-              organizationId: ctx.session.organizationId,
-              actor: actorOf(ctx),
-              action: 'member.invited',
-              target: input.email,
-              details: { role: input.role, invitation_id: created.invitation.id },
-              now,
-            });
-            return created;
-          });
+              now: ctx.clock(),
+            }),
+          );
         } catch (err) {
           await allowance.giveBack();
           throw err;

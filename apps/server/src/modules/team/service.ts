@@ -3,6 +3,7 @@ import type { Member, PendingInvitation, Role, Team } from '@merma/schema/dashbo
 import { newToken } from '../../auth/tokens.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
+import { type Actor, recordAudit } from '../audit/service.js';
 
 /**
  * An organisation's members and pending invitations. Rules, checked here whatever the page shows:
@@ -61,21 +62,28 @@ function assertMayGrant(actor: Acting, role: Role) {
 }
 
 /**
- * Invites `email` with `role`: a new invitation replaces a pending one to the same address. The
- * token is returned for the e-mail and never stored (only its SHA-256).
+ * Invites `email` with `role`, audited as `member.invited` by `by`. A new invitation replaces the
+ * pending (unexpired) ones to the same address, and replacing is revoking: only an owner replaces
+ * an owner invitation (403 otherwise, nothing changed), and each replaced invitation is audited as
+ * `invitation.revoked` with reason `replaced`. Expired invitations are left as they are (their
+ * links already fail). The token is returned for the e-mail and never stored (only its SHA-256).
  */
 export async function inviteMember(
   db: DbTx,
-  input: { organizationId: string; actor: Acting; email: string; role: Role; now: Date },
+  input: { organizationId: string; actor: Acting; by: Actor; email: string; role: Role; now: Date },
 ): Promise<{ invitation: PendingInvitation; token: string }> {
   assertMayGrant(input.actor, input.role);
   const email = input.email.trim().toLowerCase();
   const existing = await db.membership.findFirst({ where: { organization_id: input.organizationId, user: { email } } });
   if (existing) throw new AppError('conflict', `${email} is already a member of this organisation`);
-  await db.invitation.updateMany({
-    where: { organization_id: input.organizationId, email, accepted_at: null, revoked_at: null },
-    data: { revoked_at: input.now },
+  const pending = await db.invitation.findMany({
+    where: { organization_id: input.organizationId, email, accepted_at: null, revoked_at: null, expires_at: { gt: input.now } },
+    select: { id: true, role: true },
+    orderBy: { created_at: 'asc' },
   });
+  if (pending.some((i) => i.role === 'owner') && input.actor.role !== 'owner') {
+    throw new AppError('forbidden', `Only an owner can replace the pending owner invitation of ${email}`);
+  }
   const { token, hash } = newToken();
   const row = await db.invitation.create({
     data: {
@@ -88,6 +96,27 @@ export async function inviteMember(
       created_at: input.now,
       expires_at: new Date(input.now.getTime() + INVITATION_TTL_MS),
     },
+  });
+  if (pending.length > 0) {
+    await db.invitation.updateMany({ where: { id: { in: pending.map((i) => i.id) }, revoked_at: null }, data: { revoked_at: input.now } });
+  }
+  for (const replaced of pending) {
+    await recordAudit(db, {
+      organizationId: input.organizationId,
+      actor: input.by,
+      action: 'invitation.revoked',
+      target: email,
+      details: { invitation_id: replaced.id, role: replaced.role, reason: 'replaced', replaced_by: row.id },
+      now: input.now,
+    });
+  }
+  await recordAudit(db, {
+    organizationId: input.organizationId,
+    actor: input.by,
+    action: 'member.invited',
+    target: email,
+    details: { role: input.role, invitation_id: row.id },
+    now: input.now,
   });
   return { invitation: toInvitation(row, null), token };
 }
