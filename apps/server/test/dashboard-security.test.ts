@@ -318,7 +318,7 @@ describe('API keys from the dashboard', () => {
     expect(created).toMatchObject({ name: 'POS bridge', mode: 'test', permissions: ['records:read', 'records:write'], last_used_at: null });
     expect(created.key).toMatch(/^svc_test_[0-9A-Za-z]{32}$/);
     expect(created.redacted).toBe(`svc_test_…${created.key.slice(-4)}`);
-    expect(created.created_by).toEqual({ id: ownerA.id, email: ownerA.email });
+    expect(created.created_by).toEqual({ id: ownerA.id, email: ownerA.email, name: expect.any(String) });
 
     const stored = await api(t.app, created.key).post('/api/v1/records', validRecord());
     expect(stored.statusCode).toBe(201);

@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteFirstOwner } from '../src/admin/accounts.js';
+import { createEstablishment } from '../src/admin/service.js';
 import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
-import { createTenant, startTestApp, type TestContext } from './helpers.js';
+import { api, createTenant, startTestApp, type TestContext } from './helpers.js';
 
 /**
  * Team management under abuse: invitations are limited per inviter, organisation and address and
@@ -206,5 +207,128 @@ describe('replacing a pending invitation', () => {
       ]),
     );
     expect(third.role).toBe('developer');
+  });
+});
+
+describe("a removed member's API keys", () => {
+  /** An organisation with two establishments, an admin, and a developer who made a key in each. */
+  async function orgWithDeveloperKeys() {
+    const org = await createTenant(t.db);
+    const second = await createEstablishment(t.db, {
+      org: org.organizationId,
+      name: 'Obrador',
+      cif: `B${randomInt(10_000_000, 99_999_999)}`,
+      sector: 'horeca',
+      timezone: 'Europe/Madrid',
+    });
+    const admin = await createMember(t.db, org.organizationId, 'admin');
+    const developer = await createMember(t.db, org.organizationId, 'developer');
+    const asDeveloper = await signedIn(developer.email);
+    const keys = [];
+    for (const establishment of [org.establishmentId, second.id]) {
+      keys.push(
+        await asDeveloper.mutate('keys.create', { establishment_id: establishment, name: 'POS', mode: 'test', permissions: ['*'] }),
+      );
+    }
+    // one already revoked: it stays as it was
+    const old = await asDeveloper.mutate('keys.create', {
+      establishment_id: org.establishmentId,
+      name: 'old',
+      mode: 'test',
+      permissions: ['*'],
+    });
+    await asDeveloper.mutate('keys.revoke', { establishment_id: org.establishmentId, id: old.id });
+    const asAdmin = await signedIn(admin.email);
+    const adminKey = await asAdmin.mutate('keys.create', {
+      establishment_id: org.establishmentId,
+      name: 'ERP',
+      mode: 'test',
+      permissions: ['*'],
+    });
+    return { org, admin, asAdmin, developer, keys, old, adminKey };
+  }
+  const works = async (key: string) => (await api(t.app, key).get('/api/v1/records')).statusCode;
+
+  it('the removal dialog learns how many active keys the member made; only owners and admins may ask', async () => {
+    const { asAdmin, developer } = await orgWithDeveloperKeys();
+    expect(await asAdmin.query('team.memberApiKeys', { user_id: developer.id })).toEqual({ active: 2 });
+    const asDeveloper = await signedIn(developer.email);
+    expect(await failure(asDeveloper.query('team.memberApiKeys', { user_id: developer.id }))).toMatchObject({ status: 403 });
+    const stranger = await createTenant(t.db);
+    const outsider = await createMember(t.db, stranger.organizationId, 'developer');
+    expect(await failure(asAdmin.query('team.memberApiKeys', { user_id: outsider.id }))).toMatchObject({ status: 404 });
+  });
+
+  it('removed with revoke_keys: the keys they made in this organisation answer 401 at once, audited by key id; others keep working', async () => {
+    const { org, admin, asAdmin, developer, keys, old, adminKey } = await orgWithDeveloperKeys();
+    // The same developer also works for another organisation, with a key there.
+    const elsewhere = await createTenant(t.db);
+    await t.db.membership.create({ data: { organization_id: elsewhere.organizationId, user_id: developer.id, role: 'developer' } });
+    const asDeveloper = await signedIn(developer.email);
+    await asDeveloper.mutate('auth.switchOrganization', { organization_id: elsewhere.organizationId });
+    const elsewhereKey = await asDeveloper.mutate('keys.create', {
+      establishment_id: elsewhere.establishmentId,
+      name: 'theirs',
+      mode: 'test',
+      permissions: ['*'],
+    });
+    for (const k of keys) expect(await works(k.key)).toBe(200);
+
+    const removed = await asAdmin.mutate('team.remove', { user_id: developer.id, revoke_keys: true });
+    expect(removed).toEqual({ ok: true, revoked_keys: 2 });
+    for (const k of keys) expect(await works(k.key)).toBe(401);
+    expect(await works(adminKey.key)).toBe(200);
+    expect(await works(elsewhereKey.key)).toBe(200);
+    expect(await works(org.key)).toBe(200);
+    const oldRow = await t.db.apiKey.findUniqueOrThrow({ where: { id: old.id } });
+    expect(oldRow.revoked_at?.getTime()).toBeLessThan(Date.now());
+
+    const entries = await auditOf(org.organizationId);
+    const revokedIds = keys.map((k) => k.id).sort();
+    expect(entries.find((e) => e.action === 'member.removed')).toEqual({
+      action: 'member.removed',
+      target: developer.email,
+      actor: admin.email,
+      details: { role: 'developer', revoked_key_ids: revokedIds },
+    });
+    const keyEntries = entries.filter((e) => e.action === 'api_key.revoked' && e.details.reason === 'member_removed');
+    expect(keyEntries.map((e) => e.details.key_id).sort()).toEqual(revokedIds);
+    expect(keyEntries.map((e) => e.target).sort()).toEqual(keys.map((k) => k.redacted).sort());
+    const everything = JSON.stringify(entries);
+    for (const k of keys) expect(everything).not.toContain(k.key);
+    expect(await failure(asAdmin.query('team.memberApiKeys', { user_id: developer.id }))).toMatchObject({ status: 404 });
+  });
+
+  it('removed without revoke_keys: the keys keep working (they belong to integrations) and the audit names them as kept', async () => {
+    const { org, asAdmin, developer, keys } = await orgWithDeveloperKeys();
+    expect(await asAdmin.mutate('team.remove', { user_id: developer.id })).toEqual({ ok: true, revoked_keys: 0 });
+    for (const k of keys) expect(await works(k.key)).toBe(200);
+    const removed = (await auditOf(org.organizationId)).find((e) => e.action === 'member.removed');
+    expect(removed?.details).toEqual({ role: 'developer', kept_key_ids: keys.map((k) => k.id).sort() });
+  });
+
+  it("an admin cannot remove an owner, with or without the owner's keys", async () => {
+    const org = await createTenant(t.db);
+    const ownerUser = await createMember(t.db, org.organizationId, 'owner');
+    await createMember(t.db, org.organizationId, 'owner');
+    const owner = await signedIn(ownerUser.email);
+    const key = await owner.mutate('keys.create', { establishment_id: org.establishmentId, name: 'k', mode: 'test', permissions: ['*'] });
+    const admin = await signedIn((await createMember(t.db, org.organizationId, 'admin')).email);
+    expect(await failure(admin.mutate('team.remove', { user_id: ownerUser.id, revoke_keys: true }))).toMatchObject({ status: 403 });
+    expect(await works(key.key)).toBe(200);
+  });
+
+  it('keys.list names who made each key; merma-admin keys have no creator', async () => {
+    const { org, asAdmin, developer, keys, adminKey, admin } = await orgWithDeveloperKeys();
+    const listed = (await asAdmin.query('keys.list', { establishment_id: org.establishmentId })) as {
+      id: string;
+      created_by: unknown;
+    }[];
+    const creatorOf = (id: string) => listed.find((k) => k.id === id)?.created_by;
+    const devUser = await t.db.user.findUniqueOrThrow({ where: { id: developer.id } });
+    const adminUser = await t.db.user.findUniqueOrThrow({ where: { id: admin.id } });
+    expect(creatorOf(keys[0]?.id as string)).toEqual({ id: developer.id, email: developer.email, name: devUser.name });
+    expect(creatorOf(adminKey.id)).toEqual({ id: admin.id, email: admin.email, name: adminUser.name });
+    expect(creatorOf(org.keyId)).toBeNull();
   });
 });

@@ -102,7 +102,8 @@ export const ApiKeySummary = z.object({
   /** `svc_test_…a1B2`: the prefix and the last four characters, enough to recognise a key. */
   redacted: z.string(),
   permissions: z.array(z.string()),
-  created_by: z.object({ id: Uuid, email: z.string() }).nullable(),
+  /** The dashboard user who made it (name, '' when they gave none, and e-mail); null for keys made by merma-admin. */
+  created_by: z.object({ id: Uuid, email: z.string(), name: z.string() }).nullable(),
   created_at: Timestamp,
   last_used_at: Timestamp.nullable(),
   revoked_at: Timestamp.nullable(),
@@ -159,7 +160,19 @@ export type Team = z.infer<typeof Team>;
 export const InviteMemberInput = z.strictObject({ email: Email, role: Role });
 export type InviteMemberInput = z.input<typeof InviteMemberInput>;
 export const ChangeRoleInput = z.strictObject({ user_id: Uuid, role: Role });
-export const RemoveMemberInput = z.strictObject({ user_id: Uuid });
+export const MemberIdInput = z.strictObject({ user_id: Uuid });
+/**
+ * Removing a member. `revoke_keys` also revokes the API keys they created in the organisation's
+ * establishments, in the same transaction; without it those keys keep working (they usually run an
+ * integration, not a person's session), and the audit entry names them as kept.
+ */
+export const RemoveMemberInput = z.strictObject({ user_id: Uuid, revoke_keys: z.boolean().default(false) });
+export type RemoveMemberInput = z.input<typeof RemoveMemberInput>;
+export const RemovedMember = z.object({ ok: z.literal(true), revoked_keys: z.number().int().min(0) });
+export type RemovedMember = z.infer<typeof RemovedMember>;
+/** What removing a member would leave behind: the active API keys they created in the organisation. */
+export const MemberApiKeys = z.object({ active: z.number().int().min(0) });
+export type MemberApiKeys = z.infer<typeof MemberApiKeys>;
 export const InvitationIdInput = z.strictObject({ id: Uuid });
 
 /** What the audit log records. */

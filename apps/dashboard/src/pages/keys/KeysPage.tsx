@@ -6,7 +6,7 @@ import { IconPlus } from '@tabler/icons-react';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { ConfirmButton } from '../../components/confirm.tsx';
-import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
+import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { ModeBadge } from '../../components/ModeBadge.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
@@ -83,7 +83,7 @@ function KeysTable({
     { key: 'key', header: t('keys.columns.key'), render: (k) => <Code>{k.redacted}</Code> },
     { key: 'mode', header: t('keys.columns.mode'), render: (k) => <ModeBadge mode={k.mode} /> },
     { key: 'permissions', header: t('keys.columns.permissions'), render: (k) => <Permissions permissions={k.permissions} /> },
-    { key: 'created_by', header: t('keys.columns.createdBy'), render: (k) => k.created_by?.email ?? <EmptyCell /> },
+    { key: 'created_by', header: t('keys.columns.createdBy'), render: (k) => <Creator creator={k.created_by} /> },
     { key: 'created_at', header: t('keys.columns.createdAt'), render: (k) => format.dateTime(k.created_at) },
     {
       key: 'last_used_at',
@@ -164,5 +164,26 @@ function Permissions({ permissions }: { permissions: string[] }) {
         <Code key={p}>{p}</Code>
       ))}
     </Group>
+  );
+}
+
+/** Who made a key: the user's name and e-mail, or the operator (merma-admin) for keys made outside the dashboard. */
+function Creator({ creator }: { creator: ApiKeySummary['created_by'] }) {
+  const { t } = useTranslation();
+  if (!creator) {
+    return (
+      <Text size="sm" c="dimmed">
+        {t('keys.createdByOperator')}
+      </Text>
+    );
+  }
+  if (!creator.name) return <Text size="sm">{creator.email}</Text>;
+  return (
+    <Stack gap={0}>
+      <Text size="sm">{creator.name}</Text>
+      <Text size="xs" c="dimmed">
+        {creator.email}
+      </Text>
+    </Stack>
   );
 }

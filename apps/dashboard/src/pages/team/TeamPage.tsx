@@ -4,6 +4,7 @@ import { notifications } from '@mantine/notifications';
 import { type Member, type PendingInvitation, ROLES, type Role } from '@merma/schema/dashboard';
 import { IconUserPlus } from '@tabler/icons-react';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ConfirmButton } from '../../components/confirm.tsx';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
@@ -13,6 +14,7 @@ import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { InviteModal } from './InviteModal.tsx';
+import { RemoveMemberModal } from './RemoveMemberModal.tsx';
 
 export function TeamPage() {
   const { t } = useTranslation();
@@ -71,14 +73,7 @@ function Members({ members, manage, myId }: { members: Member[]; manage: boolean
       },
     }),
   );
-  const remove = useMutation(
-    trpc.team.remove.mutationOptions({
-      onSuccess: () => {
-        notifications.show({ color: 'teal', message: t('team.members.removed') });
-        return touched();
-      },
-    }),
-  );
+  const [removing, setRemoving] = useState<Member | null>(null);
 
   const columns: Column<Member>[] = [
     {
@@ -130,26 +125,29 @@ function Members({ members, manage, myId }: { members: Member[]; manage: boolean
       hideHeader: true,
       render: (m) =>
         m.user_id !== myId && (
-          <ConfirmButton
+          <Button
             size="xs"
-            label={t('team.members.remove')}
+            color="red"
+            variant="light"
             aria-label={t('team.members.removeNamed', { name: m.name })}
-            title={t('team.members.removeTitle', { name: m.name })}
-            message={t('team.members.removeConfirm', { name: m.name, email: m.email })}
-            loading={remove.isPending && remove.variables?.user_id === m.user_id}
-            onConfirm={() => remove.mutate({ user_id: m.user_id })}
-          />
+            onClick={() => setRemoving(m)}
+          >
+            {t('team.members.remove')}
+          </Button>
         ),
     });
   }
   return (
-    <DataTable
-      caption={t('team.members.title')}
-      columns={columns}
-      rows={members}
-      rowKey={(m) => m.user_id}
-      empty={t('team.members.empty')}
-    />
+    <>
+      <DataTable
+        caption={t('team.members.title')}
+        columns={columns}
+        rows={members}
+        rowKey={(m) => m.user_id}
+        empty={t('team.members.empty')}
+      />
+      {removing && <RemoveMemberModal member={removing} onClose={() => setRemoving(null)} />}
+    </>
   );
 }
 

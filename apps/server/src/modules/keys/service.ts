@@ -20,7 +20,7 @@ type Row = {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
-  creator: { id: string; email: string } | null;
+  creator: { id: string; email: string; name: string } | null;
 };
 
 const SELECT = {
@@ -33,7 +33,7 @@ const SELECT = {
   created_at: true,
   last_used_at: true,
   revoked_at: true,
-  creator: { select: { id: true, email: true } },
+  creator: { select: { id: true, email: true, name: true } },
 } as const;
 
 export function toKeySummary(k: Row): ApiKeySummary {
@@ -90,4 +90,24 @@ export async function revokeApiKey(db: DbTx, input: { establishmentId: string; i
   if (found.revoked_at) return toKeySummary(found);
   const row = await db.apiKey.update({ where: { id: input.id }, data: { revoked_at: input.now }, select: SELECT });
   return toKeySummary(row);
+}
+
+/** A key as its audit entries name it: id, establishment, name and redacted form, never the key. */
+export type CreatedKey = { id: string; establishment_id: string; name: string; redacted: string };
+
+/** The active keys `userId` created in the establishments of `organizationId`, by id. */
+export async function activeKeysCreatedBy(db: DbTx, input: { organizationId: string; userId: string }): Promise<CreatedKey[]> {
+  const establishments = await db.establishment.findMany({ where: { organization_id: input.organizationId }, select: { id: true } });
+  const rows = await db.apiKey.findMany({
+    where: { created_by: input.userId, revoked_at: null, establishment_id: { in: establishments.map((e) => e.id) } },
+    select: { id: true, establishment_id: true, name: true, prefix: true, last4: true },
+    orderBy: { id: 'asc' },
+  });
+  return rows.map((k) => ({ id: k.id, establishment_id: k.establishment_id, name: k.name, redacted: `${k.prefix}…${k.last4}` }));
+}
+
+/** Revokes these keys (those already revoked keep their time). */
+export async function revokeKeys(db: DbTx, input: { ids: readonly string[]; now: Date }): Promise<void> {
+  if (input.ids.length === 0) return;
+  await db.apiKey.updateMany({ where: { id: { in: [...input.ids] }, revoked_at: null }, data: { revoked_at: input.now } });
 }

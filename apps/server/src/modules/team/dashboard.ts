@@ -3,8 +3,11 @@ import {
   InvitationIdInput,
   InviteMemberInput,
   Member,
+  MemberApiKeys,
+  MemberIdInput,
   OkResponse,
   PendingInvitation,
+  RemovedMember,
   RemoveMemberInput,
   type Role,
   Team,
@@ -15,7 +18,7 @@ import { dashboardLink } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
 import type { InvitationLimiter } from './limits.js';
 import { invitationMail } from './mail.js';
-import { changeRole, getTeam, inviteMember, removeMember, revokeInvitation } from './service.js';
+import { changeRole, getTeam, inviteMember, memberApiKeys, removeMember, revokeInvitation } from './service.js';
 
 const admin = memberProcedure.meta({ roles: ADMINS });
 const actingOf = (ctx: { session: { userId: string; role: Role } }) => ({ userId: ctx.session.userId, role: ctx.session.role });
@@ -137,9 +140,20 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
         }),
       ),
 
+    /** What removing a member leaves behind, for the confirmation dialog. */
+    memberApiKeys: admin
+      .input(MemberIdInput)
+      .output(MemberApiKeys)
+      .query(({ ctx, input }) => memberApiKeys(ctx.db, { organizationId: ctx.session.organizationId, userId: input.user_id })),
+
+    /**
+     * Removes a member; with `revoke_keys`, the API keys they created in the organisation are revoked
+     * in the same transaction, each audited as `api_key.revoked` (reason `member_removed`). The
+     * `member.removed` entry lists the key ids revoked or, without `revoke_keys`, kept.
+     */
     remove: admin
       .input(RemoveMemberInput)
-      .output(OkResponse)
+      .output(RemovedMember)
       .mutation(({ ctx, input }) =>
         ctx.db.$transaction(async (tx) => {
           const now = ctx.clock();
@@ -147,16 +161,33 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
             organizationId: ctx.session.organizationId,
             actor: actingOf(ctx),
             userId: input.user_id,
+            revokeKeys: input.revoke_keys,
+            now,
           });
+          for (const key of removed.revokedKeys) {
+            await recordAudit(tx, {
+              organizationId: ctx.session.organizationId,
+              actor: actorOf(ctx),
+              action: 'api_key.revoked',
+              target: key.redacted,
+              establishmentId: key.establishment_id,
+              details: { key_id: key.id, name: key.name, reason: 'member_removed', member: removed.email },
+              now,
+            });
+          }
           await recordAudit(tx, {
             organizationId: ctx.session.organizationId,
             actor: actorOf(ctx),
             action: 'member.removed',
             target: removed.email,
-            details: { role: removed.role },
+            details: {
+              role: removed.role,
+              ...(removed.revokedKeys.length > 0 ? { revoked_key_ids: removed.revokedKeys.map((k) => k.id) } : {}),
+              ...(removed.keptKeys.length > 0 ? { kept_key_ids: removed.keptKeys.map((k) => k.id) } : {}),
+            },
             now,
           });
-          return { ok: true as const };
+          return { ok: true as const, revoked_keys: removed.revokedKeys.length };
         }),
       ),
   });

@@ -4,6 +4,7 @@ import { newToken } from '../../auth/tokens.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { type Actor, recordAudit } from '../audit/service.js';
+import { activeKeysCreatedBy, type CreatedKey, revokeKeys } from '../keys/service.js';
 
 /**
  * An organisation's members and pending invitations. Rules, checked here whatever the page shows:
@@ -158,10 +159,16 @@ export async function changeRole(
   return { member: toMember(row), previous: target.role };
 }
 
+/**
+ * Removes a member: their membership and their sessions in the organisation end. With
+ * `revokeKeys`, the API keys they created in the organisation's establishments are revoked in the
+ * same transaction; otherwise they keep working (they usually run an integration, which the
+ * organisation may still need) and are returned as kept, so the caller's audit entry names them.
+ */
 export async function removeMember(
   db: DbTx,
-  input: { organizationId: string; actor: Acting; userId: string },
-): Promise<{ email: string; role: Role }> {
+  input: { organizationId: string; actor: Acting; userId: string; revokeKeys: boolean; now: Date },
+): Promise<{ email: string; role: Role; revokedKeys: CreatedKey[]; keptKeys: CreatedKey[] }> {
   const { target, owners } = await lockMembers(db, input.organizationId, input.userId);
   if (target.role === 'owner') {
     assertMayGrant(input.actor, 'owner');
@@ -170,5 +177,21 @@ export async function removeMember(
   const user = await db.user.findUniqueOrThrow({ where: { id: input.userId }, select: { email: true } });
   await db.membership.delete({ where: { organization_id_user_id: { organization_id: input.organizationId, user_id: input.userId } } });
   await db.userSession.deleteMany({ where: { organization_id: input.organizationId, user_id: input.userId } });
-  return { email: user.email, role: target.role };
+  const keys = await activeKeysCreatedBy(db, { organizationId: input.organizationId, userId: input.userId });
+  if (input.revokeKeys) await revokeKeys(db, { ids: keys.map((k) => k.id), now: input.now });
+  return {
+    email: user.email,
+    role: target.role,
+    revokedKeys: input.revokeKeys ? keys : [],
+    keptKeys: input.revokeKeys ? [] : keys,
+  };
+}
+
+/** How many active API keys a member of the organisation created there (404 when not a member). */
+export async function memberApiKeys(db: DbTx, input: { organizationId: string; userId: string }): Promise<{ active: number }> {
+  const member = await db.membership.findUnique({
+    where: { organization_id_user_id: { organization_id: input.organizationId, user_id: input.userId } },
+  });
+  if (!member) throw new AppError('not_found', `No member ${input.userId} in this organisation`);
+  return { active: (await activeKeysCreatedBy(db, input)).length };
 }
