@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -16,6 +17,7 @@ import { api, createTenant, startTestApp, type Tenant, type TestContext, validRe
 let t: TestContext;
 let dir: string;
 let tenant: Tenant;
+let base: string;
 let owner: { id: string; email: string };
 
 beforeAll(async () => {
@@ -29,6 +31,8 @@ beforeAll(async () => {
   t = await startTestApp({ config: { TRUST_PROXY: 'true', DASHBOARD_DIR: dir } });
   tenant = await createTenant(t.db);
   owner = await createMember(t.db, tenant.organizationId, 'owner');
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
 }, 60_000);
 
 afterAll(async () => {
@@ -193,12 +197,71 @@ describe('prototype keys', () => {
   });
 });
 
+/** Sends raw bytes to the listening app and resolves with everything it answers before closing. */
+function rawExchange(request: string): Promise<string> {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: Number(port) });
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('utf8');
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer in 10 s; got ${JSON.stringify(answer)}`)));
+    socket.end(request);
+  });
+}
+
+function parseAnswer(raw: string) {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+describe('error answers say what happened', () => {
+  it('a GET of a dashboard mutation is a 405 method_not_allowed naming the method to use', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/trpc/auth.signIn', headers: { 'sec-fetch-site': 'same-origin' } });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('POST');
+    const error = res.json().error;
+    expect(error.data).toMatchObject({ code: 'METHOD_NOT_SUPPORTED', httpStatus: 405, app_code: 'method_not_allowed' });
+    expect(error.message).toMatch(/mutation.*POST|POST.*mutation/);
+    // The same for a member's mutation, signed in or not, and for a POST of a query.
+    const browser = new DashboardBrowser(t.app);
+    expect((await browser.raw('query', 'keys.create', {})).json().error.data.app_code).toBe('method_not_allowed');
+    await browser.signIn(owner.email, PASSWORD);
+    expect((await browser.raw('query', 'keys.create', {})).statusCode).toBe(405);
+    const postQuery = await browser.raw('mutation', 'auth.me', {});
+    expect(postQuery.statusCode).toBe(405);
+    expect(postQuery.headers.allow).toBe('GET');
+    expect(postQuery.json().error.data.app_code).toBe('method_not_allowed');
+  });
+
+  it('an over-long header is a 431 in the error envelope, and the server goes on answering', async () => {
+    const raw = await rawExchange(`GET /api/v1/records HTTP/1.1\r\nHost: localhost\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const answer = parseAnswer(raw);
+    expect(answer.status).toBe(431);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    const body = JSON.parse(answer.body);
+    expect(body).toMatchObject({ status: 431, code: 'headers_too_large', error: expect.stringMatching(/header/i) });
+    expect(answer.headers.connection).toBe('close');
+    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+    expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it('malformed HTTP is a 400 validation_error in the error envelope', async () => {
+    const answer = parseAnswer(await rawExchange('GET /healthz HTTP/1.1\r\nHost: localhost\r\nBad Header Name: x\r\n\r\n'));
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 400, code: 'validation_error' });
+  });
+});
+
 describe.skipIf(!hasChromium)('the API reference under its policy, in a browser (reason when skipped: no chromium)', () => {
   let browser: Browser;
-  let base: string;
   beforeAll(async () => {
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -20,7 +20,7 @@ export const ErrorDetail = z.object({ path: z.string(), message: z.string() }).m
 export type ErrorDetail = z.infer<typeof ErrorDetail>;
 
 /**
- * Error body for 400, 401, 403, 404, 409, 413, 415, 500 and 503: the contract's
+ * Error body for 400, 401, 403, 404, 405, 408, 409, 413, 415, 431, 500 and 503: the contract's
  * `{ error, status, timestamp }` plus a machine-readable `code`, validation `details` and the request id.
  */
 export const ErrorBody = z

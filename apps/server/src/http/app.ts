@@ -18,7 +18,7 @@ import type { AppRouter } from '../trpc/router.js';
 import type { Authenticator } from './auth.js';
 import { registerProcedureRoutes } from './binding.js';
 import { registerDashboard } from './dashboard.js';
-import { handleError, sendError } from './errors.js';
+import { answerClientError, handleError, sendError } from './errors.js';
 import { MAX_BODY_DEPTH, registerJsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerPagePolicies } from './page-policy.js';
@@ -110,6 +110,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // What Node refuses before there is a request (over-long headers, a timeout, bytes that are not
+    // HTTP) is answered with the same error body too.
+    clientErrorHandler: answerClientError,
     // URLs the router refuses before any hook runs (bad percent-encoding, an over-long path
     // parameter) get the same error body as every other refusal.
     frameworkErrors: (err, request, reply) => {

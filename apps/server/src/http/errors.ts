@@ -1,7 +1,11 @@
 // The one error formatter. Every error response of the service, whatever raised it (a procedure,
 // zod, Fastify's body parser, auth, the rate limiter, the database), leaves through `sendError`
-// with the contract's body: `{ error, status, timestamp, code, details?, request_id }`, or for 429
-// `{ error, status, resetAt, code, timestamp, request_id }`.
+// with the contract's body (`errorBody`): `{ error, status, timestamp, code, details?, request_id }`,
+// or for 429 `{ error, status, resetAt, code, timestamp, request_id }`; what Node refuses before
+// Fastify has a request (over-long headers, a timeout, malformed HTTP) through `answerClientError`.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ErrorBody, ErrorCode, RateLimitErrorBody } from '@merma/schema';
 import { TRPCError } from '@trpc/server';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -75,6 +79,7 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
       return { appError: new AppError('validation_error', err.message), unexpected: false };
     }
     if (err.code === 'NOT_FOUND') return { appError: new AppError('not_found', err.message), unexpected: false };
+    if (err.code === 'METHOD_NOT_SUPPORTED') return { appError: new AppError('method_not_allowed', err.message), unexpected: false };
     return toAppError(err.cause ?? new Error(err.message));
   }
   if (err instanceof ZodError) {
@@ -109,30 +114,72 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
   return { appError: new AppError('internal', 'Internal server error'), unexpected: true };
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+/** The body of an error answer: the contract's shape plus `code`, `details` and the request id. */
+export function errorBody(error: AppError, requestId: string): ErrorBody | RateLimitErrorBody {
   const timestamp = new Date().toISOString();
-  const status = error.status;
+  if (error.code === 'rate_limited') {
+    return {
+      error: error.message,
+      status: 429,
+      resetAt: (error.extra?.resetAt ?? new Date()).toISOString(),
+      code: 'rate_limited',
+      timestamp,
+      request_id: requestId,
+    };
+  }
+  const body: ErrorBody = { error: error.message, status: error.status, timestamp, code: error.code, request_id: requestId };
+  if (error.details?.length) body.details = error.details;
+  return body;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   if (error.extra?.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.extra.retryAfterSeconds));
   // A conflict is about the state of things (a deactivated subscription, a completed session, a
   // key reused with another body): sending the same request again cannot help, unless the domain
   // says otherwise (a request with the same key still in progress).
   const shouldRetry = error.extra?.shouldRetry ?? (error.code === 'conflict' ? false : undefined);
   if (shouldRetry !== undefined) reply.header('x-should-retry', String(shouldRetry));
-  let body: ErrorBody | RateLimitErrorBody;
-  if (error.code === 'rate_limited') {
-    body = {
-      error: error.message,
-      status: 429,
-      resetAt: (error.extra?.resetAt ?? new Date()).toISOString(),
-      code: 'rate_limited',
-      timestamp,
-      request_id: request.id,
-    };
-  } else {
-    body = { error: error.message, status, timestamp, code: error.code, request_id: request.id };
-    if (error.details?.length) body.details = error.details;
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(error, request.id)));
+}
+
+/**
+ * Requests Node refuses before Fastify sees them (Fastify's `clientErrorHandler`): headers over
+ * Node's limit (431), a request not complete within the request timeout (408), bytes that are not
+ * HTTP (400). There is no request or reply yet, so the answer is written on the socket, with the
+ * same body as every other error, the security headers every answer carries, and a request id
+ * that the log line shares; then the connection is closed, as Node does. A reset connection gets
+ * nothing.
+ */
+export function answerClientError(this: { log: { debug(obj: object, msg: string): void } }, err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('headers_too_large', 'The request headers are larger than the server accepts')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('request_timeout', 'The request was not received in time')
+        : new AppError('validation_error', 'Malformed HTTP request');
+  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+  this.log.debug({ err, reqId: requestId, status: error.status }, 'request refused before parsing');
+  if (socket.writable) {
+    const body = JSON.stringify(errorBody(error, requestId));
+    socket.write(
+      [
+        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
+        'content-type: application/json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        `x-request-id: ${requestId}`,
+        'x-content-type-options: nosniff',
+        "content-security-policy: default-src 'none'; frame-ancestors 'none'",
+        'connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
   }
-  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+  socket.destroy(err);
 }
 
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {

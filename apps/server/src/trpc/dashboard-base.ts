@@ -48,14 +48,28 @@ const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   forbidden: 'FORBIDDEN',
   plan_required: 'FORBIDDEN',
   not_found: 'NOT_FOUND',
+  method_not_allowed: 'METHOD_NOT_SUPPORTED',
+  request_timeout: 'TIMEOUT',
   conflict: 'CONFLICT',
   payload_too_large: 'PAYLOAD_TOO_LARGE',
   unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
+  // tRPC has no 431; the HTTP layer answers it before any procedure (http/errors.ts).
+  headers_too_large: 'BAD_REQUEST',
   rate_limited: 'TOO_MANY_REQUESTS',
   service_unavailable: 'SERVICE_UNAVAILABLE',
   internal: 'INTERNAL_SERVER_ERROR',
 };
-const APP_CODE = Object.fromEntries(Object.entries(TRPC_CODE).map(([app, trpc]) => [trpc, app])) as Record<string, ErrorCode>;
+/** A tRPC error raised without an AppError (by tRPC itself): the first code of the table that maps to it. */
+const APP_CODE: Record<string, ErrorCode> = {};
+for (const [app, trpc] of Object.entries(TRPC_CODE) as [ErrorCode, TRPC_ERROR_CODE_KEY][]) APP_CODE[trpc] ??= app;
+
+/** tRPC's words for a call made with the wrong method, said as what to do instead. */
+function wrongMethodMessage(message: string): string {
+  const found = /^Unsupported (\w+)-request to (\w+) procedure at path "(.*)"$/.exec(message);
+  if (!found) return message;
+  const [, method, type, path] = found;
+  return `${path} is a ${type}: call it with ${type === 'mutation' ? 'POST' : 'GET'}, not ${method}`;
+}
 
 /**
  * Error bodies carry the contract's `code` (`app_code`) and, for invalid input, `details` as the
@@ -79,7 +93,9 @@ const t = initTRPC
           ? 'Internal error'
           : appCode === 'validation_error' && !(cause instanceof AppError)
             ? 'Invalid input'
-            : shape.message;
+            : appCode === 'method_not_allowed'
+              ? wrongMethodMessage(shape.message)
+              : shape.message;
       return {
         ...shape,
         message,

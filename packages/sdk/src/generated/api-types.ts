@@ -14,7 +14,7 @@ export type InboundEventType = "waste.created" | "waste.updated" | "inventory.lo
 
 export type Permission = "records:read" | "records:write" | "catalog:read" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "sessions:read" | "sessions:write" | "predict:read" | "webhooks:read" | "webhooks:write" | "inbound:write";
 
-export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "plan_required" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "service_unavailable" | "internal";
+export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "plan_required" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "service_unavailable" | "internal";
 
 export type ErrorDetail = {
     path: string;
