@@ -1,0 +1,217 @@
+#!/usr/bin/env node
+/**
+ * `pnpm test:security`: replays, over HTTP, the attacks of the security review against a running
+ * server and prints one line per check and a summary `N held, M failed` (exit 1 when one failed).
+ *
+ *   MERMA_URL=http://127.0.0.1:3000 pnpm test:security
+ *
+ * It needs what an attacker who is also a customer has: an API key with every permission, a second
+ * key with `catalog:read` only, and a dashboard session. It makes them with `merma-admin quickstart`
+ * and `merma-admin key create` (run with this shell's environment, so DATABASE_URL or DATA_DIR must
+ * name the server's database, as for the CLI itself): a demo organisation in test mode. It uses up
+ * part of this address's per-IP allowances (10 sign-in attempts a day, and all 30 link attempts of
+ * the hour: a second run from the same address within the hour stops at signing in, saying so);
+ * run it against your own server only.
+ *
+ * Checks: (1) parallel password guesses and link tokens are limited; (2) every HTML page refuses
+ * framing; (3) the records CSV holds one row per record and no cell a spreadsheet reads as a
+ * formula; (4) an Idempotency-Key replay by a key without the permission is refused and shows no
+ * secret; (10) crafted list cursors are 400; (11) very deep JSON bodies are 400 on every route;
+ * (15) webhook URLs on IPv6 forms of internal IPv4 addresses are refused.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+
+const BASE = (process.env.MERMA_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const results = [];
+
+function admin(...args) {
+  const out = execFileSync('pnpm', ['--silent', 'admin', ...args], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out);
+}
+
+/** fetch that waits out a 429 of the API's per-key limits (Retry-After), so the probe's own pace never decides a check. */
+async function call(path, init = {}, { waitOn429 = true } = {}) {
+  for (let i = 0; ; i++) {
+    const res = await fetch(`${BASE}${path}`, { redirect: 'manual', ...init });
+    if (res.status !== 429 || !waitOn429 || i >= 3) return res;
+    const wait = Math.min(Number(res.headers.get('retry-after') ?? '1'), 65);
+    await new Promise((r) => setTimeout(r, wait * 1000));
+  }
+}
+
+const json = (key, body, extra = {}) => ({
+  method: 'POST',
+  headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...extra },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+
+function check(item, name, held, detail) {
+  results.push({ item, name, held, detail });
+  console.log(`${held ? 'held  ' : 'FAILED'} #${item} ${name}${detail ? ` — ${detail}` : ''}`);
+}
+
+/** A browser's dashboard session: cookies kept, same-origin, CSRF header on mutations. */
+class Browser {
+  cookies = new Map();
+  headers(mutation) {
+    const h = { 'sec-fetch-site': 'same-origin' };
+    if (this.cookies.size) h.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const csrf = [...this.cookies].find(([k]) => k.endsWith('merma_csrf'))?.[1];
+    if (mutation && csrf) h['x-csrf-token'] = csrf;
+    return h;
+  }
+  keep(res) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair.indexOf('=');
+      this.cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+    }
+  }
+  async query(path, input) {
+    const res = await call(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: this.headers(false) }, { waitOn429: false });
+    this.keep(res);
+    return res;
+  }
+  async mutate(path, input, raw) {
+    const res = await call(
+      `/trpc/${path}`,
+      { method: 'POST', headers: { ...this.headers(true), 'content-type': 'application/json' }, body: raw ?? JSON.stringify(input) },
+      { waitOn429: false },
+    );
+    this.keep(res);
+    return res;
+  }
+}
+
+const count = (statuses, status) => statuses.filter((s) => s === status).length;
+const tally = (statuses) => Object.entries(statuses.reduce((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {})).map(([s, n]) => `${n}×${s}`).join(' ');
+
+async function main() {
+  const health = await fetch(`${BASE}/healthz`).catch(() => null);
+  if (!health?.ok) {
+    console.error(`No Merma server answers at ${BASE} (set MERMA_URL)`);
+    process.exit(2);
+  }
+  const demo = admin('quickstart');
+  const key = demo.key.key;
+  const establishmentId = demo.establishment.id;
+  const reader = admin('key', 'create', '--establishment', establishmentId, '--mode', 'test', '--permissions', 'catalog:read').key;
+  const webhookKey = admin('key', 'create', '--establishment', establishmentId, '--mode', 'test', '--permissions', 'webhooks:read,webhooks:write').key;
+  const browser = new Browser();
+  const link = new URL(demo.dashboard.sign_in_link).searchParams.get('token');
+  const signedIn = await browser.mutate('auth.signInWithLink', { token: link });
+  if (signedIn.status === 429) {
+    console.error('This address used up its hourly allowance of link attempts (check #1 of an earlier run does that): run the probe again in an hour, or from another address.');
+    process.exit(2);
+  }
+  if (signedIn.status !== 200) throw new Error(`could not sign in with the quickstart link: ${signedIn.status} ${await signedIn.text()}`);
+
+  // #1 The lockout counts attempts before evaluating them.
+  {
+    const email = `probe-${randomUUID()}@example.com`;
+    const statuses = (
+      await Promise.all(
+        Array.from({ length: 60 }, (_, i) => new Browser().mutate('auth.signIn', { email, password: `wrong guess number ${i}` })),
+      )
+    ).map((r) => r.status);
+    const evaluated = count(statuses, 401) + count(statuses, 200);
+    check(1, '60 parallel wrong passwords for one account evaluate at most 10', evaluated <= 10 && count(statuses, 429) >= 50, tally(statuses));
+    const tokens = (
+      await Promise.all(
+        Array.from({ length: 60 }, () =>
+          new Browser().mutate('auth.resetPassword', { token: `${randomUUID().replaceAll('-', '')}probeprobe1`, password: 'a perfectly good passphrase' }),
+        ),
+      )
+    ).map((r) => r.status);
+    check(1, '60 parallel bad reset tokens are looked up at most 30 times an hour', count(tokens, 404) <= 30 && count(tokens, 404) + count(tokens, 429) === 60, tally(tokens));
+  }
+
+  // #2 Every HTML page refuses to be framed.
+  for (const path of ['/dashboard', '/dashboard/', '/dashboard/index.html', '/dashboard/keys', '/dashboard/no-such-page', '/docs', '/docs/']) {
+    const res = await call(path, { redirect: 'follow' });
+    const type = res.headers.get('content-type') ?? '';
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const held = !type.includes('text/html') || (/frame-ancestors 'none'/.test(csp) && res.headers.get('x-frame-options') === 'DENY');
+    check(2, `${path} cannot be framed`, held, `${res.status} ${type.split(';')[0]}; frame-ancestors ${/frame-ancestors 'none'/.test(csp) ? "'none'" : 'missing'}; X-Frame-Options ${res.headers.get('x-frame-options') ?? 'missing'}`);
+  }
+
+  // #3 Hostile text comes back as one CSV row per record, with no cell starting a formula.
+  {
+    const hostile = ['a\n=HYPERLINK("http://evil.example","x")', '=1+2', '+SUM(A1)', '-2+3', '@cmd', '\t=1', '\r=2', '＝1+1', 'semi;colon, comma "quote"'];
+    for (const notes of hostile) {
+      const res = await call('/api/v1/records', json(key, { food_category: 'bakery', weight_kg: 1.5, destino_id: '6ccf7d29-f6d9-403d-a9b0-2f907f15477b', notes, product_name: notes }));
+      if (res.status !== 201) throw new Error(`could not store a record: ${res.status} ${await res.text()}`);
+    }
+    for (const dialect of ['es', 'plain']) {
+      const res = await call(`/export/records.csv?establishment_id=${establishmentId}&mode=test&dialect=${dialect}`, { headers: browser.headers(false) });
+      const text = (await res.text()).replace(/^\uFEFF/, '');
+      const rows = parse(text, { delimiter: dialect === 'es' ? ';' : ',', relax_column_count: false });
+      // A new demo organisation: its records are the probe's own.
+      const formula = rows.flat().filter((cell) => /^[=+\-@\t\r＝＋－＠]/.test(cell) && !/^-?\d+([.,]\d+)?$/.test(cell));
+      check(3, `records CSV (${dialect}): one row per record, no formula cell`, res.status === 200 && rows.length - 1 === hostile.length && formula.length === 0, `${res.status}, ${rows.length - 1} rows for ${hostile.length} records, ${formula.length} formula cells`);
+    }
+  }
+
+  // #4 An Idempotency-Key replay is authorised first and belongs to the key that made it.
+  {
+    const idem = `probe-${randomUUID()}`;
+    // A public address literal: the check must not depend on this machine's DNS.
+    const body = { url: 'https://93.184.216.34/merma/hooks', events: ['record.created'] };
+    const first = await call('/api/v1/webhooks', json(webhookKey, body, { 'idempotency-key': idem }));
+    const replay = await call('/api/v1/webhooks', json(reader, body, { 'idempotency-key': idem }));
+    const text = await replay.text();
+    check(4, 'a catalog:read key replaying another key’s POST /webhooks gets 403 and no secret', first.status === 201 && replay.status === 403 && !text.includes('whsec_'), `first ${first.status}, replay ${replay.status}${text.includes('whsec_') ? ' WITH the secret' : ''}`);
+  }
+
+  // #10 Crafted cursors are refused as invalid input.
+  {
+    const b64 = (text) => Buffer.from(text).toString('base64url');
+    const id = randomUUID();
+    const crafted = [
+      '!!!',
+      'A'.repeat(5000),
+      b64(`2026-02-30T10:00:00.000Z|${id}`), // a day February does not have
+      b64(`+275760-09-13T00:00:00.000Z|${id}`), // a year PostgreSQL cannot store
+      b64(`1700000000000|${id}`), // a number for the timestamp
+      b64('2026-01-01T00:00:00.000Z|------------------------------------'), // dashes for the id
+      b64("2026-01-01T00:00:00.000Z|' OR 1=1 --"),
+    ];
+    const scope = { establishment_id: establishmentId, livemode: false };
+    for (const [path, extra] of [['audit.list', {}], ['records.list', scope], ['plan.history', scope]]) {
+      const statuses = [];
+      for (const cursor of crafted) statuses.push((await browser.query(path, { ...extra, cursor })).status);
+      check(10, `${path}: crafted cursors are 400`, statuses.every((s) => s === 400), statuses.join(' '));
+    }
+  }
+
+  // #11 One depth limit for every route.
+  {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const deepObject = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const signIn = await new Browser().mutate('auth.signIn', null, deepObject);
+    const record = await call('/api/v1/records', json(key, deep));
+    const alive = await fetch(`${BASE}/healthz`).then((r) => r.ok, () => false);
+    check(11, '20,000-deep JSON to /trpc/auth.signIn and /api/v1/records is 400, server alive', signIn.status === 400 && record.status === 400 && alive, `trpc ${signIn.status}, api ${record.status}, healthz ${alive ? 'ok' : 'down'}`);
+  }
+
+  // #15 IPv6 forms of internal IPv4 addresses are refused as webhook targets.
+  for (const host of ['[64:ff9b::7f00:1]', '[64:ff9b::a9fe:a9fe]', '[2002:7f00:1::]', '[2001:0:4136:e378:8000:63bf:80ff:fffe]', '[::127.0.0.1]', '[::ffff:169.254.169.254]']) {
+    const res = await call('/api/v1/webhooks', json(webhookKey, { url: `https://${host}/hook`, events: ['record.created'] }));
+    check(15, `webhook URL https://${host}/hook is refused`, res.status === 400, String(res.status));
+  }
+
+  const held = results.filter((r) => r.held).length;
+  const failed = results.length - held;
+  console.log(`\n${held} held, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(2);
+});
