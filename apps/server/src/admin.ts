@@ -17,10 +17,10 @@ import {
 } from './admin/service.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
-import { createMailer } from './mail.js';
+import { createMailer, mailOptionsOf } from './mail.js';
 import type { SecretBox } from './secrets/cipher.js';
 
-/** Mail written to the log when SMTP_URL is unset: stderr, so that stdout stays one JSON value. */
+/** The mailer's log lines (SMTP only here): stderr, so that stdout stays one JSON value. */
 const stderrLog = { info: (obj: object, msg?: string) => void process.stderr.write(`${JSON.stringify({ msg, ...obj })}\n`) };
 
 /**
@@ -59,7 +59,9 @@ const COMMANDS: Record<string, Command> = {
         ...(f['admin-email'] ? { adminEmail: f['admin-email'] } : {}),
       });
       if (!org.admin_email) return org;
-      const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log: stderrLog });
+      // With SMTP_URL the owner is e-mailed; without it the link is printed here, on stdout, once
+      // (like a new key) for the operator to hand over, and nowhere else.
+      const mailer = config.mail.transport === 'smtp' ? createMailer({ ...mailOptionsOf(config), log: stderrLog }) : undefined;
       try {
         const invitation = await inviteFirstOwner(db, {
           organizationId: org.id,
@@ -68,9 +70,9 @@ const COMMANDS: Record<string, Command> = {
           mailer,
           publicUrl: config.publicUrl,
         });
-        return { ...org, invitation: { ...invitation, sent: config.smtpUrl ? 'email' : 'log (stderr)' } };
+        return { ...org, invitation: { ...invitation, sent: mailer ? 'email' : 'not sent (no SMTP_URL): hand the link to the owner' } };
       } finally {
-        mailer.close();
+        mailer?.close();
       }
     },
   },

@@ -10,7 +10,6 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { createSignInGuard } from './modules/accounts/lockout.js';
 import { type CatalogCache, createCatalogCache } from './modules/catalog/service.js';
 import { createInvitationLimiter } from './modules/team/limits.js';
-import { createInvitationLimiter } from './modules/team/limits.js';
 import { createRedis } from './redis.js';
 import type { SecretBox } from './secrets/cipher.js';
 import { loadSecretBox } from './secrets/keys.js';

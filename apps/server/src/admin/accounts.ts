@@ -7,11 +7,12 @@ import { inviteMember } from '../modules/team/service.js';
 
 /**
  * The operator's side of dashboard accounts: the first owner of a new organisation is invited by
- * e-mail (`org create --admin-email`), and the quickstart's demo owner gets a one-time sign-in link.
+ * e-mail (`org create --admin-email`; without `mailer` the invitation link is returned instead),
+ * and the quickstart's demo owner gets a one-time sign-in link.
  */
 export async function inviteFirstOwner(
   db: Db,
-  input: { organizationId: string; organizationName: string; email: string; mailer: Mailer; publicUrl: string },
+  input: { organizationId: string; organizationName: string; email: string; mailer: Mailer | undefined; publicUrl: string },
 ) {
   const now = new Date();
   // The operator acts as an owner: sent again, it replaces the pending invitation (audited).
@@ -25,16 +26,13 @@ export async function inviteFirstOwner(
       now,
     }),
   );
-  await input.mailer.send(
-    invitationMail({
-      to: invitation.email,
-      organization: input.organizationName,
-      role: 'owner',
-      invitedBy: 'Merma',
-      link: dashboardLink(input.publicUrl, 'invitation', token),
-    }),
-  );
-  return { email: invitation.email, role: invitation.role, expires_at: invitation.expires_at };
+  const link = dashboardLink(input.publicUrl, 'invitation', token);
+  const made = { email: invitation.email, role: invitation.role, expires_at: invitation.expires_at };
+  // Without a mail server the link is the operator's to hand over: it is returned (printed once on
+  // stdout by the CLI, like a new key), never written to a log.
+  if (!input.mailer) return { ...made, link };
+  await input.mailer.send(invitationMail({ to: invitation.email, organization: input.organizationName, role: 'owner', invitedBy: 'Merma', link }));
+  return made;
 }
 
 export const DEMO_OWNER_EMAIL = 'owner@demo.merma.local';
