@@ -73,7 +73,11 @@ class Browser {
     }
   }
   async query(path, input) {
-    const res = await call(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: this.headers(false) }, { waitOn429: false });
+    const res = await call(
+      `/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`,
+      { headers: this.headers(false) },
+      { waitOn429: false },
+    );
     this.keep(res);
     return res;
   }
@@ -89,7 +93,11 @@ class Browser {
 }
 
 const count = (statuses, status) => statuses.filter((s) => s === status).length;
-const tally = (statuses) => Object.entries(statuses.reduce((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {})).map(([s, n]) => `${n}×${s}`).join(' ');
+const tally = (statuses) => {
+  const counts = new Map();
+  for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([s, n]) => `${n}×${s}`).join(' ');
+};
 
 async function main() {
   const health = await fetch(`${BASE}/healthz`).catch(() => null);
@@ -101,12 +109,23 @@ async function main() {
   const key = demo.key.key;
   const establishmentId = demo.establishment.id;
   const reader = admin('key', 'create', '--establishment', establishmentId, '--mode', 'test', '--permissions', 'catalog:read').key;
-  const webhookKey = admin('key', 'create', '--establishment', establishmentId, '--mode', 'test', '--permissions', 'webhooks:read,webhooks:write').key;
+  const webhookKey = admin(
+    'key',
+    'create',
+    '--establishment',
+    establishmentId,
+    '--mode',
+    'test',
+    '--permissions',
+    'webhooks:read,webhooks:write',
+  ).key;
   const browser = new Browser();
   const link = new URL(demo.dashboard.sign_in_link).searchParams.get('token');
   const signedIn = await browser.mutate('auth.signInWithLink', { token: link });
   if (signedIn.status === 429) {
-    console.error('This address used up its hourly allowance of link attempts (check #1 of an earlier run does that): run the probe again in an hour, or from another address.');
+    console.error(
+      'This address used up its hourly allowance of link attempts (check #1 of an earlier run does that): run the probe again in an hour, or from another address.',
+    );
     process.exit(2);
   }
   if (signedIn.status !== 200) throw new Error(`could not sign in with the quickstart link: ${signedIn.status} ${await signedIn.text()}`);
@@ -120,40 +139,92 @@ async function main() {
       )
     ).map((r) => r.status);
     const evaluated = count(statuses, 401) + count(statuses, 200);
-    check(1, '60 parallel wrong passwords for one account evaluate at most 10', evaluated <= 10 && count(statuses, 429) >= 50, tally(statuses));
+    check(
+      1,
+      '60 parallel wrong passwords for one account evaluate at most 10',
+      evaluated <= 10 && count(statuses, 429) >= 50,
+      tally(statuses),
+    );
     const tokens = (
       await Promise.all(
         Array.from({ length: 60 }, () =>
-          new Browser().mutate('auth.resetPassword', { token: `${randomUUID().replaceAll('-', '')}probeprobe1`, password: 'a perfectly good passphrase' }),
+          new Browser().mutate('auth.resetPassword', {
+            token: `${randomUUID().replaceAll('-', '')}probeprobe1`,
+            password: 'a perfectly good passphrase',
+          }),
         ),
       )
     ).map((r) => r.status);
-    check(1, '60 parallel bad reset tokens are looked up at most 30 times an hour', count(tokens, 404) <= 30 && count(tokens, 404) + count(tokens, 429) === 60, tally(tokens));
+    check(
+      1,
+      '60 parallel bad reset tokens are looked up at most 30 times an hour',
+      count(tokens, 404) <= 30 && count(tokens, 404) + count(tokens, 429) === 60,
+      tally(tokens),
+    );
   }
 
   // #2 Every HTML page refuses to be framed.
-  for (const path of ['/dashboard', '/dashboard/', '/dashboard/index.html', '/dashboard/keys', '/dashboard/no-such-page', '/docs', '/docs/']) {
+  for (const path of [
+    '/dashboard',
+    '/dashboard/',
+    '/dashboard/index.html',
+    '/dashboard/keys',
+    '/dashboard/no-such-page',
+    '/docs',
+    '/docs/',
+  ]) {
     const res = await call(path, { redirect: 'follow' });
     const type = res.headers.get('content-type') ?? '';
     const csp = res.headers.get('content-security-policy') ?? '';
     const held = !type.includes('text/html') || (/frame-ancestors 'none'/.test(csp) && res.headers.get('x-frame-options') === 'DENY');
-    check(2, `${path} cannot be framed`, held, `${res.status} ${type.split(';')[0]}; frame-ancestors ${/frame-ancestors 'none'/.test(csp) ? "'none'" : 'missing'}; X-Frame-Options ${res.headers.get('x-frame-options') ?? 'missing'}`);
+    check(
+      2,
+      `${path} cannot be framed`,
+      held,
+      `${res.status} ${type.split(';')[0]}; frame-ancestors ${/frame-ancestors 'none'/.test(csp) ? "'none'" : 'missing'}; X-Frame-Options ${res.headers.get('x-frame-options') ?? 'missing'}`,
+    );
   }
 
   // #3 Hostile text comes back as one CSV row per record, with no cell starting a formula.
   {
-    const hostile = ['a\n=HYPERLINK("http://evil.example","x")', '=1+2', '+SUM(A1)', '-2+3', '@cmd', '\t=1', '\r=2', '＝1+1', 'semi;colon, comma "quote"'];
+    const hostile = [
+      'a\n=HYPERLINK("http://evil.example","x")',
+      '=1+2',
+      '+SUM(A1)',
+      '-2+3',
+      '@cmd',
+      '\t=1',
+      '\r=2',
+      '＝1+1',
+      'semi;colon, comma "quote"',
+    ];
     for (const notes of hostile) {
-      const res = await call('/api/v1/records', json(key, { food_category: 'bakery', weight_kg: 1.5, destino_id: '6ccf7d29-f6d9-403d-a9b0-2f907f15477b', notes, product_name: notes }));
+      const res = await call(
+        '/api/v1/records',
+        json(key, {
+          food_category: 'bakery',
+          weight_kg: 1.5,
+          destino_id: '6ccf7d29-f6d9-403d-a9b0-2f907f15477b',
+          notes,
+          product_name: notes,
+        }),
+      );
       if (res.status !== 201) throw new Error(`could not store a record: ${res.status} ${await res.text()}`);
     }
     for (const dialect of ['es', 'plain']) {
-      const res = await call(`/export/records.csv?establishment_id=${establishmentId}&mode=test&dialect=${dialect}`, { headers: browser.headers(false) });
+      const res = await call(`/export/records.csv?establishment_id=${establishmentId}&mode=test&dialect=${dialect}`, {
+        headers: browser.headers(false),
+      });
       const text = (await res.text()).replace(/^\uFEFF/, '');
       const rows = parse(text, { delimiter: dialect === 'es' ? ';' : ',', relax_column_count: false });
       // A new demo organisation: its records are the probe's own.
       const formula = rows.flat().filter((cell) => /^[=+\-@\t\r＝＋－＠]/.test(cell) && !/^-?\d+([.,]\d+)?$/.test(cell));
-      check(3, `records CSV (${dialect}): one row per record, no formula cell`, res.status === 200 && rows.length - 1 === hostile.length && formula.length === 0, `${res.status}, ${rows.length - 1} rows for ${hostile.length} records, ${formula.length} formula cells`);
+      check(
+        3,
+        `records CSV (${dialect}): one row per record, no formula cell`,
+        res.status === 200 && rows.length - 1 === hostile.length && formula.length === 0,
+        `${res.status}, ${rows.length - 1} rows for ${hostile.length} records, ${formula.length} formula cells`,
+      );
     }
   }
 
@@ -165,7 +236,12 @@ async function main() {
     const first = await call('/api/v1/webhooks', json(webhookKey, body, { 'idempotency-key': idem }));
     const replay = await call('/api/v1/webhooks', json(reader, body, { 'idempotency-key': idem }));
     const text = await replay.text();
-    check(4, 'a catalog:read key replaying another key’s POST /webhooks gets 403 and no secret', first.status === 201 && replay.status === 403 && !text.includes('whsec_'), `first ${first.status}, replay ${replay.status}${text.includes('whsec_') ? ' WITH the secret' : ''}`);
+    check(
+      4,
+      'a catalog:read key replaying another key’s POST /webhooks gets 403 and no secret',
+      first.status === 201 && replay.status === 403 && !text.includes('whsec_'),
+      `first ${first.status}, replay ${replay.status}${text.includes('whsec_') ? ' WITH the secret' : ''}`,
+    );
   }
 
   // #10 Crafted cursors are refused as invalid input.
@@ -182,10 +258,19 @@ async function main() {
       b64("2026-01-01T00:00:00.000Z|' OR 1=1 --"),
     ];
     const scope = { establishment_id: establishmentId, livemode: false };
-    for (const [path, extra] of [['audit.list', {}], ['records.list', scope], ['plan.history', scope]]) {
+    for (const [path, extra] of [
+      ['audit.list', {}],
+      ['records.list', scope],
+      ['plan.history', scope],
+    ]) {
       const statuses = [];
       for (const cursor of crafted) statuses.push((await browser.query(path, { ...extra, cursor })).status);
-      check(10, `${path}: crafted cursors are 400`, statuses.every((s) => s === 400), statuses.join(' '));
+      check(
+        10,
+        `${path}: crafted cursors are 400`,
+        statuses.every((s) => s === 400),
+        statuses.join(' '),
+      );
     }
   }
 
@@ -195,12 +280,27 @@ async function main() {
     const deepObject = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
     const signIn = await new Browser().mutate('auth.signIn', null, deepObject);
     const record = await call('/api/v1/records', json(key, deep));
-    const alive = await fetch(`${BASE}/healthz`).then((r) => r.ok, () => false);
-    check(11, '20,000-deep JSON to /trpc/auth.signIn and /api/v1/records is 400, server alive', signIn.status === 400 && record.status === 400 && alive, `trpc ${signIn.status}, api ${record.status}, healthz ${alive ? 'ok' : 'down'}`);
+    const alive = await fetch(`${BASE}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    check(
+      11,
+      '20,000-deep JSON to /trpc/auth.signIn and /api/v1/records is 400, server alive',
+      signIn.status === 400 && record.status === 400 && alive,
+      `trpc ${signIn.status}, api ${record.status}, healthz ${alive ? 'ok' : 'down'}`,
+    );
   }
 
   // #15 IPv6 forms of internal IPv4 addresses are refused as webhook targets.
-  for (const host of ['[64:ff9b::7f00:1]', '[64:ff9b::a9fe:a9fe]', '[2002:7f00:1::]', '[2001:0:4136:e378:8000:63bf:80ff:fffe]', '[::127.0.0.1]', '[::ffff:169.254.169.254]']) {
+  for (const host of [
+    '[64:ff9b::7f00:1]',
+    '[64:ff9b::a9fe:a9fe]',
+    '[2002:7f00:1::]',
+    '[2001:0:4136:e378:8000:63bf:80ff:fffe]',
+    '[::127.0.0.1]',
+    '[::ffff:169.254.169.254]',
+  ]) {
     const res = await call('/api/v1/webhooks', json(webhookKey, { url: `https://${host}/hook`, events: ['record.created'] }));
     check(15, `webhook URL https://${host}/hook is refused`, res.status === 400, String(res.status));
   }

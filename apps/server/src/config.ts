@@ -173,7 +173,7 @@ const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
           "true believes X-Forwarded-For/-Proto from anyone, so clients choose their address (rate limits, audit log) and pass plain HTTP as HTTPS: name your proxy's addresses or CIDR range (TRUST_PROXY=10.0.0.0/8), or loopback",
       });
     }
-    if (!e.PUBLIC_URL || !e.PUBLIC_URL.startsWith('https://')) {
+    if (!e.PUBLIC_URL?.startsWith('https://')) {
       ctx.addIssue({
         code: 'custom',
         path: ['PUBLIC_URL'],

@@ -66,6 +66,10 @@ export function createMailer(options: MailOptions): Mailer {
 }
 
 /** The mailer of a configuration: `mail` and the sender as config.ts parsed them. */
-export function mailOptionsOf(config: { smtpUrl: string | undefined; mailFrom: string; mail: { transport: MailOptions['transport']; dir: string } }) {
+export function mailOptionsOf(config: {
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  mail: { transport: MailOptions['transport']; dir: string };
+}) {
   return { transport: config.mail.transport, smtpUrl: config.smtpUrl, from: config.mailFrom, dir: config.mail.dir };
 }

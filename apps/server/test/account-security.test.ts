@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createUserToken, SIGN_IN_LINK_TTL_MS } from '../src/modules/accounts/service.js';
 import type { Mail, Mailer } from '../src/mail.js';
 import { MAX_CONSECUTIVE_FAILURES, MAX_LINK_ATTEMPTS_PER_HOUR } from '../src/modules/accounts/lockout.js';
+import { createUserToken, SIGN_IN_LINK_TTL_MS } from '../src/modules/accounts/service.js';
 import { capturingMailer, createMember, DashboardBrowser, failure, PASSWORD, randomIp, tokenOf } from './dashboard-client.js';
 import { createTenant, startTestApp, type TestContext } from './helpers.js';
 import { waitFor } from './receiver.js';
@@ -250,7 +250,13 @@ describe('guessable passwords', () => {
     const email = `rosalind.pastry-${randomUUID().slice(0, 6)}@example.com`;
     const member = await createMember(t.db, org.organizationId, 'viewer', email);
     const token = () =>
-      createUserToken(t.db, { userId: member.id, purpose: 'password_reset', organizationId: null, ttlMs: SIGN_IN_LINK_TTL_MS, now: new Date() });
+      createUserToken(t.db, {
+        userId: member.id,
+        purpose: 'password_reset',
+        organizationId: null,
+        ttlMs: SIGN_IN_LINK_TTL_MS,
+        now: new Date(),
+      });
     for (const password of [`${email}!`, `${email.split('@')[0]}2026`]) {
       const refused = await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: await token(), password }));
       expect(refused).toMatchObject({ status: 400, code: 'validation_error' });
@@ -270,7 +276,11 @@ describe('guessable passwords', () => {
       new DashboardBrowser(t.app).mutate('auth.acceptInvitation', { token, name: 'New cook', password: 'password1234' }),
     );
     expect(refused).toMatchObject({ status: 400, code: 'validation_error' });
-    const me = await new DashboardBrowser(t.app).mutate('auth.acceptInvitation', { token, name: 'New cook', password: 'saffron under the stairs' });
+    const me = await new DashboardBrowser(t.app).mutate('auth.acceptInvitation', {
+      token,
+      name: 'New cook',
+      password: 'saffron under the stairs',
+    });
     expect(me.user.email).toBe(invited);
   });
 });

@@ -135,7 +135,10 @@ describe('mail without SMTP', () => {
   it('production with MAIL_TO_LOG=true logs the mail with its links redacted', async () => {
     const lines: string[] = [];
     const config = loadConfig({ ...PRODUCTION, SMTP_URL: '', MAIL_TO_LOG: 'true' });
-    const mailer = createMailer({ ...mailOptionsOf(config), log: { info: (obj: object, msg?: string) => void lines.push(JSON.stringify({ msg, ...obj })) } });
+    const mailer = createMailer({
+      ...mailOptionsOf(config),
+      log: { info: (obj: object, msg?: string) => void lines.push(JSON.stringify({ msg, ...obj })) },
+    });
     await mailer.send(mail);
     expect(lines).toHaveLength(1);
     expect(lines[0]).not.toContain(token);
@@ -178,9 +181,16 @@ describe('mail without SMTP', () => {
     try {
       const tenant = await createTenant(t.db);
       const member = await createMember(t.db, tenant.organizationId, 'admin');
-      const worker = await t.startWorker({ log: { info: (o: object, m?: string) => void lines.push(JSON.stringify({ m, ...o })), warn() {}, error() {}, debug() {} } });
+      const worker = await t.startWorker({
+        log: { info: (o: object, m?: string) => void lines.push(JSON.stringify({ m, ...o })), warn() {}, error() {}, debug() {} },
+      });
       const browser = new DashboardBrowser(t.app);
-      const res = await browser.raw('mutation', 'auth.requestPasswordReset', { email: member.email }, { headers: { 'x-forwarded-proto': 'https' } });
+      const res = await browser.raw(
+        'mutation',
+        'auth.requestPasswordReset',
+        { email: member.email },
+        { headers: { 'x-forwarded-proto': 'https' } },
+      );
       expect(res.statusCode).toBe(200);
       const deadline = Date.now() + 15_000;
       while (!lines.some((l) => l.includes('reset-password?token=')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));

@@ -125,7 +125,14 @@ describe('MERMA_ENCRYPTION_KEY', () => {
     expect(configError({ NODE_ENV: 'production', PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true' })).toBe(
       'Invalid configuration:\n  MERMA_ENCRYPTION_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted with it): generate a key with `openssl rand -base64 32` and set MERMA_ENCRYPTION_KEY=k1:<that key>',
     );
-    expect(loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true', MERMA_ENCRYPTION_KEY: `k1:${b64}` }).encryptionKeys?.map((k) => k.id)).toEqual(['k1']);
+    expect(
+      loadConfig({
+        NODE_ENV: 'production',
+        PUBLIC_URL: 'https://merma.test',
+        MAIL_TO_LOG: 'true',
+        MERMA_ENCRYPTION_KEY: `k1:${b64}`,
+      }).encryptionKeys?.map((k) => k.id),
+    ).toEqual(['k1']);
     expect(loadConfig({ NODE_ENV: 'development' }).encryptionKeys).toBeUndefined();
   });
 

@@ -31,7 +31,9 @@ export async function inviteFirstOwner(
   // Without a mail server the link is the operator's to hand over: it is returned (printed once on
   // stdout by the CLI, like a new key), never written to a log.
   if (!input.mailer) return { ...made, link };
-  await input.mailer.send(invitationMail({ to: invitation.email, organization: input.organizationName, role: 'owner', invitedBy: 'Merma', link }));
+  await input.mailer.send(
+    invitationMail({ to: invitation.email, organization: input.organizationName, role: 'owner', invitedBy: 'Merma', link }),
+  );
   return made;
 }
 

@@ -49,7 +49,8 @@ export function decoyHash(): Promise<string> {
  */
 export const MIN_PASSWORD_SCORE = 3;
 const estimator = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
-const GUESSABLE = 'This password is too easy to guess: avoid common passwords, patterns and your own name or e-mail; a phrase of several unrelated words works well';
+const GUESSABLE =
+  'This password is too easy to guess: avoid common passwords, patterns and your own name or e-mail; a phrase of several unrelated words works well';
 
 export function assertStrongPassword(password: string, account: { email: string; name?: string | null | undefined }): void {
   const lower = password.toLowerCase();

@@ -7,8 +7,8 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import type { Mailer } from '../../mail.js';
 import { recordAudit } from '../audit/service.js';
-import type { SignInGuard } from './lockout.js';
 import { enqueueFailedSignIn, enqueuePasswordResetMail, type FailedSignIn, type PasswordResetMail } from './jobs.js';
+import type { SignInGuard } from './lockout.js';
 import { assertStrongPassword, decoyHash, hashPassword, needsRehash, verifyPassword } from './password.js';
 import { closeAllSessions, type OpenedSession, openSession } from './sessions.js';
 
@@ -159,7 +159,13 @@ export async function sendPasswordResetMail(deps: Pick<AccountDeps, 'db' | 'cloc
   const user = await deps.db.user.findUnique({ where: { email: payload.email } });
   if (!user) return;
   const now = deps.clock();
-  const token = await createUserToken(deps.db, { userId: user.id, purpose: 'password_reset', organizationId: null, ttlMs: RESET_TTL_MS, now });
+  const token = await createUserToken(deps.db, {
+    userId: user.id,
+    purpose: 'password_reset',
+    organizationId: null,
+    ttlMs: RESET_TTL_MS,
+    now,
+  });
   try {
     await deps.mailer.send({
       to: user.email,
