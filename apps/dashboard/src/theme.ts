@@ -25,10 +25,13 @@ const variantColorResolver: VariantColorsResolver = (input) => {
   return { ...colors, color: text, hoverColor: text, border: input.variant === 'outline' ? `1px solid ${text}` : colors.border };
 };
 
-/** Mantine's "dimmed" (gray-6) is 3.3:1 on white, under AA; gray-7 is well above it. */
+/**
+ * Mantine's "dimmed" (gray-6) is 3.3:1 on white, under AA; gray-7 is well above it. Its error colour
+ * (red-6, a field's error message and its text) is 3.6:1; red-9 is 5.4:1.
+ */
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-error': 'var(--mantine-color-red-9)' },
   dark: {},
 });
 

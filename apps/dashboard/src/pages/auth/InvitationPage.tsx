@@ -11,7 +11,7 @@ import { errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
 import { useEnterApp, useLeaveApp } from '../../lib/session.ts';
 import { trpc } from '../../trpc.ts';
-import { PasswordFields, type PasswordValues, passwordRules } from './PasswordFields.tsx';
+import { PasswordFields, type PasswordValues, passwordRules, refusedPassword, showRefusedPassword } from './PasswordFields.tsx';
 
 const route = getRouteApi('/invitation');
 
@@ -66,11 +66,17 @@ function CreateAccount({ token }: { token: string }) {
     initialValues: { name: '', password: '', confirm: '' },
     validate: { ...passwordRules(t), name: (value) => (value.trim() ? null : t('validation.required')) },
   });
-  const accept = useMutation(trpc.auth.acceptInvitation.mutationOptions({ meta: { inlineError: true }, onSuccess: (me) => enterApp(me) }));
+  const accept = useMutation(
+    trpc.auth.acceptInvitation.mutationOptions({
+      meta: { inlineError: true },
+      onSuccess: (me) => enterApp(me),
+      onError: (error) => showRefusedPassword(form, t, error),
+    }),
+  );
   return (
     <form onSubmit={form.onSubmit(({ name, password }) => accept.mutate({ token, name: name.trim(), password }))} noValidate>
       <Stack gap="md">
-        {accept.error && <ErrorAlert error={accept.error} />}
+        {accept.error && !refusedPassword(accept.error) && <ErrorAlert error={accept.error} />}
         <TextInput label={t('invitation.name')} autoComplete="name" required {...form.getInputProps('name')} />
         <PasswordFields form={form} />
         <Group justify="flex-end">

@@ -3,6 +3,7 @@ import type { UseFormReturnType } from '@mantine/form';
 import { MIN_PASSWORD_LENGTH, Password } from '@merma/schema/dashboard';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { errorInfo } from '../../lib/errors.ts';
 import { rule } from '../../lib/validation.ts';
 
 export type PasswordValues = { password: string; confirm: string };
@@ -13,6 +14,20 @@ export function passwordRules(t: TFunction) {
     password: rule(Password, t('validation.passwordLength', { min: MIN_PASSWORD_LENGTH })),
     confirm: (value: string, values: PasswordValues) => (value === values.password ? null : t('validation.passwordsDiffer')),
   };
+}
+
+/**
+ * The server refused the new password itself (too easy to guess, or it contains the e-mail): a
+ * validation error naming `password`. The page shows it on the field, in the page's language.
+ */
+export function refusedPassword(error: unknown): boolean {
+  const info = errorInfo(error);
+  return info.code === 'validation_error' && info.details.some((d) => d.path === 'password');
+}
+
+/** Puts the server's refusal of the password on the field (the call's onError). */
+export function showRefusedPassword<T extends PasswordValues>(form: UseFormReturnType<T>, t: TFunction, error: unknown) {
+  if (refusedPassword(error)) form.setFieldError('password', t('validation.passwordGuessable'));
 }
 
 /** "New password" and "Repeat it", for reset and invitation pages. */

@@ -9,7 +9,7 @@ import { AnchorLink } from '../../components/links.tsx';
 import { errorInfo } from '../../lib/errors.ts';
 import { useEnterApp } from '../../lib/session.ts';
 import { trpc } from '../../trpc.ts';
-import { PasswordFields, type PasswordValues, passwordRules } from './PasswordFields.tsx';
+import { PasswordFields, type PasswordValues, passwordRules, refusedPassword, showRefusedPassword } from './PasswordFields.tsx';
 
 const route = getRouteApi('/reset-password');
 
@@ -18,7 +18,13 @@ export function ResetPasswordPage() {
   const { token } = route.useSearch();
   const enterApp = useEnterApp();
   const form = useForm<PasswordValues>({ initialValues: { password: '', confirm: '' }, validate: passwordRules(t) });
-  const reset = useMutation(trpc.auth.resetPassword.mutationOptions({ meta: { inlineError: true }, onSuccess: (me) => enterApp(me) }));
+  const reset = useMutation(
+    trpc.auth.resetPassword.mutationOptions({
+      meta: { inlineError: true },
+      onSuccess: (me) => enterApp(me),
+      onError: (error) => showRefusedPassword(form, t, error),
+    }),
+  );
 
   const linkProblem = reset.error && ['validation_error', 'not_found', 'conflict'].includes(errorInfo(reset.error).code);
 
@@ -31,7 +37,9 @@ export function ResetPasswordPage() {
       ) : (
         <form onSubmit={form.onSubmit(({ password }) => reset.mutate({ token, password }))} noValidate>
           <Stack gap="md">
-            {reset.error && <ErrorAlert error={reset.error} message={linkProblem ? t('auth.link.invalid') : undefined} />}
+            {reset.error && !refusedPassword(reset.error) && (
+              <ErrorAlert error={reset.error} message={linkProblem ? t('auth.link.invalid') : undefined} />
+            )}
             <PasswordFields form={form} />
             <Group justify="flex-end">
               <Button type="submit" loading={reset.isPending}>
