@@ -281,8 +281,8 @@ describe('in production', () => {
       expect(res.statusCode).toBe(200);
       const cookies = res.cookies as { name: string; secure?: boolean; httpOnly?: boolean }[];
       expect(cookies.map((c) => [c.name, c.secure])).toEqual([
-        ['merma_session', true],
-        ['merma_csrf', true],
+        ['__Host-merma_session', true],
+        ['__Host-merma_csrf', true],
       ]);
     } finally {
       await prod.close();

@@ -37,7 +37,7 @@ export class DashboardBrowser {
   ): Promise<LightMyRequestResponse> {
     const headers: Record<string, string> = { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': this.ip };
     if (this.cookies.size) headers.cookie = this.cookieHeader();
-    const csrf = this.cookies.get('merma_csrf');
+    const csrf = this.cookies.get('__Host-merma_csrf') ?? this.cookies.get('merma_csrf'); // production's name, or development's
     if (csrf && options.csrf !== false && kind === 'mutation') headers['x-csrf-token'] = csrf;
     for (const [k, v] of Object.entries(options.headers ?? {})) {
       if (v === undefined) delete headers[k];

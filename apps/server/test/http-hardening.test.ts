@@ -3,12 +3,13 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nestingExceeds } from '../src/http/json-body.js';
-import { hasChromium, launchChromium } from './browser.js';
+import { DASHBOARD_DIST, hasChromium, launchChromium, requireBuiltDashboard } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
+import { api, buildTestApp, createTenant, startTestApp, type Tenant, type TestContext, testConfig, validRecord } from './helpers.js';
 
 /**
  * The HTTP layer's protections that belong to no single procedure: every page refuses to be framed;
@@ -259,6 +260,82 @@ describe('error answers say what happened', () => {
   });
 });
 
+describe('session cookies in production', () => {
+  let prod: FastifyInstance;
+  const https = { 'x-forwarded-proto': 'https' };
+  beforeAll(async () => {
+    prod = await buildTestApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'loopback', DASHBOARD_DIR: dir }), db: t.db });
+    await prod.ready();
+  });
+  afterAll(() => prod?.close());
+
+  it('are __Host- cookies (Secure, Path=/, no Domain), and the session and CSRF token work under those names', async () => {
+    const browser = new DashboardBrowser(prod);
+    const signIn = await browser.raw('mutation', 'auth.signIn', { email: owner.email, password: PASSWORD }, { headers: https });
+    expect(signIn.statusCode).toBe(200);
+    const setCookies = ([] as string[]).concat(signIn.headers['set-cookie'] ?? []);
+    expect(setCookies.map((c) => c.slice(0, c.indexOf('=')))).toEqual(['__Host-merma_session', '__Host-merma_csrf']);
+    for (const cookie of setCookies) {
+      const attributes = cookie.split(';').map((a) => a.trim().toLowerCase());
+      expect(attributes, cookie).toContain('secure');
+      expect(attributes, cookie).toContain('path=/');
+      expect(attributes, cookie).toContain('samesite=strict');
+      expect(
+        attributes.some((a) => a.startsWith('domain=')),
+        cookie,
+      ).toBe(false);
+    }
+    expect(setCookies[0]).toMatch(/; HttpOnly/i);
+    expect(setCookies[1]).not.toMatch(/; HttpOnly/i);
+    expect(signIn.json().result.data.csrf_token).toBe(browser.cookies.get('__Host-merma_csrf'));
+
+    // The session is read from its __Host- cookie; a change carries the token of the __Host- CSRF cookie.
+    const me = await browser.raw('query', 'auth.me', undefined, { headers: https });
+    expect(me.statusCode).toBe(200);
+    expect(me.json().result.data.user.email).toBe(owner.email);
+    const created = await browser.raw(
+      'mutation',
+      'keys.create',
+      { establishment_id: tenant.establishmentId, name: 'prod cookie', mode: 'test', permissions: ['*'] },
+      { headers: https },
+    );
+    expect(created.statusCode).toBe(200);
+    expect(await t.db.apiKey.count({ where: { name: 'prod cookie' } })).toBe(1);
+    const withoutToken = await browser.raw(
+      'mutation',
+      'keys.create',
+      { establishment_id: tenant.establishmentId, name: 'x' },
+      {
+        headers: https,
+        csrf: false,
+      },
+    );
+    expect(withoutToken.statusCode).toBe(403);
+
+    // The plain names mean nothing in production: a cookie any subdomain could plant is not a session.
+    const token = browser.cookies.get('__Host-merma_session') as string;
+    const plain = await prod.inject({
+      method: 'GET',
+      url: '/trpc/auth.me',
+      headers: { ...https, 'sec-fetch-site': 'same-origin', cookie: `merma_session=${token}` },
+    });
+    expect(plain.statusCode).toBe(401);
+
+    // Signing out clears them under the same names.
+    const out = await browser.raw('mutation', 'auth.signOut', {}, { headers: https });
+    expect(out.statusCode).toBe(200);
+    const cleared = ([] as string[]).concat(out.headers['set-cookie'] ?? []);
+    expect(cleared.map((c) => c.slice(0, c.indexOf('=')))).toEqual(['__Host-merma_session', '__Host-merma_csrf']);
+    expect(browser.cookies.size).toBe(0);
+  });
+
+  it('outside production they keep their plain names (browsers refuse Secure cookies over plain HTTP)', async () => {
+    const browser = new DashboardBrowser(t.app);
+    await browser.signIn(owner.email, PASSWORD);
+    expect([...browser.cookies.keys()].sort()).toEqual(['merma_csrf', 'merma_session']);
+  });
+});
+
 describe.skipIf(!hasChromium)('the API reference under its policy, in a browser (reason when skipped: no chromium)', () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -296,5 +373,60 @@ describe.skipIf(!hasChromium)('the API reference under its policy, in a browser 
     // A refused frame holds the browser's error page, not the app's document.
     const rendered = await child?.evaluate(`document.getElementById('root') !== null`).catch(() => false);
     expect(rendered).toBe(false);
+  });
+});
+
+describe.skipIf(!hasChromium)('the built dashboard in production, in a browser (reason when skipped: no chromium)', () => {
+  let prod: FastifyInstance;
+  let browser: Browser;
+  let prodBase: string;
+  beforeAll(async () => {
+    requireBuiltDashboard();
+    prod = await buildTestApp({
+      config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'loopback', DASHBOARD_DIR: DASHBOARD_DIST }),
+      db: t.db,
+    });
+    await prod.listen({ host: '127.0.0.1', port: 0 });
+    prodBase = `http://127.0.0.1:${(prod.server.address() as { port: number }).port}`;
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await prod?.close();
+  });
+
+  it('signs in and makes a change with the __Host- cookies (the page reads the CSRF token under its production name)', {
+    timeout: 60_000,
+  }, async () => {
+    // As behind the TLS-terminating proxy: every request says it came over HTTPS. Chromium keeps
+    // Secure cookies for loopback addresses, so the __Host- cookies work here.
+    const context = await browser.newContext({ locale: 'en-GB', extraHTTPHeaders: { 'x-forwarded-proto': 'https' } });
+    const page = await context.newPage();
+    const heading = (name: string) => page.getByRole('heading', { name, level: 1 });
+    await page.goto(`${prodBase}/dashboard/`);
+    await heading('Sign in').waitFor();
+    await page.getByLabel('E-mail').fill(owner.email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Overview').waitFor();
+    expect((await context.cookies()).map((c) => [c.name, c.secure]).sort()).toEqual([
+      ['__Host-merma_csrf', true],
+      ['__Host-merma_session', true],
+    ]);
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await heading('API keys').waitFor();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('Made in production');
+    await dialog.getByLabel('All permissions').check();
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    // Refused without the token (403), the dialog would show the error and no key.
+    const refused = dialog.getByText('Something went wrong');
+    await dialog.getByLabel('API key').or(refused).first().waitFor();
+    expect(await refused.count()).toBe(0);
+    expect(await dialog.getByLabel('API key').inputValue()).toMatch(/^svc_test_/);
+    expect(await t.db.apiKey.count({ where: { name: 'Made in production' } })).toBe(1);
+    await context.close();
   });
 });

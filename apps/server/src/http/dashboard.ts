@@ -30,8 +30,16 @@ declare module 'fastify' {
   }
 }
 
-export const SESSION_COOKIE = 'merma_session';
-export const CSRF_COOKIE = 'merma_csrf';
+/**
+ * The session and CSRF cookies' names. In production they carry the `__Host-` prefix: browsers
+ * accept such a cookie only when it is Secure, set over HTTPS, for Path=/ and without Domain, so a
+ * sibling subdomain or a plain-HTTP man in the middle cannot plant or overwrite one (session
+ * fixation, CSRF-token tossing; ASVS 3.4.4). In development and tests the plain names stay:
+ * browsers refuse Secure cookies over plain HTTP on any host but localhost.
+ */
+export function sessionCookieNames(production: boolean) {
+  return production ? { session: '__Host-merma_session', csrf: '__Host-merma_csrf' } : { session: 'merma_session', csrf: 'merma_csrf' };
+}
 export const CSRF_HEADER = 'x-csrf-token';
 
 export type DashboardOptions = {
@@ -58,22 +66,24 @@ type Checked = { session: SessionUser | null; token: string | null };
  * (or `Origin`, where that header is the only one sent, must be this server); a POST must be JSON
  * (Fastify answers 415 to forms and text, the bodies a cross-site form can send); and while a
  * session exists every POST must carry `x-csrf-token`, the HMAC of the session token that the page
- * reads from the `merma_csrf` cookie. A request without a session can only sign in, which the
- * origin check covers.
+ * reads from the CSRF cookie (`merma_csrf`, `__Host-merma_csrf` in production). A request without a
+ * session can only sign in, which the origin check covers.
  */
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { db, clock, production } = options;
   const pool = sqlOfPool(poolOf(db));
   await app.register(fastifyCookie);
 
+  const names = sessionCookieNames(production);
+  // Never a Domain attribute: the cookies belong to this host only (and `__Host-` requires it).
   const cookieBase = { path: '/', secure: production, sameSite: 'strict' as const };
   const setSessionCookies = (reply: FastifyReply, session: OpenedSession) => {
-    reply.setCookie(SESSION_COOKIE, session.token, { ...cookieBase, httpOnly: true, expires: session.expiresAt });
-    reply.setCookie(CSRF_COOKIE, session.csrfToken, { ...cookieBase, httpOnly: false, expires: session.expiresAt });
+    reply.setCookie(names.session, session.token, { ...cookieBase, httpOnly: true, expires: session.expiresAt });
+    reply.setCookie(names.csrf, session.csrfToken, { ...cookieBase, httpOnly: false, expires: session.expiresAt });
   };
   const clearSessionCookies = (reply: FastifyReply) => {
-    reply.clearCookie(SESSION_COOKIE, cookieBase);
-    reply.clearCookie(CSRF_COOKIE, cookieBase);
+    reply.clearCookie(names.session, cookieBase);
+    reply.clearCookie(names.csrf, cookieBase);
   };
 
   const checked = new WeakMap<FastifyRequest, Checked>();
@@ -87,7 +97,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     if (typeof input === 'string' && nestingExceeds(input, MAX_BODY_DEPTH)) {
       throw validationError(`The input nests deeper than ${MAX_BODY_DEPTH} levels`, [{ path: 'input', message: 'nested too deeply' }]);
     }
-    const token = request.cookies[SESSION_COOKIE] ?? null;
+    const token = request.cookies[names.session] ?? null;
     const session = token ? await findSession(db, token, clock()) : null;
     if (token && !session) clearSessionCookies(reply);
     // A session in use lives on (sessions.ts): so do its cookies.
@@ -95,7 +105,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     if (session && request.method !== 'GET') {
       const given = request.headers[CSRF_HEADER];
       if (typeof given !== 'string' || !sameSecret(given, csrfTokenFor(token as string))) {
-        throw new AppError('forbidden', `Missing or wrong ${CSRF_HEADER} header: send the value of the ${CSRF_COOKIE} cookie`);
+        throw new AppError('forbidden', `Missing or wrong ${CSRF_HEADER} header: send the value of the ${names.csrf} cookie`);
       }
     }
     if (session) (request.log as Logger).setBindings({ user_id: session.userId, organization_id: session.organizationId });
