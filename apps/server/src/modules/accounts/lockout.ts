@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError } from '../../errors.js';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { consumeOrRefuse, createLimit } from '../../limits.js';
 
 /**
  * Brute-force protection of the dashboard's sign-in and e-mail links, after rate-limiter-flexible's
- * "login endpoint protection" recipe. Counters live in Redis when REDIS_URL is set (shared by every
- * replica, an in-memory limiter standing in while Redis is down), in memory otherwise.
+ * "login endpoint protection" recipe, on the service's counters (limits.ts: Redis across replicas
+ * when configured, memory otherwise).
  *
  * Every attempt is counted *before* it is evaluated and given back when it succeeds (consume, then
  * reward/delete). Checking first and counting the failure after the password check would let a
@@ -55,31 +55,9 @@ export type SignInGuard = {
 
 export function createSignInGuard(redis: Redis | undefined): SignInGuard {
   const limiters = Object.fromEntries(
-    (Object.keys(LIMITS) as Name[]).map((name) => {
-      const opts = { ...LIMITS[name], keyPrefix: `merma:signin:${name}` };
-      const limiter: RateLimiterAbstract = redis
-        ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
-        : new RateLimiterMemory(opts);
-      return [name, limiter];
-    }),
+    (Object.keys(LIMITS) as Name[]).map((name) => [name, createLimit(redis, { ...LIMITS[name], keyPrefix: `merma:signin:${name}` })]),
   ) as Record<Name, RateLimiterAbstract>;
-
-  const refuse = (res: RateLimiterRes, message: string) => {
-    const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    return new AppError('rate_limited', message, undefined, {
-      retryAfterSeconds: seconds,
-      resetAt: new Date(Date.now() + res.msBeforeNext),
-    });
-  };
-  /** Consumes one point of `key`; a refusal becomes a 429 saying `message`. */
-  const consume = async (message: string, name: Name, key: string) => {
-    try {
-      await limiters[name].consume(key);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) throw refuse(err, message);
-      throw err;
-    }
-  };
+  const consume = (message: string, name: Name, key: string) => consumeOrRefuse(limiters[name], key, message);
   const TOO_MANY = 'Too many failed sign-in attempts: try again later or reset the password';
   const giveBack = (name: Name, key: string) => limiters[name].reward(key).then(() => {});
 

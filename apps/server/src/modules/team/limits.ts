@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError } from '../../errors.js';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { createLimit, limitReached } from '../../limits.js';
 
 /**
  * How many invitation e-mails the team page may send, so that a member's account (or a stolen
@@ -47,13 +47,7 @@ const MESSAGES: Record<Name, string> = {
 
 export function createInvitationLimiter(redis: Redis | undefined): InvitationLimiter {
   const limiters = Object.fromEntries(
-    ORDER.map((name) => {
-      const opts = { ...INVITATION_LIMITS[name], keyPrefix: `merma:invitations:${name}` };
-      const limiter: RateLimiterAbstract = redis
-        ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
-        : new RateLimiterMemory(opts);
-      return [name, limiter];
-    }),
+    ORDER.map((name) => [name, createLimit(redis, { ...INVITATION_LIMITS[name], keyPrefix: `merma:invitations:${name}` })]),
   ) as Record<Name, RateLimiterAbstract>;
 
   return {
@@ -73,12 +67,7 @@ export function createInvitationLimiter(redis: Redis | undefined): InvitationLim
           taken.push(name);
         } catch (err) {
           await giveBack();
-          if (!(err instanceof RateLimiterRes)) throw err;
-          const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-          throw new AppError('rate_limited', MESSAGES[name], undefined, {
-            retryAfterSeconds: seconds,
-            resetAt: new Date(Date.now() + err.msBeforeNext),
-          });
+          throw err instanceof RateLimiterRes ? limitReached(err, MESSAGES[name]) : err;
         }
       }
       return { giveBack };
