@@ -267,6 +267,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     accounts: services.dashboard.accounts,
     catalog: services.dashboard.catalog,
     router: services.dashboard.router,
+    rateLimiter,
     production,
     dashboardDir: config.dashboard.dir,
     hotReload: config.dashboard.hotReload,

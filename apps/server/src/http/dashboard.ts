@@ -22,6 +22,7 @@ import { exportRecordsCsv } from '../modules/records/export.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
 import { type DashboardContext, findEstablishment, tenantOf } from '../trpc/dashboard-base.js';
 import { MAX_BODY_DEPTH, nestingExceeds } from './json-body.js';
+import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -49,6 +50,8 @@ export type DashboardOptions = {
   accounts: AccountDeps;
   router: DashboardRouter;
   catalog: CatalogCache;
+  /** The API's limiter, which also holds the dashboard's per-user limits. */
+  rateLimiter: RateLimiter;
   production: boolean;
   /** The built app (apps/dashboard/dist); not served when absent. */
   dashboardDir: string;
@@ -132,6 +135,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         csrfToken: token ? csrfTokenFor(token) : null,
         cookies: { open: (opened) => setSessionCookies(reply, opened), clear: () => clearSessionCookies(reply) },
         setHeader: (name, value) => void reply.header(name, value),
+        rateLimit: (limit, key) => options.rateLimiter.consumeForUser(limit, key),
       }),
       onError: ({ error, path }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR')
@@ -146,6 +150,8 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   app.get('/export/records.csv', { config: { dashboard: true } }, async (request, reply) => {
     const { session } = checked.get(request) ?? { session: null };
     if (!session) throw new AppError('unauthorized', 'Sign in to use the dashboard');
+    // Every record of the range, formatted: as heavy as the heaviest procedure (http/rate-limit.ts).
+    await options.rateLimiter.consumeForUser('heavy', `${session.userId}:records.export`);
     const parsed = RecordsExportQuery.safeParse(request.query);
     if (!parsed.success) throw validationError('Invalid export query', issueDetails(parsed.error));
     const { establishment_id, mode, dialect, ...filter } = parsed.data;

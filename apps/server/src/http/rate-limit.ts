@@ -3,20 +3,45 @@ import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
+import type { DashboardRateLimit } from '../trpc/dashboard-base.js';
 import type { RateBucket } from '../trpc/trpc.js';
 
 /**
- * Per-key rate limits (rate-limiter-flexible). Buckets, from the contract's first stated set:
- * `general` 10/min, `records_create` (POST /records) 30/min, `analytics` 10/hour; all configurable.
+ * Rate limits (rate-limiter-flexible), one implementation for both doors:
+ *
+ * - The API, per key. Buckets, from the contract's first stated set: `general` 10/min,
+ *   `records_create` (POST /records) 30/min, `analytics` 10/hour; all configurable. Every API
+ *   response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix
+ *   seconds); a 429 also carries Retry-After (seconds).
+ * - The dashboard, per signed-in user and procedure, for the procedures whose meta names a limit
+ *   (`rateLimit` in trpc/dashboard-base.ts) and the CSV export: DASHBOARD_LIMITS. A 429 carries
+ *   Retry-After.
+ *
  * With REDIS_URL the counters live in Redis and are shared by every replica; if Redis fails, an
  * in-memory limiter with the same limits stands in (per replica) until it is back, so requests are
- * neither refused nor left unlimited.
- *
- * Every API response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix
- * seconds); a 429 also carries Retry-After (seconds).
+ * neither refused nor left unlimited. RATE_LIMIT_ENABLED=false turns every limit off.
  */
 export type RateLimiter = {
   consume(bucket: RateBucket, keyId: string, reply: FastifyReply): Promise<void>;
+  /**
+   * Counts one call of a dashboard user (`key`: the user and what they call) against `limit`;
+   * throws a `rate_limited` AppError (with Retry-After) once it is spent.
+   */
+  consumeForUser(limit: DashboardRateLimit, key: string): Promise<void>;
+};
+
+/**
+ * The dashboard's limits, per user and procedure. Set so that a person never meets them — the
+ * overview page makes one call of each insight per load, a filter change one more, and nobody
+ * reloads a page once a second for a minute — while a script looping over a procedure is stopped
+ * within its first minute. `heavy`: reads that aggregate over many records (analytics, periods,
+ * benchmark, alerts, forecasts, chain verification, the CSV export). `generate`: writing a
+ * prevention plan (an aggregate plus an audited write). Constants, not settings: they guard the
+ * database, and an operator needing others has RATE_LIMIT_ENABLED to turn limits off.
+ */
+export const DASHBOARD_LIMITS: Record<DashboardRateLimit, { points: number; seconds: number }> = {
+  heavy: { points: 60, seconds: 60 },
+  generate: { points: 20, seconds: 3600 },
 };
 
 function points(config: Config['rateLimits'], bucket: RateBucket): number {
@@ -25,53 +50,77 @@ function points(config: Config['rateLimits'], bucket: RateBucket): number {
   return config.generalPerMinute;
 }
 
+function perWindow(seconds: number): string {
+  return seconds === 60 ? 'minute' : seconds === 3600 ? 'hour' : `${seconds} s`;
+}
+
+/** Consumes a point; a spent limiter answers with its state (RateLimiterRes) rather than throwing. */
+async function take(limiter: RateLimiterAbstract, key: string): Promise<{ res: RateLimiterRes; limited: boolean }> {
+  try {
+    return { res: await limiter.consume(key, 1), limited: false };
+  } catch (err) {
+    if (!(err instanceof RateLimiterRes)) throw err;
+    return { res: err, limited: true };
+  }
+}
+
+function limitedError(message: string, res: RateLimiterRes, resetMs: number): AppError {
+  return new AppError('rate_limited', message, undefined, {
+    resetAt: new Date(resetMs),
+    retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+  });
+}
+
 /** `redis` (redis.ts) holds the counters when given; it is closed by its owner, services.ts. */
 export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Redis | undefined): RateLimiter {
   if (!config.rateLimits.enabled) {
-    return { consume: async () => {} };
+    return { consume: async () => {}, consumeForUser: async () => {} };
   }
+
+  const build = (points: number, duration: number, keyPrefix: string): RateLimiterAbstract => {
+    const opts = { points, duration, keyPrefix };
+    return redis
+      ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
+      : new RateLimiterMemory(opts);
+  };
 
   const window = config.rateLimits.windowSeconds;
   const durations: Record<RateBucket, number> = { general: window, records_create: window, analytics: 3600 };
   const limiters = new Map<RateBucket, RateLimiterAbstract>();
   for (const bucket of Object.keys(durations) as RateBucket[]) {
-    const opts = {
-      points: points(config.rateLimits, bucket),
-      duration: durations[bucket],
-      keyPrefix: `merma:rl:${bucket}:${durations[bucket]}`,
-    };
-    limiters.set(
-      bucket,
-      redis
-        ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
-        : new RateLimiterMemory(opts),
-    );
+    limiters.set(bucket, build(points(config.rateLimits, bucket), durations[bucket], `merma:rl:${bucket}:${durations[bucket]}`));
+  }
+  const dashboardLimiters = new Map<DashboardRateLimit, RateLimiterAbstract>();
+  for (const [limit, { points, seconds }] of Object.entries(DASHBOARD_LIMITS) as [
+    DashboardRateLimit,
+    { points: number; seconds: number },
+  ][]) {
+    dashboardLimiters.set(limit, build(points, seconds, `merma:rl:dashboard:${limit}:${seconds}`));
   }
 
   return {
     async consume(bucket, keyId, reply) {
       const limiter = limiters.get(bucket) as RateLimiterAbstract;
       const limit = limiter.points;
-      let res: RateLimiterRes;
-      let limited = false;
-      try {
-        res = await limiter.consume(keyId, 1);
-      } catch (err) {
-        if (!(err instanceof RateLimiterRes)) throw err;
-        res = err;
-        limited = true;
-      }
+      const { res, limited } = await take(limiter, keyId);
       const resetMs = Date.now() + res.msBeforeNext;
       reply.header('x-ratelimit-limit', String(limit));
       reply.header('x-ratelimit-remaining', String(Math.max(0, res.remainingPoints)));
       reply.header('x-ratelimit-reset', String(Math.ceil(resetMs / 1000)));
       if (limited) {
-        const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-        const per = durations[bucket] === 60 ? 'minute' : durations[bucket] === 3600 ? 'hour' : `${durations[bucket]} s`;
-        throw new AppError('rate_limited', `Rate limit exceeded: ${limit} requests per ${per} for this key`, undefined, {
-          resetAt: new Date(resetMs),
-          retryAfterSeconds: retryAfter,
-        });
+        throw limitedError(`Rate limit exceeded: ${limit} requests per ${perWindow(durations[bucket])} for this key`, res, resetMs);
+      }
+    },
+
+    async consumeForUser(limit, key) {
+      const { res, limited } = await take(dashboardLimiters.get(limit) as RateLimiterAbstract, key);
+      if (limited) {
+        const { points, seconds } = DASHBOARD_LIMITS[limit];
+        throw limitedError(
+          `Too many requests: at most ${points} of these per ${perWindow(seconds)} for each user; try again shortly`,
+          res,
+          Date.now() + res.msBeforeNext,
+        );
       }
     },
   };

@@ -31,11 +31,25 @@ export type DashboardContext = {
   /** Sets or clears the session cookies on the answer. */
   cookies: { open(session: OpenedSession): void; clear(): void };
   setHeader(name: string, value: string): void;
+  /**
+   * Counts a call against a per-user limit (http/rate-limit.ts, the API's limiter); throws a
+   * `rate_limited` AppError once it is spent.
+   */
+  rateLimit(limit: DashboardRateLimit, key: string): Promise<void>;
 };
+
+/** The dashboard's per-user limits (numbers in http/rate-limit.ts, DASHBOARD_LIMITS). */
+export type DashboardRateLimit = 'heavy' | 'generate';
 
 export type DashboardMeta = {
   /** Roles allowed to call it; every member when absent. */
   roles?: readonly Role[];
+  /**
+   * A per-user limit for procedures that cost the database much more than a page's usual read
+   * (`heavy`: aggregates over many records; `generate`: writing a plan), so that neither a script
+   * nor a stuck page can turn the dashboard into an unmetered way around the API's limits.
+   */
+  rateLimit?: DashboardRateLimit;
 };
 
 /** Who may do what (DESIGN: owner, admin, developer, viewer). */
@@ -120,13 +134,17 @@ const domainErrors = t.middleware(async ({ ctx, next }) => {
 /** Callable without a session: signing in, links, invitations. */
 export const publicProcedure = t.procedure.use(domainErrors);
 
-/** A signed-in member whose role is among the meta's `roles`. */
-export const memberProcedure = publicProcedure.use(({ ctx, meta, next }) => {
+/**
+ * A signed-in member whose role is among the meta's `roles`, within the meta's `rateLimit` (counted
+ * per user and procedure before any input is read or query made).
+ */
+export const memberProcedure = publicProcedure.use(async ({ ctx, meta, path, next }) => {
   const session = ctx.session;
   if (!session) throw new AppError('unauthorized', 'Sign in to use the dashboard');
   if (meta?.roles && !meta.roles.includes(session.role)) {
     throw new AppError('forbidden', `Your role (${session.role}) cannot do this; it needs ${meta.roles.join(' or ')}`);
   }
+  if (meta?.rateLimit) await ctx.rateLimit(meta.rateLimit, `${session.userId}:${path}`);
   return next({ ctx: { ...ctx, session } });
 });
 

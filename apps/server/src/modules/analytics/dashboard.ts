@@ -23,6 +23,7 @@ import { getAnalytics } from './service.js';
  */
 export const insightsDashboardRouter = dashboardRouter({
   analytics: scopedProcedure
+    .meta({ rateLimit: 'heavy' })
     .input(DashboardAnalyticsInput)
     .output(AnalyticsResult)
     .query(({ ctx, input }) => {
@@ -31,12 +32,14 @@ export const insightsDashboardRouter = dashboardRouter({
     }),
 
   periods: scopedProcedure
+    .meta({ rateLimit: 'heavy' })
     .input(ModeScope)
     .output(z.array(PeriodComparison))
     .query(({ ctx }) => comparePeriods(ctx, ctx.tenant)),
 
   /** The sector comparison; on a plan without it, why (the sample rule is in the result's note). */
   benchmark: scopedProcedure
+    .meta({ rateLimit: 'heavy' })
     .input(ModeScope)
     .output(DashboardBenchmark)
     .query(async ({ ctx }) => {
@@ -51,12 +54,14 @@ export const insightsDashboardRouter = dashboardRouter({
     .query(async ({ ctx }) => (await recentAlerts(ctx, ctx.tenant)) as SpikeAlert[]),
 
   forecast: scopedProcedure
+    .meta({ rateLimit: 'heavy' })
     .input(ForecastInput)
     .output(Prediction)
     .query(({ ctx, input }) => predictWaste(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category })),
 
   /** The Forecast page's production advice: `/api/v1/predict?type=demand` for the chosen days. */
   demand: scopedProcedure
+    .meta({ rateLimit: 'heavy' })
     .input(DemandForecastInput)
     .output(DemandPrediction)
     .query(({ ctx, input }) => predictDemand(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category })),

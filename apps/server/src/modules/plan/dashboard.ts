@@ -27,7 +27,7 @@ export const planDashboardRouter = dashboardRouter({
     }),
 
   generate: scopedProcedure
-    .meta({ roles: BUILDERS })
+    .meta({ roles: BUILDERS, rateLimit: 'generate' })
     .input(ModeScope.extend({ lang: PlanLanguage }))
     .output(PreventionPlan)
     .mutation(({ ctx, input }) =>

@@ -22,6 +22,7 @@ export const recordsDashboardRouter = (signer: CheckpointSigner) =>
       .query(({ ctx, input }) => getRecordDetail(ctx.pool, ctx.scope, input.id)),
 
     verify: scopedProcedure
+      .meta({ rateLimit: 'heavy' })
       .input(ModeScope)
       .output(ChainVerification)
       .query(({ ctx }) => verifyRecordChain(ctx.pool, ctx.scope, { signer, clock: ctx.clock })),
