@@ -253,6 +253,35 @@ describe('error answers say what happened', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 
+  it('a request trickled past the deadline is a 408 request_timeout in the error envelope', async () => {
+    const slow = await buildTestApp({ config: testConfig({ REQUEST_TIMEOUT_MS: '1000', DASHBOARD_DIR: dir }), db: t.db });
+    try {
+      await slow.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = slow.server.address() as { port: number };
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port });
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('utf8');
+        });
+        socket.on('error', reject);
+        // A header trickled a byte every 200 ms: the connection is never idle, the request never complete.
+        const trickle = setInterval(() => socket.write('a'), 200);
+        socket.on('close', () => {
+          clearInterval(trickle);
+          resolve(answer);
+        });
+        socket.setTimeout(10_000, () => socket.destroy(new Error('no answer in 10 s')));
+        socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+      });
+      const answer = parseAnswer(raw);
+      expect(answer.status).toBe(408);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 408, code: 'request_timeout' });
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('malformed HTTP is a 400 validation_error in the error envelope', async () => {
     const answer = parseAnswer(await rawExchange('GET /healthz HTTP/1.1\r\nHost: localhost\r\nBad Header Name: x\r\n\r\n'));
     expect(answer.status).toBe(400);
