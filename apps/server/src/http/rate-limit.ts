@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { consumeOrRefuse, createLimit, limitReached } from '../limits.js';
 import type { DashboardRateLimit } from '../trpc/dashboard-base.js';
 import type { RateBucket } from '../trpc/trpc.js';
 
@@ -17,9 +17,10 @@ import type { RateBucket } from '../trpc/trpc.js';
  *   (`rateLimit` in trpc/dashboard-base.ts) and the CSV export: DASHBOARD_LIMITS. A 429 carries
  *   Retry-After.
  *
- * With REDIS_URL the counters live in Redis and are shared by every replica; if Redis fails, an
- * in-memory limiter with the same limits stands in (per replica) until it is back, so requests are
- * neither refused nor left unlimited. RATE_LIMIT_ENABLED=false turns every limit off.
+ * The counters are the service's one construction (limits.ts): with REDIS_URL they live in Redis and
+ * are shared by every replica; if Redis fails, an in-memory limiter with the same limits stands in
+ * (per replica) until it is back, so requests are neither refused nor left unlimited.
+ * RATE_LIMIT_ENABLED=false turns these limits off.
  */
 export type RateLimiter = {
   consume(bucket: RateBucket, keyId: string, reply: FastifyReply): Promise<void>;
@@ -64,25 +65,13 @@ async function take(limiter: RateLimiterAbstract, key: string): Promise<{ res: R
   }
 }
 
-function limitedError(message: string, res: RateLimiterRes, resetMs: number): AppError {
-  return new AppError('rate_limited', message, undefined, {
-    resetAt: new Date(resetMs),
-    retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-  });
-}
-
 /** `redis` (redis.ts) holds the counters when given; it is closed by its owner, services.ts. */
 export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Redis | undefined): RateLimiter {
   if (!config.rateLimits.enabled) {
     return { consume: async () => {}, consumeForUser: async () => {} };
   }
 
-  const build = (points: number, duration: number, keyPrefix: string): RateLimiterAbstract => {
-    const opts = { points, duration, keyPrefix };
-    return redis
-      ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
-      : new RateLimiterMemory(opts);
-  };
+  const build = (points: number, duration: number, keyPrefix: string) => createLimit(redis, { points, duration, keyPrefix });
 
   const window = config.rateLimits.windowSeconds;
   const durations: Record<RateBucket, number> = { general: window, records_create: window, analytics: 3600 };
@@ -108,20 +97,17 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Red
       reply.header('x-ratelimit-remaining', String(Math.max(0, res.remainingPoints)));
       reply.header('x-ratelimit-reset', String(Math.ceil(resetMs / 1000)));
       if (limited) {
-        throw limitedError(`Rate limit exceeded: ${limit} requests per ${perWindow(durations[bucket])} for this key`, res, resetMs);
+        throw limitReached(res, `Rate limit exceeded: ${limit} requests per ${perWindow(durations[bucket])} for this key`);
       }
     },
 
     async consumeForUser(limit, key) {
-      const { res, limited } = await take(dashboardLimiters.get(limit) as RateLimiterAbstract, key);
-      if (limited) {
-        const { points, seconds } = DASHBOARD_LIMITS[limit];
-        throw limitedError(
-          `Too many requests: at most ${points} of these per ${perWindow(seconds)} for each user; try again shortly`,
-          res,
-          Date.now() + res.msBeforeNext,
-        );
-      }
+      const { points, seconds } = DASHBOARD_LIMITS[limit];
+      await consumeOrRefuse(
+        dashboardLimiters.get(limit) as RateLimiterAbstract,
+        key,
+        `Too many requests: at most ${points} of these per ${perWindow(seconds)} for each user; try again shortly`,
+      );
     },
   };
 }
