@@ -116,6 +116,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
       await page.getByRole('button', { name: 'Revoke key Till 1' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
       await page.getByText('Revoked', { exact: true }).first().waitFor();
+      await page.getByRole('dialog').waitFor({ state: 'detached' }); // axe must not see it fading out
       const refused = await fetch(`${base}/api/v1/records`, { headers: { authorization: `Bearer ${key}` } });
       expect(refused.status).toBe(401);
       expect(await t.db.apiKey.count({ where: { name: 'Till 1', revoked_at: { not: null } } })).toBe(1);
