@@ -80,7 +80,7 @@ export const Me = z.object({
   role: Role,
   organizations: z.array(z.object({ id: Uuid, name: z.string(), role: Role })),
   establishments: z.array(DashboardEstablishment),
-  /** Send it as `x-csrf-token` on every call that changes something (also readable from the `merma_csrf` cookie). */
+  /** Send it as `x-csrf-token` on every call that changes something (also readable from the CSRF cookie: `merma_csrf`, `__Host-merma_csrf` in production). */
   csrf_token: z.string(),
 });
 export type Me = z.infer<typeof Me>;

@@ -18,8 +18,8 @@ export function hashToken(token: string): string {
 /**
  * The CSRF token of a session: an HMAC of the session token, so it needs no storage, changes with
  * every session and cannot be made without the (httpOnly) session cookie. The page reads it from
- * the `merma_csrf` cookie and sends it back as `x-csrf-token` (a signed double-submit cookie, as
- * OWASP's CSRF cheat sheet describes).
+ * the CSRF cookie (`merma_csrf`, `__Host-merma_csrf` in production) and sends it back as
+ * `x-csrf-token` (a signed double-submit cookie, as OWASP's CSRF cheat sheet describes).
  */
 export function csrfTokenFor(sessionToken: string): string {
   return createHmac('sha256', sessionToken).update('merma-csrf-v1').digest('base64url');
