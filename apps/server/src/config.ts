@@ -82,7 +82,7 @@ const EnvSchema = z.object({
         ctx.issues.push({
           code: 'custom',
           input: value,
-          message: `${bad.join(', ')}: expected addresses or CIDR ranges (10.0.0.0/8), loopback, linklocal, uniquelocal, or false`,
+          message: `${bad.join(', ')}: expected addresses or CIDR ranges no wider than /8 (IPv4) or /7 (IPv6), e.g. 10.0.0.0/8, or loopback, linklocal, uniquelocal, or false`,
         });
         return z.NEVER;
       }
@@ -209,7 +209,9 @@ function isTrustedProxyEntry(entry: string): boolean {
   if (version === 0 || rest.length > 0) return false;
   if (bits === undefined) return true;
   const n = /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
-  return n >= 0 && n <= (version === 4 ? 32 : 128);
+  // Wider than a /8 (IPv4) or /7 (IPv6, fc00::/7 is the unique-local range) is not a proxy's range
+  // but most of the Internet: 0.0.0.0/0 would be `true` under another name.
+  return n >= (version === 4 ? 8 : 7) && n <= (version === 4 ? 32 : 128);
 }
 
 export type Config = ReturnType<typeof toConfig>;

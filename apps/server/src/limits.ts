@@ -24,6 +24,16 @@ export function limitReached(res: RateLimiterRes, message: string): AppError {
   });
 }
 
+/**
+ * Gives back one point of `key` (an attempt that turned out fine). Only while the key has points
+ * consumed: a refund after its window ended would start the next window below zero, and so allow
+ * more than the limit in it.
+ */
+export async function giveBack(limiter: RateLimiterAbstract, key: string): Promise<void> {
+  const res = await limiter.get(key);
+  if (res && res.consumedPoints > 0) await limiter.reward(key);
+}
+
 /** Consumes one point of `key`; a refusal becomes `limitReached(…, message)`, other errors pass through. */
 export async function consumeOrRefuse(limiter: RateLimiterAbstract, key: string, message: string): Promise<void> {
   try {

@@ -126,6 +126,7 @@ describe('heavy dashboard procedures are limited per user', () => {
       'insights.analytics': 'heavy',
       'insights.periods': 'heavy',
       'insights.benchmark': 'heavy',
+      'insights.alerts': 'heavy',
       'insights.forecast': 'heavy',
       'insights.demand': 'heavy',
       'records.verify': 'heavy',

@@ -41,6 +41,9 @@ describe('a production configuration', () => {
     expect(messageOf({ TRUST_PROXY: '2' })).toMatch(/TRUST_PROXY: a hop count is not supported/);
     expect(messageOf({ ...PRODUCTION, TRUST_PROXY: '10.0.0.0/33' })).toMatch(/TRUST_PROXY: 10\.0\.0\.0\/33: expected addresses or CIDR/);
     expect(messageOf({ ...PRODUCTION, TRUST_PROXY: 'my-proxy' })).toMatch(/TRUST_PROXY: my-proxy/);
+    expect(messageOf({ ...PRODUCTION, TRUST_PROXY: '0.0.0.0/0,::/0' })).toMatch(/TRUST_PROXY: 0\.0\.0\.0\/0, ::\/0: expected/);
+    expect(messageOf({ ...PRODUCTION, TRUST_PROXY: '10.0.0.0/7' })).toMatch(/TRUST_PROXY: 10\.0\.0\.0\/7/);
+    expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: 'fc00::/7' }).trustProxy).toBe('fc00::/7');
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '10.0.0.0/8, fd00::/8,loopback' }).trustProxy).toBe('10.0.0.0/8,fd00::/8,loopback');
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '192.0.2.10' }).trustProxy).toBe('192.0.2.10');
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true); // development and tests
@@ -122,6 +125,26 @@ describe('behind one trusted proxy (TRUST_PROXY=loopback, production)', () => {
     });
     expect(res.statusCode).toBe(200);
   });
+});
+
+it('outside production, a client reaching the server directly cannot write its address into X-Forwarded-For', async () => {
+  const t = await startTestApp({ config: { TRUST_PROXY: 'loopback', REDIS_URL: '' } });
+  try {
+    const tenant = await createTenant(t.db);
+    const member = await createMember(t.db, tenant.organizationId, 'viewer');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/trpc/auth.signIn',
+      remoteAddress: '198.51.100.9',
+      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '127.0.0.1, 203.0.113.7' },
+      payload: JSON.stringify({ email: member.email, password: PASSWORD }),
+    });
+    expect(res.statusCode).toBe(200);
+    const audit = await t.db.auditEvent.findFirstOrThrow({ where: { actor_user_id: member.id, action: 'user.signed_in' } });
+    expect(audit.ip).toBe('198.51.100.9');
+  } finally {
+    await t.close();
+  }
 });
 
 describe('mail without SMTP', () => {

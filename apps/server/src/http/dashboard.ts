@@ -97,6 +97,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     assertSameOrigin(request);
     // A query's input travels as JSON in the URL (`?input=`): held to the bodies' depth limit.
     const input = (request.query as { input?: unknown }).input;
+    if (Array.isArray(input)) throw validationError('Give input once', [{ path: 'input', message: 'given more than once' }]);
     if (typeof input === 'string' && nestingExceeds(input, MAX_BODY_DEPTH)) {
       throw validationError(`The input nests deeper than ${MAX_BODY_DEPTH} levels`, [{ path: 'input', message: 'nested too deeply' }]);
     }

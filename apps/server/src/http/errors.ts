@@ -162,7 +162,12 @@ export function answerClientError(this: { log: { debug(obj: object, msg: string)
         ? new AppError('request_timeout', 'The request was not received in time')
         : new AppError('validation_error', 'Malformed HTTP request');
   const requestId = `req_${randomUUID().replaceAll('-', '')}`;
-  this.log.debug({ err, reqId: requestId, status: error.status }, 'request refused before parsing');
+  // Not `err` itself: Node attaches the raw request bytes (`rawPacket`), headers and all — an
+  // Authorization header or a session cookie would reach the log.
+  this.log.debug(
+    { err: { code: err.code, message: err.message }, reqId: requestId, status: error.status },
+    'request refused before parsing',
+  );
   if (socket.writable) {
     const body = JSON.stringify(errorBody(error, requestId));
     socket.write(

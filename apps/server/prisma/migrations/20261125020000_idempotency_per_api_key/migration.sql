@@ -11,6 +11,9 @@
 -- A server of the previous version still running during a rolling upgrade names the old unique
 -- index in its ON CONFLICT, which no longer exists: its POSTs with an Idempotency-Key fail (500,
 -- nothing written) until it is replaced; retried with the same key, they succeed on a new server.
+-- The table is locked first, so that no row written by such a server between the DELETE and the
+-- new NOT NULL column can make the migration fail.
+LOCK TABLE "idempotency_keys" IN ACCESS EXCLUSIVE MODE;
 DELETE FROM "idempotency_keys";
 
 ALTER TABLE "idempotency_keys" ADD COLUMN "api_key_id" UUID NOT NULL;

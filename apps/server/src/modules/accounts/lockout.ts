@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { consumeOrRefuse, createLimit } from '../../limits.js';
+import { consumeOrRefuse, createLimit, giveBack } from '../../limits.js';
 
 /**
  * Brute-force protection of the dashboard's sign-in and e-mail links, after rate-limiter-flexible's
@@ -59,17 +59,22 @@ export function createSignInGuard(redis: Redis | undefined): SignInGuard {
   ) as Record<Name, RateLimiterAbstract>;
   const consume = (message: string, name: Name, key: string) => consumeOrRefuse(limiters[name], key, message);
   const TOO_MANY = 'Too many failed sign-in attempts: try again later or reset the password';
-  const giveBack = (name: Name, key: string) => limiters[name].reward(key).then(() => {});
 
   return {
     // The account first: attempts on an account already locked are refused without being charged
     // to the IP's daily allowance (a burst at one account costs the IP at most the account's limit).
     async attempt(email, ip) {
       await consume(TOO_MANY, 'account', email);
-      await consume(TOO_MANY, 'ip', ip);
+      try {
+        await consume(TOO_MANY, 'ip', ip);
+      } catch (err) {
+        // A blocked IP must not lock accounts either: the account's attempt was never evaluated.
+        await giveBack(limiters.account, email);
+        throw err;
+      }
     },
     async succeeded(email, ip) {
-      await Promise.all([limiters.account.delete(email), giveBack('ip', ip)]);
+      await Promise.all([limiters.account.delete(email), giveBack(limiters.ip, ip)]);
     },
     async unlocked(email) {
       await limiters.account.delete(email);
@@ -79,6 +84,6 @@ export function createSignInGuard(redis: Redis | undefined): SignInGuard {
       await consume('Too many password-reset requests for this e-mail: try again later', 'resetByEmail', email);
     },
     linkAttempt: (ip) => consume('Too many invalid links from this address: try again later', 'linkByIp', ip),
-    linkSucceeded: (ip) => giveBack('linkByIp', ip),
+    linkSucceeded: (ip) => giveBack(limiters.linkByIp, ip),
   };
 }

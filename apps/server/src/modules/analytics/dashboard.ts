@@ -49,6 +49,7 @@ export const insightsDashboardRouter = dashboardRouter({
     }),
 
   alerts: scopedProcedure
+    .meta({ rateLimit: 'heavy' })
     .input(ModeScope)
     .output(z.array(SpikeAlert))
     .query(async ({ ctx }) => (await recentAlerts(ctx, ctx.tenant)) as SpikeAlert[]),

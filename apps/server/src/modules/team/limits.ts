@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
-import { createLimit, limitReached } from '../../limits.js';
+import { createLimit, giveBack as giveBackPoint, limitReached } from '../../limits.js';
 
 /**
  * How many invitation e-mails the team page may send, so that a member's account (or a stolen
@@ -59,7 +59,7 @@ export function createInvitationLimiter(redis: Redis | undefined): InvitationLim
       };
       const taken: Name[] = [];
       const giveBack = async () => {
-        await Promise.allSettled(taken.map((name) => limiters[name].reward(keys[name])));
+        await Promise.allSettled(taken.map((name) => giveBackPoint(limiters[name], keys[name])));
       };
       for (const name of ORDER) {
         try {
