@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserToken, RESET_TTL_MS } from '../src/modules/accounts/service.js';
-import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, TEST_RESULTS } from './browser.js';
+import {
+  DASHBOARD_DIST,
+  expectAccessible,
+  hasChromium,
+  launchChromium,
+  listenForBrowser,
+  requireBuiltDashboard,
+  TEST_RESULTS,
+} from './browser.js';
 import { createMember } from './dashboard-client.js';
 import { createTenant, startTestApp, type TestContext } from './helpers.js';
 
@@ -21,8 +29,7 @@ let base: string;
 beforeAll(async () => {
   if (!hasChromium) return;
   t = await startTestApp({ config: { DASHBOARD_DIR: DASHBOARD_DIST, REDIS_URL: '' } });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  base = await listenForBrowser(t.app);
   browser = await launchChromium();
 }, 60_000);
 

@@ -55,6 +55,10 @@ function blockingMailer() {
 
 let t: TestContext;
 const mailer = blockingMailer();
+
+/** A one-time link token of `purpose` for the user, as the e-mails carry (valid an hour). */
+const linkFor = (userId: string, purpose: 'password_reset' | 'sign_in', organizationId: string | null = null) =>
+  createUserToken(t.db, { userId, purpose, organizationId, ttlMs: SIGN_IN_LINK_TTL_MS, now: new Date() });
 let org: { organizationId: string; establishmentId: string };
 
 beforeAll(async () => {
@@ -213,30 +217,16 @@ describe('password reset does not reveal who has an account', () => {
 describe('one-time links after a password reset or signing out everywhere', () => {
   it('a password reset ends every outstanding sign-in link of the user', async () => {
     const member = await createMember(t.db, org.organizationId, 'admin');
-    const signInLink = await createUserToken(t.db, {
-      userId: member.id,
-      purpose: 'sign_in',
-      organizationId: org.organizationId,
-      ttlMs: SIGN_IN_LINK_TTL_MS,
-      now: new Date(),
-    });
-    const reset = await createUserToken(t.db, {
-      userId: member.id,
-      purpose: 'password_reset',
-      organizationId: null,
-      ttlMs: SIGN_IN_LINK_TTL_MS,
-      now: new Date(),
-    });
+    const signInLink = await linkFor(member.id, 'sign_in', org.organizationId);
+    const reset = await linkFor(member.id, 'password_reset');
     await new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: reset, password: 'a fresh kitchen passphrase' });
     expect(await failure(new DashboardBrowser(t.app).mutate('auth.signInWithLink', { token: signInLink }))).toMatchObject({ status: 404 });
   });
 
   it('signing out everywhere ends outstanding sign-in and reset links too', async () => {
     const member = await createMember(t.db, org.organizationId, 'developer');
-    const make = (purpose: 'sign_in' | 'password_reset') =>
-      createUserToken(t.db, { userId: member.id, purpose, organizationId: null, ttlMs: SIGN_IN_LINK_TTL_MS, now: new Date() });
-    const signInLink = await make('sign_in');
-    const reset = await make('password_reset');
+    const signInLink = await linkFor(member.id, 'sign_in');
+    const reset = await linkFor(member.id, 'password_reset');
     const browser = new DashboardBrowser(t.app);
     await browser.signIn(member.email, PASSWORD);
     await browser.mutate('auth.signOutEverywhere');
@@ -252,13 +242,7 @@ describe('guessable passwords', () => {
 
   it.each(weak)('refuses %s as a new password (400, nothing changed)', async (password) => {
     const member = await createMember(t.db, org.organizationId, 'viewer');
-    const reset = await createUserToken(t.db, {
-      userId: member.id,
-      purpose: 'password_reset',
-      organizationId: null,
-      ttlMs: SIGN_IN_LINK_TTL_MS,
-      now: new Date(),
-    });
+    const reset = await linkFor(member.id, 'password_reset');
     const refused = await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: reset, password }));
     expect(refused).toMatchObject({ status: 400, code: 'validation_error' });
     expect(refused.body.error.data.details).toEqual([{ path: 'password', message: expect.any(String) }]);
@@ -270,14 +254,7 @@ describe('guessable passwords', () => {
   it('refuses a password that contains the e-mail address or its name part', async () => {
     const email = `rosalind.pastry-${randomUUID().slice(0, 6)}@example.com`;
     const member = await createMember(t.db, org.organizationId, 'viewer', email);
-    const token = () =>
-      createUserToken(t.db, {
-        userId: member.id,
-        purpose: 'password_reset',
-        organizationId: null,
-        ttlMs: SIGN_IN_LINK_TTL_MS,
-        now: new Date(),
-      });
+    const token = () => linkFor(member.id, 'password_reset');
     for (const password of [`${email}!`, `${email.split('@')[0]}2026`]) {
       const refused = await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: await token(), password }));
       expect(refused).toMatchObject({ status: 400, code: 'validation_error' });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
@@ -23,6 +24,12 @@ export function requireBuiltDashboard() {
 
 /** Screenshots and figures the browser tests write. */
 export const TEST_RESULTS = resolve(import.meta.dirname, '../test-results');
+
+/** Serves the app on a loopback port for a browser; its base URL (`http://127.0.0.1:<port>`). */
+export async function listenForBrowser(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+}
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({

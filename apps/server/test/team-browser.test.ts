@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, TEST_RESULTS } from './browser.js';
+import {
+  DASHBOARD_DIST,
+  expectAccessible,
+  hasChromium,
+  launchChromium,
+  listenForBrowser,
+  requireBuiltDashboard,
+  TEST_RESULTS,
+} from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
@@ -24,8 +32,7 @@ beforeAll(async () => {
   if (!hasChromium) return;
   t = await startTestApp({ config: { DASHBOARD_DIR: DASHBOARD_DIST, API_KEY_CACHE_TTL_MS: '0' } });
   tenant = await createTenant(t.db);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  base = await listenForBrowser(t.app);
   browser = await launchChromium();
 }, 60_000);
 
