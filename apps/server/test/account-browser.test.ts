@@ -3,17 +3,9 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserToken, RESET_TTL_MS } from '../src/modules/accounts/service.js';
-import {
-  DASHBOARD_DIST,
-  expectAccessible,
-  hasChromium,
-  launchChromium,
-  listenForBrowser,
-  requireBuiltDashboard,
-  TEST_RESULTS,
-} from './browser.js';
+import { expectAccessible, hasChromium, requireBuiltDashboard, startServedDashboard, TEST_RESULTS } from './browser.js';
 import { createMember } from './dashboard-client.js';
-import { createTenant, startTestApp, type TestContext } from './helpers.js';
+import { createTenant, type TestContext } from './helpers.js';
 
 /**
  * A guessable new password in a real browser: the reset page puts the server's refusal on the
@@ -22,20 +14,19 @@ import { createTenant, startTestApp, type TestContext } from './helpers.js';
  */
 requireBuiltDashboard();
 
+let served: Awaited<ReturnType<typeof startServedDashboard>> | undefined;
 let t: TestContext;
 let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  t = await startTestApp({ config: { DASHBOARD_DIR: DASHBOARD_DIST, REDIS_URL: '' } });
-  base = await listenForBrowser(t.app);
-  browser = await launchChromium();
+  served = await startServedDashboard({ REDIS_URL: '' });
+  ({ t, base, browser } = served);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+  await served?.close();
 });
 
 describe.skipIf(!hasChromium)('choosing a new password in a browser (reason when skipped: no chromium on this machine)', () => {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { startTestApp, type TestContext } from './helpers.js';
 
 /**
  * What the browser tests share: Debian's chromium (CHROMIUM_PATH to use another), driven by
@@ -26,9 +27,28 @@ export function requireBuiltDashboard() {
 export const TEST_RESULTS = resolve(import.meta.dirname, '../test-results');
 
 /** Serves the app on a loopback port for a browser; its base URL (`http://127.0.0.1:<port>`). */
-export async function listenForBrowser(app: FastifyInstance): Promise<string> {
+async function listenForBrowser(app: FastifyInstance): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+}
+
+/**
+ * A test app serving the built dashboard on a loopback port (`config` added to its settings), and
+ * chromium: what a dashboard browser test starts in beforeAll and `close`s in afterAll.
+ */
+export async function startServedDashboard(config: Record<string, string> = {}) {
+  const t: TestContext = await startTestApp({ config: { DASHBOARD_DIR: DASHBOARD_DIST, ...config } });
+  const base = await listenForBrowser(t.app);
+  const browser = await launchChromium();
+  return {
+    t,
+    base,
+    browser,
+    async close() {
+      await browser.close();
+      await t.close();
+    },
+  };
 }
 
 export function launchChromium(): Promise<Browser> {

@@ -2,17 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DASHBOARD_DIST,
-  expectAccessible,
-  hasChromium,
-  launchChromium,
-  listenForBrowser,
-  requireBuiltDashboard,
-  TEST_RESULTS,
-} from './browser.js';
+import { expectAccessible, hasChromium, requireBuiltDashboard, startServedDashboard, TEST_RESULTS } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
+import { createTenant, type Tenant, type TestContext } from './helpers.js';
 
 /**
  * Removing a member from the Team page in a real browser (Debian's chromium through playwright-core,
@@ -23,6 +15,7 @@ import { createTenant, startTestApp, type Tenant, type TestContext } from './hel
  */
 requireBuiltDashboard();
 
+let served: Awaited<ReturnType<typeof startServedDashboard>> | undefined;
 let t: TestContext;
 let tenant: Tenant;
 let browser: Browser;
@@ -30,15 +23,13 @@ let base: string;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  t = await startTestApp({ config: { DASHBOARD_DIR: DASHBOARD_DIST, API_KEY_CACHE_TTL_MS: '0' } });
+  served = await startServedDashboard({ API_KEY_CACHE_TTL_MS: '0' });
+  ({ t, base, browser } = served);
   tenant = await createTenant(t.db);
-  base = await listenForBrowser(t.app);
-  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+  await served?.close();
 });
 
 /** A member with a name people read, signed in over HTTP (for fixtures: keys made as them). */

@@ -46,40 +46,40 @@ export function registerPagePolicies(app: FastifyInstance): void {
 
 const NOT_A_PAGE = "default-src 'none'; frame-ancestors 'none'";
 
-/** The dashboard (apps/dashboard's build): its own scripts only, no inline script. */
-export const DASHBOARD_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // Mantine sets CSS variables in style attributes and injects its colour-scheme style element.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "object-src 'none'",
-].join('; ');
-
 /**
- * The API reference (@scalar/fastify-api-reference at /docs/): its bundle (`/docs/js/scalar.js`)
- * and one inline script that starts it with our fixed configuration, allowed by its SHA-256 hash
- * rather than 'unsafe-inline'. Styles need 'unsafe-inline': the bundle injects its stylesheet and
- * Vue renders `<style>` elements at run time, which a hash cannot name (style injection cannot run
- * script). It fetches /api/v1/openapi.json and, from the request panel, the API itself: same origin.
+ * The policy of our pages: everything from our own origin; scripts also from `scriptSources`;
+ * inline styles allowed (Mantine sets CSS variables in style attributes and injects its
+ * colour-scheme style element; Scalar injects its stylesheet — style injection cannot run script).
  */
-function docsPolicy(inlineScriptHashes: string[]) {
+function ownPagePolicy(scriptSources: string[] = [], extra: string[] = []): string {
   return [
     "default-src 'self'",
-    ["script-src 'self'", ...inlineScriptHashes.map((h) => `'sha256-${h}'`)].join(' '),
+    ["script-src 'self'", ...scriptSources].join(' '),
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
-    "font-src 'self' data:",
+    ...extra,
     "connect-src 'self'",
     "frame-ancestors 'none'",
     "base-uri 'self'",
     "form-action 'self'",
     "object-src 'none'",
   ].join('; ');
+}
+
+/** The dashboard (apps/dashboard's build): its own scripts only, no inline script. */
+export const DASHBOARD_POLICY = ownPagePolicy();
+
+/**
+ * The API reference (@scalar/fastify-api-reference at /docs/): its bundle (`/docs/js/scalar.js`)
+ * and one inline script that starts it with our fixed configuration, allowed by its SHA-256 hash
+ * rather than 'unsafe-inline'. Styles need 'unsafe-inline': the bundle injects its stylesheet and
+ * Vue renders `<style>` elements at run time, which a hash cannot name. It fetches /api/v1/openapi.json and, from the request panel, the API itself: same origin.
+ */
+function docsPolicy(inlineScriptHashes: string[]) {
+  return ownPagePolicy(
+    inlineScriptHashes.map((h) => `'sha256-${h}'`),
+    ["font-src 'self' data:"],
+  );
 }
 
 /** Any other page: nothing but its own files. */
