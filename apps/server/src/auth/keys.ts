@@ -14,7 +14,11 @@ const KEY_PATTERN = /^svc_(live|test)_[0-9A-Za-z]{32}$/;
 export type KeyMode = 'live' | 'test';
 
 export function generateApiKey(mode: KeyMode): string {
-  const prefix = mode === 'live' ? LIVE_KEY_PREFIX : TEST_KEY_PREFIX;
+  return randomToken(mode === 'live' ? LIVE_KEY_PREFIX : TEST_KEY_PREFIX);
+}
+
+/** `prefix` and 32 uniformly drawn base62 characters: API keys, integrations' URL tokens. */
+export function randomToken(prefix: string): string {
   let body = '';
   // Rejection sampling keeps every character uniformly likely (248 = 4 * 62).
   while (body.length < BODY_LENGTH) {

@@ -3,6 +3,7 @@ import { insightsDashboardRouter } from '../modules/analytics/dashboard.js';
 import { auditDashboardRouter } from '../modules/audit/dashboard.js';
 import { catalogDashboardRouter } from '../modules/catalog/dashboard.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { integrationsDashboardRouter } from '../modules/integrations/dashboard.js';
 import { keysDashboardRouter } from '../modules/keys/dashboard.js';
 import { planDashboardRouter } from '../modules/plan/dashboard.js';
 import { recordsDashboardRouter } from '../modules/records/dashboard.js';
@@ -33,6 +34,7 @@ export function createDashboardRouter(deps: {
     auth: authDashboardRouter,
     keys: keysDashboardRouter,
     webhooks: webhooksDashboardRouter(deps.webhookTargets, deps.secrets, deps.publicUrl),
+    integrations: integrationsDashboardRouter(deps.secrets, deps.publicUrl),
     team: teamDashboardRouter({ invitations: deps.invitations }),
     audit: auditDashboardRouter,
     catalog: catalogDashboardRouter(deps.catalog),

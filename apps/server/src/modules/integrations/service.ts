@@ -1,0 +1,365 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { API_PLANS, type Plan, type Sector } from '@merma/schema';
+import type {
+  CreateIntegrationInput,
+  Integration,
+  IntegrationKind,
+  IntegrationWithUrl,
+  RotateIntegrationInput,
+  UpdateIntegrationInput,
+} from '@merma/schema/dashboard';
+import { randomToken } from '../../auth/keys.js';
+import type { AuthContext, DataScope } from '../../context.js';
+import type { DbTx } from '../../db/client.js';
+import { AppError, validationError } from '../../errors.js';
+import type { SecretBox } from '../../secrets/cipher.js';
+import { openColumn, sealColumn } from '../../secrets/stored.js';
+
+/**
+ * Integrations: a Square seller account or an Odoo database connected to one establishment and
+ * mode, each sending to a URL of its own and authenticated the vendor's way, since neither vendor
+ * can send `Authorization: Bearer` (Square's webhook subscriptions have no header field; Odoo's
+ * webhook action sends only `Content-Type`):
+ *
+ * - Square: `/api/v1/integrations/square/{id}`. The id is not a secret: every notification must
+ *   carry `x-square-hmacsha256-signature`, Square's HMAC-SHA256 of that URL and the body with the
+ *   subscription's signature key (routes.ts). The customer pastes the key Square shows; it is
+ *   stored sealed, never shown again, and replaced by a rotation (the key replaced keeps verifying
+ *   for the grace period, so notifications signed while the customer moves between the two
+ *   consoles are not refused).
+ * - Odoo: `/api/v1/integrations/odoo/{token}`, the token (`mit_` and 32 base62 characters, 190
+ *   bits) being the only credential Odoo's webhook action can carry. It is shown once, in the
+ *   whole URL; only its SHA-256 is stored (as for API keys: the server never needs it back), and
+ *   lookups go by the hash through a unique index. A rotation makes a new token; the replaced one
+ *   keeps working for the grace period.
+ *
+ * The credential the server reads the vendor's API with (a Square access token; an Odoo API key,
+ * for orders whose lines Odoo sends as ids) is stored sealed and never returned. A revoked
+ * integration's URL answers 404, as an unknown one does. Every change is audited by the caller
+ * (dashboard.ts).
+ */
+export const ODOO_TOKEN_PREFIX = 'mit_';
+
+type Row = {
+  id: string;
+  establishment_id: string;
+  livemode: boolean;
+  kind: string;
+  name: string;
+  status: string;
+  token_hash: string | null;
+  token_hint: string | null;
+  previous_token_hash: string | null;
+  previous_token_expires_at: Date | null;
+  signature_key: string | null;
+  previous_signature_key: string | null;
+  previous_signature_key_expires_at: Date | null;
+  api_credential: string | null;
+  settings: unknown;
+  created_at: Date;
+  updated_at: Date;
+  revoked_at: Date | null;
+  last_received_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+};
+export type IntegrationRow = Row;
+
+export type IntegrationSettings = { location_id?: string; url?: string; database?: string; login?: string };
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const base = (publicUrl: string) => publicUrl.replace(/\/+$/, '');
+
+/** Square's notification URL: what Square signs, so it must be exactly the URL configured there. */
+export function squareNotificationUrl(publicUrl: string, id: string): string {
+  return `${base(publicUrl)}/api/v1/integrations/square/${id}`;
+}
+
+export function odooUrl(publicUrl: string, token: string): string {
+  return `${base(publicUrl)}/api/v1/integrations/odoo/${token}`;
+}
+
+const settingsOf = (row: Row): IntegrationSettings => (row.settings ?? {}) as IntegrationSettings;
+
+/** The previous secret's expiry, while it is still accepted. */
+function previousExpiry(row: Row, now: Date): Date | null {
+  const at = row.kind === 'square' ? row.previous_signature_key_expires_at : row.previous_token_expires_at;
+  return at && at > now ? at : null;
+}
+
+export function toIntegration(row: Row, publicUrl: string, now: Date): Integration {
+  return {
+    id: row.id,
+    kind: row.kind as IntegrationKind,
+    name: row.name,
+    livemode: row.livemode,
+    status: row.status as Integration['status'],
+    url:
+      row.kind === 'square' ? squareNotificationUrl(publicUrl, row.id) : odooUrl(publicUrl, `${ODOO_TOKEN_PREFIX}…${row.token_hint ?? ''}`),
+    signature_key_set: row.signature_key !== null,
+    api_credential_set: row.api_credential !== null,
+    settings: settingsOf(row),
+    previous_expires_at: previousExpiry(row, now)?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+    last_received_at: row.last_received_at?.toISOString() ?? null,
+    last_error: row.last_error,
+    last_error_at: row.last_error_at?.toISOString() ?? null,
+  };
+}
+
+type Settings = Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | 'id' | 'name'>;
+
+/** The settings and sealed credential a create or update writes; fields of the other vendor are refused. */
+function changesOf(kind: IntegrationKind, id: string, secrets: SecretBox, input: Settings, current: IntegrationSettings) {
+  const square = ['signature_key', 'access_token', 'location_id'] as const;
+  const odoo = ['odoo_url', 'database', 'login', 'api_key'] as const;
+  const foreign = (kind === 'square' ? odoo : square).filter((k) => input[k] !== undefined);
+  if (foreign.length > 0) {
+    throw validationError(
+      `A ${kind === 'square' ? 'Square' : 'Odoo'} integration has no ${foreign.join(', ')}`,
+      foreign.map((k) => ({ path: k, message: `not a setting of a ${kind} integration` })),
+    );
+  }
+  const settings: IntegrationSettings =
+    kind === 'square'
+      ? { ...current, ...(input.location_id !== undefined ? { location_id: input.location_id } : {}) }
+      : {
+          ...current,
+          ...(input.odoo_url !== undefined ? { url: input.odoo_url.replace(/\/+$/, '') } : {}),
+          ...(input.database !== undefined ? { database: input.database } : {}),
+          ...(input.login !== undefined ? { login: input.login } : {}),
+        };
+  const credential = kind === 'square' ? input.access_token : input.api_key;
+  return {
+    settings,
+    ...(credential !== undefined ? { api_credential: sealColumn(secrets, 'integrations', id, 'api_credential', credential) } : {}),
+    ...(kind === 'square' && input.signature_key !== undefined
+      ? { signature_key: sealColumn(secrets, 'integrations', id, 'signature_key', input.signature_key) }
+      : {}),
+  };
+}
+
+export async function createIntegration(
+  tx: DbTx,
+  scope: DataScope,
+  deps: { secrets: SecretBox; publicUrl: string },
+  input: CreateIntegrationInput,
+  now: Date,
+): Promise<IntegrationWithUrl> {
+  const id = randomUUID();
+  const { establishment_id: _e, livemode: _l, kind, name, ...rest } = input;
+  const { settings, ...sealed } = changesOf(kind, id, deps.secrets, rest as Settings, {});
+  const token = kind === 'odoo' ? randomToken(ODOO_TOKEN_PREFIX) : null;
+  const row = await tx.integration.create({
+    data: {
+      id,
+      establishment_id: scope.establishmentId,
+      livemode: scope.livemode,
+      kind,
+      name,
+      settings,
+      ...sealed,
+      token_hash: token && hashToken(token),
+      token_hint: token?.slice(-4) ?? null,
+      created_at: now,
+      updated_at: now,
+    },
+  });
+  return { ...toIntegration(row, deps.publicUrl, now), secret_url: token && odooUrl(deps.publicUrl, token) };
+}
+
+async function activeRow(tx: DbTx, scope: DataScope, id: string): Promise<Row> {
+  const [row] = await tx.$queryRaw<Row[]>`
+    SELECT * FROM integrations
+    WHERE id = ${id}::uuid AND establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}
+    FOR UPDATE`;
+  if (!row) throw new AppError('not_found', `No integration ${id} in this establishment`);
+  if (row.status === 'revoked') throw new AppError('conflict', `Integration ${id} was revoked; create a new one`);
+  return row;
+}
+
+export async function listIntegrations(db: DbTx, scope: DataScope, publicUrl: string, now: Date): Promise<Integration[]> {
+  const rows = await db.integration.findMany({
+    where: { establishment_id: scope.establishmentId, livemode: scope.livemode },
+    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+  });
+  return rows.map((r) => toIntegration(r, publicUrl, now));
+}
+
+export async function updateIntegration(
+  tx: DbTx,
+  scope: DataScope,
+  deps: { secrets: SecretBox; publicUrl: string },
+  input: UpdateIntegrationInput,
+  now: Date,
+): Promise<Integration> {
+  const current = await activeRow(tx, scope, input.id);
+  const { establishment_id: _e, livemode: _l, id, name, ...rest } = input;
+  const changes = changesOf(current.kind as IntegrationKind, id, deps.secrets, rest as Settings, settingsOf(current));
+  const row = await tx.integration.update({
+    where: { id },
+    data: { ...changes, ...(name !== undefined ? { name } : {}), updated_at: now },
+  });
+  return toIntegration(row, deps.publicUrl, now);
+}
+
+/**
+ * Odoo: a new URL token, shown once in `secret_url`. Square: the new signature key Square shows
+ * (required). The replaced one keeps working for `grace_period_seconds`; only one is kept.
+ */
+export async function rotateIntegration(
+  tx: DbTx,
+  scope: DataScope,
+  deps: { secrets: SecretBox; publicUrl: string },
+  input: RotateIntegrationInput,
+  now: Date,
+): Promise<IntegrationWithUrl> {
+  const current = await activeRow(tx, scope, input.id);
+  const grace = input.grace_period_seconds ?? 0;
+  const until = grace > 0 ? new Date(now.getTime() + grace * 1000) : null;
+  if (current.kind === 'square') {
+    if (!input.signature_key) {
+      throw validationError('Paste the new signature key Square shows for the subscription', [
+        { path: 'signature_key', message: 'required to rotate a Square integration' },
+      ]);
+    }
+    const previous =
+      until && current.signature_key
+        ? sealColumn(
+            deps.secrets,
+            'integrations',
+            current.id,
+            'previous_signature_key',
+            openColumn(deps.secrets, 'integrations', current.id, 'signature_key', current.signature_key),
+          )
+        : null;
+    const row = await tx.integration.update({
+      where: { id: current.id },
+      data: {
+        signature_key: sealColumn(deps.secrets, 'integrations', current.id, 'signature_key', input.signature_key),
+        previous_signature_key: previous,
+        previous_signature_key_expires_at: previous ? until : null,
+        updated_at: now,
+      },
+    });
+    return { ...toIntegration(row, deps.publicUrl, now), secret_url: null };
+  }
+  if (input.signature_key !== undefined) {
+    throw validationError('An Odoo integration has no signature key: its URL is rotated', [
+      { path: 'signature_key', message: 'not a setting of an odoo integration' },
+    ]);
+  }
+  const token = randomToken(ODOO_TOKEN_PREFIX);
+  const row = await tx.integration.update({
+    where: { id: current.id },
+    data: {
+      token_hash: hashToken(token),
+      token_hint: token.slice(-4),
+      previous_token_hash: until ? current.token_hash : null,
+      previous_token_expires_at: until,
+      updated_at: now,
+    },
+  });
+  return { ...toIntegration(row, deps.publicUrl, now), secret_url: odooUrl(deps.publicUrl, token) };
+}
+
+/** Its URL stops working at once (404, as an unknown one); its secrets are erased. */
+export async function revokeIntegration(tx: DbTx, scope: DataScope, publicUrl: string, id: string, now: Date): Promise<Integration> {
+  await activeRow(tx, scope, id);
+  const row = await tx.integration.update({
+    where: { id },
+    data: {
+      status: 'revoked',
+      revoked_at: now,
+      updated_at: now,
+      token_hash: null,
+      previous_token_hash: null,
+      previous_token_expires_at: null,
+      signature_key: null,
+      previous_signature_key: null,
+      previous_signature_key_expires_at: null,
+      api_credential: null,
+    },
+  });
+  return toIntegration(row, publicUrl, now);
+}
+
+/** An active integration with what receiving for it needs: its tenant, as an API key's. */
+export type ActiveIntegration = { row: Row; auth: AuthContext };
+
+type TenantRow = Row & { organization_id: string; timezone: string; sector: string; plan: string; canceled: boolean };
+
+function activeIntegration(row: TenantRow | undefined): ActiveIntegration | undefined {
+  if (!row) return undefined;
+  if (row.canceled) throw new AppError('plan_required', "The organisation's subscription is canceled");
+  if (!(API_PLANS as readonly string[]).includes(row.plan)) {
+    throw new AppError('plan_required', 'Integrations are available on the Enterprise and Enterprise Multi plans only');
+  }
+  const { organization_id, timezone, sector, plan, canceled: _c, ...integration } = row;
+  return {
+    row: integration,
+    auth: {
+      // No API key: the integration stands in its place (logs, rate limits).
+      keyId: integration.id,
+      establishmentId: integration.establishment_id,
+      organizationId: organization_id,
+      livemode: integration.livemode,
+      plan: plan as Plan,
+      permissions: ['inbound:write'],
+      timezone,
+      sector: sector as Sector,
+    },
+  };
+}
+
+export async function findActiveIntegration(db: DbTx, kind: IntegrationKind, id: string): Promise<ActiveIntegration | undefined> {
+  const [row] = await db.$queryRaw<TenantRow[]>`
+    SELECT i.*, e.organization_id::text, e.timezone, e.sector, o.plan, o.canceled_at IS NOT NULL AS canceled
+    FROM integrations i JOIN establishments e ON e.id = i.establishment_id JOIN organizations o ON o.id = e.organization_id
+    WHERE i.id = ${id}::uuid AND i.kind = ${kind} AND i.status = 'active'`;
+  return activeIntegration(row);
+}
+
+/** The Odoo integration whose current token, or previous token still in its grace period, this is. */
+export async function findOdooIntegrationByToken(db: DbTx, token: string, now: Date): Promise<ActiveIntegration | undefined> {
+  const hash = hashToken(token);
+  const [row] = await db.$queryRaw<TenantRow[]>`
+    SELECT i.*, e.organization_id::text, e.timezone, e.sector, o.plan, o.canceled_at IS NOT NULL AS canceled
+    FROM integrations i JOIN establishments e ON e.id = i.establishment_id JOIN organizations o ON o.id = e.organization_id
+    WHERE i.kind = 'odoo' AND i.status = 'active'
+      AND (i.token_hash = ${hash} OR (i.previous_token_hash = ${hash} AND i.previous_token_expires_at > ${now}))`;
+  return activeIntegration(row);
+}
+
+/** Square's signature keys that verify now: the current one, and the replaced one in its grace period. */
+export function signatureKeys(secrets: SecretBox, row: Row, now: Date): string[] {
+  const keys: string[] = [];
+  if (row.signature_key) keys.push(openColumn(secrets, 'integrations', row.id, 'signature_key', row.signature_key));
+  if (row.previous_signature_key && row.previous_signature_key_expires_at && row.previous_signature_key_expires_at > now) {
+    keys.push(openColumn(secrets, 'integrations', row.id, 'previous_signature_key', row.previous_signature_key));
+  }
+  return keys;
+}
+
+/** The Square access token or Odoo API key, or null when none was given. */
+export function apiCredential(secrets: SecretBox, row: Row): string | null {
+  return row.api_credential && openColumn(secrets, 'integrations', row.id, 'api_credential', row.api_credential);
+}
+
+export function settingsOfRow(row: Row): IntegrationSettings {
+  return settingsOf(row);
+}
+
+/** What the Integrations page shows of its traffic: the last time something arrived, the last failure. */
+export async function noteReceived(db: DbTx, id: string, now: Date): Promise<void> {
+  await db.integration.update({ where: { id }, data: { last_received_at: now } });
+}
+
+export async function noteOutcome(db: DbTx, id: string, now: Date, error: string | null): Promise<void> {
+  await db.integration.update({
+    where: { id },
+    data: error === null ? { last_error: null, last_error_at: null } : { last_error: error.slice(0, 1000), last_error_at: now },
+  });
+}
