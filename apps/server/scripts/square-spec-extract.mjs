@@ -86,9 +86,12 @@ for (const name of EVENTS) collect({ $ref: `#/components/schemas/${name}` });
 const names = [...wanted].sort();
 const extractedSchemas = Object.fromEntries(names.map((n) => [n, schemas[n]]));
 const examples = Object.fromEntries(
-  names.filter((n) => schemas[n].example !== undefined).map((n) => [n, { summary: `The example of ${n} in ${FILE}`, value: schemas[n].example }]),
+  names
+    .filter((n) => schemas[n].example !== undefined)
+    .map((n) => [n, { summary: `The example of ${n} in ${FILE}`, value: schemas[n].example }]),
 );
-const squareVersion = spec.components.securitySchemes?.oauth2?.['x-additional-headers']?.find((h) => h.name === 'Square-Version')?.schema?.default;
+const squareVersion = spec.components.securitySchemes?.oauth2?.['x-additional-headers']?.find((h) => h.name === 'Square-Version')?.schema
+  ?.default;
 
 const extract = {
   openapi: spec.openapi,
@@ -115,5 +118,7 @@ const extract = {
 
 const out = join(dirname(fileURLToPath(import.meta.url)), '../test/fixtures/square/square-api-extract.json');
 writeFileSync(out, `${JSON.stringify(extract, null, 2)}\n`);
-console.log(`${out}: ${Object.keys(paths).length} paths, ${names.length} schemas, ${Object.keys(examples).length} examples (commit ${commit}, Square-Version ${squareVersion})`);
+console.log(
+  `${out}: ${Object.keys(paths).length} paths, ${names.length} schemas, ${Object.keys(examples).length} examples (commit ${commit}, Square-Version ${squareVersion})`,
+);
 console.log(`examples: ${Object.keys(examples).join(', ')}`);
