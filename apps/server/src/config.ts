@@ -123,6 +123,13 @@ const EnvSchema = z.object({
   DASHBOARD_DIR: z.string().optional(),
   /** Serve the dashboard's sources through Vite with hot reload (`pnpm dev` sets it). */
   DASHBOARD_HOT_RELOAD: bool.default(false),
+  /**
+   * Square's API, where Square integrations read orders and inventory changes. Unset: Square's
+   * production API (https://connect.squareup.com) for live integrations and its sandbox
+   * (https://connect.squareupsandbox.com) for test ones. Set, both use it (a proxy, or a local
+   * Square API in tests).
+   */
+  SQUARE_API_URL: httpUrl.optional(),
   /** A spike alert needs at least this many kg in the day, whatever the baseline. */
   ALERT_MIN_KG: z.coerce.number().min(0).default(5),
   /** Days events are kept once all their deliveries are over, with those deliveries (modules/retention/purge.ts). */
@@ -278,6 +285,11 @@ function toConfig(e: z.output<typeof EnvSchema>) {
       // Next to this package in a checkout (src/ and dist/ are both one level down).
       dir: e.DASHBOARD_DIR ?? fileURLToPath(new URL('../../dashboard/dist', import.meta.url)),
       hotReload: e.DASHBOARD_HOT_RELOAD,
+    },
+    /** Square's API by mode (modules/integrations). */
+    square: {
+      liveUrl: (e.SQUARE_API_URL ?? 'https://connect.squareup.com').replace(/\/+$/, ''),
+      testUrl: (e.SQUARE_API_URL ?? 'https://connect.squareupsandbox.com').replace(/\/+$/, ''),
     },
     alertMinKg: e.ALERT_MIN_KG,
     retention: { eventDays: e.RETENTION_EVENT_DAYS, inboundDedupeDays: e.INBOUND_DEDUPE_DAYS },

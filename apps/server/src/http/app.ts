@@ -5,12 +5,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Config } from '../config.js';
 import type { AuthContext, Clock } from '../context.js';
 import type { Db } from '../db/client.js';
-import { inspectJson, UNPAIRED_SURROGATE } from '../db/text.js';
-import { AppError, validationError } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { registerIntegrationRoutes } from '../modules/integrations/routes.js';
 import type { SecretBox } from '../secrets/cipher.js';
 import type { CheckpointSigner } from '../secrets/signing.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
@@ -19,7 +19,7 @@ import type { Authenticator } from './auth.js';
 import { registerProcedureRoutes } from './binding.js';
 import { registerDashboard } from './dashboard.js';
 import { answerClientError, handleError, sendError } from './errors.js';
-import { MAX_BODY_DEPTH, registerJsonBodyParser } from './json-body.js';
+import { assertStorableJson, registerJsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerPagePolicies } from './page-policy.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -179,20 +179,11 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     );
   });
 
-  // A JSON body must be text the database can store as given (unpaired surrogates, `\ud800`
-  // escapes, would be stored as U+FFFD). Its depth was checked by the parser (json-body.ts) already;
-  // the walk keeps the limit so that a body parsed some other way is held to it too.
+  // A JSON body must be text the database can store as given (json-body.ts, assertStorableJson).
   app.addHook('preValidation', async (request) => {
-    if (!request.routeOptions.config?.api || request.body === undefined) return;
-    const found = inspectJson(request.body, UNPAIRED_SURROGATE, MAX_BODY_DEPTH);
-    if (found?.reason === 'text') {
-      throw validationError('Text must be valid Unicode: the body holds an unpaired UTF-16 surrogate', [
-        { path: found.path, message: 'unpaired UTF-16 surrogate' },
-      ]);
-    }
-    if (found) {
-      throw validationError(`The body nests deeper than ${MAX_BODY_DEPTH} levels`, [{ path: found.path, message: 'nested too deeply' }]);
-    }
+    const route = request.routeOptions.config;
+    if (!(route?.api || route?.integration) || request.body === undefined) return;
+    assertStorableJson(request.body);
   });
 
   app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));
@@ -244,7 +235,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   if (afterWrite) {
     app.addHook('onResponse', async (request, reply) => {
       if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 300) return;
-      if (request.routeOptions.config?.api) afterWrite();
+      if (request.routeOptions.config?.api || request.routeOptions.config?.integration) afterWrite();
     });
   }
 
@@ -260,6 +251,15 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
 
   registerProcedureRoutes(app, { router, db, clock, secrets: services.secrets });
+  registerIntegrationRoutes(app, {
+    db,
+    clock,
+    secrets: services.secrets,
+    catalog: services.dashboard.catalog,
+    rateLimiter,
+    publicUrl: config.publicUrl,
+    dedupeDays: config.retention.inboundDedupeDays,
+  });
   await registerDashboard(app, {
     db,
     clock,

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { inspectJson } from '../db/text.js';
+import { inspectJson, UNPAIRED_SURROGATE } from '../db/text.js';
 import { AppError, validationError } from '../errors.js';
 
 /** Deepest nesting of a JSON body (the documented bodies nest 3 levels; POS payloads a few more). */
@@ -26,6 +26,23 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(err as Error, undefined);
     }
   });
+}
+
+/**
+ * A parsed body must be text the database can store as given: unpaired surrogates (`\ud800`
+ * escapes) would be stored as U+FFFD. Its depth was checked by the parser already; the walk keeps
+ * the limit so that a body parsed some other way is held to it too.
+ */
+export function assertStorableJson(body: unknown): void {
+  const found = inspectJson(body, UNPAIRED_SURROGATE, MAX_BODY_DEPTH);
+  if (found?.reason === 'text') {
+    throw validationError('Text must be valid Unicode: the body holds an unpaired UTF-16 surrogate', [
+      { path: found.path, message: 'unpaired UTF-16 surrogate' },
+    ]);
+  }
+  if (found) {
+    throw validationError(`The body nests deeper than ${MAX_BODY_DEPTH} levels`, [{ path: found.path, message: 'nested too deeply' }]);
+  }
 }
 
 export function parseJsonBody(text: string): unknown {

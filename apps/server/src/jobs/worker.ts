@@ -9,6 +9,15 @@ import type { Metrics } from '../metrics.js';
 import { type FailedSignIn, PASSWORD_RESET_MAIL_TASK, type PasswordResetMail, SIGN_IN_FAILED_TASK } from '../modules/accounts/jobs.js';
 import { auditFailedSignIn, sendPasswordResetMail } from '../modules/accounts/service.js';
 import { detectSpikes } from '../modules/alerts/detect.js';
+import { createCatalogCache } from '../modules/catalog/service.js';
+import {
+  type IntegrationJob,
+  type IntegrationJobDeps,
+  ODOO_ORDER_TASK,
+  runOdooOrder,
+  runSquareFetch,
+  SQUARE_FETCH_TASK,
+} from '../modules/integrations/jobs.js';
 import { runVerification } from '../modules/records/verification-runs.js';
 import { purgeExpired } from '../modules/retention/purge.js';
 import { type AttemptDeps, deliver } from '../modules/webhooks/attempt.js';
@@ -100,6 +109,20 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     return result;
   };
   const dispatcher = createDispatcher(dispatch, options.dispatchIntervalMs ?? config.worker.pollIntervalMs, log);
+  // What Square and Odoo integrations' jobs read with (modules/integrations/jobs.ts): the vendors'
+  // APIs, Odoo's through the deliveries' guard since its URL is the customer's.
+  const integrationDeps: IntegrationJobDeps = {
+    db,
+    clock,
+    secrets: options.secrets,
+    catalog: createCatalogCache(),
+    log,
+    square: config.square,
+    policy: deps.policy,
+    agents,
+    userAgent: `Merma-Integrations/${options.version ?? '1'} (+https://merma.app/docs/integrations)`,
+    wake: () => dispatcher.wake(),
+  };
   const levels: Record<LogLevel, keyof Log> = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' };
   // graphile-worker's messages through our logger, its scope (worker id, task, job) as a field when it has one.
   const logger = new Logger(
@@ -146,6 +169,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
           max: helpers.job.max_attempts,
         });
       },
+      [SQUARE_FETCH_TASK]: async (payload, helpers) => runSquareFetch(integrationDeps, payload as IntegrationJob, helpers),
+      [ODOO_ORDER_TASK]: async (payload) => runOdooOrder(integrationDeps, payload as IntegrationJob),
       'retention.purge': async () => {
         await purgeExpired({ pool, clock, log }, config.retention);
       },

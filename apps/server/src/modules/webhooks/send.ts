@@ -80,12 +80,45 @@ export function sendWebhook(
   });
 }
 
-function exchange(rawUrl: string, body: string, headers: Record<string, string>, policy: SendPolicy, agents?: Agents): Promise<SendResult> {
+/**
+ * POSTs to a URL a customer gave (an Odoo database's JSON-RPC endpoint), through the same guard as
+ * deliveries (target.ts: HTTPS in production, no internal address, no redirect), and reads the
+ * answer's body, up to `maxBytes` (a longer answer is a failure). Traced as `sendWebhook` is.
+ */
+export function postGuarded(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: SendPolicy,
+  options: { agents?: Agents; maxBytes: number },
+): Promise<SendResult & { body: string | null }> {
+  const url = URL.canParse(rawUrl) ? new URL(rawUrl) : undefined;
+  const attributes = {
+    'http.request.method': 'POST',
+    ...(url ? { 'url.full': `${url.origin}${url.pathname}`, 'server.address': url.hostname } : {}),
+  };
+  return inSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const result = await exchange(rawUrl, body, headers, policy, options.agents, options.maxBytes);
+    if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
+    if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+    return { ...result, body: result.body ?? null };
+  });
+}
+
+function exchange(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  policy: SendPolicy,
+  agents?: Agents,
+  readUpTo?: number,
+): Promise<SendResult & { body?: string }> {
   const started = performance.now();
-  const done = (status: number | null, error: string | null): SendResult => ({
+  const done = (status: number | null, error: string | null, text?: string): SendResult & { body?: string } => ({
     status,
     error,
     durationMs: Math.round(performance.now() - started),
+    ...(text !== undefined ? { body: text } : {}),
   });
   const checked = checkTarget(rawUrl, policy);
   if ('refused' in checked) return Promise.resolve(done(null, `refused: ${checked.refused.reason}`));
@@ -104,8 +137,24 @@ function exchange(rawUrl: string, body: string, headers: Record<string, string>,
       },
       (res) => {
         const status = res.statusCode ?? 0;
-        res.resume(); // the answer's body is read and dropped, which frees the socket for reuse
         res.on('error', () => {});
+        if (readUpTo !== undefined && status >= 200 && status < 300) {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > readUpTo) {
+              res.destroy();
+              resolve(done(status, `the answer is longer than ${readUpTo} bytes`));
+            } else chunks.push(chunk);
+          });
+          res.on('end', () => resolve(done(status, null, Buffer.concat(chunks).toString('utf8'))));
+          res.on('close', () =>
+            resolve(done(status, signal.aborted ? `timeout: no answer within ${policy.timeoutMs} ms` : 'the answer was cut short')),
+          );
+          return;
+        }
+        res.resume(); // the answer's body is read and dropped, which frees the socket for reuse
         if (status >= 200 && status < 300) resolve(done(status, null));
         else if (status >= 300 && status < 400) resolve(done(status, `redirect (${status}) not followed`));
         else resolve(done(status, `HTTP ${status}`));

@@ -1,0 +1,221 @@
+import type { BatchItemError } from '@merma/schema';
+import type { Clock, Log } from '../../context.js';
+import type { DbTx } from '../../db/client.js';
+import { AppError } from '../../errors.js';
+import type { SecretBox } from '../../secrets/cipher.js';
+import type { CatalogCache } from '../catalog/service.js';
+import { receiveInboundEvent } from '../inbound/service.js';
+import type { Agents, SendPolicy } from '../webhooks/send.js';
+import { OdooRpcError, odooRpc } from './odoo/rpc.js';
+import { apiCredential, findActiveIntegration, noteOutcome, settingsOfRow } from './service.js';
+import { SquareApiError, squareApi } from './square/api.js';
+
+/**
+ * The integrations' durable jobs (graphile-worker, registered by jobs/worker.ts), queued by SQL in
+ * the transaction that stored what the vendor sent (routes.ts), so the vendor's request is
+ * answered at once and never waits for the vendor's own API:
+ *
+ * - `integrations.square_fetch` {integration_id, inbound_event_id}: a Square notification (kept in
+ *   `inbound_events`) → the order from the Orders API (BatchRetrieveOrders), stored as sales by
+ *   the square connector; or the WASTE adjustments of the counts it names, from the Inventory API
+ *   (BatchRetrieveInventoryChanges), each stored as a loss. Sales lines are stored once by order
+ *   id and line uid, losses once by adjustment id, so a job run twice stores nothing twice.
+ * - `integrations.odoo_order` {integration_id, inbound_event_id}: a `pos.order` whose lines Odoo
+ *   sent as ids → the lines through Odoo's JSON-RPC, stored as sales by the odoo connector.
+ *
+ * When the vendor is down, times out or answers 5xx, the job fails and graphile-worker tries again
+ * with its exponential backoff (15 attempts: about a day and a half). A 429 from Square is
+ * honoured: the job is queued again at the time its Retry-After gives. Wrong credentials are
+ * retried too (the customer may fix them meanwhile). What the vendor sent that the connector
+ * cannot store (an unknown product, a unit it cannot weigh) is not retried: the integration's
+ * `last_error` says so on the Integrations page, as does any other failure.
+ */
+export const SQUARE_FETCH_TASK = 'integrations.square_fetch';
+export const ODOO_ORDER_TASK = 'integrations.odoo_order';
+const MAX_ATTEMPTS = 15;
+/** Square answering 429 again and again: given up after this many waits. */
+const MAX_RATE_LIMITED = 20;
+
+export type IntegrationJob = { integration_id: string; inbound_event_id: string; rate_limited?: number };
+
+export async function enqueueIntegrationJob(db: DbTx, task: typeof SQUARE_FETCH_TASK | typeof ODOO_ORDER_TASK, job: IntegrationJob) {
+  await db.$executeRaw`SELECT graphile_worker.add_job(${task}::text, ${JSON.stringify(job)}::json, max_attempts := ${MAX_ATTEMPTS}::int)`;
+}
+
+export type IntegrationJobDeps = {
+  db: DbTx;
+  clock: Clock;
+  secrets: SecretBox;
+  catalog: CatalogCache;
+  log: Log;
+  /** Square's API by mode (config.square). */
+  square: { liveUrl: string; testUrl: string };
+  /** The guard for customers' URLs (Odoo's), as for webhook deliveries. */
+  policy: SendPolicy;
+  agents?: Agents;
+  userAgent: string;
+  /** Called after records were stored: their outbox events are dispatched at once. */
+  wake(): void;
+};
+
+type Helpers = { addJob(task: string, payload: unknown, spec: { runAt: Date; maxAttempts: number }): Promise<unknown> };
+
+/** The notification's order id (order.* events) or counts (inventory.count.updated). */
+type SquareNotification = {
+  type?: string;
+  created_at?: string;
+  data?: { id?: string; object?: Record<string, unknown> };
+};
+export type SquareWork =
+  | { kind: 'order'; orderId: string; locationId: string | undefined }
+  | { kind: 'inventory'; catalogObjectIds: string[]; locationIds: string[]; updatedAfter: string };
+
+/** One hour before the earliest count's time: the adjustment that moved it was made before it was calculated. */
+const INVENTORY_LOOKBACK_MS = 60 * 60 * 1000;
+
+/** What a stored Square notification asks to fetch (routes.ts decided it was worth fetching). */
+export function squareWorkOf(notification: SquareNotification): SquareWork | undefined {
+  const object = notification.data?.object ?? {};
+  if (notification.type === 'inventory.count.updated') {
+    const counts = (Array.isArray(object.inventory_counts) ? object.inventory_counts : []) as Record<string, unknown>[];
+    const ids = [...new Set(counts.map((c) => c.catalog_object_id).filter((v): v is string => typeof v === 'string'))];
+    const locations = [...new Set(counts.map((c) => c.location_id).filter((v): v is string => typeof v === 'string'))];
+    const times = counts.map((c) => Date.parse(String(c.calculated_at))).filter((t) => Number.isFinite(t));
+    const earliest = times.length > 0 ? Math.min(...times) : Date.parse(String(notification.created_at));
+    if (ids.length === 0 || !Number.isFinite(earliest)) return undefined;
+    return {
+      kind: 'inventory',
+      catalogObjectIds: ids,
+      locationIds: locations,
+      updatedAfter: new Date(earliest - INVENTORY_LOOKBACK_MS).toISOString(),
+    };
+  }
+  const inner = (object.order_created ?? object.order_updated ?? object.order_fulfillment_updated) as Record<string, unknown> | undefined;
+  const orderId = inner?.order_id ?? notification.data?.id;
+  if (typeof orderId !== 'string') return undefined;
+  return { kind: 'order', orderId, locationId: typeof inner?.location_id === 'string' ? inner.location_id : undefined };
+}
+
+/** "12 adjustments: 2 not stored (payload.product_ref: no product of this organisation …)". */
+function describeRefusals(refused: string[]): string | null {
+  if (refused.length === 0) return null;
+  return `${refused.length} not stored: ${refused.slice(0, 3).join('; ')}${refused.length > 3 ? '; …' : ''}`;
+}
+
+const lineRefusal = (e: BatchItemError) =>
+  `line ${e.index}: ${e.error}${e.details?.length ? ` (${e.details.map((d) => `${d.path}: ${d.message}`).join(', ')})` : ''}`;
+
+const refusal = (err: AppError) =>
+  `${err.message}${err.details?.length ? ` (${err.details.map((d) => `${d.path}: ${d.message}`).join(', ')})` : ''}`;
+
+export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJob, helpers: Helpers): Promise<void> {
+  const found = await findActiveIntegration(deps.db, 'square', job.integration_id).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'plan_required') return undefined; // canceled since: nothing to store
+    throw err;
+  });
+  if (!found) return; // revoked since the notification arrived
+  const { row, auth } = found;
+  const stored = await deps.db.inboundEvent.findUnique({ where: { id: job.inbound_event_id } });
+  if (!stored) return; // purged after the dedupe window
+  const work = squareWorkOf(stored.payload as SquareNotification);
+  if (!work) return;
+  const token = apiCredential(deps.secrets, row);
+  if (!token) {
+    await noteOutcome(deps.db, row.id, deps.clock(), 'No Square access token: add it to the integration to read orders and stock');
+    throw new Error(`Square integration ${row.id} has no access token`);
+  }
+  const api = squareApi({
+    baseUrl: row.livemode ? deps.square.liveUrl : deps.square.testUrl,
+    accessToken: token,
+    userAgent: deps.userAgent,
+  });
+  const settings = settingsOfRow(row);
+  const receiveDeps = { db: deps.db, clock: deps.clock, catalog: deps.catalog };
+  try {
+    const refused: string[] = [];
+    if (work.kind === 'order') {
+      const orders = await api.batchRetrieveOrders({
+        ...(settings.location_id ? { locationId: settings.location_id } : {}),
+        orderIds: [work.orderId],
+      });
+      try {
+        const result = await receiveInboundEvent(receiveDeps, auth, { event: 'sales.recorded', connector: 'square', payload: { orders } });
+        for (const e of result.sales?.errors ?? []) refused.push(lineRefusal(e));
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
+        refused.push(refusal(err));
+      }
+    } else {
+      const locationIds = settings.location_id ? [settings.location_id] : work.locationIds;
+      const adjustments = await api.wasteAdjustments({
+        catalogObjectIds: work.catalogObjectIds,
+        locationIds,
+        updatedAfter: work.updatedAfter,
+      });
+      for (const adjustment of adjustments) {
+        try {
+          await receiveInboundEvent(receiveDeps, auth, { event: 'inventory.loss', connector: 'square', payload: { adjustment } });
+        } catch (err) {
+          if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
+          refused.push(`adjustment ${String(adjustment.id)}: ${refusal(err)}`);
+        }
+      }
+    }
+    await noteOutcome(deps.db, row.id, deps.clock(), describeRefusals(refused));
+    deps.wake();
+  } catch (err) {
+    if (!(err instanceof SquareApiError)) throw err;
+    await noteOutcome(deps.db, row.id, deps.clock(), err.message);
+    const waits = job.rate_limited ?? 0;
+    if (err.status === 429 && err.retryAfterSeconds !== null && waits < MAX_RATE_LIMITED) {
+      const runAt = new Date(deps.clock().getTime() + err.retryAfterSeconds * 1000);
+      await helpers.addJob(SQUARE_FETCH_TASK, { ...job, rate_limited: waits + 1 }, { runAt, maxAttempts: MAX_ATTEMPTS });
+      deps.log.info({ integration_id: row.id, retry_at: runAt.toISOString() }, 'Square rate-limited the integration; fetching again later');
+      return;
+    }
+    throw err;
+  }
+}
+
+export async function runOdooOrder(deps: IntegrationJobDeps, job: IntegrationJob): Promise<void> {
+  const found = await findActiveIntegration(deps.db, 'odoo', job.integration_id).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'plan_required') return undefined;
+    throw err;
+  });
+  if (!found) return;
+  const { row, auth } = found;
+  const stored = await deps.db.inboundEvent.findUnique({ where: { id: job.inbound_event_id } });
+  if (!stored) return;
+  const order = stored.payload as { _id?: unknown; id?: unknown };
+  const orderId = Number(order._id ?? order.id);
+  const settings = settingsOfRow(row);
+  const apiKey = apiCredential(deps.secrets, row);
+  if (!settings.url || !settings.database || !settings.login || !apiKey) {
+    await noteOutcome(deps.db, row.id, deps.clock(), "Odoo's URL, database, login and API key are needed to read the order's lines");
+    throw new Error(`Odoo integration ${row.id} cannot read orders`);
+  }
+  const rpc = odooRpc(
+    { url: settings.url, database: settings.database, login: settings.login, apiKey },
+    { policy: deps.policy, ...(deps.agents ? { agents: deps.agents } : {}), userAgent: deps.userAgent },
+  );
+  let lines: Record<string, unknown>[];
+  try {
+    lines = await rpc.posOrderLines(orderId);
+  } catch (err) {
+    if (err instanceof OdooRpcError) await noteOutcome(deps.db, row.id, deps.clock(), err.message);
+    throw err;
+  }
+  const refused: string[] = [];
+  try {
+    const result = await receiveInboundEvent({ db: deps.db, clock: deps.clock, catalog: deps.catalog }, auth, {
+      event: 'sales.recorded',
+      connector: 'odoo',
+      payload: { lines },
+    });
+    for (const e of result.sales?.errors ?? []) refused.push(lineRefusal(e));
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
+    refused.push(refusal(err));
+  }
+  await noteOutcome(deps.db, row.id, deps.clock(), describeRefusals(refused));
+}

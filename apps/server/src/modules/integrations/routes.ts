@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Clock } from '../../context.js';
+import type { Db, DbTx } from '../../db/client.js';
+import { AppError, validationError } from '../../errors.js';
+import { assertStorableJson, parseJsonBody } from '../../http/json-body.js';
+import type { RateLimiter } from '../../http/rate-limit.js';
+import type { SecretBox } from '../../secrets/cipher.js';
+import { ok } from '../../trpc/trpc.js';
+import type { CatalogCache } from '../catalog/service.js';
+import { odooEventOf } from '../inbound/connectors/index.js';
+import { receiveInboundEvent } from '../inbound/service.js';
+import { enqueueIntegrationJob, ODOO_ORDER_TASK, SQUARE_FETCH_TASK, squareWorkOf } from './jobs.js';
+import {
+  type ActiveIntegration,
+  apiCredential,
+  findActiveIntegration,
+  findOdooIntegrationByToken,
+  noteOutcome,
+  noteReceived,
+  settingsOfRow,
+  signatureKeys,
+  squareNotificationUrl,
+} from './service.js';
+import { SQUARE_SIGNATURE_HEADER, squareSignatureMatches } from './square/signature.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An integration's own URL (Square, Odoo): authenticated by the vendor's signature or URL token, never an API key. */
+    integration?: boolean;
+  }
+}
+
+export type IntegrationRouteDeps = {
+  db: Db;
+  clock: Clock;
+  secrets: SecretBox;
+  catalog: CatalogCache;
+  rateLimiter: RateLimiter;
+  publicUrl: string;
+  /** Days an event id is remembered (INBOUND_DEDUPE_DAYS): an older Square notification is refused as a replay. */
+  dedupeDays: number;
+};
+
+/** Square's order notifications, and the inventory one (https://developer.squareup.com/reference/square/webhooks). */
+const SQUARE_ORDER_EVENTS = new Set(['order.created', 'order.updated', 'order.fulfillment.updated']);
+const SQUARE_INVENTORY_EVENT = 'inventory.count.updated';
+/** Point of Sale orders in these states are sales (odoo/addons/point_of_sale/models/pos_order.py). */
+const PAID_ODOO_STATES = new Set(['paid', 'done', 'invoiced']);
+
+type Answer = { event_id: string | null; status: 'queued' | 'duplicate' | 'ignored'; reason?: string };
+
+/**
+ * The integrations' own inbound URLs (service.ts says why each vendor has one), outside the
+ * API-key routes: `POST /api/v1/integrations/square/{id}` and `POST /api/v1/integrations/odoo/{token}`.
+ * Both answer in the API's envelope and error shapes; an unknown or revoked integration is a 404.
+ *
+ * Square: the signature is checked over the raw body before anything else reads it (this route's
+ * JSON parser keeps the text). A notification is stored once by its `event_id` (a resend, or a
+ * replay of a captured one, answers `duplicate`; older than the dedupe window, it is refused, as
+ * its id may have been forgotten) and the fetch is queued (jobs.ts) in the same transaction; the
+ * answer never waits for Square's API. Orders not COMPLETED, other locations than the
+ * integration's, and event types Merma does not read are answered `ignored` (a 2xx, or Square
+ * would retry them), and kept to show on the Integrations page.
+ *
+ * Odoo: the automation rule's body (`_model`, `_id` and the chosen fields) goes to the odoo
+ * connector as on the generic endpoint and is answered at once (Odoo's webhook action waits 1 s).
+ * A `pos.order` whose `lines` are ids is stored and its lines fetched through JSON-RPC by a job,
+ * when the integration has Odoo's URL, database, login and API key; without them the connector
+ * refuses it, saying what to configure. Refusals are noted on the integration (`last_error`),
+ * since Odoo shows a webhook's failures only in its server log.
+ */
+export function registerIntegrationRoutes(app: FastifyInstance, deps: IntegrationRouteDeps): void {
+  const { db, clock } = deps;
+
+  app.register(async (square) => {
+    // The raw text, for the signature; parsed (with the same limits as everywhere) once verified.
+    square.removeContentTypeParser(['application/json']);
+    square.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body.toString()));
+
+    square.post<{ Params: { id: string } }>(
+      '/api/v1/integrations/square/:id',
+      { config: { integration: true } },
+      async (request, reply) => {
+        const found = await activeOr404(() =>
+          UUID.test(request.params.id) ? findActiveIntegration(db, 'square', request.params.id) : Promise.resolve(undefined),
+        );
+        await limit(deps.rateLimiter, found, reply);
+        const raw = typeof request.body === 'string' ? request.body : '';
+        const keys = signatureKeys(deps.secrets, found.row, clock());
+        if (keys.length === 0) {
+          await noteOutcome(db, found.row.id, clock(), 'A notification arrived, but the signature key is not set: paste it from Square');
+          throw new AppError('unauthorized', "This integration has no signature key yet: paste the subscription's signature key in Merma");
+        }
+        const signature = request.headers[SQUARE_SIGNATURE_HEADER];
+        if (!squareSignatureMatches(keys, squareNotificationUrl(deps.publicUrl, found.row.id), raw, single(signature))) {
+          throw new AppError(
+            'unauthorized',
+            `${SQUARE_SIGNATURE_HEADER} is missing or does not match: check the subscription's notification URL and signature key`,
+          );
+        }
+        const body = parseJsonBody(raw);
+        assertStorableJson(body);
+        const answer = await receiveSquareNotification(deps, found, body);
+        return reply.send(ok(answer));
+      },
+    );
+  });
+
+  app.post<{ Params: { token: string } }>('/api/v1/integrations/odoo/:token', { config: { integration: true } }, async (request, reply) => {
+    const found = await activeOr404(() =>
+      /^mit_[0-9A-Za-z]{32}$/.test(request.params.token)
+        ? findOdooIntegrationByToken(db, request.params.token, clock())
+        : Promise.resolve(undefined),
+    );
+    await limit(deps.rateLimiter, found, reply);
+    try {
+      const answer = await receiveOdoo(deps, found, request.body);
+      return reply.send(ok(answer));
+    } catch (err) {
+      if (err instanceof AppError && err.code !== 'conflict')
+        await noteOutcome(db, found.row.id, clock(), `${err.message}${detailsOf(err)}`);
+      throw err;
+    }
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+const detailsOf = (err: AppError) => (err.details?.length ? ` (${err.details.map((d) => `${d.path}: ${d.message}`).join(', ')})` : '');
+
+async function activeOr404(find: () => Promise<ActiveIntegration | undefined>): Promise<ActiveIntegration> {
+  const found = await find();
+  if (!found) throw new AppError('not_found', 'No such integration: it was revoked, or the URL is not the one the dashboard gave');
+  return found;
+}
+
+/** The API's general limit, per integration (a vendor retrying in a loop cannot starve the establishment's API keys). */
+async function limit(rateLimiter: RateLimiter, found: ActiveIntegration, reply: FastifyReply): Promise<void> {
+  await rateLimiter.consume('general', `integration:${found.row.id}`, reply);
+}
+
+const object = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+async function receiveSquareNotification(deps: IntegrationRouteDeps, found: ActiveIntegration, body: unknown): Promise<Answer> {
+  const { row, auth } = found;
+  const n = object(body);
+  const eventId = n?.event_id;
+  const type = n?.type;
+  const createdAt = typeof n?.created_at === 'string' ? Date.parse(n.created_at) : Number.NaN;
+  const missing = [
+    typeof type !== 'string' && 'type',
+    (typeof eventId !== 'string' || eventId.length === 0 || eventId.length > 200) && 'event_id',
+    !Number.isFinite(createdAt) && 'created_at',
+    !object(n?.data) && 'data',
+  ].filter(Boolean) as string[];
+  if (!n || missing.length > 0) {
+    throw validationError(
+      'Not a Square webhook notification: expected {merchant_id, type, event_id, created_at, data}',
+      (missing.length ? missing : ['type']).map((path) => ({ path, message: 'required' })),
+    );
+  }
+  const now = deps.clock();
+  if (now.getTime() - createdAt > deps.dedupeDays * 86_400_000) {
+    throw validationError(`This notification was created more than ${deps.dedupeDays} days ago; it is refused as a replay`, [
+      { path: 'created_at', message: 'too old' },
+    ]);
+  }
+  const settings = settingsOfRow(row);
+  let ignored: string | undefined;
+  const work = squareWorkOf(n);
+  if (type === SQUARE_INVENTORY_EVENT) {
+    if (!work) ignored = 'no inventory counts in the notification';
+    else if (work.kind === 'inventory' && settings.location_id && !work.locationIds.includes(settings.location_id)) {
+      ignored = `counts of another location than ${settings.location_id}`;
+    }
+  } else if (SQUARE_ORDER_EVENTS.has(type as string)) {
+    const data = object(n.data) ?? {};
+    const inner = object(object(data.object)?.[`order_${(type as string).slice('order.'.length).replaceAll('.', '_')}`]) ?? {};
+    if (!work) ignored = 'no order id in the notification';
+    else if (inner.state !== 'COMPLETED') ignored = `order ${String(inner.state ?? 'without a state')}: only COMPLETED orders are sales`;
+    else if (settings.location_id && inner.location_id !== settings.location_id)
+      ignored = `an order of another location than ${settings.location_id}`;
+  } else {
+    ignored = `Merma does not read ${String(type)} notifications`;
+  }
+
+  return transaction(deps.db, async (tx) => {
+    const id = randomUUID();
+    const logged = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO inbound_events (id, establishment_id, livemode, event, source, external_ref, payload, created_at)
+      VALUES (${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${`square:${String(type)}`}, 'square',
+        ${`notification:${String(eventId)}`}, ${JSON.stringify(n)}::jsonb, ${now})
+      ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
+      RETURNING id::text`;
+    await noteReceived(tx, row.id, now);
+    if (logged.length === 0) return { event_id: null, status: 'duplicate' as const };
+    if (ignored) return { event_id: id, status: 'ignored' as const, reason: ignored };
+    if (!apiCredential(deps.secrets, row)) {
+      // Stored and queued all the same: the job waits (retries) until the token is added.
+      await noteOutcome(tx, row.id, now, 'No Square access token: add it to the integration to read orders and stock');
+    }
+    await enqueueIntegrationJob(tx, SQUARE_FETCH_TASK, { integration_id: row.id, inbound_event_id: id });
+    return { event_id: id, status: 'queued' as const };
+  });
+}
+
+async function receiveOdoo(deps: IntegrationRouteDeps, found: ActiveIntegration, body: unknown): Promise<unknown> {
+  const { row, auth } = found;
+  const payload = object(body);
+  if (!payload)
+    throw validationError('The body must be the JSON object an Odoo automation rule sends', [{ path: '', message: 'not an object' }]);
+  const now = deps.clock();
+  const event = odooEventOf(payload);
+  if (!event) {
+    throw validationError('Odoo sent a record Merma does not read: send stock.scrap, pos.order.line or pos.order', [
+      { path: '_model', message: `expected stock.scrap, pos.order.line or pos.order, got ${JSON.stringify(payload._model ?? null)}` },
+    ]);
+  }
+  const lineIds = payload._model === 'pos.order' && Array.isArray(payload.lines) && payload.lines.every((l) => typeof l === 'number');
+  const settings = settingsOfRow(row);
+  const canRead = Boolean(settings.url && settings.database && settings.login && row.api_credential);
+  if (lineIds && canRead) {
+    const orderId = payload._id ?? payload.id;
+    if (typeof payload.state === 'string' && !PAID_ODOO_STATES.has(payload.state)) {
+      await noteReceived(deps.db, row.id, now);
+      return { event_id: null, status: 'ignored', reason: `a ${payload.state} order: only paid, done or invoiced orders are sales` };
+    }
+    return transaction(deps.db, async (tx) => {
+      const id = randomUUID();
+      const logged = await tx.$queryRaw<{ id: string }[]>`
+        INSERT INTO inbound_events (id, establishment_id, livemode, event, source, external_ref, payload, created_at)
+        VALUES (${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, 'odoo:pos.order', 'odoo',
+          ${`pos.order:${String(orderId)}`}, ${JSON.stringify(payload)}::jsonb, ${now})
+        ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
+        RETURNING id::text`;
+      await noteReceived(tx, row.id, now);
+      if (logged.length === 0) return { event_id: null, status: 'duplicate' };
+      await enqueueIntegrationJob(tx, ODOO_ORDER_TASK, { integration_id: row.id, inbound_event_id: id });
+      return { event_id: id, status: 'queued' };
+    });
+  }
+  const result = await receiveInboundEvent({ db: deps.db, clock: deps.clock, catalog: deps.catalog }, auth, {
+    event,
+    connector: 'odoo',
+    payload,
+  });
+  await noteReceived(deps.db, row.id, now);
+  const errors = result.sales?.errors ?? [];
+  await noteOutcome(deps.db, row.id, now, errors.length ? `${errors.length} lines not stored: ${errors[0]?.error}` : null);
+  return result;
+}
+
+function transaction<T>(db: Db, fn: (tx: DbTx) => Promise<T>): Promise<T> {
+  return db.$transaction(fn, { maxWait: 10_000, timeout: 30_000 });
+}

@@ -1,0 +1,401 @@
+import { createHash, createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importProducts } from '../src/admin/service.js';
+import { loadSecretBox } from '../src/secrets/keys.js';
+import { openColumn } from '../src/secrets/stored.js';
+import { createMember, DashboardBrowser, failure, jobsDone } from './dashboard-client.js';
+import { startOdooRpc } from './fixtures/odoo-rpc.js';
+import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
+
+/**
+ * Integrations made in the dashboard, and their own URLs: Odoo's authenticated by the token in
+ * its path, Square's by Square's signature. Everything over HTTP, asserted in the database.
+ * (Square's fetch from its API, end to end, is in integrations-square.test.ts.)
+ */
+let t: TestContext;
+let odoo: Awaited<ReturnType<typeof startOdooRpc>>;
+const CATALOGUE =
+  'name;food_category;ean;pos_ref;unit_weight_kg\nTomate pera;fruit_veg;8410000000047;41;\nCroissant;bakery;8410000000023;57;0,06\n';
+
+beforeAll(async () => {
+  t = await startTestApp({ worker: true, config: { WEBHOOKS_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://merma.test' } });
+  odoo = await startOdooRpc({ database: 'mycompany', login: 'merma@mycompany.es', apiKey: 'odoo-api-key-0123456789' });
+});
+afterAll(async () => {
+  await odoo?.close();
+  await t?.close();
+});
+
+type Shop = Tenant & { owner: DashboardBrowser; scope: { establishment_id: string; livemode: boolean } };
+
+async function shop(): Promise<Shop> {
+  const tenant = await createTenant(t.db);
+  await importProducts(t.db, { org: tenant.organizationId, csv: CATALOGUE });
+  const member = await createMember(t.db, tenant.organizationId, 'owner');
+  const owner = new DashboardBrowser(t.app);
+  await owner.signIn(member.email, 'correct horse battery staple');
+  return { ...tenant, owner, scope: { establishment_id: tenant.establishmentId, livemode: false } };
+}
+
+/** The path of a URL the dashboard gave (the app is reached in-process). */
+const pathOf = (url: string) => new URL(url).pathname;
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: 'POST',
+    url: pathOf(url),
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
+const recordsOf = (s: Shop) => t.db.record.findMany({ where: { establishment_id: s.establishmentId }, orderBy: { created_at: 'asc' } });
+const salesOf = (s: Shop) => t.db.sale.findMany({ where: { establishment_id: s.establishmentId }, orderBy: { external_ref: 'asc' } });
+
+/** Odoo's date format, UTC: `str(datetime)` as the webhook action writes it. */
+const odooTime = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
+
+/**
+ * A scrap as Odoo's "Send Webhook Notification" action sends it (odoo/addons/base/models/
+ * ir_actions.py, `_run_action_webhook`: `_model`, `_id`, `_action` and the chosen fields read with
+ * `load=None`, so many2one fields are bare ids), with the related field x_uom_name.
+ */
+const scrap = (id: number, fields: Record<string, unknown> = {}) => ({
+  _model: 'stock.scrap',
+  _id: id,
+  _action: 'Merma: scrap done(#12)',
+  id,
+  product_id: 41,
+  scrap_qty: 1.75,
+  product_uom_id: 12,
+  x_uom_name: 'kg',
+  state: 'done',
+  date_done: odooTime(new Date(Date.now() - 3600_000)),
+  origin: false,
+  ...fields,
+});
+
+describe('Odoo integrations', () => {
+  it('are made in the dashboard: the URL is shown once, only its hash is kept, and the change is audited', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo Tienda Centro' });
+    expect(made.secret_url).toMatch(/^https:\/\/merma\.test\/api\/v1\/integrations\/odoo\/mit_[0-9A-Za-z]{32}$/);
+    const token = made.secret_url.split('/').pop() as string;
+    expect(made.url).toBe(`https://merma.test/api/v1/integrations/odoo/mit_…${token.slice(-4)}`);
+    const listed = await s.owner.query('integrations.list', s.scope);
+    expect(listed).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toContain(token);
+    expect(listed[0]).toMatchObject({ id: made.id, kind: 'odoo', status: 'active', url: made.url, api_credential_set: false });
+    const row = await t.db.integration.findUniqueOrThrow({ where: { id: made.id } });
+    expect(row.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
+    expect(JSON.stringify(row)).not.toContain(token);
+    const audit = (await s.owner.query('audit.list', {})).entries.find((e: { action: string }) => e.action === 'integration.created');
+    expect(audit).toMatchObject({
+      target: 'odoo: Odoo Tienda Centro',
+      details: { integration_id: made.id, kind: 'odoo', livemode: false },
+    });
+    expect(JSON.stringify(audit)).not.toContain(token);
+  });
+
+  it('are changed by builders only: a viewer reads them but cannot make one', async () => {
+    const s = await shop();
+    const member = await createMember(t.db, s.organizationId, 'viewer');
+    const viewer = new DashboardBrowser(t.app);
+    await viewer.signIn(member.email, 'correct horse battery staple');
+    expect(await viewer.query('integrations.list', s.scope)).toEqual([]);
+    const refused = await failure(viewer.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'x' }));
+    expect(refused.status).toBe(403);
+    expect(await t.db.integration.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
+  });
+
+  it('store a done scrap sent to the URL, once, as a loss of the product in its unit', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
+    const first = await post(made.secret_url, scrap(801));
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().data).toMatchObject({ status: 'processed' });
+    const again = await post(made.secret_url, scrap(801));
+    expect(again.json().data).toMatchObject({ status: 'duplicate' });
+    const records = await recordsOf(s);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ product_name: 'Tomate pera', source: 'inbound:odoo' });
+    expect(Number(records[0]?.weight_kg)).toBe(1.75);
+    const row = await t.db.integration.findUniqueOrThrow({ where: { id: made.id } });
+    expect(row.last_received_at).not.toBeNull();
+    expect(row.last_error).toBeNull();
+  });
+
+  it('answer 404 to a token that is not an integration’s, and store nothing', async () => {
+    const s = await shop();
+    await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
+    for (const token of ['mit_0000000000000000000000000000000A', 'nope', `mit_${'a'.repeat(60)}`]) {
+      const res = await post(`https://merma.test/api/v1/integrations/odoo/${token}`, scrap(802));
+      expect(res.statusCode, token).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'not_found' });
+    }
+    expect(await recordsOf(s)).toHaveLength(0);
+  });
+
+  it('keep the replaced URL working for the grace period after a rotation, and none after revocation', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
+    const rotated = await s.owner.mutate('integrations.rotate', { ...s.scope, id: made.id, grace_period_seconds: 3600 });
+    expect(rotated.secret_url).not.toBe(made.secret_url);
+    expect((await post(made.secret_url, scrap(803))).statusCode).toBe(200);
+    expect((await post(rotated.secret_url, scrap(804))).statusCode).toBe(200);
+    const row = await t.db.integration.findUniqueOrThrow({ where: { id: made.id } });
+    expect(row.previous_token_hash).toBe(createHash('sha256').update(made.secret_url.split('/').pop()).digest('hex'));
+
+    const now = await s.owner.mutate('integrations.rotate', { ...s.scope, id: made.id, grace_period_seconds: 0 });
+    expect((await post(rotated.secret_url, scrap(805))).statusCode).toBe(404);
+    expect((await post(now.secret_url, scrap(806))).statusCode).toBe(200);
+
+    const revoked = await s.owner.mutate('integrations.revoke', { ...s.scope, id: made.id });
+    expect(revoked.status).toBe('revoked');
+    expect((await post(now.secret_url, scrap(807))).statusCode).toBe(404);
+    expect((await recordsOf(s)).length).toBe(3);
+    const actions = (await s.owner.query('audit.list', {})).entries.map((e: { action: string }) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['integration.secret_rotated', 'integration.revoked']));
+    const gone = await t.db.integration.findUniqueOrThrow({ where: { id: made.id } });
+    expect(gone).toMatchObject({ status: 'revoked', token_hash: null, previous_token_hash: null });
+  });
+
+  it('note a refusal on the integration, naming the field to add, and store nothing', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
+    const { x_uom_name: _, ...bare } = scrap(808);
+    const res = await post(made.secret_url, bare);
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('x_uom_name');
+    expect(await recordsOf(s)).toHaveLength(0);
+    const [listed] = await s.owner.query('integrations.list', s.scope);
+    expect(listed.last_error).toContain('x_uom_name');
+  });
+
+  it('fetch the lines of a pos.order sent with line ids through JSON-RPC, and store them as sales once', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', {
+      ...s.scope,
+      kind: 'odoo',
+      name: 'Odoo TPV',
+      odoo_url: odoo.url,
+      database: 'mycompany',
+      login: 'merma@mycompany.es',
+      api_key: 'odoo-api-key-0123456789',
+    });
+    const created = odooTime(new Date(Date.now() - 2 * 3600_000));
+    odoo.lines.push(
+      { id: 9001, order_id: [77, 'Shop/0077'], product_id: [57, 'Croissant'], qty: 6, product_uom_id: [1, 'Units'], create_date: created },
+      {
+        id: 9002,
+        order_id: [77, 'Shop/0077'],
+        product_id: [41, 'Tomate pera'],
+        qty: 0.5,
+        product_uom_id: [12, 'kg'],
+        create_date: created,
+      },
+    );
+    // An automation rule on pos.order: `lines` is a one2many, sent as ids.
+    const order = { _model: 'pos.order', _id: 77, id: 77, name: 'Shop/0077', state: 'paid', lines: [9001, 9002], date_order: created };
+    const res = await post(made.secret_url, order);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({ status: 'queued' });
+    expect((await post(made.secret_url, order)).json().data).toMatchObject({ status: 'duplicate' });
+    await jobsDone(t.db, 'integrations.odoo_order');
+    const sales = await salesOf(s);
+    expect(sales.map((x) => [x.external_ref, Number(x.quantity), x.unit])).toEqual([
+      ['pos.order.line:9001', 6, 'unit'],
+      ['pos.order.line:9002', 0.5, 'kg'],
+    ]);
+    const authenticated = odoo.calls.filter((c) => c.method === 'authenticate');
+    expect(authenticated.at(-1)?.args.slice(0, 2)).toEqual(['mycompany', 'merma@mycompany.es']);
+    const row = await t.db.integration.findUniqueOrThrow({ where: { id: made.id } });
+    expect(row.api_credential).not.toContain('odoo-api-key');
+    expect(row.last_error).toBeNull();
+  });
+
+  it('note why a pos.order could not be read (a wrong API key), and retry it', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', {
+      ...s.scope,
+      kind: 'odoo',
+      name: 'Odoo TPV',
+      odoo_url: odoo.url,
+      database: 'mycompany',
+      login: 'merma@mycompany.es',
+      api_key: 'not-the-right-key-000',
+    });
+    const res = await post(made.secret_url, { _model: 'pos.order', _id: 78, id: 78, state: 'paid', lines: [9101] });
+    expect(res.json().data).toMatchObject({ status: 'queued' });
+    await expect
+      .poll(async () => (await t.db.integration.findUniqueOrThrow({ where: { id: made.id } })).last_error, { timeout: 10_000 })
+      .toContain('did not accept the login');
+    // Left in the queue to be tried again (graphile-worker's backoff), the failure recorded.
+    const [job] = await t.db.$queryRaw<{ attempts: number; max_attempts: number; last_error: string }[]>`
+      SELECT attempts, max_attempts, last_error FROM graphile_worker.jobs WHERE task_identifier = 'integrations.odoo_order'`;
+    expect(job).toMatchObject({ max_attempts: 15 });
+    expect(job?.last_error).toContain('did not accept the login');
+    expect(job?.attempts).toBeGreaterThanOrEqual(1);
+    expect(await salesOf(s)).toHaveLength(0);
+  });
+});
+
+const square = (s: Shop, fields: Record<string, unknown> = {}) =>
+  s.owner.mutate('integrations.create', {
+    ...s.scope,
+    kind: 'square',
+    name: 'Square Madrid',
+    signature_key: 'sq-signature-key-AbC123xyz',
+    access_token: 'EAAAl-square-access-token-0001',
+    location_id: 'L8X2QBJ4GMCYP',
+    ...fields,
+  });
+
+const sign = (key: string, url: string, body: string) =>
+  createHmac('sha256', key)
+    .update(url + body)
+    .digest('base64');
+
+/** An order.updated notification (Square's webhook reference: data.object.order_updated). */
+const orderUpdated = (eventId: string, state = 'COMPLETED', createdAt = new Date().toISOString()) => ({
+  merchant_id: 'ML3D8VBJ4NXKG',
+  type: 'order.updated',
+  event_id: eventId,
+  created_at: createdAt,
+  data: {
+    type: 'order_updated',
+    id: 'eA3vssLHKJrv9H0IdJCM3gNqfdcZY',
+    object: {
+      order_updated: {
+        created_at: createdAt,
+        location_id: 'L8X2QBJ4GMCYP',
+        order_id: 'eA3vssLHKJrv9H0IdJCM3gNqfdcZY',
+        state,
+        updated_at: createdAt,
+        version: 3,
+      },
+    },
+  },
+});
+
+describe('Square integrations', () => {
+  it('keep the signature key and access token sealed, never answered', async () => {
+    const s = await shop();
+    const made = await square(s);
+    expect(made).toMatchObject({
+      kind: 'square',
+      signature_key_set: true,
+      api_credential_set: true,
+      settings: { location_id: 'L8X2QBJ4GMCYP' },
+    });
+    expect(made.url).toBe(`https://merma.test/api/v1/integrations/square/${made.id}`);
+    expect(made.secret_url).toBeNull();
+    expect(JSON.stringify(made)).not.toMatch(/sq-signature-key|EAAAl-square/);
+    const row = await t.db.integration.findUniqueOrThrow({ where: { id: made.id } });
+    expect(row.signature_key).toMatch(/^enc:v1:/);
+    expect(row.api_credential).toMatch(/^enc:v1:/);
+    const box = loadSecretBox(t.config);
+    expect(openColumn(box, 'integrations', made.id, 'signature_key', row.signature_key as string)).toBe('sq-signature-key-AbC123xyz');
+    expect(openColumn(box, 'integrations', made.id, 'api_credential', row.api_credential as string)).toBe('EAAAl-square-access-token-0001');
+    // Sealed to its column: the key copied into another column does not open.
+    expect(() => openColumn(box, 'integrations', made.id, 'api_credential', row.signature_key as string)).toThrow();
+  });
+
+  it('refuse a Square setting on an Odoo integration and the other way round', async () => {
+    const s = await shop();
+    const res = await failure(s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'x', access_token: 'abcdefghijk' }));
+    expect(res.status).toBe(400);
+    const made = await square(s);
+    const bad = await failure(s.owner.mutate('integrations.update', { ...s.scope, id: made.id, api_key: 'abcdefghijkl' }));
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('api_key');
+  });
+
+  it('answer 401 to a notification without Square’s signature or with a wrong one, and store nothing', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const body = JSON.stringify(orderUpdated('evt-401'));
+    const cases: Record<string, string | undefined> = {
+      missing: undefined,
+      'another key': sign('another-key', made.url, body),
+      'another URL': sign('sq-signature-key-AbC123xyz', `${made.url}/`, body),
+      'not base64': 'not-a-signature',
+    };
+    for (const [name, signature] of Object.entries(cases)) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: pathOf(made.url),
+        headers: { 'content-type': 'application/json', ...(signature ? { 'x-square-hmacsha256-signature': signature } : {}) },
+        payload: body,
+      });
+      expect(res.statusCode, name).toBe(401);
+    }
+    expect(await t.db.inboundEvent.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
+  });
+
+  it('accept a signed notification once, and the replaced key during its grace period', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const send = (key: string, n: object) => {
+      const body = JSON.stringify(n);
+      return t.app.inject({
+        method: 'POST',
+        url: pathOf(made.url),
+        headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign(key, made.url, body) },
+        payload: body,
+      });
+    };
+    const first = await send('sq-signature-key-AbC123xyz', orderUpdated('evt-1', 'OPEN'));
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().data).toMatchObject({ status: 'ignored' });
+    expect((await send('sq-signature-key-AbC123xyz', orderUpdated('evt-1', 'OPEN'))).json().data).toMatchObject({ status: 'duplicate' });
+
+    await s.owner.mutate('integrations.rotate', {
+      ...s.scope,
+      id: made.id,
+      signature_key: 'sq-signature-key-NEW456',
+      grace_period_seconds: 600,
+    });
+    expect((await send('sq-signature-key-AbC123xyz', orderUpdated('evt-2', 'OPEN'))).statusCode).toBe(200);
+    expect((await send('sq-signature-key-NEW456', orderUpdated('evt-3', 'OPEN'))).statusCode).toBe(200);
+    await s.owner.mutate('integrations.rotate', {
+      ...s.scope,
+      id: made.id,
+      signature_key: 'sq-signature-key-THIRD789',
+      grace_period_seconds: 0,
+    });
+    expect((await send('sq-signature-key-NEW456', orderUpdated('evt-4', 'OPEN'))).statusCode).toBe(401);
+    const refs = (
+      await t.db.inboundEvent.findMany({ where: { establishment_id: s.establishmentId }, orderBy: { external_ref: 'asc' } })
+    ).map((e) => e.external_ref);
+    expect(refs).toEqual(['notification:evt-1', 'notification:evt-2', 'notification:evt-3']);
+  });
+
+  it('refuse a notification older than the dedupe window as a replay', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const body = JSON.stringify(orderUpdated('evt-old', 'COMPLETED', new Date(Date.now() - 31 * 86_400_000).toISOString()));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: pathOf(made.url),
+      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', made.url, body) },
+      payload: body,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toEqual([{ path: 'created_at', message: 'too old' }]);
+    expect(await t.db.inboundEvent.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
+  });
+
+  it('refuse every notification until the signature key is pasted, and say so on the integration', async () => {
+    const s = await shop();
+    const made = await square(s, { signature_key: undefined });
+    const body = JSON.stringify(orderUpdated('evt-nokey'));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: pathOf(made.url),
+      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('anything', made.url, body) },
+      payload: body,
+    });
+    expect(res.statusCode).toBe(401);
+    const [listed] = await s.owner.query('integrations.list', s.scope);
+    expect(listed).toMatchObject({ signature_key_set: false });
+    expect(listed.last_error).toMatch(/signature key is not set/);
+  });
+});
