@@ -15,6 +15,7 @@
  *
  * <clone> may be a work tree or a bare git directory; ref defaults to HEAD. The file api.json is read
  * at that commit with `git show`, and the commit is written into the extract's `x-extract` header.
+ * The result is laid out by the repository's formatter (biome), so `pnpm lint` passes on it.
  * Nothing is edited: operations, schemas and examples are copied as Square publishes them; the only
  * additions are `x-extract` and `components.examples`, which names each example found on an extracted
  * schema (`<SchemaName>`, value = the schema's `example`) so that tests can start from them.
@@ -118,6 +119,8 @@ const extract = {
 
 const out = join(dirname(fileURLToPath(import.meta.url)), '../test/fixtures/square/square-api-extract.json');
 writeFileSync(out, `${JSON.stringify(extract, null, 2)}\n`);
+// The repository's formatter has the last word on layout, so that `pnpm lint` passes on the result.
+execFileSync('pnpm', ['exec', 'biome', 'format', '--write', out], { stdio: 'inherit' });
 console.log(
   `${out}: ${Object.keys(paths).length} paths, ${names.length} schemas, ${Object.keys(examples).length} examples (commit ${commit}, Square-Version ${squareVersion})`,
 );
