@@ -143,7 +143,9 @@ describe('POST /api/v1/webhooks/inbound', () => {
       payload.data.object.inventory_adjustment.to_state = 'SOLD';
       const res = await send({ event: 'inventory.loss', connector: 'square', payload }, {}, owner.key);
       expect(res.statusCode).toBe(400);
-      expect(res.json().details).toEqual([{ path: 'payload.to_state', message: 'expected WASTE, got "SOLD"' }]);
+      expect(res.json().details).toEqual([
+        { path: 'payload.data.object.inventory_adjustment.to_state', message: 'expected WASTE, got "SOLD"' },
+      ]);
     });
 
     it('odoo: a stock.scrap webhook becomes a record, matched by the product id in Odoo', async () => {
@@ -161,7 +163,7 @@ describe('POST /api/v1/webhooks/inbound', () => {
       const units = { ...fixture('odoo-stock-scrap.json'), _id: 129, product_uom_id: [1, 'Units'] };
       const refused = await send({ event: 'inventory.loss', connector: 'odoo', payload: units }, {}, other.key);
       expect(refused.statusCode).toBe(400);
-      expect(refused.json().details[0].path).toBe('payload.unit');
+      expect(refused.json().details[0].path).toBe('payload.product_uom_id');
       expect(await countRecords(t.db, other.establishmentId)).toBe(1);
     });
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { CreateRecordInput, type InboundEventResult } from '@merma/schema';
+import { CreateRecordInput, type ErrorDetail, type InboundEventResult } from '@merma/schema';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { findText, NUL_CHARACTER } from '../../db/text.js';
@@ -11,8 +11,15 @@ import type { CatalogCache } from '../catalog/service.js';
 import type { HashedFields } from '../records/hash.js';
 import { supersede } from '../records/rollup.js';
 import { createRecord, occurredAtProblem } from '../records/service.js';
-import { type LineOrigin, salesOfPayload, storeSales } from '../sales/service.js';
-import { connectorFor, lossKilograms, StandardInventoryLoss, StandardWasteCreated, StandardWasteUpdated } from './connectors.js';
+import { salesOfPayload, storeSales } from '../sales/service.js';
+import {
+  connectorFor,
+  lossKilograms,
+  type Mapped,
+  StandardInventoryLoss,
+  StandardWasteCreated,
+  StandardWasteUpdated,
+} from './connectors/index.js';
 
 /** The corrected record's columns that a correction copies (the hashed fields it keeps). */
 type OriginalRow = Pick<
@@ -56,12 +63,20 @@ export async function receiveInboundEvent(
   if (nul !== undefined) {
     throw validationError('The payload may not contain NUL characters', [{ path: `payload.${nul}`, message: 'NUL character' }]);
   }
-  const connector = connectorFor(input.connector, input.payload);
+  const connector = connectorFor(input.connector);
   if (!connector) {
     throw validationError(`Unknown connector "${input.connector}"`, [{ path: 'connector', message: 'not a registered connector' }]);
   }
-  const standard = connector.toStandard(input.event, input.payload);
-  if (input.event === 'sales.recorded') return receiveSales(deps, auth, input, standard);
+  const mapped = connector.toStandard(input.event, input.payload);
+  if (input.event === 'sales.recorded') return receiveSales(deps, auth, input, mapped);
+  const standard = mapped.payload;
+  // A problem with a standard field is reported where the system's payload has it.
+  const at = (field: string) => `payload.${mapped.fields?.[field] ?? field}`;
+  const named = (details: ErrorDetail[]) =>
+    details.map((d) => {
+      const [, field = '', ...rest] = d.path.split('.');
+      return d.path.startsWith('payload.') ? { ...d, path: [at(field), ...rest].join('.') } : d;
+    });
 
   let source: string;
   let externalId: string | undefined;
@@ -76,18 +91,18 @@ export async function receiveInboundEvent(
     record = fields as CreateRecordInput;
   } else if (input.event === 'inventory.loss') {
     const parsed = StandardInventoryLoss.safeParse(standard);
-    if (!parsed.success) throw validationError('Invalid inventory.loss payload', issueDetails(parsed.error, 'payload'));
+    if (!parsed.success) throw validationError('Invalid inventory.loss payload', named(issueDetails(parsed.error, 'payload')));
     const loss = parsed.data;
     source = loss.source;
     externalId = loss.external_id;
     const by = loss.product_id ? { id: loss.product_id } : loss.ean ? { ean: loss.ean } : { pos_ref: loss.product_ref as string };
     const product = await deps.db.product.findFirst({ where: { organization_id: auth.organizationId, ...by } });
     const field = loss.product_id ? 'product_id' : loss.ean ? 'ean' : 'product_ref';
-    if (!product) throw validationError('Unknown product', [{ path: `payload.${field}`, message: 'no product of this organisation' }]);
+    if (!product) throw validationError('Unknown product', [{ path: at(field), message: 'no product of this organisation' }]);
     const kg = lossKilograms(loss, product.unit_weight_kg === null ? null : Number(product.unit_weight_kg));
     if (kg === null) {
       throw validationError('The product has no unit weight', [
-        { path: 'payload.unit', message: `a loss in units needs the unit_weight_kg of product ${product.name}` },
+        { path: at('unit'), message: `a loss in units needs the unit_weight_kg of product ${product.name}` },
       ]);
     }
     const catalog = await deps.catalog.get(deps.db);
@@ -148,7 +163,7 @@ export async function receiveInboundEvent(
       supersedes = original.id;
     }
     const parsedRecord = CreateRecordInput.safeParse(record);
-    if (!parsedRecord.success) throw validationError('Invalid record in the event', issueDetails(parsedRecord.error, 'payload'));
+    if (!parsedRecord.success) throw validationError('Invalid record in the event', named(issueDetails(parsedRecord.error, 'payload')));
     const created = await createRecord(
       { db: tx, clock: deps.clock, catalog: deps.catalog },
       auth,
@@ -169,17 +184,21 @@ export async function receiveInboundEvent(
  * the same Idempotency-Key answers `duplicate` (every line counted as one) without reading its
  * lines again, and the same key with another payload is a 409. `status` is `duplicate` when nothing
  * new was stored because every valid line had been received before. A connector's payload with no
- * sale in it (a page of open orders, a refund) is received with nothing to store.
+ * sale in it (a page of open orders, a day without sales) is received with nothing to store; one
+ * the connector cannot read was refused by it. A connector's lines are not held to the standard
+ * batch's limit (a SearchOrders page may carry more): all are stored in the one transaction.
  */
 async function receiveSales(
   deps: { db: DbTx; clock: Clock; idempotencyKey?: string | undefined },
   auth: AuthContext,
   input: { event: string; payload: Record<string, unknown> },
-  standard: Record<string, unknown>,
+  mapped: Mapped,
 ): Promise<InboundEventResult> {
-  const { origins, ...mapped } = standard as Record<string, unknown> & { origins?: LineOrigin[] };
+  const { origins } = mapped;
   const empty = origins !== undefined && origins.length === 0;
-  const { source, lines, batch } = empty ? { source: String(mapped.source), lines: [], batch: true } : salesOfPayload(mapped);
+  const { source, lines, batch } = origins
+    ? { source: String(mapped.payload.source), lines: mapped.payload.sales as unknown[], batch: true }
+    : salesOfPayload(mapped.payload);
   const externalRef = deps.idempotencyKey ? `idempotency-key:${deps.idempotencyKey}` : null;
   return inTransaction(deps.db, async (tx) => {
     if (externalRef) {

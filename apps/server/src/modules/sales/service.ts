@@ -5,6 +5,7 @@ import {
   KG_PER_MASS_UNIT,
   MAX_OCCURRED_AT_AGE_DAYS,
   MAX_OCCURRED_AT_AHEAD_SECONDS,
+  MAX_SALES_PER_EVENT,
   SaleLine,
   SalesRecordedBatch,
   type SalesSummary,
@@ -80,7 +81,7 @@ function soldAt(value: string, now: Date, timezone: string): { at: string; day: 
  * Stores the valid sale lines of an event and reports the others by index (an unknown product, a
  * date out of the window, a malformed line). A line with an `external_id` is stored once per
  * source: a resend counts as a duplicate. The lines and their day totals (`sale_day_totals`, which
- * the demand forecast reads) are written by one statement. Nothing valid: 400 and nothing stored.
+ * the demand forecast reads) are written together. Nothing valid: 400 and nothing stored.
  */
 export async function storeSales(
   tx: DbTx,
@@ -169,30 +170,47 @@ export async function storeSales(
     );
   }
 
-  // The lines and their day totals in one statement; a line whose external id this source has sent
-  // before is skipped (ON CONFLICT DO NOTHING) and not counted again. Rows are taken in one order by
-  // every writer (external id; product and day), so that two events with overlapping lines wait
-  // for each other instead of deadlocking.
-  const [result] = await tx.$queryRaw<{ stored: number }[]>(Prisma.sql`
-    WITH u AS (
-      SELECT * FROM json_to_recordset(${JSON.stringify(lines)}::json)
-        AS u(id uuid, product_id uuid, ref text, quantity numeric, unit text, sold_at timestamptz, day date)
-    ), ins AS (
-      INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day, inbound_event_id)
-      SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.product_id, ${input.source}, u.ref, u.quantity, u.unit,
-        u.sold_at, u.day, ${input.eventId}::uuid
-      FROM u ORDER BY u.ref, u.product_id, u.day
-      ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
-      RETURNING product_id, day, quantity, unit
-    ), totals AS (
-      INSERT INTO sale_day_totals AS t (establishment_id, livemode, product_id, day, units, kg, lines)
-      SELECT ${auth.establishmentId}::uuid, ${auth.livemode}, product_id, day,
-        coalesce(sum(quantity) FILTER (WHERE unit = 'unit'), 0), coalesce(sum(quantity) FILTER (WHERE unit = 'kg'), 0), count(*)::int
-      FROM ins GROUP BY product_id, day ORDER BY product_id, day
-      ON CONFLICT (establishment_id, livemode, product_id, day)
-      DO UPDATE SET units = t.units + excluded.units, kg = t.kg + excluded.kg, lines = t.lines + excluded.lines
-    )
-    SELECT count(*)::int AS stored FROM ins`);
-  const stored = result?.stored ?? 0;
+  // The lines in one multi-row insert per MAX_SALES_PER_EVENT lines (a connector's page may carry
+  // more), then their day totals in one statement, all in the caller's transaction. A line whose
+  // external id this source has sent before is skipped (ON CONFLICT DO NOTHING) and not counted
+  // again. Every writer takes rows in one order — the lines sorted here (external id, product, day)
+  // and inserted in that order, the totals by product and day — so that two events with
+  // overlapping lines wait for each other instead of deadlocking.
+  const key = (l: StoredLine) => [l.ref === null ? '\uffff' : `0${l.ref}`, l.product_id, l.day];
+  lines.sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    const i = x.findIndex((v, j) => v !== y[j]);
+    return i < 0 ? 0 : (x[i] as string) < (y[i] as string) ? -1 : 1;
+  });
+  let stored = 0;
+  for (let from = 0; from < lines.length; from += MAX_SALES_PER_EVENT) {
+    const chunk = lines.slice(from, from + MAX_SALES_PER_EVENT);
+    const [result] = await tx.$queryRaw<{ stored: number }[]>(Prisma.sql`
+      WITH ins AS (
+        INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day, inbound_event_id)
+        SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.product_id, ${input.source}, u.ref, u.quantity, u.unit,
+          u.sold_at, u.day, ${input.eventId}::uuid
+        FROM ROWS FROM (json_to_recordset(${JSON.stringify(chunk)}::json)
+          AS (id uuid, product_id uuid, ref text, quantity numeric, unit text, sold_at timestamptz, day date))
+          WITH ORDINALITY AS u(id, product_id, ref, quantity, unit, sold_at, day, n)
+        ORDER BY u.n
+        ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
+        RETURNING 1
+      )
+      SELECT count(*)::int AS stored FROM ins`);
+    stored += result?.stored ?? 0;
+  }
+  // The day totals of the lines this event stored (found through the establishment's day index).
+  const days = [...new Set(lines.map((l) => l.day))];
+  await tx.$executeRaw(Prisma.sql`
+    INSERT INTO sale_day_totals AS t (establishment_id, livemode, product_id, day, units, kg, lines)
+    SELECT ${auth.establishmentId}::uuid, ${auth.livemode}, product_id, day,
+      coalesce(sum(quantity) FILTER (WHERE unit = 'unit'), 0), coalesce(sum(quantity) FILTER (WHERE unit = 'kg'), 0), count(*)::int
+    FROM sales
+    WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode} AND day = ANY(${days}::date[])
+      AND inbound_event_id = ${input.eventId}::uuid
+    GROUP BY product_id, day ORDER BY product_id, day
+    ON CONFLICT (establishment_id, livemode, product_id, day)
+    DO UPDATE SET units = t.units + excluded.units, kg = t.kg + excluded.kg, lines = t.lines + excluded.lines`);
   return { received: input.lines.length, stored, duplicates: lines.length - stored, errors };
 }
