@@ -16,10 +16,11 @@ function snakeKeys(value: unknown): unknown {
   if (!value || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [snake(k), snakeKeys(v)]));
 }
+/** Whether the sender wrote camelCase (Square's own keys; `metadata` holds the seller's keys, not Square's). */
 function hasCamelKeys(value: unknown, depth = 0): boolean {
   if (depth > 6 || !value || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.slice(0, 3).some((v) => hasCamelKeys(v, depth + 1));
-  return Object.entries(value).some(([k, v]) => /^[a-z]+[A-Z]/.test(k) || hasCamelKeys(v, depth + 1));
+  return Object.entries(value).some(([k, v]) => k !== 'metadata' && (/^[a-z]+[A-Z]/.test(k) || hasCamelKeys(v, depth + 1)));
 }
 
 /** The Square notification (webhook event body) that was sent instead of an object, refused with what to send. */
