@@ -45,12 +45,16 @@ export function listOperations(doc: OpenApiDocument): Operation[] {
     for (const [method, raw] of Object.entries(item)) {
       if (!['get', 'post', 'patch', 'delete', 'put'].includes(method)) continue;
       const op = raw as {
+        security?: unknown[];
         operationId: string;
         'x-permission'?: string;
         parameters?: Parameter[];
         requestBody?: { required?: boolean; content?: Record<string, MediaType> };
         responses: Record<string, ResponseObject>;
       };
+      // The integrations' own URLs take no API key (`security: []`): Square signs its notifications,
+      // Odoo's URL carries a token. Their refusals are tested in integrations.test.ts.
+      if (Array.isArray(op.security) && op.security.length === 0) continue;
       operations.push({
         method: method.toUpperCase() as Operation['method'],
         path,

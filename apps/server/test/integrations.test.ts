@@ -122,13 +122,13 @@ describe('Odoo integrations', () => {
     expect(row.last_error).toBeNull();
   });
 
-  it('answer 404 to a token that is not an integration’s, and store nothing', async () => {
+  it('answer 401 to a token that is not an integration’s, and store nothing', async () => {
     const s = await shop();
     await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
     for (const token of ['mit_0000000000000000000000000000000A', 'nope', `mit_${'a'.repeat(60)}`]) {
       const res = await post(`https://merma.test/api/v1/integrations/odoo/${token}`, scrap(802));
-      expect(res.statusCode, token).toBe(404);
-      expect(res.json()).toMatchObject({ code: 'not_found' });
+      expect(res.statusCode, token).toBe(401);
+      expect(res.json()).toMatchObject({ code: 'unauthorized' });
     }
     expect(await recordsOf(s)).toHaveLength(0);
   });
@@ -144,12 +144,12 @@ describe('Odoo integrations', () => {
     expect(row.previous_token_hash).toBe(createHash('sha256').update(made.secret_url.split('/').pop()).digest('hex'));
 
     const now = await s.owner.mutate('integrations.rotate', { ...s.scope, id: made.id, grace_period_seconds: 0 });
-    expect((await post(rotated.secret_url, scrap(805))).statusCode).toBe(404);
+    expect((await post(rotated.secret_url, scrap(805))).statusCode).toBe(401);
     expect((await post(now.secret_url, scrap(806))).statusCode).toBe(200);
 
     const revoked = await s.owner.mutate('integrations.revoke', { ...s.scope, id: made.id });
     expect(revoked.status).toBe('revoked');
-    expect((await post(now.secret_url, scrap(807))).statusCode).toBe(404);
+    expect((await post(now.secret_url, scrap(807))).statusCode).toBe(401);
     expect((await recordsOf(s)).length).toBe(3);
     const actions = (await s.owner.query('audit.list', {})).entries.map((e: { action: string }) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['integration.secret_rotated', 'integration.revoked']));

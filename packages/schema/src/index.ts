@@ -5,6 +5,7 @@ export * from './cursor.js';
 export * from './envelope.js';
 export * from './events.js';
 export * from './insights.js';
+export * from './integrations.js';
 export * from './plan.js';
 export * from './records.js';
 export * from './sales.js';

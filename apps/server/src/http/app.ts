@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
-import { registerIntegrationRoutes } from '../modules/integrations/routes.js';
+
 import type { SecretBox } from '../secrets/cipher.js';
 import type { CheckpointSigner } from '../secrets/signing.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
@@ -19,6 +19,7 @@ import type { Authenticator } from './auth.js';
 import { registerProcedureRoutes } from './binding.js';
 import { registerDashboard } from './dashboard.js';
 import { answerClientError, handleError, sendError } from './errors.js';
+import { registerIntegrationRoutes } from './integrations.js';
 import { assertStorableJson, registerJsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerPagePolicies } from './page-policy.js';

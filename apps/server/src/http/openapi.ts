@@ -1,4 +1,12 @@
-import { API_VERSION_PREFIX, ErrorBody, RateLimitErrorBody } from '@merma/schema';
+import {
+  API_VERSION_PREFIX,
+  ErrorBody,
+  IntegrationReceiptResponse,
+  OdooIntegrationResponse,
+  OdooWebhookBody,
+  RateLimitErrorBody,
+  SquareNotification,
+} from '@merma/schema';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../trpc/router.js';
 import { listOpenApiProcedures } from './binding.js';
@@ -66,7 +74,14 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: svc_live_… or svc_test_…' },
     },
-    defs: { Error: ErrorBody, RateLimitError: RateLimitErrorBody },
+    defs: {
+      Error: ErrorBody,
+      RateLimitError: RateLimitErrorBody,
+      SquareNotification,
+      OdooWebhookBody,
+      IntegrationReceiptEnvelope: IntegrationReceiptResponse,
+      OdooIntegrationEnvelope: OdooIntegrationResponse,
+    },
   });
 
   const byPath = new Map(listOpenApiProcedures(router).map((p) => [`${p.meta.openapi.method} ${p.meta.openapi.path}`, p.meta]));
@@ -123,6 +138,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
     }
   }
   doc.security = [{ bearerAuth: [] }];
+  Object.assign(doc.paths ?? {}, INTEGRATION_PATHS);
   // The generator also emits schemas nothing refers to (its own error shapes, which the service
   // never sends): drop every component schema no operation reaches.
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
@@ -139,3 +155,77 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
   return doc;
 }
+
+const integrationResponses = (success: string, unauthorized: string, notFound: boolean) => ({
+  '200': { description: 'Received', content: { 'application/json': { schema: { $ref: `#/components/schemas/${success}` } } } },
+  '400': errorResponse("Not a body this vendor sends, or one Merma cannot store; `details` names the vendor's field"),
+  '401': errorResponse(unauthorized),
+  '403': errorResponse("The organisation's plan does not include integrations, or it is canceled"),
+  ...(notFound ? { '404': errorResponse('No such integration: revoked, or not the URL the dashboard gave') } : {}),
+  '409': errorResponse('The same record is being received at this moment; retry'),
+  '413': errorResponse('Body larger than 1 MiB'),
+  '415': errorResponse('Body is not application/json'),
+  '429': errorResponse('Rate limit exceeded', 'RateLimitError', {
+    'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
+  }),
+  '500': errorResponse('Internal error'),
+  '503': errorResponse('Temporarily unavailable; the vendor retries'),
+});
+
+/**
+ * The integrations' own URLs (modules/integrations/routes.ts): Fastify routes outside the
+ * procedures, authenticated the vendors' way instead of by an API key (`security: []`).
+ */
+const INTEGRATION_PATHS: Json = {
+  '/integrations/square/{id}': {
+    post: {
+      operationId: 'receiveSquareNotification',
+      tags: ['integrations'],
+      summary: "A Square integration's notification URL",
+      description:
+        "Paste this URL (dashboard → Integrations → Square) into a webhook subscription of your Square application, for `order.created`, `order.updated`, `order.fulfillment.updated` and `inventory.count.updated`. Square signs each notification with the subscription's signature key; the signature is checked over the raw body before anything else, and the notification is stored once by its `event_id` and answered at once. A job then reads the order (Orders API, BatchRetrieveOrders) or the WASTE adjustments (Inventory API, BatchRetrieveInventoryChanges) with the integration's access token: COMPLETED orders' lines become sales (as `sales.recorded` with `connector: square`), adjustments become losses (as `inventory.loss`), each stored once by line uid or adjustment id; Square being down or rate-limiting is retried. Open orders, other locations and other event types are answered `ignored`.",
+      security: [],
+      parameters: [
+        { name: 'id', in: 'path', required: true, description: 'the integration id', schema: { type: 'string', format: 'uuid' } },
+        {
+          name: 'x-square-hmacsha256-signature',
+          in: 'header',
+          required: true,
+          description: "base64 of HMAC-SHA256, keyed with the subscription's signature key, over this URL followed by the raw body",
+          schema: { type: 'string' },
+        },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/SquareNotification' } } } },
+      responses: integrationResponses(
+        'IntegrationReceiptEnvelope',
+        'The signature is missing or does not match, or no signature key is set',
+        true,
+      ),
+    },
+  },
+  '/integrations/odoo/{token}': {
+    post: {
+      operationId: 'receiveOdooWebhook',
+      tags: ['integrations'],
+      summary: "An Odoo integration's URL, for automation rules",
+      description:
+        "Paste this URL (dashboard → Integrations → Odoo; shown once, the token in it is the credential) into an automation rule's \"Send Webhook Notification\" action. `stock.scrap` (state done) is stored as a loss (`inventory.loss`, `connector: odoo`), `pos.order.line` as a sale (`sales.recorded`), both answered at once since Odoo waits 1 s. A `pos.order` whose `lines` are ids is stored and its lines read through Odoo's JSON-RPC by a job when the integration has Odoo's URL, database, login and API key; otherwise it is refused, saying which rule to configure instead. A refusal is also shown on the integration in the dashboard.",
+      security: [],
+      parameters: [
+        {
+          name: 'token',
+          in: 'path',
+          required: true,
+          description: '`mit_` and 32 characters',
+          schema: { type: 'string', pattern: '^mit_[0-9A-Za-z]{32}$' },
+        },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/OdooWebhookBody' } } } },
+      responses: integrationResponses(
+        'OdooIntegrationEnvelope',
+        "The URL's token is not an active integration's (revoked, or rotated and past its grace period)",
+        false,
+      ),
+    },
+  },
+};

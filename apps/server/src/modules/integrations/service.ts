@@ -35,7 +35,7 @@ import { openColumn, sealColumn } from '../../secrets/stored.js';
  *
  * The credential the server reads the vendor's API with (a Square access token; an Odoo API key,
  * for orders whose lines Odoo sends as ids) is stored sealed and never returned. A revoked
- * integration's URL answers 404, as an unknown one does. Every change is audited by the caller
+ * integration's URL answers as an unknown one does (Square 404, Odoo 401). Every change is audited by the caller
  * (dashboard.ts).
  */
 export const ODOO_TOKEN_PREFIX = 'mit_';
@@ -265,7 +265,7 @@ export async function rotateIntegration(
   return { ...toIntegration(row, deps.publicUrl, now), secret_url: odooUrl(deps.publicUrl, token) };
 }
 
-/** Its URL stops working at once (404, as an unknown one); its secrets are erased. */
+/** Its URL stops working at once (as an unknown one's: Square 404, Odoo 401); its secrets are erased. */
 export async function revokeIntegration(tx: DbTx, scope: DataScope, publicUrl: string, id: string, now: Date): Promise<Integration> {
   await activeRow(tx, scope, id);
   const row = await tx.integration.update({

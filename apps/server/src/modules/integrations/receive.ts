@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Clock } from '../../context.js';
 import type { Db, DbTx } from '../../db/client.js';
 import { AppError, validationError } from '../../errors.js';
-import { assertStorableJson, parseJsonBody } from '../../http/json-body.js';
-import type { RateLimiter } from '../../http/rate-limit.js';
 import type { SecretBox } from '../../secrets/cipher.js';
-import { ok } from '../../trpc/trpc.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { odooEventOf } from '../inbound/connectors/index.js';
 import { receiveInboundEvent } from '../inbound/service.js';
@@ -24,19 +20,30 @@ import {
 } from './service.js';
 import { SQUARE_SIGNATURE_HEADER, squareSignatureMatches } from './square/signature.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** An integration's own URL (Square, Odoo): authenticated by the vendor's signature or URL token, never an API key. */
-    integration?: boolean;
-  }
-}
-
-export type IntegrationRouteDeps = {
+/**
+ * What the integrations' own URLs do (service.ts says why each vendor has one; http/integrations.ts
+ * serves them). An unknown or revoked Square integration is a 404; an Odoo URL whose token is
+ * not an active integration's is a 401 (the token is its credential, as an API key is).
+ *
+ * Square: once the signature is checked (`assertSignedBySquare`), a notification is stored once by
+ * its `event_id` (a resend, or a replay of a captured one, answers `duplicate`; older than the
+ * dedupe window it is refused, as its id may have been forgotten) and the fetch is queued
+ * (jobs.ts) in the same transaction: the answer never waits for Square's API. Orders not
+ * COMPLETED, other locations than the integration's, and event types Merma does not read are
+ * answered `ignored` (a 2xx, or Square would retry them), and kept to show on the Integrations page.
+ *
+ * Odoo: the automation rule's body (`_model`, `_id` and the chosen fields) goes to the odoo
+ * connector as on the generic endpoint and is answered at once (Odoo's webhook action waits 1 s).
+ * A `pos.order` whose `lines` are ids is stored and its lines fetched through JSON-RPC by a job,
+ * when the integration has Odoo's URL, database, login and API key; without them the connector
+ * refuses it, saying what to configure. Refusals are noted on the integration (`last_error`),
+ * since Odoo shows a webhook's failures only in its server log.
+ */
+export type ReceiveDeps = {
   db: Db;
   clock: Clock;
   secrets: SecretBox;
   catalog: CatalogCache;
-  rateLimiter: RateLimiter;
   publicUrl: string;
   /** Days an event id is remembered (INBOUND_DEDUPE_DAYS): an older Square notification is refused as a replay. */
   dedupeDays: number;
@@ -50,102 +57,55 @@ const PAID_ODOO_STATES = new Set(['paid', 'done', 'invoiced']);
 
 type Answer = { event_id: string | null; status: 'queued' | 'duplicate' | 'ignored'; reason?: string };
 
-/**
- * The integrations' own inbound URLs (service.ts says why each vendor has one), outside the
- * API-key routes: `POST /api/v1/integrations/square/{id}` and `POST /api/v1/integrations/odoo/{token}`.
- * Both answer in the API's envelope and error shapes; an unknown or revoked integration is a 404.
- *
- * Square: the signature is checked over the raw body before anything else reads it (this route's
- * JSON parser keeps the text). A notification is stored once by its `event_id` (a resend, or a
- * replay of a captured one, answers `duplicate`; older than the dedupe window, it is refused, as
- * its id may have been forgotten) and the fetch is queued (jobs.ts) in the same transaction; the
- * answer never waits for Square's API. Orders not COMPLETED, other locations than the
- * integration's, and event types Merma does not read are answered `ignored` (a 2xx, or Square
- * would retry them), and kept to show on the Integrations page.
- *
- * Odoo: the automation rule's body (`_model`, `_id` and the chosen fields) goes to the odoo
- * connector as on the generic endpoint and is answered at once (Odoo's webhook action waits 1 s).
- * A `pos.order` whose `lines` are ids is stored and its lines fetched through JSON-RPC by a job,
- * when the integration has Odoo's URL, database, login and API key; without them the connector
- * refuses it, saying what to configure. Refusals are noted on the integration (`last_error`),
- * since Odoo shows a webhook's failures only in its server log.
- */
-export function registerIntegrationRoutes(app: FastifyInstance, deps: IntegrationRouteDeps): void {
-  const { db, clock } = deps;
-
-  app.register(async (square) => {
-    // The raw text, for the signature; parsed (with the same limits as everywhere) once verified.
-    square.removeContentTypeParser(['application/json']);
-    square.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body.toString()));
-
-    square.post<{ Params: { id: string } }>(
-      '/api/v1/integrations/square/:id',
-      { config: { integration: true } },
-      async (request, reply) => {
-        const found = await activeOr404(() =>
-          UUID.test(request.params.id) ? findActiveIntegration(db, 'square', request.params.id) : Promise.resolve(undefined),
-        );
-        await limit(deps.rateLimiter, found, reply);
-        const raw = typeof request.body === 'string' ? request.body : '';
-        const keys = signatureKeys(deps.secrets, found.row, clock());
-        if (keys.length === 0) {
-          await noteOutcome(db, found.row.id, clock(), 'A notification arrived, but the signature key is not set: paste it from Square');
-          throw new AppError('unauthorized', "This integration has no signature key yet: paste the subscription's signature key in Merma");
-        }
-        const signature = request.headers[SQUARE_SIGNATURE_HEADER];
-        if (!squareSignatureMatches(keys, squareNotificationUrl(deps.publicUrl, found.row.id), raw, single(signature))) {
-          throw new AppError(
-            'unauthorized',
-            `${SQUARE_SIGNATURE_HEADER} is missing or does not match: check the subscription's notification URL and signature key`,
-          );
-        }
-        const body = parseJsonBody(raw);
-        assertStorableJson(body);
-        const answer = await receiveSquareNotification(deps, found, body);
-        return reply.send(ok(answer));
-      },
-    );
-  });
-
-  app.post<{ Params: { token: string } }>('/api/v1/integrations/odoo/:token', { config: { integration: true } }, async (request, reply) => {
-    const found = await activeOr404(() =>
-      /^mit_[0-9A-Za-z]{32}$/.test(request.params.token)
-        ? findOdooIntegrationByToken(db, request.params.token, clock())
-        : Promise.resolve(undefined),
-    );
-    await limit(deps.rateLimiter, found, reply);
-    try {
-      const answer = await receiveOdoo(deps, found, request.body);
-      return reply.send(ok(answer));
-    } catch (err) {
-      if (err instanceof AppError && err.code !== 'conflict')
-        await noteOutcome(db, found.row.id, clock(), `${err.message}${detailsOf(err)}`);
-      throw err;
-    }
-  });
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-
 const detailsOf = (err: AppError) => (err.details?.length ? ` (${err.details.map((d) => `${d.path}: ${d.message}`).join(', ')})` : '');
 
-async function activeOr404(find: () => Promise<ActiveIntegration | undefined>): Promise<ActiveIntegration> {
-  const found = await find();
-  if (!found) throw new AppError('not_found', 'No such integration: it was revoked, or the URL is not the one the dashboard gave');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TOKEN = /^mit_[0-9A-Za-z]{32}$/;
+
+const notFound = () => new AppError('not_found', 'No such integration: it was revoked, or the URL is not the one the dashboard gave');
+
+/** The active Square integration of a notification URL: 404 for an unknown or revoked one. */
+export async function squareIntegration(deps: ReceiveDeps, id: string): Promise<ActiveIntegration> {
+  const found = UUID.test(id) ? await findActiveIntegration(deps.db, 'square', id) : undefined;
+  if (!found) throw notFound();
   return found;
 }
 
-/** The API's general limit, per integration (a vendor retrying in a loop cannot starve the establishment's API keys). */
-async function limit(rateLimiter: RateLimiter, found: ActiveIntegration, reply: FastifyReply): Promise<void> {
-  await rateLimiter.consume('general', `integration:${found.row.id}`, reply);
+/** The active Odoo integration whose URL token this is (the previous one in its grace period too); 401 for none. */
+export async function odooIntegration(deps: ReceiveDeps, token: string): Promise<ActiveIntegration> {
+  const found = TOKEN.test(token) ? await findOdooIntegrationByToken(deps.db, token, deps.clock()) : undefined;
+  // The token is the credential, as an API key is: a wrong one is a 401.
+  if (!found) throw new AppError('unauthorized', "This URL's token is not an active Odoo integration's: copy the URL the dashboard gave");
+  return found;
+}
+
+/**
+ * Checks Square's signature of the raw body (square/signature.ts) with the integration's keys; a
+ * notification arriving before the key was pasted is noted on the integration, for the customer.
+ */
+export async function assertSignedBySquare(deps: ReceiveDeps, found: ActiveIntegration, raw: string, signature: string | undefined) {
+  const keys = signatureKeys(deps.secrets, found.row, deps.clock());
+  if (keys.length === 0) {
+    await noteOutcome(
+      deps.db,
+      found.row.id,
+      deps.clock(),
+      'A notification arrived, but the signature key is not set: paste it from Square',
+    );
+    throw new AppError('unauthorized', "This integration has no signature key yet: paste the subscription's signature key in Merma");
+  }
+  if (!squareSignatureMatches(keys, squareNotificationUrl(deps.publicUrl, found.row.id), raw, signature)) {
+    throw new AppError(
+      'unauthorized',
+      `${SQUARE_SIGNATURE_HEADER} is missing or does not match: check the subscription's notification URL and signature key`,
+    );
+  }
 }
 
 const object = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
-async function receiveSquareNotification(deps: IntegrationRouteDeps, found: ActiveIntegration, body: unknown): Promise<Answer> {
+export async function receiveSquareNotification(deps: ReceiveDeps, found: ActiveIntegration, body: unknown): Promise<Answer> {
   const { row, auth } = found;
   const n = object(body);
   const eventId = n?.event_id;
@@ -208,7 +168,18 @@ async function receiveSquareNotification(deps: IntegrationRouteDeps, found: Acti
   });
 }
 
-async function receiveOdoo(deps: IntegrationRouteDeps, found: ActiveIntegration, body: unknown): Promise<unknown> {
+/** An Odoo automation rule's body; a refusal is noted on the integration too (Odoo shows it only in its server log). */
+export async function receiveOdooWebhook(deps: ReceiveDeps, found: ActiveIntegration, body: unknown): Promise<unknown> {
+  try {
+    return await receiveOdoo(deps, found, body);
+  } catch (err) {
+    if (err instanceof AppError && err.code !== 'conflict')
+      await noteOutcome(deps.db, found.row.id, deps.clock(), `${err.message}${detailsOf(err)}`);
+    throw err;
+  }
+}
+
+async function receiveOdoo(deps: ReceiveDeps, found: ActiveIntegration, body: unknown): Promise<unknown> {
   const { row, auth } = found;
   const payload = object(body);
   if (!payload)
