@@ -203,7 +203,7 @@ describe('batchRetrieveOrders', () => {
   });
 });
 
-describe('wasteAdjustments', () => {
+describe('wasteChanges', () => {
   it('follows the cursor through every page and keeps only waste', async () => {
     const at = (i: number) => new Date(Date.UTC(2026, 2, 1, 8, 0, i)).toISOString();
     for (let i = 0; i < 250; i++) {
@@ -219,14 +219,16 @@ describe('wasteAdjustments', () => {
     );
     square.adjustments.push(exampleAdjustment({ id: 'OTHER', catalog_object_id: 'VAR2', location_id: 'LOC1', created_at: at(2) }));
 
-    const waste = await client().wasteAdjustments({
+    const waste = await client().wasteChanges({
       catalogObjectIds: ['VAR1'],
       locationIds: ['LOC1'],
       updatedAfter: '2026-03-01T00:00:00Z',
     });
-    expect(waste.map((a) => a.id)).toEqual(Array.from({ length: 250 }, (_, i) => `ADJ${i}`));
-    expect(waste.every((a) => a.to_state === 'WASTE')).toBe(true);
-    expect(waste[0]).toEqual(square.adjustments[0]);
+    const adjustments = waste.map((c) => c.adjustment as Record<string, unknown>);
+    expect(adjustments.map((a) => a.id)).toEqual(Array.from({ length: 250 }, (_, i) => `ADJ${i}`));
+    expect(waste.every((c) => c.type === 'ADJUSTMENT')).toBe(true);
+    expect(adjustments.every((a) => a.to_state === 'WASTE')).toBe(true);
+    expect(adjustments[0]).toEqual(square.adjustments[0]);
 
     expect(square.requests).toHaveLength(3);
     const bodies = square.requests.map((r) => r.body as Record<string, unknown>);
@@ -248,10 +250,12 @@ describe('wasteAdjustments', () => {
       exampleAdjustment({ id: 'A1', catalog_object_id: 'VAR1', location_id: 'LOC9', created_at: '2026-03-02T00:00:00.000Z' }),
     );
     expect(
-      (await client().wasteAdjustments({ catalogObjectIds: ['VAR1'], updatedAfter: '2026-03-01T00:00:00Z' })).map((a) => a.id),
+      (await client().wasteChanges({ catalogObjectIds: ['VAR1'], updatedAfter: '2026-03-01T00:00:00Z' })).map(
+        (c) => (c.adjustment as Record<string, unknown>).id,
+      ),
     ).toEqual(['A1']);
     expect(square.requests[0]?.body).not.toHaveProperty('location_ids');
-    expect(await client().wasteAdjustments({ catalogObjectIds: [], updatedAfter: '2026-03-01T00:00:00Z' })).toEqual([]);
+    expect(await client().wasteChanges({ catalogObjectIds: [], updatedAfter: '2026-03-01T00:00:00Z' })).toEqual([]);
     expect(square.requests).toHaveLength(1);
   });
 
@@ -263,7 +267,7 @@ describe('wasteAdjustments', () => {
         exampleAdjustment({ id: `P${i}`, catalog_object_id: 'VAR1', created_at: '2026-03-02T00:00:00.000Z', quantity }),
       );
     }
-    const error = await failure(client().wasteAdjustments({ catalogObjectIds: ['VAR1'], updatedAfter: '2026-03-01T00:00:00Z' }));
+    const error = await failure(client().wasteChanges({ catalogObjectIds: ['VAR1'], updatedAfter: '2026-03-01T00:00:00Z' }));
     expect(error).toMatchObject({ status: 500, retryable: true });
     expect(error.message).toContain('changes.20.adjustment.quantity');
     expect(square.requests).toHaveLength(2);
@@ -280,7 +284,7 @@ describe('errors', () => {
 
   it('429 is retryable with Retry-After as an HTTP date', async () => {
     square.failNext(429, { 'retry-after': new Date(Date.now() + 30_000).toUTCString() });
-    const error = await failure(client().wasteAdjustments({ catalogObjectIds: ['V'], updatedAfter: '2026-03-01T00:00:00Z' }));
+    const error = await failure(client().wasteChanges({ catalogObjectIds: ['V'], updatedAfter: '2026-03-01T00:00:00Z' }));
     expect(error.retryable).toBe(true);
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(28);
     expect(error.retryAfterSeconds).toBeLessThanOrEqual(31);
@@ -304,7 +308,7 @@ describe('errors', () => {
 
   it('403 (a missing scope) is not retryable and names the scope', async () => {
     square.failNext(403);
-    const error = await failure(client().wasteAdjustments({ catalogObjectIds: ['V'], updatedAfter: '2026-03-01T00:00:00Z' }));
+    const error = await failure(client().wasteChanges({ catalogObjectIds: ['V'], updatedAfter: '2026-03-01T00:00:00Z' }));
     expect(error).toMatchObject({ status: 403, retryable: false });
     expect(error.message).toMatch(/^Square refused the access token: .*INSUFFICIENT_SCOPES.*INVENTORY_READ/);
   });

@@ -147,17 +147,14 @@ export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJ
       }
     } else {
       const locationIds = settings.location_id ? [settings.location_id] : work.locationIds;
-      const adjustments = await api.wasteAdjustments({
-        catalogObjectIds: work.catalogObjectIds,
-        locationIds,
-        updatedAfter: work.updatedAfter,
-      });
-      for (const adjustment of adjustments) {
+      const changes = await api.wasteChanges({ catalogObjectIds: work.catalogObjectIds, locationIds, updatedAfter: work.updatedAfter });
+      for (const change of changes) {
+        // The whole InventoryChange: its measurement_unit says what the adjustment's quantity is in.
         try {
-          await receiveInboundEvent(receiveDeps, auth, { event: 'inventory.loss', connector: 'square', payload: { adjustment } });
+          await receiveInboundEvent(receiveDeps, auth, { event: 'inventory.loss', connector: 'square', payload: change });
         } catch (err) {
           if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
-          refused.push(`adjustment ${String(adjustment.id)}: ${refusal(err)}`);
+          refused.push(`adjustment ${String((change.adjustment as { id?: unknown }).id)}: ${refusal(err)}`);
         }
       }
     }

@@ -26,8 +26,13 @@ export type SquareApiOptions = { baseUrl: string; accessToken: string; timeoutMs
 export type SquareApi = {
   /** POST /v2/orders/batch-retrieve, in chunks of at most 100 ids; returns the raw Order JSON objects (snake_case, as Square sends them). Unknown ids are left out, as Square does. */
   batchRetrieveOrders(input: { locationId?: string; orderIds: string[] }): Promise<Record<string, unknown>[]>;
-  /** POST /v2/inventory/changes/batch-retrieve with types [ADJUSTMENT], states [WASTE], catalog_object_ids, location_ids, updated_after; follows `cursor` through every page; returns the raw InventoryAdjustment objects whose to_state is WASTE. */
-  wasteAdjustments(input: { catalogObjectIds: string[]; locationIds?: string[]; updatedAfter: string }): Promise<Record<string, unknown>[]>;
+  /**
+   * POST /v2/inventory/changes/batch-retrieve with types [ADJUSTMENT], states [WASTE],
+   * catalog_object_ids, location_ids, updated_after; follows `cursor` through every page; returns
+   * the raw InventoryChange objects whose adjustment's to_state is WASTE — the change, not only its
+   * adjustment, since the unit the quantity is in (`measurement_unit`) is the change's.
+   */
+  wasteChanges(input: { catalogObjectIds: string[]; locationIds?: string[]; updatedAfter: string }): Promise<Record<string, unknown>[]>;
 };
 
 type SquareErrorEntry = { category?: string; code?: string; detail?: string; field?: string };
@@ -166,7 +171,7 @@ export function squareApi(options: SquareApiOptions): SquareApi {
       return orders;
     },
 
-    async wasteAdjustments({ catalogObjectIds, locationIds, updatedAfter }) {
+    async wasteChanges({ catalogObjectIds, locationIds, updatedAfter }) {
       // No catalog objects means nothing to ask for (an empty filter would not mean "none" to Square).
       if (catalogObjectIds.length === 0) return [];
       const query = {
@@ -176,7 +181,7 @@ export function squareApi(options: SquareApiOptions): SquareApi {
         ...(locationIds && locationIds.length > 0 ? { location_ids: locationIds } : {}),
         updated_after: updatedAfter,
       };
-      const adjustments: Record<string, unknown>[] = [];
+      const changes: Record<string, unknown>[] = [];
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; ; page++) {
@@ -190,10 +195,10 @@ export function squareApi(options: SquareApiOptions): SquareApi {
         );
         for (const change of list(answer.changes)) {
           const adjustment = change.adjustment as Record<string, unknown> | undefined;
-          if (change.type === 'ADJUSTMENT' && adjustment && adjustment.to_state === 'WASTE') adjustments.push(adjustment);
+          if (change.type === 'ADJUSTMENT' && adjustment && adjustment.to_state === 'WASTE') changes.push(change);
         }
         cursor = typeof answer.cursor === 'string' && answer.cursor !== '' ? answer.cursor : undefined;
-        if (!cursor) return adjustments;
+        if (!cursor) return changes;
         if (seen.has(cursor))
           throw new SquareApiError('Square returned the same inventory cursor twice', { status: null, retryable: false });
         seen.add(cursor);
