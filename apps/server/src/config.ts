@@ -137,7 +137,7 @@ const EnvSchema = z.object({
   /** Days an inbound event id is remembered: a resend within them is a duplicate. */
   INBOUND_DEDUPE_DAYS: int(30, 1),
   /**
-   * Keys that encrypt webhook signing secrets at rest: `<id>:<key>[,<id>:<key>…]`, each key 32 bytes
+   * Keys that encrypt webhook signing secrets and integrations' credentials at rest: `<id>:<key>[,<id>:<key>…]`, each key 32 bytes
    * in base64 or hex, the one new values use first (secrets/keys.ts). Required in production;
    * elsewhere, unset, a key is generated and kept under DATA_DIR.
    */
