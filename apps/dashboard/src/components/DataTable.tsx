@@ -40,7 +40,8 @@ export function DataTable<T>({ caption, columns, rows, rowKey, empty, renderExpa
   const columnCount = columns.length + (renderExpanded ? 1 : 0);
 
   return (
-    <Table.ScrollContainer minWidth={minWidth}>
+    // Focusable, so that a table wider than a phone's screen can be scrolled with the keyboard too.
+    <Table.ScrollContainer minWidth={minWidth} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
       <Table striped highlightOnHover verticalSpacing="sm" captionSide="top">
         <Table.Caption>
           <VisuallyHidden>{caption}</VisuallyHidden>

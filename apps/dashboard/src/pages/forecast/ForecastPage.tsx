@@ -17,6 +17,7 @@ import type { DemandPrediction, Prediction, ProductDemand } from '@merma/schema'
 import type { DemandForecastInput } from '@merma/schema/dashboard';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import type { TFunction } from 'i18next';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
@@ -389,7 +390,7 @@ function Avoided({ kg, pct }: { kg: number | null; pct: number | null }) {
 }
 
 /** A note of the server, by its code, in the reader's language (its English message for a code this page does not know). */
-function noteText(note: ProductDemand['notes'][number], product: ProductDemand, t: ReturnType<typeof useTranslation>['t']): string {
+function noteText(note: ProductDemand['notes'][number], product: ProductDemand, t: TFunction): string {
   switch (note.code) {
     case 'short_history':
       return t('forecast.demand.notes.shortHistory', { count: product.history_days });

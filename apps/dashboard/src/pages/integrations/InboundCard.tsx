@@ -48,7 +48,10 @@ export function InboundCard({ establishmentId }: { establishmentId: string }) {
                 </Text>
                 <CopyTextButton value={sample} label={t('integrations.inbound.copySample')} />
               </Group>
-              <Code block>{sample}</Code>
+              {/* Focusable: on a narrow screen the sample scrolls sideways, with the keyboard too. */}
+              <Code block tabIndex={0}>
+                {sample}
+              </Code>
             </Stack>
           </>
         )}

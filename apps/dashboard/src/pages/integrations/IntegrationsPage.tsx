@@ -15,6 +15,7 @@ import { useScope } from '../../lib/scope.ts';
 import { trpc } from '../../trpc.ts';
 import { AddEndpointModal } from './AddEndpointModal.tsx';
 import { InboundCard } from './InboundCard.tsx';
+import { VendorIntegrations } from './VendorIntegrations.tsx';
 import { WebhookStatusBadge } from './WebhookFields.tsx';
 
 export function IntegrationsPage() {
@@ -47,6 +48,7 @@ export function IntegrationsPage() {
             </Group>
             <Endpoints establishmentId={establishment.id} livemode={livemode} />
           </Stack>
+          <VendorIntegrations establishmentId={establishment.id} mode={mode} manage={manage} />
           <InboundCard establishmentId={establishment.id} />
           {adding && <AddEndpointModal onClose={addModal.close} establishmentId={establishment.id} livemode={livemode} />}
         </>

@@ -11,7 +11,7 @@ import { queryClient, trpc } from '../../trpc.ts';
 import type { WebhookScopeInput } from './IntegrationPage.tsx';
 
 /** How long the replaced secret keeps signing beside the new one (seconds). The server's default is a day. */
-const GRACE_PERIODS = [
+export const GRACE_PERIODS = [
   { seconds: 0, key: 'none' },
   { seconds: 3_600, key: 'hour' },
   { seconds: 86_400, key: 'day' },
