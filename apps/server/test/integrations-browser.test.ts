@@ -476,7 +476,13 @@ describe.runIf(hasChromium && SHOTS)('screenshots for the documentation', () => 
       await page.reload();
       const square = card(page, 'Square — Calle Mayor');
       await square.getByText(/^Last received: /).waitFor();
-      await square.screenshot({ path: join(out, 'integrations-square-card.png') });
+      // The card across the page's width (1280 px), with a margin above and below.
+      const box = await square.boundingBox();
+      if (!box) throw new Error('the Square card is not on the page');
+      await page.screenshot({
+        path: join(out, 'integrations-square-card.png'),
+        clip: { x: 0, y: box.y - 16, width: 1280, height: box.height + 32 },
+      });
 
       await section.getByRole('button', { name: 'Connect Odoo', exact: true }).click();
       dialog = page.getByRole('dialog', { name: 'Connect Odoo' });

@@ -1,4 +1,4 @@
-import { Alert, Button, CopyButton, Group, Stack, TextInput } from '@mantine/core';
+import { Alert, Button, CopyButton, Group, Stack, Textarea, TextInput } from '@mantine/core';
 import { IconAlertTriangle, IconCheck, IconCopy } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 
@@ -10,6 +10,8 @@ type Props = {
   warning: string;
   /** The deliberate way out: the person says they have stored the secret. */
   onDone: () => void;
+  /** Wraps a long secret (a URL holding a token) over several lines instead of scrolling it in one. */
+  multiline?: boolean;
 };
 
 /**
@@ -17,7 +19,7 @@ type Props = {
  * button, a warning, and one explicit "I have copied it" button to leave. Its modal must not close
  * by a click outside or Escape (see `secretModalProps`).
  */
-export function SecretShownOnce({ label, secret, warning, onDone }: Props) {
+export function SecretShownOnce({ label, secret, warning, onDone, multiline = false }: Props) {
   const { t } = useTranslation();
   return (
     <Stack gap="md">
@@ -25,15 +27,28 @@ export function SecretShownOnce({ label, secret, warning, onDone }: Props) {
         {warning}
       </Alert>
       <Group align="flex-end" gap="xs" wrap="nowrap">
-        <TextInput
-          label={label}
-          value={secret}
-          readOnly
-          flex={1}
-          styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-          onFocus={(event) => event.currentTarget.select()}
-          data-testid="secret-value"
-        />
+        {multiline ? (
+          <Textarea
+            label={label}
+            value={secret}
+            readOnly
+            autosize
+            flex={1}
+            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', wordBreak: 'break-all' } }}
+            onFocus={(event) => event.currentTarget.select()}
+            data-testid="secret-value"
+          />
+        ) : (
+          <TextInput
+            label={label}
+            value={secret}
+            readOnly
+            flex={1}
+            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+            onFocus={(event) => event.currentTarget.select()}
+            data-testid="secret-value"
+          />
+        )}
         <CopyButton value={secret}>
           {({ copied, copy }) => (
             <Button

@@ -47,6 +47,7 @@ export function ConnectOdooModal({ onClose, establishmentId, livemode }: Props) 
           secret={shown}
           warning={t('integrations.vendors.odoo.urlWarning')}
           onDone={onClose}
+          multiline
         />
       ) : (
         <form

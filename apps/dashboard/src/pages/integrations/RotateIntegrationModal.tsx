@@ -57,6 +57,7 @@ export function RotateIntegrationModal({ integration, scope, onClose }: Props) {
           secret={rotated.secret_url}
           warning={t('integrations.vendors.rotate.odooWarning')}
           onDone={onClose}
+          multiline
         />
       ) : (
         <form
