@@ -39,3 +39,17 @@ export function createLogger(
   }
   return options.stream ? pino(opts, options.stream as pino.DestinationStream) : pino(opts);
 }
+
+/**
+ * A request's URL as logs and traces may keep it. The dashboard's pages and calls carry one-time
+ * tokens in their query (`/dashboard/invitation?token=…`, `auth.invitation?input=…`), so theirs is
+ * left out; an Odoo integration's URL holds its credential in the path, so only its last four
+ * characters are kept (`/api/v1/integrations/odoo/mit_…a1B2`), as the dashboard shows it.
+ */
+export function urlForLogs(url: string): string {
+  if (/^\/(trpc|dashboard)(\/|\?|$)/.test(url)) return url.split('?')[0] as string;
+  return url.replace(
+    /^(\/api\/v1\/integrations\/odoo\/)([^/?#]*)/i,
+    (_, prefix: string, token: string) => `${prefix}${token.length > 8 ? `${token.slice(0, 4)}…${token.slice(-4)}` : '…'}`,
+  );
+}

@@ -1,9 +1,11 @@
 import { createHash, createHmac } from 'node:crypto';
+import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
+import { attempt } from '../src/modules/integrations/jobs.js';
 import { loadSecretBox } from '../src/secrets/keys.js';
 import { openColumn } from '../src/secrets/stored.js';
-import { createMember, DashboardBrowser, failure, jobsDone } from './dashboard-client.js';
+import { createMember, DashboardBrowser, failure, jobsDone, randomIp } from './dashboard-client.js';
 import { startOdooRpc } from './fixtures/odoo-rpc.js';
 import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
@@ -39,8 +41,10 @@ async function shop(): Promise<Shop> {
 
 /** The path of a URL the dashboard gave (the app is reached in-process). */
 const pathOf = (url: string) => new URL(url).pathname;
+/** A request from an address of its own: refused requests are limited per address (and outlast a run in Redis). */
+const inject = (options: InjectOptions) => t.app.inject({ remoteAddress: randomIp(), ...options });
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  t.app.inject({
+  inject({
     method: 'POST',
     url: pathOf(url),
     headers: { 'content-type': 'application/json', ...headers },
@@ -319,7 +323,7 @@ describe('Square integrations', () => {
       'not base64': 'not-a-signature',
     };
     for (const [name, signature] of Object.entries(cases)) {
-      const res = await t.app.inject({
+      const res = await inject({
         method: 'POST',
         url: pathOf(made.url),
         headers: { 'content-type': 'application/json', ...(signature ? { 'x-square-hmacsha256-signature': signature } : {}) },
@@ -335,7 +339,7 @@ describe('Square integrations', () => {
     const made = await square(s);
     const send = (key: string, n: object) => {
       const body = JSON.stringify(n);
-      return t.app.inject({
+      return inject({
         method: 'POST',
         url: pathOf(made.url),
         headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign(key, made.url, body) },
@@ -372,7 +376,7 @@ describe('Square integrations', () => {
     const s = await shop();
     const made = await square(s);
     const body = JSON.stringify(orderUpdated('evt-old', 'COMPLETED', new Date(Date.now() - 31 * 86_400_000).toISOString()));
-    const res = await t.app.inject({
+    const res = await inject({
       method: 'POST',
       url: pathOf(made.url),
       headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', made.url, body) },
@@ -383,19 +387,200 @@ describe('Square integrations', () => {
     expect(await t.db.inboundEvent.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
   });
 
-  it('refuse every notification until the signature key is pasted, and say so on the integration', async () => {
+  it('refuse every notification until the signature key is pasted, writing nothing', async () => {
     const s = await shop();
     const made = await square(s, { signature_key: undefined });
     const body = JSON.stringify(orderUpdated('evt-nokey'));
-    const res = await t.app.inject({
+    const res = await inject({
       method: 'POST',
       url: pathOf(made.url),
       headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('anything', made.url, body) },
       payload: body,
     });
     expect(res.statusCode).toBe(401);
+    expect(res.json().error).toMatch(/no signature key yet/);
+    // The page's checklist says what is missing; an unauthenticated request writes nothing.
     const [listed] = await s.owner.query('integrations.list', s.scope);
-    expect(listed).toMatchObject({ signature_key_set: false });
-    expect(listed.last_error).toMatch(/signature key is not set/);
+    expect(listed).toMatchObject({ signature_key_set: false, last_error: null, last_received_at: null });
+  });
+});
+
+describe('integrations under load and attack', () => {
+  it('take a busy shop’s Odoo lines without a 429 (Odoo never resends what is refused)', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
+    const sold = odooTime(new Date(Date.now() - 3600_000));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        post(made.secret_url, {
+          _model: 'pos.order.line',
+          _id: 5000 + i,
+          id: 5000 + i,
+          product_id: 57,
+          qty: 1,
+          product_uom_id: 1,
+          x_uom_name: 'Units',
+          create_date: sold,
+        }),
+      ),
+    );
+    expect(answers.map((a) => `${a.statusCode}${a.statusCode === 200 ? '' : ` ${a.body}`}`)).toEqual(Array(40).fill('200'));
+    expect(await salesOf(s)).toHaveLength(40);
+  });
+
+  it('refuse an address after 30 refused attempts a minute, without spending the integration’s own limit', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const attacker = randomIp();
+    const unsigned = JSON.stringify(orderUpdated('evt-attack', 'OPEN'));
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) {
+      const res = await inject({
+        method: 'POST',
+        url: pathOf(made.url),
+        headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('guess', made.url, unsigned) },
+        payload: unsigned,
+        remoteAddress: attacker,
+      });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
+    expect(statuses[30]).toBe(429);
+    // Square, from its own address, still gets through.
+    const body = JSON.stringify(orderUpdated('evt-genuine', 'OPEN'));
+    const genuine = await inject({
+      method: 'POST',
+      url: pathOf(made.url),
+      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', made.url, body) },
+      payload: body,
+      remoteAddress: randomIp(),
+    });
+    expect(genuine.statusCode).toBe(200);
+  });
+
+  it('accept Square’s signature of the URL as configured there, with a trailing slash too', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const body = JSON.stringify(orderUpdated('evt-slash', 'OPEN'));
+    const res = await inject({
+      method: 'POST',
+      url: `${pathOf(made.url)}/`,
+      headers: {
+        'content-type': 'application/json',
+        'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', `${made.url}/`, body),
+      },
+      payload: body,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('say nothing of the organisation’s plan to a request that is not Square’s', async () => {
+    const s = await shop();
+    const made = await square(s);
+    await t.db.organization.update({ where: { id: s.organizationId }, data: { canceled_at: new Date() } });
+    const body = JSON.stringify(orderUpdated('evt-plan', 'COMPLETED'));
+    const send = (key: string) =>
+      inject({
+        method: 'POST',
+        url: pathOf(made.url),
+        headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign(key, made.url, body) },
+        payload: body,
+      });
+    expect((await send('not-the-key')).statusCode).toBe(401);
+    expect((await send('sq-signature-key-AbC123xyz')).statusCode).toBe(403);
+    expect(await t.db.inboundEvent.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
+  });
+
+  it('keep only the type and id of a notification Merma does not read (it may carry personal data)', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const payment = {
+      ...orderUpdated('evt-payment'),
+      type: 'customer.created',
+      data: { type: 'customer', id: 'C1', object: { customer: { email_address: 'ana@example.com' } } },
+    };
+    const body = JSON.stringify(payment);
+    const res = await inject({
+      method: 'POST',
+      url: pathOf(made.url),
+      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', made.url, body) },
+      payload: body,
+    });
+    expect(res.json().data).toMatchObject({ status: 'ignored' });
+    const [stored] = await t.db.inboundEvent.findMany({ where: { establishment_id: s.establishmentId } });
+    expect(JSON.stringify(stored?.payload)).not.toContain('ana@example.com');
+    expect(stored?.payload).toMatchObject({ type: 'customer.created', event_id: 'evt-payment' });
+  });
+
+  it('allow one active integration of each vendor per establishment and mode', async () => {
+    const s = await shop();
+    await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo A' });
+    const second = await failure(s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo B' }));
+    expect(second.status).toBe(409);
+    expect(await s.owner.mutate('integrations.create', { ...s.scope, livemode: true, kind: 'odoo', name: 'Odoo live' })).toMatchObject({
+      livemode: true,
+    });
+    expect(await t.db.integration.count({ where: { establishment_id: s.establishmentId } })).toBe(2);
+  });
+
+  it('refuse an Odoo URL with credentials or a query, and a pos.order without its id', async () => {
+    const s = await shop();
+    for (const odoo_url of ['https://user:secret@mycompany.odoo.com', 'https://mycompany.odoo.com/?db=x']) {
+      const refused = await failure(s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo', odoo_url }));
+      expect(refused.status, odoo_url).toBe(400);
+    }
+    const made = await s.owner.mutate('integrations.create', {
+      ...s.scope,
+      kind: 'odoo',
+      name: 'Odoo',
+      odoo_url: odoo.url,
+      database: 'mycompany',
+      login: 'merma@mycompany.es',
+      api_key: 'odoo-api-key-0123456789',
+    });
+    const res = await post(made.secret_url, { _model: 'pos.order', state: 'paid', lines: [1, 2] });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toEqual([{ path: '_id', message: expect.stringContaining('required') }]);
+    expect(await t.db.inboundEvent.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
+  });
+
+  it('count a notification lost for good when its last attempt fails, and keep the count after a success', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const deps = { db: t.db, clock: () => new Date() } as unknown as Parameters<typeof attempt>[0];
+    const job = { integration_id: made.id, inbound_event_id: made.id };
+    const fail = () => Promise.reject(new Error('Square answered 503'));
+    await expect(attempt(deps, job, { job: { attempts: 3, max_attempts: 15 } }, fail)).rejects.toThrow('503');
+    expect((await t.db.integration.findUniqueOrThrow({ where: { id: made.id } })).failed_count).toBe(0);
+    await expect(attempt(deps, job, { job: { attempts: 15, max_attempts: 15 } }, fail)).rejects.toThrow('503');
+    const row = await t.db.integration.findUniqueOrThrow({ where: { id: made.id } });
+    expect(row).toMatchObject({ failed_count: 1, last_error: 'Gave up after 15 attempts: Square answered 503' });
+    const [listed] = await s.owner.query('integrations.list', s.scope);
+    expect(listed.failed_count).toBe(1);
+  });
+});
+
+describe('integrations in production', () => {
+  let p: TestContext;
+  beforeAll(async () => {
+    p = await startTestApp({ config: { NODE_ENV: 'production', TRUST_PROXY: 'loopback' } });
+  });
+  afterAll(() => p?.close());
+
+  it('refuse an Odoo URL on an internal address or over plain HTTP when it is saved', async () => {
+    const tenant = await createTenant(p.db);
+    const member = await createMember(p.db, tenant.organizationId, 'owner');
+    const owner = new DashboardBrowser(p.app);
+    const https = { headers: { 'x-forwarded-proto': 'https' } };
+    const signedIn = await owner.raw('mutation', 'auth.signIn', { email: member.email, password: 'correct horse battery staple' }, https);
+    expect(signedIn.statusCode).toBe(200);
+    for (const odoo_url of ['https://169.254.169.254', 'https://10.0.0.5', 'http://mycompany.odoo.com']) {
+      const input = { establishment_id: tenant.establishmentId, livemode: false, kind: 'odoo', name: 'O', odoo_url };
+      const refused = await owner.raw('mutation', 'integrations.create', input, https);
+      expect(refused.statusCode, odoo_url).toBe(400);
+      expect(refused.body).toContain('odoo_url');
+    }
+    expect(await p.db.integration.count()).toBe(0);
   });
 });

@@ -150,6 +150,32 @@ describe('request logs', () => {
     }
   });
 
+  it('keep an Odoo integration URL’s token out of the log, but its last four characters', async () => {
+    const lines: string[] = [];
+    const logStream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const t = await startTestApp({ logStream, logLevel: 'info' });
+    try {
+      const token = 'mit_Zx81kQpL0aB3cD4eF5gH6iJ7kL8mN9oP';
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/integrations/odoo/${token}`,
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
+      expect(res.statusCode).toBe(401);
+      const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request completed');
+      expect(logged).toMatchObject({ url: '/api/v1/integrations/odoo/mit_…N9oP', status: 401 });
+      expect(lines.join('')).not.toContain(token.slice(4, 30));
+    } finally {
+      await t.close();
+    }
+  });
+
   it('censor the Authorization header wherever request headers are logged', () => {
     const out: string[] = [];
     const log = createLogger(testConfig(), {

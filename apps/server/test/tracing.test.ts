@@ -182,6 +182,24 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(request?.attributes['http.response.status_code']).toBe(400);
   });
 
+  it('an Odoo integration URL: the span keeps the token’s last four characters only', { timeout: 60_000 }, async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const token = 'mit_Qq81kQpL0aB3cD4eF5gH6iJ7kL8mN9xY';
+    const res = await fetch(`${server.url}/api/v1/integrations/odoo/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      body: '{}',
+    });
+    expect(res.status).toBe(401);
+    const request = await waitFor(
+      () => spansOf(collector).find((s) => s.traceId === traceId && s.kind === SPAN_KIND.server),
+      15_000,
+      'the integration request span',
+    );
+    expect(request.attributes['url.path']).toBe('/api/v1/integrations/odoo/mit_…N9xY');
+    expect(JSON.stringify(spansOf(collector).filter((s) => s.traceId === traceId))).not.toContain(token.slice(4, 30));
+  });
+
   it('a webhook delivery: one span per attempt, linked to the request that wrote the event, with the POST and the SQL under it', {
     timeout: 60_000,
   }, async () => {

@@ -253,7 +253,14 @@ const SquareId = z
   .string()
   .trim()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a Square location id, e.g. L8X2QBJ4GMCYP');
-const OdooUrl = z.url({ protocol: /^https?$/ }).max(2048);
+/** The database's address only: no credentials, query or fragment (the server adds /jsonrpc). */
+const OdooUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .refine((u) => {
+    const url = new URL(u);
+    return !url.username && !url.password && !url.search && !url.hash;
+  }, 'the database address alone, e.g. https://mycompany.odoo.com: no user, password, query or fragment');
 
 /** What the dashboard shows of an integration: never a secret, only whether each is set. */
 export const Integration = z.object({
@@ -287,6 +294,8 @@ export const Integration = z.object({
   /** The last failure to read or store what the vendor sent (cleared by the next success). */
   last_error: z.string().nullable(),
   last_error_at: Timestamp.nullable(),
+  /** Notifications whose orders or adjustments could not be read from the vendor after every retry (about a day and a half). */
+  failed_count: z.number().int(),
 });
 export type Integration = z.infer<typeof Integration>;
 

@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import type { AuthContext, Clock } from '../context.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { type Logger, urlForLogs } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
@@ -64,14 +64,6 @@ export type AppOptions = {
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Load balancers' probes: answered over plain HTTP too, and not logged when healthy. */
 const PROBES = new Set(['/healthz', '/readyz']);
-
-/**
- * The URL as logged: the dashboard's pages and calls carry one-time tokens in their query
- * (`/dashboard/invitation?token=…`, `auth.invitation?input=…`), so theirs is left out.
- */
-function loggedUrl(url: string): string {
-  return /^\/(trpc|dashboard)(\/|\?|$)/.test(url) ? (url.split('?')[0] as string) : url;
-}
 
 /** Headers on every answer, including the router's own refusals (frameworkErrors). */
 function setCommonHeaders(request: FastifyRequest, reply: FastifyReply, production: boolean) {
@@ -146,6 +138,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       throw new AppError('forbidden', 'HTTPS is required');
     }
     const route = request.routeOptions.config;
+    if (route?.integration) reply.header('cache-control', 'no-store');
     if (!route?.api) return;
     reply.header('cache-control', 'no-store');
     request.auth = await authenticator.authenticate(request);
@@ -171,7 +164,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     reply.log.info(
       {
         method: request.method,
-        url: loggedUrl(request.url),
+        url: urlForLogs(request.url),
         route,
         status: reply.statusCode,
         responseTime: Math.round(reply.elapsedTime * 10) / 10,

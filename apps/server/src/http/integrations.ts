@@ -7,6 +7,7 @@ import {
   receiveSquareNotification,
   squareIntegration,
 } from '../modules/integrations/receive.js';
+import type { ActiveIntegration } from '../modules/integrations/service.js';
 import { SQUARE_SIGNATURE_HEADER } from '../modules/integrations/square/signature.js';
 import { ok } from '../trpc/trpc.js';
 import { assertStorableJson, parseJsonBody } from './json-body.js';
@@ -22,13 +23,24 @@ declare module 'fastify' {
 /**
  * The integrations' own URLs, outside the API-key routes (modules/integrations/receive.ts says
  * what each does): `POST /api/v1/integrations/square/{id}` and `POST /api/v1/integrations/odoo/{token}`,
- * answered in the API's envelope and error shapes. Each integration has the API's general rate
- * limit of its own, so a vendor retrying in a loop cannot starve the establishment's API keys.
+ * answered in the API's envelope and error shapes, never cached. Their limits are their own
+ * (INTEGRATION_LIMITS in rate-limit.ts): per integration once authenticated, and per client address
+ * for refused requests, so that unsigned requests cannot spend an integration's limit.
  *
  * Square's route keeps the raw body: the signature is checked over it before anything else reads
  * it, then it is parsed with the same limits as every body (json-body.ts).
  */
 export function registerIntegrationRoutes(app: FastifyInstance, deps: ReceiveDeps & { rateLimiter: RateLimiter }): void {
+  const { rateLimiter } = deps;
+  /** Authenticates with a point of the address's `refused` limit taken first and given back on success. */
+  async function authenticated(ip: string, authenticate: () => Promise<ActiveIntegration>): Promise<ActiveIntegration> {
+    await rateLimiter.consumeIntegration('refused', ip);
+    const found = await authenticate();
+    await rateLimiter.refundIntegration('refused', ip);
+    await rateLimiter.consumeIntegration('received', found.row.id);
+    return found;
+  }
+
   app.register(async (square) => {
     square.removeContentTypeParser(['application/json']);
     square.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body.toString()));
@@ -36,11 +48,13 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: ReceiveDep
       '/api/v1/integrations/square/:id',
       { config: { integration: true } },
       async (request, reply) => {
-        const found = await squareIntegration(deps, request.params.id);
-        await deps.rateLimiter.consume('general', `integration:${found.row.id}`, reply);
         const raw = typeof request.body === 'string' ? request.body : '';
-        const signature = request.headers[SQUARE_SIGNATURE_HEADER];
-        await assertSignedBySquare(deps, found, raw, Array.isArray(signature) ? signature[0] : signature);
+        const header = request.headers[SQUARE_SIGNATURE_HEADER];
+        const found = await authenticated(request.ip, async () => {
+          const integration = await squareIntegration(deps, request.params.id);
+          assertSignedBySquare(deps, integration, raw, Array.isArray(header) ? header[0] : header, request.url);
+          return integration;
+        });
         const body = parseJsonBody(raw);
         assertStorableJson(body);
         return reply.send(ok(await receiveSquareNotification(deps, found, body)));
@@ -49,8 +63,7 @@ export function registerIntegrationRoutes(app: FastifyInstance, deps: ReceiveDep
   });
 
   app.post<{ Params: { token: string } }>('/api/v1/integrations/odoo/:token', { config: { integration: true } }, async (request, reply) => {
-    const found = await odooIntegration(deps, request.params.token);
-    await deps.rateLimiter.consume('general', `integration:${found.row.id}`, reply);
+    const found = await authenticated(request.ip, () => odooIntegration(deps, request.params.token));
     return reply.send(ok(await receiveOdooWebhook(deps, found, request.body)));
   });
 }

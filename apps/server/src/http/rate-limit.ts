@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
-import { consumeOrRefuse, createLimit, limitReached } from '../limits.js';
+import { consumeOrRefuse, createLimit, giveBack, limitReached } from '../limits.js';
 import type { DashboardRateLimit } from '../trpc/dashboard-base.js';
 import type { RateBucket } from '../trpc/trpc.js';
 
@@ -25,6 +25,13 @@ import type { RateBucket } from '../trpc/trpc.js';
 export type RateLimiter = {
   consume(bucket: RateBucket, keyId: string, reply: FastifyReply): Promise<void>;
   /**
+   * The integrations' URLs (http/integrations.ts): `received` counts one request of an
+   * authenticated integration; `refused` one request from a client address, taken before the
+   * request is authenticated and given back (`refundIntegration`) once it is.
+   */
+  consumeIntegration(limit: IntegrationRateLimit, key: string): Promise<void>;
+  refundIntegration(limit: IntegrationRateLimit, key: string): Promise<void>;
+  /**
    * Counts one call of a dashboard user (`key`: the user and what they call) against `limit`;
    * throws a `rate_limited` AppError (with Retry-After) once it is spent.
    */
@@ -43,6 +50,21 @@ export type RateLimiter = {
 export const DASHBOARD_LIMITS: Record<DashboardRateLimit, { points: number; seconds: number }> = {
   heavy: { points: 60, seconds: 60 },
   generate: { points: 20, seconds: 3600 },
+};
+
+/**
+ * The integrations' limits. `received`, per integration: Odoo's webhook action sends each record
+ * once, after its transaction, with a 1-second timeout, and never again — a refused request is a
+ * record lost — so the limit is far above what a busy shop sends (a rule per sold line: hundreds a
+ * minute at the rush) while still stopping a loop. Square retries what it is refused, for a day.
+ * `refused`, per client address: requests that fail authentication (an unknown URL, a wrong
+ * signature or token), so that guessing is slow and nobody can spend an integration's own limit
+ * with unsigned requests. Constants, like the dashboard's.
+ */
+export type IntegrationRateLimit = 'received' | 'refused';
+export const INTEGRATION_LIMITS: Record<IntegrationRateLimit, { points: number; seconds: number }> = {
+  received: { points: 1200, seconds: 60 },
+  refused: { points: 30, seconds: 60 },
 };
 
 function points(config: Config['rateLimits'], bucket: RateBucket): number {
@@ -68,7 +90,12 @@ async function take(limiter: RateLimiterAbstract, key: string): Promise<{ res: R
 /** `redis` (redis.ts) holds the counters when given; it is closed by its owner, services.ts. */
 export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Redis | undefined): RateLimiter {
   if (!config.rateLimits.enabled) {
-    return { consume: async () => {}, consumeForUser: async () => {} };
+    return {
+      consume: async () => {},
+      consumeForUser: async () => {},
+      consumeIntegration: async () => {},
+      refundIntegration: async () => {},
+    };
   }
 
   const build = (points: number, duration: number, keyPrefix: string) => createLimit(redis, { points, duration, keyPrefix });
@@ -87,7 +114,30 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Red
     dashboardLimiters.set(limit, build(points, seconds, `merma:rl:dashboard:${limit}:${seconds}`));
   }
 
+  const integrationLimiters = new Map<IntegrationRateLimit, RateLimiterAbstract>();
+  for (const [limit, { points, seconds }] of Object.entries(INTEGRATION_LIMITS) as [
+    IntegrationRateLimit,
+    { points: number; seconds: number },
+  ][]) {
+    integrationLimiters.set(limit, build(points, seconds, `merma:rl:integration:${limit}:${seconds}`));
+  }
+
   return {
+    async consumeIntegration(limit, key) {
+      const { points, seconds } = INTEGRATION_LIMITS[limit];
+      await consumeOrRefuse(
+        integrationLimiters.get(limit) as RateLimiterAbstract,
+        key,
+        limit === 'received'
+          ? `Too many requests: at most ${points} per ${perWindow(seconds)} for each integration`
+          : `Too many refused requests from this address: at most ${points} per ${perWindow(seconds)}; try again shortly`,
+      );
+    },
+
+    async refundIntegration(limit, key) {
+      await giveBack(integrationLimiters.get(limit) as RateLimiterAbstract, key);
+    },
+
     async consume(bucket, keyId, reply) {
       const limiter = limiters.get(bucket) as RateLimiterAbstract;
       const limit = limiter.points;

@@ -11,6 +11,7 @@ import { auditFailedSignIn, sendPasswordResetMail } from '../modules/accounts/se
 import { detectSpikes } from '../modules/alerts/detect.js';
 import { createCatalogCache } from '../modules/catalog/service.js';
 import {
+  attempt,
   type IntegrationJob,
   type IntegrationJobDeps,
   ODOO_ORDER_TASK,
@@ -169,8 +170,12 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
           max: helpers.job.max_attempts,
         });
       },
-      [SQUARE_FETCH_TASK]: async (payload, helpers) => runSquareFetch(integrationDeps, payload as IntegrationJob, helpers),
-      [ODOO_ORDER_TASK]: async (payload) => runOdooOrder(integrationDeps, payload as IntegrationJob),
+      [SQUARE_FETCH_TASK]: async (payload, helpers) =>
+        attempt(integrationDeps, payload as IntegrationJob, helpers, () =>
+          runSquareFetch(integrationDeps, payload as IntegrationJob, helpers),
+        ),
+      [ODOO_ORDER_TASK]: async (payload, helpers) =>
+        attempt(integrationDeps, payload as IntegrationJob, helpers, () => runOdooOrder(integrationDeps, payload as IntegrationJob)),
       'retention.purge': async () => {
         await purgeExpired({ pool, clock, log }, config.retention);
       },

@@ -3,6 +3,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { Config } from '../config.js';
+import { urlForLogs } from '../log.js';
 
 export type Tracing = { shutdown(): Promise<void> };
 
@@ -43,7 +44,11 @@ export function startTracing(config: NonNullable<Config['tracing']>, version: st
         // A span for the request and one for its handler; not one per hook.
         instrumentHooks: false,
         ignorePaths: (route) => UNTRACED.has(route.url.split('?')[0] ?? ''),
-        requestHook: (span, request) => span.updateName(`${request.method} ${request.routeOptions.url ?? request.url}`),
+        requestHook: (span, request) => {
+          span.updateName(`${request.method} ${request.routeOptions.url ?? request.url}`);
+          // The URL as the logs keep it: no one-time token, no integration credential (log.ts).
+          span.setAttribute('url.path', urlForLogs(request.url));
+        },
       }),
     ],
   });

@@ -34,7 +34,7 @@ export function createDashboardRouter(deps: {
     auth: authDashboardRouter,
     keys: keysDashboardRouter,
     webhooks: webhooksDashboardRouter(deps.webhookTargets, deps.secrets, deps.publicUrl),
-    integrations: integrationsDashboardRouter(deps.secrets, deps.publicUrl),
+    integrations: integrationsDashboardRouter(deps.secrets, deps.publicUrl, deps.webhookTargets),
     team: teamDashboardRouter({ invitations: deps.invitations }),
     audit: auditDashboardRouter,
     catalog: catalogDashboardRouter(deps.catalog),

@@ -8,6 +8,7 @@
 --   until previous_signature_key_expires_at.
 -- - api_credential: what the server reads the vendor's API with (a Square access token, an Odoo
 --   API key), sealed the same way. Never returned by the API.
+-- failed_count: notifications whose orders or adjustments could not be read after every retry.
 CREATE TABLE "integrations" (
     "id" UUID NOT NULL,
     "establishment_id" UUID NOT NULL,
@@ -30,6 +31,7 @@ CREATE TABLE "integrations" (
     "last_received_at" TIMESTAMPTZ(3),
     "last_error" TEXT,
     "last_error_at" TIMESTAMPTZ(3),
+    "failed_count" INTEGER NOT NULL DEFAULT 0,
 
     CONSTRAINT "integrations_pkey" PRIMARY KEY ("id"),
     CONSTRAINT "integrations_kind_check" CHECK ("kind" IN ('square', 'odoo')),
@@ -39,5 +41,9 @@ CREATE TABLE "integrations" (
 CREATE UNIQUE INDEX "integrations_token_hash_key" ON "integrations"("token_hash");
 CREATE UNIQUE INDEX "integrations_previous_token_hash_key" ON "integrations"("previous_token_hash");
 CREATE INDEX "integrations_establishment_id_livemode_idx" ON "integrations"("establishment_id", "livemode");
+-- One active integration of each vendor per establishment and mode: the records an Odoo database
+-- or a Square account sends are deduplicated by their ids in that vendor, which two databases (or
+-- two accounts) would share.
+CREATE UNIQUE INDEX "integrations_one_active_per_kind" ON "integrations"("establishment_id", "livemode", "kind") WHERE "status" = 'active';
 
 ALTER TABLE "integrations" ADD CONSTRAINT "integrations_establishment_id_fkey" FOREIGN KEY ("establishment_id") REFERENCES "establishments"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

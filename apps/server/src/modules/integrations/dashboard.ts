@@ -9,6 +9,7 @@ import {
 import { z } from 'zod';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
+import type { TargetPolicy } from '../webhooks/target.js';
 import { createIntegration, listIntegrations, revokeIntegration, rotateIntegration, updateIntegration } from './service.js';
 
 /** What the audit log keeps of an integration: never a secret, not even Odoo's redacted URL. */
@@ -29,8 +30,8 @@ const touched = (input: Record<string, unknown>) =>
  * write-only; Odoo's URL, which holds its token, is answered once (`secret_url`) when made or
  * rotated.
  */
-export function integrationsDashboardRouter(secrets: SecretBox, publicUrl: string) {
-  const deps = { secrets, publicUrl };
+export function integrationsDashboardRouter(secrets: SecretBox, publicUrl: string, policy: TargetPolicy) {
+  const deps = { secrets, publicUrl, policy };
   const writer = scopedProcedure.meta({ roles: BUILDERS });
   return dashboardRouter({
     list: scopedProcedure.output(z.array(Integration)).query(({ ctx }) => listIntegrations(ctx.db, ctx.scope, publicUrl, ctx.clock())),

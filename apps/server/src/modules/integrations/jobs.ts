@@ -25,8 +25,10 @@ import { SquareApiError, squareApi } from './square/api.js';
  *
  * When the vendor is down, times out or answers 5xx, the job fails and graphile-worker tries again
  * with its exponential backoff (15 attempts: about a day and a half). A 429 from Square is
- * honoured: the job is queued again at the time its Retry-After gives. Wrong credentials are
- * retried too (the customer may fix them meanwhile). What the vendor sent that the connector
+ * honoured: the job is queued again at the time its Retry-After gives (an hour at most). Wrong
+ * credentials are retried too: the customer, told on the Integrations page, may fix them within
+ * that time, and the notifications received meanwhile are then read. After the last attempt the
+ * integration counts the notification as lost (`failed_count`, see `attempt`). What the vendor sent that the connector
  * cannot store (an unknown product, a unit it cannot weigh) is not retried: the integration's
  * `last_error` says so on the Integrations page, as does any other failure.
  */
@@ -35,6 +37,8 @@ export const ODOO_ORDER_TASK = 'integrations.odoo_order';
 const MAX_ATTEMPTS = 15;
 /** Square answering 429 again and again: given up after this many waits. */
 const MAX_RATE_LIMITED = 20;
+/** A Retry-After longer than this (an hour) is not believed: the job is tried again after an hour. */
+const MAX_RETRY_AFTER_SECONDS = 3600;
 
 export type IntegrationJob = { integration_id: string; inbound_event_id: string; rate_limited?: number };
 
@@ -58,7 +62,33 @@ export type IntegrationJobDeps = {
   wake(): void;
 };
 
-type Helpers = { addJob(task: string, payload: unknown, spec: { runAt: Date; maxAttempts: number }): Promise<unknown> };
+type Helpers = {
+  job: { attempts: number; max_attempts: number };
+  addJob(task: string, payload: unknown, spec: { runAt: Date; maxAttempts: number }): Promise<unknown>;
+};
+
+/**
+ * Runs one attempt; when it fails and it was the last one graphile-worker will make, the
+ * integration counts a notification lost for good (`failed_count`, shown on the Integrations page
+ * beside the last error) before the failure is rethrown, so that no event is dropped without a
+ * trace — a later success clears `last_error` but not the count.
+ */
+export async function attempt(deps: IntegrationJobDeps, job: IntegrationJob, helpers: Pick<Helpers, 'job'>, run: () => Promise<void>) {
+  try {
+    await run();
+  } catch (err) {
+    if (helpers.job.attempts >= helpers.job.max_attempts) {
+      const message = `Gave up after ${helpers.job.attempts} attempts: ${(err as Error).message}`;
+      await deps.db.integration
+        .update({
+          where: { id: job.integration_id },
+          data: { failed_count: { increment: 1 }, last_error: message.slice(0, 1000), last_error_at: deps.clock() },
+        })
+        .catch(() => {}); // revoked and gone: nothing to note
+    }
+    throw err;
+  }
+}
 
 /** The notification's order id (order.* events) or counts (inventory.count.updated). */
 type SquareNotification = {
@@ -109,11 +139,9 @@ const refusal = (err: AppError) =>
   `${err.message}${err.details?.length ? ` (${err.details.map((d) => `${d.path}: ${d.message}`).join(', ')})` : ''}`;
 
 export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJob, helpers: Helpers): Promise<void> {
-  const found = await findActiveIntegration(deps.db, 'square', job.integration_id).catch((err: unknown) => {
-    if (err instanceof AppError && err.code === 'plan_required') return undefined; // canceled since: nothing to store
-    throw err;
-  });
-  if (!found) return; // revoked since the notification arrived
+  const found = await findActiveIntegration(deps.db, 'square', job.integration_id);
+  // Revoked, or the organisation canceled, since the notification arrived: nothing to store.
+  if (!found || found.refusal) return;
   const { row, auth } = found;
   const stored = await deps.db.inboundEvent.findUnique({ where: { id: job.inbound_event_id } });
   if (!stored) return; // purged after the dedupe window
@@ -165,7 +193,7 @@ export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJ
     await noteOutcome(deps.db, row.id, deps.clock(), err.message);
     const waits = job.rate_limited ?? 0;
     if (err.status === 429 && err.retryAfterSeconds !== null && waits < MAX_RATE_LIMITED) {
-      const runAt = new Date(deps.clock().getTime() + err.retryAfterSeconds * 1000);
+      const runAt = new Date(deps.clock().getTime() + Math.min(err.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS) * 1000);
       await helpers.addJob(SQUARE_FETCH_TASK, { ...job, rate_limited: waits + 1 }, { runAt, maxAttempts: MAX_ATTEMPTS });
       deps.log.info({ integration_id: row.id, retry_at: runAt.toISOString() }, 'Square rate-limited the integration; fetching again later');
       return;
@@ -175,11 +203,8 @@ export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJ
 }
 
 export async function runOdooOrder(deps: IntegrationJobDeps, job: IntegrationJob): Promise<void> {
-  const found = await findActiveIntegration(deps.db, 'odoo', job.integration_id).catch((err: unknown) => {
-    if (err instanceof AppError && err.code === 'plan_required') return undefined;
-    throw err;
-  });
-  if (!found) return;
+  const found = await findActiveIntegration(deps.db, 'odoo', job.integration_id);
+  if (!found || found.refusal) return;
   const { row, auth } = found;
   const stored = await deps.db.inboundEvent.findUnique({ where: { id: job.inbound_event_id } });
   if (!stored) return;

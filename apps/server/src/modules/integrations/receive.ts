@@ -76,30 +76,37 @@ export async function odooIntegration(deps: ReceiveDeps, token: string): Promise
   const found = TOKEN.test(token) ? await findOdooIntegrationByToken(deps.db, token, deps.clock()) : undefined;
   // The token is the credential, as an API key is: a wrong one is a 401.
   if (!found) throw new AppError('unauthorized', "This URL's token is not an active Odoo integration's: copy the URL the dashboard gave");
+  if (found.refusal) throw found.refusal;
   return found;
 }
 
 /**
- * Checks Square's signature of the raw body (square/signature.ts) with the integration's keys; a
- * notification arriving before the key was pasted is noted on the integration, for the customer.
+ * Checks Square's signature of the raw body (square/signature.ts) with the integration's keys, over
+ * the notification URL Merma gives and, when the request reached it by another spelling (a trailing
+ * slash, a query string, which the router accepts), over that URL too: Square signs the URL
+ * configured in the subscription, whatever it is. Then, the request being Square's, the
+ * organisation's plan (`refusal`). Nothing is written for a request that fails the check.
  */
-export async function assertSignedBySquare(deps: ReceiveDeps, found: ActiveIntegration, raw: string, signature: string | undefined) {
+export function assertSignedBySquare(
+  deps: ReceiveDeps,
+  found: ActiveIntegration,
+  raw: string,
+  signature: string | undefined,
+  requestPath: string,
+) {
   const keys = signatureKeys(deps.secrets, found.row, deps.clock());
   if (keys.length === 0) {
-    await noteOutcome(
-      deps.db,
-      found.row.id,
-      deps.clock(),
-      'A notification arrived, but the signature key is not set: paste it from Square',
-    );
     throw new AppError('unauthorized', "This integration has no signature key yet: paste the subscription's signature key in Merma");
   }
-  if (!squareSignatureMatches(keys, squareNotificationUrl(deps.publicUrl, found.row.id), raw, signature)) {
+  const canonical = squareNotificationUrl(deps.publicUrl, found.row.id);
+  const urls = [...new Set([canonical, `${deps.publicUrl.replace(/\/+$/, '')}${requestPath}`])];
+  if (!urls.some((url) => squareSignatureMatches(keys, url, raw, signature))) {
     throw new AppError(
       'unauthorized',
-      `${SQUARE_SIGNATURE_HEADER} is missing or does not match: check the subscription's notification URL and signature key`,
+      `${SQUARE_SIGNATURE_HEADER} is missing or does not match: the subscription's notification URL must be ${canonical}, and its signature key the one pasted in Merma`,
     );
   }
+  if (found.refusal) throw found.refusal;
 }
 
 const object = (v: unknown): Record<string, unknown> | undefined =>
@@ -131,6 +138,7 @@ export async function receiveSquareNotification(deps: ReceiveDeps, found: Active
   }
   const settings = settingsOfRow(row);
   let ignored: string | undefined;
+  let stored: object = n;
   const work = squareWorkOf(n);
   if (type === SQUARE_INVENTORY_EVENT) {
     if (!work) ignored = 'no inventory counts in the notification';
@@ -146,6 +154,8 @@ export async function receiveSquareNotification(deps: ReceiveDeps, found: Active
       ignored = `an order of another location than ${settings.location_id}`;
   } else {
     ignored = `Merma does not read ${String(type)} notifications`;
+    // Kept for the dedupe only: such events (payment.*, customer.*) may carry personal data.
+    stored = { type, event_id: eventId, created_at: n.created_at };
   }
 
   return transaction(deps.db, async (tx) => {
@@ -153,7 +163,7 @@ export async function receiveSquareNotification(deps: ReceiveDeps, found: Active
     const logged = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO inbound_events (id, establishment_id, livemode, event, source, external_ref, payload, created_at)
       VALUES (${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${`square:${String(type)}`}, 'square',
-        ${`notification:${String(eventId)}`}, ${JSON.stringify(n)}::jsonb, ${now})
+        ${`notification:${String(eventId)}`}, ${JSON.stringify(stored)}::jsonb, ${now})
       ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
       RETURNING id::text`;
     await noteReceived(tx, row.id, now);
@@ -196,6 +206,11 @@ async function receiveOdoo(deps: ReceiveDeps, found: ActiveIntegration, body: un
   const canRead = Boolean(settings.url && settings.database && settings.login && row.api_credential);
   if (lineIds && canRead) {
     const orderId = payload._id ?? payload.id;
+    if (!Number.isSafeInteger(orderId)) {
+      throw validationError("A pos.order needs its id to read its lines: Odoo's webhook sends it as _id", [
+        { path: '_id', message: 'required: the order id (an integer)' },
+      ]);
+    }
     if (typeof payload.state === 'string' && !PAID_ODOO_STATES.has(payload.state)) {
       await noteReceived(deps.db, row.id, now);
       return { event_id: null, status: 'ignored', reason: `a ${payload.state} order: only paid, done or invoiced orders are sales` };

@@ -14,6 +14,7 @@ import type { DbTx } from '../../db/client.js';
 import { AppError, validationError } from '../../errors.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openColumn, sealColumn } from '../../secrets/stored.js';
+import { checkTarget, type TargetPolicy } from '../webhooks/target.js';
 
 /**
  * Integrations: a Square seller account or an Odoo database connected to one establishment and
@@ -62,6 +63,7 @@ type Row = {
   last_received_at: Date | null;
   last_error: string | null;
   last_error_at: Date | null;
+  failed_count: number;
 };
 export type IntegrationRow = Row;
 
@@ -106,13 +108,20 @@ export function toIntegration(row: Row, publicUrl: string, now: Date): Integrati
     last_received_at: row.last_received_at?.toISOString() ?? null,
     last_error: row.last_error,
     last_error_at: row.last_error_at?.toISOString() ?? null,
+    failed_count: row.failed_count,
   };
 }
 
 type Settings = Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | 'id' | 'name'>;
 
-/** The settings and sealed credential a create or update writes; fields of the other vendor are refused. */
-function changesOf(kind: IntegrationKind, id: string, secrets: SecretBox, input: Settings, current: IntegrationSettings) {
+/**
+ * The settings and sealed credential a create or update writes; fields of the other vendor are
+ * refused. Odoo's URL is where the server will send requests, so it is held to the webhook
+ * deliveries' rules when saved (HTTPS in production, no literal internal address; names are
+ * resolved and checked again at each connection, webhooks/send.ts).
+ */
+function changesOf(kind: IntegrationKind, id: string, deps: Deps, input: Settings, current: IntegrationSettings) {
+  const secrets = deps.secrets;
   const square = ['signature_key', 'access_token', 'location_id'] as const;
   const odoo = ['odoo_url', 'database', 'login', 'api_key'] as const;
   const foreign = (kind === 'square' ? odoo : square).filter((k) => input[k] !== undefined);
@@ -121,6 +130,12 @@ function changesOf(kind: IntegrationKind, id: string, secrets: SecretBox, input:
       `A ${kind === 'square' ? 'Square' : 'Odoo'} integration has no ${foreign.join(', ')}`,
       foreign.map((k) => ({ path: k, message: `not a setting of a ${kind} integration` })),
     );
+  }
+  if (input.odoo_url !== undefined) {
+    const checked = checkTarget(input.odoo_url, deps.policy);
+    if ('refused' in checked) {
+      throw validationError(`Odoo's URL is refused: ${checked.refused.reason}`, [{ path: 'odoo_url', message: checked.refused.reason }]);
+    }
   }
   const settings: IntegrationSettings =
     kind === 'square'
@@ -141,32 +156,48 @@ function changesOf(kind: IntegrationKind, id: string, secrets: SecretBox, input:
   };
 }
 
+type Deps = { secrets: SecretBox; publicUrl: string; policy: TargetPolicy };
+
 export async function createIntegration(
   tx: DbTx,
   scope: DataScope,
-  deps: { secrets: SecretBox; publicUrl: string },
+  deps: Deps,
   input: CreateIntegrationInput,
   now: Date,
 ): Promise<IntegrationWithUrl> {
   const id = randomUUID();
   const { establishment_id: _e, livemode: _l, kind, name, ...rest } = input;
-  const { settings, ...sealed } = changesOf(kind, id, deps.secrets, rest as Settings, {});
+  const { settings, ...sealed } = changesOf(kind, id, deps, rest as Settings, {});
   const token = kind === 'odoo' ? randomToken(ODOO_TOKEN_PREFIX) : null;
-  const row = await tx.integration.create({
-    data: {
-      id,
-      establishment_id: scope.establishmentId,
-      livemode: scope.livemode,
-      kind,
-      name,
-      settings,
-      ...sealed,
-      token_hash: token && hashToken(token),
-      token_hint: token?.slice(-4) ?? null,
-      created_at: now,
-      updated_at: now,
-    },
-  });
+  const [active] = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id::text FROM integrations
+    WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode} AND kind = ${kind} AND status = 'active'`;
+  const taken = () =>
+    new AppError(
+      'conflict',
+      `This establishment already has an active ${kind === 'square' ? 'Square' : 'Odoo'} integration in ${scope.livemode ? 'live' : 'test'} mode: change or rotate it, or revoke it first`,
+    );
+  if (active) throw taken();
+  // Two made at once: the partial unique index refuses the second.
+  const row = await tx.integration
+    .create({
+      data: {
+        id,
+        establishment_id: scope.establishmentId,
+        livemode: scope.livemode,
+        kind,
+        name,
+        settings,
+        ...sealed,
+        token_hash: token && hashToken(token),
+        token_hint: token?.slice(-4) ?? null,
+        created_at: now,
+        updated_at: now,
+      },
+    })
+    .catch((err: unknown) => {
+      throw (err as { code?: string }).code === 'P2002' ? taken() : err;
+    });
   return { ...toIntegration(row, deps.publicUrl, now), secret_url: token && odooUrl(deps.publicUrl, token) };
 }
 
@@ -191,13 +222,13 @@ export async function listIntegrations(db: DbTx, scope: DataScope, publicUrl: st
 export async function updateIntegration(
   tx: DbTx,
   scope: DataScope,
-  deps: { secrets: SecretBox; publicUrl: string },
+  deps: Deps,
   input: UpdateIntegrationInput,
   now: Date,
 ): Promise<Integration> {
   const current = await activeRow(tx, scope, input.id);
   const { establishment_id: _e, livemode: _l, id, name, ...rest } = input;
-  const changes = changesOf(current.kind as IntegrationKind, id, deps.secrets, rest as Settings, settingsOf(current));
+  const changes = changesOf(current.kind as IntegrationKind, id, deps, rest as Settings, settingsOf(current));
   const row = await tx.integration.update({
     where: { id },
     data: { ...changes, ...(name !== undefined ? { name } : {}), updated_at: now },
@@ -286,19 +317,25 @@ export async function revokeIntegration(tx: DbTx, scope: DataScope, publicUrl: s
   return toIntegration(row, publicUrl, now);
 }
 
-/** An active integration with what receiving for it needs: its tenant, as an API key's. */
-export type ActiveIntegration = { row: Row; auth: AuthContext };
+/**
+ * An active integration with what receiving for it needs: its tenant, as an API key's, and why its
+ * organisation may not receive (a canceled subscription, a plan without the API) — thrown only once
+ * the request proved it comes from the vendor, so that nobody learns it from the URL alone.
+ */
+export type ActiveIntegration = { row: Row; auth: AuthContext; refusal: AppError | null };
 
 type TenantRow = Row & { organization_id: string; timezone: string; sector: string; plan: string; canceled: boolean };
 
 function activeIntegration(row: TenantRow | undefined): ActiveIntegration | undefined {
   if (!row) return undefined;
-  if (row.canceled) throw new AppError('plan_required', "The organisation's subscription is canceled");
-  if (!(API_PLANS as readonly string[]).includes(row.plan)) {
-    throw new AppError('plan_required', 'Integrations are available on the Enterprise and Enterprise Multi plans only');
-  }
+  const refusal = row.canceled
+    ? new AppError('plan_required', "The organisation's subscription is canceled")
+    : (API_PLANS as readonly string[]).includes(row.plan)
+      ? null
+      : new AppError('plan_required', 'Integrations are available on the Enterprise and Enterprise Multi plans only');
   const { organization_id, timezone, sector, plan, canceled: _c, ...integration } = row;
   return {
+    refusal,
     row: integration,
     auth: {
       // No API key: the integration stands in its place (logs, rate limits).
