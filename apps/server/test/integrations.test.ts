@@ -109,6 +109,22 @@ describe('Odoo integrations', () => {
     expect(await t.db.integration.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
   });
 
+  it('belong to their establishment and mode: another organisation, or the other mode, cannot see or change them', async () => {
+    const s = await shop();
+    const other = await shop();
+    const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
+    // Another organisation naming the integration under its own establishment, or under ours.
+    for (const scope of [other.scope, s.scope]) {
+      const res = await failure(other.owner.mutate('integrations.revoke', { ...scope, id: made.id }));
+      expect([403, 404], JSON.stringify(scope)).toContain(res.status);
+    }
+    expect(await other.owner.query('integrations.list', other.scope)).toEqual([]);
+    // The same establishment's live mode does not hold its test integration.
+    expect(await s.owner.query('integrations.list', { ...s.scope, livemode: true })).toEqual([]);
+    expect((await failure(s.owner.mutate('integrations.rotate', { ...s.scope, livemode: true, id: made.id }))).status).toBe(404);
+    expect((await t.db.integration.findUniqueOrThrow({ where: { id: made.id } })).status).toBe('active');
+  });
+
   it('store a done scrap sent to the URL, once, as a loss of the product in its unit', async () => {
     const s = await shop();
     const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
