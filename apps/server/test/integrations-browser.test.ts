@@ -78,12 +78,31 @@ const row = (id: string) => t.db.integration.findUniqueOrThrow({ where: { id } }
 const rowNamed = (name: string) => t.db.integration.findFirstOrThrow({ where: { establishment_id: tenant.establishmentId, name } });
 const card = (page: Page, name: string) => page.getByRole('article', { name });
 
+/** What an Odoo automation rule sends: a JSON POST to the integration's URL, nothing else. */
+const postOdoo = (token: string, body: unknown) =>
+  fetch(`${base}/api/v1/integrations/odoo/${token}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+/** What the functions run in the page use of its globals (the server's tests are typed without the DOM's). */
+type BrowserGlobals = {
+  document: {
+    cookie: string;
+    documentElement: { scrollWidth: number; clientWidth: number };
+    getAnimations(): { playState: string }[];
+    querySelectorAll(selector: string): Iterable<unknown>;
+  };
+  getComputedStyle(element: unknown): { opacity: string };
+};
+
 /** The page is no wider than its window: nothing makes it scroll sideways. */
 async function expectNoSidewaysScroll(page: Page, what: string) {
-  const { scroll, width } = await page.evaluate(() => ({
-    scroll: document.documentElement.scrollWidth,
-    width: document.documentElement.clientWidth,
-  }));
+  const { scroll, width } = await page.evaluate(() => {
+    const { documentElement } = (globalThis as unknown as BrowserGlobals).document;
+    return { scroll: documentElement.scrollWidth, width: documentElement.clientWidth };
+  });
   expect(scroll, `${what}: page ${scroll}px wide in a ${width}px window`).toBeLessThanOrEqual(width);
 }
 
@@ -101,9 +120,13 @@ async function fill(scope: Locator | Page, label: string, value: string) {
  */
 async function settle(page: Page) {
   await page.waitForFunction(
-    () =>
-      document.getAnimations().every((a) => a.playState !== 'running') &&
-      [...document.querySelectorAll('.mantine-Modal-content, .mantine-Modal-overlay')].every((e) => getComputedStyle(e).opacity === '1'),
+    () => {
+      const { document, getComputedStyle } = globalThis as unknown as BrowserGlobals;
+      return (
+        document.getAnimations().every((a) => a.playState !== 'running') &&
+        [...document.querySelectorAll('.mantine-Modal-content, .mantine-Modal-overlay')].every((e) => getComputedStyle(e).opacity === '1')
+      );
+    },
     undefined,
     { polling: 'raf' },
   );
@@ -192,6 +215,19 @@ describe.skipIf(!hasChromium || SHOTS)(
         expect(expires).toBeGreaterThanOrEqual(before + 86_400_000 - 1_000);
         expect(expires).toBeLessThanOrEqual(Date.now() + 86_400_000 + 1_000);
 
+        // Both URLs are Odoo's for the day: a record Merma does not read is refused as such (400),
+        // not as a stranger's (401); the refusal shows on the card as the last error.
+        const notRead = { _model: 'res.partner', _id: 7 };
+        expect((await postOdoo(token, notRead)).status).toBe(400);
+        expect((await postOdoo(newToken, notRead)).status).toBe(400);
+        expect((await postOdoo(`mit_${'x'.repeat(32)}`, notRead)).status).toBe(401);
+        await page.reload();
+        await odoo
+          .getByRole('alert')
+          .getByText(/^Odoo sent a record Merma does not read/)
+          .waitFor();
+        await odoo.getByRole('alert').getByText('Last error').waitFor();
+
         // Square, with its signature key, access token and location: stored sealed.
         await section.getByRole('button', { name: 'Connect Square', exact: true }).click();
         dialog = page.getByRole('dialog', { name: 'Connect Square' });
@@ -268,6 +304,8 @@ describe.skipIf(!hasChromium || SHOTS)(
         await section.getByRole('button', { name: 'Connect Odoo', exact: true }).waitFor();
         expect(await odoo.getByRole('button').count()).toBe(0);
         expect(await row(odooRow.id)).toMatchObject({ status: 'revoked', token_hash: null, previous_token_hash: null });
+        expect((await postOdoo(newToken, notRead)).status).toBe(401);
+        expect((await postOdoo(token, notRead)).status).toBe(401);
 
         await dialog.waitFor({ state: 'hidden' });
         await page.getByRole('button', { name: 'How to connect Odoo, step by step' }).click();
@@ -409,7 +447,7 @@ describe.skipIf(!hasChromium || SHOTS)(
 
         const refused = await page.evaluate(
           async ({ establishmentId, id }) => {
-            const csrf = document.cookie.match(/merma_csrf=([^;]+)/)?.[1] ?? '';
+            const csrf = (globalThis as unknown as BrowserGlobals).document.cookie.match(/merma_csrf=([^;]+)/)?.[1] ?? '';
             const call = (path: string, body: unknown) =>
               fetch(`/trpc/${path}`, {
                 method: 'POST',
