@@ -283,11 +283,17 @@ describe.skipIf(!hasChromium || SHOTS)(
         await dialog.getByText('This setting can be changed but not removed').waitFor();
         await accessible(page, 'edit Square form, with its error');
         await fill(dialog, 'Location id (optional)', 'LQ2SNB8MDZ3KX');
+        // Meanwhile two notifications were given up on (jobs.ts): the list read after saving says so.
+        await t.db.integration.update({ where: { id: squareRow.id }, data: { failed_count: 2 } });
         await dialog.getByRole('button', { name: 'Save changes' }).click();
         await dialog.waitFor({ state: 'hidden' });
         await card(page, 'Square Calle Mayor 3').getByText('Location: only LQ2SNB8MDZ3KX.').waitFor();
+        await card(page, 'Square Calle Mayor 3')
+          .getByText('2 notifications were lost: Merma could not read them from the vendor after every retry (about a day and a half).')
+          .waitFor();
         const edited = await row(squareRow.id);
         expect(edited).toMatchObject({
+          failed_count: 2,
           name: 'Square Calle Mayor 3',
           signature_key: squareRow.signature_key,
           api_credential: squareRow.api_credential,

@@ -211,6 +211,11 @@ export function VendorIntegrationCard({ integration, scope, manage }: { integrat
                 ? t('integrations.vendors.lastReceived', { date: format.dateTime(integration.last_received_at) })
                 : t('integrations.vendors.nothingReceived')}
             </Text>
+            {integration.failed_count > 0 && (
+              <Text size="sm" c="red.9">
+                {t('integrations.vendors.failedCount', { count: integration.failed_count })}
+              </Text>
+            )}
             {integration.last_error && (
               <Alert color="red" variant="light" icon={<IconAlertCircle aria-hidden />} title={t('integrations.vendors.lastError')}>
                 <Stack gap={4}>
