@@ -3,11 +3,9 @@ import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import type { Integration } from '@merma/schema/dashboard';
 import { IconInfoCircle } from '@tabler/icons-react';
-import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { queryClient, trpc } from '../../trpc.ts';
+import { ModalForm, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
+import { trpc } from '../../trpc.ts';
 import { CodeText, credentialRule, given, SquareFields, type SquareValues, squareRules } from './VendorFields.tsx';
 import { CopyUrl } from './VendorIntegrationCard.tsx';
 
@@ -21,19 +19,13 @@ type Props = { onClose: () => void; establishmentId: string; livemode: boolean }
  */
 export function ConnectSquareModal({ onClose, establishmentId, livemode }: Props) {
   const { t } = useTranslation();
-  const [created, setCreated] = useState<Integration | null>(null);
   const form = useForm<SquareValues>({
     initialValues: { name: '', signature_key: '', access_token: '', location_id: '' },
     validate: squareRules(t),
   });
-  const create = useMutation(
-    trpc.integrations.create.mutationOptions({
-      meta: { inlineError: true },
-      onSuccess: (integration) => {
-        setCreated(integration);
-        return queryClient.invalidateQueries(trpc.integrations.list.pathFilter());
-      },
-    }),
+  const { mutation: create, result: created } = useMutationKeepingResult(
+    trpc.integrations.create.mutationOptions(),
+    trpc.integrations.list.pathFilter(),
   );
 
   return (
@@ -46,8 +38,7 @@ export function ConnectSquareModal({ onClose, establishmentId, livemode }: Props
       {created ? (
         <NextStep integration={created} scope={{ establishment_id: establishmentId, livemode }} onDone={onClose} />
       ) : (
-        <form
-          noValidate
+        <ModalForm
           onSubmit={form.onSubmit((values) =>
             create.mutate({
               establishment_id: establishmentId,
@@ -59,23 +50,15 @@ export function ConnectSquareModal({ onClose, establishmentId, livemode }: Props
               location_id: given(values.location_id),
             }),
           )}
+          mutation={create}
+          submitLabel={t('integrations.vendors.square.connectSubmit')}
+          onCancel={onClose}
         >
-          <Stack gap="md">
-            {create.error && <ErrorAlert error={create.error} />}
-            <Alert color="blue" variant="light" icon={<IconInfoCircle aria-hidden />}>
-              {livemode ? t('integrations.vendors.square.environmentLive') : t('integrations.vendors.square.environmentTest')}
-            </Alert>
-            <SquareFields form={form} />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" loading={create.isPending}>
-                {t('integrations.vendors.square.connectSubmit')}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+          <Alert color="blue" variant="light" icon={<IconInfoCircle aria-hidden />}>
+            {livemode ? t('integrations.vendors.square.environmentLive') : t('integrations.vendors.square.environmentTest')}
+          </Alert>
+          <SquareFields form={form} />
+        </ModalForm>
       )}
     </Modal>
   );
@@ -92,18 +75,14 @@ function NextStep({
   onDone: () => void;
 }) {
   const { t } = useTranslation();
-  const [keySet, setKeySet] = useState(integration.signature_key_set);
   const form = useForm({ initialValues: { signature_key: '' }, validate: { signature_key: credentialRule(t, true) } });
-  const update = useMutation(
+  const { mutation: update, result: updated } = useMutationKeepingResult(
     trpc.integrations.update.mutationOptions({
-      meta: { inlineError: true },
-      onSuccess: () => {
-        setKeySet(true);
-        notifications.show({ color: 'teal', message: t('integrations.vendors.saved') });
-        return queryClient.invalidateQueries(trpc.integrations.list.pathFilter());
-      },
+      onSuccess: () => notifications.show({ color: 'teal', message: t('integrations.vendors.saved') }),
     }),
+    trpc.integrations.list.pathFilter(),
   );
+  const keySet = integration.signature_key_set || updated !== null;
   return (
     <Stack gap="md">
       <Text size="sm">
@@ -115,29 +94,21 @@ function NextStep({
           <Button onClick={onDone}>{t('integrations.vendors.square.done')}</Button>
         </Group>
       ) : (
-        <form
-          noValidate
+        <ModalForm
           onSubmit={form.onSubmit((values) => update.mutate({ ...scope, id: integration.id, signature_key: values.signature_key.trim() }))}
+          mutation={update}
+          submitLabel={t('integrations.vendors.square.saveKey')}
+          onCancel={onDone}
+          cancelLabel={t('integrations.vendors.square.later')}
         >
-          <Stack gap="md">
-            {update.error && <ErrorAlert error={update.error} />}
-            <PasswordInput
-              label={t('integrations.vendors.fields.signatureKey')}
-              description={t('integrations.vendors.fields.signatureKeyHint')}
-              required
-              autoComplete="off"
-              {...form.getInputProps('signature_key')}
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onDone}>
-                {t('integrations.vendors.square.later')}
-              </Button>
-              <Button type="submit" loading={update.isPending}>
-                {t('integrations.vendors.square.saveKey')}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+          <PasswordInput
+            label={t('integrations.vendors.fields.signatureKey')}
+            description={t('integrations.vendors.fields.signatureKeyHint')}
+            required
+            autoComplete="off"
+            {...form.getInputProps('signature_key')}
+          />
+        </ModalForm>
       )}
     </Stack>
   );

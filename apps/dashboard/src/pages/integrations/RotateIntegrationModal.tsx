@@ -1,13 +1,10 @@
-import { Button, Group, Modal, PasswordInput, Select, Stack, Text } from '@mantine/core';
+import { PasswordInput, Select, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
-import type { Integration, IntegrationWithUrl } from '@merma/schema/dashboard';
-import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import type { Integration } from '@merma/schema/dashboard';
 import { useTranslation } from 'react-i18next';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { SecretShownOnce, secretModalProps } from '../../components/SecretShownOnce.tsx';
-import { queryClient, trpc } from '../../trpc.ts';
+import { ModalForm, SecretFormModal, type ShownSecret, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
+import { trpc } from '../../trpc.ts';
 import { GRACE_PERIODS } from './RotateSecret.tsx';
 import { CodeText, credentialRule } from './VendorFields.tsx';
 
@@ -23,85 +20,68 @@ type Props = { integration: Integration; scope: { establishment_id: string; live
 export function RotateIntegrationModal({ integration, scope, onClose }: Props) {
   const { t } = useTranslation();
   const square = integration.kind === 'square';
-  const [rotated, setRotated] = useState<IntegrationWithUrl | null>(null);
   const form = useForm({
     initialValues: { signature_key: '', grace: '86400' },
     validate: { signature_key: (value: string) => (square ? credentialRule(t, true)(value) : null) },
   });
-  const rotate = useMutation(
+  const { mutation: rotate, result: rotated } = useMutationKeepingResult(
     trpc.integrations.rotate.mutationOptions({
-      meta: { inlineError: true },
+      // Square's new key is the customer's own: nothing to show, so the modal closes.
       onSuccess: (result) => {
-        if (result.secret_url) setRotated(result);
-        else {
-          notifications.show({ color: 'teal', message: t('integrations.vendors.rotate.squareDone') });
-          onClose();
-        }
-        return queryClient.invalidateQueries(trpc.integrations.list.pathFilter());
+        if (result.secret_url) return;
+        notifications.show({ color: 'teal', message: t('integrations.vendors.rotate.squareDone') });
+        onClose();
       },
     }),
+    trpc.integrations.list.pathFilter(),
   );
   const kind = square ? 'square' : 'odoo';
 
+  const shown: ShownSecret | null = rotated?.secret_url
+    ? {
+        title: t('integrations.vendors.rotate.odooNewTitle'),
+        label: t('integrations.vendors.odoo.webhookUrl'),
+        secret: rotated.secret_url,
+        warning: t('integrations.vendors.rotate.odooWarning'),
+        multiline: true,
+      }
+    : null;
+
   return (
-    <Modal
-      opened
-      onClose={rotated ? () => {} : onClose}
-      title={rotated ? t('integrations.vendors.rotate.odooNewTitle') : t(`integrations.vendors.rotate.${kind}Title`)}
-      size="lg"
-      {...(rotated ? secretModalProps : {})}
-    >
-      {rotated?.secret_url ? (
-        <SecretShownOnce
-          label={t('integrations.vendors.odoo.webhookUrl')}
-          secret={rotated.secret_url}
-          warning={t('integrations.vendors.rotate.odooWarning')}
-          onDone={onClose}
-          multiline
+    <SecretFormModal onClose={onClose} title={t(`integrations.vendors.rotate.${kind}Title`)} shown={shown}>
+      <ModalForm
+        onSubmit={form.onSubmit((values) =>
+          rotate.mutate({
+            ...scope,
+            id: integration.id,
+            grace_period_seconds: Number(values.grace),
+            ...(square ? { signature_key: values.signature_key.trim() } : {}),
+          }),
+        )}
+        mutation={rotate}
+        submitLabel={t(`integrations.vendors.rotate.${kind}Confirm`)}
+        submitColor="red"
+        onCancel={onClose}
+      >
+        <Text size="sm">
+          <CodeText text={t(`integrations.vendors.rotate.${kind}Explain`)} />
+        </Text>
+        {square && (
+          <PasswordInput
+            label={t('integrations.vendors.rotate.newSignatureKey')}
+            required
+            autoComplete="off"
+            data-autofocus
+            {...form.getInputProps('signature_key')}
+          />
+        )}
+        <Select
+          label={t(`integrations.vendors.rotate.${kind}Grace`)}
+          data={GRACE_PERIODS.map((g) => ({ value: String(g.seconds), label: t(`integrations.vendors.rotate.graceOptions.${g.key}`) }))}
+          allowDeselect={false}
+          {...form.getInputProps('grace')}
         />
-      ) : (
-        <form
-          noValidate
-          onSubmit={form.onSubmit((values) =>
-            rotate.mutate({
-              ...scope,
-              id: integration.id,
-              grace_period_seconds: Number(values.grace),
-              ...(square ? { signature_key: values.signature_key.trim() } : {}),
-            }),
-          )}
-        >
-          <Stack gap="md">
-            {rotate.error && <ErrorAlert error={rotate.error} />}
-            <Text size="sm">
-              <CodeText text={t(`integrations.vendors.rotate.${kind}Explain`)} />
-            </Text>
-            {square && (
-              <PasswordInput
-                label={t('integrations.vendors.rotate.newSignatureKey')}
-                required
-                autoComplete="off"
-                data-autofocus
-                {...form.getInputProps('signature_key')}
-              />
-            )}
-            <Select
-              label={t(`integrations.vendors.rotate.${kind}Grace`)}
-              data={GRACE_PERIODS.map((g) => ({ value: String(g.seconds), label: t(`integrations.vendors.rotate.graceOptions.${g.key}`) }))}
-              allowDeselect={false}
-              {...form.getInputProps('grace')}
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" color="red" loading={rotate.isPending}>
-                {t(`integrations.vendors.rotate.${kind}Confirm`)}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      )}
-    </Modal>
+      </ModalForm>
+    </SecretFormModal>
   );
 }

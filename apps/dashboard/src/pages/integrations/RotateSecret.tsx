@@ -1,13 +1,12 @@
-import { Button, Card, Group, Modal, Select, Stack, Text, Title } from '@mantine/core';
-import type { WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
+import { Button, Card, Group, Select, Stack, Text, Title } from '@mantine/core';
+import type { WebhookSubscription } from '@merma/schema';
 import { IconRefresh } from '@tabler/icons-react';
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { SecretShownOnce, secretModalProps } from '../../components/SecretShownOnce.tsx';
+import { SecretFormModal, type ShownSecret, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
 import { useFormat } from '../../lib/format.ts';
-import { queryClient, trpc } from '../../trpc.ts';
+import { trpc } from '../../trpc.ts';
 import type { WebhookScopeInput } from './IntegrationPage.tsx';
 
 /** How long the replaced secret keeps signing beside the new one (seconds). The server's default is a day. */
@@ -60,52 +59,39 @@ export function RotateSecret({
 function RotateModal({ scope, onClose }: { scope: WebhookScopeInput; onClose: () => void }) {
   const { t } = useTranslation();
   const [grace, setGrace] = useState<string>('86400');
-  const [rotated, setRotated] = useState<WebhookSubscriptionWithSecret | null>(null);
-  const rotate = useMutation(
-    trpc.webhooks.rotateSecret.mutationOptions({
-      meta: { inlineError: true },
-      onSuccess: (result) => {
-        setRotated(result);
-        return queryClient.invalidateQueries(trpc.webhooks.get.queryFilter(scope));
-      },
-    }),
+  const { mutation: rotate, result: rotated } = useMutationKeepingResult(
+    trpc.webhooks.rotateSecret.mutationOptions(),
+    trpc.webhooks.get.queryFilter(scope),
   );
+  const shown: ShownSecret | null = rotated
+    ? {
+        title: t('integrations.secret.newTitle'),
+        label: t('integrations.secret.label'),
+        secret: rotated.secret,
+        warning: t('integrations.secret.warning'),
+      }
+    : null;
   return (
-    <Modal
-      opened
-      onClose={rotated ? () => {} : onClose}
-      title={rotated ? t('integrations.secret.newTitle') : t('integrations.secret.rotate')}
-      size="lg"
-      {...(rotated ? secretModalProps : {})}
-    >
-      {rotated ? (
-        <SecretShownOnce
-          label={t('integrations.secret.label')}
-          secret={rotated.secret}
-          warning={t('integrations.secret.warning')}
-          onDone={onClose}
+    <SecretFormModal onClose={onClose} title={t('integrations.secret.rotate')} shown={shown}>
+      <Stack gap="md">
+        {rotate.error && <ErrorAlert error={rotate.error} />}
+        <Text size="sm">{t('integrations.secret.rotateExplain')}</Text>
+        <Select
+          label={t('integrations.secret.grace')}
+          data={GRACE_PERIODS.map((g) => ({ value: String(g.seconds), label: t(`integrations.secret.graceOptions.${g.key}`) }))}
+          value={grace}
+          onChange={(value) => setGrace(value ?? '86400')}
+          allowDeselect={false}
         />
-      ) : (
-        <Stack gap="md">
-          {rotate.error && <ErrorAlert error={rotate.error} />}
-          <Text size="sm">{t('integrations.secret.rotateExplain')}</Text>
-          <Select
-            label={t('integrations.secret.grace')}
-            data={GRACE_PERIODS.map((g) => ({ value: String(g.seconds), label: t(`integrations.secret.graceOptions.${g.key}`) }))}
-            value={grace}
-            onChange={(value) => setGrace(value ?? '86400')}
-            allowDeselect={false}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button color="red" loading={rotate.isPending} onClick={() => rotate.mutate({ ...scope, grace_period_seconds: Number(grace) })}>
-              {t('integrations.secret.rotateConfirm')}
-            </Button>
-          </Group>
-        </Stack>
-      )}
-    </Modal>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            {t('common.cancel')}
+          </Button>
+          <Button color="red" loading={rotate.isPending} onClick={() => rotate.mutate({ ...scope, grace_period_seconds: Number(grace) })}>
+            {t('integrations.secret.rotateConfirm')}
+          </Button>
+        </Group>
+      </Stack>
+    </SecretFormModal>
   );
 }

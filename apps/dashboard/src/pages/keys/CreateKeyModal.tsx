@@ -1,15 +1,12 @@
-import { Button, Checkbox, Group, Input, Modal, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Checkbox, Input, SegmentedControl, SimpleGrid, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useId } from '@mantine/hooks';
 import { ALL_PERMISSIONS, PERMISSIONS, type Permission } from '@merma/schema';
-import { CreateApiKeyInput, type CreatedApiKey, type KeyMode } from '@merma/schema/dashboard';
-import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { CreateApiKeyInput, type KeyMode } from '@merma/schema/dashboard';
 import { useTranslation } from 'react-i18next';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
-import { SecretShownOnce, secretModalProps } from '../../components/SecretShownOnce.tsx';
+import { ModalForm, SecretFormModal, type ShownSecret, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
 import { rule } from '../../lib/validation.ts';
-import { queryClient, trpc } from '../../trpc.ts';
+import { trpc } from '../../trpc.ts';
 
 type Props = {
   opened: boolean;
@@ -26,7 +23,6 @@ type Values = { name: string; mode: KeyMode; all: boolean; permissions: Permissi
  */
 export function CreateKeyModal({ opened, onClose, establishmentId, defaultMode }: Props) {
   const { t } = useTranslation();
-  const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const modeLabelId = useId();
   const form = useForm<Values>({
     initialValues: { name: '', mode: defaultMode, all: true, permissions: [] },
@@ -35,88 +31,59 @@ export function CreateKeyModal({ opened, onClose, establishmentId, defaultMode }
       permissions: (value, values) => (values.all || value.length > 0 ? null : t('validation.permissions')),
     },
   });
-  const create = useMutation(
-    trpc.keys.create.mutationOptions({
-      meta: { inlineError: true },
-      onSuccess: (key) => {
-        setCreated(key);
-        return queryClient.invalidateQueries(trpc.keys.pathFilter());
-      },
-    }),
-  );
+  const { mutation: create, result: created } = useMutationKeepingResult(trpc.keys.create.mutationOptions(), trpc.keys.pathFilter());
 
-  const close = onClose;
+  const shown: ShownSecret | null = created
+    ? { title: t('keys.created.title'), label: t('keys.created.label'), secret: created.key, warning: t('keys.created.warning') }
+    : null;
 
   return (
-    <Modal
-      opened={opened}
-      onClose={created ? () => {} : close}
-      title={created ? t('keys.created.title') : t('keys.form.title')}
-      size="lg"
-      {...(created ? secretModalProps : {})}
-    >
-      {created ? (
-        <SecretShownOnce label={t('keys.created.label')} secret={created.key} warning={t('keys.created.warning')} onDone={close} />
-      ) : (
-        <form
-          noValidate
-          onSubmit={form.onSubmit((values) =>
-            create.mutate({
-              establishment_id: establishmentId,
-              name: values.name.trim(),
-              mode: values.mode,
-              permissions: values.all ? [ALL_PERMISSIONS] : values.permissions,
-            }),
-          )}
-        >
-          <Stack gap="md">
-            {create.error && <ErrorAlert error={create.error} />}
-            <TextInput
-              label={t('keys.form.name')}
-              description={t('keys.form.nameHint')}
-              required
-              data-autofocus
-              {...form.getInputProps('name')}
-            />
-            <Input.Wrapper
-              labelElement="div"
-              label={<span id={modeLabelId}>{t('keys.form.mode')}</span>}
-              description={t('keys.form.modeHint')}
-            >
-              <SegmentedControl
-                aria-labelledby={modeLabelId}
-                mt={4}
-                data={[
-                  { value: 'test', label: t('mode.test') },
-                  { value: 'live', label: t('mode.live') },
-                ]}
-                {...form.getInputProps('mode')}
-              />
-            </Input.Wrapper>
-            <Checkbox label={t('keys.form.allPermissions')} {...form.getInputProps('all', { type: 'checkbox' })} />
-            {!form.values.all && (
-              <Checkbox.Group label={t('keys.form.permissions')} required {...form.getInputProps('permissions')}>
-                <SimpleGrid cols={{ base: 1, sm: 2 }} mt="xs" spacing="xs">
-                  {PERMISSIONS.map((p) => (
-                    <Checkbox key={p} value={p} label={p} description={t(`permissions.${p}`)} />
-                  ))}
-                </SimpleGrid>
-              </Checkbox.Group>
-            )}
-            <Text size="xs" c="dimmed">
-              {t('keys.form.shownOnce')}
-            </Text>
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" loading={create.isPending}>
-                {t('keys.form.submit')}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      )}
-    </Modal>
+    <SecretFormModal opened={opened} onClose={onClose} title={t('keys.form.title')} shown={shown}>
+      <ModalForm
+        onSubmit={form.onSubmit((values) =>
+          create.mutate({
+            establishment_id: establishmentId,
+            name: values.name.trim(),
+            mode: values.mode,
+            permissions: values.all ? [ALL_PERMISSIONS] : values.permissions,
+          }),
+        )}
+        mutation={create}
+        submitLabel={t('keys.form.submit')}
+        onCancel={onClose}
+      >
+        <TextInput
+          label={t('keys.form.name')}
+          description={t('keys.form.nameHint')}
+          required
+          data-autofocus
+          {...form.getInputProps('name')}
+        />
+        <Input.Wrapper labelElement="div" label={<span id={modeLabelId}>{t('keys.form.mode')}</span>} description={t('keys.form.modeHint')}>
+          <SegmentedControl
+            aria-labelledby={modeLabelId}
+            mt={4}
+            data={[
+              { value: 'test', label: t('mode.test') },
+              { value: 'live', label: t('mode.live') },
+            ]}
+            {...form.getInputProps('mode')}
+          />
+        </Input.Wrapper>
+        <Checkbox label={t('keys.form.allPermissions')} {...form.getInputProps('all', { type: 'checkbox' })} />
+        {!form.values.all && (
+          <Checkbox.Group label={t('keys.form.permissions')} required {...form.getInputProps('permissions')}>
+            <SimpleGrid cols={{ base: 1, sm: 2 }} mt="xs" spacing="xs">
+              {PERMISSIONS.map((p) => (
+                <Checkbox key={p} value={p} label={p} description={t(`permissions.${p}`)} />
+              ))}
+            </SimpleGrid>
+          </Checkbox.Group>
+        )}
+        <Text size="xs" c="dimmed">
+          {t('keys.form.shownOnce')}
+        </Text>
+      </ModalForm>
+    </SecretFormModal>
   );
 }
