@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, PasswordInput, Stack, Text } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import type { Integration } from '@merma/schema/dashboard';
@@ -6,7 +6,7 @@ import { IconInfoCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ModalForm, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
 import { trpc } from '../../trpc.ts';
-import { CodeText, credentialRule, given, SquareFields, type SquareValues, squareRules } from './VendorFields.tsx';
+import { CodeText, credentialRule, given, SquareFields, type SquareValues, squareRules, WriteOnlyField } from './VendorFields.tsx';
 import { CopyUrl } from './VendorIntegrationCard.tsx';
 
 type Props = { onClose: () => void; establishmentId: string; livemode: boolean };
@@ -101,11 +101,10 @@ function NextStep({
           onCancel={onDone}
           cancelLabel={t('integrations.vendors.square.later')}
         >
-          <PasswordInput
+          <WriteOnlyField
             label={t('integrations.vendors.fields.signatureKey')}
             description={t('integrations.vendors.fields.signatureKeyHint')}
             required
-            autoComplete="off"
             {...form.getInputProps('signature_key')}
           />
         </ModalForm>

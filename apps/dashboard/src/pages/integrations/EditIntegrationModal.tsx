@@ -1,12 +1,22 @@
-import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Modal, Stack, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
-import type { Integration, UpdateIntegrationInput } from '@merma/schema/dashboard';
+import type { Integration } from '@merma/schema/dashboard';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { ModalForm } from '../../components/SecretFormModal.tsx';
 import { queryClient, trpc } from '../../trpc.ts';
-import { changed, given, OdooFields, type OdooValues, odooRules, SquareFields, type SquareValues, squareRules } from './VendorFields.tsx';
+import {
+  type IntegrationChanges,
+  OdooFields,
+  type OdooValues,
+  odooChanges,
+  odooRules,
+  SquareFields,
+  type SquareValues,
+  squareChanges,
+  squareRules,
+} from './VendorFields.tsx';
 
 type Scope = { establishment_id: string; livemode: boolean };
 type Props = { integration: Integration; scope: Scope; onClose: () => void };
@@ -28,7 +38,7 @@ export function EditIntegrationModal({ integration, scope, onClose }: Props) {
       },
     }),
   );
-  const save = (changes: Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | 'id'>) => {
+  const save = (changes: IntegrationChanges) => {
     const sent = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     if (Object.keys(sent).length === 0) {
       onClose();
@@ -44,11 +54,10 @@ export function EditIntegrationModal({ integration, scope, onClose }: Props) {
         <Text size="sm" c="dimmed">
           {t('integrations.vendors.editExplain')}
         </Text>
-        {update.error && <ErrorAlert error={update.error} />}
         {integration.kind === 'square' ? (
-          <SquareEdit integration={integration} onSave={save} onCancel={onClose} pending={update.isPending} />
+          <SquareEdit integration={integration} onSave={save} onCancel={onClose} mutation={update} />
         ) : (
-          <OdooEdit integration={integration} onSave={save} onCancel={onClose} pending={update.isPending} />
+          <OdooEdit integration={integration} onSave={save} onCancel={onClose} mutation={update} />
         )}
       </Stack>
     </Modal>
@@ -57,38 +66,30 @@ export function EditIntegrationModal({ integration, scope, onClose }: Props) {
 
 type EditProps = {
   integration: Integration;
-  onSave: (changes: Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | 'id'>) => void;
+  onSave: (changes: IntegrationChanges) => void;
   onCancel: () => void;
-  pending: boolean;
+  mutation: { error: unknown; isPending: boolean };
 };
 
-function SquareEdit({ integration, onSave, onCancel, pending }: EditProps) {
+function SquareEdit({ integration, onSave, onCancel, mutation }: EditProps) {
   const { t } = useTranslation();
   const form = useForm<SquareValues>({
     initialValues: { name: integration.name, signature_key: '', access_token: '', location_id: integration.settings.location_id ?? '' },
     validate: squareRules(t, integration),
   });
   return (
-    <form
-      noValidate
-      onSubmit={form.onSubmit((v) =>
-        onSave({
-          name: changed(v.name, integration.name),
-          signature_key: given(v.signature_key),
-          access_token: given(v.access_token),
-          location_id: changed(v.location_id, integration.settings.location_id),
-        }),
-      )}
+    <ModalForm
+      onSubmit={form.onSubmit((v) => onSave(squareChanges(v, integration)))}
+      mutation={mutation}
+      submitLabel={t('common.save')}
+      onCancel={onCancel}
     >
-      <Stack gap="md">
-        <SquareFields form={form} current={integration} />
-        <Buttons onCancel={onCancel} pending={pending} />
-      </Stack>
-    </form>
+      <SquareFields form={form} current={integration} />
+    </ModalForm>
   );
 }
 
-function OdooEdit({ integration, onSave, onCancel, pending }: EditProps) {
+function OdooEdit({ integration, onSave, onCancel, mutation }: EditProps) {
   const { t } = useTranslation();
   const s = integration.settings;
   const form = useForm<OdooValues>({
@@ -96,36 +97,13 @@ function OdooEdit({ integration, onSave, onCancel, pending }: EditProps) {
     validate: odooRules(t, integration),
   });
   return (
-    <form
-      noValidate
-      onSubmit={form.onSubmit((v) =>
-        onSave({
-          name: changed(v.name, integration.name),
-          odoo_url: changed(v.odoo_url, s.url),
-          database: changed(v.database, s.database),
-          login: changed(v.login, s.login),
-          api_key: given(v.api_key),
-        }),
-      )}
+    <ModalForm
+      onSubmit={form.onSubmit((v) => onSave(odooChanges(v, integration)))}
+      mutation={mutation}
+      submitLabel={t('common.save')}
+      onCancel={onCancel}
     >
-      <Stack gap="md">
-        <OdooFields form={form} current={integration} />
-        <Buttons onCancel={onCancel} pending={pending} />
-      </Stack>
-    </form>
-  );
-}
-
-function Buttons({ onCancel, pending }: { onCancel: () => void; pending: boolean }) {
-  const { t } = useTranslation();
-  return (
-    <Group justify="flex-end">
-      <Button variant="default" onClick={onCancel}>
-        {t('common.cancel')}
-      </Button>
-      <Button type="submit" loading={pending}>
-        {t('common.save')}
-      </Button>
-    </Group>
+      <OdooFields form={form} current={integration} />
+    </ModalForm>
   );
 }

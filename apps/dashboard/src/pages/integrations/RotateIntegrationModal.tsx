@@ -1,4 +1,4 @@
-import { PasswordInput, Select, Text } from '@mantine/core';
+import { Select, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import type { Integration } from '@merma/schema/dashboard';
@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { ModalForm, SecretFormModal, type ShownSecret, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
 import { trpc } from '../../trpc.ts';
 import { GRACE_PERIODS } from './RotateSecret.tsx';
-import { CodeText, credentialRule } from './VendorFields.tsx';
+import { CodeText, credentialRule, WriteOnlyField } from './VendorFields.tsx';
 
 type Props = { integration: Integration; scope: { establishment_id: string; livemode: boolean }; onClose: () => void };
 
@@ -67,10 +67,9 @@ export function RotateIntegrationModal({ integration, scope, onClose }: Props) {
           <CodeText text={t(`integrations.vendors.rotate.${kind}Explain`)} />
         </Text>
         {square && (
-          <PasswordInput
+          <WriteOnlyField
             label={t('integrations.vendors.rotate.newSignatureKey')}
             required
-            autoComplete="off"
             data-autofocus
             {...form.getInputProps('signature_key')}
           />

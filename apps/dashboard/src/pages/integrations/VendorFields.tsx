@@ -1,4 +1,4 @@
-import { Code, Fieldset, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Code, Fieldset, PasswordInput, type PasswordInputProps, Stack, Text, TextInput, type TextInputProps } from '@mantine/core';
 import type { UseFormReturnType } from '@mantine/form';
 import { type Integration, UpdateIntegrationInput } from '@merma/schema/dashboard';
 import type { TFunction } from 'i18next';
@@ -73,10 +73,35 @@ export function odooRules(t: TFunction, current?: Integration) {
   };
 }
 
-/** A write-only field's placeholder: whether a value is stored (and that an empty field keeps it). */
-function storedHint(t: TFunction, set: boolean | undefined) {
-  if (set === undefined) return undefined;
-  return set ? t('integrations.vendors.fields.storedKeep') : t('integrations.vendors.fields.notSet');
+type WriteOnlyFieldProps = Omit<PasswordInputProps, 'placeholder' | 'autoComplete'> & {
+  /** Whether a value is stored (said in the placeholder, with "an empty field keeps it"); undefined where nothing can be stored yet. */
+  stored?: boolean;
+};
+
+/**
+ * A credential's field (an access token, a signature key, an API key): masked, never filled in by the
+ * browser, and never showing the stored value, only whether one is stored.
+ */
+export function WriteOnlyField({ stored, ...props }: WriteOnlyFieldProps) {
+  const { t } = useTranslation();
+  const placeholder =
+    stored === undefined ? undefined : stored ? t('integrations.vendors.fields.storedKeep') : t('integrations.vendors.fields.notSet');
+  return <PasswordInput placeholder={placeholder} autoComplete="off" {...props} />;
+}
+
+/** An integration's name, the first field of every vendor's form. */
+function NameField({ placeholder, ...props }: TextInputProps & { placeholder: string }) {
+  const { t } = useTranslation();
+  return (
+    <TextInput
+      label={t('integrations.vendors.fields.name')}
+      description={t('integrations.vendors.fields.nameHint')}
+      placeholder={placeholder}
+      required
+      data-autofocus
+      {...props}
+    />
+  );
 }
 
 /** The given text with its `backticked` parts as code (message files mark names of fields, models and events so). */
@@ -95,19 +120,11 @@ export function SquareFields({ form, current }: { form: UseFormReturnType<Square
   const { t } = useTranslation();
   return (
     <Stack gap="md">
-      <TextInput
-        label={t('integrations.vendors.fields.name')}
-        description={t('integrations.vendors.fields.nameHint')}
-        placeholder={t('integrations.vendors.fields.squareNamePlaceholder')}
-        required
-        data-autofocus
-        {...form.getInputProps('name')}
-      />
-      <PasswordInput
+      <NameField placeholder={t('integrations.vendors.fields.squareNamePlaceholder')} {...form.getInputProps('name')} />
+      <WriteOnlyField
         label={t('integrations.vendors.fields.accessToken')}
         description={t('integrations.vendors.fields.accessTokenHint')}
-        placeholder={storedHint(t, current?.api_credential_set)}
-        autoComplete="off"
+        stored={current?.api_credential_set}
         {...form.getInputProps('access_token')}
       />
       <TextInput
@@ -118,15 +135,14 @@ export function SquareFields({ form, current }: { form: UseFormReturnType<Square
         autoComplete="off"
         {...form.getInputProps('location_id')}
       />
-      <PasswordInput
+      <WriteOnlyField
         label={t('integrations.vendors.fields.signatureKey')}
         description={
           current?.signature_key_set
             ? t('integrations.vendors.fields.signatureKeyEditHint')
             : t('integrations.vendors.fields.signatureKeyHint')
         }
-        placeholder={storedHint(t, current?.signature_key_set)}
-        autoComplete="off"
+        stored={current?.signature_key_set}
         {...form.getInputProps('signature_key')}
       />
     </Stack>
@@ -137,14 +153,7 @@ export function OdooFields({ form, current }: { form: UseFormReturnType<OdooValu
   const { t } = useTranslation();
   return (
     <Stack gap="md">
-      <TextInput
-        label={t('integrations.vendors.fields.name')}
-        description={t('integrations.vendors.fields.nameHint')}
-        placeholder={t('integrations.vendors.fields.odooNamePlaceholder')}
-        required
-        data-autofocus
-        {...form.getInputProps('name')}
-      />
+      <NameField placeholder={t('integrations.vendors.fields.odooNamePlaceholder')} {...form.getInputProps('name')} />
       <Fieldset legend={t('integrations.vendors.fields.odooApi')} variant="filled">
         <Stack gap="md">
           <Text size="sm" c="dimmed">
@@ -159,11 +168,10 @@ export function OdooFields({ form, current }: { form: UseFormReturnType<OdooValu
           />
           <TextInput label={t('integrations.vendors.fields.database')} autoComplete="off" {...form.getInputProps('database')} />
           <TextInput label={t('integrations.vendors.fields.login')} autoComplete="off" {...form.getInputProps('login')} />
-          <PasswordInput
+          <WriteOnlyField
             label={t('integrations.vendors.fields.apiKey')}
             description={t('integrations.vendors.fields.apiKeyHint')}
-            placeholder={storedHint(t, current?.api_credential_set)}
-            autoComplete="off"
+            stored={current?.api_credential_set}
             {...form.getInputProps('api_key')}
           />
         </Stack>
@@ -180,3 +188,21 @@ export const changed = (value: string, stored: string | undefined) => {
   const v = value.trim();
   return v === '' || v === (stored ?? '') ? undefined : v;
 };
+
+/** What editing sends: the settings that differ from the stored ones and the credentials typed (undefined: unchanged). */
+export type IntegrationChanges = Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | 'id'>;
+
+export const squareChanges = (v: SquareValues, current: Integration): IntegrationChanges => ({
+  name: changed(v.name, current.name),
+  signature_key: given(v.signature_key),
+  access_token: given(v.access_token),
+  location_id: changed(v.location_id, current.settings.location_id),
+});
+
+export const odooChanges = (v: OdooValues, current: Integration): IntegrationChanges => ({
+  name: changed(v.name, current.name),
+  odoo_url: changed(v.odoo_url, current.settings.url),
+  database: changed(v.database, current.settings.database),
+  login: changed(v.login, current.settings.login),
+  api_key: given(v.api_key),
+});
