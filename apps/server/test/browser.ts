@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
-import { startTestApp, type TestContext } from './helpers.js';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { DashboardBrowser } from './dashboard-client.js';
+import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
 /**
  * What the browser tests share: Debian's chromium (CHROMIUM_PATH to use another), driven by
@@ -36,8 +37,13 @@ async function listenForBrowser(app: FastifyInstance): Promise<string> {
  * A test app serving the built dashboard on a loopback port (`config` added to its settings), and
  * chromium: what a dashboard browser test starts in beforeAll and `close`s in afterAll.
  */
-export async function startServedDashboard(config: Record<string, string> = {}) {
-  const t: TestContext = await startTestApp({ config: { DASHBOARD_DIR: DASHBOARD_DIST, ...config } });
+export function startServedDashboard(config: Record<string, string> = {}) {
+  return startServedApp({ DASHBOARD_DIR: DASHBOARD_DIST, ...config });
+}
+
+/** A test app on a loopback port (`config` added to its settings), and chromium; `close` ends both. */
+export async function startServedApp(config: Record<string, string> = {}) {
+  const t: TestContext = await startTestApp({ config });
   const base = await listenForBrowser(t.app);
   const browser = await launchChromium();
   return {
@@ -49,6 +55,56 @@ export async function startServedDashboard(config: Record<string, string> = {}) 
       await t.close();
     },
   };
+}
+
+/** What a browser test file works with once its beforeAll ran. */
+export type BrowserSuite = { t: TestContext; base: string; browser: Browser; tenant: Tenant };
+
+/**
+ * A browser test file's setup: registers its beforeAll, which starts a test app on a loopback port
+ * serving the built dashboard (only the app with `dashboard: false`; `config` added to its
+ * settings), chromium and a tenant, and hands them to `ready`; and its afterAll, which closes them.
+ * Without chromium nothing starts (the file's tests are skipped).
+ */
+export function startBrowserSuite(
+  ready: (suite: BrowserSuite) => void,
+  { config = {}, dashboard = true }: { config?: Record<string, string>; dashboard?: boolean } = {},
+) {
+  if (dashboard) requireBuiltDashboard();
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    const served = dashboard ? await startServedDashboard(config) : await startServedApp(config);
+    close = served.close;
+    ready({ t: served.t, base: served.base, browser: served.browser, tenant: await createTenant(served.t.db) });
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+}
+
+/**
+ * A page signed in as `who` (the session cookies of a sign-in over HTTP, handed to a new context),
+ * in `locale` and `width` px. bypassCSP only lets axe-core be injected: the page's own CSP allows no
+ * inline script.
+ */
+export async function signedInPage(
+  { browser, base }: { browser: Browser; base: string },
+  who: { http: DashboardBrowser },
+  locale: string,
+  width = 1280,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ locale, viewport: { width, height: 900 }, bypassCSP: true });
+  await context.addCookies(
+    [...who.http.cookies].map(([name, value]) => ({
+      name,
+      value,
+      url: base,
+      httpOnly: name === 'merma_session',
+      sameSite: 'Strict' as const,
+    })),
+  );
+  return { context, page: await context.newPage() };
 }
 
 export function launchChromium(): Promise<Browser> {

@@ -1,34 +1,19 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launchChromium } from './browser.js';
-import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { hasChromium, startBrowserSuite, TEST_RESULTS } from './browser.js';
+import type { Tenant, TestContext } from './helpers.js';
 
 /**
  * The /docs page in a real browser (Debian's chromium, driven by playwright-core). CI installs
  * chromium; a developer machine without it skips this file and says so.
  */
-const OUT = resolve(import.meta.dirname, '../test-results');
-
 let t: TestContext;
 let tenant: Tenant;
 let browser: Browser;
 let base: string;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  t = await startTestApp();
-  tenant = await createTenant(t.db);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address() as { port: number };
-  base = `http://127.0.0.1:${address.port}`;
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+startBrowserSuite((suite) => ({ t, tenant, browser, base } = suite), { dashboard: false });
 
 describe.skipIf(!hasChromium)('the API reference page (reason when skipped: no chromium on this machine)', () => {
   it('lists every operation, performs an authenticated request, and renders', async () => {
@@ -48,7 +33,7 @@ describe.skipIf(!hasChromium)('the API reference page (reason when skipped: no c
       .first()
       .waitFor({ timeout: 15_000 });
     // The sidebar lists every operation by its summary once its tag group is opened.
-    mkdirSync(OUT, { recursive: true });
+    mkdirSync(TEST_RESULTS, { recursive: true });
     const closed = page.getByRole('button', { name: /^Open Group - (?!Models)/ });
     while ((await closed.count()) > 0) await closed.first().click();
     // biome-ignore lint/performance/useDomNodeTextContent: the visible text is what a reader sees
@@ -64,7 +49,7 @@ describe.skipIf(!hasChromium)('the API reference page (reason when skipped: no c
     expect(answer.body.data).toHaveLength(7);
     expect(failed).toEqual([]);
 
-    await page.screenshot({ path: join(OUT, 'docs-page.png') });
-    expect(existsSync(join(OUT, 'docs-page.png'))).toBe(true);
+    await page.screenshot({ path: join(TEST_RESULTS, 'docs-page.png') });
+    expect(existsSync(join(TEST_RESULTS, 'docs-page.png'))).toBe(true);
   });
 });

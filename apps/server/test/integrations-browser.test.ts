@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, hasChromium, requireBuiltDashboard, startServedDashboard, TEST_RESULTS } from './browser.js';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { createTenant, type Tenant, type TestContext } from './helpers.js';
 
@@ -21,27 +21,14 @@ import { createTenant, type Tenant, type TestContext } from './helpers.js';
  * sideways. With INTEGRATION_SCREENSHOTS=<dir> (scripts/integration-screenshots.mjs) only the
  * documentation's screenshots are taken, into that directory.
  */
-requireBuiltDashboard();
-
 const PUBLIC_URL = 'https://merma.example.com';
 const SHOTS = process.env.INTEGRATION_SCREENSHOTS;
 
-let served: Awaited<ReturnType<typeof startServedDashboard>> | undefined;
 let t: TestContext;
 let tenant: Tenant;
 let browser: Browser;
 let base: string;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  served = await startServedDashboard({ API_KEY_CACHE_TTL_MS: '0', PUBLIC_URL });
-  ({ t, base, browser } = served);
-  tenant = await createTenant(t.db);
-}, 60_000);
-
-afterAll(async () => {
-  await served?.close();
-});
+startBrowserSuite((suite) => ({ t, tenant, browser, base } = suite), { config: { API_KEY_CACHE_TTL_MS: '0', PUBLIC_URL } });
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const ODOO_URL = new RegExp(`^${PUBLIC_URL}/api/v1/integrations/odoo/(mit_[A-Za-z0-9]{32})$`);
@@ -54,24 +41,12 @@ async function person(role: 'owner' | 'developer' | 'viewer', organizationId = t
   return { ...member, http };
 }
 
-/** A page signed in as `who` (the cookies of an API sign-in), in `locale` and `width` px. */
-async function signedInPage(
-  who: { http: DashboardBrowser },
-  locale: string,
-  width = 1280,
-): Promise<{ context: BrowserContext; page: Page }> {
-  // bypassCSP only lets axe-core be injected: the page's own CSP allows no inline script.
-  const context = await browser.newContext({ locale, viewport: { width, height: 900 }, bypassCSP: true });
-  await context.addCookies(
-    [...who.http.cookies].map(([name, value]) => ({
-      name,
-      value,
-      url: base,
-      httpOnly: name === 'merma_session',
-      sameSite: 'Strict' as const,
-    })),
-  );
-  return { context, page: await context.newPage() };
+/** The Integrations page's "Square and Odoo" section, in English, once it says there is no connection yet. */
+async function emptyVendorSection(page: Page) {
+  await page.goto(`${base}/dashboard/integrations`);
+  const section = page.getByRole('region', { name: 'Square and Odoo' });
+  await section.getByText('No Square or Odoo connection in this establishment and mode.').waitFor();
+  return section;
 }
 
 const row = (id: string) => t.db.integration.findUniqueOrThrow({ where: { id } });
@@ -147,13 +122,11 @@ describe.skipIf(!hasChromium || SHOTS)(
     it('a developer connects Odoo (URL once, then redacted), makes a new URL, connects and edits Square, revokes Odoo; the audit log lists it all', async () => {
       mkdirSync(TEST_RESULTS, { recursive: true });
       const developer = await person('developer');
-      const { context, page } = await signedInPage(developer, 'en-GB');
+      const { context, page } = await signedInPage({ browser, base }, developer, 'en-GB');
       const pageErrors: string[] = [];
       page.on('pageerror', (err) => pageErrors.push(err.message));
       try {
-        await page.goto(`${base}/dashboard/integrations`);
-        const section = page.getByRole('region', { name: 'Square and Odoo' });
-        await section.getByText('No Square or Odoo connection in this establishment and mode.').waitFor();
+        const section = await emptyVendorSection(page);
 
         // Odoo: the form, then its URL shown once.
         await section.getByRole('button', { name: 'Connect Odoo', exact: true }).click();
@@ -324,7 +297,7 @@ describe.skipIf(!hasChromium || SHOTS)(
 
       // The audit log names each action, in words.
       const owner = await person('owner');
-      const audit = await signedInPage(owner, 'en-GB');
+      const audit = await signedInPage({ browser, base }, owner, 'en-GB');
       try {
         await audit.page.goto(`${base}/dashboard/audit`);
         const cells = (name: string) => audit.page.getByRole('cell', { name, exact: true });
@@ -353,7 +326,7 @@ describe.skipIf(!hasChromium || SHOTS)(
     it('in Spanish: Square connected without its key says what is missing until the key is pasted, then replaced; at 390 px nothing scrolls sideways', async () => {
       const other = await createTenant(t.db);
       const developer = await person('developer', other.organizationId);
-      const { context, page } = await signedInPage(developer, 'es-ES', 390);
+      const { context, page } = await signedInPage({ browser, base }, developer, 'es-ES', 390);
       try {
         await page.goto(`${base}/dashboard/integrations`);
         const section = page.getByRole('region', { name: 'Square y Odoo' });
@@ -436,7 +409,7 @@ describe.skipIf(!hasChromium || SHOTS)(
         access_token: 'EAAAl-viewer-test-token',
       });
       const viewer = await person('viewer', tenant.organizationId);
-      const { context, page } = await signedInPage(viewer, 'en-GB');
+      const { context, page } = await signedInPage({ browser, base }, viewer, 'en-GB');
       try {
         await page.goto(`${base}/dashboard/integrations`);
         const section = page.getByRole('region', { name: 'Square and Odoo' });
@@ -493,15 +466,13 @@ describe.runIf(hasChromium && SHOTS)('screenshots for the documentation', () => 
     const out = resolve(SHOTS as string);
     mkdirSync(out, { recursive: true });
     const developer = await person('developer');
-    const { context, page } = await signedInPage(developer, 'en-GB');
+    const { context, page } = await signedInPage({ browser, base }, developer, 'en-GB');
     const dialogShot = async (file: string) => {
       await settle(page);
       await page.screenshot({ path: join(out, file) });
     };
     try {
-      await page.goto(`${base}/dashboard/integrations`);
-      const section = page.getByRole('region', { name: 'Square and Odoo' });
-      await section.getByText('No Square or Odoo connection in this establishment and mode.').waitFor();
+      const section = await emptyVendorSection(page);
 
       await section.getByRole('button', { name: 'Connect Square', exact: true }).click();
       let dialog = page.getByRole('dialog', { name: 'Connect Square' });

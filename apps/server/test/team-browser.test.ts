@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, hasChromium, requireBuiltDashboard, startServedDashboard, TEST_RESULTS } from './browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { createTenant, type Tenant, type TestContext } from './helpers.js';
+import type { Tenant, TestContext } from './helpers.js';
 
 /**
  * Removing a member from the Team page in a real browser (Debian's chromium through playwright-core,
@@ -13,24 +13,11 @@ import { createTenant, type Tenant, type TestContext } from './helpers.js';
  * on the keys page and the dialog, and screenshots of the dialog in both languages (test-results/).
  * People sign in through the API (as a fixture) and the page is used by role and label.
  */
-requireBuiltDashboard();
-
-let served: Awaited<ReturnType<typeof startServedDashboard>> | undefined;
 let t: TestContext;
 let tenant: Tenant;
 let browser: Browser;
 let base: string;
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  served = await startServedDashboard({ API_KEY_CACHE_TTL_MS: '0' });
-  ({ t, base, browser } = served);
-  tenant = await createTenant(t.db);
-}, 60_000);
-
-afterAll(async () => {
-  await served?.close();
-});
+startBrowserSuite((suite) => ({ t, tenant, browser, base } = suite), { config: { API_KEY_CACHE_TTL_MS: '0' } });
 
 /** A member with a name people read, signed in over HTTP (for fixtures: keys made as them). */
 async function person(role: 'owner' | 'developer', name: string) {
@@ -39,22 +26,6 @@ async function person(role: 'owner' | 'developer', name: string) {
   const http = new DashboardBrowser(t.app);
   await http.signIn(member.email, PASSWORD);
   return { ...member, name, http };
-}
-
-/** A browser page signed in as `who`: the session cookies of an API sign-in, handed to the context. */
-async function signedInPage(who: { http: DashboardBrowser }, locale: string): Promise<{ context: BrowserContext; page: Page }> {
-  // bypassCSP only lets axe-core be injected: the page's own CSP allows no inline script.
-  const context = await browser.newContext({ locale, viewport: { width: 1400, height: 900 }, bypassCSP: true });
-  await context.addCookies(
-    [...who.http.cookies].map(([name, value]) => ({
-      name,
-      value,
-      url: base,
-      httpOnly: name === 'merma_session',
-      sameSite: 'Strict' as const,
-    })),
-  );
-  return { context, page: await context.newPage() };
 }
 
 async function makeKey(who: { http: DashboardBrowser }, name: string) {
@@ -77,7 +48,7 @@ describe.skipIf(!hasChromium)('removing a member in a browser (reason when skipp
     const till1 = await makeKey(luis, 'Till 1');
     const till2 = await makeKey(luis, 'Till 2');
     const erp = await makeKey(owner, 'ERP');
-    const { context, page } = await signedInPage(owner, 'en-GB');
+    const { context, page } = await signedInPage({ browser, base }, owner, 'en-GB', 1400);
     const pageErrors: string[] = [];
     page.on('pageerror', (err) => pageErrors.push(err.message));
     try {
@@ -129,7 +100,7 @@ describe.skipIf(!hasChromium)('removing a member in a browser (reason when skipp
     const owner = await person('owner', 'Ana Cocina');
     const marta = await person('developer', 'Marta Gómez');
     const pos = await makeKey(marta, 'TPV');
-    const { context, page } = await signedInPage(owner, 'es-ES');
+    const { context, page } = await signedInPage({ browser, base }, owner, 'es-ES', 1400);
     try {
       await page.goto(`${base}/dashboard/team`);
       await heading(page, 'Equipo').waitFor();
