@@ -39,6 +39,19 @@ async function shop(): Promise<Shop> {
   return { ...tenant, owner, scope: { establishment_id: tenant.establishmentId, livemode: false } };
 }
 
+/** An Odoo integration that reads the fixture Odoo's JSON-RPC (address, database, login and API key given). */
+const odooReading = (s: Shop, fields: Record<string, unknown> = {}) =>
+  s.owner.mutate('integrations.create', {
+    ...s.scope,
+    kind: 'odoo',
+    name: 'Odoo TPV',
+    odoo_url: odoo.url,
+    database: 'mycompany',
+    login: 'merma@mycompany.es',
+    api_key: 'odoo-api-key-0123456789',
+    ...fields,
+  });
+
 /** The path of a URL the dashboard gave (the app is reached in-process). */
 const pathOf = (url: string) => new URL(url).pathname;
 /** A request from an address of its own: refused requests are limited per address (and outlast a run in Redis). */
@@ -191,15 +204,7 @@ describe('Odoo integrations', () => {
 
   it('fetch the lines of a pos.order sent with line ids through JSON-RPC, and store them as sales once', async () => {
     const s = await shop();
-    const made = await s.owner.mutate('integrations.create', {
-      ...s.scope,
-      kind: 'odoo',
-      name: 'Odoo TPV',
-      odoo_url: odoo.url,
-      database: 'mycompany',
-      login: 'merma@mycompany.es',
-      api_key: 'odoo-api-key-0123456789',
-    });
+    const made = await odooReading(s);
     const created = odooTime(new Date(Date.now() - 2 * 3600_000));
     odoo.lines.push(
       { id: 9001, order_id: [77, 'Shop/0077'], product_id: [57, 'Croissant'], qty: 6, product_uom_id: [1, 'Units'], create_date: created },
@@ -233,15 +238,7 @@ describe('Odoo integrations', () => {
 
   it('note why a pos.order could not be read (a wrong API key), and retry it', async () => {
     const s = await shop();
-    const made = await s.owner.mutate('integrations.create', {
-      ...s.scope,
-      kind: 'odoo',
-      name: 'Odoo TPV',
-      odoo_url: odoo.url,
-      database: 'mycompany',
-      login: 'merma@mycompany.es',
-      api_key: 'not-the-right-key-000',
-    });
+    const made = await odooReading(s, { api_key: 'not-the-right-key-000' });
     const res = await post(made.secret_url, { _model: 'pos.order', _id: 78, id: 78, state: 'paid', lines: [9101] });
     expect(res.json().data).toMatchObject({ status: 'queued' });
     await expect
@@ -262,7 +259,7 @@ const square = (s: Shop, fields: Record<string, unknown> = {}) =>
     ...s.scope,
     kind: 'square',
     name: 'Square Madrid',
-    signature_key: 'sq-signature-key-AbC123xyz',
+    signature_key: SQUARE_KEY,
     access_token: 'EAAAl-square-access-token-0001',
     location_id: 'L8X2QBJ4GMCYP',
     ...fields,
@@ -272,6 +269,30 @@ const sign = (key: string, url: string, body: string) =>
   createHmac('sha256', key)
     .update(url + body)
     .digest('base64');
+
+/** The signature key `square()` connects with. */
+const SQUARE_KEY = 'sq-signature-key-AbC123xyz';
+
+/**
+ * POSTs `notification` to an integration's Square URL as Square does: signed with `key` over `url`
+ * and the body (`signature` instead, when given: null sends none), from a random address unless
+ * `remoteAddress` is given. The URL is both the one signed and the one posted to.
+ */
+const sendSquare = (
+  url: string,
+  notification: object,
+  { key = SQUARE_KEY, signature, remoteAddress }: { key?: string; signature?: string | null; remoteAddress?: string } = {},
+) => {
+  const body = JSON.stringify(notification);
+  const signed = signature === undefined ? sign(key, url, body) : signature;
+  return inject({
+    method: 'POST',
+    url: pathOf(url),
+    headers: { 'content-type': 'application/json', ...(signed === null ? {} : { 'x-square-hmacsha256-signature': signed }) },
+    payload: body,
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
+};
 
 /** An order.updated notification (Square's webhook reference: data.object.order_updated). */
 const orderUpdated = (eventId: string, state = 'COMPLETED', createdAt = new Date().toISOString()) => ({
@@ -331,20 +352,16 @@ describe('Square integrations', () => {
   it('answer 401 to a notification without Square’s signature or with a wrong one, and store nothing', async () => {
     const s = await shop();
     const made = await square(s);
-    const body = JSON.stringify(orderUpdated('evt-401'));
-    const cases: Record<string, string | undefined> = {
-      missing: undefined,
+    const notification = orderUpdated('evt-401');
+    const body = JSON.stringify(notification);
+    const cases: Record<string, string | null> = {
+      missing: null,
       'another key': sign('another-key', made.url, body),
-      'another URL': sign('sq-signature-key-AbC123xyz', `${made.url}/`, body),
+      'another URL': sign(SQUARE_KEY, `${made.url}/`, body),
       'not base64': 'not-a-signature',
     };
     for (const [name, signature] of Object.entries(cases)) {
-      const res = await inject({
-        method: 'POST',
-        url: pathOf(made.url),
-        headers: { 'content-type': 'application/json', ...(signature ? { 'x-square-hmacsha256-signature': signature } : {}) },
-        payload: body,
-      });
+      const res = await sendSquare(made.url, notification, { signature });
       expect(res.statusCode, name).toBe(401);
     }
     expect(await t.db.inboundEvent.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
@@ -353,15 +370,7 @@ describe('Square integrations', () => {
   it('accept a signed notification once, and the replaced key during its grace period', async () => {
     const s = await shop();
     const made = await square(s);
-    const send = (key: string, n: object) => {
-      const body = JSON.stringify(n);
-      return inject({
-        method: 'POST',
-        url: pathOf(made.url),
-        headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign(key, made.url, body) },
-        payload: body,
-      });
-    };
+    const send = (key: string, n: object) => sendSquare(made.url, n, { key });
     const first = await send('sq-signature-key-AbC123xyz', orderUpdated('evt-1', 'OPEN'));
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json().data).toMatchObject({ status: 'ignored' });
@@ -391,13 +400,7 @@ describe('Square integrations', () => {
   it('refuse a notification older than the dedupe window as a replay', async () => {
     const s = await shop();
     const made = await square(s);
-    const body = JSON.stringify(orderUpdated('evt-old', 'COMPLETED', new Date(Date.now() - 31 * 86_400_000).toISOString()));
-    const res = await inject({
-      method: 'POST',
-      url: pathOf(made.url),
-      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', made.url, body) },
-      payload: body,
-    });
+    const res = await sendSquare(made.url, orderUpdated('evt-old', 'COMPLETED', new Date(Date.now() - 31 * 86_400_000).toISOString()));
     expect(res.statusCode).toBe(400);
     expect(res.json().details).toEqual([{ path: 'created_at', message: 'too old' }]);
     expect(await t.db.inboundEvent.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
@@ -406,13 +409,7 @@ describe('Square integrations', () => {
   it('refuse every notification until the signature key is pasted, writing nothing', async () => {
     const s = await shop();
     const made = await square(s, { signature_key: undefined });
-    const body = JSON.stringify(orderUpdated('evt-nokey'));
-    const res = await inject({
-      method: 'POST',
-      url: pathOf(made.url),
-      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('anything', made.url, body) },
-      payload: body,
-    });
+    const res = await sendSquare(made.url, orderUpdated('evt-nokey'), { key: 'anything' });
     expect(res.statusCode).toBe(401);
     expect(res.json().error).toMatch(/no signature key yet/);
     // The page's checklist says what is missing; an unauthenticated request writes nothing.
@@ -448,45 +445,23 @@ describe('integrations under load and attack', () => {
     const s = await shop();
     const made = await square(s);
     const attacker = randomIp();
-    const unsigned = JSON.stringify(orderUpdated('evt-attack', 'OPEN'));
+    const unsigned = orderUpdated('evt-attack', 'OPEN');
     const statuses: number[] = [];
     for (let i = 0; i < 31; i++) {
-      const res = await inject({
-        method: 'POST',
-        url: pathOf(made.url),
-        headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('guess', made.url, unsigned) },
-        payload: unsigned,
-        remoteAddress: attacker,
-      });
+      const res = await sendSquare(made.url, unsigned, { key: 'guess', remoteAddress: attacker });
       statuses.push(res.statusCode);
     }
     expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
     expect(statuses[30]).toBe(429);
     // Square, from its own address, still gets through.
-    const body = JSON.stringify(orderUpdated('evt-genuine', 'OPEN'));
-    const genuine = await inject({
-      method: 'POST',
-      url: pathOf(made.url),
-      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', made.url, body) },
-      payload: body,
-      remoteAddress: randomIp(),
-    });
+    const genuine = await sendSquare(made.url, orderUpdated('evt-genuine', 'OPEN'), { remoteAddress: randomIp() });
     expect(genuine.statusCode).toBe(200);
   });
 
   it('accept Square’s signature of the URL as configured there, with a trailing slash too', async () => {
     const s = await shop();
     const made = await square(s);
-    const body = JSON.stringify(orderUpdated('evt-slash', 'OPEN'));
-    const res = await inject({
-      method: 'POST',
-      url: `${pathOf(made.url)}/`,
-      headers: {
-        'content-type': 'application/json',
-        'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', `${made.url}/`, body),
-      },
-      payload: body,
-    });
+    const res = await sendSquare(`${made.url}/`, orderUpdated('evt-slash', 'OPEN'));
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
   });
@@ -495,14 +470,8 @@ describe('integrations under load and attack', () => {
     const s = await shop();
     const made = await square(s);
     await t.db.organization.update({ where: { id: s.organizationId }, data: { canceled_at: new Date() } });
-    const body = JSON.stringify(orderUpdated('evt-plan', 'COMPLETED'));
-    const send = (key: string) =>
-      inject({
-        method: 'POST',
-        url: pathOf(made.url),
-        headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign(key, made.url, body) },
-        payload: body,
-      });
+    const notification = orderUpdated('evt-plan', 'COMPLETED');
+    const send = (key: string) => sendSquare(made.url, notification, { key });
     expect((await send('not-the-key')).statusCode).toBe(401);
     expect((await send('sq-signature-key-AbC123xyz')).statusCode).toBe(403);
     expect(await t.db.inboundEvent.count({ where: { establishment_id: s.establishmentId } })).toBe(0);
@@ -516,13 +485,7 @@ describe('integrations under load and attack', () => {
       type: 'customer.created',
       data: { type: 'customer', id: 'C1', object: { customer: { email_address: 'ana@example.com' } } },
     };
-    const body = JSON.stringify(payment);
-    const res = await inject({
-      method: 'POST',
-      url: pathOf(made.url),
-      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': sign('sq-signature-key-AbC123xyz', made.url, body) },
-      payload: body,
-    });
+    const res = await sendSquare(made.url, payment);
     expect(res.json().data).toMatchObject({ status: 'ignored' });
     const [stored] = await t.db.inboundEvent.findMany({ where: { establishment_id: s.establishmentId } });
     expect(JSON.stringify(stored?.payload)).not.toContain('ana@example.com');
@@ -546,15 +509,7 @@ describe('integrations under load and attack', () => {
       const refused = await failure(s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo', odoo_url }));
       expect(refused.status, odoo_url).toBe(400);
     }
-    const made = await s.owner.mutate('integrations.create', {
-      ...s.scope,
-      kind: 'odoo',
-      name: 'Odoo',
-      odoo_url: odoo.url,
-      database: 'mycompany',
-      login: 'merma@mycompany.es',
-      api_key: 'odoo-api-key-0123456789',
-    });
+    const made = await odooReading(s, { name: 'Odoo' });
     const res = await post(made.secret_url, { _model: 'pos.order', state: 'paid', lines: [1, 2] });
     expect(res.statusCode).toBe(400);
     expect(res.json().details).toEqual([{ path: '_id', message: expect.stringContaining('required') }]);
