@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.js';
 import {
   assertSignedBySquare,
   odooIntegration,
@@ -25,18 +26,30 @@ declare module 'fastify' {
  * what each does): `POST /api/v1/integrations/square/{id}` and `POST /api/v1/integrations/odoo/{token}`,
  * answered in the API's envelope and error shapes, never cached. Their limits are their own
  * (INTEGRATION_LIMITS in rate-limit.ts): per integration once authenticated, and per client address
- * for refused requests, so that unsigned requests cannot spend an integration's limit.
+ * for refused requests, so that unsigned requests cannot spend an integration's limit (`authenticated`).
  *
  * Square's route keeps the raw body: the signature is checked over it before anything else reads
  * it, then it is parsed with the same limits as every body (json-body.ts).
  */
 export function registerIntegrationRoutes(app: FastifyInstance, deps: ReceiveDeps & { rateLimiter: RateLimiter }): void {
   const { rateLimiter } = deps;
-  /** Authenticates with a point of the address's `refused` limit taken first and given back on success. */
+  /**
+   * Authenticates, then counts the request against its integration's limit. A refused request (an
+   * unknown URL, a wrong signature or token) counts against its address instead, and once the
+   * address is over its limit it is answered 429 rather than 401/404. A request that authenticates
+   * is never held back by its address: Odoo Online sends every customer's webhooks from shared
+   * addresses, so one customer's stale URL must not stop another's sales.
+   */
   async function authenticated(ip: string, authenticate: () => Promise<ActiveIntegration>): Promise<ActiveIntegration> {
-    await rateLimiter.consumeIntegration('refused', ip);
-    const found = await authenticate();
-    await rateLimiter.refundIntegration('refused', ip);
+    let found: ActiveIntegration;
+    try {
+      found = await authenticate();
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'unauthorized' || err.code === 'not_found')) {
+        await rateLimiter.consumeIntegration('refused', ip);
+      }
+      throw err;
+    }
     await rateLimiter.consumeIntegration('received', found.row.id);
     return found;
   }

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
-import { consumeOrRefuse, createLimit, giveBack, limitReached } from '../limits.js';
+import { consumeOrRefuse, createLimit, limitReached } from '../limits.js';
 import type { DashboardRateLimit } from '../trpc/dashboard-base.js';
 import type { RateBucket } from '../trpc/trpc.js';
 
@@ -26,11 +26,9 @@ export type RateLimiter = {
   consume(bucket: RateBucket, keyId: string, reply: FastifyReply): Promise<void>;
   /**
    * The integrations' URLs (http/integrations.ts): `received` counts one request of an
-   * authenticated integration; `refused` one request from a client address, taken before the
-   * request is authenticated and given back (`refundIntegration`) once it is.
+   * authenticated integration; `refused` one refused request from a client address.
    */
   consumeIntegration(limit: IntegrationRateLimit, key: string): Promise<void>;
-  refundIntegration(limit: IntegrationRateLimit, key: string): Promise<void>;
   /**
    * Counts one call of a dashboard user (`key`: the user and what they call) against `limit`;
    * throws a `rate_limited` AppError (with Retry-After) once it is spent.
@@ -58,8 +56,9 @@ export const DASHBOARD_LIMITS: Record<DashboardRateLimit, { points: number; seco
  * record lost — so the limit is far above what a busy shop sends (a rule per sold line: hundreds a
  * minute at the rush) while still stopping a loop. Square retries what it is refused, for a day.
  * `refused`, per client address: requests that fail authentication (an unknown URL, a wrong
- * signature or token), so that guessing is slow and nobody can spend an integration's own limit
- * with unsigned requests. Constants, like the dashboard's.
+ * signature or token): past it they are answered 429, so that guessing is slow; requests that
+ * authenticate are never counted there, and unsigned ones never spend an integration's own limit.
+ * Constants, like the dashboard's.
  */
 export type IntegrationRateLimit = 'received' | 'refused';
 export const INTEGRATION_LIMITS: Record<IntegrationRateLimit, { points: number; seconds: number }> = {
@@ -94,7 +93,6 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Red
       consume: async () => {},
       consumeForUser: async () => {},
       consumeIntegration: async () => {},
-      refundIntegration: async () => {},
     };
   }
 
@@ -132,10 +130,6 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Red
           ? `Too many requests: at most ${points} per ${perWindow(seconds)} for each integration`
           : `Too many refused requests from this address: at most ${points} per ${perWindow(seconds)}; try again shortly`,
       );
-    },
-
-    async refundIntegration(limit, key) {
-      await giveBack(integrationLimiters.get(limit) as RateLimiterAbstract, key);
     },
 
     async consume(bucket, keyId, reply) {
