@@ -281,6 +281,8 @@ function toConfig(e: z.output<typeof EnvSchema>) {
       dir: join(e.DATA_DIR, 'mail'),
     },
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    /** PUBLIC_URL was set (else publicUrl is this machine's address on PORT). */
+    publicUrlSet: e.PUBLIC_URL !== undefined,
     dashboard: {
       // Next to this package in a checkout (src/ and dist/ are both one level down).
       dir: e.DASHBOARD_DIR ?? fileURLToPath(new URL('../../dashboard/dist', import.meta.url)),

@@ -56,12 +56,19 @@ export async function serve(options: { config: Config; log: Logger; version: str
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ host: config.host, port: config.port });
+  const address = await app.listen({ host: config.host, port: config.port });
+  // Where people reach it: PUBLIC_URL when set, else this process's own address (its port, even
+  // when PORT=0 chose one).
+  const base = config.publicUrlSet
+    ? config.publicUrl
+    : address.replace('://0.0.0.0:', '://localhost:').replace('://[::]:', '://localhost:');
   log.info(
     {
       version,
       database: database.embedded ? `embedded (PGlite, ${config.dataDir})` : 'PostgreSQL',
-      docs: '/docs',
+      dashboard: `${base}/dashboard`,
+      api: `${base}/api/v1`,
+      docs: `${base}/docs`,
       metrics: metricsServer ? `http://${config.metrics.host}:${metricsServer.port}/metrics` : 'off',
       traces: tracing ? 'OpenTelemetry (OTLP)' : 'off',
     },

@@ -42,6 +42,12 @@ describe('/dashboard', () => {
     },
   );
 
+  it('is where / leads', async () => {
+    const res = await built.app.inject({ method: 'GET', url: '/' });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/dashboard');
+  });
+
   it('serves hashed assets for a year, and 404 for a missing one', async () => {
     const res = await built.app.inject({ method: 'GET', url: '/dashboard/assets/index-abc123.js' });
     expect(res.statusCode).toBe(200);

@@ -256,6 +256,12 @@ describe('the built server', () => {
     expect(parsed.map((l) => l.msg)).toEqual(
       expect.arrayContaining(['migrations checked', 'Merma API ready', expect.stringMatching(/^shutting down/)]),
     );
+    // The ready line says where to go: this process's own address, its port included.
+    expect(parsed.find((l) => l.msg === 'Merma API ready')).toMatchObject({
+      dashboard: `${url}/dashboard`,
+      api: `${url}/api/v1`,
+      docs: `${url}/docs`,
+    });
   });
 });
 

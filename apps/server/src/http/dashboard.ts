@@ -197,6 +197,8 @@ type CreateViteServer = (options: object) => Promise<{
  * Vite serves the sources instead, on the same port.
  */
 async function serveApp(app: FastifyInstance, options: DashboardOptions) {
+  // The address people type first: the customers' app (the API is under /api/v1, its reference at /docs).
+  app.get('/', async (_request, reply) => reply.redirect('/dashboard', 302));
   const root = resolve(options.dashboardDir);
   if (options.hotReload) {
     const appRoot = resolve(root, '..');
