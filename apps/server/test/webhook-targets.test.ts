@@ -106,6 +106,14 @@ describe('webhook targets over HTTP, private targets not allowed', () => {
     expect(await t.db.webhookSubscription.count()).toBe(before);
   });
 
+  it('says, outside production, how to deliver to this machine', async () => {
+    for (const url of ['http://127.0.0.1:4000/hook', 'http://localhost:4000/hook']) {
+      const res = await api(t.app, tenant.key).post('/api/v1/webhooks', { url, events: ['record.created'] });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().error, url).toMatch(/outside production, set WEBHOOKS_ALLOW_PRIVATE=true/);
+    }
+  });
+
   it('accepts the NAT64 form of a public address, and PATCH refuses an internal one', async () => {
     const client = api(t.app, tenant.key);
     const created = await client.post('/api/v1/webhooks', { url: 'https://[64:ff9b::808:808]/hook', events: ['record.created'] });

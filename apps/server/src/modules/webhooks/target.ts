@@ -137,7 +137,7 @@ export function checkTarget(raw: string, policy: TargetPolicy): { url: URL; host
     return { refused: { message: 'Webhook URLs may not carry credentials', reason: 'credentials in URL' } };
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!policy.allowPrivate && isIP(host) && isInternalAddress(host)) return { refused: INTERNAL };
+  if (!policy.allowPrivate && isIP(host) && isInternalAddress(host)) return { refused: internal(policy) };
   return { url, host };
 }
 
@@ -145,6 +145,18 @@ const INTERNAL: Refusal = {
   message: 'Webhook URLs may not point to private, loopback or link-local addresses',
   reason: 'internal address refused',
 };
+
+/**
+ * Outside production the refusal says how to deliver to this machine or a local network (a
+ * receiver under development): production refuses such addresses whatever is set.
+ */
+const internal = (policy: TargetPolicy): Refusal =>
+  policy.production
+    ? INTERNAL
+    : {
+        ...INTERNAL,
+        message: `${INTERNAL.message}; outside production, set WEBHOOKS_ALLOW_PRIVATE=true to deliver to this machine or your local network`,
+      };
 
 const refuse = (r: Refusal) => validationError(r.message, [{ path: 'url', message: r.reason }]);
 
@@ -161,6 +173,6 @@ export async function assertDeliverableUrl(raw: string, policy: TargetPolicy): P
   } catch {
     throw validationError(`The host ${host} cannot be resolved`, [{ path: 'url', message: 'host not found' }]);
   }
-  if (addresses.length === 0 || addresses.some(isInternalAddress)) throw refuse(INTERNAL);
+  if (addresses.length === 0 || addresses.some(isInternalAddress)) throw refuse(internal(policy));
   return url;
 }
