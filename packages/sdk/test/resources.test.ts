@@ -93,6 +93,78 @@ describe('records.batch', () => {
     expect(progress.at(-1)).toEqual({ inserted: 300, replayed: 500 });
   });
 
+  /**
+   * An idempotent batch endpoint: stores a chunk once per key, answers a repeat with the first
+   * answer and `Idempotent-Replayed: true`, and can lose (or fail) its first answer to each key.
+   */
+  function replayingBatchServer(firstAnswer: 'lost' | 500 | 429, storedBefore: string[] = []) {
+    const answers = new Map<string, ReturnType<typeof envelope>>();
+    const stored = (n: number) =>
+      Array.from({ length: n }, (_, index) => ({
+        index,
+        id: uuid(index),
+        record_hash: 'c'.repeat(64),
+        created_at: '2026-11-23T10:00:00.000Z',
+      }));
+    for (const key of storedBefore) answers.set(key, envelope({ inserted: 2, failed: 0, errors: [], records: stored(2) }));
+    const seen = new Set<string>();
+    const keys: (string | null)[] = [];
+    server.use(
+      http.post(`${API}/records/batch`, async ({ request }) => {
+        const body = (await request.json()) as { records: unknown[] };
+        const key = request.headers.get('idempotency-key') as string;
+        keys.push(key);
+        const first = !seen.has(key);
+        seen.add(key);
+        if (first && firstAnswer === 429)
+          return HttpResponse.json(errorBody(429, 'rate_limited'), { status: 429, headers: { 'retry-after': '0' } });
+        const replayed = answers.has(key);
+        if (!replayed) {
+          answers.set(key, envelope({ inserted: body.records.length, failed: 0, errors: [], records: stored(body.records.length) }));
+        }
+        // The chunk is stored; the answer to the first attempt never arrives, or is a 500.
+        if (first && firstAnswer === 'lost') return HttpResponse.error();
+        if (first && firstAnswer === 500) return HttpResponse.json(errorBody(500, 'internal'), { status: 500 });
+        return HttpResponse.json(answers.get(key), { headers: replayed ? { 'idempotent-replayed': 'true' } : {} });
+      }),
+    );
+    return keys;
+  }
+
+  it.each(['lost', 500] as const)(
+    "counts a chunk stored by this call's own first attempt as inserted when the retry is answered with a replay (first answer %s)",
+    async (firstAnswer) => {
+      const keys = replayingBatchServer(firstAnswer);
+      const items = Array.from({ length: 3 }, (_, i) => item(i));
+      const progress: { inserted: number; replayed: number }[] = [];
+      const result = await client().records.batch(items, {
+        idempotencyKey: 'import',
+        onProgress: ({ inserted, replayed }) => progress.push({ inserted, replayed }),
+      });
+      expect(keys).toEqual(['import:0', 'import:0']);
+      expect(result).toMatchObject({ inserted: 3, replayed: 0, failed: 0, errors: [] });
+      expect(result.records.map((r) => [r.index, r.replayed])).toEqual([
+        [0, false],
+        [1, false],
+        [2, false],
+      ]);
+      expect(progress).toEqual([{ inserted: 3, replayed: 0 }]);
+
+      // The same import run again: now every item was stored by an earlier call.
+      const rerun = await client().records.batch(items, { idempotencyKey: 'import' });
+      expect(rerun).toMatchObject({ inserted: 0, replayed: 3, failed: 0 });
+      expect(rerun.records.every((r) => r.replayed)).toBe(true);
+    },
+  );
+
+  it('keeps a replay as replayed when no attempt of this call can have stored the chunk (rate limited first)', async () => {
+    const keys = replayingBatchServer(429, ['earlier:0']);
+    const result = await client().records.batch([item(0), item(1)], { idempotencyKey: 'earlier' });
+    expect(keys).toEqual(['earlier:0', 'earlier:0']);
+    expect(result).toMatchObject({ inserted: 0, replayed: 2, failed: 0 });
+    expect(result.records.map((r) => r.replayed)).toEqual([true, true]);
+  });
+
   it("accepts the contract's minimal answer {inserted, failed, errors}: a stored chunk is never reported as failed", async () => {
     server.use(
       http.post(`${API}/records/batch`, async ({ request }) => {

@@ -50,6 +50,13 @@ export type Call = {
 };
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
+
+/**
+ * What `send` tells its caller about the attempts before the answer: `unsureAttempts` counts the
+ * attempts that may have been carried out without our hearing of it (no answer, a timeout, a 408
+ * or a 5xx). A 409 or 429 is a refusal: that attempt changed nothing.
+ */
+export type SendTrace = { unsureAttempts: number };
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 8_000;
 
@@ -190,7 +197,7 @@ export class HttpCore {
   }
 
   /** Sends `call` with retries and resolves with the parsed 2xx body and its response. */
-  async send(call: Call, opts: RequestOptions = {}): Promise<APIResponse<unknown>> {
+  async send(call: Call, opts: RequestOptions = {}, trace?: SendTrace): Promise<APIResponse<unknown>> {
     const { log } = this.options;
     const maxRetries = countOption(opts.maxRetries, this.options.maxRetries);
     const timeout = durationOption(opts.timeout, this.options.timeout);
@@ -222,6 +229,7 @@ export class HttpCore {
           log.error(`✗ ${target}: ${failure.message}${safe ? '' : ' (a POST without an Idempotency-Key is not retried)'}`);
           throw failure;
         }
+        if (trace) trace.unsureAttempts++;
         const wait = backoffMs(attempt);
         log.info(`${target}: ${failure.message}; retrying in ${Math.round(wait)} ms`);
         await sleep(wait, opts.signal);
@@ -258,6 +266,7 @@ export class HttpCore {
           ? error
           : new RateLimitError(response.status, errorBody, response.headers, `Server asked to wait ${Math.ceil(asked / 1000)} s`);
       }
+      if (trace && (response.status === 408 || response.status >= 500)) trace.unsureAttempts++;
       const wait = asked ?? backoffMs(attempt);
       log.info(`${target}: ${response.status}; retrying in ${Math.round(wait)} ms (request ${requestId ?? 'without id'})`);
       await sleep(wait, opts.signal);

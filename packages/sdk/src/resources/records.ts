@@ -1,7 +1,7 @@
 import { MAX_BATCH_RECORDS } from '@merma/schema';
 import type { APIPromise } from '../core/api-promise.js';
 import { APIConnectionError, APIError } from '../core/errors.js';
-import { countOption, type HttpCore, type RequestOptions, sleep } from '../core/http.js';
+import { countOption, type HttpCore, type RequestOptions, type SendTrace, sleep } from '../core/http.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
   BatchInsertedItem,
@@ -26,12 +26,16 @@ export type BatchOptions = RequestOptions & {
 
 /** A stored item of a batch, with its position in the array you passed. */
 export type BatchRecord = BatchInsertedItem & {
-  /** true when it was stored by an earlier call with the same idempotency key (not stored again). */
+  /**
+   * true when it was stored by an earlier call with the same idempotency key (not stored again);
+   * false when this call stored it, also when a retry of this call was answered with the replay of
+   * its own first attempt (whose answer was lost, or a 5xx).
+   */
   replayed: boolean;
 };
 
 export type BatchSummary = {
-  /** Items stored by this call. */
+  /** Items stored by this call (a chunk whose retry replayed this call's own lost attempt included). */
   inserted: number;
   /**
    * Items already stored by an earlier call with the same `idempotencyKey` (a rerun after a
@@ -152,10 +156,12 @@ export class Records {
         const start = chunks[n] as number;
         const chunk = items.slice(start, start + MAX_BATCH_RECORDS);
         const key = typeof idempotencyKey === 'string' ? `${idempotencyKey}:${n}` : idempotencyKey;
+        const trace: SendTrace = { unsureAttempts: 0 };
         try {
           const res = await this.core.send(
             { method: 'POST', path: '/records/batch', body: { records: chunk } },
             { ...request, ...(key !== undefined ? { idempotencyKey: key } : {}) },
+            trace,
           );
           summary.requestIds[n] = res.requestId;
           if (typeof res.data !== 'object' || res.data === null || Array.isArray(res.data)) {
@@ -170,7 +176,12 @@ export class Records {
           const answer = res.data as BatchAnswer;
           const errors = list<BatchItemError>(answer.errors);
           const stored = count(answer.inserted, chunk.length - errors.length);
-          const replayed = res.response.headers.get('idempotent-replayed') === 'true';
+          // A replay answered to a retry of this call, after an attempt that may have been stored
+          // without our hearing of it (no answer, a 5xx), is that attempt's answer: stored by this
+          // call. Only a replay with no such attempt before it is an earlier call's work. (When both
+          // an earlier run and this call's lost attempt could be the writer, this call is counted:
+          // the key makes them the same import, and the records are stored once either way.)
+          const replayed = res.response.headers.get('idempotent-replayed') === 'true' && trace.unsureAttempts === 0;
           for (const e of errors) summary.errors.push({ ...e, index: start + e.index });
           for (const r of list<BatchInsertedItem>(answer.records)) summary.records.push({ ...r, index: start + r.index, replayed });
           if (replayed) summary.replayed += stored;
