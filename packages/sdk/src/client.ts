@@ -1,6 +1,6 @@
 import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import { MermaError } from './core/errors.js';
-import { countOption, durationOption, HttpCore } from './core/http.js';
+import { countOption, durationOption, HttpCore, waitCapOption } from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
@@ -18,7 +18,10 @@ export type MermaOptions = {
   timeout?: number;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;
-  /** Longest wait (ms) the client accepts when rate limited; beyond it RateLimitError is thrown. Default 60,000. */
+  /**
+   * Longest wait (ms) the client accepts when rate limited; beyond it RateLimitError is thrown.
+   * Default 60,000; `Infinity` waits whatever the server asks.
+   */
   maxRetryAfter?: number;
   /** A fetch implementation (default: the global fetch). */
   fetch?: typeof fetch;
@@ -94,7 +97,7 @@ export class Merma {
       baseUrl: options.baseUrl ?? env('MERMA_BASE_URL') ?? DEFAULT_BASE_URL,
       timeout: durationOption(options.timeout, 30_000),
       maxRetries: countOption(options.maxRetries, 2),
-      maxRetryAfter: countOption(options.maxRetryAfter, 60_000),
+      maxRetryAfter: waitCapOption(options.maxRetryAfter, 60_000),
       fetch: options.fetch,
       defaultHeaders: options.defaultHeaders,
       log: makeLogger(logLevel, options.logger ?? globalThis.console),

@@ -216,6 +216,48 @@ describe('retries', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
+  it('maxRetryAfter: Infinity waits whatever the server asks, as a client option and per request', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    for (const [i, [clientOptions, requestOptions]] of [
+      [{ maxRetryAfter: Infinity }, {}],
+      [{}, { maxRetryAfter: Infinity }],
+    ].entries()) {
+      let calls = 0;
+      server.use(
+        http.get(`${API}/causas`, () => {
+          calls++;
+          if (calls === 1) return HttpResponse.json(errorBody(429, 'rate_limited'), { status: 429, headers: { 'retry-after': '3600' } });
+          return HttpResponse.json(envelope([]));
+        }),
+      );
+      const pending = client(clientOptions).causas.list(requestOptions);
+      pending.catch(() => {});
+      await vi.advanceTimersByTimeAsync(3_599_000);
+      expect(calls, `case ${i}`).toBe(1);
+      await vi.advanceTimersByTimeAsync(2_000);
+      await expect(pending, `case ${i}`).resolves.toEqual([]);
+      expect(calls).toBe(2);
+    }
+  });
+
+  it('a per-request maxRetryAfter overrides the client option', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${API}/causas`, () => {
+        calls++;
+        return HttpResponse.json(errorBody(429, 'rate_limited'), { status: 429, headers: { 'retry-after': '5' } });
+      }),
+    );
+    const started = Date.now();
+    const err = await client()
+      .causas.list({ maxRetryAfter: 1_000 })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.retryAfter).toBe(5);
+    expect(calls).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
   it('backs off exponentially on 5xx and gives up after maxRetries', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const times: number[] = [];
@@ -362,6 +404,17 @@ describe('responses and request ids', () => {
     expect(calls).toBe(1);
   });
 
+  it('asResponse() and withResponse() give a Response whose body can still be read', async () => {
+    server.use(http.get(`${API}/causas`, () => HttpResponse.json(envelope([{ id: 'c1' }]), { headers: { 'x-request-id': 'req_raw' } })));
+    const raw = await client().causas.list().asResponse();
+    expect(raw.bodyUsed).toBe(false);
+    expect(await raw.json()).toMatchObject({ success: true, data: [{ id: 'c1' }] });
+    expect(raw.headers.get('x-request-id')).toBe('req_raw');
+    const { response, data } = await client().causas.list().withResponse();
+    expect(data).toEqual([{ id: 'c1' }]);
+    expect(await response.text()).toContain('"c1"');
+  });
+
   it('pages carry their request id; list().withResponse() gives the first page', async () => {
     server.use(
       http.get(`${API}/records`, () =>
@@ -408,6 +461,28 @@ describe('logging', () => {
     expect(lines[0]?.message).toBe('[merma] → GET /causas');
     expect(lines[1]?.message).toMatch(/^\[merma\] ← 200 GET \/causas in \d+ ms \(request req_log\)$/);
     expect(JSON.stringify(lines)).not.toContain(KEY);
+  });
+
+  it('logs a 429 thrown at once because its wait is over maxRetryAfter', async () => {
+    const { lines, logger } = capture();
+    server.use(
+      http.get(`${API}/causas`, () =>
+        HttpResponse.json(errorBody(429, 'rate_limited', 'slow down'), {
+          status: 429,
+          headers: { 'retry-after': '3600', 'x-request-id': 'req_429' },
+        }),
+      ),
+    );
+    const err = await client({ logger, logLevel: 'warn' })
+      .causas.list()
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: '[merma] ✗ GET /causas: 429 slow down (request req_429); the server asks to wait 3600 s, over maxRetryAfter (60000 ms)',
+      },
+    ]);
   });
 
   it('at info, logs retries; MERMA_LOG sets the level', async () => {

@@ -1,4 +1,4 @@
-/** What `.withResponse()` gives: the parsed data, the raw Response (body already read) and the request id. */
+/** What `.withResponse()` gives: the parsed data, the raw Response (its body unread: read it if you need it) and the request id. */
 export type APIResponse<T> = {
   data: T;
   /** The parsed JSON body as the server sent it (the whole envelope). */
@@ -25,7 +25,7 @@ export class APIPromise<T> implements PromiseLike<T> {
     return this.result;
   }
 
-  /** The raw Response (its body already read: use `.withResponse()` for the parsed body). */
+  /** The raw Response, its body unread (`await response.json()` reads the envelope as sent). */
   asResponse(): Promise<Response> {
     return this.result.then((r) => r.response);
   }

@@ -23,6 +23,11 @@ export type RequestOptions = {
   /** Retries after the first attempt (default: the client's `maxRetries`). */
   maxRetries?: number;
   /**
+   * Longest wait (ms) accepted when rate limited, for this call (default: the client's
+   * `maxRetryAfter`); `Infinity` waits whatever the server asks.
+   */
+  maxRetryAfter?: number | undefined;
+  /**
    * For POSTs: the key that makes retries safe, generated once per call when not given. `false`
    * sends none, and then a failed POST is not retried.
    */
@@ -103,6 +108,14 @@ export function countOption(value: number | undefined, fallback: number): number
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : fallback;
 }
 
+/**
+ * A cap on waits in ms: a number ≥ 0, `Infinity` included (no cap), else `fallback` (NaN or a
+ * negative number is a mistake).
+ */
+export function waitCapOption(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && value >= 0 ? value : fallback;
+}
+
 /** A duration option in ms: > 0, at most what a timer can wait (Infinity means that long), else `fallback`. */
 export function durationOption(value: number | undefined, fallback: number): number {
   return typeof value === 'number' && value > 0 ? Math.min(value, MAX_TIMER_MS) : fallback;
@@ -176,7 +189,9 @@ export class HttpCore {
     }, timeoutMs);
     const exchange = (async () => {
       const response = await (this.options.fetch ?? globalThis.fetch)(url, { ...init, signal: controller.signal });
-      return { response, text: await response.text() };
+      // The caller gets a copy with its body unread (`asResponse()`, `withResponse().response`).
+      const copy = response.clone();
+      return { response: copy, text: await response.text() };
     })();
     try {
       return await Promise.race([exchange, expired]);
@@ -201,6 +216,7 @@ export class HttpCore {
     const { log } = this.options;
     const maxRetries = countOption(opts.maxRetries, this.options.maxRetries);
     const timeout = durationOption(opts.timeout, this.options.timeout);
+    const maxRetryAfter = waitCapOption(opts.maxRetryAfter, this.options.maxRetryAfter);
     const headers = this.headersFor(call, opts);
     const idempotencyKey = headers.get('idempotency-key') ?? undefined;
     // Only a POST carrying an Idempotency-Key may be sent twice: the API stores it once.
@@ -261,7 +277,11 @@ export class HttpCore {
       }
 
       const asked = response.status === 429 || response.status === 503 ? retryAfterMs(response.headers, errorBody, Date.now()) : undefined;
-      if (asked !== undefined && asked > this.options.maxRetryAfter) {
+      if (asked !== undefined && asked > maxRetryAfter) {
+        log.warn(
+          `✗ ${target}: ${response.status} ${error.message} (request ${requestId ?? 'without id'}); ` +
+            `the server asks to wait ${Math.ceil(asked / 1000)} s, over maxRetryAfter (${maxRetryAfter} ms)`,
+        );
         throw error instanceof RateLimitError
           ? error
           : new RateLimitError(response.status, errorBody, response.headers, `Server asked to wait ${Math.ceil(asked / 1000)} s`);
