@@ -7,8 +7,11 @@
  * install zod to type-check (its .d.ts would import it) and must not ship zod's ~90 kB to check
  * responses it does not police. Plain types cost nothing at run time and read well in an editor.
  *
- * Inputs are rendered as the API accepts them (`io: 'input'`); query types are `Partial` of the
- * parsed query, since every query parameter is optional and has a default on the server.
+ * Inputs are rendered as the API accepts them (`io: 'input'`); in query types every parameter is
+ * optional, since each has a default on the server. In both, an optional field also accepts an
+ * explicit `undefined` (`field?: T | undefined`), as the client does at run time (a query value
+ * `undefined` is not sent; JSON drops it from a body), so the types hold under a consumer's
+ * `exactOptionalPropertyTypes`. Response types stay as the API sends them.
  * `pnpm --filter @merma/sdk generate` rewrites the file; a test fails when it is stale.
  */
 import { writeFileSync } from 'node:fs';
@@ -120,6 +123,37 @@ function overridesFor(name) {
   return overrides;
 }
 
+/** `T | undefined`, unless `type` already admits undefined. */
+function withUndefined(type) {
+  const members = ts.isUnionTypeNode(type) ? type.types : [type];
+  if (members.some((t) => t.kind === ts.SyntaxKind.UndefinedKeyword)) return type;
+  return ts.factory.createUnionTypeNode([...members, ts.factory.createKeywordTypeNode(ts.SyntaxKind.UndefinedKeyword)]);
+}
+
+/**
+ * Every optional property of `node` (at any depth) as `name?: T | undefined`; with `allOptional`,
+ * the properties of the top-level object are made optional first (a query's parameters).
+ */
+function acceptUndefined(node, { allOptional = false } = {}) {
+  const optional = ts.factory.createToken(ts.SyntaxKind.QuestionToken);
+  const visit = (n, top) => {
+    if (ts.isPropertySignature(n) && n.type) {
+      const type = ts.visitNode(n.type, (c) => visit(c, false));
+      const makeOptional = n.questionToken || (top && allOptional);
+      return ts.factory.updatePropertySignature(
+        n,
+        n.modifiers,
+        n.name,
+        makeOptional ? optional : n.questionToken,
+        makeOptional ? withUndefined(type) : type,
+      );
+    }
+    const isTop = top && !ts.isTypeLiteralNode(n) ? top : false;
+    return ts.visitEachChild(n, (c) => visit(c, ts.isTypeLiteralNode(n) ? top : isTop), undefined);
+  };
+  return visit(node, true);
+}
+
 function render(name, io, { partial = false } = {}) {
   const zodSchema = schema[name];
   if (!zodSchema) throw new Error(`@merma/schema has no ${name}`);
@@ -133,7 +167,7 @@ function render(name, io, { partial = false } = {}) {
       ts.factory.createUnionTypeNode(omit.map((f) => ts.factory.createLiteralTypeNode(ts.factory.createStringLiteral(f)))),
     ]);
   }
-  if (partial) node = ts.factory.createTypeReferenceNode('Partial', [node]);
+  if (io === 'input' || partial) node = acceptUndefined(node, { allOptional: partial });
   // Strict objects render an `[x: string]: never` index signature, which would make the declared
   // fields invalid under `skipLibCheck: false`; unknown fields are refused by the server anyway.
   const text = printNode(node)

@@ -15,31 +15,31 @@ export type MermaOptions = {
   /** Default: MERMA_BASE_URL, else https://api.merma.app. */
   baseUrl?: string | undefined;
   /** Milliseconds before one attempt gives up. Default 30,000. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retries after the first attempt. Default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * Longest wait (ms) the client accepts when rate limited; beyond it RateLimitError is thrown.
    * Default 60,000; `Infinity` waits whatever the server asks.
    */
-  maxRetryAfter?: number;
+  maxRetryAfter?: number | undefined;
   /** A fetch implementation (default: the global fetch). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Extra headers sent with every request. */
-  defaultHeaders?: Record<string, string>;
+  defaultHeaders?: Record<string, string> | undefined;
   /**
    * API keys give full access to an establishment and must not ship in frontend code. In a
    * browser-like runtime the client refuses to start unless this is true.
    */
-  dangerouslyAllowBrowser?: boolean;
+  dangerouslyAllowBrowser?: boolean | undefined;
   /**
    * What the client logs: 'off' (default), 'error', 'warn', 'info' (retries) or 'debug' (every
    * request and answer: method, path, status, time, request id; never the key or a body).
    * Default: the MERMA_LOG environment variable, else 'off'.
    */
-  logLevel?: LogLevel;
+  logLevel?: LogLevel | undefined;
   /** Where log lines go (default: the global console). pino, winston and console fit. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 };
 
 export const DEFAULT_BASE_URL = 'https://api.merma.app';

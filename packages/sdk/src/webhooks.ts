@@ -50,9 +50,9 @@ export function signWebhook(options: {
   payload: Payload;
   secret: string | readonly string[];
   /** Default: a random `msg_…` id. */
-  id?: string;
+  id?: string | undefined;
   /** Unix seconds; default now. */
-  timestamp?: number;
+  timestamp?: number | undefined;
 }): Promise<Record<string, string>> {
   return signDelivery({
     payload: options.payload,

@@ -4,6 +4,8 @@
  * A 2xx answer is never an error, whatever its body. Input is not checked before sending: the API
  * checks it once and answers 400 (BadRequestError) naming each field in `details`.
  */
+import type { ErrorCode } from '../generated/api-types.js';
+
 export class MermaError extends Error {
   override name = 'MermaError';
 }
@@ -11,7 +13,7 @@ export class MermaError extends Error {
 export type ErrorBody = {
   error?: string;
   status?: number;
-  code?: string;
+  code?: ErrorCode;
   details?: { path: string; message: string }[];
   request_id?: string;
   resetAt?: string;
@@ -21,8 +23,11 @@ export type ErrorBody = {
 export class APIError extends MermaError {
   override name = 'APIError';
   readonly status: number;
-  /** Machine-readable code from the body (`validation_error`, `rate_limited`, …). */
-  readonly code: string | undefined;
+  /**
+   * Machine-readable code from the body (`validation_error`, `rate_limited`, …): one of the API's
+   * `ErrorCode`s (a server newer than this SDK may send one added later; keep a `default:` branch).
+   */
+  readonly code: ErrorCode | undefined;
   /** `X-Request-Id` of the failed request: quote it when asking for support. */
   readonly requestId: string | undefined;
   readonly body: ErrorBody | undefined;

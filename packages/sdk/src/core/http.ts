@@ -14,14 +14,17 @@ import { VERSION } from './version.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** Per-call options, accepted as the last argument of every resource method. */
+/**
+ * Per-call options, accepted as the last argument of every resource method. Each may be given as
+ * `undefined`, which means "the client's default" (so they type-check under `exactOptionalPropertyTypes`).
+ */
 export type RequestOptions = {
   /** Cancels the request and any wait between retries (the call rejects with APIUserAbortError). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Milliseconds before one attempt gives up (default: the client's `timeout`). */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retries after the first attempt (default: the client's `maxRetries`). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * Longest wait (ms) accepted when rate limited, for this call (default: the client's
    * `maxRetryAfter`); `Infinity` waits whatever the server asks.
@@ -31,9 +34,9 @@ export type RequestOptions = {
    * For POSTs: the key that makes retries safe, generated once per call when not given. `false`
    * sends none, and then a failed POST is not retried.
    */
-  idempotencyKey?: string | false;
+  idempotencyKey?: string | false | undefined;
   /** Extra headers for this call. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 };
 
 export type CoreOptions = {

@@ -625,7 +625,7 @@ export type RotateWebhookSecretInput = Omit<{
     /** your own signing secret: `whsec_` followed by standard, padded base64 of 24 to 64 random bytes (e.g. `whsec_` + base64 of 32 bytes from a CSPRNG), so that every Standard Webhooks library derives the same key; generated when omitted. Anything else is refused with 400 */
     secret?: string | undefined;
     /** how long the secret being replaced keeps signing deliveries beside the new one (seconds, up to 7 days; default 1 day). 0 drops it at once. Only one previous secret is kept: rotating again within this period drops the older one */
-    grace_period_seconds?: number;
+    grace_period_seconds?: number | undefined;
 }, "id">;
 
 export type RecoverWebhookInput = Omit<{
@@ -653,58 +653,58 @@ export type SaleLine = {
     product_ref?: string | undefined;
     quantity: number;
     /** `unit` (counted, the default) or a mass: kg, g, lb, oz */
-    unit?: "unit" | "kg" | "g" | "lb" | "oz";
+    unit?: "unit" | "kg" | "g" | "lb" | "oz" | undefined;
     /** when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone */
     sold_at: string | string;
 };
 
-export type ListRecordsQuery = Partial<{
+export type ListRecordsQuery = {
     from?: string | undefined;
     to?: string | undefined;
     food_category?: FoodCategory | undefined;
-    limit: number;
-    offset: number;
-}>;
+    limit?: number | undefined;
+    offset?: number | undefined;
+};
 
-export type ListSessionsQuery = Partial<{
+export type ListSessionsQuery = {
     status?: ("open" | "completed") | undefined;
     from?: string | undefined;
     to?: string | undefined;
-    limit: number;
-    offset: number;
-}>;
+    limit?: number | undefined;
+    offset?: number | undefined;
+};
 
-export type AnalyticsQuery = Partial<{
+export type AnalyticsQuery = {
     from?: string | undefined;
     to?: string | undefined;
-    group_by: "day" | "week" | "month";
+    group_by?: "day" | "week" | "month" | undefined;
     food_category?: FoodCategory | undefined;
     causa_id?: string | undefined;
     destino_id?: string | undefined;
-}>;
+};
 
-export type BenchmarkingQuery = Partial<{
+export type BenchmarkingQuery = {
     sector?: Sector | undefined;
-}>;
+};
 
-export type PredictQuery = Partial<{
-    horizon: number;
+export type PredictQuery = {
+    horizon?: number | undefined;
     food_category?: FoodCategory | undefined;
-    type: "waste" | "demand";
+    type?: "waste" | "demand" | undefined;
     /** `type=demand`: the forecast of this product only */
     product_id?: string | undefined;
-}>;
+};
 
-export type PreventionPlanQuery = Partial<{
-    format: "json" | "markdown";
+export type PreventionPlanQuery = {
+    format?: "json" | "markdown" | undefined;
     /** Language of the labels, measures, target note and Markdown document: `es` (Spanish, default) or `en` (English) */
-    lang: PlanLanguage;
-}>;
+    lang?: PlanLanguage | undefined;
+};
 
-export type GeneratePreventionPlanQuery = Partial<{
+export type GeneratePreventionPlanQuery = {
     /** Language of the labels, measures, target note and Markdown document: `es` (Spanish, default) or `en` (English) */
-    lang: PlanLanguage;
-}>;
+    lang?: PlanLanguage | undefined;
+};
 
 /** Body of the `record.created` event. */
 export type RecordCreatedEvent = { event: 'record.created'; timestamp: string; data: RecordEventData };

@@ -38,7 +38,7 @@ export type DemandQuery = Omit<PredictQuery, 'type'>;
  */
 export class Predict {
   constructor(private readonly core: HttpCore) {}
-  get(query?: PredictQuery & { type?: 'waste' }, options?: RequestOptions): APIPromise<Prediction>;
+  get(query?: PredictQuery & { type?: 'waste' | undefined }, options?: RequestOptions): APIPromise<Prediction>;
   get(query: PredictQuery & { type: 'demand' }, options?: RequestOptions): APIPromise<DemandPrediction>;
   get(query: PredictQuery = {}, options?: RequestOptions): APIPromise<Prediction | DemandPrediction> {
     return this.core.request({ method: 'GET', path: '/predict', query }, options);

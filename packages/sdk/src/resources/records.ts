@@ -19,9 +19,9 @@ export type BatchProgress = { sent: number; total: number; inserted: number; rep
 
 export type BatchOptions = RequestOptions & {
   /** Chunks in flight at once (default 1: sequential). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Called after each chunk. `sent` counts the items whose outcome is known. */
-  onProgress?: (progress: BatchProgress) => void;
+  onProgress?: ((progress: BatchProgress) => void) | undefined;
 };
 
 /** A stored item of a batch, with its position in the array you passed. */
@@ -82,7 +82,7 @@ export class Records {
    * still has its hash); `{ full: true }` every record. An intact chain comes back with a signed
    * `checkpoint` of its head (check it with `verifyCheckpoint`).
    */
-  verify(query: { full?: boolean } = {}, options?: RequestOptions): APIPromise<ChainVerification> {
+  verify(query: { full?: boolean | undefined } = {}, options?: RequestOptions): APIPromise<ChainVerification> {
     return this.core.request({ method: 'GET', path: '/records/verify', query }, options);
   }
 
@@ -108,7 +108,10 @@ export class Records {
    * (the run goes on on the server).
    */
   async verifyInBackground(
-    options: RequestOptions & { pollIntervalMs?: number; onProgress?: (run: ChainVerificationRun) => void } = {},
+    options: RequestOptions & {
+      pollIntervalMs?: number | undefined;
+      onProgress?: ((run: ChainVerificationRun) => void) | undefined;
+    } = {},
   ): Promise<ChainVerificationRun> {
     const { pollIntervalMs = 2_000, onProgress, ...requestOptions } = options;
     let run = await this.startVerification(requestOptions);
@@ -122,7 +125,7 @@ export class Records {
   }
 
   /** The chain's signed checkpoints, newest first (`limit`: 20 by default, at most 100). */
-  checkpoints(query: { limit?: number } = {}, options?: RequestOptions): APIPromise<ChainCheckpoint[]> {
+  checkpoints(query: { limit?: number | undefined } = {}, options?: RequestOptions): APIPromise<ChainCheckpoint[]> {
     return this.core.request({ method: 'GET', path: '/records/checkpoints', query }, options);
   }
 

@@ -64,7 +64,11 @@ export class Webhooks {
   }
 
   /** Every delivery of the subscription with its attempts, newest first; iterable across pages. */
-  deliveries(id: string, query: { limit?: number; offset?: number } = {}, options?: RequestOptions): PagePromise<WebhookDelivery> {
+  deliveries(
+    id: string,
+    query: { limit?: number | undefined; offset?: number | undefined } = {},
+    options?: RequestOptions,
+  ): PagePromise<WebhookDelivery> {
     return paginate(
       (offset) =>
         this.core.send({ method: 'GET', path: `/webhooks/${segment(id)}/deliveries`, query: { limit: query.limit, offset } }, options),

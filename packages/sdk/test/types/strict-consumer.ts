@@ -1,0 +1,103 @@
+/**
+ * Compiled (not run) under `exactOptionalPropertyTypes` by test/strict-types.test.ts: a customer's
+ * code passing `undefined` where the SDK accepts it at run time (an option left unset, a query
+ * parameter not chosen, an optional body field) must type-check, and the exported types must be
+ * usable by name. Every optional field given here as `undefined` is one the client skips (a query
+ * value) or drops (JSON leaves `undefined` out of a body), or an option read with a default.
+ */
+import Merma, {
+  type APIError,
+  type BatchOptions,
+  type CreateRecordInput,
+  type CreateWebhookInput,
+  type DemandQuery,
+  type ErrorCode,
+  type MermaOptions,
+  type RequestOptions,
+  type SaleLine,
+  type SalesInput,
+} from '../../src/index.js';
+
+declare const maybeNumber: number | undefined;
+declare const maybeString: string | undefined;
+declare const maybeSignal: AbortSignal | undefined;
+declare const maybeGroup: 'day' | 'week' | 'month' | undefined;
+
+const clientOptions: MermaOptions = {
+  apiKey: maybeString,
+  baseUrl: maybeString,
+  timeout: maybeNumber,
+  maxRetries: maybeNumber,
+  maxRetryAfter: maybeNumber,
+  fetch: undefined,
+  defaultHeaders: undefined,
+  dangerouslyAllowBrowser: undefined,
+  logLevel: undefined,
+  logger: undefined,
+};
+const merma = new Merma(clientOptions);
+
+const options: RequestOptions = {
+  signal: maybeSignal,
+  timeout: maybeNumber,
+  maxRetries: maybeNumber,
+  maxRetryAfter: maybeNumber,
+  idempotencyKey: undefined,
+  headers: undefined,
+};
+
+export async function calls(): Promise<void> {
+  await merma.records.list(
+    { from: maybeString, to: maybeString, food_category: undefined, limit: maybeNumber, offset: maybeNumber },
+    options,
+  );
+  await merma.sessions.list({ status: undefined, from: maybeString, limit: maybeNumber, offset: maybeNumber });
+  await merma.analytics.get({ from: maybeString, group_by: maybeGroup, food_category: undefined, causa_id: maybeString });
+  await merma.benchmarking.get({ sector: undefined });
+  await merma.predict.get({ horizon: maybeNumber, food_category: undefined });
+  await merma.predict.get({ horizon: maybeNumber, type: 'demand', product_id: maybeString });
+  const demand: DemandQuery = { horizon: maybeNumber, product_id: maybeString, food_category: undefined };
+  await merma.predict.demand(demand, options);
+  await merma.preventionPlan.get({ format: undefined, lang: undefined });
+  await merma.preventionPlan.generate({ lang: undefined });
+  await merma.records.verify({ full: undefined });
+  await merma.records.checkpoints({ limit: maybeNumber });
+  await merma.records.verifyInBackground({ ...options, pollIntervalMs: maybeNumber, onProgress: undefined });
+  await merma.webhooks.deliveries('wh_1', { limit: maybeNumber, offset: maybeNumber });
+
+  const record: CreateRecordInput = {
+    food_category: 'meat',
+    weight_kg: 1.5,
+    destino_id: '6ccf7d29-f6d9-403d-a9b0-2f907f15477b',
+    causa_id: undefined,
+    product_name: maybeString,
+    notes: maybeString,
+  };
+  await merma.records.create(record, options);
+  const batch: BatchOptions = { ...options, concurrency: maybeNumber, onProgress: undefined };
+  await merma.records.batch([record], batch);
+
+  const line: SaleLine = { quantity: 2, sold_at: '2026-11-23', unit: undefined, external_id: maybeString, product_ref: maybeString };
+  const sales: SalesInput = { source: 'pos', sales: [line] };
+  await merma.inbound.sales(sales);
+  await merma.inbound.sales({ ...line, source: 'pos' });
+
+  const webhook: CreateWebhookInput = { url: 'https://example.test/hook', events: ['record.created'], description: maybeString };
+  await merma.webhooks.create(webhook);
+  await merma.webhooks.rotateSecret('wh_1', { grace_period_seconds: maybeNumber });
+}
+
+/** APIError.code is the API's ErrorCode union, so a switch on it is checked. */
+export function explain(err: APIError): string {
+  const code: ErrorCode | undefined = err.code;
+  // @ts-expect-error: not one of the API's error codes
+  if (err.code === 'no_such_code') return 'never';
+  switch (code) {
+    case 'rate_limited':
+      return 'slow down';
+    case 'validation_error':
+      return err.details.map((d) => d.path).join(', ');
+    default:
+      return code ?? 'unknown';
+  }
+}
