@@ -34,8 +34,6 @@ export const signInSearch = z.object({
   redirect: z.catch(z.optional(z.string().check(z.maxLength(2000), z.refine(isLocalPath))), undefined),
 });
 
-const isoDate = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/));
-
 /** The overview's range: the last 30 days by day, 90 days by week, or 12 months by month. */
 export const OVERVIEW_RANGES = ['30d', '90d', '12m'] as const;
 export type OverviewRange = (typeof OVERVIEW_RANGES)[number];
@@ -43,10 +41,27 @@ export const overviewSearch = z.object({
   range: z.catch(z._default(z.enum(OVERVIEW_RANGES), '30d'), '30d'),
 });
 
-/** The records table's filters (the export takes the same ones). */
+/** The first year a record's date may have: the server refuses anything earlier (PostgreSQL has no year 0). */
+export const FIRST_YEAR = 1900;
+
+/** A calendar date that exists (`2026-02-30` does not), as the API checks it. */
+const calendarDate = z.iso.date();
+
+/** Why a filter's date cannot be sent: not a whole date that exists, or before {@link FIRST_YEAR}. */
+export type DateProblem = 'invalid' | 'tooEarly';
+export function dateProblem(value: string): DateProblem | null {
+  if (!calendarDate.safeParse(value).success) return 'invalid';
+  return Number(value.slice(0, 4)) < FIRST_YEAR ? 'tooEarly' : null;
+}
+
+/**
+ * The records table's filters (the export takes the same ones). `from` and `to` are kept as the URL
+ * has them, even when they are not dates the API takes (`?to=0002-11-25` typed by hand): the page
+ * shows them in the form with what is wrong, and `recordsDates` leaves them out of the query.
+ */
 export const recordsSearch = z.object({
-  from: z.catch(z.optional(isoDate), undefined),
-  to: z.catch(z.optional(isoDate), undefined),
+  from: z.catch(z.optional(z.string().check(z.maxLength(40))), undefined),
+  to: z.catch(z.optional(z.string().check(z.maxLength(40))), undefined),
   category: z.catch(z.optional(z.string().check(z.maxLength(40))), undefined),
   destination: z.catch(z.optional(z.uuid()), undefined),
   cause: z.catch(z.optional(z.uuid()), undefined),

@@ -1,6 +1,6 @@
 import { FOOD_CATEGORIES, type FoodCategory } from '@merma/schema';
 import type { RecordsPageInput } from '@merma/schema/dashboard';
-import type { OverviewRange, RecordsSearch } from './search.ts';
+import { type DateProblem, dateProblem, type OverviewRange, type RecordsSearch } from './search.ts';
 
 /** Today's date (`YYYY-MM-DD`) in a time zone: the establishment's day, whatever the browser's zone. */
 export function todayIn(timeZone: string, now = new Date()): string {
@@ -34,17 +34,43 @@ export const byKg = (map: Record<string, number>) => Object.entries(map).sort((a
 
 export const RECORDS_PAGE_SIZE = 50;
 
+/**
+ * The dates the records table asks for, from the URL's `from` and `to`, and what is wrong with
+ * them. A date the API would refuse (not a whole date, before 1900) is left out, and so is a range
+ * whose `from` is after its `to`: the page says why beside the field, and never sends it. Without
+ * `to`, today (or `from`, when that is later); without `from`, the 30 days up to `to`.
+ */
+export function recordsDates(search: Pick<RecordsSearch, 'from' | 'to'>, today: string) {
+  const problems: { from?: DateProblem | 'afterTo'; to?: DateProblem } = {};
+  const usable = (key: 'from' | 'to') => {
+    const value = search[key];
+    if (value === undefined) return undefined;
+    const problem = dateProblem(value);
+    if (problem) problems[key] = problem;
+    return problem ? undefined : value;
+  };
+  let from = usable('from');
+  let to = usable('to');
+  if (from && to && from > to) {
+    problems.from = 'afterTo';
+    from = undefined;
+    to = undefined;
+  }
+  const end = to ?? (from && from > today ? from : today);
+  return { from: from ?? addDays(end, -29), to: end, problems };
+}
+
 /** The records table's query from the URL's filters: by default the last 30 days up to today. */
 export function recordsQuery(
   scope: { establishment_id: string; livemode: boolean },
   search: RecordsSearch,
   timezone: string,
 ): RecordsPageInput {
-  const today = todayIn(timezone);
+  const { from, to } = recordsDates(search, todayIn(timezone));
   return {
     ...scope,
-    from: search.from ?? addDays(today, -29),
-    to: search.to ?? today,
+    from,
+    to,
     ...(isCategory(search.category) ? { food_category: search.category } : {}),
     ...(search.destination ? { destino_id: search.destination } : {}),
     ...(search.cause ? { causa_id: search.cause } : {}),

@@ -12,8 +12,8 @@ import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { useScope } from '../../lib/scope.ts';
-import type { RecordsSearch } from '../../lib/search.ts';
-import { CATEGORIES, RECORDS_PAGE_SIZE, recordsQuery } from '../../lib/waste.ts';
+import { FIRST_YEAR, type RecordsSearch } from '../../lib/search.ts';
+import { CATEGORIES, RECORDS_PAGE_SIZE, recordsDates, recordsQuery, todayIn } from '../../lib/waste.ts';
 import { trpc } from '../../trpc.ts';
 
 const route = getRouteApi('/app/records');
@@ -71,7 +71,7 @@ function Records({ establishmentId, timezone }: { establishmentId: string; timez
 
   return (
     <Stack gap="md">
-      <Filters scope={scope} query={query} />
+      <Filters scope={scope} query={query} search={search} timezone={timezone} />
       <Group justify="space-between" wrap="wrap">
         <Text size="sm" c="dimmed" aria-live="polite" data-testid="records-count">
           {total === 0 ? t('records.none') : t('records.range', { from: offset + 1, to: offset + (page?.data.length ?? 0), total })}
@@ -114,7 +114,17 @@ function Records({ establishmentId, timezone }: { establishmentId: string; timez
   );
 }
 
-function Filters({ scope, query }: { scope: { establishment_id: string; livemode: boolean }; query: RecordsPageInput }) {
+function Filters({
+  scope,
+  query,
+  search,
+  timezone,
+}: {
+  scope: { establishment_id: string; livemode: boolean };
+  query: RecordsPageInput;
+  search: RecordsSearch;
+  timezone: string;
+}) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
@@ -123,18 +133,7 @@ function Filters({ scope, query }: { scope: { establishment_id: string; livemode
   const any = t('records.filters.any');
   return (
     <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 6 }} spacing="sm" component="form" role="search" aria-label={t('records.filters.label')}>
-      <TextInput
-        type="date"
-        label={t('records.filters.from')}
-        value={query.from ?? ''}
-        onChange={(e) => set({ from: e.currentTarget.value || undefined })}
-      />
-      <TextInput
-        type="date"
-        label={t('records.filters.to')}
-        value={query.to ?? ''}
-        onChange={(e) => set({ to: e.currentTarget.value || undefined })}
-      />
+      <DateRange search={search} timezone={timezone} set={set} />
       <Select
         label={t('records.filters.category')}
         placeholder={any}
@@ -168,6 +167,78 @@ function Filters({ scope, query }: { scope: { establishment_id: string; livemode
         data={shifts.map((s) => ({ value: s.id, label: `${s.name} (${s.start_time}–${s.end_time})` }))}
       />
     </SimpleGrid>
+  );
+}
+
+type DateKey = 'from' | 'to';
+
+/**
+ * "From" and "To" (the browser's own date fields). What is typed stays in the field, and only a
+ * range the API takes goes to the URL: typing a year passes through `0002-…`, `0020-…`, a field
+ * may be left half filled, and "From" may be after "To" for a moment. Until the range is good the
+ * field says what is wrong and nothing is sent (the URL and the table stay as they were). A bad
+ * date in the URL itself is shown the same way, and the table shows the default range meanwhile.
+ */
+function DateRange({ search, timezone, set }: { search: RecordsSearch; timezone: string; set: (change: Partial<RecordsSearch>) => void }) {
+  const { t } = useTranslation();
+  const today = todayIn(timezone);
+  const applied = recordsDates(search, today);
+  // The URL's own values (even bad ones), else the dates the table uses.
+  const shown = { from: search.from ?? applied.from, to: search.to ?? applied.to };
+  const [draft, setDraft] = useState(shown);
+  // A field the browser holds half filled (or as a day that does not exist): its value reads ''.
+  const [incomplete, setIncomplete] = useState<Record<DateKey, boolean>>({ from: false, to: false });
+  const [synced, setSynced] = useState(shown);
+  if (synced.from !== shown.from || synced.to !== shown.to) {
+    // The URL changed (a date applied, the back button, a link): the fields follow it.
+    setSynced(shown);
+    setDraft(shown);
+    setIncomplete({ from: false, to: false });
+  }
+  // What the fields ask for: a field still showing its default date asks for none (so "From"
+  // stays the 30 days up to a "To" typed), and a half-filled one is left out until it is whole.
+  const asked = (fields: Record<DateKey, string>, half: Record<DateKey, boolean>) => {
+    const one = (key: DateKey) => (half[key] || (search[key] === undefined && fields[key] === applied[key]) ? undefined : fields[key]);
+    return { from: one('from'), to: one('to') };
+  };
+  const { problems } = recordsDates(asked(draft, incomplete), today);
+
+  const change = (key: DateKey, input: HTMLInputElement) => {
+    const next = { ...draft, [key]: input.value };
+    const half = { ...incomplete, [key]: input.validity.badInput };
+    setDraft(next);
+    setIncomplete(half);
+    // Nothing is sent while either field is half filled.
+    if (half.from || half.to) return;
+    // Emptied: back to the default.
+    if (input.value === '') return set({ [key]: undefined });
+    const range = asked(next, half);
+    const checked = recordsDates(range, today);
+    if (checked.problems.from || checked.problems.to) return;
+    set(range);
+  };
+  const message = (key: DateKey): string | boolean | undefined => {
+    if (incomplete[key]) return t('records.filters.incomplete');
+    const problem = problems[key];
+    if (problem === 'afterTo') return t('records.filters.fromAfterTo');
+    if (problem === 'tooEarly') return t('records.filters.tooEarly', { year: FIRST_YEAR });
+    if (problem === 'invalid') return t('records.filters.invalid');
+    // "To" is the other half of a range the wrong way round: marked, the message is on "From".
+    return key === 'to' && problems.from === 'afterTo' ? true : undefined;
+  };
+  return (
+    <>
+      {(['from', 'to'] as const).map((key) => (
+        <TextInput
+          key={key}
+          type="date"
+          label={t(`records.filters.${key}`)}
+          value={draft[key]}
+          error={message(key)}
+          onChange={(e) => change(key, e.currentTarget)}
+        />
+      ))}
+    </>
   );
 }
 
