@@ -1,17 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PeriodComparison } from '@merma/schema/dashboard';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import type { Tenant, TestContext } from './helpers.js';
+import { api, type Tenant, type TestContext, validRecord } from './helpers.js';
 
 /**
  * The records filters' dates typed as a person types them, in a real browser (Debian's chromium
  * through playwright-core, on the built dashboard): a year half typed (`2` makes `0002-…`) or emptied, a
  * "From" after "To" and a date typed by hand in the URL stay in the form with an inline message,
  * and nothing is sent for them (no `/trpc` request carries them, the URL keeps none); a finished
- * date is applied. In Spanish and English, with axe-core; screenshots in test-results/.
+ * date is applied. And the overview's comparison badges show their whole figure at 1280, 1024 and
+ * 390 px. In Spanish and English, with axe-core on both pages; screenshots in test-results/.
  */
 let t: TestContext;
 let tenant: Tenant;
@@ -197,4 +199,55 @@ describe.skipIf(!hasChromium)('records filters and overview badges in a browser 
       }
     }, 90_000);
   }
+
+  it('the overview comparison badges show their whole figure at 1280, 1024 and 390 px, in Spanish and English', async () => {
+    mkdirSync(TEST_RESULTS, { recursive: true });
+    const me = await owner();
+    // Today, yesterday, a week ago and the first of last month: every period has a stretch before.
+    const day = today();
+    const at = (date: string) => `${date}T10:00:00+01:00`;
+    const monthStart = `${day.slice(0, 7)}-01`;
+    const lastMonthStart = `${addDays(monthStart, -1).slice(0, 7)}-01`;
+    const records = [
+      validRecord({ weight_kg: 1.345, occurred_at: new Date(Date.now() - 60_000).toISOString() }),
+      validRecord({ weight_kg: 1, occurred_at: at(addDays(day, -1)) }),
+      validRecord({ weight_kg: 1.5, occurred_at: at(addDays(day, -7)) }),
+      validRecord({ weight_kg: 3.5, occurred_at: at(lastMonthStart) }),
+    ];
+    const res = await api(t.app, tenant.key).post('/api/v1/records/batch', { records });
+    expect(res.statusCode, res.body).toBe(200);
+    const periods = (await me.http.query('insights.periods', {
+      establishment_id: tenant.establishmentId,
+      livemode: false,
+    })) as PeriodComparison[];
+    expect(periods.every((p) => p.previous_kg > 0)).toBe(true);
+
+    for (const language of ['es', 'en'] as const) {
+      const w = WORDS[language];
+      const percent = new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 1 });
+      for (const width of [1280, 1024, 390]) {
+        const { context, page } = await signedInPage({ browser, base }, me, w.locale, width);
+        try {
+          await page.goto(`${base}/dashboard/overview`);
+          await heading(page, w.overview).waitFor();
+          for (const p of periods) {
+            const badge = page.getByRole('region', { name: w.periods[p.period] }).locator('.mantine-Badge-root');
+            const figure = percent.format(Math.abs((p.kg - p.previous_kg) / p.previous_kg));
+            expect(await badge.textContent(), `${p.period} ${language} ${width}`).toContain(figure);
+            // Neither the badge nor its label cut the text (no ellipsis, nothing hidden).
+            const cut = await badge.evaluate((root) =>
+              [root, ...root.querySelectorAll('.mantine-Badge-label')].map((el) => el.scrollWidth - el.clientWidth),
+            );
+            expect(cut, `${p.period} ${language} ${width}: px cut`).toEqual(cut.map(() => 0));
+          }
+          if (width !== 1024) {
+            await expectAccessible(page, `overview (${language}, ${width} px)`);
+            await page.screenshot({ path: join(TEST_RESULTS, `overview-badges-${language}-${width}.png`), fullPage: true });
+          }
+        } finally {
+          await context.close();
+        }
+      }
+    }
+  }, 120_000);
 });

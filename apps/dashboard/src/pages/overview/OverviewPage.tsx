@@ -88,8 +88,17 @@ function PeriodCard({ comparison }: { comparison: PeriodComparison }) {
       <Text fz={28} fw={700} data-testid={`period-${comparison.period}-kg`}>
         {format.kg(kg)}
       </Text>
-      <Group gap={4} wrap="nowrap">
-        <Badge color={color} variant="light" leftSection={<Icon size={14} aria-hidden />}>
+      {/* The badge is never squeezed into an ellipsis ("34,…"): it keeps its width, its text wraps
+          when it is wider than the card, and the previous period's line goes below when they do not fit. */}
+      <Group gap={4} wrap="wrap">
+        <Badge
+          color={color}
+          variant="light"
+          leftSection={<Icon size={14} aria-hidden />}
+          maw="100%"
+          h="auto"
+          styles={{ root: { flexShrink: 0 }, label: { whiteSpace: 'normal', overflow: 'visible' } }}
+        >
           {change === null ? t('overview.noPrevious') : format.percent(Math.abs(change))}
         </Badge>
         <Text size="xs" c="dimmed">
