@@ -12,6 +12,7 @@ export {
   BadRequestError,
   ConflictError,
   InternalServerError,
+  isMermaError,
   MermaError,
   NotFoundError,
   PermissionDeniedError,

@@ -6,8 +6,44 @@
  */
 import type { ErrorCode } from '../generated/api-types.js';
 
+/**
+ * The classes an SDK error is an instance of, by name, under a symbol shared by every copy of the
+ * SDK in a process (`Symbol.for`): the ESM and the CommonJS build each have their own classes, so
+ * `instanceof` fails across them when both are loaded, but this brand does not.
+ */
+const KINDS = Symbol.for('@merma/sdk.errorKinds');
+
+/**
+ * The base of every error the SDK throws. Each class has a static `is(value)` that recognises its
+ * errors from any copy of the SDK (its ESM or CommonJS build, another version): prefer it (or
+ * `isMermaError`) to `instanceof` in code that may see both builds.
+ */
 export class MermaError extends Error {
   override name = 'MermaError';
+  /** This class's name in the brand (each subclass sets its own). */
+  static readonly kind: string = 'MermaError';
+
+  constructor(message?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    const kinds: string[] = [];
+    for (let c: { kind?: unknown } | null = new.target; c; c = Object.getPrototypeOf(c)) {
+      if (Object.hasOwn(c, 'kind') && typeof c.kind === 'string') kinds.push(c.kind);
+    }
+    Object.defineProperty(this, KINDS, { value: Object.freeze(kinds) });
+  }
+
+  /** true when `value` is an error of this class (or a subclass) from any build of the SDK. */
+  static is<T extends abstract new (...args: never[]) => MermaError>(this: T & { kind: string }, value: unknown): value is InstanceType<T> {
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+    const kinds = (value as { [KINDS]?: unknown })[KINDS];
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class it is called on (APIError.is, RateLimitError.is…), not MermaError
+    return Array.isArray(kinds) && kinds.includes(this.kind);
+  }
+}
+
+/** true when `value` is an error thrown by the SDK, from its ESM or CommonJS build alike. */
+export function isMermaError(value: unknown): value is MermaError {
+  return MermaError.is(value);
 }
 
 export type ErrorBody = {
@@ -22,6 +58,7 @@ export type ErrorBody = {
 
 export class APIError extends MermaError {
   override name = 'APIError';
+  static override readonly kind: string = 'APIError';
   readonly status: number;
   /**
    * Machine-readable code from the body (`validation_error`, `rate_limited`, …): one of the API's
@@ -59,25 +96,32 @@ export class APIError extends MermaError {
 
 export class BadRequestError extends APIError {
   override name = 'BadRequestError';
+  static override readonly kind: string = 'BadRequestError';
 }
 export class AuthenticationError extends APIError {
   override name = 'AuthenticationError';
+  static override readonly kind: string = 'AuthenticationError';
 }
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
+  static override readonly kind: string = 'PermissionDeniedError';
 }
 export class NotFoundError extends APIError {
   override name = 'NotFoundError';
+  static override readonly kind: string = 'NotFoundError';
 }
 export class ConflictError extends APIError {
   override name = 'ConflictError';
+  static override readonly kind: string = 'ConflictError';
 }
 export class InternalServerError extends APIError {
   override name = 'InternalServerError';
+  static override readonly kind: string = 'InternalServerError';
 }
 
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
+  static override readonly kind: string = 'RateLimitError';
   /** When the limit resets (from Retry-After, the body's resetAt, or X-RateLimit-Reset). */
   readonly resetAt: Date | undefined;
   /** Seconds until the reset, when known. */
@@ -94,6 +138,7 @@ export class RateLimitError extends APIError {
 /** The request never got an answer (network, DNS, connection reset). Retried automatically. */
 export class APIConnectionError extends MermaError {
   override name = 'APIConnectionError';
+  static override readonly kind: string = 'APIConnectionError';
   constructor(message = 'Connection error', options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -101,6 +146,7 @@ export class APIConnectionError extends MermaError {
 
 export class APIConnectionTimeoutError extends APIConnectionError {
   override name = 'APIConnectionTimeoutError';
+  static override readonly kind: string = 'APIConnectionTimeoutError';
   constructor(message = 'Request timed out', options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -109,6 +155,7 @@ export class APIConnectionTimeoutError extends APIConnectionError {
 /** The call was cancelled through its `signal` (during the request or a wait between retries). */
 export class APIUserAbortError extends MermaError {
   override name = 'APIUserAbortError';
+  static override readonly kind: string = 'APIUserAbortError';
   constructor(message = 'Request was aborted', options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -117,6 +164,7 @@ export class APIUserAbortError extends MermaError {
 /** A webhook delivery that is unsigned, badly signed, outside the time tolerance or not JSON. */
 export class WebhookVerificationError extends MermaError {
   override name = 'WebhookVerificationError';
+  static override readonly kind: string = 'WebhookVerificationError';
 }
 
 /**

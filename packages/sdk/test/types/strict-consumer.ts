@@ -6,13 +6,15 @@
  * value) or drops (JSON leaves `undefined` out of a body), or an option read with a default.
  */
 import Merma, {
-  type APIError,
+  APIError,
   type BatchOptions,
   type CreateRecordInput,
   type CreateWebhookInput,
   type DemandQuery,
   type ErrorCode,
+  isMermaError,
   type MermaOptions,
+  RateLimitError,
   type RequestOptions,
   type SaleLine,
   type SalesInput,
@@ -100,4 +102,12 @@ export function explain(err: APIError): string {
     default:
       return code ?? 'unknown';
   }
+}
+
+/** The guards narrow what they recognise, as `instanceof` does. */
+export function describeError(err: unknown): string {
+  if (RateLimitError.is(err)) return `retry in ${err.retryAfter ?? '?'} s (${err.code ?? 'no code'})`;
+  if (APIError.is(err)) return `${err.status} ${explain(err)}`;
+  if (isMermaError(err)) return err.message;
+  return String(err);
 }
