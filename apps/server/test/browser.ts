@@ -25,6 +25,17 @@ export function requireBuiltDashboard() {
 }
 
 /** Screenshots and figures the browser tests write. */
+/** Today in `zone` (YYYY-MM-DD), as the dashboard and the API count days. */
+export const todayIn = (zone: string) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+
+/** `date` (YYYY-MM-DD) moved by `days` calendar days. */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
 export const TEST_RESULTS = resolve(import.meta.dirname, '../test-results');
 
 /** Serves the app on a loopback port for a browser; its base URL (`http://127.0.0.1:<port>`). */

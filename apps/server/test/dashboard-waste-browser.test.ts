@@ -4,7 +4,16 @@ import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
-import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, TEST_RESULTS } from './browser.js';
+import {
+  addDays,
+  DASHBOARD_DIST,
+  expectAccessible,
+  hasChromium,
+  launchChromium,
+  requireBuiltDashboard,
+  TEST_RESULTS,
+  todayIn,
+} from './browser.js';
 import { createMember, PASSWORD } from './dashboard-client.js';
 import {
   api,
@@ -51,13 +60,7 @@ let base: string;
 /** Set back while seeding, so each day's batch is stored on its day; 0 afterwards. */
 let offsetMs = 0;
 
-const today = () =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-const addDays = (date: string, days: number) => {
-  const d = new Date(`${date}T12:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-};
+const today = () => todayIn(ZONE);
 
 beforeAll(async () => {
   if (!hasChromium) return;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { PeriodComparison } from '@merma/schema/dashboard';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
+import { addDays, expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS, todayIn } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, type Tenant, type TestContext, validRecord } from './helpers.js';
 
@@ -22,13 +22,7 @@ let base: string;
 startBrowserSuite((suite) => ({ t, tenant, browser, base } = suite));
 
 const ZONE = 'Europe/Madrid'; // createTenant's zone
-const today = () =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-const addDays = (date: string, days: number) => {
-  const d = new Date(`${date}T12:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-};
+const today = () => todayIn(ZONE);
 
 async function owner() {
   const member = await createMember(t.db, tenant.organizationId, 'owner');
