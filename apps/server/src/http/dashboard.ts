@@ -232,6 +232,9 @@ async function serveApp(app: FastifyInstance, options: DashboardOptions) {
     prefix: '/dashboard/',
     wildcard: false,
     index: false,
+    // The build writes .br and .gz copies beside each file (apps/dashboard/vite.config.ts): the
+    // one the browser accepts is sent, with `Vary: Accept-Encoding`; others get the plain file.
+    preCompressed: true,
     setHeaders: (res, path) => {
       res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
