@@ -1,3 +1,19 @@
+/**
+ * A returned object with the `X-Request-Id` of the response that carried it, as `_request_id`
+ * (as openai-node does): a non-enumerable property, so it stays out of `JSON.stringify`, spreads
+ * and equality checks. Arrays and primitives are returned as they are: use `.withResponse()` (or a
+ * Page's `requestId`) for those.
+ */
+export type WithRequestId<T> = T extends readonly unknown[] ? T : T extends object ? T & { readonly _request_id?: string | undefined } : T;
+
+/** Adds `_request_id` (non-enumerable) to a plain object; anything else is returned unchanged. */
+export function withRequestId<T>(value: T, requestId: string | undefined): WithRequestId<T> {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.isExtensible(value)) {
+    Object.defineProperty(value, '_request_id', { value: requestId, enumerable: false, configurable: true, writable: true });
+  }
+  return value as WithRequestId<T>;
+}
+
 /** What `.withResponse()` gives: the parsed data, the raw Response (its body unread: read it if you need it) and the request id. */
 export type APIResponse<T> = {
   data: T;
@@ -13,11 +29,11 @@ export type APIResponse<T> = {
  * the data together with the status, headers and request id of the response (the request is sent
  * once either way).
  */
-export class APIPromise<T> implements PromiseLike<T> {
+export class APIPromise<T> implements PromiseLike<WithRequestId<T>> {
   private readonly result: Promise<APIResponse<T>>;
 
   constructor(result: Promise<APIResponse<unknown>>, map?: (raw: APIResponse<unknown>) => T) {
-    this.result = map ? result.then((raw) => ({ ...raw, data: map(raw) })) : (result as Promise<APIResponse<T>>);
+    this.result = map ? result.then((raw) => ({ ...raw, data: withRequestId(map(raw), raw.requestId) as T })) : (result as Promise<APIResponse<T>>);
   }
 
   /** The data with the response it came in: `{ data, body, response, requestId }`. */
@@ -31,20 +47,20 @@ export class APIPromise<T> implements PromiseLike<T> {
   }
 
   // biome-ignore lint/suspicious/noThenProperty: an APIPromise is awaitable on purpose
-  then<R1 = T, R2 = never>(
-    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+  then<R1 = WithRequestId<T>, R2 = never>(
+    onfulfilled?: ((value: WithRequestId<T>) => R1 | PromiseLike<R1>) | null,
     // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise.prototype.then
     onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.result.then((r) => r.data).then(onfulfilled, onrejected);
+    return this.result.then((r) => r.data as WithRequestId<T>).then(onfulfilled, onrejected);
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: the same signature as Promise.prototype.catch
-  catch<R = never>(onrejected?: ((reason: any) => R | PromiseLike<R>) | null): Promise<T | R> {
+  catch<R = never>(onrejected?: ((reason: any) => R | PromiseLike<R>) | null): Promise<WithRequestId<T> | R> {
     return this.then(undefined, onrejected);
   }
 
-  finally(onfinally?: (() => void) | null): Promise<T> {
+  finally(onfinally?: (() => void) | null): Promise<WithRequestId<T>> {
     return this.then().finally(onfinally);
   }
 

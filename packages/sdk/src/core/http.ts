@@ -1,4 +1,4 @@
-import { APIPromise, type APIResponse } from './api-promise.js';
+import { APIPromise, type APIResponse, withRequestId } from './api-promise.js';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -13,6 +13,13 @@ import type { ClientLogger } from './log.js';
 import { VERSION } from './version.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * What `fetchOptions` may carry: any `RequestInit` field (`credentials`, `keepalive`, `cache`…) and
+ * runtime-specific ones passed on to `fetch` as they are (Node's undici `dispatcher` for a proxy,
+ * Bun's `proxy`, Cloudflare's `cf`). The SDK's own fields (method, headers, body, signal) win.
+ */
+export type FetchOptions = Omit<RequestInit, 'method' | 'headers' | 'body' | 'signal'> & Record<string, unknown>;
 
 /**
  * Per-call options, accepted as the last argument of every resource method. Each may be given as
@@ -37,7 +44,37 @@ export type RequestOptions = {
   idempotencyKey?: string | false | undefined;
   /** Extra headers for this call. */
   headers?: Record<string, string> | undefined;
+  /** Extra options for `fetch` on this call, over the client's `fetchOptions` (see FetchOptions). */
+  fetchOptions?: FetchOptions | undefined;
 };
+
+/** What a `request` listener receives: one per attempt, retries included, before it is sent. */
+export type RequestEvent = {
+  method: HttpMethod;
+  /** The API path, e.g. `/records` (without the query). */
+  path: string;
+  /** 0 for the first attempt, n for the n-th retry. */
+  attempt: number;
+  /** The Idempotency-Key a POST carries (the same on every attempt of a call). */
+  idempotencyKey: string | undefined;
+  /** `Date.now()` when the attempt started. */
+  startedAt: number;
+};
+
+/** What a `response` listener receives: one per answer, the retried ones included. */
+export type ResponseEvent = RequestEvent & {
+  status: number;
+  /** `X-Request-Id` of the answer. */
+  requestId: string | undefined;
+  /** Milliseconds from the start of the attempt to the whole answer. */
+  elapsedMs: number;
+};
+
+/** The events `client.on()` listens to, with what each listener receives. */
+export type ClientEvents = { request: RequestEvent; response: ResponseEvent };
+
+/** The listeners `client.on()` keeps, by event. */
+export type Listeners = { [E in keyof ClientEvents]: Set<(event: ClientEvents[E]) => void> };
 
 export type CoreOptions = {
   apiKey: string;
@@ -46,8 +83,10 @@ export type CoreOptions = {
   maxRetries: number;
   maxRetryAfter: number;
   fetch?: typeof fetch | undefined;
+  fetchOptions?: FetchOptions | undefined;
   defaultHeaders?: Record<string, string> | undefined;
   log: ClientLogger;
+  listeners?: Listeners | undefined;
 };
 
 export type Call = {
@@ -57,16 +96,26 @@ export type Call = {
   body?: unknown;
 };
 
-const RETRYABLE_STATUS = new Set([408, 409, 429]);
-
 /**
  * What `send` tells its caller about the attempts before the answer: `unsureAttempts` counts the
  * attempts that may have been carried out without our hearing of it (no answer, a timeout, a 408
  * or a 5xx). A 409 or 429 is a refusal: that attempt changed nothing.
  */
 export type SendTrace = { unsureAttempts: number };
+
+/** Statuses retried (ky's `statusCodes`): 408, 409 (a key still in flight), 429 and every 5xx. */
+const RETRY_STATUS = [408, 409, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
+/** Statuses whose wait the server names (ky's `afterStatusCodes`). */
+const WAIT_STATUS = [429, 503];
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 8_000;
+
+/** ky, loaded on the first request: a receiver that only verifies webhooks never loads (or bundles) it. */
+let kyModule: Promise<typeof import('ky')> | undefined;
+const loadKy = () => {
+  kyModule ??= import('ky');
+  return kyModule;
+};
 
 /** Waits `ms`, or rejects with APIUserAbortError at once when `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -87,12 +136,6 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
   });
 }
 
-/** Exponential backoff with jitter: 0.5 s, 1 s, 2 s … capped at 8 s, each reduced by up to 25 %. */
-export function backoffMs(retry: number): number {
-  const base = Math.min(BACKOFF_BASE_MS * 2 ** retry, BACKOFF_MAX_MS);
-  return base * (1 - Math.random() * 0.25);
-}
-
 /** Parses a body as JSON when it is JSON; `undefined` for an empty body; the text otherwise. */
 function parseBody(text: string): unknown {
   if (text === '') return undefined;
@@ -103,7 +146,7 @@ function parseBody(text: string): unknown {
   }
 }
 
-/** Longest delay setTimeout keeps (a larger one fires at once). */
+/** Longest delay setTimeout keeps (a larger one fires at once); also ky's largest timeout. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 /** A count option: a whole number ≥ 0, else `fallback` (NaN or a negative number is a mistake, not "forever"). */
@@ -135,21 +178,49 @@ export function uuid4(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Thrown inside `attempt` when an attempt's own timeout fires (not the caller's signal). */
-class AttemptTimeout extends Error {}
+/** Rejects with `signal`'s reason when it aborts: raced against work that may not listen to it. */
+function whenAborted(signal: AbortSignal): { promise: Promise<never>; done: () => void } {
+  let onAbort = () => {};
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, done: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/** One attempt's answer, as it came: the response (its body unread) and its text. */
+type Exchange = { response: Response; text: string };
 
 /**
- * The one request function under every resource, on the runtime's `fetch` and nothing else.
- * (It used ky before 1.0: ky is ESM-only, which broke the CommonJS build, and its module-level
- * feature detection cannot be tree-shaken out of a bundle that only verifies webhooks; retries,
- * timeouts and JSON are the few lines below.) Retries are explicit:
- * - retried: 408, 409, 429, 5xx, connection errors and timeouts, up to `maxRetries`; a server
- *   `x-should-retry` header overrides the status rule (the API sends `false` when retrying cannot help);
- * - a POST is retried only with an Idempotency-Key, generated once per call and sent on every
- *   attempt, so a retry can never store a record twice;
- * - 429 (and 503) wait what the server asks (Retry-After in seconds or as a date, else the body's
- *   `resetAt`, else X-RateLimit-Reset); a wait beyond `maxRetryAfter` throws RateLimitError at once;
- * - otherwise exponential backoff with jitter. An AbortSignal cancels the request and any wait.
+ * The one request function under every resource. HTTP, retries, backoff and timeouts are ky's
+ * (bundled into both builds, so `require('@merma/sdk')` works although ky is ESM-only, and loaded
+ * on the first request, so a bundle that only verifies webhooks carries none of it):
+ * - retried (ky's `retry`): 408, 409, 429, 5xx, connection errors and timeouts, up to
+ *   `maxRetries`; a server `x-should-retry` header overrides the status rule (the API sends
+ *   `false` when retrying cannot help), through `shouldRetry`;
+ * - a POST is retried only with an Idempotency-Key, generated once per call and set by a
+ *   `beforeRequest` hook on the request ky sends on every attempt, so a retry can never store a
+ *   record twice (without a key, `limit` is 0);
+ * - 429 and 503 wait what the server asks (ky's `afterStatusCodes`: Retry-After in seconds or as a
+ *   date, else X-RateLimit-Reset); otherwise exponential backoff (`delay`, `backoffLimit`) with
+ *   jitter: 0.5 s, 1 s, 2 s … each up to 25 % less, never over 8 s. An AbortSignal cancels the
+ *   request and any wait. Logging and the `request`/`response` events are ky hooks.
+ *
+ * What ky does not do, and this file does on top of it:
+ * - a wait beyond `maxRetryAfter` throws RateLimitError at once (ky would wait `maxRetryAfter`
+ *   and retry anyway);
+ * - the body's `resetAt` is a wait too, when the answer has no Retry-After (ky reads headers only):
+ *   it is handed to ky as a Retry-After header, the answer otherwise unchanged;
+ * - the attempt's timeout and the caller's signal cover the whole answer, body included, and a body
+ *   that breaks off is retried like a lost connection (ky times out the headers only, and never
+ *   retries a body read): the `fetch` ky calls resolves once the whole body is in;
+ * - a custom `fetch` that ignores its signal still stops when the caller aborts (ky's timeout
+ *   already races it);
+ * - any failure of the exchange is retried (ky retries only the network errors it recognises by
+ *   message, which vary by runtime and custom fetch);
+ * - ky's errors become the SDK's (APIError by status, APIConnectionError…), and the 2xx body is
+ *   unwrapped from the `{ data }` envelope.
  *
  * A 2xx is never turned into an error: the body is returned as the server sent it, without
  * checking its shape (fields added later pass through; a missing optional field is tolerated), so
@@ -163,55 +234,21 @@ export class HttpCore {
     this.prefix = `${options.baseUrl.replace(/\/+$/, '')}/api/v1`;
   }
 
-  /**
-   * One HTTP exchange, body included, under the attempt's timeout and the caller's signal: the
-   * response and its text, or a rejection (AttemptTimeout, a network error, the caller's abort).
-   */
-  private async attempt(
-    url: string,
-    init: RequestInit,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<{ response: Response; text: string }> {
-    const controller = new AbortController();
-    let timedOut = false;
-    let expire: (reason: unknown) => void = () => {};
-    // Raced against the exchange, so a custom fetch that ignores its signal still stops in time.
-    const expired = new Promise<never>((_, reject) => {
-      expire = reject;
-    });
-    const onAbort = () => {
-      controller.abort(signal?.reason);
-      expire(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-      expire(new AttemptTimeout(`Request timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    const exchange = (async () => {
-      const response = await (this.options.fetch ?? globalThis.fetch)(url, { ...init, signal: controller.signal });
-      // The caller gets a copy with its body unread (`asResponse()`, `withResponse().response`).
-      const copy = response.clone();
-      return { response: copy, text: await response.text() };
-    })();
-    try {
-      return await Promise.race([exchange, expired]);
-    } catch (err) {
-      throw timedOut && !(err instanceof AttemptTimeout)
-        ? new AttemptTimeout(`Request timed out after ${timeoutMs} ms`, { cause: err })
-        : err;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      exchange.catch(() => {}); // the loser of the race must not surface as an unhandled rejection
-    }
-  }
-
   /** Sends `call`; the promise's value is the envelope's `data` (see APIPromise for the rest). */
   request<T>(call: Call, opts: RequestOptions = {}): APIPromise<T> {
     return new APIPromise<T>(this.send(call, opts));
+  }
+
+  /** Calls the `event` listeners; one that throws is logged and does not stop the request. */
+  private emit<E extends keyof ClientEvents>(event: E, payload: ClientEvents[E]): void {
+    const listeners = this.options.listeners?.[event] as Set<(event: ClientEvents[E]) => void> | undefined;
+    for (const listener of listeners ?? []) {
+      try {
+        listener(payload);
+      } catch (err) {
+        this.options.log.warn(`a ${event} listener threw: ${(err as Error)?.message ?? String(err)}`);
+      }
+    }
   }
 
   /** Sends `call` with retries and resolves with the parsed 2xx body and its response. */
@@ -221,7 +258,7 @@ export class HttpCore {
     const timeout = durationOption(opts.timeout, this.options.timeout);
     const maxRetryAfter = waitCapOption(opts.maxRetryAfter, this.options.maxRetryAfter);
     const headers = this.headersFor(call, opts);
-    const idempotencyKey = headers.get('idempotency-key') ?? undefined;
+    const idempotencyKey = this.idempotencyKeyFor(call, opts, headers);
     // Only a POST carrying an Idempotency-Key may be sent twice: the API stores it once.
     const safe = call.method !== 'POST' || idempotencyKey !== undefined;
     const searchParams = new URLSearchParams();
@@ -229,79 +266,197 @@ export class HttpCore {
     const query = searchParams.toString();
     const target = `${call.method} ${call.path}${query ? `?${query}` : ''}`;
     const url = `${this.prefix}/${call.path.replace(/^\//, '')}${query ? `?${query}` : ''}`;
-    const init: RequestInit = { method: call.method, headers, ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}) };
+    const { signal } = opts;
+    if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
 
-    for (let attempt = 0; ; attempt++) {
-      if (opts.signal?.aborted) throw new APIUserAbortError(undefined, { cause: opts.signal.reason });
-      const started = Date.now();
+    const { default: ky, isHTTPError, isTimeoutError, isNetworkError } = await loadKy();
+
+    // What this call's hooks share: the attempt, its start, its answer, and why it is retried.
+    const state = {
+      attempt: 0,
+      startedAt: 0,
+      last: undefined as Exchange | undefined,
+      /** Why the next retry happens (a status, or the failure's message), for the log line. */
+      reason: '',
+      /** The request id of the answer retried, for the log line ('' after a failed exchange). */
+      about: '',
+      /** The retry's wait was logged (by shouldRetry for a server-named wait, or by jitter). */
+      announced: false,
+      /** The wait the server asked for when it was over maxRetryAfter. */
+      refused: undefined as number | undefined,
+    };
+    const requestIdOf = (response: Response | undefined) => response?.headers.get('x-request-id') ?? undefined;
+    const about = (response: Response | undefined) => ` (request ${requestIdOf(response) ?? 'without id'})`;
+    const announce = (wait: number) => {
+      if (state.announced) return;
+      state.announced = true;
+      log.info(`${target}: ${state.reason}; retrying in ${Math.round(wait)} ms${state.about}`);
+    };
+    const started = (attempt: number) => {
+      state.attempt = attempt;
+      state.startedAt = Date.now();
+      state.announced = false;
       log.debug(`→ ${target}${attempt ? ` (retry ${attempt})` : ''}`);
-      let exchange: { response: Response; text: string };
+      this.emit('request', { method: call.method, path: call.path, attempt, idempotencyKey, startedAt: state.startedAt });
+    };
+    const fetchImpl = this.options.fetch;
+
+    // The fetch ky calls: the runtime's (or the client's) fetch, resolving with the whole answer
+    // read, and stopping when the attempt's signal aborts even if that fetch does not listen to it.
+    const exchange = async (input: Request, init?: RequestInit): Promise<Response> => {
+      const aborted = whenAborted(input.signal);
+      const read = (async () => {
+        const response = await (fetchImpl ?? globalThis.fetch)(input, init);
+        const text = await response.clone().text();
+        state.last = { response, text };
+        return response;
+      })();
       try {
-        exchange = await this.attempt(url, init, timeout, opts.signal);
-      } catch (err) {
-        if (opts.signal?.aborted) throw new APIUserAbortError(undefined, { cause: opts.signal.reason });
-        const failure =
-          err instanceof AttemptTimeout
-            ? new APIConnectionTimeoutError(err.message, { cause: err })
-            : new APIConnectionError(`Connection error: ${(err as Error).message}`, { cause: err });
-        if (!safe || attempt >= maxRetries) {
-          log.error(`✗ ${target}: ${failure.message}${safe ? '' : ' (a POST without an Idempotency-Key is not retried)'}`);
-          throw failure;
-        }
-        if (trace) trace.unsureAttempts++;
-        const wait = backoffMs(attempt);
-        log.info(`${target}: ${failure.message}; retrying in ${Math.round(wait)} ms`);
-        await sleep(wait, opts.signal);
-        continue;
+        return await Promise.race([read, aborted.promise]);
+      } finally {
+        aborted.done();
+        read.catch(() => {}); // the loser of the race must not surface as an unhandled rejection
       }
+    };
 
-      const { response } = exchange;
-      const requestId = response.headers.get('x-request-id') ?? undefined;
-      const body = parseBody(exchange.text);
-      log.debug(`← ${response.status} ${target} in ${Date.now() - started} ms (request ${requestId ?? 'without id'})`);
-
-      if (response.ok) {
-        const isEnvelope = typeof body === 'object' && body !== null && 'data' in body;
-        if (!isEnvelope && response.status !== 204) {
-          log.warn(`${target} answered ${response.status} without the { data } envelope; returning the body as it came`);
+    let response: Response;
+    try {
+      response = await ky(url, {
+        ...this.options.fetchOptions,
+        ...opts.fetchOptions,
+        method: call.method,
+        headers,
+        ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+        signal,
+        timeout,
+        throwHttpErrors: true,
+        fetch: exchange as typeof fetch,
+        retry: {
+          limit: safe ? maxRetries : 0,
+          methods: ['get', 'post', 'patch', 'delete'],
+          statusCodes: RETRY_STATUS,
+          afterStatusCodes: WAIT_STATUS,
+          maxRetryAfter,
+          backoffLimit: BACKOFF_MAX_MS,
+          delay: (attemptCount) => BACKOFF_BASE_MS * 2 ** (attemptCount - 1),
+          jitter: (delay) => {
+            const wait = delay * (1 - Math.random() * 0.25);
+            announce(Math.min(wait, BACKOFF_MAX_MS));
+            return wait;
+          },
+          retryOnTimeout: true,
+          shouldRetry: ({ error }) => {
+            if (signal?.aborted) return false;
+            if (!isHTTPError(error)) {
+              const cause = isNetworkError(error) && error.cause instanceof Error ? error.cause : error;
+              state.reason = isTimeoutError(error) ? `Request timed out after ${timeout} ms` : `Connection error: ${cause.message}`;
+              state.about = '';
+              // ky retries only network errors it recognises by message; any failed exchange is one.
+              return true;
+            }
+            const { status } = error.response;
+            const hint = error.response.headers.get('x-should-retry');
+            state.reason = String(status);
+            state.about = about(state.last?.response);
+            if (hint === 'false') return false;
+            const last = state.last?.response;
+            if (WAIT_STATUS.includes(status) && last) {
+              const asked = retryAfterMs(last.headers, errorBodyOf(state.last?.text), Date.now());
+              if (asked !== undefined && asked > maxRetryAfter) {
+                state.refused = asked;
+                return false;
+              }
+              if (asked !== undefined) announce(asked);
+            }
+            // `true` forces ky's retry (with backoff); otherwise ky's status rule and wait apply.
+            return hint === 'true' && !RETRY_STATUS.includes(status) ? true : undefined;
+          },
+        },
+        hooks: {
+          beforeRequest: [
+            ({ request }) => {
+              // Set once per call: ky sends this same request again on every retry.
+              if (idempotencyKey !== undefined) request.headers.set('idempotency-key', idempotencyKey);
+              started(0);
+            },
+          ],
+          beforeRetry: [
+            ({ error, retryCount }) => {
+              if (trace && (!isHTTPError(error) || error.response.status === 408 || error.response.status >= 500)) trace.unsureAttempts++;
+              started(retryCount);
+            },
+          ],
+          afterResponse: [
+            ({ response: answer }) => {
+              const requestId = requestIdOf(answer);
+              const elapsedMs = Date.now() - state.startedAt;
+              log.debug(`← ${answer.status} ${target} in ${elapsedMs} ms${about(answer)}`);
+              this.emit('response', {
+                method: call.method,
+                path: call.path,
+                attempt: state.attempt,
+                idempotencyKey,
+                startedAt: state.startedAt,
+                status: answer.status,
+                requestId,
+                elapsedMs,
+              });
+              // The body's resetAt is a wait the server asks for: ky reads it as a Retry-After.
+              if (!WAIT_STATUS.includes(answer.status) || answer.headers.has('retry-after')) return undefined;
+              const resetAt = errorBodyOf(state.last?.text)?.resetAt;
+              const wait = typeof resetAt === 'string' ? Date.parse(resetAt) - Date.now() : Number.NaN;
+              if (!Number.isFinite(wait)) return undefined;
+              const rewritten = new Headers(answer.headers);
+              rewritten.set('retry-after', String(Math.max(0, Math.ceil(wait / 1000))));
+              return new Response(state.last?.text ?? null, { status: answer.status, statusText: answer.statusText, headers: rewritten });
+            },
+          ],
+        },
+      });
+    } catch (err) {
+      if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
+      if (err instanceof MermaError) throw err;
+      const last = state.last;
+      if (isHTTPError(err) && last) {
+        const { response: answer } = last;
+        const errorBody = errorBodyOf(last.text);
+        const error = APIError.from(answer.status, errorBody, answer.headers);
+        if (state.refused !== undefined) {
+          const asked = state.refused;
+          log.warn(
+            `✗ ${target}: ${answer.status} ${error.message}${about(answer)}; ` +
+              `the server asks to wait ${Math.ceil(asked / 1000)} s, over maxRetryAfter (${maxRetryAfter} ms)`,
+          );
+          throw error instanceof RateLimitError
+            ? error
+            : new RateLimitError(answer.status, errorBody, answer.headers, `Server asked to wait ${Math.ceil(asked / 1000)} s`);
         }
-        return { data: isEnvelope ? (body as { data: unknown }).data : body, body, response, requestId };
-      }
-
-      const errorBody = typeof body === 'object' && body !== null ? (body as ErrorBody) : undefined;
-      const error = APIError.from(response.status, errorBody, response.headers);
-      const shouldRetryHeader = response.headers.get('x-should-retry');
-      const retryable =
-        shouldRetryHeader === 'true' ||
-        (shouldRetryHeader !== 'false' && (RETRYABLE_STATUS.has(response.status) || response.status >= 500));
-      if (!retryable || !safe || attempt >= maxRetries) {
-        log.warn(`✗ ${target}: ${response.status} ${error.message} (request ${requestId ?? 'without id'})`);
+        log.warn(`✗ ${target}: ${answer.status} ${error.message}${about(answer)}`);
         throw error;
       }
-
-      const asked = response.status === 429 || response.status === 503 ? retryAfterMs(response.headers, errorBody, Date.now()) : undefined;
-      if (asked !== undefined && asked > maxRetryAfter) {
-        log.warn(
-          `✗ ${target}: ${response.status} ${error.message} (request ${requestId ?? 'without id'}); ` +
-            `the server asks to wait ${Math.ceil(asked / 1000)} s, over maxRetryAfter (${maxRetryAfter} ms)`,
-        );
-        throw error instanceof RateLimitError
-          ? error
-          : new RateLimitError(response.status, errorBody, response.headers, `Server asked to wait ${Math.ceil(asked / 1000)} s`);
-      }
-      if (trace && (response.status === 408 || response.status >= 500)) trace.unsureAttempts++;
-      const wait = asked ?? backoffMs(attempt);
-      log.info(`${target}: ${response.status}; retrying in ${Math.round(wait)} ms (request ${requestId ?? 'without id'})`);
-      await sleep(wait, opts.signal);
+      const cause = isNetworkError(err) && err.cause instanceof Error ? err.cause : (err as Error);
+      const failure = isTimeoutError(err)
+        ? new APIConnectionTimeoutError(`Request timed out after ${timeout} ms`, { cause: err })
+        : new APIConnectionError(`Connection error: ${cause?.message ?? String(err)}`, { cause: err });
+      log.error(`✗ ${target}: ${failure.message}${safe ? '' : ' (a POST without an Idempotency-Key is not retried)'}`);
+      throw failure;
     }
+
+    const text = state.last?.text ?? '';
+    const body = parseBody(text);
+    const requestId = requestIdOf(response);
+    const isEnvelope = typeof body === 'object' && body !== null && 'data' in body;
+    if (!isEnvelope && response.status !== 204) {
+      log.warn(`${target} answered ${response.status} without the { data } envelope; returning the body as it came`);
+    }
+    const data = isEnvelope ? (body as { data: unknown }).data : body;
+    return { data: withRequestId(data, requestId), body, response, requestId };
   }
 
   /**
    * The headers of a call, names compared without regard to case: the client's defaults, then the
-   * call's own, then what the SDK decides. `Authorization` is always the client's key. A POST's
-   * Idempotency-Key is `idempotencyKey` when given, else an `Idempotency-Key` header the caller
-   * set, else a new UUID (none with `idempotencyKey: false`). A key must be 1 to 255 visible ASCII
-   * characters, as the API requires; another is refused here, before anything is sent.
+   * call's own, then what the SDK decides. `Authorization` is always the client's key. The
+   * Idempotency-Key is left to `idempotencyKeyFor` (ky's `beforeRequest` hook sets it).
    */
   private headersFor(call: Call, opts: RequestOptions): Headers {
     let headers: Headers;
@@ -317,15 +472,29 @@ export class HttpCore {
     if (call.body !== undefined) headers.set('content-type', 'application/json');
     headers.set('x-merma-sdk', `js/${VERSION}`);
     headers.set('authorization', `Bearer ${this.options.apiKey}`);
-    if (call.method !== 'POST' || opts.idempotencyKey === false) {
-      headers.delete('idempotency-key');
-      return headers;
-    }
-    const key = opts.idempotencyKey || headers.get('idempotency-key') || uuid4();
+    return headers;
+  }
+
+  /**
+   * A POST's Idempotency-Key: `idempotencyKey` when given, else an `Idempotency-Key` header the
+   * caller set, else a new UUID (none with `idempotencyKey: false`, nor on other methods). A key
+   * must be 1 to 255 visible ASCII characters, as the API requires; another is refused here,
+   * before anything is sent. Removes the header from `headers` (the hook sets the key chosen).
+   */
+  private idempotencyKeyFor(call: Call, opts: RequestOptions, headers: Headers): string | undefined {
+    const given = headers.get('idempotency-key');
+    headers.delete('idempotency-key');
+    if (call.method !== 'POST' || opts.idempotencyKey === false) return undefined;
+    const key = opts.idempotencyKey || given || uuid4();
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new MermaError(`Invalid idempotency key ${JSON.stringify(key)}: use 1 to 255 visible ASCII characters (no spaces)`);
     }
-    headers.set('idempotency-key', key);
-    return headers;
+    return key;
   }
+}
+
+/** The error body of an answer's text, when it is a JSON object. */
+function errorBodyOf(text: string | undefined): ErrorBody | undefined {
+  const body = parseBody(text ?? '');
+  return typeof body === 'object' && body !== null ? (body as ErrorBody) : undefined;
 }
