@@ -111,9 +111,9 @@ const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 8_000;
 
 /** ky, loaded on the first request: a receiver that only verifies webhooks never loads (or bundles) it. */
-let kyModule: Promise<typeof import('ky')> | undefined;
+let kyModule: Promise<typeof import('./ky.js')> | undefined;
 const loadKy = () => {
-  kyModule ??= import('ky');
+  kyModule ??= import('./ky.js');
   return kyModule;
 };
 
@@ -194,31 +194,31 @@ type Exchange = { response: Response; text: string };
 
 /**
  * The one request function under every resource. HTTP, retries, backoff and timeouts are ky's
- * (bundled into both builds, so `require('@merma/sdk')` works although ky is ESM-only, and loaded
- * on the first request, so a bundle that only verifies webhooks carries none of it):
+ * (ky 1.14, pinned; bundled into both builds, so `require('@merma/sdk')` works although ky is
+ * ESM-only, and loaded on the first request, so a bundle that only verifies webhooks carries none
+ * of it). ky 2 needs 3.9 kB more gzipped for what the SDK does not use (total timeouts, schema
+ * validation, error-body reads), which would break the SDK's 15 kB budget.
  * - retried (ky's `retry`): 408, 409, 429, 5xx, connection errors and timeouts, up to
  *   `maxRetries`; a server `x-should-retry` header overrides the status rule (the API sends
  *   `false` when retrying cannot help), through `shouldRetry`;
- * - a POST is retried only with an Idempotency-Key, generated once per call and set by a
- *   `beforeRequest` hook on the request ky sends on every attempt, so a retry can never store a
- *   record twice (without a key, `limit` is 0);
- * - 429 and 503 wait what the server asks (ky's `afterStatusCodes`: Retry-After in seconds or as a
- *   date, else X-RateLimit-Reset); otherwise exponential backoff (`delay`, `backoffLimit`) with
- *   jitter: 0.5 s, 1 s, 2 s … each up to 25 % less, never over 8 s. An AbortSignal cancels the
+ * - a POST is retried only with an Idempotency-Key, generated once per call and set on every
+ *   attempt by a `beforeRequest` hook, so a retry can never store a record twice (without a key,
+ *   `limit` is 0);
+ * - 429 and 503 wait what the server asks (ky's `afterStatusCodes`: Retry-After in seconds or as
+ *   a date, else X-RateLimit-Reset); otherwise exponential backoff (`delay`, `backoffLimit`) with
+ *   `jitter`: 0.5 s, 1 s, 2 s … each up to 25 % less, never over 8 s. An AbortSignal cancels the
  *   request and any wait. Logging and the `request`/`response` events are ky hooks.
  *
  * What ky does not do, and this file does on top of it:
  * - a wait beyond `maxRetryAfter` throws RateLimitError at once (ky would wait `maxRetryAfter`
  *   and retry anyway);
- * - the body's `resetAt` is a wait too, when the answer has no Retry-After (ky reads headers only):
- *   it is handed to ky as a Retry-After header, the answer otherwise unchanged;
- * - the attempt's timeout and the caller's signal cover the whole answer, body included, and a body
- *   that breaks off is retried like a lost connection (ky times out the headers only, and never
- *   retries a body read): the `fetch` ky calls resolves once the whole body is in;
+ * - the body's `resetAt` is a wait too, when the answer has no Retry-After (ky reads headers
+ *   only): an `afterResponse` hook hands it to ky as a Retry-After header;
+ * - the attempt's timeout and the caller's signal cover the whole answer, body included, and a
+ *   body that breaks off is retried like a lost connection (ky's timeout covers the headers only):
+ *   the `fetch` ky calls resolves once the whole body is in;
  * - a custom `fetch` that ignores its signal still stops when the caller aborts (ky's timeout
  *   already races it);
- * - any failure of the exchange is retried (ky retries only the network errors it recognises by
- *   message, which vary by runtime and custom fetch);
  * - ky's errors become the SDK's (APIError by status, APIConnectionError…), and the 2xx body is
  *   unwrapped from the `{ data }` envelope.
  *
@@ -269,7 +269,7 @@ export class HttpCore {
     const { signal } = opts;
     if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
 
-    const { default: ky, isHTTPError, isTimeoutError, isNetworkError } = await loadKy();
+    const { ky, HTTPError, TimeoutError } = await loadKy();
 
     // What this call's hooks share: the attempt, its start, its answer, and why it is retried.
     const state = {
@@ -347,12 +347,10 @@ export class HttpCore {
           retryOnTimeout: true,
           shouldRetry: ({ error }) => {
             if (signal?.aborted) return false;
-            if (!isHTTPError(error)) {
-              const cause = isNetworkError(error) && error.cause instanceof Error ? error.cause : error;
-              state.reason = isTimeoutError(error) ? `Request timed out after ${timeout} ms` : `Connection error: ${cause.message}`;
+            if (!(error instanceof HTTPError)) {
+              state.reason = error instanceof TimeoutError ? `Request timed out after ${timeout} ms` : `Connection error: ${error.message}`;
               state.about = '';
-              // ky retries only network errors it recognises by message; any failed exchange is one.
-              return true;
+              return undefined; // ky retries timeouts (retryOnTimeout) and any failed exchange
             }
             const { status } = error.response;
             const hint = error.response.headers.get('x-should-retry');
@@ -374,20 +372,21 @@ export class HttpCore {
         },
         hooks: {
           beforeRequest: [
-            ({ request }) => {
-              // Set once per call: ky sends this same request again on every retry.
+            (request, _options, { retryCount }) => {
+              // The same key on every attempt: it is what makes sending a POST again safe.
               if (idempotencyKey !== undefined) request.headers.set('idempotency-key', idempotencyKey);
-              started(0);
-            },
-          ],
-          beforeRetry: [
-            ({ error, retryCount }) => {
-              if (trace && (!isHTTPError(error) || error.response.status === 408 || error.response.status >= 500)) trace.unsureAttempts++;
               started(retryCount);
             },
           ],
+          beforeRetry: [
+            ({ error }) => {
+              if (trace && (!(error instanceof HTTPError) || error.response.status === 408 || error.response.status >= 500)) {
+                trace.unsureAttempts++;
+              }
+            },
+          ],
           afterResponse: [
-            ({ response: answer }) => {
+            (_request, _options, answer) => {
               const requestId = requestIdOf(answer);
               const elapsedMs = Date.now() - state.startedAt;
               log.debug(`← ${answer.status} ${target} in ${elapsedMs} ms${about(answer)}`);
@@ -417,7 +416,7 @@ export class HttpCore {
       if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
       if (err instanceof MermaError) throw err;
       const last = state.last;
-      if (isHTTPError(err) && last) {
+      if (err instanceof HTTPError && last) {
         const { response: answer } = last;
         const errorBody = errorBodyOf(last.text);
         const error = APIError.from(answer.status, errorBody, answer.headers);
@@ -434,10 +433,10 @@ export class HttpCore {
         log.warn(`✗ ${target}: ${answer.status} ${error.message}${about(answer)}`);
         throw error;
       }
-      const cause = isNetworkError(err) && err.cause instanceof Error ? err.cause : (err as Error);
-      const failure = isTimeoutError(err)
-        ? new APIConnectionTimeoutError(`Request timed out after ${timeout} ms`, { cause: err })
-        : new APIConnectionError(`Connection error: ${cause?.message ?? String(err)}`, { cause: err });
+      const failure =
+        err instanceof TimeoutError
+          ? new APIConnectionTimeoutError(`Request timed out after ${timeout} ms`, { cause: err })
+          : new APIConnectionError(`Connection error: ${(err as Error)?.message ?? String(err)}`, { cause: err });
       log.error(`✗ ${target}: ${failure.message}${safe ? '' : ' (a POST without an Idempotency-Key is not retried)'}`);
       throw failure;
     }
