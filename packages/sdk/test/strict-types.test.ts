@@ -14,7 +14,12 @@ function compile(tsconfigPath: string): string[] {
   });
 }
 
-describe('the public types under a strict consumer tsconfig', () => {
+/**
+ * Compiles test/types/strict-consumer.ts, which imports `@merma/sdk`: the package's built
+ * dist/index.d.ts (as a customer gets it, @merma/signing's types bundled in), so run `pnpm build`
+ * first (turbo builds the package before its tests).
+ */
+describe('the built public types under a strict consumer tsconfig', () => {
   it('accept `undefined` wherever the client does (exactOptionalPropertyTypes), and type APIError.code', () => {
     expect(compile(fileURLToPath(new URL('./types/tsconfig.json', import.meta.url)))).toEqual([]);
   });

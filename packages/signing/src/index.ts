@@ -160,16 +160,16 @@ export type VerifyDeliveryOptions = {
   headers: WebhookHeaders;
   /** The subscription's secret, or several (while a rotated secret's grace period runs). */
   secret: string | readonly string[];
-  /** Largest accepted distance between webhook-timestamp and now, in seconds (default 300). */
-  tolerance?: number;
-  /** The current time (default: the clock). */
-  now?: Date;
+  /** Largest accepted distance between webhook-timestamp and now, in seconds (default 300; `undefined` too). */
+  tolerance?: number | undefined;
+  /** The current time (default, or `undefined`: the clock). */
+  now?: Date | undefined;
   /**
    * Accept a delivery that carries only `X-Service-Signature`. That header has no timestamp, so a
    * captured delivery would verify forever: leave this off unless your sender cannot send the
    * Standard Webhooks headers. Default false. Ignored when Standard Webhooks headers are present.
    */
-  allowServiceSignatureOnly?: boolean;
+  allowServiceSignatureOnly?: boolean | undefined;
 };
 
 export type VerifyResult = { ok: true; scheme: 'standard-webhooks' | 'x-service-signature' } | { ok: false; reason: string };

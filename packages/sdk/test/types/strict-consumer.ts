@@ -18,7 +18,9 @@ import Merma, {
   type RequestOptions,
   type SaleLine,
   type SalesInput,
-} from '../../src/index.js';
+  type VerifyWebhookOptions,
+  verifyWebhook,
+} from '@merma/sdk';
 
 declare const maybeNumber: number | undefined;
 declare const maybeString: string | undefined;
@@ -87,6 +89,19 @@ export async function calls(): Promise<void> {
   const webhook: CreateWebhookInput = { url: 'https://example.test/hook', events: ['record.created'], description: maybeString };
   await merma.webhooks.create(webhook);
   await merma.webhooks.rotateSecret('wh_1', { grace_period_seconds: maybeNumber });
+}
+
+/** verifyWebhook's options, each optional one given as `undefined`. */
+export async function receive(payload: string, headers: Record<string, string>): Promise<string> {
+  const verify: VerifyWebhookOptions = {
+    payload,
+    headers,
+    secret: 'whsec_x',
+    tolerance: maybeNumber,
+    now: undefined,
+    allowServiceSignatureOnly: undefined,
+  };
+  return (await verifyWebhook(verify)).event;
 }
 
 /** APIError.code is the API's ErrorCode union, so a switch on it is checked. */
