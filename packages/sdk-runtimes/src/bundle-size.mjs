@@ -46,9 +46,10 @@ function shortPath(path, workDir, sdkRoot) {
  * @param {string} entry absolute path of the customer script
  * @param {string} workDir where node_modules/@merma/sdk is linked
  * @param {string} sdkRoot the SDK's real path
+ * @param {number} [topCount] how many of the largest inputs to list
  * @returns {Promise<BundleFigures>}
  */
-async function measure(entry, workDir, sdkRoot) {
+async function measure(entry, workDir, sdkRoot, topCount = 5) {
   const result = await build({
     absWorkingDir: workDir,
     entryPoints: [entry],
@@ -68,7 +69,7 @@ async function measure(entry, workDir, sdkRoot) {
   const top = Object.entries(meta?.inputs ?? {})
     .map(([path, input]) => ({ path: shortPath(path, workDir, sdkRoot), bytes: input.bytesInOutput }))
     .sort((a, b) => b.bytes - a.bytes)
-    .slice(0, 5);
+    .slice(0, topCount);
   return { minified: output.contents.byteLength, gzip: gzipSync(output.contents, { level: 9 }).byteLength, top };
 }
 
@@ -79,9 +80,10 @@ async function measure(entry, workDir, sdkRoot) {
  * the package really is.
  *
  * @param {string} sdkDir
+ * @param {{ topCount?: number }} [options] how many of the largest inputs to list (default 5)
  * @returns {Promise<SdkBundleFigures>}
  */
-export async function measureSdkBundles(sdkDir) {
+export async function measureSdkBundles(sdkDir, options = {}) {
   const workDir = mkdtempSync(join(tmpdir(), 'merma-sdk-size-'));
   try {
     mkdirSync(join(workDir, 'node_modules/@merma'), { recursive: true });
@@ -93,7 +95,7 @@ export async function measureSdkBundles(sdkDir) {
     for (const name of /** @type {const} */ (['client', 'verify'])) {
       const entry = join(workDir, `${name}.mjs`);
       writeFileSync(entry, CUSTOMER_SCRIPTS[name]);
-      figures[name] = await measure(entry, workDir, sdkRoot);
+      figures[name] = await measure(entry, workDir, sdkRoot, options.topCount);
     }
     return /** @type {SdkBundleFigures} */ (figures);
   } finally {

@@ -41,4 +41,11 @@ describe('bundle size of the packed SDK in a customer bundle', () => {
     expect(figures.client.gzip, 'client bundle, gzip bytes').toBeLessThanOrEqual(CLIENT_GZIP_BUDGET);
     expect(figures.verify.gzip, 'verify-only bundle, gzip bytes').toBeLessThanOrEqual(VERIFY_GZIP_BUDGET);
   });
+
+  it('the client bundle carries ky, its HTTP client; a bundle that only verifies webhooks carries none of it', async () => {
+    const figures = await measureSdkBundles((extracted as { dir: string }).dir, { topCount: Number.POSITIVE_INFINITY });
+    const kyIn = (f: SdkBundleFigures['client']) => f.top.filter((t) => /(^|\/)ky[-/]/.test(t.path));
+    expect(kyIn(figures.client).length, JSON.stringify(figures.client.top)).toBeGreaterThan(0);
+    expect(kyIn(figures.verify)).toEqual([]);
+  });
 });

@@ -107,3 +107,28 @@ describe('the packed package: declarations match the modules', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('the packed package: what npm shows and what the licence says', () => {
+  it('ships LICENSE (the licence the manifest names), says where the repository and issues are, and its README has no link that breaks on npm', () => {
+    const packedManifest = JSON.parse(readFileSync(join(sdkDir, 'package.json'), 'utf8')) as {
+      license?: string;
+      repository?: { url?: string; directory?: string };
+      homepage?: string;
+      bugs?: { url?: string };
+    };
+    expect(packedManifest.license).toBe('MIT');
+    const licence = readFileSync(join(sdkDir, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^MIT License/);
+    expect(licence).toContain('THE SOFTWARE IS PROVIDED "AS IS"');
+    expect(packedManifest.repository).toEqual({ type: 'git', url: expect.stringMatching(/^git\+https:\/\/github\.com\//), directory: 'packages/sdk' });
+    expect(packedManifest.homepage).toMatch(/^https:\/\//);
+    expect(packedManifest.bugs?.url).toMatch(/^https:\/\/.*\/issues$/);
+
+    // npm renders the README alone: a relative link (../../README.md, CHANGELOG.md) leads nowhere.
+    const readme = readFileSync(join(sdkDir, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string);
+    expect(targets.length).toBeGreaterThan(0);
+    expect(targets.filter((t) => !/^(https?:\/\/|#|mailto:)/.test(t))).toEqual([]);
+    expect(readme).not.toMatch(/See `CHANGELOG\.md`/);
+  });
+});

@@ -1,6 +1,14 @@
 import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import { MermaError } from './core/errors.js';
-import { countOption, durationOption, HttpCore, waitCapOption } from './core/http.js';
+import {
+  type ClientEvents,
+  countOption,
+  durationOption,
+  type FetchOptions,
+  HttpCore,
+  type Listeners,
+  waitCapOption,
+} from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
@@ -23,8 +31,16 @@ export type MermaOptions = {
    * Default 60,000; `Infinity` waits whatever the server asks.
    */
   maxRetryAfter?: number | undefined;
-  /** A fetch implementation (default: the global fetch). */
+  /**
+   * A fetch implementation (default: the global fetch). It is called as `fetch(request, init)`
+   * with a `Request` (and, in `init`, the `fetchOptions` a Request cannot carry, e.g. `dispatcher`).
+   */
   fetch?: typeof fetch | undefined;
+  /**
+   * Options for every `fetch` (e.g. `{ dispatcher }`, an undici proxy agent, on Node); a call's
+   * own `fetchOptions` are applied over these.
+   */
+  fetchOptions?: FetchOptions | undefined;
   /** Extra headers sent with every request. */
   defaultHeaders?: Record<string, string> | undefined;
   /**
@@ -76,6 +92,7 @@ export class Merma {
   readonly inbound: Inbound;
   /** true for a `svc_live_` key (production data), false for `svc_test_`. */
   readonly livemode: boolean;
+  private readonly listeners: Listeners = { request: new Set(), response: new Set() };
 
   constructor(options: MermaOptions = {}) {
     const apiKey = options.apiKey ?? env('MERMA_API_KEY');
@@ -99,6 +116,8 @@ export class Merma {
       maxRetries: countOption(options.maxRetries, 2),
       maxRetryAfter: waitCapOption(options.maxRetryAfter, 60_000),
       fetch: options.fetch,
+      fetchOptions: options.fetchOptions,
+      listeners: this.listeners,
       defaultHeaders: options.defaultHeaders,
       log: makeLogger(logLevel, options.logger ?? globalThis.console),
     });
@@ -116,5 +135,23 @@ export class Merma {
     this.sessions = new Sessions(core);
     this.webhooks = new Webhooks(core);
     this.inbound = new Inbound(core);
+  }
+
+  /**
+   * Listens to every attempt (retries included), for metrics and tracing, as stripe-node's
+   * `on('request' | 'response')`: `request` before each attempt is sent (method, path, attempt,
+   * idempotencyKey, startedAt), `response` for each answer, errors and retried ones included
+   * (plus status, requestId, elapsedMs). A connection failure or timeout has no `response` event.
+   * A listener that throws is logged (at `warn`) and does not affect the call. Returns the client.
+   */
+  on<E extends keyof ClientEvents>(event: E, listener: (event: ClientEvents[E]) => void): this {
+    (this.listeners[event] as Set<(event: ClientEvents[E]) => void>).add(listener);
+    return this;
+  }
+
+  /** Stops calling a listener added with `on`. Returns the client. */
+  off<E extends keyof ClientEvents>(event: E, listener: (event: ClientEvents[E]) => void): this {
+    (this.listeners[event] as Set<(event: ClientEvents[E]) => void>).delete(listener);
+    return this;
   }
 }

@@ -2,7 +2,7 @@ import { Merma } from './client.js';
 
 export { type CheckpointKey, type CheckpointKeySet, checkpointMessage, verifyCheckpoint } from './checkpoints.js';
 export { DEFAULT_BASE_URL, Merma, type MermaOptions } from './client.js';
-export { APIPromise, type APIResponse } from './core/api-promise.js';
+export { APIPromise, type APIResponse, type WithRequestId } from './core/api-promise.js';
 export {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -14,12 +14,13 @@ export {
   InternalServerError,
   isMermaError,
   MermaError,
+  NoNextPageError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   WebhookVerificationError,
 } from './core/errors.js';
-export type { RequestOptions } from './core/http.js';
+export type { ClientEvents, FetchOptions, RequestEvent, RequestOptions, ResponseEvent } from './core/http.js';
 export type { Logger, LogLevel } from './core/log.js';
 export { Page, PagePromise, type PaginationMeta } from './core/pagination.js';
 export { VERSION } from './core/version.js';

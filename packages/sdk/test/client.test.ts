@@ -10,9 +10,12 @@ import {
   InternalServerError,
   Merma,
   MermaError,
+  NoNextPageError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
+  type RequestEvent,
+  type ResponseEvent,
   VERSION,
 } from '../src/index.js';
 import { API, BASE, DESTINO, envelope, errorBody, HttpResponse, http, KEY, record, server } from './setup.js';
@@ -504,5 +507,133 @@ describe('logging', () => {
       delete process.env.MERMA_LOG;
     }
     expect(lines).toEqual([{ level: 'info', message: expect.stringMatching(/^\[merma\] GET \/causas: 503; retrying in \d+ ms/) }]);
+  });
+});
+
+describe('what openai-node and stripe-node users expect', () => {
+  it('returned objects carry _request_id, not enumerable (left out of JSON, spreads and equality); arrays do not', async () => {
+    server.use(
+      http.post(`${API}/records`, () => HttpResponse.json(envelope(record(1)), { status: 201, headers: { 'x-request-id': 'req_rid' } })),
+      http.get(`${API}/causas`, () => HttpResponse.json(envelope([{ id: 'c1' }]), { headers: { 'x-request-id': 'req_list' } })),
+    );
+    const created = await client().records.create(valid);
+    expect(created._request_id).toBe('req_rid');
+    expect(Object.keys(created)).not.toContain('_request_id');
+    expect(JSON.stringify(created)).not.toContain('req_rid');
+    expect({ ...created }).toEqual(record(1));
+    const causas = await client().causas.list();
+    expect(causas).toEqual([{ id: 'c1' }]);
+    expect(Object.getOwnPropertyNames(causas)).not.toContain('_request_id');
+  });
+
+  it("on('request') and on('response') see every attempt, retries included; off() stops them; a listener that throws changes nothing", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let calls = 0;
+    server.use(
+      http.post(`${API}/records`, () => {
+        calls++;
+        return calls === 1
+          ? HttpResponse.json(errorBody(503, 'service_unavailable'), { status: 503, headers: { 'x-request-id': 'req_1' } })
+          : HttpResponse.json(envelope(record(1)), { status: 201, headers: { 'x-request-id': 'req_2' } });
+      }),
+    );
+    const requests: RequestEvent[] = [];
+    const responses: ResponseEvent[] = [];
+    const merma = client()
+      .on('request', (e) => requests.push(e))
+      .on('request', () => {
+        throw new Error('broken metrics');
+      })
+      .on('response', (e) => responses.push(e));
+    const pending = merma.records.create(valid, { idempotencyKey: 'evt-1' });
+    await vi.advanceTimersByTimeAsync(2_000);
+    await expect(pending).resolves.toMatchObject({ id: record(1).id });
+    expect(requests.map(({ method, path, attempt, idempotencyKey }) => ({ method, path, attempt, idempotencyKey }))).toEqual([
+      { method: 'POST', path: '/records', attempt: 0, idempotencyKey: 'evt-1' },
+      { method: 'POST', path: '/records', attempt: 1, idempotencyKey: 'evt-1' },
+    ]);
+    expect(responses.map(({ status, requestId, attempt }) => ({ status, requestId, attempt }))).toEqual([
+      { status: 503, requestId: 'req_1', attempt: 0 },
+      { status: 201, requestId: 'req_2', attempt: 1 },
+    ]);
+    for (const e of responses) expect(e.elapsedMs).toBeGreaterThanOrEqual(0);
+
+    const listener = (e: ResponseEvent) => responses.push(e);
+    merma.off('response', listener).on('response', listener).off('response', listener);
+    server.use(http.get(`${API}/causas`, () => HttpResponse.json(envelope([]))));
+    await merma.causas.list();
+    expect(responses).toHaveLength(3); // the first listener only
+  });
+
+  it('per-call timeout and maxRetries override the client options', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${API}/products`, async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 300));
+        return HttpResponse.json(envelope([]));
+      }),
+    );
+    const merma = client({ timeout: 10_000, maxRetries: 0 });
+    const err = await merma.products.list({ timeout: 50, maxRetries: 1 }).catch((e) => e);
+    expect(err).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(calls).toBe(2);
+  });
+
+  it('fetchOptions reach fetch: RequestInit fields on the Request, the others (an undici dispatcher) in init; a call overrides the client', async () => {
+    const seen: { keepalive: boolean; init: Record<string, unknown> | undefined }[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      seen.push({ keepalive: (input as Request).keepalive, init: init as Record<string, unknown> | undefined });
+      return Response.json(envelope([]));
+    };
+    const merma = client({ fetch: recording, fetchOptions: { dispatcher: 'client-agent', keepalive: true } });
+    await merma.causas.list();
+    await merma.causas.list({ fetchOptions: { dispatcher: 'call-agent' } });
+    expect(seen.map((s) => [s.keepalive, s.init?.dispatcher])).toEqual([
+      [true, 'client-agent'],
+      [true, 'call-agent'],
+    ]);
+  });
+
+  it('toArray({ limit }) collects across pages and stops fetching at the limit; the limit is required', async () => {
+    const all = Array.from({ length: 5 }, (_, i) => record(i + 1));
+    const offsets: number[] = [];
+    server.use(
+      http.get(`${API}/records`, ({ request }) => {
+        const offset = Number(new URL(request.url).searchParams.get('offset'));
+        offsets.push(offset);
+        return HttpResponse.json(envelope(all.slice(offset, offset + 2), { meta: { pagination: { limit: 2, offset, total: all.length } } }));
+      }),
+    );
+    const three = await client().records.list({ limit: 2 }).toArray({ limit: 3 });
+    expect(three.map((r) => r.id)).toEqual(all.slice(0, 3).map((r) => r.id));
+    expect(offsets).toEqual([0, 2]);
+    offsets.length = 0;
+    expect((await client().records.list({ limit: 2 }).toArray({ limit: 100 })).map((r) => r.id)).toEqual(all.map((r) => r.id));
+    expect(offsets).toEqual([0, 2, 4]);
+    offsets.length = 0;
+    for (const limit of [0, -1, 1.5, Number.NaN, undefined]) {
+      const err = await client()
+        .records.list()
+        .toArray({ limit: limit as number })
+        .catch((e) => e);
+      expect(err, String(limit)).toBeInstanceOf(MermaError);
+    }
+    expect(offsets).toEqual([]);
+  });
+
+  it('getNextPage() on the last page rejects with NoNextPageError, a MermaError', async () => {
+    server.use(
+      http.get(`${API}/records`, () =>
+        HttpResponse.json(envelope([record(1)], { meta: { pagination: { limit: 50, offset: 0, total: 1 } } })),
+      ),
+    );
+    const page = await client().records.list();
+    expect(page.hasNextPage()).toBe(false);
+    const err = await page.getNextPage().catch((e) => e);
+    expect(err).toBeInstanceOf(NoNextPageError);
+    expect(err).toBeInstanceOf(MermaError);
+    expect(NoNextPageError.is(err)).toBe(true);
+    expect(err.message).toMatch(/hasNextPage\(\)/);
   });
 });

@@ -161,6 +161,18 @@ export class APIUserAbortError extends MermaError {
   }
 }
 
+/**
+ * `getNextPage()` on the last page: check `hasNextPage()` first (or iterate the list with
+ * `for await`, or `toArray({ limit })`, which stop by themselves).
+ */
+export class NoNextPageError extends MermaError {
+  override name = 'NoNextPageError';
+  static override readonly kind: string = 'NoNextPageError';
+  constructor(message = 'No next page: check hasNextPage() before calling getNextPage()') {
+    super(message);
+  }
+}
+
 /** A webhook delivery that is unsigned, badly signed, outside the time tolerance or not JSON. */
 export class WebhookVerificationError extends MermaError {
   override name = 'WebhookVerificationError';

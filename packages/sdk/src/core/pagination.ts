@@ -1,4 +1,5 @@
 import type { APIResponse } from './api-promise.js';
+import { MermaError, NoNextPageError } from './errors.js';
 
 /**
  * Offset pagination, as `GET /api/v1/records` answers it (`meta.pagination`). `has_more` is
@@ -43,8 +44,9 @@ export class Page<T> {
     return this.pagination.has_more && this.data.length > 0;
   }
 
+  /** The next page; on the last page the promise rejects with NoNextPageError (check `hasNextPage()`). */
   getNextPage(): Promise<Page<T>> {
-    if (!this.hasNextPage()) return Promise.reject(new Error('No next page: check hasNextPage() first'));
+    if (!this.hasNextPage()) return Promise.reject(new NoNextPageError());
     return this.fetchAt(this.pagination.offset + this.data.length);
   }
 }
@@ -79,6 +81,25 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.firstPage().then(onfulfilled, onrejected);
+  }
+
+  /**
+   * Every item of every page, walked as `for await` does, up to `limit` items: pages are fetched
+   * only while fewer than `limit` items are collected (as stripe-node's `autoPagingToArray`). The
+   * limit is required, so a list that grows without end cannot fill the memory; it must be a whole
+   * number ≥ 1 (else MermaError, before anything is sent).
+   */
+  async toArray(options: { limit: number }): Promise<T[]> {
+    const limit = options?.limit;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+      throw new MermaError(`toArray needs { limit }: a whole number of items ≥ 1 (got ${String(limit)})`);
+    }
+    const items: T[] = [];
+    for await (const item of this) {
+      items.push(item);
+      if (items.length >= limit) break;
+    }
+    return items;
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {

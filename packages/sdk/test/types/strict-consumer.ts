@@ -34,6 +34,7 @@ const clientOptions: MermaOptions = {
   maxRetries: maybeNumber,
   maxRetryAfter: maybeNumber,
   fetch: undefined,
+  fetchOptions: undefined,
   defaultHeaders: undefined,
   dangerouslyAllowBrowser: undefined,
   logLevel: undefined,
@@ -48,6 +49,7 @@ const options: RequestOptions = {
   maxRetryAfter: maybeNumber,
   idempotencyKey: undefined,
   headers: undefined,
+  fetchOptions: undefined,
 };
 
 export async function calls(): Promise<void> {
@@ -77,7 +79,10 @@ export async function calls(): Promise<void> {
     product_name: maybeString,
     notes: maybeString,
   };
-  await merma.records.create(record, options);
+  const created = await merma.records.create(record, options);
+  const requestId: string | undefined = created._request_id;
+  const latest = await merma.records.list({}, { fetchOptions: { keepalive: true } }).toArray({ limit: 10 });
+  merma.on('response', (e) => console.log(requestId, latest.length, e.status, e.elapsedMs)).off('request', () => {});
   const batch: BatchOptions = { ...options, concurrency: maybeNumber, onProgress: undefined };
   await merma.records.batch([record], batch);
 
