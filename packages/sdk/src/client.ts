@@ -92,7 +92,7 @@ export class Merma {
   readonly inbound: Inbound;
   /** true for a `svc_live_` key (production data), false for `svc_test_`. */
   readonly livemode: boolean;
-  private readonly listeners: Listeners = { request: new Set(), response: new Set() };
+  readonly #listeners: Listeners = { request: new Set(), response: new Set() };
 
   constructor(options: MermaOptions = {}) {
     const apiKey = options.apiKey ?? env('MERMA_API_KEY');
@@ -117,7 +117,7 @@ export class Merma {
       maxRetryAfter: waitCapOption(options.maxRetryAfter, 60_000),
       fetch: options.fetch,
       fetchOptions: options.fetchOptions,
-      listeners: this.listeners,
+      listeners: this.#listeners,
       defaultHeaders: options.defaultHeaders,
       log: makeLogger(logLevel, options.logger ?? globalThis.console),
     });
@@ -145,13 +145,13 @@ export class Merma {
    * A listener that throws is logged (at `warn`) and does not affect the call. Returns the client.
    */
   on<E extends keyof ClientEvents>(event: E, listener: (event: ClientEvents[E]) => void): this {
-    (this.listeners[event] as Set<(event: ClientEvents[E]) => void>).add(listener);
+    (this.#listeners[event] as Set<(event: ClientEvents[E]) => void>).add(listener);
     return this;
   }
 
   /** Stops calling a listener added with `on`. Returns the client. */
   off<E extends keyof ClientEvents>(event: E, listener: (event: ClientEvents[E]) => void): this {
-    (this.listeners[event] as Set<(event: ClientEvents[E]) => void>).delete(listener);
+    (this.#listeners[event] as Set<(event: ClientEvents[E]) => void>).delete(listener);
     return this;
   }
 }
