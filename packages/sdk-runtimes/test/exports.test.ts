@@ -120,7 +120,11 @@ describe('the packed package: what npm shows and what the licence says', () => {
     const licence = readFileSync(join(sdkDir, 'LICENSE'), 'utf8');
     expect(licence).toMatch(/^MIT License/);
     expect(licence).toContain('THE SOFTWARE IS PROVIDED "AS IS"');
-    expect(packedManifest.repository).toEqual({ type: 'git', url: expect.stringMatching(/^git\+https:\/\/github\.com\//), directory: 'packages/sdk' });
+    expect(packedManifest.repository).toEqual({
+      type: 'git',
+      url: expect.stringMatching(/^git\+https:\/\/github\.com\//),
+      directory: 'packages/sdk',
+    });
     expect(packedManifest.homepage).toMatch(/^https:\/\//);
     expect(packedManifest.bugs?.url).toMatch(/^https:\/\/.*\/issues$/);
 

@@ -1,14 +1,6 @@
 import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import { MermaError } from './core/errors.js';
-import {
-  type ClientEvents,
-  countOption,
-  durationOption,
-  type FetchOptions,
-  HttpCore,
-  type Listeners,
-  waitCapOption,
-} from './core/http.js';
+import { type ClientEvents, countOption, durationOption, type FetchOptions, HttpCore, type Listeners, waitCapOption } from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';

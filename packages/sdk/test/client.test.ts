@@ -602,7 +602,9 @@ describe('what openai-node and stripe-node users expect', () => {
       http.get(`${API}/records`, ({ request }) => {
         const offset = Number(new URL(request.url).searchParams.get('offset'));
         offsets.push(offset);
-        return HttpResponse.json(envelope(all.slice(offset, offset + 2), { meta: { pagination: { limit: 2, offset, total: all.length } } }));
+        return HttpResponse.json(
+          envelope(all.slice(offset, offset + 2), { meta: { pagination: { limit: 2, offset, total: all.length } } }),
+        );
       }),
     );
     const three = await client().records.list({ limit: 2 }).toArray({ limit: 3 });

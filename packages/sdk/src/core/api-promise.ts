@@ -33,7 +33,9 @@ export class APIPromise<T> implements PromiseLike<WithRequestId<T>> {
   private readonly result: Promise<APIResponse<T>>;
 
   constructor(result: Promise<APIResponse<unknown>>, map?: (raw: APIResponse<unknown>) => T) {
-    this.result = map ? result.then((raw) => ({ ...raw, data: withRequestId(map(raw), raw.requestId) as T })) : (result as Promise<APIResponse<T>>);
+    this.result = map
+      ? result.then((raw) => ({ ...raw, data: withRequestId(map(raw), raw.requestId) as T }))
+      : (result as Promise<APIResponse<T>>);
   }
 
   /** The data with the response it came in: `{ data, body, response, requestId }`. */
