@@ -68,7 +68,13 @@ describe('GET /api/v1/benchmarking', () => {
   it('divides by the days covered since the first record in the window, not by 90', async () => {
     // Recording for 56 days (55 days ago to today): 1232 kg is 22 kg a day, not 13.7.
     const org = await createOrganization(t.db, { name: 'Org newcomer', plan: 'enterprise' });
-    const est = await createEstablishment(t.db, { org: org.id, name: 'Newcomer', cif: 'B12345678', sector: 'horeca', timezone: 'Europe/Madrid' });
+    const est = await createEstablishment(t.db, {
+      org: org.id,
+      name: 'Newcomer',
+      cif: 'B12345678',
+      sector: 'horeca',
+      timezone: 'Europe/Madrid',
+    });
     const key = await createKey(t.db, { establishment: est.id, mode: 'test' });
     const me = { organizationId: org.id, establishmentId: est.id, key: key.key, keyId: key.id };
     await recordAt(t.db, me, new Date(NOW.getTime() - 55 * 86_400_000).toISOString(), { weight_kg: 616 });

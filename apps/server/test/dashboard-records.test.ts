@@ -102,7 +102,10 @@ describe('totals of the filtered records', () => {
     ['the default range (30 days up to today)', () => ({})],
     ['whole days', () => ({ from: '2026-11-09', to: '2026-11-17' })],
     ['a category', () => ({ from: '2026-11-04', to: '2026-11-23', food_category: 'bakery' })],
-    ['a destination and a cause', () => ({ from: '2026-11-04', to: '2026-11-23', destino_id: DESTINO_DONATION, causa_id: CAUSA_CADUCIDAD })],
+    [
+      'a destination and a cause',
+      () => ({ from: '2026-11-04', to: '2026-11-23', destino_id: DESTINO_DONATION, causa_id: CAUSA_CADUCIDAD }),
+    ],
     ['a shift (read from the records)', () => ({ from: '2026-11-04', to: '2026-11-23', shift_id: shiftId })],
     ['a range with times of day (read from the records)', () => ({ from: '2026-11-06T12:00:00Z', to: '2026-11-18T10:00:00+01:00' })],
     ['nothing', () => ({ from: '2026-01-01', to: '2026-01-31' })],
@@ -165,7 +168,10 @@ describe('adding a record from the dashboard', () => {
     expect(listed.map((r: { id: string }) => r.id)).toContain(created.id);
     const events = await t.db.event.findMany({ where: { establishment_id: tenant.establishmentId, type: 'record.created' } });
     const event = events.find((e) => (e.payload as { data: { id: string } }).data.id === created.id);
-    expect(event).toMatchObject({ livemode: false, payload: { event: 'record.created', data: { id: created.id, record_hash: created.record_hash } } });
+    expect(event).toMatchObject({
+      livemode: false,
+      payload: { event: 'record.created', data: { id: created.id, record_hash: created.record_hash } },
+    });
     const audit = await t.db.auditEvent.findFirst({ where: { organization_id: tenant.organizationId, action: 'record.created' } });
     expect(audit).toMatchObject({
       target: created.id,
@@ -178,7 +184,9 @@ describe('adding a record from the dashboard', () => {
   it('in live mode when the dashboard shows live data', async () => {
     const created = await developer.mutate('records.create', { ...scope, livemode: true, ...validRecord({ weight_kg: 4 }) });
     expect(created).toMatchObject({ livemode: true, source: 'dashboard' });
-    const event = await t.db.event.findFirst({ where: { establishment_id: tenant.establishmentId, livemode: true, type: 'record.created' } });
+    const event = await t.db.event.findFirst({
+      where: { establishment_id: tenant.establishmentId, livemode: true, type: 'record.created' },
+    });
     expect(event?.payload).toMatchObject({ data: { id: created.id } });
     expect((await viewer.query('records.list', { ...scope, livemode: true })).data.map((r: Row) => r.id)).toEqual([created.id]);
     expect((await viewer.query('records.list', scope)).data.map((r: Row) => r.id)).not.toContain(created.id);
@@ -214,7 +222,10 @@ describe('adding a record from the dashboard', () => {
 
   it('refuses a viewer on the server, and writes nothing', async () => {
     const before = await t.db.record.count({ where: { establishment_id: tenant.establishmentId } });
-    expect(await failure(viewer.mutate('records.create', { ...scope, ...validRecord() }))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(await failure(viewer.mutate('records.create', { ...scope, ...validRecord() }))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
     expect(await t.db.record.count({ where: { establishment_id: tenant.establishmentId } })).toBe(before);
     const other = await createTenant(t.db);
     expect(
@@ -230,7 +241,12 @@ describe('correcting a record from the dashboard', () => {
       .data as Row[];
     if (!original) throw new Error('no record to correct');
     const before = await viewer.query('records.list', { ...scope, from: '2026-11-20', to: '2026-11-20' });
-    const correction = await owner.mutate('records.correct', { ...scope, record_id: original.id, weight_kg: 9.5, notes: 'Pesado de nuevo' });
+    const correction = await owner.mutate('records.correct', {
+      ...scope,
+      record_id: original.id,
+      weight_kg: 9.5,
+      notes: 'Pesado de nuevo',
+    });
     expect(correction).toMatchObject({
       supersedes_id: original.id,
       weight_kg: 9.5,

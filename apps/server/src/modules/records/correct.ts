@@ -76,7 +76,13 @@ export async function correctRecord(
     const details = name(issueDetails(parsed.error));
     throw validationError(options.invalid ?? details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
   }
-  const created = await createRecord({ db: tx, clock: deps.clock, catalog: deps.catalog }, tenant, parsed.data, correction.source, original.id);
+  const created = await createRecord(
+    { db: tx, clock: deps.clock, catalog: deps.catalog },
+    tenant,
+    parsed.data,
+    correction.source,
+    original.id,
+  );
   await supersede(tx, tenant, original.id, created.id);
   return created;
 }

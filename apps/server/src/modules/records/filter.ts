@@ -84,7 +84,10 @@ export async function recordTotals(
 ): Promise<{ count: number; kg: number }> {
   const range = await resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
   const p = sqlParams();
-  const { rows } = await deps.pool.query<{ n: string; kg: number }>(`SELECT n, kg FROM ${totalsSql(tenant, { ...filter, ...range }, p)} t`, p.values);
+  const { rows } = await deps.pool.query<{ n: string; kg: number }>(
+    `SELECT n, kg FROM ${totalsSql(tenant, { ...filter, ...range }, p)} t`,
+    p.values,
+  );
   // Summed in numeric (grams exactly), rounded to the gram once: no float drift over many records.
   return { count: Number(rows[0]?.n ?? 0), kg: Math.round((rows[0]?.kg ?? 0) * 1000) / 1000 };
 }
