@@ -199,6 +199,8 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
     return { label: `${d.orden}. ${d.nombre}`, recovered: d.es_recuperacion ? kg : 0, lost: d.es_recuperacion ? 0 : kg };
   });
   const barHeight = (rows: number) => Math.max(120, rows * 36 + 40);
+  // A bar's printed figure stays on one line (the chart breaks a label at its spaces when the bar is short, as on a phone).
+  const barLabel = (v: unknown) => (typeof v === 'number' && v > 0 ? format.kg(v).replaceAll(' ', '\u00a0') : '');
   // Room right of the longest bar for its printed figure.
   const withRoomForLabels = { domain: [0, (max: number) => max * 1.3] as [number, (max: number) => number] };
   const bars = (data: { label: string; kg: number }[], label: string) => (
@@ -210,6 +212,7 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
       series={kgSeries(label)}
       valueFormatter={format.kg}
       withBarValueLabel
+      valueLabelProps={{ formatter: barLabel }}
       xAxisProps={withRoomForLabels}
       yAxisProps={{ width: 150 }}
       gridAxis="none"
@@ -267,7 +270,7 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
             valueFormatter={format.kg}
             // Each destination's kg beside its bar (the segment that is not 0; an empty one prints nothing).
             withBarValueLabel
-            valueLabelProps={{ formatter: (v: unknown) => (typeof v === 'number' && v > 0 ? format.kg(v) : '') }}
+            valueLabelProps={{ formatter: barLabel }}
             xAxisProps={withRoomForLabels}
             yAxisProps={{ width: 170 }}
             gridAxis="none"
