@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Catalog } from '@merma/schema';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { addDays, expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS, todayIn } from './browser.js';
@@ -109,10 +108,10 @@ async function member(role: 'owner' | 'viewer') {
   return { ...m, http };
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Waits until `locator` says exactly `text` (or contains it, `partial`): the browser's own wait, no sleeping. */
 const says = (locator: Locator, text: string, partial = false) =>
-  locator.filter({ hasText: new RegExp(partial ? escape(text) : `^${escape(text)}$`) }).waitFor();
+  locator.filter({ hasText: new RegExp(partial ? escapeRegExp(text) : `^${escapeRegExp(text)}$`) }).waitFor();
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
 const scope = () => ({ establishment_id: tenant.establishmentId, livemode: false });
@@ -188,7 +187,7 @@ describe.skipIf(!hasChromium)('records totals, chart figures and writing records
   it('adds a record and corrects it through the form; the list follows; a viewer has no button and is refused', async () => {
     mkdirSync(TEST_RESULTS, { recursive: true });
     const me = await member('owner');
-    const catalog = (await me.http.query('catalog.get')) as Catalog;
+    const catalog = (await me.http.query('catalog.get')) as { destinations: { id: string; nombre: string }[] };
     const landfill = catalog.destinations.find((d) => d.id === DESTINO_LANDFILL)?.nombre as string;
     // Two records through the API, so that the table is not empty before the first is added by hand.
     const seeded = await api(t.app, tenant.key).post('/api/v1/records/batch', {
@@ -323,10 +322,12 @@ describe.skipIf(!hasChromium)('records totals, chart figures and writing records
       const count = await t.db.record.count({ where: { establishment_id: tenant.establishmentId } });
       const status = await page.evaluate(
         async (input) => {
-          const csrf = document.cookie
+          // Typed without the DOM's globals (the server's tests have none).
+          const { cookie } = (globalThis as unknown as { document: { cookie: string } }).document;
+          const csrf = cookie
             .split(';')
-            .map((c) => c.trim().split('='))
-            .find(([name]) => name === 'merma_csrf' || name === '__Host-merma_csrf')?.[1];
+            .map((c: string) => c.trim().split('='))
+            .find(([name]: string[]) => name === 'merma_csrf' || name === '__Host-merma_csrf')?.[1];
           const res = await fetch('/trpc/records.create', {
             method: 'POST',
             headers: { 'content-type': 'application/json', 'x-csrf-token': decodeURIComponent(csrf ?? '') },

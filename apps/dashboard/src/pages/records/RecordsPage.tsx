@@ -1,5 +1,4 @@
 import { Alert, Anchor, Badge, Button, Code, Group, Menu, Modal, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
-import type { WasteRecord } from '@merma/schema';
 import type { RecordsPageInput, RecordsPageRow } from '@merma/schema/dashboard';
 import { IconDownload, IconPencil, IconPlus, IconShieldCheck } from '@tabler/icons-react';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
