@@ -10,11 +10,12 @@ async function establishment(sector: string, kgInWindow: number[], options: { li
   const est = await createEstablishment(t.db, { org: org.id, name: `E ${sector}`, cif: 'B12345678', sector, timezone: 'Europe/Madrid' });
   const key = await createKey(t.db, { establishment: est.id, mode: options.livemode ? 'live' : 'test' });
   const tenant = { organizationId: org.id, establishmentId: est.id, key: key.key, keyId: key.id };
+  // From the window's first day on (89 days before today), so that the days covered are the window's 90.
   for (const [i, kg] of kgInWindow.entries()) {
     await recordAt(
       t.db,
       tenant,
-      new Date(NOW.getTime() - (i + 1) * 86_400_000).toISOString(),
+      new Date(NOW.getTime() - (89 - i) * 86_400_000).toISOString(),
       { weight_kg: kg },
       { livemode: options.livemode ?? false },
     );
@@ -59,8 +60,45 @@ describe('GET /api/v1/benchmarking', () => {
       sector: 'retail',
       sample_size: 5,
       window_days: 90,
+      days_covered: 90,
       note: null,
     });
+  });
+
+  it('divides by the days covered since the first record in the window, not by 90', async () => {
+    // Recording for 56 days (55 days ago to today): 1232 kg is 22 kg a day, not 13.7.
+    const org = await createOrganization(t.db, { name: 'Org newcomer', plan: 'enterprise' });
+    const est = await createEstablishment(t.db, {
+      org: org.id,
+      name: 'Newcomer',
+      cif: 'B12345678',
+      sector: 'horeca',
+      timezone: 'Europe/Madrid',
+    });
+    const key = await createKey(t.db, { establishment: est.id, mode: 'test' });
+    const me = { organizationId: org.id, establishmentId: est.id, key: key.key, keyId: key.id };
+    await recordAt(t.db, me, new Date(NOW.getTime() - 55 * 86_400_000).toISOString(), { weight_kg: 616 });
+    await recordAt(t.db, me, new Date(NOW.getTime() - 2 * 86_400_000).toISOString(), { weight_kg: 616 });
+    // Four others of the sector, each over the whole window (1, 2, 3, 4 kg a day), and one that
+    // started 9 days ago (10 days covered: 460 kg is 46 a day).
+    for (const kg of [90, 180, 270, 360]) await establishment('horeca', [kg]);
+    const late = await establishment('horeca', []);
+    await recordAt(t.db, late, new Date(NOW.getTime() - 9 * 86_400_000).toISOString(), { weight_kg: 460 });
+    const res = await api(t.app, me.key).get('/api/v1/benchmarking');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({
+      your_avg_kg_per_day: 22,
+      sector_avg_kg_per_day: 13, // (1 + 2 + 3 + 4 + 46 + 22) / 6
+      percentile: 75, // four of six below, yourself counting half
+      sector: 'horeca',
+      sample_size: 6,
+      window_days: 90,
+      days_covered: 56,
+      note: null,
+    });
+    // Without records in the window: 0 days covered, 0 kg a day.
+    const none = await establishment('horeca', []);
+    expect((await api(t.app, none.key).get('/api/v1/benchmarking')).json().data).toMatchObject({ your_avg_kg_per_day: 0, days_covered: 0 });
   });
 
   it('moves your own figure at once, while the rest of the sector comes from its sample (kept five minutes)', async () => {

@@ -142,20 +142,25 @@ describe('record_day_totals', () => {
     const res = await api(t.app, me.key).get('/api/v1/benchmarking');
     expect(res.statusCode).toBe(200);
     const got = res.json().data;
-    // Each establishment's kg in the last 90 local days (today included), over 90.
-    const perDay = await t.db.$queryRaw<{ establishment_id: string; per_day: number }[]>`
-      SELECT r.establishment_id::text, sum(r.weight_kg)::float8 / 90 AS per_day
+    // Each establishment's kg in the last 90 local days (today included), over the days from its
+    // first record's day in them to today.
+    const perDay = await t.db.$queryRaw<{ establishment_id: string; per_day: number; days: number }[]>`
+      SELECT r.establishment_id::text,
+        sum(r.weight_kg)::float8 / (DATE '2026-06-15' - min((r.occurred_at AT TIME ZONE 'Europe/Madrid')::date) + 1) AS per_day,
+        DATE '2026-06-15' - min((r.occurred_at AT TIME ZONE 'Europe/Madrid')::date) + 1 AS days
       FROM records r JOIN establishments e ON e.id = r.establishment_id
       WHERE r.livemode = false AND r.superseded_by IS NULL AND e.sector = 'horeca'
         AND (r.occurred_at AT TIME ZONE 'Europe/Madrid')::date > DATE '2026-06-15' - 90
         AND (r.occurred_at AT TIME ZONE 'Europe/Madrid')::date <= DATE '2026-06-15'
       GROUP BY 1`;
-    const mine = perDay.find((p) => p.establishment_id === me.establishmentId)?.per_day ?? 0;
+    const own = perDay.find((p) => p.establishment_id === me.establishmentId);
+    const mine = own?.per_day ?? 0;
     const below = perDay.filter((p) => p.per_day < mine).length;
     const equal = perDay.filter((p) => p.per_day === mine).length;
     const round = (v: number) => Math.round(v * 1000) / 1000;
     expect(got).toMatchObject({
       your_avg_kg_per_day: round(mine),
+      days_covered: own?.days ?? 0,
       sample_size: perDay.length,
       sector_avg_kg_per_day: round(perDay.reduce((s, p) => s + p.per_day, 0) / perDay.length),
       percentile: Math.round(((below + equal / 2) / perDay.length) * 1000) / 10,

@@ -4,7 +4,7 @@ import { DateOrDateTime, FoodCategory, IsoDate, Permission, Plan, Timestamp, tex
 import { ALL_PERMISSIONS, DEFAULT_SECRET_GRACE_PERIOD_SECONDS, MAX_PAGE_LIMIT, MAX_SECRET_GRACE_PERIOD_SECONDS } from './constants.js';
 import { KeysetCursor } from './cursor.js';
 import { AnalyticsQuery, BenchmarkResult } from './insights.js';
-import { WasteRecord } from './records.js';
+import { CreateRecordInput, WasteRecord } from './records.js';
 import { ListSessionsQuery } from './sessions.js';
 import { CreateWebhookInput, RotateWebhookSecretInput, UpdateWebhookInput } from './webhooks.js';
 
@@ -201,6 +201,8 @@ export const AUDIT_ACTIONS = [
   'invitation.revoked',
   'shift.created',
   'plan.generated',
+  'record.created',
+  'record.corrected',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;
@@ -397,18 +399,48 @@ const recordFilterShape = {
 };
 export const RecordsPageInput = ModeScope.extend({
   ...recordFilterShape,
+  /**
+   * Also list the records a correction replaced (marked `superseded_by`). Off by default: lists,
+   * totals and analytics count the corrections only.
+   */
+  include_superseded: z.boolean().optional(),
   limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
   /** The `next_cursor` of the page before. */
   cursor: KeysetCursor.optional(),
 });
 export type RecordsPageInput = z.input<typeof RecordsPageInput>;
+/** A row of the records table: the record and the correction that replaced it, if one did. */
+export const RecordsPageRow = WasteRecord.extend({ superseded_by: Uuid.nullable() });
+export type RecordsPageRow = z.infer<typeof RecordsPageRow>;
 export const RecordsPage = z.object({
-  data: z.array(WasteRecord),
+  data: z.array(RecordsPageRow),
   next_cursor: z.string().nullable(),
   /** How many records the filters match; on the first page only (null on later ones). */
   total: z.number().int().nullable(),
+  /** The kg of every record the filters match (not of this page only); on the first page only. */
+  total_kg: z.number().nullable(),
 });
 export type RecordsPage = z.infer<typeof RecordsPage>;
+
+/**
+ * The dashboard's "add a record": the body of `POST /api/v1/records` (the same shape and checks) in
+ * the establishment and mode the dashboard shows.
+ */
+export const DashboardCreateRecordInput = CreateRecordInput.extend(ModeScope.shape);
+export type DashboardCreateRecordInput = z.input<typeof DashboardCreateRecordInput>;
+
+/**
+ * A correction from the dashboard, as the inbound `waste.updated` makes one: the fields that change
+ * (the record's own shape, every field optional; at least one), appended to the chain as a new record
+ * that supersedes `record_id`.
+ */
+export const DashboardCorrectRecordInput = CreateRecordInput.partial()
+  .extend({ ...ModeScope.shape, record_id: Uuid })
+  .refine((p) => Object.keys(p).some((k) => !['establishment_id', 'livemode', 'record_id'].includes(k)), {
+    message: 'name at least one field to change',
+    path: ['record_id'],
+  });
+export type DashboardCorrectRecordInput = z.input<typeof DashboardCorrectRecordInput>;
 
 export const RecordIdInput = ModeScope.extend({ id: Uuid });
 /** A record and its place in the establishment's hash chain. */

@@ -38,8 +38,9 @@ export const BenchmarkingQuery = z.strictObject({ sector: Sector.optional() }).m
 export type BenchmarkingQuery = z.input<typeof BenchmarkingQuery>;
 
 /**
- * Anonymous sector comparison over the last 90 days. With fewer than 5 establishments in the sample
- * the sector figures are null and `note` says why.
+ * Anonymous sector comparison over the last 90 days: each establishment's kg per day over the days
+ * it covers within them (`days_covered`, from its first record's day to today). With fewer than 5
+ * establishments in the sample the sector figures are null and `note` says why.
  */
 export const BenchmarkResult = z
   .object({
@@ -49,6 +50,12 @@ export const BenchmarkResult = z
     sector: Sector,
     sample_size: z.number().int(),
     window_days: z.number().int(),
+    days_covered: z
+      .number()
+      .int()
+      .describe(
+        "the days your figure is averaged over: from the local day of your first record within the window to today, both included (at most `window_days`; 0 without records). Each establishment of the sector is averaged over its own days the same way, so a newcomer's kg per day is not diluted by days before it recorded anything.",
+      ),
     note: z.string().nullable(),
   })
   .meta({ id: 'BenchmarkResult' });

@@ -14,4 +14,6 @@ export const can = {
   /** Viewers see every waste page and change nothing there. */
   manageShifts: (role: Role) => role !== 'viewer',
   generatePlan: (role: Role) => role !== 'viewer',
+  /** Adding a record or correcting one by hand (the server refuses viewers too). */
+  writeRecords: (role: Role) => role !== 'viewer',
 };

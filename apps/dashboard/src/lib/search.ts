@@ -66,6 +66,10 @@ export const recordsSearch = z.object({
   destination: z.catch(z.optional(z.uuid()), undefined),
   cause: z.catch(z.optional(z.uuid()), undefined),
   shift: z.catch(z.optional(z.uuid()), undefined),
+  /** Also list the records a correction replaced. */
+  corrected: z.catch(z.optional(z.boolean()), undefined),
+  /** The record shown in the record dialog (a link to a correction or to the record it corrects). */
+  record: z.catch(z.optional(z.uuid()), undefined),
 });
 export type RecordsSearch = z.infer<typeof recordsSearch>;
 

@@ -75,6 +75,66 @@ export function recordsQuery(
     ...(search.destination ? { destino_id: search.destination } : {}),
     ...(search.cause ? { causa_id: search.cause } : {}),
     ...(search.shift ? { shift_id: search.shift } : {}),
+    ...(search.corrected ? { include_superseded: true } : {}),
     limit: RECORDS_PAGE_SIZE,
   };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** How many minutes `timeZone`'s clock is ahead of UTC at `instant`. */
+function offsetMinutes(instant: Date, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  return Math.round((wall - (instant.getTime() - instant.getMilliseconds())) / 60_000);
+}
+
+/**
+ * A wall-clock time typed in the establishment's zone (`YYYY-MM-DDTHH:mm`, what a datetime-local
+ * field holds) as the ISO date-time with that zone's offset the API takes
+ * (`2026-11-23T21:40:00+01:00`), whatever the browser's own zone is. Null when it is not such a time.
+ */
+export function zonedDateTime(local: string, timeZone: string): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local);
+  if (!m) return null;
+  const [, y, mo, d, h, mi] = m.map(Number) as [number, number, number, number, number, number];
+  const wall = Date.UTC(y, mo - 1, d, h, mi);
+  if (new Date(wall).getUTCDate() !== d) return null;
+  // The offset at the instant the wall time means (twice: the first guess may sit across a DST change).
+  let offset = offsetMinutes(new Date(wall), timeZone);
+  offset = offsetMinutes(new Date(wall - offset * 60_000), timeZone);
+  const abs = Math.abs(offset);
+  return `${local}:00${offset < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** An instant as the establishment's wall clock, `YYYY-MM-DDTHH:mm` (for a datetime-local field). */
+export function zonedInput(instant: string | Date, timeZone: string): string {
+  const at = new Date(instant);
+  const shifted = new Date(at.getTime() + offsetMinutes(at, timeZone) * 60_000);
+  return shifted.toISOString().slice(0, 16);
+}
+
+/**
+ * Kilograms as a person types them: a decimal comma (`1,5`, Spanish) or point (`1.5`); with both,
+ * the last one is the decimal mark and the other groups thousands (`1.234,5`). Null when it is not
+ * a number.
+ */
+export function parseKg(text: string): number | null {
+  let s = text.trim().replace(/\s|\u00a0|kg$/gi, '');
+  const comma = s.lastIndexOf(',');
+  const point = s.lastIndexOf('.');
+  if (comma >= 0 && point >= 0) s = comma > point ? s.replaceAll('.', '').replace(',', '.') : s.replaceAll(',', '');
+  else s = s.replace(',', '.');
+  if (!/^\d+(\.\d+)?$|^\.\d+$/.test(s)) return null;
+  return Number(s);
 }

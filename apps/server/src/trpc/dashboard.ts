@@ -40,7 +40,7 @@ export function createDashboardRouter(deps: {
     catalog: catalogDashboardRouter(deps.catalog),
     insights: insightsDashboardRouter,
     plan: planDashboardRouter,
-    records: recordsDashboardRouter(deps.signer),
+    records: recordsDashboardRouter(deps.signer, deps.catalog),
     shifts: shiftsDashboardRouter,
   });
 }

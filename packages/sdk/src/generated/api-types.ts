@@ -265,6 +265,8 @@ export type BenchmarkResult = {
     sector: Sector;
     sample_size: number;
     window_days: number;
+    /** the days your figure is averaged over: from the local day of your first record within the window to today, both included (at most `window_days`; 0 without records). Each establishment of the sector is averaged over its own days the same way, so a newcomer's kg per day is not diluted by days before it recorded anything. */
+    days_covered: number;
     note: string | null;
 };
 

@@ -1,11 +1,12 @@
 import '@mantine/charts/styles.css';
 import { AreaChart, BarChart } from '@mantine/charts';
-import { Alert, Badge, Card, Code, Group, List, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Card, Code, Group, List, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import type { AnalyticsResult } from '@merma/schema';
 import type { DashboardBenchmark, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
 import { IconArrowDownRight, IconArrowUpRight, IconMinus } from '@tabler/icons-react';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AnchorLink } from '../../components/links.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
@@ -109,13 +110,74 @@ function PeriodCard({ comparison }: { comparison: PeriodComparison }) {
   );
 }
 
-function ChartCard({ title, children, footer }: { title: string; children: React.ReactNode; footer?: React.ReactNode }) {
+/** A chart's figures: one row per bar or point, its kg and its share of the total. */
+type Figure = { label: string; kg: number };
+
+/**
+ * A chart with its figures. A chart's values are otherwise read by hovering, which a phone cannot
+ * do and a screen reader does not reach: "Show as" switches the card between the chart and a table
+ * of the same figures (name, kg, share of the total), a real table with headers that assistive
+ * technology reads. The bar charts also print each bar's kg beside it.
+ */
+function ChartCard({
+  title,
+  children,
+  footer,
+  figures,
+  testId,
+}: {
+  title: string;
+  children: React.ReactNode;
+  footer?: React.ReactNode;
+  figures: Figure[];
+  testId: string;
+}) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const [view, setView] = useState<'chart' | 'table'>('chart');
+  const captionId = useId();
+  const total = figures.reduce((sum, f) => sum + f.kg, 0);
   return (
-    <Card withBorder padding="md" component="figure" m={0}>
-      <Text component="figcaption" fw={600} mb="sm">
-        {title}
-      </Text>
-      {children}
+    <Card withBorder padding="md" component="figure" m={0} aria-labelledby={captionId} data-testid={testId}>
+      <Group justify="space-between" align="flex-start" wrap="wrap" gap="xs" mb="sm">
+        <Text component="figcaption" fw={600} id={captionId}>
+          {title}
+        </Text>
+        <SegmentedControl
+          size="xs"
+          aria-label={`${t('overview.figures.label')}: ${title}`}
+          value={view}
+          onChange={(v) => setView(v as 'chart' | 'table')}
+          data={[
+            { value: 'chart', label: t('overview.figures.chart') },
+            { value: 'table', label: t('overview.figures.table') },
+          ]}
+        />
+      </Group>
+      {view === 'chart' ? (
+        children
+      ) : (
+        <Table.ScrollContainer minWidth={280}>
+          <Table striped verticalSpacing={4} aria-labelledby={captionId}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('overview.figures.name')}</Table.Th>
+                <Table.Th ta="right">{t('overview.figures.kg')}</Table.Th>
+                <Table.Th ta="right">{t('overview.figures.share')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {figures.map((f) => (
+                <Table.Tr key={f.label}>
+                  <Table.Td>{f.label}</Table.Td>
+                  <Table.Td ta="right">{format.kgPrecise(f.kg)}</Table.Td>
+                  <Table.Td ta="right">{total > 0 ? format.percent(f.kg / total) : '—'}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
       {footer}
     </Card>
   );
@@ -137,6 +199,10 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
     return { label: `${d.orden}. ${d.nombre}`, recovered: d.es_recuperacion ? kg : 0, lost: d.es_recuperacion ? 0 : kg };
   });
   const barHeight = (rows: number) => Math.max(120, rows * 36 + 40);
+  // A bar's printed figure stays on one line (the chart breaks a label at its spaces when the bar is short, as on a phone).
+  const barLabel = (v: unknown) => (typeof v === 'number' && v > 0 ? format.kg(v).replaceAll(' ', '\u00a0') : '');
+  // Room right of the longest bar for its printed figure.
+  const withRoomForLabels = { domain: [0, (max: number) => max * 1.3] as [number, (max: number) => number] };
   const bars = (data: { label: string; kg: number }[], label: string) => (
     <BarChart
       h={barHeight(data.length)}
@@ -145,14 +211,20 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
       orientation="vertical"
       series={kgSeries(label)}
       valueFormatter={format.kg}
+      withBarValueLabel
+      valueLabelProps={{ formatter: barLabel }}
+      xAxisProps={withRoomForLabels}
       yAxisProps={{ width: 150 }}
       gridAxis="none"
     />
   );
+  const destinationFigures = destinations.map((d) => ({ label: d.label, kg: d.recovered + d.lost }));
 
   return (
     <Stack gap="lg">
       <ChartCard
+        testId="chart-trend"
+        figures={trend.map((p) => ({ label: p.period, kg: p.kg }))}
         title={t('overview.trend', { total: format.kg(analytics.total_kg), count: analytics.total_records })}
         footer={
           <Text size="sm" c="dimmed" mt="xs" data-testid="range-total">
@@ -170,8 +242,12 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
         />
       </ChartCard>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <ChartCard title={t('overview.byCategory')}>{bars(categories, t('overview.kgWasted'))}</ChartCard>
+        <ChartCard testId="chart-category" figures={categories} title={t('overview.byCategory')}>
+          {bars(categories, t('overview.kgWasted'))}
+        </ChartCard>
         <ChartCard
+          testId="chart-destination"
+          figures={destinationFigures}
           title={t('overview.byDestination')}
           footer={
             <Text size="sm" mt="xs">
@@ -192,13 +268,21 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
               { name: 'lost', label: t('overview.notRecovered'), color: 'orange.6' },
             ]}
             valueFormatter={format.kg}
+            // Each destination's kg beside its bar (the segment that is not 0; an empty one prints nothing).
+            withBarValueLabel
+            valueLabelProps={{ formatter: barLabel }}
+            xAxisProps={withRoomForLabels}
             yAxisProps={{ width: 170 }}
             gridAxis="none"
             withLegend
           />
         </ChartCard>
-        <ChartCard title={t('overview.byCause')}>{bars(causes, t('overview.kgWasted'))}</ChartCard>
-        <ChartCard title={t('overview.byStage')}>{bars(stages, t('overview.kgWasted'))}</ChartCard>
+        <ChartCard testId="chart-cause" figures={causes} title={t('overview.byCause')}>
+          {bars(causes, t('overview.kgWasted'))}
+        </ChartCard>
+        <ChartCard testId="chart-stage" figures={stages} title={t('overview.byStage')}>
+          {bars(stages, t('overview.kgWasted'))}
+        </ChartCard>
       </SimpleGrid>
     </Stack>
   );
@@ -244,7 +328,15 @@ function BenchmarkBody({ data, format }: { data: DashboardBenchmark; format: Ret
   const sector = t(`sectors.${r.sector}` as 'sectors.horeca');
   return (
     <Stack gap="xs">
-      <Text size="sm">{t('overview.benchmark.yours', { kg: format.kg(r.your_avg_kg_per_day), days: r.window_days })}</Text>
+      {/* Yours is averaged over the days you have recorded within the window (days_covered), which the sentence says. */}
+      <Text size="sm" data-testid="benchmark-yours">
+        {r.days_covered === 0
+          ? t('overview.benchmark.yoursNone', { days: r.window_days })
+          : t(r.days_covered >= r.window_days ? 'overview.benchmark.yoursWindow' : 'overview.benchmark.yours', {
+              kg: format.kg(r.your_avg_kg_per_day),
+              days: r.days_covered,
+            })}
+      </Text>
       {r.sector_avg_kg_per_day === null || r.percentile === null ? (
         <Text size="sm" c="dimmed">
           {t('overview.benchmark.withheld', { count: r.sample_size, sector })}

@@ -1,7 +1,6 @@
-import { Alert, Button, Code, Group, Menu, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
-import type { WasteRecord } from '@merma/schema';
-import type { RecordsPageInput } from '@merma/schema/dashboard';
-import { IconDownload, IconShieldCheck } from '@tabler/icons-react';
+import { Alert, Anchor, Badge, Button, Code, Group, Menu, Modal, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import type { RecordsPageInput, RecordsPageRow } from '@merma/schema/dashboard';
+import { IconDownload, IconPencil, IconPlus, IconShieldCheck } from '@tabler/icons-react';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useRef, useState } from 'react';
@@ -11,17 +10,22 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { FIRST_YEAR, type RecordsSearch } from '../../lib/search.ts';
 import { CATEGORIES, RECORDS_PAGE_SIZE, recordsDates, recordsQuery, todayIn } from '../../lib/waste.ts';
 import { trpc } from '../../trpc.ts';
+import { RecordFormModal } from './RecordFormModal.tsx';
 
 const route = getRouteApi('/app/records');
 
 /**
  * Every record of the establishment, filtered by date, category, destination, cause and shift:
- * pages of 50 by keyset (as fast on page 1,000 as on page 1), a record's chain details, the chain
- * check, and the filtered records as CSV for a Spanish spreadsheet or for programs.
+ * pages of 50 by keyset (as fast on page 1,000 as on page 1) with the count and kg of the whole
+ * filtered set, a record's chain details, the chain check, the filtered records as CSV for a
+ * Spanish spreadsheet or for programs, and (for everyone but viewers) adding a record or
+ * correcting one by hand. Corrected records are listed on request, marked, with a link to their
+ * correction.
  */
 export function RecordsPage() {
   const { t } = useTranslation();
@@ -30,7 +34,14 @@ export function RecordsPage() {
     <Page
       title={t('records.title')}
       description={t('records.description')}
-      actions={establishment && <VerifyChain establishmentId={establishment.id} />}
+      actions={
+        establishment && (
+          <Group gap="sm" align="flex-start">
+            <AddRecord establishmentId={establishment.id} timezone={establishment.timezone} />
+            <VerifyChain establishmentId={establishment.id} />
+          </Group>
+        )
+      }
     >
       {establishment ? <Records establishmentId={establishment.id} timezone={establishment.timezone} /> : <NoEstablishment />}
     </Page>
@@ -58,7 +69,9 @@ function Records({ establishmentId, timezone }: { establishmentId: string; timez
   const page = cursor === undefined ? first.data : (later.data ?? shown.current);
   shown.current = page;
   const total = first.data.total ?? 0;
+  const totalKg = first.data.total_kg ?? 0;
   const offset = cursors.length * RECORDS_PAGE_SIZE;
+  const format = useFormat(timezone);
 
   const exportUrl = (dialect: 'es' | 'plain') => {
     const params = new URLSearchParams({ establishment_id: establishmentId, mode, dialect });
@@ -96,21 +109,67 @@ function Records({ establishmentId, timezone }: { establishmentId: string; timez
       </Group>
       {later.error && <ErrorAlert error={later.error} />}
       <RecordsTable rows={page?.data ?? []} scope={scope} timezone={timezone} />
-      <Group justify="flex-end" gap="xs">
-        <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          {t('pager.previous')}
-        </Button>
-        <Button
-          variant="default"
-          size="xs"
-          disabled={!page?.next_cursor}
-          loading={cursor !== undefined && later.isPending}
-          onClick={() => page?.next_cursor && setCursors((c) => [...c, page.next_cursor as string])}
-        >
-          {t('pager.next')}
-        </Button>
+      <Group justify="space-between" gap="xs" wrap="wrap">
+        {/* The whole filtered set, not this page: summed by the server with the list's own filters. */}
+        <Text size="sm" fw={600} aria-live="polite" data-testid="records-total">
+          {total > 0 &&
+            t(search.corrected ? 'records.totalWithCorrected' : 'records.total', {
+              count: total,
+              records: format.number(total),
+              kg: format.kgPrecise(totalKg),
+            })}
+        </Text>
+        <Group gap="xs">
+          <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            {t('pager.previous')}
+          </Button>
+          <Button
+            variant="default"
+            size="xs"
+            disabled={!page?.next_cursor}
+            loading={cursor !== undefined && later.isPending}
+            onClick={() => page?.next_cursor && setCursors((c) => [...c, page.next_cursor as string])}
+          >
+            {t('pager.next')}
+          </Button>
+        </Group>
       </Group>
+      {search.record && <RecordModal id={search.record} scope={scope} timezone={timezone} />}
     </Stack>
+  );
+}
+
+/** "Add a record", for everyone but viewers (the server refuses them too). */
+function AddRecord({ establishmentId, timezone }: { establishmentId: string; timezone: string }) {
+  const { t } = useTranslation();
+  const { livemode, me } = useScope();
+  const [open, setOpen] = useState(false);
+  if (!can.writeRecords(me.role)) return null;
+  return (
+    <>
+      <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setOpen(true)}>
+        {t('records.form.add')}
+      </Button>
+      {open && (
+        <RecordFormModal scope={{ establishment_id: establishmentId, livemode }} timezone={timezone} onClose={() => setOpen(false)} />
+      )}
+    </>
+  );
+}
+
+/** One record's details in a dialog, by the URL's `record` (where a correction's links lead). */
+function RecordModal({ id, scope, timezone }: { id: string; scope: { establishment_id: string; livemode: boolean }; timezone: string }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  return (
+    <Modal
+      opened
+      onClose={() => void navigate({ to: '.', search: (prev) => ({ ...prev, record: undefined }) })}
+      title={t('records.detail.title')}
+      size="lg"
+    >
+      <RecordDetail id={id} scope={scope} timezone={timezone} />
+    </Modal>
   );
 }
 
@@ -132,41 +191,54 @@ function Filters({
   const set = (change: Partial<RecordsSearch>) => void navigate({ to: '.', search: (prev) => ({ ...prev, ...change }) });
   const any = t('records.filters.any');
   return (
-    <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 6 }} spacing="sm" component="form" role="search" aria-label={t('records.filters.label')}>
-      <DateRange search={search} timezone={timezone} set={set} />
-      <Select
-        label={t('records.filters.category')}
-        placeholder={any}
-        clearable
-        value={query.food_category ?? null}
-        onChange={(v) => set({ category: v ?? undefined })}
-        data={CATEGORIES.map((c) => ({ value: c, label: t(`categories.${c}`) }))}
+    <Stack gap="xs">
+      <SimpleGrid
+        cols={{ base: 1, xs: 2, md: 3, lg: 6 }}
+        spacing="sm"
+        component="form"
+        role="search"
+        aria-label={t('records.filters.label')}
+      >
+        <DateRange search={search} timezone={timezone} set={set} />
+        <Select
+          label={t('records.filters.category')}
+          placeholder={any}
+          clearable
+          value={query.food_category ?? null}
+          onChange={(v) => set({ category: v ?? undefined })}
+          data={CATEGORIES.map((c) => ({ value: c, label: t(`categories.${c}`) }))}
+        />
+        <Select
+          label={t('records.filters.destination')}
+          placeholder={any}
+          clearable
+          value={query.destino_id ?? null}
+          onChange={(v) => set({ destination: v ?? undefined })}
+          data={catalog.destinations.map((d) => ({ value: d.id, label: d.nombre }))}
+        />
+        <Select
+          label={t('records.filters.cause')}
+          placeholder={any}
+          clearable
+          value={query.causa_id ?? null}
+          onChange={(v) => set({ cause: v ?? undefined })}
+          data={catalog.causes.map((c) => ({ value: c.id, label: c.nombre }))}
+        />
+        <Select
+          label={t('records.filters.shift')}
+          placeholder={any}
+          clearable
+          value={query.shift_id ?? null}
+          onChange={(v) => set({ shift: v ?? undefined })}
+          data={shifts.map((s) => ({ value: s.id, label: `${s.name} (${s.start_time}–${s.end_time})` }))}
+        />
+      </SimpleGrid>
+      <Switch
+        label={t('records.filters.corrected')}
+        checked={search.corrected === true}
+        onChange={(e) => set({ corrected: e.currentTarget.checked || undefined })}
       />
-      <Select
-        label={t('records.filters.destination')}
-        placeholder={any}
-        clearable
-        value={query.destino_id ?? null}
-        onChange={(v) => set({ destination: v ?? undefined })}
-        data={catalog.destinations.map((d) => ({ value: d.id, label: d.nombre }))}
-      />
-      <Select
-        label={t('records.filters.cause')}
-        placeholder={any}
-        clearable
-        value={query.causa_id ?? null}
-        onChange={(v) => set({ cause: v ?? undefined })}
-        data={catalog.causes.map((c) => ({ value: c.id, label: c.nombre }))}
-      />
-      <Select
-        label={t('records.filters.shift')}
-        placeholder={any}
-        clearable
-        value={query.shift_id ?? null}
-        onChange={(v) => set({ shift: v ?? undefined })}
-        data={shifts.map((s) => ({ value: s.id, label: `${s.name} (${s.start_time}–${s.end_time})` }))}
-      />
-    </SimpleGrid>
+    </Stack>
   );
 }
 
@@ -247,7 +319,7 @@ function RecordsTable({
   scope,
   timezone,
 }: {
-  rows: WasteRecord[];
+  rows: RecordsPageRow[];
   scope: { establishment_id: string; livemode: boolean };
   timezone: string;
 }) {
@@ -255,8 +327,30 @@ function RecordsTable({
   const format = useFormat(timezone);
   const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
   const { data: shifts } = useSuspenseQuery(trpc.shifts.list.queryOptions(scope));
-  const columns: Column<WasteRecord>[] = [
-    { key: 'time', header: t('records.columns.time'), render: (r) => format.dateTime(r.occurred_at) },
+  const columns: Column<RecordsPageRow>[] = [
+    {
+      key: 'time',
+      header: t('records.columns.time'),
+      render: (r) => (
+        <Stack gap={2} align="flex-start">
+          <span>{format.dateTime(r.occurred_at)}</span>
+          {r.superseded_by ? (
+            <Group gap={4} wrap="nowrap">
+              <Badge color="gray" variant="outline" size="sm">
+                {t('records.superseded')}
+              </Badge>
+              <RecordLink id={r.superseded_by}>{t('records.seeCorrection')}</RecordLink>
+            </Group>
+          ) : (
+            r.supersedes_id && (
+              <Badge color="teal" variant="light" size="sm">
+                {t('records.correction')}
+              </Badge>
+            )
+          )}
+        </Stack>
+      ),
+    },
     { key: 'category', header: t('records.columns.category'), render: (r) => t(`categories.${r.food_category}`) },
     { key: 'kg', header: t('records.columns.kg'), render: (r) => format.kgPrecise(r.weight_kg) },
     {
@@ -291,9 +385,29 @@ function RecordsTable({
   );
 }
 
+/** A link that opens a record's dialog (the URL's `record`), e.g. a correction from the record it replaced. */
+function RecordLink({ id, children }: { id: string; children: React.ReactNode }) {
+  const navigate = useNavigate();
+  return (
+    <Anchor
+      size="sm"
+      href={`?record=${id}`}
+      onClick={(e: React.MouseEvent) => {
+        e.preventDefault();
+        void navigate({ to: '.', search: (prev) => ({ ...prev, record: id }) });
+      }}
+    >
+      {children}
+    </Anchor>
+  );
+}
+
 function RecordDetail({ id, scope, timezone }: { id: string; scope: { establishment_id: string; livemode: boolean }; timezone: string }) {
   const { t } = useTranslation();
   const format = useFormat(timezone);
+  const { me } = useScope();
+  const navigate = useNavigate();
+  const [correcting, setCorrecting] = useState(false);
   const { data, error, isPending } = useQuery(trpc.records.get.queryOptions({ ...scope, id }));
   if (isPending) return <Text size="sm">{t('common.loading')}</Text>;
   if (error) return <ErrorAlert error={error} />;
@@ -320,8 +434,26 @@ function RecordDetail({ id, scope, timezone }: { id: string; scope: { establishm
       {row(t('records.detail.id'), <Code>{r.id}</Code>)}
       {row(t('records.detail.source'), <Code>{r.source}</Code>)}
       {r.notes && row(t('records.detail.notes'), r.notes)}
-      {r.supersedes_id && row(t('records.detail.supersedes'), <Code>{r.supersedes_id}</Code>)}
-      {data.superseded_by && row(t('records.detail.supersededBy'), <Code>{data.superseded_by}</Code>)}
+      {r.supersedes_id && row(t('records.detail.supersedes'), <RecordLink id={r.supersedes_id}>{r.supersedes_id}</RecordLink>)}
+      {data.superseded_by && row(t('records.detail.supersededBy'), <RecordLink id={data.superseded_by}>{data.superseded_by}</RecordLink>)}
+      {/* Only the record that counts is corrected (a replaced one points to its correction). */}
+      {!data.superseded_by && can.writeRecords(me.role) && (
+        <Group>
+          <Button variant="light" size="xs" leftSection={<IconPencil size={14} aria-hidden />} onClick={() => setCorrecting(true)}>
+            {t('records.form.correct')}
+          </Button>
+        </Group>
+      )}
+      {correcting && (
+        <RecordFormModal
+          scope={scope}
+          timezone={timezone}
+          correcting={r}
+          onClose={() => setCorrecting(false)}
+          // The correction's own details next: the new record, which names the one it replaced.
+          onSaved={(correction) => void navigate({ to: '.', search: (prev) => ({ ...prev, record: correction.id }) })}
+        />
+      )}
     </Stack>
   );
 }

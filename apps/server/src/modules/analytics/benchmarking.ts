@@ -28,9 +28,9 @@ async function computeSample(pool: Sql, livemode: boolean, today: string, sector
   const { rows } = await pool.query<{ id: string; per_day: number }>(
     `SELECT w.establishment_id::text AS id, w.per_day
      FROM (
-       SELECT establishment_id, sum(kg)::float8 / ${BENCHMARK_WINDOW_DAYS} AS per_day
+       SELECT establishment_id, sum(kg)::float8 / ($2::date - min(day) + 1) AS per_day
        FROM record_day_totals
-       WHERE livemode = $1 AND day > $2::date - ${BENCHMARK_WINDOW_DAYS} AND day <= $2::date
+       WHERE livemode = $1 AND day > $2::date - ${BENCHMARK_WINDOW_DAYS} AND day <= $2::date AND records > 0
        GROUP BY establishment_id
        HAVING sum(records) > 0
      ) w JOIN establishments e ON e.id = w.establishment_id
@@ -75,7 +75,12 @@ async function sectorSample(pool: Sql, livemode: boolean, today: string, sector:
 
 /**
  * Sector benchmarking over the last 90 days (today and the 89 before), from the day totals: each
- * establishment's kg per day (total / 90), the sector's mean of those, and where yours falls.
+ * establishment's kg per day, the sector's mean of those, and where yours falls. A rate is divided
+ * by the days the establishment covers within the window — from the local day of its first record
+ * there to today, both included — not by 90: a kitchen that started recording 56 days ago wasted
+ * its kg over 56 days, and dividing by 90 would show it (and every newcomer of the sector) as
+ * wasting a third less than it does. Days without records after the first count (a day of no
+ * waste is a real 0). `days_covered` says which divisor your figure used.
  * Test keys compare test data, live keys live data: test records never enter a live benchmark.
  */
 export async function getBenchmark(
@@ -92,14 +97,16 @@ export async function getBenchmark(
   const today = localDate(deps.clock(), auth.timezone);
   const [sample, mine] = await Promise.all([
     sectorSample(deps.pool, auth.livemode, today, sector),
-    deps.pool.query<{ per_day: number | null }>(
-      `SELECT sum(kg)::float8 / ${BENCHMARK_WINDOW_DAYS} AS per_day FROM record_day_totals
+    deps.pool.query<{ per_day: number; days: number }>(
+      `SELECT sum(kg)::float8 / ($3::date - min(day) + 1) AS per_day, ($3::date - min(day) + 1) AS days FROM record_day_totals
        WHERE establishment_id = $1::uuid AND livemode = $2 AND day > $3::date - ${BENCHMARK_WINDOW_DAYS} AND day <= $3::date
+         AND records > 0 -- a bucket a correction emptied is no record of that day
        HAVING sum(records) > 0`,
       [auth.establishmentId, auth.livemode, today],
     ),
   ]);
   const myPerDay = mine.rows[0]?.per_day ?? null;
+  const daysCovered = Number(mine.rows[0]?.days ?? 0);
   // The sector's figures with yours as of now (when you are of that sector).
   const values: number[] = [];
   for (const [id, perDay] of sample.perDay) if (id !== auth.establishmentId || auth.sector !== sector) values.push(perDay);
@@ -121,6 +128,7 @@ export async function getBenchmark(
       sector,
       sample_size: r.sample,
       window_days: BENCHMARK_WINDOW_DAYS,
+      days_covered: daysCovered,
       note: `Fewer than ${MIN_SECTOR_SAMPLE} establishments of the ${sector} sector have records in the last ${BENCHMARK_WINDOW_DAYS} days; sector figures are withheld so that no single establishment can be inferred.`,
     };
   }
@@ -133,6 +141,7 @@ export async function getBenchmark(
     sector,
     sample_size: r.sample,
     window_days: BENCHMARK_WINDOW_DAYS,
+    days_covered: daysCovered,
     note: null,
   };
 }

@@ -30,7 +30,7 @@ export const analyticsRouter = router({
         tags: ['insights'],
         summary: 'Anonymous comparison with the sector',
         description:
-          "Average kg per day over the last 90 days (today and the 89 local days before it, by when the waste happened), yours and the sector's, and your percentile (the share of the sector's establishments that waste less per day than you; lower is better). Only establishments with records in the window count, in the mode of the key. With fewer than 5 in the sample the sector figures are null, so no single competitor can be inferred.",
+          "Average kg per day over the last 90 days (today and the 89 local days before it, by when the waste happened), yours and the sector's, and your percentile (the share of the sector's establishments that waste less per day than you; lower is better). Only establishments with records in the window count, in the mode of the key. With fewer than 5 in the sample the sector figures are null, so no single competitor can be inferred. Each establishment's kg are divided by the days it covers in the window, from the local day of its first record there to today (both included), not by 90: an establishment recording for 56 days is averaged over 56. `days_covered` (added to the contract's result) says how many days your figure is averaged over; 0 without records in the window.",
         operationId: 'getBenchmarking',
       },
       permission: 'benchmarking:read',

@@ -8,9 +8,8 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
 import { DATE_ONLY, localNoon } from '../analytics/range.js';
 import type { CatalogCache } from '../catalog/service.js';
-import type { HashedFields } from '../records/hash.js';
-import { supersede } from '../records/rollup.js';
-import { createRecord, occurredAtProblem } from '../records/service.js';
+import { correctRecord } from '../records/correct.js';
+import { createRecord } from '../records/service.js';
 import { salesOfPayload, storeSales } from '../sales/service.js';
 import {
   connectorFor,
@@ -20,23 +19,6 @@ import {
   StandardWasteCreated,
   StandardWasteUpdated,
 } from './connectors/index.js';
-
-/** The corrected record's columns that a correction copies (the hashed fields it keeps). */
-type OriginalRow = Pick<
-  HashedFields,
-  | 'id'
-  | 'food_category'
-  | 'weight_kg'
-  | 'destino_id'
-  | 'causa_id'
-  | 'product_name'
-  | 'waste_stage'
-  | 'shift_id'
-  | 'session_id'
-  | 'notes'
-  | 'photo_url'
-  | 'occurred_at'
-> & { superseded_by: string | null };
 
 /** Disposal: where an inventory loss goes when the POS does not say. */
 const DEFAULT_LOSS_DESTINATION = 'landfill';
@@ -136,42 +118,20 @@ export async function receiveInboundEvent(
       const seen = await receivedEvent(tx, auth, source, externalRef);
       if (seen) return { event_id: seen.id, status: 'duplicate' as const, record_id: seen.record_id };
     }
-    let supersedes: string | null = null;
+    let created: { id: string };
     if (correction) {
       const { source: _s, external_id: _e, record_id, ...changes } = correction;
-      const [original] = await tx.$queryRaw<OriginalRow[]>`
-        SELECT id::text, food_category, weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name,
-          waste_stage, shift_id::text, session_id::text, notes, photo_url, superseded_by::text,
-          to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at
-        FROM records
-        WHERE id = ${record_id}::uuid AND establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-        FOR UPDATE`;
-      if (!original) throw new AppError('not_found', `No record ${record_id} in this establishment`);
-      if (original.superseded_by) {
-        throw new AppError(
-          'conflict',
-          `Record ${record_id} was already corrected by ${original.superseded_by}; send the update for that record`,
-        );
-      }
-      const { id: _id, superseded_by: _by, ...kept } = original;
-      // A correction keeps the original's date, however old; a new date must be within the window.
-      if (changes.occurred_at && new Date(changes.occurred_at).getTime() !== new Date(original.occurred_at).getTime()) {
-        const problem = occurredAtProblem(changes.occurred_at, deps.clock());
-        if (problem) throw validationError(`payload.occurred_at: ${problem.message}`, [{ ...problem, path: 'payload.occurred_at' }]);
-      }
-      record = { ...kept, ...changes } as CreateRecordInput;
-      supersedes = original.id;
+      created = await correctRecord(
+        { tx, clock: deps.clock, catalog: deps.catalog },
+        auth,
+        { record_id, changes, source: `inbound:${source}` },
+        { name: (details) => named(details.map((d) => ({ ...d, path: `payload.${d.path}` }))), invalid: 'Invalid record in the event' },
+      );
+    } else {
+      const parsedRecord = CreateRecordInput.safeParse(record);
+      if (!parsedRecord.success) throw validationError('Invalid record in the event', named(issueDetails(parsedRecord.error, 'payload')));
+      created = await createRecord({ db: tx, clock: deps.clock, catalog: deps.catalog }, auth, parsedRecord.data, `inbound:${source}`);
     }
-    const parsedRecord = CreateRecordInput.safeParse(record);
-    if (!parsedRecord.success) throw validationError('Invalid record in the event', named(issueDetails(parsedRecord.error, 'payload')));
-    const created = await createRecord(
-      { db: tx, clock: deps.clock, catalog: deps.catalog },
-      auth,
-      parsedRecord.data,
-      `inbound:${source}`,
-      supersedes,
-    );
-    if (supersedes) await supersede(tx, auth, supersedes, created.id);
     const id = randomUUID();
     await logEvent(tx, { id, auth, event: input.event, source, externalRef, recordId: created.id, payload: input.payload });
     return { event_id: id, status: 'processed' as const, record_id: created.id };

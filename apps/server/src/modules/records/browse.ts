@@ -1,10 +1,10 @@
 import { encodeKeysetCursor, type KeysetPosition } from '@merma/schema';
-import type { RecordDetail, RecordsPage } from '@merma/schema/dashboard';
+import type { RecordDetail, RecordsPage, RecordsPageRow } from '@merma/schema/dashboard';
 import type { Clock, DataScope, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
 import { sqlParams } from '../analytics/range.js';
-import { countRecords, type RecordFilter, recordFilterSql } from './filter.js';
+import { type RecordFilter, recordFilterSql, recordTotals } from './filter.js';
 import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
 
 /**
@@ -14,7 +14,7 @@ import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
  * parsed by `RecordsPageInput` before it gets here.
  */
 
-type Row = Omit<RecordRow, 'chain_seq'>;
+type Row = Omit<RecordRow, 'chain_seq'> & { superseded_by: string | null };
 
 /** Up to `take` rows of the filter after the cursor. */
 async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter, take: number, after?: KeysetPosition) {
@@ -22,15 +22,18 @@ async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filte
   let { where } = await recordFilterSql(deps, tenant, filter, p);
   if (after) where += ` AND (occurred_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)`;
   const { rows } = await deps.pool.query<Row>(
-    `SELECT ${RECORD_COLUMNS_TEXT} FROM records WHERE ${where} ORDER BY occurred_at DESC, id DESC LIMIT ${p.add(take)}`,
+    `SELECT ${RECORD_COLUMNS_TEXT}, superseded_by::text FROM records WHERE ${where} ORDER BY occurred_at DESC, id DESC LIMIT ${p.add(take)}`,
     p.values,
   );
   return rows;
 }
 
+const toPageRow = (r: Row): RecordsPageRow => ({ ...toRecord(r), superseded_by: r.superseded_by });
+
 /**
- * One page of the filtered records, newest first. `total` (the filter's count) comes with the first
- * page only; later pages pass the cursor of the one before.
+ * One page of the filtered records, newest first. `total` and `total_kg` (the count and kg of the
+ * whole filter, summed in SQL with the same WHERE as the rows: filter.ts) come with the first page
+ * only; later pages pass the cursor of the one before.
  */
 export async function listRecordsPage(
   deps: { pool: Sql; clock: Clock },
@@ -40,10 +43,15 @@ export async function listRecordsPage(
   const after = filter.cursor;
   const rows = await pageRows(deps, tenant, filter, filter.limit + 1, after);
   const more = rows.length > filter.limit;
-  const data = (more ? rows.slice(0, filter.limit) : rows).map(toRecord);
+  const data = (more ? rows.slice(0, filter.limit) : rows).map(toPageRow);
   const last = data.at(-1);
-  const total = after ? null : await countRecords(deps, tenant, filter);
-  return { data, next_cursor: more && last ? encodeKeysetCursor(last.occurred_at, last.id) : null, total };
+  const totals = after ? null : await recordTotals(deps, tenant, filter);
+  return {
+    data,
+    next_cursor: more && last ? encodeKeysetCursor(last.occurred_at, last.id) : null,
+    total: totals?.count ?? null,
+    total_kg: totals?.kg ?? null,
+  };
 }
 
 export const EXPORT_CHUNK = 1000;

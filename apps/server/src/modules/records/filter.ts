@@ -16,6 +16,8 @@ export type RecordFilter = {
   destino_id?: string | undefined;
   causa_id?: string | undefined;
   shift_id?: string | undefined;
+  /** Also the records a correction replaced (the dashboard's table, on request). */
+  include_superseded?: boolean | undefined;
 };
 
 /** The catalogue filters both `records` and `record_day_totals` carry. */
@@ -31,7 +33,7 @@ function catalogueFilters(filter: RecordFilter, p: SqlParams): string {
 function recordsWhere(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
   let where = `establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}
     AND occurred_at >= ${lowerBoundSql(filter.from, tenant.timezone, p)} AND occurred_at < ${upperBoundSql(filter.to, tenant.timezone, p)}
-    AND superseded_by IS NULL${catalogueFilters(filter, p)}`;
+    ${filter.include_superseded ? '' : 'AND superseded_by IS NULL'}${catalogueFilters(filter, p)}`;
   if (filter.shift_id) where += ` AND shift_id = ${p.add(filter.shift_id)}::uuid`;
   return where;
 }
@@ -47,27 +49,50 @@ export async function recordFilterSql(
   return { where: recordsWhere(tenant, { ...filter, from, to }, p), from, to };
 }
 
+/** Whether the day totals hold exactly the records of a filter (rollup.ts): whole days, no shift, no replaced records. */
+const fromDayTotals = (filter: RecordFilter & { from: string; to: string }) =>
+  !filter.shift_id && !filter.include_superseded && DATE_ONLY.test(filter.from) && DATE_ONLY.test(filter.to);
+
 /**
- * How many records a filter matches, as a scalar subquery over `filter`'s resolved range (its
- * values added to `p`). Ranges of whole days (how lists and the dashboard ask) are counted from
- * the day totals (rollup.ts), which hold the same records bucketed by local day, category,
- * destination and cause: a sum over a few rows a day instead of a count of every record, so the
- * first page of two years of a large kitchen costs what a week does. A range with a time of day,
- * or a shift filter (shifts are not in the totals), counts the records.
+ * How many records a filter matches and their kg, as a subquery over `filter`'s resolved range
+ * (its values added to `p`) with the columns `n` and `kg`. Ranges of whole days (how lists and the
+ * dashboard ask) are summed from the day totals (rollup.ts), which hold the same records bucketed
+ * by local day, category, destination and cause: a sum over a few rows a day instead of a read of
+ * every record, so the first page of two years of a large kitchen costs what a week does. A range
+ * with a time of day, a shift filter (shifts are not in the totals) or replaced records included
+ * reads the records.
  */
-export function countSql(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
-  if (!filter.shift_id && DATE_ONLY.test(filter.from) && DATE_ONLY.test(filter.to)) {
-    return `(SELECT coalesce(sum(records), 0) FROM record_day_totals
+export function totalsSql(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
+  if (fromDayTotals(filter)) {
+    return `(SELECT coalesce(sum(records), 0) AS n, coalesce(sum(kg), 0)::float8 AS kg FROM record_day_totals
       WHERE establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}
         AND day >= ${p.add(filter.from)}::date AND day <= ${p.add(filter.to)}::date${catalogueFilters(filter, p)})`;
   }
-  return `(SELECT count(*) FROM records WHERE ${recordsWhere(tenant, filter, p)})`;
+  return `(SELECT count(*) AS n, coalesce(sum(weight_kg), 0)::float8 AS kg FROM records WHERE ${recordsWhere(tenant, filter, p)})`;
+}
+
+/** How many records a filter matches, as a scalar subquery (totalsSql's count). */
+export function countSql(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
+  return `(SELECT n FROM ${totalsSql(tenant, filter, p)} t)`;
+}
+
+/** The count and kg of a filter whose range is not resolved yet. */
+export async function recordTotals(
+  deps: { pool: Sql; clock: Clock },
+  tenant: Tenant,
+  filter: RecordFilter,
+): Promise<{ count: number; kg: number }> {
+  const range = await resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
+  const p = sqlParams();
+  const { rows } = await deps.pool.query<{ n: string; kg: number }>(
+    `SELECT n, kg FROM ${totalsSql(tenant, { ...filter, ...range }, p)} t`,
+    p.values,
+  );
+  // Summed in numeric (grams exactly), rounded to the gram once: no float drift over many records.
+  return { count: Number(rows[0]?.n ?? 0), kg: Math.round((rows[0]?.kg ?? 0) * 1000) / 1000 };
 }
 
 /** countSql on its own, for a filter whose range is not resolved yet. */
 export async function countRecords(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter): Promise<number> {
-  const range = await resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
-  const p = sqlParams();
-  const { rows } = await deps.pool.query<{ total: string }>(`SELECT ${countSql(tenant, { ...filter, ...range }, p)} AS total`, p.values);
-  return Number(rows[0]?.total ?? 0);
+  return (await recordTotals(deps, tenant, filter)).count;
 }

@@ -95,7 +95,7 @@ export const RECORD_EVENT_DATA_SQL = `jsonb_build_object(
   || CASE WHEN r.supersedes_id IS NOT NULL THEN jsonb_build_object('supersedes_id', r.supersedes_id) ELSE '{}'::jsonb END`;
 
 function hashedFields(
-  auth: AuthContext,
+  auth: Tenant,
   id: string,
   input: CreateRecordParsed,
   source: string,
@@ -154,7 +154,7 @@ export function occurredAtProblem(value: string, now: Date): ErrorDetail | null 
  */
 async function checkReferences(
   db: DbTx,
-  auth: AuthContext,
+  auth: Tenant,
   catalog: GlobalCatalog,
   items: { index: number; input: CreateRecordParsed }[],
   /** A correction keeps its original's session even when that session has been completed. */
@@ -208,7 +208,7 @@ async function checkReferences(
 }
 
 /** Creates the chain head of the key's establishment and mode for its first record (if absent). */
-async function ensureChainHead(sql: Sql, auth: AuthContext): Promise<void> {
+async function ensureChainHead(sql: Sql, auth: Tenant): Promise<void> {
   await sql.query(
     `INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1::uuid, $2, 0, $3)
      ON CONFLICT (establishment_id, livemode) DO NOTHING`,
@@ -225,7 +225,7 @@ async function ensureChainHead(sql: Sql, auth: AuthContext): Promise<void> {
  */
 export async function createRecord(
   deps: RecordDeps,
-  auth: AuthContext,
+  auth: Tenant,
   input: CreateRecordParsed,
   source = 'api',
   supersedesId: string | null = null,

@@ -1,0 +1,208 @@
+import { Modal, Select, SimpleGrid, Textarea, TextInput } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { notifications } from '@mantine/notifications';
+import { MAX_NOTES_LENGTH, MAX_PRODUCT_NAME_LENGTH, WASTE_STAGES, type WasteRecord } from '@merma/schema';
+import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { ModalForm } from '../../components/SecretFormModal.tsx';
+import { errorInfo } from '../../lib/errors.ts';
+import { useFormat } from '../../lib/format.ts';
+import { CATEGORIES, parseKg, zonedDateTime, zonedInput } from '../../lib/waste.ts';
+import { queryClient, trpc } from '../../trpc.ts';
+
+type Values = {
+  food_category: string;
+  weight: string;
+  destino_id: string;
+  causa_id: string;
+  waste_stage: string;
+  product_name: string;
+  occurred_at: string;
+  notes: string;
+};
+
+/** The fields the form sends, by the API's names (a server detail's `path` names one of them). */
+const FIELD_OF_PATH: Record<string, keyof Values> = {
+  food_category: 'food_category',
+  weight_kg: 'weight',
+  destino_id: 'destino_id',
+  causa_id: 'causa_id',
+  waste_stage: 'waste_stage',
+  product_name: 'product_name',
+  occurred_at: 'occurred_at',
+  notes: 'notes',
+};
+
+type Props = {
+  scope: { establishment_id: string; livemode: boolean };
+  timezone: string;
+  /** The record to correct; a new record when absent. */
+  correcting?: WasteRecord;
+  onClose: () => void;
+  /** After it is stored: the new record (or the correction). */
+  onSaved?: (record: WasteRecord) => void;
+};
+
+/**
+ * Adds a record, or corrects one, by hand: the fields of `POST /api/v1/records`, sent to the same
+ * service. Weight in kg with a decimal comma or point; when it happened as the establishment's wall
+ * clock (converted to its offset, whatever the browser's zone). The server checks everything the
+ * API checks; its details appear under the fields they name. A correction sends only what changed
+ * and is stored as a new record that supersedes the original (the chain keeps both). Render it
+ * only while open.
+ */
+export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved }: Props) {
+  const { t } = useTranslation();
+  const format = useFormat(timezone);
+  const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
+  const initial: Values = correcting
+    ? {
+        food_category: correcting.food_category,
+        weight: String(correcting.weight_kg).replace('.', format.language.startsWith('es') ? ',' : '.'),
+        destino_id: correcting.destino_id,
+        causa_id: correcting.causa_id ?? '',
+        waste_stage: correcting.waste_stage ?? '',
+        product_name: correcting.product_name ?? '',
+        occurred_at: zonedInput(correcting.occurred_at, timezone),
+        notes: correcting.notes ?? '',
+      }
+    : {
+        food_category: '',
+        weight: '',
+        destino_id: '',
+        causa_id: '',
+        waste_stage: '',
+        product_name: '',
+        occurred_at: zonedInput(new Date(), timezone),
+        notes: '',
+      };
+  const form = useForm<Values>({
+    initialValues: initial,
+    validate: {
+      food_category: (v) => (v ? null : t('records.form.required')),
+      weight: (v) => {
+        const kg = parseKg(v);
+        return kg === null ? t('records.form.weightInvalid') : kg <= 0 ? t('records.form.weightPositive') : null;
+      },
+      destino_id: (v) => (v ? null : t('records.form.required')),
+      occurred_at: (v) => (v === '' || zonedDateTime(v, timezone) ? null : t('records.form.dateInvalid')),
+    },
+  });
+
+  // The server's details go under the fields they name; the rest stay in the alert above the form.
+  const showDetails = (error: unknown) => {
+    const errors: Partial<Record<keyof Values, string>> = {};
+    for (const d of errorInfo(error).details) {
+      const field = FIELD_OF_PATH[d.path];
+      if (field) errors[field] = errors[field] ? `${errors[field]}; ${d.message}` : d.message;
+    }
+    form.setErrors(errors);
+  };
+  const saved = async (record: WasteRecord) => {
+    notifications.show({ color: 'teal', message: t(correcting ? 'records.form.corrected' : 'records.form.created') });
+    // The records (list, details) and the figures built from them.
+    await Promise.all([
+      queryClient.invalidateQueries(trpc.records.pathFilter()),
+      queryClient.invalidateQueries(trpc.insights.pathFilter()),
+    ]);
+    onSaved?.(record);
+    onClose();
+  };
+  const create = useMutation({
+    ...trpc.records.create.mutationOptions({ onSuccess: saved, onError: showDetails }),
+    meta: { inlineError: true },
+  });
+  const correct = useMutation({
+    ...trpc.records.correct.mutationOptions({ onSuccess: saved, onError: showDetails }),
+    meta: { inlineError: true },
+  });
+  const mutation = correcting ? correct : create;
+
+  const submit = (v: Values) => {
+    const fields = {
+      food_category: v.food_category as WasteRecord['food_category'],
+      weight_kg: parseKg(v.weight) as number,
+      destino_id: v.destino_id,
+      causa_id: v.causa_id || null,
+      waste_stage: (v.waste_stage || null) as WasteRecord['waste_stage'],
+      product_name: v.product_name.trim() || null,
+      notes: v.notes.trim() || null,
+      occurred_at: v.occurred_at ? zonedDateTime(v.occurred_at, timezone) : null,
+    };
+    if (!correcting) return create.mutate({ ...scope, ...fields });
+    // Only what changed: the original's other fields (its shift, session, photo) are kept.
+    const before = {
+      food_category: correcting.food_category,
+      weight_kg: correcting.weight_kg,
+      destino_id: correcting.destino_id,
+      causa_id: correcting.causa_id,
+      waste_stage: correcting.waste_stage,
+      product_name: correcting.product_name,
+      notes: correcting.notes,
+      occurred_at: zonedInput(correcting.occurred_at, timezone) === v.occurred_at ? fields.occurred_at : null,
+    };
+    const changes = Object.fromEntries(
+      Object.entries(fields).filter(([key, value]) => value !== before[key as keyof typeof before]),
+    ) as Partial<typeof fields>;
+    if (Object.keys(changes).length === 0) {
+      form.setErrors({ weight: t('records.form.nothingChanged') });
+      return;
+    }
+    correct.mutate({ ...scope, record_id: correcting.id, ...changes });
+  };
+
+  const causes = catalog.causes.filter((c) => c.activo || c.id === correcting?.causa_id);
+  return (
+    <Modal opened onClose={onClose} title={t(correcting ? 'records.form.correctTitle' : 'records.form.addTitle')} size="lg">
+      <ModalForm
+        onSubmit={form.onSubmit(submit)}
+        mutation={mutation}
+        submitLabel={t(correcting ? 'records.form.correctSubmit' : 'records.form.addSubmit')}
+        onCancel={onClose}
+      >
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+          <Select
+            label={t('records.columns.category')}
+            required
+            data={CATEGORIES.map((c) => ({ value: c, label: t(`categories.${c}`) }))}
+            {...form.getInputProps('food_category')}
+          />
+          <TextInput
+            label={t('records.form.weight')}
+            description={t('records.form.weightHint')}
+            required
+            inputMode="decimal"
+            autoComplete="off"
+            {...form.getInputProps('weight')}
+          />
+          <Select
+            label={t('records.columns.destination')}
+            required
+            data={catalog.destinations.map((d) => ({ value: d.id, label: d.nombre }))}
+            {...form.getInputProps('destino_id')}
+          />
+          <Select
+            label={t('records.columns.cause')}
+            clearable
+            data={causes.map((c) => ({ value: c.id, label: c.nombre }))}
+            {...form.getInputProps('causa_id')}
+          />
+          <Select
+            label={t('records.columns.stage')}
+            clearable
+            data={WASTE_STAGES.map((s) => ({ value: s, label: t(`stages.${s}`) }))}
+            {...form.getInputProps('waste_stage')}
+          />
+          <TextInput label={t('records.columns.product')} maxLength={MAX_PRODUCT_NAME_LENGTH} {...form.getInputProps('product_name')} />
+          <TextInput
+            type="datetime-local"
+            label={t('records.form.occurredAt')}
+            description={t('records.form.occurredAtHint', { zone: timezone })}
+            {...form.getInputProps('occurred_at')}
+          />
+        </SimpleGrid>
+        <Textarea label={t('records.detail.notes')} autosize minRows={2} maxLength={MAX_NOTES_LENGTH} {...form.getInputProps('notes')} />
+      </ModalForm>
+    </Modal>
+  );
+}

@@ -1,0 +1,88 @@
+import { CreateRecordInput, type ErrorDetail, type WasteRecord } from '@merma/schema';
+import type { Clock, Tenant } from '../../context.js';
+import type { DbTx } from '../../db/client.js';
+import { AppError, issueDetails, validationError } from '../../errors.js';
+import type { CatalogCache } from '../catalog/service.js';
+import type { HashedFields } from './hash.js';
+import { supersede } from './rollup.js';
+import { createRecord, occurredAtProblem } from './service.js';
+
+/** The corrected record's columns that a correction copies (the hashed fields it keeps). */
+type OriginalRow = Pick<
+  HashedFields,
+  | 'id'
+  | 'food_category'
+  | 'weight_kg'
+  | 'destino_id'
+  | 'causa_id'
+  | 'product_name'
+  | 'waste_stage'
+  | 'shift_id'
+  | 'session_id'
+  | 'notes'
+  | 'photo_url'
+  | 'occurred_at'
+> & { superseded_by: string | null };
+
+/** The fields a correction may change: any of a record's own (`CreateRecordInput`), unparsed. */
+export type RecordChanges = Partial<Record<keyof CreateRecordInput, unknown>>;
+
+/**
+ * Corrects a record without rewriting it — the inbound `waste.updated` and the dashboard's
+ * "correct" both come here. The corrected version is appended to the chain as a new record (the
+ * original's fields with `changes` over them, `supersedes_id` = the original, inside its hash, with
+ * the `record.updated` event), the original is marked `superseded_by` so lists and totals count the
+ * correction only, and the chain stays intact (GET /records/verify walks both). A record already
+ * corrected is a 409 naming its correction; a new date must be within the accepted window (the
+ * original's date is kept however old). Runs on the caller's transaction, which holds the
+ * original's row lock until it ends, so two corrections of one record cannot both land.
+ *
+ * `options.name` turns the details' paths (the record's fields: `weight_kg`) into where the
+ * caller's request has them (`payload.weight_kg` for an inbound event); `options.invalid` is the
+ * message of an invalid corrected record (by default, its details).
+ */
+export async function correctRecord(
+  deps: { tx: DbTx; clock: Clock; catalog: CatalogCache },
+  tenant: Tenant,
+  correction: { record_id: string; changes: RecordChanges; source: string },
+  options: { name?: (details: ErrorDetail[]) => ErrorDetail[]; invalid?: string } = {},
+): Promise<WasteRecord> {
+  const name = options.name ?? ((d: ErrorDetail[]) => d);
+  const { tx } = deps;
+  const { record_id } = correction;
+  const [original] = await tx.$queryRaw<OriginalRow[]>`
+    SELECT id::text, food_category, weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name,
+      waste_stage, shift_id::text, session_id::text, notes, photo_url, superseded_by::text,
+      to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at
+    FROM records
+    WHERE id = ${record_id}::uuid AND establishment_id = ${tenant.establishmentId}::uuid AND livemode = ${tenant.livemode}
+    FOR UPDATE`;
+  if (!original) throw new AppError('not_found', `No record ${record_id} in this establishment`);
+  if (original.superseded_by) {
+    throw new AppError('conflict', `Record ${record_id} was already corrected by ${original.superseded_by}; correct that record instead`);
+  }
+  const { id: _id, superseded_by: _by, ...kept } = original;
+  const changes = Object.fromEntries(Object.entries(correction.changes).filter(([, v]) => v !== undefined));
+  // A correction keeps the original's date, however old; a new date must be within the window.
+  if (typeof changes.occurred_at === 'string' && new Date(changes.occurred_at).getTime() !== new Date(original.occurred_at).getTime()) {
+    const problem = occurredAtProblem(changes.occurred_at, deps.clock());
+    if (problem) {
+      const [named] = name([problem]) as [ErrorDetail];
+      throw validationError(`${named.path}: ${named.message}`, [named]);
+    }
+  }
+  const parsed = CreateRecordInput.safeParse({ ...kept, ...changes });
+  if (!parsed.success) {
+    const details = name(issueDetails(parsed.error));
+    throw validationError(options.invalid ?? details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
+  }
+  const created = await createRecord(
+    { db: tx, clock: deps.clock, catalog: deps.catalog },
+    tenant,
+    parsed.data,
+    correction.source,
+    original.id,
+  );
+  await supersede(tx, tenant, original.id, created.id);
+  return created;
+}
