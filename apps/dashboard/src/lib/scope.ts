@@ -9,8 +9,18 @@ export function resolveEstablishment(me: Me, id: string | undefined): DashboardE
   return me.establishments.find((e) => e.id === id) ?? me.establishments[0] ?? null;
 }
 
+/** Signed out while a page was open (`auth.me` answered null): trpc.ts sends the browser to sign-in. */
+export class SignedOutError extends Error {
+  constructor() {
+    super('The session has ended');
+  }
+}
+
+/** The signed-in user, inside the app (whose route only renders with a session). */
 export function useMe(): Me {
-  return useSuspenseQuery(trpc.auth.me.queryOptions()).data;
+  const me = useSuspenseQuery(trpc.auth.me.queryOptions()).data;
+  if (!me) throw new SignedOutError();
+  return me;
 }
 
 const shell = getRouteApi('/app');
