@@ -2,18 +2,12 @@ import type { DashboardEstablishment, Me } from '@merma/schema/dashboard';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { trpc } from '../trpc.ts';
+import { SignedOutError } from './errors.ts';
 import type { Mode } from './search.ts';
 
 /** The establishment a page works on: the one in the URL when it is the user's, else the first. */
 export function resolveEstablishment(me: Me, id: string | undefined): DashboardEstablishment | null {
   return me.establishments.find((e) => e.id === id) ?? me.establishments[0] ?? null;
-}
-
-/** Signed out while a page was open (`auth.me` answered null): trpc.ts sends the browser to sign-in. */
-export class SignedOutError extends Error {
-  constructor() {
-    super('The session has ended');
-  }
 }
 
 /** The signed-in user, inside the app (whose route only renders with a session). */
