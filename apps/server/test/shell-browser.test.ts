@@ -169,6 +169,14 @@ describe.skipIf(!hasChromium)('the dashboard shell in a browser (reason when ski
             expect(await page.locator('.recharts-surface').count()).toBe(0);
             expect(await page.getByRole('table').count()).toBe(0);
           }
+          // Wide tables scroll inside their region; the page itself never scrolls sideways.
+          expect(
+            await page.evaluate(
+              () =>
+                (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+            ),
+            path,
+          ).toBe(width);
           await page.mouse.move(0, 0);
           await expectAccessible(page, `${path} (${language}, ${width} px)`);
         }

@@ -272,6 +272,7 @@ function ProductionTable({ prediction }: { prediction: DemandPrediction }) {
       <Table.ScrollContainer
         minWidth={900}
         type="native"
+        pos="relative"
         tabIndex={0}
         role="region"
         aria-label={t('forecast.demand.tableCaption')}
