@@ -24,7 +24,8 @@ function App() {
     <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={cssVariablesResolver}>
       <QueryClientProvider client={queryClient}>
         <Suspense>
-          <Notifications position="top-right" />
+          {/* Bottom right: away from the header's mode switch and menus, which a toast at the top would cover. */}
+          <Notifications position="bottom-right" />
         </Suspense>
         <RouterProvider router={router} />
       </QueryClientProvider>

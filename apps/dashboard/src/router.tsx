@@ -11,7 +11,6 @@ import {
 } from '@tanstack/react-router';
 import { AuthRouteError } from './components/AuthLayout.tsx';
 import { NotFound, PagePending, RouteError } from './components/states.tsx';
-import { isUnauthorized } from './lib/errors.ts';
 import { can } from './lib/permissions.ts';
 import { resolveEstablishment } from './lib/scope.ts';
 import {
@@ -95,14 +94,10 @@ const appRoute = createRoute({
   // Links between pages keep the chosen establishment and mode.
   search: { middlewares: [retainSearchParams(['establishment', 'mode'])] },
   beforeLoad: async ({ context, location }) => {
-    // A convenience only: every procedure checks the session itself.
-    try {
-      const me = await context.queryClient.ensureQueryData(context.trpc.auth.me.queryOptions());
-      return { me };
-    } catch (error) {
-      if (isUnauthorized(error)) throw redirect({ to: '/sign-in', search: { redirect: location.href } });
-      throw error;
-    }
+    // A convenience only: every procedure checks the session itself. `auth.me` is null without one.
+    const me = await context.queryClient.ensureQueryData(context.trpc.auth.me.queryOptions());
+    if (!me) throw redirect({ to: '/sign-in', search: { redirect: location.href } });
+    return { me };
   },
   component: lazyRouteComponent(() => import('./shell/AppLayout.tsx'), 'AppLayout'),
 });

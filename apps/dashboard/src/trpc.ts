@@ -1,5 +1,5 @@
 import type { DashboardRouter } from '@merma/server/dashboard';
-import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { hashKey, MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { i18n } from './i18n/index.ts';
@@ -55,6 +55,10 @@ export const queryClient = new QueryClient({
     onError(error) {
       if (isUnauthorized(error)) unauthorizedHandler();
     },
+    onSuccess(data, query) {
+      // `auth.me` answers null once the session has ended: the same as a 401 from any other call.
+      if (data === null && query.queryHash === meQueryHash()) unauthorizedHandler();
+    },
   }),
   mutationCache: new MutationCache({
     onError(error, _variables, _context, mutation) {
@@ -89,3 +93,5 @@ export const trpcClient = createTRPCClient<DashboardRouter>({
 export const trpc = createTRPCOptionsProxy<DashboardRouter>({ client: trpcClient, queryClient });
 
 export type TRPC = typeof trpc;
+
+const meQueryHash = () => hashKey(trpc.auth.me.queryKey());

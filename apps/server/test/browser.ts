@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { DashboardBrowser } from './dashboard-client.js';
 import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
@@ -104,8 +104,10 @@ export async function signedInPage(
   who: { http: DashboardBrowser },
   locale: string,
   width = 1280,
+  /** More of the browser's settings, e.g. `timezoneId` for a browser in another zone than the establishment's. */
+  options: Pick<BrowserContextOptions, 'timezoneId'> = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ locale, viewport: { width, height: 900 }, bypassCSP: true });
+  const context = await browser.newContext({ locale, viewport: { width, height: 900 }, bypassCSP: true, ...options });
   await context.addCookies(
     [...who.http.cookies].map(([name, value]) => ({
       name,

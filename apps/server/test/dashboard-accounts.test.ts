@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOwnerLink, inviteFirstOwner } from '../src/admin/accounts.js';
-import { capturingMailer, createMember, DashboardBrowser, failure, jobsDone, PASSWORD, tokenOf } from './dashboard-client.js';
+import { capturingMailer, createMember, DashboardBrowser, failure, jobsDone, NO_SESSION, PASSWORD, tokenOf } from './dashboard-client.js';
 import { api, createTenant, startTestApp, type TestContext, validRecord } from './helpers.js';
 
 /**
@@ -27,6 +27,32 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
+});
+
+describe('auth.me', () => {
+  it('answers 200 with null without a session (no 401 for a signed-out browser), and the session with the public URL once signed in', async () => {
+    const anonymous = new DashboardBrowser(t.app);
+    const res = await anonymous.raw('query', 'auth.me');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ result: { data: null } });
+    expect(res.headers['set-cookie']).toBeUndefined();
+    // A cookie of no session is no session either, and member procedures still refuse it.
+    anonymous.cookies.set('merma_session', 'x'.repeat(43));
+    expect(await anonymous.session()).toEqual(NO_SESSION);
+
+    const org = await createTenant(t.db);
+    const member = await createMember(t.db, org.organizationId, 'viewer');
+    const browser = new DashboardBrowser(t.app);
+    await browser.signIn(member.email, PASSWORD);
+    const me = await browser.query('auth.me');
+    expect(me).toMatchObject({
+      user: { email: member.email },
+      organization: { id: org.organizationId },
+      public_url: 'https://merma.example.com',
+    });
+    await browser.mutate('auth.signOut');
+    expect(await browser.session()).toEqual(NO_SESSION);
+  });
 });
 
 describe('invitations', () => {
@@ -172,7 +198,7 @@ describe('password reset', () => {
     const browser = new DashboardBrowser(t.app);
     const me = await browser.mutate('auth.resetPassword', { token: tokenOf(link), password: 'a brand new passphrase' });
     expect(me.user.email).toBe(member.email);
-    expect((await elsewhere.raw('query', 'auth.me')).statusCode).toBe(401);
+    expect(await elsewhere.session()).toEqual(NO_SESSION);
     expect((await browser.query('auth.me')).user.email).toBe(member.email);
     expect(await failure(new DashboardBrowser(t.app).signIn(member.email, PASSWORD))).toMatchObject({ status: 401 });
     expect((await new DashboardBrowser(t.app).signIn(member.email, 'a brand new passphrase')).user.email).toBe(member.email);
@@ -233,19 +259,20 @@ describe('session lifetime', () => {
         now = at(days);
         const res = await browser.raw('query', 'auth.me');
         expect(res.statusCode, `day ${days}`).toBe(200);
+        expect(res.json().result.data.user.email, `day ${days}`).toBe(member.email);
         expect(cookieExpiry(res), `day ${days}`).toBe(at(Math.min(days + 7, 30)).toISOString());
       }
       const [stored] = await timed.db.userSession.findMany({ where: { user_id: member.id } });
       expect(stored?.expires_at.toISOString()).toBe(at(30).toISOString());
       now = at(29.9);
-      expect((await browser.raw('query', 'auth.me')).statusCode).toBe(200);
+      expect((await browser.query('auth.me')).user.email).toBe(member.email);
       now = at(30);
-      expect((await browser.raw('query', 'auth.me')).statusCode).toBe(401);
+      expect(await browser.session()).toEqual(NO_SESSION);
       // and one left alone for 7 days ends
       const idle = new DashboardBrowser(timed.app);
       await idle.signIn(member.email, PASSWORD);
       now = at(37.01);
-      expect((await idle.raw('query', 'auth.me')).statusCode).toBe(401);
+      expect(await idle.session()).toEqual(NO_SESSION);
     } finally {
       await timed.close();
     }

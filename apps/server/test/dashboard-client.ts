@@ -74,7 +74,20 @@ export class DashboardBrowser {
   signIn(email: string, password: string) {
     return this.mutate('auth.signIn', { email, password });
   }
+
+  /**
+   * What the server makes of this browser's cookies: `auth.me`'s answer (status and data) and the
+   * status of a member's procedure (`team.get`). Without a session: `{ me: { status: 200, data: null }, member: 401 }`.
+   */
+  async session() {
+    const me = await this.raw('query', 'auth.me');
+    const member = await this.raw('query', 'team.get');
+    return { me: { status: me.statusCode, data: me.statusCode === 200 ? me.json().result.data : me.json() }, member: member.statusCode };
+  }
 }
+
+/** `DashboardBrowser.session()` of a browser without a session. */
+export const NO_SESSION = { me: { status: 200, data: null }, member: 401 };
 
 /**
  * A client address of its own (seen through X-Forwarded-For with TRUST_PROXY): sign-in counters

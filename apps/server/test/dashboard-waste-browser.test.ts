@@ -112,7 +112,8 @@ afterAll(async () => {
 });
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
-const kgFormat = (locale: string) => new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 });
+// The dashboard's rule for a total (lib/format.ts): at most one decimal.
+const kgFormat = (locale: string) => new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 });
 
 const SIGN_IN = {
   en: { email: 'E-mail', password: 'Password', submit: 'Sign in' },

@@ -343,12 +343,16 @@ describe('session cookies in production', () => {
 
     // The plain names mean nothing in production: a cookie any subdomain could plant is not a session.
     const token = browser.cookies.get('__Host-merma_session') as string;
-    const plain = await prod.inject({
-      method: 'GET',
-      url: '/trpc/auth.me',
-      headers: { ...https, 'sec-fetch-site': 'same-origin', cookie: `merma_session=${token}` },
-    });
-    expect(plain.statusCode).toBe(401);
+    const plain = (path: string) =>
+      prod.inject({
+        method: 'GET',
+        url: `/trpc/${path}`,
+        headers: { ...https, 'sec-fetch-site': 'same-origin', cookie: `merma_session=${token}` },
+      });
+    const plainMe = await plain('auth.me');
+    expect(plainMe.statusCode).toBe(200);
+    expect(plainMe.json().result.data).toBeNull();
+    expect((await plain('team.get')).statusCode).toBe(401);
 
     // Signing out clears them under the same names.
     const out = await browser.raw('mutation', 'auth.signOut', {}, { headers: https });

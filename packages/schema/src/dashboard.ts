@@ -82,8 +82,18 @@ export const Me = z.object({
   establishments: z.array(DashboardEstablishment),
   /** Send it as `x-csrf-token` on every call that changes something (also readable from the CSRF cookie: `merma_csrf`, `__Host-merma_csrf` in production). */
   csrf_token: z.string(),
+  /** Where this server is reached (its `PUBLIC_URL`), for the examples the dashboard shows (`curl <public_url>/api/v1/records`). */
+  public_url: z.string(),
 });
 export type Me = z.infer<typeof Me>;
+
+/**
+ * `auth.me`: the session's `Me`, or `null` when the request has no session (none yet, ended or
+ * expired). Asking "who am I?" is not an error, so a signed-out browser gets a 200 with `null`,
+ * as an auth library's `getSession()` does, and no 401 in its console.
+ */
+export const MaybeMe = Me.nullable();
+export type MaybeMe = z.infer<typeof MaybeMe>;
 
 export const SwitchOrganizationInput = z.strictObject({ organization_id: Uuid });
 

@@ -2,6 +2,7 @@ import { Box, Center, Container, Group, Paper, Stack, Text, Title } from '@manti
 import type { ErrorComponentProps } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useDocumentTitle } from '../lib/title.ts';
 import { LanguageSwitcher } from './LanguageSwitcher.tsx';
 import { RouteError } from './states.tsx';
 
@@ -14,6 +15,7 @@ type Props = {
 /** The frame of the pages used before signing in: a centred card, the page's `<h1>`, the language. */
 export function AuthLayout({ title, description, children }: Props) {
   const { t } = useTranslation();
+  useDocumentTitle(title);
   return (
     <Box bg="var(--mantine-color-gray-0)" mih="100vh">
       <Container size={460} py={48} component="main">

@@ -40,8 +40,20 @@ export function DataTable<T>({ caption, columns, rows, rowKey, empty, renderExpa
   const columnCount = columns.length + (renderExpanded ? 1 : 0);
 
   return (
-    // Focusable, so that a table wider than a phone's screen can be scrolled with the keyboard too.
-    <Table.ScrollContainer minWidth={minWidth} scrollAreaProps={{ viewportProps: { tabIndex: 0 } }}>
+    // The element that scrolls sideways on a phone is itself focusable and named after the table (a
+    // region labelled by its caption), so that keyboard users can scroll it and screen readers
+    // announce what it holds: axe's scrollable-region-focusable. A native scroller, since Mantine's
+    // ScrollArea scrolls an inner element the props do not reach reliably. Positioned, so that the
+    // visually hidden caption (absolutely placed) stays inside it instead of widening the page.
+    <Table.ScrollContainer
+      minWidth={minWidth}
+      type="native"
+      pos="relative"
+      tabIndex={0}
+      role="region"
+      aria-label={caption}
+      className="mantine-focus-auto"
+    >
       <Table striped highlightOnHover verticalSpacing="sm" captionSide="top">
         <Table.Caption>
           <VisuallyHidden>{caption}</VisuallyHidden>

@@ -1,5 +1,6 @@
 import { Group, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
+import { useDocumentTitle } from '../lib/title.ts';
 
 type Props = {
   title: string;
@@ -9,8 +10,9 @@ type Props = {
   children: ReactNode;
 };
 
-/** A page inside the shell: its one `<h1>`, an optional description and actions, then the content. */
+/** A page inside the shell: its one `<h1>` (also the tab's title), an optional description and actions, then the content. */
 export function Page({ title, description, actions, children }: Props) {
+  useDocumentTitle(title);
   return (
     <Stack gap="lg">
       <Group justify="space-between" align="flex-start" wrap="wrap" gap="sm">

@@ -1,7 +1,7 @@
 import { Alert, Button, Center, Container, Loader, Stack, Title } from '@mantine/core';
 import { type ErrorComponentProps, useRouter } from '@tanstack/react-router';
 import { useTranslation } from 'react-i18next';
-import { errorInfo } from '../lib/errors.ts';
+import { errorInfo, SignedOutError } from '../lib/errors.ts';
 import { ErrorAlert } from './ErrorAlert.tsx';
 import { AnchorLink } from './links.tsx';
 
@@ -19,6 +19,7 @@ export function PagePending() {
 export function RouteError({ error, reset }: ErrorComponentProps) {
   const { t } = useTranslation();
   const router = useRouter();
+  if (error instanceof SignedOutError) return <PagePending />;
   const code = errorInfo(error).code;
   return (
     <Stack gap="lg">

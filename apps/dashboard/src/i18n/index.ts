@@ -46,6 +46,23 @@ export function detectLanguage(): Language {
   return LANGUAGES[0];
 }
 
+/**
+ * The locale dates and numbers are written in: the browser's own tag when it is a regional form
+ * of the chosen language (an `en-GB` browser reading English gets 24/11/2026, an `es-MX` one
+ * reading Spanish its own forms), else the bare language (`en`, `es`). The words stay those of
+ * the message files; only how figures and dates are written follows the region.
+ */
+export function formatLocale(language: string): string {
+  const preferred = navigator.languages?.length ? navigator.languages : [navigator.language];
+  const regional = preferred.find((tag) => tag?.toLowerCase().split('-')[0] === language);
+  if (!regional) return language;
+  try {
+    return Intl.getCanonicalLocales(regional)[0] ?? language;
+  } catch {
+    return language; // a malformed tag from the browser
+  }
+}
+
 export const i18n = i18next.createInstance();
 
 void i18n.use(initReactI18next).init({

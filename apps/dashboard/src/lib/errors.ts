@@ -74,3 +74,14 @@ export function isTransient(error: unknown): boolean {
 export function errorText(i18n: Pick<I18n, 't'>, error: unknown): string {
   return i18n.t(`errors.codes.${errorInfo(error).code}`);
 }
+
+/**
+ * Thrown by `useMe` when `auth.me` answers null inside the app (the session ended while a page was
+ * open). The query cache sends the browser to sign-in meanwhile (trpc.ts), so the error page shows
+ * only the loader, not an error.
+ */
+export class SignedOutError extends Error {
+  constructor() {
+    super('The session has ended');
+  }
+}

@@ -1,39 +1,76 @@
-import { useMemo } from 'react';
+import { createContext, useContext, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatLocale } from '../i18n/index.ts';
 
 /** A calendar date `YYYY-MM-DD` as a Date at noon UTC, so no time zone moves it to another day. */
 const calendarDate = (date: string) => new Date(`${date}T12:00:00Z`);
 
 /**
- * Dates and numbers in the chosen language. Calendar dates (`YYYY-MM-DD`, already in the
- * establishment's time zone) are shown as such; instants (`created_at`) in the establishment's
- * time zone when one is given, so everyone sees a record at the time the kitchen saw it.
+ * The time zone instants are shown in: the establishment's chosen in the shell (AppLayout provides
+ * it), so that a key's "last used", a plan's "generated" and an audit entry read on the kitchen's
+ * clock wherever the reader's browser is. Outside the app (sign-in, invitations) there is none and
+ * the browser's zone is used.
+ */
+export const DisplayTimeZone = createContext<string | undefined>(undefined);
+
+/**
+ * Dates and numbers in the chosen language, written the way the browser's region writes it when
+ * the browser speaks that language (`en-GB` → 24/11/2026 and 24 Nov, not Nov 24; see `formatLocale`).
+ *
+ * - Calendar dates (`YYYY-MM-DD`, already in the establishment's time zone) are shown as such.
+ * - Instants (`created_at`) are shown in the establishment's time zone (`timeZone`, else the one
+ *   the shell provides) and always say which zone (`24 nov 2026, 10:30 CET`): times of several
+ *   zones are never shown side by side without a label.
+ *
+ * Kilograms, one rule for the whole dashboard:
+ * - `kg`: every figure that sums, averages or predicts weights (totals, charts, forecasts,
+ *   shift totals): at most one decimal (`679,5 kg` beside `559 kg`); an amount under 1 kg keeps
+ *   its first significant digit (`0,04 kg`), so that a small amount never reads "0 kg".
+ * - `kgPrecise`: to the gram (`1,235 kg`), only where one weighing is shown as weighed: a record's
+ *   own weight in the records table.
  */
 export function useFormat(timeZone?: string) {
   const { t, i18n } = useTranslation();
   const language = i18n.resolvedLanguage ?? i18n.language;
+  const provided = useContext(DisplayTimeZone);
+  const zone = timeZone ?? provided;
   return useMemo(() => {
-    const zone = timeZone ? { timeZone } : {};
-    const dateTime = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', ...zone });
-    const number = new Intl.NumberFormat(language);
-    const kg = new Intl.NumberFormat(language, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 });
-    const kgPrecise = new Intl.NumberFormat(language, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 });
-    const percent = new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 1 });
-    const day = new Intl.DateTimeFormat(language, { day: 'numeric', month: 'short', timeZone: 'UTC' });
-    const longDay = new Intl.DateTimeFormat(language, {
+    const locale = formatLocale(language);
+    const dateTime = new Intl.DateTimeFormat(locale, {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'short',
+      ...(zone ? { timeZone: zone } : {}),
+    });
+    const number = new Intl.NumberFormat(locale);
+    const kg = new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 });
+    const kgSmall = new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumSignificantDigits: 1 });
+    const kgPrecise = new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 });
+    const percent = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 });
+    const day = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+    const longDay = new Intl.DateTimeFormat(locale, {
       weekday: 'short',
       day: 'numeric',
       month: 'short',
       year: 'numeric',
       timeZone: 'UTC',
     });
-    const month = new Intl.DateTimeFormat(language, { month: 'short', year: 'numeric', timeZone: 'UTC' });
-    const date = new Intl.DateTimeFormat(language, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+    const month = new Intl.DateTimeFormat(locale, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+    const date = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
     return {
-      language,
+      /** The locale every figure is written in (`es`, `en-GB`…), for formats a page builds itself. */
+      language: locale,
+      /** The time zone instants are shown in (undefined: the browser's). */
+      timeZone: zone,
+      /** An instant, in the establishment's time zone, with the zone's name. */
       dateTime: (iso: string) => dateTime.format(new Date(iso)),
       number: (value: number) => number.format(value),
-      kg: (value: number) => kg.format(value),
+      /** A total, average or predicted weight: at most one decimal (see above). */
+      kg: (value: number) => (value !== 0 && Math.abs(value) < 1 ? kgSmall : kg).format(value),
+      /** One weighing, to the gram: only the records table. */
       kgPrecise: (value: number) => kgPrecise.format(value),
       percent: (share: number) => percent.format(share),
       /** A calendar date, short (`23 nov`). */
@@ -50,5 +87,5 @@ export function useFormat(timeZone?: string) {
         return week ? t('format.week', { week: Number(week) }) : label;
       },
     };
-  }, [language, timeZone, t]);
+  }, [language, zone, t]);
 }

@@ -2,6 +2,7 @@ import type { DashboardEstablishment, Me } from '@merma/schema/dashboard';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { trpc } from '../trpc.ts';
+import { SignedOutError } from './errors.ts';
 import type { Mode } from './search.ts';
 
 /** The establishment a page works on: the one in the URL when it is the user's, else the first. */
@@ -9,8 +10,11 @@ export function resolveEstablishment(me: Me, id: string | undefined): DashboardE
   return me.establishments.find((e) => e.id === id) ?? me.establishments[0] ?? null;
 }
 
+/** The signed-in user, inside the app (whose route only renders with a session). */
 export function useMe(): Me {
-  return useSuspenseQuery(trpc.auth.me.queryOptions()).data;
+  const me = useSuspenseQuery(trpc.auth.me.queryOptions()).data;
+  if (!me) throw new SignedOutError();
+  return me;
 }
 
 const shell = getRouteApi('/app');

@@ -7,10 +7,11 @@ import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LanguageSwitcher } from '../components/LanguageSwitcher.tsx';
 import { PagePending } from '../components/states.tsx';
+import { DisplayTimeZone } from '../lib/format.ts';
 import { useScope } from '../lib/scope.ts';
 import { Navigation } from './Navigation.tsx';
 import { EstablishmentSwitcher, ModeSwitch, OrganizationSwitcher } from './ScopeControls.tsx';
-import { UserMenu } from './UserMenu.tsx';
+import { UserMenu, UserPanel } from './UserMenu.tsx';
 
 /**
  * The signed-in frame: navigation, the organisation, establishment and mode every page works on,
@@ -21,7 +22,11 @@ export function AppLayout() {
   const [navOpened, nav] = useDisclosure(false);
   // Wide screens show the scope controls in the header; narrow ones at the top of the navigation.
   const wide = useMediaQuery('(min-width: 62em)', true);
-  const { me } = useScope();
+  // Below Mantine's `sm` the navigation is a drawer behind the menu button, and the header keeps
+  // only that button, the name and the mode: the account (language, signing out) moves into the
+  // drawer, where a phone has room for it (Stripe's and GitHub's mobile menus do the same).
+  const drawer = !useMediaQuery('(min-width: 48em)', false);
+  const { me, establishment } = useScope();
 
   const scopeControls = (
     <>
@@ -51,8 +56,8 @@ export function AppLayout() {
             </Group>
             <Group gap="sm" wrap="nowrap">
               <ModeSwitch />
-              <LanguageSwitcher />
-              <UserMenu />
+              {!drawer && <LanguageSwitcher />}
+              {!drawer && <UserMenu />}
             </Group>
           </Group>
         </AppShell.Header>
@@ -62,6 +67,7 @@ export function AppLayout() {
             <Stack gap="md">
               {!wide && <Stack gap="xs">{scopeControls}</Stack>}
               <Navigation onNavigate={nav.close} />
+              {drawer && <UserPanel />}
             </Stack>
           </ScrollArea>
         </AppShell.Navbar>
@@ -73,9 +79,12 @@ export function AppLayout() {
                 {t('plan.banner.body', { plan: t(`plans.${me.organization.plan}`) })}
               </Alert>
             )}
-            <Suspense fallback={<PagePending />}>
-              <Outlet />
-            </Suspense>
+            {/* Every instant on every page is shown on the chosen establishment's clock (lib/format.ts). */}
+            <DisplayTimeZone.Provider value={establishment?.timezone}>
+              <Suspense fallback={<PagePending />}>
+                <Outlet />
+              </Suspense>
+            </DisplayTimeZone.Provider>
           </Stack>
         </AppShell.Main>
       </AppShell>

@@ -85,8 +85,14 @@ function Forecast({ establishmentId }: { establishmentId: string }) {
           data={CATEGORIES.map((c) => ({ value: c, label: t(`categories.${c}`) }))}
         />
       </Group>
-      <Method prediction={data} />
-      <ForecastChart prediction={data} />
+      {data.history_days === 0 ? (
+        <NoForecast filtered={isCategory(search.category)} />
+      ) : (
+        <>
+          <Method prediction={data} />
+          <ForecastChart prediction={data} />
+        </>
+      )}
       <Production
         input={{
           establishment_id: establishmentId,
@@ -266,6 +272,7 @@ function ProductionTable({ prediction }: { prediction: DemandPrediction }) {
       <Table.ScrollContainer
         minWidth={900}
         type="native"
+        pos="relative"
         tabIndex={0}
         role="region"
         aria-label={t('forecast.demand.tableCaption')}
@@ -403,6 +410,33 @@ function noteText(note: ProductDemand['notes'][number], product: ProductDemand, 
     default:
       return note.message;
   }
+}
+
+/**
+ * No waste record yet (in this mode, or in the chosen category): the server's forecast is then a
+ * row of zeros, which a chart would draw as "0 kg expected". Say there is nothing to forecast yet
+ * instead, and where records come from.
+ */
+function NoForecast({ filtered }: { filtered: boolean }) {
+  const { t } = useTranslation();
+  const { mode } = useScope();
+  return (
+    <Alert color="teal" variant="light" title={t('forecast.empty.title')} data-testid="forecast-empty">
+      <Stack gap="xs">
+        <Text size="sm">{t('forecast.empty.body', { mode: t(`forecast.empty.modes.${mode}`) })}</Text>
+        {filtered && <Text size="sm">{t('forecast.empty.category')}</Text>}
+        {/* The alert's own text colour: the link colour is under AA on its light teal. */}
+        <Group gap="md">
+          <AnchorLink to="/records" size="sm" c="var(--alert-color)" underline="always">
+            {t('forecast.empty.records')}
+          </AnchorLink>
+          <Anchor href="/docs" size="sm" c="var(--alert-color)" underline="always">
+            {t('forecast.empty.docs')}
+          </Anchor>
+        </Group>
+      </Stack>
+    </Alert>
+  );
 }
 
 /** No sales received (in the chosen category): where they come from. */

@@ -1,7 +1,7 @@
 import '@mantine/charts/styles.css';
 import { AreaChart, BarChart } from '@mantine/charts';
 import { Alert, Badge, Card, Code, Group, List, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import type { AnalyticsResult } from '@merma/schema';
+import { type AnalyticsResult, LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import type { DashboardBenchmark, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
 import { IconArrowDownRight, IconArrowUpRight, IconMinus } from '@tabler/icons-react';
 import { useSuspenseQuery } from '@tanstack/react-query';
@@ -228,7 +228,7 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
         title={t('overview.trend', { total: format.kg(analytics.total_kg), count: analytics.total_records })}
         footer={
           <Text size="sm" c="dimmed" mt="xs" data-testid="range-total">
-            {t('overview.rangeTotal', { kg: format.kgPrecise(analytics.total_kg), count: analytics.total_records })}
+            {t('overview.rangeTotal', { kg: format.kg(analytics.total_kg), count: analytics.total_records })}
           </Text>
         }
       >
@@ -291,14 +291,19 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
 /** No records in the range: how to send the first one. */
 function NoRecords() {
   const { t } = useTranslation();
-  const { me } = useScope();
+  const { me, mode } = useScope();
+  // The example works as shown: this server's address and the key prefix of the mode on screen.
+  const example = t('overview.empty.example', { url: me.public_url, prefix: mode === 'live' ? LIVE_KEY_PREFIX : TEST_KEY_PREFIX });
   return (
     <Alert color="teal" variant="light" title={t('overview.empty.title')}>
       <Stack gap="xs">
         <Text size="sm">{t('overview.empty.body')}</Text>
-        <Code block>{t('overview.empty.example')}</Code>
+        <Code block>{example}</Code>
         {can.viewKeys(me.role) ? (
-          <AnchorLink to="/keys">{t('overview.empty.keys')}</AnchorLink>
+          // The alert's own text colour: the link colour is under AA on its light teal.
+          <AnchorLink to="/keys" c="var(--alert-color)" underline="always">
+            {t('overview.empty.keys')}
+          </AnchorLink>
         ) : (
           <Text size="sm">{t('overview.empty.askDeveloper')}</Text>
         )}

@@ -168,7 +168,7 @@ function Sessions({ scope, timezone }: { scope: Scope; timezone: string }) {
       render: (s) => (s.completed_at ? format.dateTime(s.completed_at) : <EmptyCell />),
     },
     { key: 'records', header: t('sessions.columns.records'), render: (s) => format.number(s.record_count) },
-    { key: 'kg', header: t('sessions.columns.kg'), render: (s) => format.kgPrecise(s.total_kg) },
+    { key: 'kg', header: t('sessions.columns.kg'), render: (s) => format.kg(s.total_kg) },
   ];
   return (
     <Stack gap="sm" component="section" aria-labelledby="sessions-heading">

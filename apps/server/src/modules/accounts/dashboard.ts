@@ -2,6 +2,7 @@ import {
   AcceptInvitationInput,
   InvitationPreview,
   LinkTokenInput,
+  MaybeMe,
   Me,
   OkResponse,
   RequestPasswordResetInput,
@@ -32,12 +33,15 @@ async function opened(ctx: DashboardContext, session: OpenedSession): Promise<Me
   ctx.cookies.open(session);
   const user = await findSession(ctx.db, session.token, ctx.clock());
   if (!user) throw new AppError('internal', 'The new session was not found');
-  return describeSession(ctx.db, user, session.csrfToken);
+  return describeSession(ctx.db, user, session.csrfToken, ctx.accounts.publicUrl);
 }
 
 /** Signing in and out, links, invitations and the organisation the session works in. */
 export const authDashboardRouter = dashboardRouter({
-  me: memberProcedure.output(Me).query(({ ctx }) => describeSession(ctx.db, ctx.session, ctx.csrfToken as string)),
+  /** Who is signed in: `null` without a session (a 200, not a 401: the sign-in page asks it on every visit). */
+  me: publicProcedure
+    .output(MaybeMe)
+    .query(({ ctx }) => (ctx.session ? describeSession(ctx.db, ctx.session, ctx.csrfToken as string, ctx.accounts.publicUrl) : null)),
 
   signIn: publicProcedure
     .input(SignInInput)
@@ -93,6 +97,6 @@ export const authDashboardRouter = dashboardRouter({
       await moveSession(ctx.db, ctx.session, input.organization_id);
       const moved = await reloadSession(ctx.db, ctx.session.sessionId, ctx.clock());
       if (!moved) throw new AppError('unauthorized', 'The session ended');
-      return describeSession(ctx.db, moved, ctx.csrfToken as string);
+      return describeSession(ctx.db, moved, ctx.csrfToken as string, ctx.accounts.publicUrl);
     }),
 });

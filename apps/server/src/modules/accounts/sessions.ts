@@ -135,7 +135,7 @@ export async function moveSession(db: DbTx, session: SessionUser, organizationId
 }
 
 /** What the dashboard shows of the signed-in user: their organisations, establishments and role. */
-export async function describeSession(db: DbTx, session: SessionUser, csrfToken: string): Promise<Me> {
+export async function describeSession(db: DbTx, session: SessionUser, csrfToken: string, publicUrl: string): Promise<Me> {
   const [memberships, establishments] = await Promise.all([
     db.membership.findMany({
       where: { user_id: session.userId },
@@ -160,5 +160,6 @@ export async function describeSession(db: DbTx, session: SessionUser, csrfToken:
     organizations: memberships.map((m) => ({ id: m.organization_id, name: m.organization.name, role: m.role as Role })),
     establishments,
     csrf_token: csrfToken,
+    public_url: publicUrl.replace(/\/+$/, ''),
   };
 }
