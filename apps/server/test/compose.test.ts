@@ -68,7 +68,7 @@ describe('compose.yaml, as written', () => {
   });
 
   it('the server believes forwarded headers from the proxy’s fixed address alone', () => {
-    const address = (proxy?.networks as Record<string, { ipv4_address: string }>).merma?.ipv4_address;
+    const address = (proxy?.networks as Record<string, { ipv4_address: string }> | undefined)?.merma?.ipv4_address;
     expect(address).toBe('172.30.77.10');
     expect(server?.environment?.TRUST_PROXY).toBe(address);
     const subnet = compose.networks.merma?.ipam.config[0]?.subnet;
