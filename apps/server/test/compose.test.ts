@@ -40,7 +40,7 @@ const compose = parse(interpolate(raw), { merge: true }) as {
   networks: Record<string, { ipam: { config: { subnet: string }[] } }>;
 };
 const { proxy, server, keygen, mailpit } = compose.services as Record<string, Service>;
-const runtimeEnv = Object.fromEntries(
+const runtimeEnv: Record<string, string> = Object.fromEntries(
   [...dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')).matchAll(/^ENV\s+(.+)$/gm)].flatMap((m) =>
     (m[1] as string)
       .trim()
@@ -103,7 +103,7 @@ describe('compose.yaml, as written', () => {
   it('the server’s configuration passes production’s rules (the image’s settings with compose’s)', () => {
     const key = join(dir, 'encryption.key');
     writeFileSync(key, `k1:${Buffer.alloc(32, 1).toString('base64')}\n`);
-    const env = { ...runtimeEnv, ...server?.environment, MERMA_ENCRYPTION_KEY_FILE: key };
+    const env: Record<string, string> = { ...runtimeEnv, ...server?.environment, MERMA_ENCRYPTION_KEY_FILE: key };
     expect(env.NODE_ENV).toBe('production');
     const config = loadConfig(env);
     expect(config.publicUrl).toBe('https://localhost:8443');
