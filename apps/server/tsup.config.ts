@@ -1,7 +1,11 @@
 import { defineConfig } from 'tsup';
 
 // The server ships as plain JavaScript: the container runs `node dist/main.js`. @merma/schema and
-// @merma/signing are bundled in (built from its sources); npm dependencies stay external.
+// @merma/signing are bundled in (built from its sources); npm dependencies stay external, except
+// @prisma/client: the generated client needs only its runtime and PostgreSQL's query compiler
+// (bundled here, ~5 MB), while installing the package brings its optional peer, the Prisma CLI, with
+// Studio and TypeScript (~200 MB of the image). The runtime is CommonJS and calls `require`, which
+// an ES module lacks: the banner gives each output file one (createRequire).
 export default defineConfig({
   entry: { main: 'src/main.ts', admin: 'src/admin.ts' },
   format: ['esm'],
@@ -11,9 +15,11 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   splitting: true,
-  noExternal: ['@merma/schema', '@merma/signing'],
+  noExternal: ['@merma/schema', '@merma/signing', '@prisma/client'],
   esbuildOptions(options) {
     options.conditions = ['@merma/source'];
   },
-  banner: { js: '#!/usr/bin/env node' },
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __mermaCreateRequire } from 'node:module';\nconst require = __mermaCreateRequire(import.meta.url);",
+  },
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,7 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().optional(),
   PORT: int(3000),
-  /** PostgreSQL URL. Unset: an embedded PostgreSQL (PGlite) under DATA_DIR. */
+  /** PostgreSQL URL. Unset: an embedded PostgreSQL (PGlite) under DATA_DIR (not in production: required there). */
   DATABASE_URL: urlOf(/^postgres(ql)?$/, 'postgresql://').optional(),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_POOL_SIZE: int(10, 1),
@@ -180,6 +181,17 @@ const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
           "true believes X-Forwarded-For/-Proto from anyone, so clients choose their address (rate limits, audit log) and pass plain HTTP as HTTPS: name your proxy's addresses or CIDR range (TRUST_PROXY=10.0.0.0/8), or loopback",
       });
     }
+    // The embedded database is for trying Merma on one machine: in a container it lives in a
+    // volume that goes when the container is recreated, and replicas would each have their own.
+    // A missing (or misspelt) DATABASE_URL in production is a mistake, not a wish for PGlite.
+    if (!e.DATABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_URL'],
+        message:
+          'required when NODE_ENV=production, as postgresql://user:password@host:5432/database: the embedded database (used when it is unset) is for development and would be lost with the container',
+      });
+    }
     if (!e.PUBLIC_URL?.startsWith('https://')) {
       ctx.addIssue({
         code: 'custom',
@@ -226,13 +238,44 @@ export type Config = ReturnType<typeof toConfig>;
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const raw = withSecretFiles(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   const parsed = CheckedEnvSchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return toConfig(parsed.data);
+}
+
+/** The settings that hold secrets, which may be given as a file's path instead (`<NAME>_FILE`). */
+export const SECRET_FILE_SETTINGS = ['MERMA_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'METRICS_TOKEN'] as const;
+
+/**
+ * `MERMA_ENCRYPTION_KEY_FILE=/run/secrets/merma_key` instead of the key itself: the convention of
+ * Docker and Kubernetes secrets (and of the postgres image), so that a secret mounted as a file never
+ * passes through the environment, `docker inspect` or a compose file. The file's content, without
+ * its trailing newline, is the value. Giving both forms, or a file that cannot be read, is refused.
+ */
+function withSecretFiles(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const out = { ...env };
+  const problems: string[] = [];
+  for (const name of SECRET_FILE_SETTINGS) {
+    const path = env[`${name}_FILE`];
+    delete out[`${name}_FILE`];
+    if (path === undefined) continue;
+    if (env[name] !== undefined) {
+      problems.push(`  ${name}_FILE: give ${name} or ${name}_FILE, not both`);
+      continue;
+    }
+    try {
+      const value = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+      if (value !== '') out[name] = value;
+    } catch (err) {
+      problems.push(`  ${name}_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  return out;
 }
 
 /**

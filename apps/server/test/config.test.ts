@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, SETTINGS } from '../src/config.js';
@@ -35,5 +36,25 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: 'localhost:5432/merma' })).toThrow(/DATABASE_URL: expected a postgresql:\/\/ URL/);
     expect(() => loadConfig({ REDIS_URL: 'http://cache:6379' })).toThrow(/REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/);
     expect(() => loadConfig({ SMTP_URL: 'mail.example.com:587' })).toThrow(/SMTP_URL/);
+  });
+
+  it('a secret may come from a file (<NAME>_FILE, as Docker and Kubernetes mount secrets), never from both forms', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'merma-secret-'));
+    try {
+      const key = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+      writeFileSync(join(dir, 'key'), `${key}\n`);
+      writeFileSync(join(dir, 'db'), 'postgresql://merma:s3cret@db:5432/merma');
+      const config = loadConfig({ MERMA_ENCRYPTION_KEY_FILE: join(dir, 'key'), DATABASE_URL_FILE: join(dir, 'db') });
+      expect(config.encryptionKeys?.map((k) => k.id)).toEqual(['k1']);
+      expect(config.databaseUrl).toBe('postgresql://merma:s3cret@db:5432/merma');
+      expect(() => loadConfig({ MERMA_ENCRYPTION_KEY_FILE: join(dir, 'key'), MERMA_ENCRYPTION_KEY: key })).toThrow(
+        /MERMA_ENCRYPTION_KEY_FILE: give MERMA_ENCRYPTION_KEY or MERMA_ENCRYPTION_KEY_FILE, not both/,
+      );
+      expect(() => loadConfig({ SMTP_URL_FILE: join(dir, 'missing') })).toThrow(/SMTP_URL_FILE: cannot read .*missing \(ENOENT\)/);
+      // The file's content is checked as the variable would be.
+      expect(() => loadConfig({ DATABASE_URL_FILE: join(dir, 'key') })).toThrow(/DATABASE_URL: expected a postgresql:\/\/ URL/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -51,8 +51,12 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** What production needs from the platform besides the key (config.ts): the public address and a mail setting. */
-const PLATFORM_SETTINGS = { PUBLIC_URL: 'https://merma.example.com', MAIL_TO_LOG: 'true' };
+/** What production needs from the platform besides the key (config.ts): a database, the public address and a mail setting. */
+const PLATFORM_SETTINGS = {
+  PUBLIC_URL: 'https://merma.example.com',
+  MAIL_TO_LOG: 'true',
+  DATABASE_URL: 'postgresql://db.example.com/merma',
+};
 
 describe('the container image', () => {
   it('exposes the ports its server listens on by default: the API and the metrics', () => {

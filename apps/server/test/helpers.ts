@@ -61,8 +61,11 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     RATE_LIMIT_RECORDS_PER_MINUTE: '10000',
     RATE_LIMIT_ANALYTICS_PER_HOUR: '10000',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    // What production requires besides (config.ts): its public https address and a way for mail.
-    ...(overrides.NODE_ENV === 'production' ? { PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true' } : {}),
+    // What production requires besides (config.ts): its database, public https address and a way for mail.
+    // (The tests' app is handed its own database; the URL only satisfies production's rule.)
+    ...(overrides.NODE_ENV === 'production'
+      ? { PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true', DATABASE_URL: 'postgresql://merma.test/merma' }
+      : {}),
     ...overrides,
   });
 }

@@ -14,6 +14,7 @@ import { createTenant, startTestApp, TEST_ENCRYPTION_KEY, type TestContext } fro
  */
 const PRODUCTION = {
   NODE_ENV: 'production',
+  DATABASE_URL: 'postgresql://merma:secret@db.example.com:5432/merma',
   MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
   PUBLIC_URL: 'https://merma.example.com',
   SMTP_URL: 'smtp://mail.example.com:587',
@@ -48,6 +49,15 @@ describe('a production configuration', () => {
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '192.0.2.10' }).trustProxy).toBe('192.0.2.10');
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true); // development and tests
     expect(loadConfig({}).trustProxy).toBe(false);
+  });
+
+  it('requires DATABASE_URL: a missing or misspelt one does not fall back to the embedded database', () => {
+    const { DATABASE_URL: _, ...withoutDatabase } = PRODUCTION;
+    expect(messageOf(withoutDatabase)).toMatch(
+      /DATABASE_URL: required when NODE_ENV=production, as postgresql:\/\/.*embedded database .* for development/,
+    );
+    expect(messageOf({ ...withoutDatabase, DATABSE_URL: PRODUCTION.DATABASE_URL })).toMatch(/DATABASE_URL: required/);
+    expect(loadConfig({}).databaseUrl).toBeUndefined(); // development: the embedded database
   });
 
   it('requires PUBLIC_URL, over https', () => {

@@ -122,12 +122,15 @@ describe('MERMA_ENCRYPTION_KEY', () => {
   });
 
   it('is required in production, with a message saying how to make one', () => {
-    expect(configError({ NODE_ENV: 'production', PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true' })).toBe(
+    expect(
+      configError({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://db/merma', PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true' }),
+    ).toBe(
       'Invalid configuration:\n  MERMA_ENCRYPTION_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted with it): generate a key with `openssl rand -base64 32` and set MERMA_ENCRYPTION_KEY=k1:<that key>',
     );
     expect(
       loadConfig({
         NODE_ENV: 'production',
+        DATABASE_URL: 'postgresql://db/merma',
         PUBLIC_URL: 'https://merma.test',
         MAIL_TO_LOG: 'true',
         MERMA_ENCRYPTION_KEY: `k1:${b64}`,
