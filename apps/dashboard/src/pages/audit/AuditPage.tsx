@@ -69,7 +69,7 @@ function Filters({ search }: { search: AuditSearch }) {
     });
   const actions = AUDIT_ACTIONS.map((a) => ({ value: a, label: t(`audit.actions.${a}`) }));
   return (
-    <form onSubmit={form.onSubmit(apply)} aria-label={t('audit.filters.label')}>
+    <form role="search" onSubmit={form.onSubmit(apply)} aria-label={t('audit.filters.label')}>
       <Group align="flex-end" gap="sm" wrap="wrap">
         <TextInput
           type="email"
