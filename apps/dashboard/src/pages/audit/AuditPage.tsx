@@ -1,4 +1,4 @@
-import { Alert, Button, Code, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Box, Button, Code, Group, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { AUDIT_ACTIONS, type AuditEntry } from '@merma/schema/dashboard';
 import { useQueries, useSuspenseQuery } from '@tanstack/react-query';
@@ -69,7 +69,7 @@ function Filters({ search }: { search: AuditSearch }) {
     });
   const actions = AUDIT_ACTIONS.map((a) => ({ value: a, label: t(`audit.actions.${a}`) }));
   return (
-    <form role="search" onSubmit={form.onSubmit(apply)} aria-label={t('audit.filters.label')}>
+    <Box component="form" role="search" onSubmit={form.onSubmit(apply)} aria-label={t('audit.filters.label')}>
       <Group align="flex-end" gap="sm" wrap="wrap">
         <TextInput
           type="email"
@@ -101,7 +101,7 @@ function Filters({ search }: { search: AuditSearch }) {
           {t('audit.filters.clear')}
         </Button>
       </Group>
-    </form>
+    </Box>
   );
 }
 
