@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
@@ -47,6 +48,8 @@ const WORDS = {
     clear: 'Quitar filtros',
     filters: 'Filtrar el registro de actividad',
     shiftCreated: 'Turno añadido',
+    exportCsv: 'Exportar CSV',
+    exportEs: 'CSV para hoja de cálculo en español (; y coma decimal)',
     range: (n: number) => `1–${n} de ${n}`,
   },
   en: {
@@ -68,6 +71,8 @@ const WORDS = {
     clear: 'Clear filters',
     filters: 'Filter the audit log',
     shiftCreated: 'Shift added',
+    exportCsv: 'Export CSV',
+    exportEs: 'CSV for a spreadsheet in Spanish (; and decimal comma)',
     range: (n: number) => `1–${n} of ${n}`,
   },
 } as const;
@@ -221,12 +226,16 @@ describe.skipIf(!hasChromium)(
           await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
           const offer = page.getByRole('dialog', { name: w.inUse(used.name) });
           await offer.waitFor();
+          // The pointer rests where the first dialog's button was, over this one's: move it away so axe
+          // sees the button as it stays (a hovered filled button is a shade lighter).
+          await page.mouse.move(0, 0);
           await accessible(page, `shift in use ${tag}`);
           await offer.getByRole('button', { name: w.archive, exact: true }).click();
           await page.getByRole('row').filter({ hasText: used.name }).getByText(w.archived, { exact: true }).waitFor();
           const stored = await t.db.shift.findUniqueOrThrow({ where: { id: used.id } });
           expect(stored.archived_at).not.toBeNull();
           expect((await t.db.record.findUniqueOrThrow({ where: { id: record.json().data.id } })).shift_id).toBe(used.id);
+          await page.screenshot({ path: join(TEST_RESULTS, `shifts-${tag}.png`), fullPage: true });
         });
       }
     }, 180_000);
@@ -255,6 +264,13 @@ describe.skipIf(!hasChromium)(
           for (const kg of [1.5, 2.25, 3]) await table.getByRole('cell', { name: `Producto ${kg}`, exact: true }).waitFor();
           expect(await table.getByText('Fuera de la sesión').count()).toBe(0);
           await accessible(page, `session ${combo.lang} ${combo.width}`);
+          await page.screenshot({ path: join(TEST_RESULTS, `session-${combo.lang}${combo.width}.png`), fullPage: true });
+          // The session's records as the Spanish CSV: those three, under their Spanish headers.
+          await page.getByRole('button', { name: w.exportCsv }).click();
+          const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: w.exportEs }).click()]);
+          const rows = parse(readFileSync(await download.path()), { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
+          expect(rows.map((r) => r.Producto).sort()).toEqual(['Producto 1.5', 'Producto 2.25', 'Producto 3']);
+          expect(new Set(rows.map((r) => r['ID sesión de registro']))).toEqual(new Set([session.id]));
           // Back to the list, in the same scope.
           await page.getByRole('main').getByRole('link', { name: w.shifts, exact: true }).click();
           await heading(page, w.shifts).waitFor();

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Badge, Button, Card, Group, Menu, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { Session } from '@merma/schema';
 import { IconArrowLeft, IconDownload } from '@tabler/icons-react';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
@@ -113,23 +113,21 @@ function SessionRecords({ session, scope, timezone }: { session: Session; scope:
         <Text size="sm" c="dimmed" aria-live="polite" data-testid="session-records-count">
           {total === 0 ? t('sessions.detail.none') : t('records.range', { from: offset + 1, to: offset + (page?.data.length ?? 0), total })}
         </Text>
-        {total > 0 && (
-          <Group gap="xs">
-            <Button
-              component="a"
-              href={exportUrl('es')}
-              download
-              variant="default"
-              size="xs"
-              leftSection={<IconDownload size={14} aria-hidden />}
-            >
+        <Menu position="bottom-end">
+          <Menu.Target>
+            <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} disabled={total === 0}>
+              {t('records.export.button')}
+            </Button>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item component="a" href={exportUrl('es')} download>
               {t('records.export.es')}
-            </Button>
-            <Button component="a" href={exportUrl('plain')} download variant="default" size="xs">
+            </Menu.Item>
+            <Menu.Item component="a" href={exportUrl('plain')} download>
               {t('records.export.plain')}
-            </Button>
-          </Group>
-        )}
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
       </Group>
       {later.error && <ErrorAlert error={later.error} />}
       <RecordsTable rows={page?.data ?? []} scope={scope} timezone={timezone} />
