@@ -1,3 +1,5 @@
+import type { AuditAction } from '@merma/schema/dashboard';
+import type { AuditSearch } from './lib/search.ts';
 import { trpc } from './trpc.ts';
 
 /**
@@ -13,9 +15,32 @@ export function deliveriesOptions(scope: { establishment_id: string; livemode: b
 }
 
 /**
- * One page of the audit log; `cursor` is the previous page's `next_cursor`. (Not an infinite query:
- * those add `direction` to the input, which the strict `AuditQuery` refuses.)
+ * The audit log's filter from the URL: an action `isAction` does not know and a `from` after `to`
+ * are left out. (The page checks actions against @merma/schema's list; the route's loader, in the
+ * first bundle, only by their shape and prefetches without failing.)
  */
-export function auditPageOptions(cursor?: string) {
-  return trpc.audit.list.queryOptions(cursor ? { limit: AUDIT_PAGE_SIZE, cursor } : { limit: AUDIT_PAGE_SIZE });
+export function auditFilter(search: AuditSearch, isAction: (action: string) => boolean) {
+  const actor = search.actor?.trim();
+  const ordered = !search.from || !search.to || search.from <= search.to;
+  return {
+    ...(actor ? { actor } : {}),
+    ...(search.action && isAction(search.action) ? { action: search.action as AuditAction } : {}),
+    ...(search.from && ordered ? { from: search.from } : {}),
+    ...(search.to && ordered ? { to: search.to } : {}),
+  };
+}
+export type AuditFilter = ReturnType<typeof auditFilter>;
+/** What an action looks like (`shift.created`), for where the list of actions is not loaded. */
+export const looksLikeAction = (action: string) => /^[a-z_]+\.[a-z_]+$/.test(action);
+
+/** The zone the page shows times in (the browser's): the days of the date filter are that zone's days. */
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/**
+ * One page of the audit log, of a filter; `cursor` is the previous page's `next_cursor`. (Not an
+ * infinite query: those add `direction` to the input, which the strict `AuditQuery` refuses.)
+ */
+export function auditPageOptions(filter: AuditFilter = {}, cursor?: string) {
+  const dated = filter.from || filter.to ? { time_zone: browserZone() } : {};
+  return trpc.audit.list.queryOptions({ limit: AUDIT_PAGE_SIZE, ...filter, ...dated, ...(cursor ? { cursor } : {}) });
 }

@@ -14,6 +14,7 @@ import { NotFound, PagePending, RouteError } from './components/states.tsx';
 import { can } from './lib/permissions.ts';
 import { resolveEstablishment } from './lib/scope.ts';
 import {
+  auditSearch,
   forecastSearch,
   overviewSearch,
   pageSearch,
@@ -23,9 +24,9 @@ import {
   signInSearch,
   tokenSearch,
 } from './lib/search.ts';
-import { overviewQuery, recordsQuery, todayIn } from './lib/waste.ts';
+import { overviewQuery, recordsQuery, sessionRecordsQuery, todayIn } from './lib/waste.ts';
 import { SignInPage } from './pages/auth/SignInPage.tsx';
-import { auditPageOptions, deliveriesOptions } from './queries.ts';
+import { auditFilter, auditPageOptions, deliveriesOptions, looksLikeAction } from './queries.ts';
 import { onUnauthorized, queryClient, type TRPC, trpc } from './trpc.ts';
 
 /**
@@ -182,6 +183,24 @@ const shiftsRoute = createRoute({
   component: lazyRouteComponent(() => import('./pages/shifts/ShiftsPage.tsx'), 'ShiftsPage'),
 });
 
+const sessionRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'sessions/$id',
+  loaderDeps: ({ search }) => ({ establishment: search.establishment, mode: search.mode }),
+  loader: async ({ context, deps, params }) => {
+    const found = scopeOf(context.me, deps);
+    if (!found) return;
+    const q = context.queryClient;
+    await Promise.all([
+      q.ensureQueryData(context.trpc.shifts.session.queryOptions({ ...found.scope, id: params.id })),
+      q.ensureQueryData(context.trpc.catalog.get.queryOptions()),
+      q.ensureQueryData(context.trpc.shifts.list.queryOptions(found.scope)),
+      q.ensureQueryData(context.trpc.records.list.queryOptions(sessionRecordsQuery(found.scope, params.id))),
+    ]);
+  },
+  component: lazyRouteComponent(() => import('./pages/sessions/SessionPage.tsx'), 'SessionPage'),
+});
+
 const keysRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'keys',
@@ -237,8 +256,11 @@ const teamRoute = createRoute({
 const auditRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'audit',
-  loader: async ({ context }) => {
-    if (can.viewAudit(context.me.role)) await context.queryClient.ensureQueryData(auditPageOptions());
+  validateSearch: auditSearch,
+  loaderDeps: ({ search }) => ({ actor: search.actor, action: search.action, from: search.from, to: search.to }),
+  loader: async ({ context, deps }) => {
+    // A prefetch, which never fails: an unknown action in the URL is the page's to leave out.
+    if (can.viewAudit(context.me.role)) await context.queryClient.prefetchQuery(auditPageOptions(auditFilter(deps, looksLikeAction)));
   },
   component: lazyRouteComponent(() => import('./pages/audit/AuditPage.tsx'), 'AuditPage'),
 });
@@ -256,6 +278,7 @@ const routeTree = rootRoute.addChildren([
     forecastRoute,
     planRoute,
     shiftsRoute,
+    sessionRoute,
     keysRoute,
     integrationsRoute,
     integrationRoute,

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, csvStringifier } from '../src/modules/records/export.js';
+import { CSV_COLUMNS, CSV_HEADERS_ES, type CsvColumn, csvStringifier } from '../src/modules/records/export.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 
@@ -44,6 +44,9 @@ const DIALECTS = [
   { dialect: 'es', delimiter: ';' },
   { dialect: 'plain', delimiter: ',' },
 ] as const;
+
+/** A column's header in a form: Spanish in `es`, the API's field name in `plain`. */
+const header = (dialect: 'es' | 'plain', column: CsvColumn) => (dialect === 'es' ? CSV_HEADERS_ES[column] : column);
 
 /**
  * Read as a spreadsheet does: a CRLF, a lone LF or a lone CR outside quotes ends a row (csv-parse
@@ -124,15 +127,16 @@ describe('records CSV export: formula injection', () => {
     const res = await download(dialect);
     expect(res.statusCode, res.body).toBe(200);
     const rows = parseCsv(res.body, delimiter);
+    const cell = (row: Record<string, string>, column: CsvColumn) => row[header(dialect, column)];
     expect(rows).toHaveLength(stored.length);
-    expect(rows.map((r) => r.id).sort()).toEqual(stored.map((r) => r.id).sort());
+    expect(rows.map((r) => cell(r, 'id')).sort()).toEqual(stored.map((r) => r.id).sort());
     const byId = new Map(stored.map((r) => [r.id, r]));
     for (const row of rows) {
-      const record = byId.get(row.id as string);
-      expect(row.notes).toBe(expectedCell(record?.notes ?? ''));
-      expect(row.product_name).toBe(expectedCell(record?.product_name ?? ''));
-      expect(row.shift_name).toBe(expectedCell(shiftName));
-      expect(Object.keys(row)).toEqual([...CSV_COLUMNS]);
+      const record = byId.get(cell(row, 'id') as string);
+      expect(cell(row, 'notes')).toBe(expectedCell(record?.notes ?? ''));
+      expect(cell(row, 'product_name')).toBe(expectedCell(record?.product_name ?? ''));
+      expect(cell(row, 'shift_name')).toBe(expectedCell(shiftName));
+      expect(Object.keys(row)).toEqual(CSV_COLUMNS.map((c) => header(dialect, c)));
       for (const cell of Object.values(row)) assertNoFormula(cell);
     }
     // A program that reads the file line by line never meets a line starting a formula either.
@@ -146,7 +150,7 @@ describe('records CSV export: formula injection', () => {
     const rows = parseCsv((await download(dialect)).body, delimiter);
     const text = 'comma, semicolon; "double quotes" and \'single\'';
     const id = stored.find((r) => r.notes === text)?.id;
-    expect(rows.find((r) => r.id === id)?.notes).toBe(text);
+    expect(rows.find((r) => r[header(dialect, 'id')] === id)?.[header(dialect, 'notes')]).toBe(text);
     // A field holding either separator, a quote or a line break is quoted, whichever the file's separator.
     const raw = (await download(dialect)).body;
     expect(raw).toContain('"comma, semicolon; ""double quotes"" and \'single\'"');

@@ -166,13 +166,14 @@ describe('records', () => {
     expect(es.headers['content-disposition']).toMatch(/^attachment; filename="merma-test-records-2026-11-23-es\.csv"$/);
     expect(es.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     const esRows = parse(es.body, { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
-    expect(esRows.map((r) => r.id)).toEqual(expected.map((r) => r.id));
-    expect(esRows.map((r) => r.weight_kg)).toEqual(expected.map((r) => String(r.weight_kg).replace('.', ',')));
-    expect(esRows.map((r) => r.record_hash)).toEqual(expected.map((r) => r.record_hash));
-    expect(esRows.map((r) => r.created_at)).toEqual(expected.map((r) => r.created_at));
-    expect(esRows[0]?.local_time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    // The Spanish form's headers are Spanish (records-export.test.ts checks every one).
+    expect(esRows.map((r) => r.ID)).toEqual(expected.map((r) => r.id));
+    expect(esRows.map((r) => r['Peso (kg)'])).toEqual(expected.map((r) => String(r.weight_kg).replace('.', ',')));
+    expect(esRows.map((r) => r['Hash del registro'])).toEqual(expected.map((r) => r.record_hash));
+    expect(esRows.map((r) => r['Registrado (UTC)'])).toEqual(expected.map((r) => r.created_at));
+    expect(esRows[0]?.['Fecha y hora local']).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     // A note that looks like a formula is kept as text.
-    expect(esRows.find((r) => r.notes)?.notes).toBe("'=SUM(A1:A9)");
+    expect(esRows.find((r) => r.Notas)?.Notas).toBe("'=SUM(A1:A9)");
 
     const plain = await get('plain');
     expect(plain.rawPayload[0]).toBe('i'.charCodeAt(0));

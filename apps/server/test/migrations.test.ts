@@ -426,7 +426,8 @@ describe('upgrading a database that holds data', () => {
       establishments: [{}],
       api_keys: [{ name: '', created_by: null, last_used_at: null }],
       products: [{ pos_ref: null, unit_weight_kg: null }],
-      shifts: [{}],
+      // A shift that existed before archiving did is active.
+      shifts: [{ archived_at: null }],
       sessions: [{}],
       // A record stored before occurred_at existed happened when it was stored.
       records: (afterFirst.records as { created_at: Date }[]).map((r) => ({

@@ -6,6 +6,7 @@ import { CAUSE_NAMES_EN, DESTINATION_NAMES_EN, FOOD_CATEGORY_LABELS } from '../s
 import { MEASURES_BY_CATEGORY, MEASURES_BY_STAGE } from '../src/modules/plan/measures.js';
 import { generatePlan, getPlan, latestPlan, listPlans } from '../src/modules/plan/service.js';
 import {
+  addKey,
   api,
   CAUSA_CADUCIDAD,
   createTenant,
@@ -188,7 +189,10 @@ describe('prevention plan', () => {
     for (const url of ['/api/v1/prevention-plan?format=markdown', '/api/v1/prevention-plan?format=markdown&lang=es']) {
       const json = (await api(t.app, tenant.key).get(url)).json().data;
       const md = json.markdown as string;
-      expect(md).toMatch(/^# Plan de prevención de pérdidas y desperdicio alimentario — Cocina/);
+      // A test key's plan is test data: the document says so before anything else.
+      expect(md).toMatch(
+        /^> \*\*TEST DATA \/ DATOS DE PRUEBA\*\* — Hecho con datos de prueba \(modo test\): no es el plan del establecimiento\.\n\n# Plan de prevención de pérdidas y desperdicio alimentario — Cocina \d+\n\n\*\*CIF:\*\* B\d{8}\n\n/,
+      );
       expect(md).toContain('Ley 1/2025');
       expect(md).toContain('Periodo analizado: del 16 de junio de 2025 al 15 de junio de 2026.');
       expect(md).toContain('Generado el 15 de junio de 2026 a las 12:00.'); // Europe/Madrid
@@ -211,7 +215,9 @@ describe('prevention plan', () => {
 
   it('writes the Markdown document in English with lang=en', async () => {
     const md = (await api(t.app, tenant.key).get('/api/v1/prevention-plan?format=markdown&lang=en')).json().data.markdown as string;
-    expect(md).toMatch(/^# Food loss and waste prevention plan — Cocina/);
+    expect(md).toMatch(
+      /^> \*\*TEST DATA \/ DATOS DE PRUEBA\*\* — Made from test data \(test mode\): not the establishment’s plan\.\n\n# Food loss and waste prevention plan — Cocina \d+\n\n\*\*CIF \(tax id\):\*\* B\d{8}\n\n/,
+    );
     expect(md).toContain('Period analysed: 16 June 2025 to 15 June 2026.');
     expect(md).toContain('Generated on 15 June 2026 at 12:00.');
     expect(md).toContain('**Total recorded:** 100 kg in 4 records.');
@@ -224,6 +230,35 @@ describe('prevention plan', () => {
     expect(md).toContain('### 2. Bakery — Post-service: 45 kg (45%)');
     expect(md).toContain('Baseline year 2025: 180 kg; 2030 target: 90 kg.');
     expectEnglishOnly(md);
+  });
+
+  it("names the establishment's CIF, and marks test data only: a live key's document carries no marker", async () => {
+    const live = await createTenant(t.db, { mode: 'live' });
+    const establishment = await t.db.establishment.findUniqueOrThrow({ where: { id: live.establishmentId } });
+    await t.db.establishment.update({ where: { id: live.establishmentId }, data: { cif: 'B87654321' } });
+    await recordAt(t.db, live, '2026-05-01T12:00:00.000Z', { weight_kg: 3 }, { livemode: true });
+    expect((await api(t.app, live.key).post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
+    for (const [lang, cif] of [
+      ['es', '**CIF:** B87654321'],
+      ['en', '**CIF (tax id):** B87654321'],
+    ] as const) {
+      const res = await api(t.app, live.key).get(`/api/v1/prevention-plan?format=markdown&lang=${lang}`);
+      expect(res.statusCode).toBe(200);
+      const md = res.json().data.markdown as string;
+      expect(md.startsWith(`# `)).toBe(true);
+      expect(md).toContain(`${establishment.name}\n\n${cif}\n\n`);
+      expect(md).not.toContain('TEST DATA');
+      expect(md).not.toContain('DATOS DE PRUEBA');
+    }
+    // The same establishment's test-mode plan is marked, in both languages whatever the document's.
+    const testKey = await addKey(t.db, live.establishmentId, 'test');
+    await recordAt(t.db, { ...live, key: testKey.key }, '2026-05-01T12:00:00.000Z', { weight_kg: 2 });
+    expect((await api(t.app, testKey.key).post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
+    const md = (await api(t.app, testKey.key).get('/api/v1/prevention-plan?format=markdown')).json().data.markdown as string;
+    expect(md.split('\n')[0]).toBe(
+      '> **TEST DATA / DATOS DE PRUEBA** — Hecho con datos de prueba (modo test): no es el plan del establecimiento.',
+    );
+    expect(md).toContain('**CIF:** B87654321');
   });
 
   it('formats numbers as each language does', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CreateShiftInput } from './catalog.js';
+import { CreateShiftInput, Shift } from './catalog.js';
 import { DateOrDateTime, FoodCategory, IsoDate, Permission, Plan, Timestamp, text, Uuid } from './common.js';
 import { ALL_PERMISSIONS, DEFAULT_SECRET_GRACE_PERIOD_SECONDS, MAX_PAGE_LIMIT, MAX_SECRET_GRACE_PERIOD_SECONDS } from './constants.js';
 import { KeysetCursor } from './cursor.js';
@@ -64,7 +64,8 @@ export const InvitationPreview = z.object({
 });
 export type InvitationPreview = z.infer<typeof InvitationPreview>;
 
-export const DashboardEstablishment = z.object({ id: Uuid, name: z.string(), timezone: z.string() });
+/** `cif`: the establishment's tax id (set with `merma-admin establishment create --cif`), printed on its prevention plan. */
+export const DashboardEstablishment = z.object({ id: Uuid, name: z.string(), cif: z.string(), timezone: z.string() });
 export type DashboardEstablishment = z.infer<typeof DashboardEstablishment>;
 
 /** The signed-in user and the organisation the session works in. */
@@ -210,6 +211,10 @@ export const AUDIT_ACTIONS = [
   'member.removed',
   'invitation.revoked',
   'shift.created',
+  'shift.updated',
+  'shift.archived',
+  'shift.restored',
+  'shift.deleted',
   'plan.generated',
   'record.created',
   'record.corrected',
@@ -229,11 +234,37 @@ export const AuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
-export const AuditQuery = z.strictObject({
-  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
-  /** The `next_cursor` of the previous page. */
-  cursor: KeysetCursor.optional(),
-});
+/** An IANA time zone name the runtime knows (`Europe/Madrid`). */
+const TimeZoneName = z
+  .string()
+  .max(64)
+  .refine((zone) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'unknown time zone');
+
+/**
+ * A page of the audit log, optionally filtered: `actor` (an e-mail, exact, any case), `action`, and
+ * `from`/`to` — whole days, both included, read in `time_zone` (the zone the page shows times in;
+ * UTC when absent). The filters travel with `cursor`: a later page is a page of the same filter.
+ */
+export const AuditQuery = z
+  .strictObject({
+    limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
+    /** The `next_cursor` of the previous page. */
+    cursor: KeysetCursor.optional(),
+    actor: z.string().trim().min(1).max(254).optional(),
+    action: AuditAction.optional(),
+    from: IsoDate.optional(),
+    to: IsoDate.optional(),
+    time_zone: TimeZoneName.optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: '`from` must not be after `to`', path: ['from'] });
+export type AuditQuery = z.input<typeof AuditQuery>;
 export const AuditPage = z.object({ entries: z.array(AuditEntry), next_cursor: z.string().nullable() });
 export type AuditPage = z.infer<typeof AuditPage>;
 
@@ -406,6 +437,8 @@ const recordFilterShape = {
   destino_id: Uuid.optional(),
   causa_id: Uuid.optional(),
   shift_id: Uuid.optional(),
+  /** A registration session's records: all of them, whatever their day, unless `from`/`to` narrow them. */
+  session_id: Uuid.optional(),
 };
 export const RecordsPageInput = ModeScope.extend({
   ...recordFilterShape,
@@ -498,6 +531,27 @@ export type DemandForecastInput = z.input<typeof DemandForecastInput>;
 /** A new shift (`POST /api/v1/shifts`'s body) of the chosen establishment and mode. */
 export const DashboardCreateShiftInput = ModeScope.extend({ shift: CreateShiftInput });
 export type DashboardCreateShiftInput = z.input<typeof DashboardCreateShiftInput>;
+
+/**
+ * A shift as the dashboard lists it: archived shifts too (`archived`), so the names of the records
+ * and sessions that keep pointing at them still show. `GET /api/v1/shifts` lists the active ones.
+ */
+export const DashboardShift = Shift.extend({ archived: z.boolean() });
+export type DashboardShift = z.infer<typeof DashboardShift>;
+
+/** A shift's new name and hours (the whole shift, as the create form sends it). */
+export const DashboardUpdateShiftInput = ModeScope.extend({ id: Uuid, shift: CreateShiftInput });
+export type DashboardUpdateShiftInput = z.input<typeof DashboardUpdateShiftInput>;
+
+/** Archive (`archived: true`) or restore a shift. */
+export const DashboardArchiveShiftInput = ModeScope.extend({ id: Uuid, archived: z.boolean() });
+export type DashboardArchiveShiftInput = z.input<typeof DashboardArchiveShiftInput>;
+
+export const DashboardShiftIdInput = ModeScope.extend({ id: Uuid });
+export type DashboardShiftIdInput = z.input<typeof DashboardShiftIdInput>;
+
+export const DashboardSessionIdInput = ModeScope.extend({ id: Uuid });
+export type DashboardSessionIdInput = z.input<typeof DashboardSessionIdInput>;
 
 export const DashboardSessionsInput = ListSessionsQuery.extend(ModeScope.shape);
 export type DashboardSessionsInput = z.input<typeof DashboardSessionsInput>;

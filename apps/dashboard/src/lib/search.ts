@@ -83,3 +83,15 @@ export const forecastSearch = z.object({
 export const planSearch = z.object({
   plan: z.catch(z.optional(z.uuid()), undefined),
 });
+
+/**
+ * The audit log's filters: who (an e-mail), what (an action), and a range of whole days. Kept as the
+ * URL has them; `auditFilter` (queries.ts) drops what the server would refuse.
+ */
+export const auditSearch = z.object({
+  actor: z.catch(z.optional(z.string().check(z.maxLength(254))), undefined),
+  action: z.catch(z.optional(z.string().check(z.maxLength(60))), undefined),
+  from: z.catch(z.optional(z.iso.date()), undefined),
+  to: z.catch(z.optional(z.iso.date()), undefined),
+});
+export type AuditSearch = z.infer<typeof auditSearch>;

@@ -61,6 +61,11 @@ export function recordsDates(search: Pick<RecordsSearch, 'from' | 'to'>, today: 
 }
 
 /** The records table's query from the URL's filters: by default the last 30 days up to today. */
+/** A registration session's records (all of them, whatever their day), a page of RECORDS_PAGE_SIZE. */
+export function sessionRecordsQuery(scope: { establishment_id: string; livemode: boolean }, sessionId: string) {
+  return { ...scope, session_id: sessionId, limit: RECORDS_PAGE_SIZE } satisfies RecordsPageInput;
+}
+
 export function recordsQuery(
   scope: { establishment_id: string; livemode: boolean },
   search: RecordsSearch,

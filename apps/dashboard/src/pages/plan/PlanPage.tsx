@@ -27,17 +27,19 @@ export function PlanPage() {
   const { establishment } = useScope();
   return (
     <Page title={t('plan.page.title')} description={t('plan.page.description')}>
-      {establishment ? <Plans establishmentId={establishment.id} establishmentName={establishment.name} /> : <NoEstablishment />}
+      {establishment ? <Plans establishment={establishment} /> : <NoEstablishment />}
     </Page>
   );
 }
 
-function Plans({ establishmentId, establishmentName }: { establishmentId: string; establishmentName: string }) {
+type PlanEstablishment = { id: string; name: string; cif: string };
+
+function Plans({ establishment }: { establishment: PlanEstablishment }) {
   const { t } = useTranslation();
   const { me, livemode } = useScope();
   const navigate = useNavigate();
   const { plan: planId } = route.useSearch();
-  const scope = { establishment_id: establishmentId, livemode };
+  const scope = { establishment_id: establishment.id, livemode };
   const lang = currentLanguage();
   const { data: plan } = useSuspenseQuery(trpc.plan.get.queryOptions({ ...scope, lang, ...(planId ? { id: planId } : {}) }));
   const { data: history } = useSuspenseQuery(trpc.plan.history.queryOptions({ ...scope, limit: 20 }));
@@ -71,7 +73,7 @@ function Plans({ establishmentId, establishmentName }: { establishmentId: string
       </Group>
       {plan ? (
         <Group align="flex-start" gap="lg" wrap="nowrap">
-          <PlanDocument plan={plan} establishmentName={establishmentName} />
+          <PlanDocument plan={plan} establishment={establishment} testData={!livemode} />
           <Card withBorder padding="sm" miw={220} data-print-hide component="nav" aria-label={t('plan.page.history')}>
             <Text fw={600} size="sm" mb="xs">
               {t('plan.page.history')}
@@ -109,8 +111,13 @@ function HistoryList({ plans, current }: { plans: { id: string; generated_at: st
   );
 }
 
-/** The plan as a document: what a manager files and shows an inspector. */
-function PlanDocument({ plan, establishmentName }: { plan: PreventionPlan; establishmentName: string }) {
+/**
+ * The plan as a document: what a manager files and shows an inspector. It names the establishment
+ * and its CIF (the tax id the plan is filed under), and a plan of test data carries a marker in both
+ * languages, on screen and on paper, so a test printout is never taken for the real plan (the API's
+ * Markdown document does the same).
+ */
+function PlanDocument({ plan, establishment, testData }: { plan: PreventionPlan; establishment: PlanEstablishment; testData: boolean }) {
   const { t } = useTranslation();
   const format = useFormat();
   const shares = (title: string, items: PreventionPlan['by_stage']) => (
@@ -156,8 +163,24 @@ function PlanDocument({ plan, establishmentName }: { plan: PreventionPlan; estab
       lang={plan.lang}
     >
       <Stack gap="lg">
+        {testData && (
+          <Alert
+            color="orange"
+            variant="outline"
+            className="plan-test-marker"
+            data-testid="plan-test-marker"
+            title={t('plan.doc.testMarker')}
+          >
+            {t('plan.doc.testData')}
+          </Alert>
+        )}
         <Stack gap={4}>
-          <Title order={2}>{t('plan.doc.title', { establishment: establishmentName })}</Title>
+          <Title order={2}>{t('plan.doc.title', { establishment: establishment.name })}</Title>
+          {establishment.cif && (
+            <Text size="sm" data-testid="plan-cif">
+              {t('plan.doc.cif', { cif: establishment.cif })}
+            </Text>
+          )}
           <Text size="sm">{t('plan.doc.law')}</Text>
           <Text size="sm" c="dimmed">
             {t('plan.doc.period', {

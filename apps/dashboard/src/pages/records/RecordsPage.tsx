@@ -314,7 +314,7 @@ function DateRange({ search, timezone, set }: { search: RecordsSearch; timezone:
   );
 }
 
-function RecordsTable({
+export function RecordsTable({
   rows,
   scope,
   timezone,

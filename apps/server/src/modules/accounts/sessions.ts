@@ -144,7 +144,7 @@ export async function describeSession(db: DbTx, session: SessionUser, csrfToken:
     }),
     db.establishment.findMany({
       where: { organization_id: session.organizationId },
-      select: { id: true, name: true, timezone: true },
+      select: { id: true, name: true, cif: true, timezone: true },
       orderBy: [{ name: 'asc' }, { id: 'asc' }],
     }),
   ]);

@@ -55,18 +55,40 @@ type Row = {
 /**
  * Newest first, by (created_at, id) keyset: `cursor` is the position of the last entry of the
  * previous page, as `AuditQuery` parsed it from its `next_cursor` (@merma/schema's cursor.ts).
+ *
+ * Filters: `action`; `actor`, an e-mail compared without case (`lower(actor_email)`, as the index
+ * has it); `from`/`to`, whole days read in `time_zone` (UTC by default), `to` included. Each is a
+ * plain condition on a column of an index that ends in (created_at DESC, id DESC) — the
+ * organisation's, or its action's or actor's (migration 20261127100000) — so a page reads its
+ * entries in order from an index instead of sorting the organisation's whole log.
  */
 export async function listAudit(
   db: DbTx,
   organizationId: string,
-  query: { limit: number; cursor?: KeysetPosition | undefined },
+  query: {
+    limit: number;
+    cursor?: KeysetPosition | undefined;
+    actor?: string | undefined;
+    action?: AuditAction | undefined;
+    from?: string | undefined;
+    to?: string | undefined;
+    time_zone?: string | undefined;
+  },
 ): Promise<AuditPage> {
   const after = query.cursor ?? null;
+  const zone = query.time_zone ?? 'UTC';
+  const conditions = [
+    Prisma.sql`organization_id = ${organizationId}::uuid`,
+    query.action ? Prisma.sql`action = ${query.action}` : null,
+    query.actor ? Prisma.sql`lower(actor_email) = lower(${query.actor})` : null,
+    query.from ? Prisma.sql`created_at >= (${query.from}::date)::timestamp AT TIME ZONE ${zone}` : null,
+    query.to ? Prisma.sql`created_at < (${query.to}::date + 1)::timestamp AT TIME ZONE ${zone}` : null,
+    after ? Prisma.sql`(created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)` : null,
+  ].filter((c) => c !== null);
   const rows = await db.$queryRaw<Row[]>`
     SELECT id::text, action, actor_user_id::text, actor_email, target, establishment_id::text, ip, details, created_at
     FROM audit_events
-    WHERE organization_id = ${organizationId}::uuid
-      ${after ? Prisma.sql`AND (created_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
+    WHERE ${Prisma.join(conditions, ' AND ')}
     ORDER BY created_at DESC, id DESC
     LIMIT ${query.limit + 1}`;
   const page = rows.slice(0, query.limit);

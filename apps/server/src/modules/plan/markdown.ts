@@ -6,6 +6,8 @@ const TEXT = {
     locale: 'es-ES',
     percentSign: ' %',
     title: 'Plan de prevención de pérdidas y desperdicio alimentario',
+    cif: 'CIF',
+    testData: 'Hecho con datos de prueba (modo test): no es el plan del establecimiento.',
     law: 'Ley 1/2025, de 1 de abril, de prevención de las pérdidas y el desperdicio alimentario (art. 6).',
     period: (from: string, to: string) => `Periodo analizado: del ${from} al ${to}.`,
     generated: (at: string) => `Generado el ${at}.`,
@@ -27,6 +29,8 @@ const TEXT = {
     locale: 'en-GB',
     percentSign: '%',
     title: 'Food loss and waste prevention plan',
+    cif: 'CIF (tax id)',
+    testData: 'Made from test data (test mode): not the establishment’s plan.',
     law: 'Spain’s Ley 1/2025 of 1 April on the prevention of food loss and waste (art. 6).',
     period: (from: string, to: string) => `Period analysed: ${from} to ${to}.`,
     generated: (at: string) => `Generated on ${at}.`,
@@ -47,10 +51,21 @@ const TEXT = {
 } satisfies Record<PlanLanguage, unknown>;
 
 /**
- * The plan as a printable Markdown document, every word in the plan's language (`plan.lang`), its
- * dates in the establishment's time zone.
+ * Marks a plan made from test data, in both languages whatever the document's: a printout that
+ * reaches an inspector must say so to anyone who reads it.
  */
-export function renderMarkdown(plan: PreventionPlan, establishment: { name: string; timezone: string }): string {
+export const TEST_DATA_MARKER = 'TEST DATA / DATOS DE PRUEBA';
+
+/**
+ * The plan as a printable Markdown document, every word in the plan's language (`plan.lang`), its
+ * dates in the establishment's time zone. It names the establishment and its CIF (the tax id the
+ * law's plan is filed under), and a plan of test data (`livemode: false`) opens with
+ * {@link TEST_DATA_MARKER}.
+ */
+export function renderMarkdown(
+  plan: PreventionPlan,
+  establishment: { name: string; cif: string; timezone: string; livemode: boolean },
+): string {
   const t = TEXT[plan.lang];
   const number = new Intl.NumberFormat(t.locale, { maximumFractionDigits: 1 });
   const kg = (v: number) => `${number.format(v)} kg`;
@@ -71,8 +86,10 @@ export function renderMarkdown(plan: PreventionPlan, establishment: { name: stri
     ].join('\n');
   const { target } = plan;
   return [
+    ...(establishment.livemode ? [] : [`> **${TEST_DATA_MARKER}** — ${t.testData}`, '']),
     `# ${t.title} — ${establishment.name}`,
     '',
+    ...(establishment.cif ? [`**${t.cif}:** ${establishment.cif}`, ''] : []),
     `${t.law} ${t.period(day(plan.period.from), day(plan.period.to))} ${t.generated(generatedAt)}`,
     '',
     t.total(kg(plan.total_kg), new Intl.NumberFormat(t.locale).format(plan.total_records), plan.total_records),

@@ -162,11 +162,19 @@ async function present(
 ): Promise<PreventionPlan> {
   const [names, establishment] = await Promise.all([
     loadCatalogNames(db),
-    format === 'markdown' ? db.establishment.findUnique({ where: { id: scope.establishmentId }, select: { name: true } }) : null,
+    format === 'markdown' ? db.establishment.findUnique({ where: { id: scope.establishmentId }, select: { name: true, cif: true } }) : null,
   ]);
   const plan = localizePlan(readStoredPlan(row.content), lang, names);
   if (format !== 'markdown') return plan;
-  return { ...plan, markdown: renderMarkdown(plan, { name: establishment?.name ?? scope.establishmentId, timezone: scope.timezone }) };
+  return {
+    ...plan,
+    markdown: renderMarkdown(plan, {
+      name: establishment?.name ?? scope.establishmentId,
+      cif: establishment?.cif ?? '',
+      timezone: scope.timezone,
+      livemode: scope.livemode,
+    }),
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

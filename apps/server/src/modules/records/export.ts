@@ -6,7 +6,8 @@ import type { Clock, Tenant } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import type { CatalogCache } from '../catalog/service.js';
-import { listShifts } from '../shifts/service.js';
+import { foodCategoryLabel, wasteStageLabel } from '../plan/labels.js';
+import { listAllShifts } from '../shifts/service.js';
 import { streamRecords } from './browse.js';
 import type { RecordFilter } from './filter.js';
 
@@ -18,10 +19,13 @@ import type { RecordFilter } from './filter.js';
  *   and a UTF-8 byte order mark so accents show right;
  * - `plain`: RFC 4180 (`,`, decimal point, no BOM), for programs.
  *
- * Columns are the API's record fields under the API's names (so a file's row equals the API's
- * record), plus the names of the destination, cause and shift, and `local_time`, when the waste
- * happened in the establishment's zone as a spreadsheet reads a date-time. Opening the file never
- * runs a formula someone typed into a note (see `csvStringifier`).
+ * Columns are the API's record fields, plus the names of the destination, cause and shift, and
+ * `local_time`, when the waste happened in the establishment's zone as a spreadsheet reads a
+ * date-time. In `plain` they carry the API's names and codes (so a file's row equals the API's
+ * record); `es` is read by people, so its headers are Spanish (`CSV_HEADERS_ES`, same columns in the
+ * same order) and the food category and stage are their Spanish names (`Pescado`, `Preparación`), as
+ * the prevention plan writes them. Opening the file never runs a formula someone typed into a note
+ * (see `csvStringifier`).
  */
 export const CSV_COLUMNS = [
   'id',
@@ -45,6 +49,31 @@ export const CSV_COLUMNS = [
   'supersedes_id',
   'record_hash',
 ] as const;
+export type CsvColumn = (typeof CSV_COLUMNS)[number];
+
+/** The `es` form's headers, column by column. */
+export const CSV_HEADERS_ES: Record<CsvColumn, string> = {
+  id: 'ID',
+  occurred_at: 'Fecha y hora (UTC)',
+  local_time: 'Fecha y hora local',
+  created_at: 'Registrado (UTC)',
+  food_category: 'Categoría',
+  weight_kg: 'Peso (kg)',
+  destino_id: 'ID destino',
+  destino_nombre: 'Destino',
+  causa_id: 'ID causa',
+  causa_nombre: 'Causa',
+  waste_stage: 'Etapa',
+  shift_id: 'ID turno',
+  shift_name: 'Turno',
+  session_id: 'ID sesión de registro',
+  product_name: 'Producto',
+  notes: 'Notas',
+  photo_url: 'URL de la foto',
+  source: 'Origen',
+  supersedes_id: 'Corrige al registro',
+  record_hash: 'Hash del registro',
+};
 
 const text = (value: string | null | undefined) => value ?? '';
 
@@ -84,7 +113,7 @@ export function csvStringifier(dialect: CsvDialect): Stringifier {
     delimiter: es ? ';' : ',',
     bom: es,
     header: true,
-    columns: [...CSV_COLUMNS],
+    columns: CSV_COLUMNS.map((key) => ({ key, header: es ? CSV_HEADERS_ES[key] : key })),
     record_delimiter: 'windows',
     quoted_match: NEEDS_QUOTES,
     cast: { string: (value) => formulaSafe(value) },
@@ -97,7 +126,7 @@ export async function exportRecordsCsv(
   filter: RecordFilter,
   dialect: CsvDialect,
 ): Promise<Readable> {
-  const [{ causeById, destinationById }, shifts] = await Promise.all([deps.catalog.get(deps.db), listShifts(deps.db, tenant)]);
+  const [{ causeById, destinationById }, shifts] = await Promise.all([deps.catalog.get(deps.db), listAllShifts(deps.db, tenant)]);
   const shiftNames = new Map(shifts.map((s) => [s.id, s.name]));
   const es = dialect === 'es';
   const localTime = new Intl.DateTimeFormat('sv-SE', {
@@ -111,18 +140,20 @@ export async function exportRecordsCsv(
     hourCycle: 'h23',
   });
   const kg = (v: number) => (es ? String(v).replace('.', ',') : String(v));
+  const category = (code: string) => (es ? foodCategoryLabel(code, 'es') : code);
+  const stage = (code: string | null) => (code === null ? '' : es ? wasteStageLabel(code, 'es') : code);
   const row = (r: WasteRecord) => [
     r.id,
     r.occurred_at,
     localTime.format(new Date(r.occurred_at)),
     r.created_at,
-    r.food_category,
+    category(r.food_category),
     kg(r.weight_kg),
     r.destino_id,
     text(destinationById.get(r.destino_id)?.nombre),
     r.causa_id ?? '',
     text(r.causa_id ? causeById.get(r.causa_id)?.nombre : null),
-    r.waste_stage ?? '',
+    stage(r.waste_stage),
     r.shift_id ?? '',
     text(r.shift_id ? shiftNames.get(r.shift_id) : null),
     r.session_id ?? '',

@@ -16,9 +16,13 @@ export type RecordFilter = {
   destino_id?: string | undefined;
   causa_id?: string | undefined;
   shift_id?: string | undefined;
+  session_id?: string | undefined;
   /** Also the records a correction replaced (the dashboard's table, on request). */
   include_superseded?: boolean | undefined;
 };
+
+/** A session's records without `from`/`to`: no range at all. */
+const wholeSession = (filter: RecordFilter) => Boolean(filter.session_id) && !filter.from && !filter.to;
 
 /** The catalogue filters both `records` and `record_day_totals` carry. */
 function catalogueFilters(filter: RecordFilter, p: SqlParams): string {
@@ -31,11 +35,20 @@ function catalogueFilters(filter: RecordFilter, p: SqlParams): string {
 
 /** The WHERE clause over `records` (unqualified columns) of a filter whose range is resolved, its values added to `p`. */
 function recordsWhere(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
-  let where = `establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}
-    AND occurred_at >= ${lowerBoundSql(filter.from, tenant.timezone, p)} AND occurred_at < ${upperBoundSql(filter.to, tenant.timezone, p)}
-    ${filter.include_superseded ? '' : 'AND superseded_by IS NULL'}${catalogueFilters(filter, p)}`;
+  let where = `establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}`;
+  if (filter.from) where += ` AND occurred_at >= ${lowerBoundSql(filter.from, tenant.timezone, p)}`;
+  if (filter.to) where += ` AND occurred_at < ${upperBoundSql(filter.to, tenant.timezone, p)}`;
+  if (!filter.include_superseded) where += ' AND superseded_by IS NULL';
+  where += catalogueFilters(filter, p);
   if (filter.shift_id) where += ` AND shift_id = ${p.add(filter.shift_id)}::uuid`;
+  if (filter.session_id) where += ` AND session_id = ${p.add(filter.session_id)}::uuid`;
   return where;
+}
+
+/** The filter's range: resolved (default 30 days), or none (`''`) for a whole session. */
+async function filterRange(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter) {
+  if (wholeSession(filter)) return { from: '', to: '' };
+  return resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
 }
 
 /** The WHERE clause of a filter over `records` (unqualified columns), its values added to `p`. */
@@ -45,13 +58,13 @@ export async function recordFilterSql(
   filter: RecordFilter,
   p: SqlParams,
 ): Promise<{ where: string; from: string; to: string }> {
-  const { from, to } = await resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
+  const { from, to } = await filterRange(deps, tenant, filter);
   return { where: recordsWhere(tenant, { ...filter, from, to }, p), from, to };
 }
 
-/** Whether the day totals hold exactly the records of a filter (rollup.ts): whole days, no shift, no replaced records. */
+/** Whether the day totals hold exactly the records of a filter (rollup.ts): whole days, no shift or session, no replaced records. */
 const fromDayTotals = (filter: RecordFilter & { from: string; to: string }) =>
-  !filter.shift_id && !filter.include_superseded && DATE_ONLY.test(filter.from) && DATE_ONLY.test(filter.to);
+  !filter.shift_id && !filter.session_id && !filter.include_superseded && DATE_ONLY.test(filter.from) && DATE_ONLY.test(filter.to);
 
 /**
  * How many records a filter matches and their kg, as a subquery over `filter`'s resolved range
@@ -59,8 +72,8 @@ const fromDayTotals = (filter: RecordFilter & { from: string; to: string }) =>
  * dashboard ask) are summed from the day totals (rollup.ts), which hold the same records bucketed
  * by local day, category, destination and cause: a sum over a few rows a day instead of a read of
  * every record, so the first page of two years of a large kitchen costs what a week does. A range
- * with a time of day, a shift filter (shifts are not in the totals) or replaced records included
- * reads the records.
+ * with a time of day, a shift or session filter (neither is in the totals) or replaced records
+ * included reads the records.
  */
 export function totalsSql(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
   if (fromDayTotals(filter)) {
@@ -82,7 +95,7 @@ export async function recordTotals(
   tenant: Tenant,
   filter: RecordFilter,
 ): Promise<{ count: number; kg: number }> {
-  const range = await resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
+  const range = await filterRange(deps, tenant, filter);
   const p = sqlParams();
   const { rows } = await deps.pool.query<{ n: string; kg: number }>(
     `SELECT n, kg FROM ${totalsSql(tenant, { ...filter, ...range }, p)} t`,

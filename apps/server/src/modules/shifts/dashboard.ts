@@ -1,29 +1,91 @@
-import { Session, Shift } from '@merma/schema';
-import { DashboardCreateShiftInput, DashboardSessionsInput, ModeScope } from '@merma/schema/dashboard';
+import { Session } from '@merma/schema';
+import {
+  DashboardArchiveShiftInput,
+  DashboardCreateShiftInput,
+  DashboardSessionIdInput,
+  DashboardSessionsInput,
+  DashboardShift,
+  DashboardShiftIdInput,
+  DashboardUpdateShiftInput,
+  ModeScope,
+} from '@merma/schema/dashboard';
 import { z } from 'zod';
 import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
-import { listSessions } from '../sessions/service.js';
-import { createShift, listShifts } from './service.js';
+import { getSession, listSessions } from '../sessions/service.js';
+import { archiveShift, createShift, deleteShift, listAllShifts, updateShift } from './service.js';
 
 /**
- * The shifts and sessions page: shifts (an overnight one, 22:00–06:00, is allowed) and the
- * registration sessions with their totals. Every member reads; owners, admins and developers add shifts.
+ * The shifts and sessions page: shifts (an overnight one, 22:00–06:00, is allowed), archived ones
+ * included, and the registration sessions with their totals. Every member reads; owners, admins and
+ * developers add, edit, archive and delete shifts (service.ts says why a shift in use is archived,
+ * not deleted).
  */
 export const shiftsDashboardRouter = dashboardRouter({
   list: scopedProcedure
     .input(ModeScope)
-    .output(z.array(Shift))
-    .query(({ ctx }) => listShifts(ctx.db, ctx.tenant)),
+    .output(z.array(DashboardShift))
+    .query(({ ctx }) => listAllShifts(ctx.db, ctx.tenant)),
 
   create: scopedProcedure
     .meta({ roles: BUILDERS })
     .input(DashboardCreateShiftInput)
-    .output(Shift)
+    .output(DashboardShift)
     .mutation(({ ctx, input }) =>
       audited(
         ctx,
         'shift.created',
-        (tx) => createShift(tx, ctx.tenant, input.shift),
+        async (tx) => ({ ...(await createShift(tx, ctx.tenant, input.shift)), archived: false }),
+        (shift) => ({
+          target: shift.name,
+          details: { shift_id: shift.id, start_time: shift.start_time, end_time: shift.end_time, livemode: input.livemode },
+        }),
+      ),
+    ),
+
+  update: scopedProcedure
+    .meta({ roles: BUILDERS })
+    .input(DashboardUpdateShiftInput)
+    .output(DashboardShift)
+    .mutation(async ({ ctx, input }) => {
+      const { after } = await audited(
+        ctx,
+        'shift.updated',
+        (tx) => updateShift(tx, ctx.tenant, input.id, input.shift),
+        ({ before, after }) => ({
+          target: after.name,
+          details: {
+            shift_id: after.id,
+            before: { name: before.name, start_time: before.start_time, end_time: before.end_time },
+            after: { name: after.name, start_time: after.start_time, end_time: after.end_time },
+            livemode: input.livemode,
+          },
+        }),
+      );
+      return after;
+    }),
+
+  archive: scopedProcedure
+    .meta({ roles: BUILDERS })
+    .input(DashboardArchiveShiftInput)
+    .output(DashboardShift)
+    .mutation(({ ctx, input }) =>
+      audited(
+        ctx,
+        input.archived ? 'shift.archived' : 'shift.restored',
+        (tx, now) => archiveShift(tx, ctx.tenant, input.id, input.archived, now),
+        (shift) => ({ target: shift.name, details: { shift_id: shift.id, livemode: input.livemode } }),
+      ),
+    ),
+
+  delete: scopedProcedure
+    .meta({ roles: BUILDERS })
+    .input(DashboardShiftIdInput)
+    .output(DashboardShift)
+    .mutation(({ ctx, input }) =>
+      audited(
+        ctx,
+        'shift.deleted',
+        (tx) => deleteShift(tx, ctx.tenant, input.id),
         (shift) => ({
           target: shift.name,
           details: { shift_id: shift.id, start_time: shift.start_time, end_time: shift.end_time, livemode: input.livemode },
@@ -39,4 +101,10 @@ export const shiftsDashboardRouter = dashboardRouter({
       const { data, pagination } = await listSessions(ctx.pool, ctx.tenant, query);
       return { data, total: pagination.total };
     }),
+
+  /** One registration session (its records come from `records.list` with `session_id`). */
+  session: scopedProcedure
+    .input(DashboardSessionIdInput)
+    .output(Session)
+    .query(({ ctx, input }) => getSession(ctx.pool, ctx.tenant, input.id)),
 });

@@ -5,7 +5,15 @@ import { createShift, listShifts } from './service.js';
 export const shiftsRouter = router({
   list: apiProcedure
     .meta({
-      openapi: { method: 'GET', path: '/shifts', tags: ['shifts'], summary: 'List work shifts', operationId: 'listShifts' },
+      openapi: {
+        method: 'GET',
+        path: '/shifts',
+        tags: ['shifts'],
+        summary: 'List work shifts',
+        description:
+          'The active shifts. A shift archived in the dashboard is not listed and no longer assigned to new records; records that name it keep its id, and a record may still name it explicitly.',
+        operationId: 'listShifts',
+      },
       permission: 'shifts:read',
     })
     .input(NoQuery)

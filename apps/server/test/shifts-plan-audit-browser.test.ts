@@ -1,0 +1,323 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
+import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
+import { addKey, api, type Tenant, type TestContext, validRecord } from './helpers.js';
+
+/**
+ * The plan, shifts, session and audit pages in a real browser (Debian's chromium through
+ * playwright-core, on the built dashboard), in Spanish and English at 1280 and 390 px, axe-core on
+ * each: the plan of test data carries its marker and the establishment's CIF on screen and in print
+ * (a live plan has the CIF and no marker); a shift is edited, an unused one deleted, and one in use
+ * refused and archived instead (the database says so); a registration session opens to its records;
+ * the audit log is filtered from its URL and from its form.
+ */
+let t: TestContext;
+let tenant: Tenant;
+let browser: Browser;
+let base: string;
+startBrowserSuite((suite) => ({ t, tenant, browser, base } = suite));
+
+const COMBOS = [
+  { lang: 'es', locale: 'es-ES', width: 1280 },
+  { lang: 'en', locale: 'en-GB', width: 390 },
+  { lang: 'es', locale: 'es-ES', width: 390 },
+  { lang: 'en', locale: 'en-GB', width: 1280 },
+] as const;
+
+const WORDS = {
+  es: {
+    plan: 'Plan de prevención',
+    print: 'Imprimir o guardar en PDF',
+    cif: (cif: string) => `CIF: ${cif}`,
+    shifts: 'Turnos y sesiones',
+    edit: (name: string) => `Editar el turno ${name}`,
+    name: 'Nombre',
+    save: 'Guardar cambios',
+    del: (name: string) => `Eliminar el turno ${name}`,
+    confirmDelete: 'Eliminar',
+    archive: 'Archivar',
+    archived: 'Archivado',
+    inUse: (name: string) => `El turno ${name} está en uso`,
+    audit: 'Registro de actividad',
+    actor: 'Quién (correo electrónico)',
+    filter: 'Filtrar',
+    clear: 'Quitar filtros',
+    filters: 'Filtrar el registro de actividad',
+    shiftCreated: 'Turno añadido',
+    exportCsv: 'Exportar CSV',
+    exportEs: 'CSV para hoja de cálculo en español (; y coma decimal)',
+    range: (n: number) => `1–${n} de ${n}`,
+  },
+  en: {
+    plan: 'Prevention plan',
+    print: 'Print or save as PDF',
+    cif: (cif: string) => `CIF (tax id): ${cif}`,
+    shifts: 'Shifts and sessions',
+    edit: (name: string) => `Edit shift ${name}`,
+    name: 'Name',
+    save: 'Save changes',
+    del: (name: string) => `Delete shift ${name}`,
+    confirmDelete: 'Delete',
+    archive: 'Archive',
+    archived: 'Archived',
+    inUse: (name: string) => `Shift ${name} is in use`,
+    audit: 'Audit log',
+    actor: 'Who (e-mail)',
+    filter: 'Filter',
+    clear: 'Clear filters',
+    filters: 'Filter the audit log',
+    shiftCreated: 'Shift added',
+    exportCsv: 'Export CSV',
+    exportEs: 'CSV for a spreadsheet in Spanish (; and decimal comma)',
+    range: (n: number) => `1–${n} of ${n}`,
+  },
+} as const;
+
+async function owner() {
+  const member = await createMember(t.db, tenant.organizationId, 'owner');
+  const http = new DashboardBrowser(t.app);
+  await http.signIn(member.email, PASSWORD);
+  return { ...member, http };
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
+
+type BrowserGlobals = {
+  document: { getAnimations(): { playState: string }[]; querySelectorAll(selector: string): Iterable<unknown> };
+  getComputedStyle(element: unknown): { opacity: string };
+};
+
+/** axe-core once the dialogs' transitions are over: a dialog half faded in has too little contrast. */
+async function accessible(page: Page, what: string) {
+  await page.waitForFunction(
+    () => {
+      const { document, getComputedStyle } = globalThis as unknown as BrowserGlobals;
+      return (
+        document.getAnimations().every((a) => a.playState !== 'running') &&
+        [...document.querySelectorAll('.mantine-Modal-content, .mantine-Modal-overlay')].every((e) => getComputedStyle(e).opacity === '1')
+      );
+    },
+    undefined,
+    { polling: 'raf' },
+  );
+  await expectAccessible(page, what);
+}
+
+/** Runs `check` on a page signed in as `me`, closing it after; uncaught page errors fail the test. */
+async function onPage(me: { http: DashboardBrowser }, combo: (typeof COMBOS)[number], check: (page: Page) => Promise<void>) {
+  const { context, page } = await signedInPage({ browser, base }, me, combo.locale, combo.width);
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  try {
+    await check(page);
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}
+
+describe.skipIf(!hasChromium)(
+  'plan, shifts, sessions and audit pages in a browser (reason when skipped: no chromium on this machine)',
+  () => {
+    it("the plan of test data is marked, on screen and in print, and names the establishment's CIF; a live plan is not marked", async () => {
+      mkdirSync(TEST_RESULTS, { recursive: true });
+      const me = await owner();
+      const { cif } = await t.db.establishment.findUniqueOrThrow({ where: { id: tenant.establishmentId } });
+      const client = api(t.app, tenant.key);
+      expect((await client.post('/api/v1/records', validRecord({ weight_kg: 4 }))).statusCode).toBe(201);
+      expect((await client.post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
+      const live = await addKey(t.db, tenant.establishmentId, 'live');
+      expect((await api(t.app, live.key).post('/api/v1/records', validRecord({ weight_kg: 2 }))).statusCode).toBe(201);
+      expect((await api(t.app, live.key).post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
+
+      for (const combo of COMBOS) {
+        const w = WORDS[combo.lang];
+        await onPage(me, combo, async (page) => {
+          await page.goto(`${base}/dashboard/plan`);
+          await heading(page, w.plan).waitFor();
+          const doc = page.getByTestId('plan-document');
+          const marker = doc.getByTestId('plan-test-marker');
+          await marker.getByText('TEST DATA / DATOS DE PRUEBA', { exact: true }).waitFor();
+          await doc
+            .getByTestId('plan-cif')
+            .filter({ hasText: w.cif(cif) })
+            .waitFor();
+          await accessible(page, `plan ${combo.lang} ${combo.width}`);
+          // On paper: the app's frame and buttons gone, the marker and the CIF still there.
+          await page.emulateMedia({ media: 'print' });
+          expect(await page.getByRole('button', { name: w.print }).isVisible()).toBe(false);
+          expect(await marker.isVisible()).toBe(true);
+          expect(await doc.getByTestId('plan-cif').isVisible()).toBe(true);
+          // The print stylesheet's heavy border: the marker survives "print backgrounds: off".
+          const border = await marker.evaluate(
+            (el) =>
+              (globalThis as unknown as { getComputedStyle(e: unknown): { borderTopWidth: string } }).getComputedStyle(el).borderTopWidth,
+          );
+          expect(border).toBe('3px');
+          if (combo.width === 1280)
+            await page.screenshot({ path: join(TEST_RESULTS, `plan-test-data-print-${combo.lang}.png`), fullPage: true });
+          await page.emulateMedia({ media: 'screen' });
+
+          // The live plan: the CIF, no marker.
+          await page.goto(`${base}/dashboard/plan?mode=live`);
+          await doc
+            .getByTestId('plan-cif')
+            .filter({ hasText: w.cif(cif) })
+            .waitFor();
+          expect(await doc.getByTestId('plan-test-marker').count()).toBe(0);
+          expect(await doc.textContent()).not.toContain('DATOS DE PRUEBA');
+        });
+      }
+    }, 180_000);
+
+    it('edits a shift, deletes an unused one, and archives one in use when its deletion is refused', async () => {
+      const me = await owner();
+      const scope = { establishment_id: tenant.establishmentId, livemode: false };
+      for (const combo of COMBOS) {
+        const w = WORDS[combo.lang];
+        const tag = `${combo.lang}${combo.width}`;
+        const edited = await me.http.mutate('shifts.create', {
+          ...scope,
+          shift: { name: `Mañana ${tag}`, start_time: '07:00', end_time: '15:00' },
+        });
+        const unused = await me.http.mutate('shifts.create', {
+          ...scope,
+          shift: { name: `Libre ${tag}`, start_time: '01:00', end_time: '02:00' },
+        });
+        const used = await me.http.mutate('shifts.create', {
+          ...scope,
+          shift: { name: `Usado ${tag}`, start_time: '03:00', end_time: '04:00' },
+        });
+        const record = await api(t.app, tenant.key).post('/api/v1/records', validRecord({ shift_id: used.id }));
+        expect(record.statusCode).toBe(201);
+
+        await onPage(me, combo, async (page) => {
+          await page.goto(`${base}/dashboard/shifts`);
+          await heading(page, w.shifts).waitFor();
+          await accessible(page, `shifts ${tag}`);
+
+          // Edit: a dialog with the shift's values; saved, the table and the database have the new ones.
+          await page.getByRole('button', { name: w.edit(edited.name), exact: true }).click();
+          const dialog = page.getByRole('dialog');
+          const name = dialog.getByLabel(w.name, { exact: true });
+          expect(await name.inputValue()).toBe(edited.name);
+          await accessible(page, `edit shift ${tag}`);
+          await name.fill(`Comidas ${tag}`);
+          await dialog.getByRole('button', { name: w.save }).click();
+          await dialog.waitFor({ state: 'detached' });
+          await page.getByRole('cell', { name: `Comidas ${tag}`, exact: true }).waitFor();
+          expect(await t.db.shift.findUniqueOrThrow({ where: { id: edited.id } })).toMatchObject({
+            name: `Comidas ${tag}`,
+            start_time: '07:00',
+          });
+
+          // Delete an unused shift: asked first, then gone from the page and the database.
+          await page.getByRole('button', { name: w.del(unused.name), exact: true }).click();
+          await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
+          await page.getByRole('cell', { name: unused.name, exact: true }).waitFor({ state: 'detached' });
+          expect(await t.db.shift.findUnique({ where: { id: unused.id } })).toBeNull();
+
+          // Delete a shift in use: refused, and the page offers to archive it.
+          await page.getByRole('button', { name: w.del(used.name), exact: true }).click();
+          await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
+          const offer = page.getByRole('dialog', { name: w.inUse(used.name) });
+          await offer.waitFor();
+          // The pointer rests where the first dialog's button was, over this one's: move it away so axe
+          // sees the button as it stays (a hovered filled button is a shade lighter).
+          await page.mouse.move(0, 0);
+          await accessible(page, `shift in use ${tag}`);
+          await offer.getByRole('button', { name: w.archive, exact: true }).click();
+          await page.getByRole('row').filter({ hasText: used.name }).getByText(w.archived, { exact: true }).waitFor();
+          const stored = await t.db.shift.findUniqueOrThrow({ where: { id: used.id } });
+          expect(stored.archived_at).not.toBeNull();
+          expect((await t.db.record.findUniqueOrThrow({ where: { id: record.json().data.id } })).shift_id).toBe(used.id);
+          await page.screenshot({ path: join(TEST_RESULTS, `shifts-${tag}.png`), fullPage: true });
+        });
+      }
+    }, 180_000);
+
+    it('opens a registration session to its records', async () => {
+      const me = await owner();
+      const client = api(t.app, tenant.key);
+      const session = (await client.post('/api/v1/sessions', { name: 'Inventario de cámara' })).json().data;
+      const records = [1.5, 2.25, 3].map((kg) => validRecord({ session_id: session.id, weight_kg: kg, product_name: `Producto ${kg}` }));
+      expect((await client.post('/api/v1/records/batch', { records })).statusCode).toBe(200);
+      expect((await client.post('/api/v1/records', validRecord({ product_name: 'Fuera de la sesión' }))).statusCode).toBe(201);
+
+      for (const combo of COMBOS) {
+        const w = WORDS[combo.lang];
+        await onPage(me, combo, async (page) => {
+          await page.goto(`${base}/dashboard/shifts`);
+          await heading(page, w.shifts).waitFor();
+          await page.getByRole('link', { name: session.name, exact: true }).click();
+          await page.waitForURL(new RegExp(`/dashboard/sessions/${session.id}`));
+          await heading(page, session.name).waitFor();
+          await page
+            .getByTestId('session-records-count')
+            .filter({ hasText: w.range(3) })
+            .waitFor();
+          const table = page.getByRole('table');
+          for (const kg of [1.5, 2.25, 3]) await table.getByRole('cell', { name: `Producto ${kg}`, exact: true }).waitFor();
+          expect(await table.getByText('Fuera de la sesión').count()).toBe(0);
+          await accessible(page, `session ${combo.lang} ${combo.width}`);
+          await page.screenshot({ path: join(TEST_RESULTS, `session-${combo.lang}${combo.width}.png`), fullPage: true });
+          // The session's records as the Spanish CSV: those three, under their Spanish headers.
+          await page.getByRole('button', { name: w.exportCsv }).click();
+          const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: w.exportEs }).click()]);
+          const rows = parse(readFileSync(await download.path()), { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
+          expect(rows.map((r) => r.Producto).sort()).toEqual(['Producto 1.5', 'Producto 2.25', 'Producto 3']);
+          expect(new Set(rows.map((r) => r['ID sesión de registro']))).toEqual(new Set([session.id]));
+          // Back to the list, in the same scope.
+          await page.getByRole('main').getByRole('link', { name: w.shifts, exact: true }).click();
+          await heading(page, w.shifts).waitFor();
+        });
+      }
+    }, 180_000);
+
+    it('filters the audit log from the URL and from its form', async () => {
+      const me = await owner();
+      const other = await createMember(t.db, tenant.organizationId, 'admin');
+      const otherHttp = new DashboardBrowser(t.app);
+      await otherHttp.signIn(other.email, PASSWORD);
+      const scope = { establishment_id: tenant.establishmentId, livemode: false };
+      await otherHttp.mutate('shifts.create', { ...scope, shift: { name: 'Del admin', start_time: '05:00', end_time: '06:00' } });
+
+      for (const combo of COMBOS) {
+        const w = WORDS[combo.lang];
+        await onPage(me, combo, async (page) => {
+          await page.goto(`${base}/dashboard/audit?action=shift.created`);
+          await heading(page, w.audit).waitFor();
+          const rows = page.getByRole('table').getByRole('row');
+          await rows.filter({ hasText: 'Del admin' }).waitFor();
+          // Only shift creations: every body row says so.
+          const actions = await page.getByRole('table').locator('tbody tr td:nth-child(3)').allTextContents();
+          expect(actions.length).toBeGreaterThan(1);
+          expect(new Set(actions)).toEqual(new Set([w.shiftCreated]));
+          await accessible(page, `audit ${combo.lang} ${combo.width}`);
+
+          // The actor typed in the form goes to the URL, and only their entries remain.
+          const form = page.getByRole('search', { name: w.filters });
+          await form.getByLabel(w.actor).fill(other.email);
+          await form.getByRole('button', { name: w.filter, exact: true }).click();
+          await expect.poll(() => new URL(page.url()).searchParams.get('actor')).toBe(other.email);
+          expect(new URL(page.url()).searchParams.get('action')).toBe('shift.created');
+          await expect.poll(() => page.getByRole('table').locator('tbody tr').count()).toBe(1);
+          expect(await page.getByRole('table').locator('tbody tr td:nth-child(2)').textContent()).toBe(other.email);
+
+          // A reload keeps the filter; clearing it empties the URL.
+          await page.reload();
+          expect(await form.getByLabel(w.actor).inputValue()).toBe(other.email);
+          await expect.poll(() => page.getByRole('table').locator('tbody tr').count()).toBe(1);
+          await form.getByRole('button', { name: w.clear }).click();
+          await expect.poll(() => new URL(page.url()).searchParams.get('actor')).toBeNull();
+          expect(new URL(page.url()).searchParams.get('action')).toBeNull();
+          await expect.poll(async () => (await page.getByRole('table').locator('tbody tr').count()) > 1).toBe(true);
+        });
+      }
+    }, 180_000);
+  },
+);
