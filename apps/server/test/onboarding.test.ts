@@ -29,7 +29,7 @@ describe('pnpm install of a fresh checkout', () => {
     const tracked = new Set(execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n'));
     const targets = workspacePackages().flatMap((dir) => {
       const bin = readJson(join(ROOT, dir, 'package.json')).bin;
-      const entries = typeof bin === 'string' ? [['', bin]] : Object.entries((bin ?? {}) as Record<string, string>);
+      const entries: [string, string][] = typeof bin === 'string' ? [['', bin]] : Object.entries((bin ?? {}) as Record<string, string>);
       return entries.map(([name, target]) => ({ name, target: join(dir, target).replaceAll('\\', '/') }));
     });
     expect(targets.map((t) => t.name)).toContain('merma-admin');
