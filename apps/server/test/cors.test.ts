@@ -1,7 +1,8 @@
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { hasChromium, launchChromium } from './browser.js';
 import { buildTestApp, createTenant, startTestApp, type Tenant, type TestContext, testConfig, validRecord } from './helpers.js';
 
 /**
@@ -230,5 +231,68 @@ describe('CORS_ORIGINS', () => {
     expect(refused('*', { NODE_ENV: 'production' })).toMatch(/CORS_ORIGINS: \* \(every web page\) is refused when NODE_ENV=production/);
     expect(testConfig({ NODE_ENV: 'production', CORS_ORIGINS: PAGE }).corsOrigins).toEqual([PAGE]);
     expect(loadConfig({ CORS_ORIGINS: '*', NODE_ENV: 'development', MERMA_ENCRYPTION_KEY: undefined }).corsOrigins).toBe('*');
+  });
+});
+
+describe('in a browser (chromium): a page on another origin calls the API', () => {
+  /** A page server on its own port: another origin than the API's. */
+  async function pageServer(): Promise<{ server: Server; origin: string }> {
+    const server = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>tool</title>'),
+    );
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    return { server, origin: `http://localhost:${(server.address() as { port: number }).port}` };
+  }
+
+  it.skipIf(!hasChromium)('a listed origin creates a record and reads the headers; an unlisted one is refused by the browser', async () => {
+    const listed = await pageServer();
+    const unlisted = await pageServer();
+    const app = await buildTestApp({ config: testConfig({ CORS_ORIGINS: listed.origin }), db: t.db });
+    others.push(app);
+    const api = await listen(app);
+    const browser = await launchChromium();
+    try {
+      const call = async (origin: string) => {
+        const page = await browser.newPage();
+        await page.goto(origin);
+        return page.evaluate(
+          async ({ api, key, body }) => {
+            try {
+              const send = () =>
+                fetch(`${api}/api/v1/records`, {
+                  method: 'POST',
+                  headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'browser-1' },
+                  body,
+                });
+              const first = await send();
+              const again = await send();
+              return {
+                statuses: [first.status, again.status],
+                requestId: first.headers.get('x-request-id'),
+                remaining: first.headers.get('x-ratelimit-remaining'),
+                replayed: again.headers.get('idempotent-replayed'),
+              };
+            } catch (err) {
+              return { error: String(err) };
+            }
+          },
+          { api, key: tenant.key, body: JSON.stringify(validRecord({ notes: origin })) },
+        );
+      };
+      expect(await call(listed.origin)).toEqual({
+        statuses: [201, 201],
+        requestId: expect.stringMatching(/^req_/),
+        remaining: expect.stringMatching(/^\d+$/),
+        replayed: 'true',
+      });
+      expect(await call(unlisted.origin)).toEqual({ error: expect.stringContaining('Failed to fetch') });
+      // The refused page's POST never ran: the preflight stopped it.
+      const stored = await t.db.record.count({ where: { establishment_id: tenant.establishmentId, notes: unlisted.origin } });
+      expect(stored).toBe(0);
+    } finally {
+      await browser.close();
+      listed.server.close();
+      unlisted.server.close();
+    }
   });
 });
