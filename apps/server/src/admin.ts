@@ -18,6 +18,7 @@ import {
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { createMailer, mailOptionsOf } from './mail.js';
+import { publicUrlForCli } from './running-server.js';
 import type { SecretBox } from './secrets/cipher.js';
 
 /** The mailer's log lines (SMTP only here): stderr, so that stdout stays one JSON value. */
@@ -39,7 +40,7 @@ const USAGE = `usage: merma-admin <command>
   product import --org ID --file products.csv
   webhook reactivate --id ID
   secrets reencrypt                  (after a new key was put first in MERMA_ENCRYPTION_KEY)
-  quickstart                         (a demo organisation, a test key and a dashboard sign-in link)`;
+  quickstart                         (the demo organisation — made once, then reused — a new test key and a dashboard sign-in link)`;
 
 type Flags = Record<string, string | undefined>;
 type Command = {
@@ -68,7 +69,7 @@ const COMMANDS: Record<string, Command> = {
           organizationName: org.name,
           email: org.admin_email,
           mailer,
-          publicUrl: config.publicUrl,
+          publicUrl: publicUrlForCli(config),
         });
         return { ...org, invitation: { ...invitation, sent: mailer ? 'email' : 'not sent (no SMTP_URL): hand the link to the owner' } };
       } finally {
@@ -135,7 +136,7 @@ const COMMANDS: Record<string, Command> = {
     required: [],
     run: async (db, _f, config) => {
       const demo = await quickstart(db, { timezone: config.defaultTimezone });
-      return { ...demo, dashboard: await demoOwnerLink(db, { organizationId: demo.organization.id, publicUrl: config.publicUrl }) };
+      return { ...demo, dashboard: await demoOwnerLink(db, { organizationId: demo.organization.id, publicUrl: publicUrlForCli(config) }) };
     },
   },
 };

@@ -120,6 +120,24 @@ const EnvSchema = z.object({
    * Default: http://localhost:<PORT>; required (https) in production.
    */
   PUBLIC_URL: httpUrl.optional(),
+  /**
+   * Web pages allowed to call /api/v1 from a browser (CORS): a comma list of origins
+   * (`https://app.example.com,http://localhost:5173`), or `*` for any page (refused in production).
+   * Unset: no cross-origin calls (same-origin pages and servers are unaffected). Never the
+   * dashboard's cookie routes (http/cors.ts).
+   */
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      try {
+        return parseCorsOrigins(value);
+      } catch (err) {
+        ctx.issues.push({ code: 'custom', message: (err as Error).message, input: value });
+        return z.NEVER;
+      }
+    }),
   /** The built dashboard (apps/dashboard/dist), served at /dashboard. */
   DASHBOARD_DIR: z.string().optional(),
   /** Serve the dashboard's sources through Vite with hot reload (`pnpm dev` sets it). */
@@ -199,6 +217,14 @@ const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
         message: 'required when NODE_ENV=production, as https://…: the invitation and password-reset links start with it',
       });
     }
+    if (e.CORS_ORIGINS === '*') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CORS_ORIGINS'],
+        message:
+          '* (every web page) is refused when NODE_ENV=production: name the origins of the pages that call the API, e.g. CORS_ORIGINS=https://app.example.com',
+      });
+    }
     if (!e.SMTP_URL && !e.MAIL_TO_LOG) {
       ctx.addIssue({
         code: 'custom',
@@ -219,6 +245,40 @@ const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
     });
   }
 });
+
+/**
+ * CORS_ORIGINS: `*` alone, or origins exactly as browsers send them in `Origin` (scheme, host,
+ * port only when not the scheme's default; lower case; no path, not even `/`). A near miss is
+ * refused with the form to write rather than accepted and never matched.
+ */
+export function parseCorsOrigins(value: string): '*' | string[] {
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  if (entries.length === 0) throw new Error('expected origins separated by commas (https://app.example.com), or *');
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new Error('* already allows every origin: give * alone, or a list of origins without it');
+    return '*';
+  }
+  const bad = entries.flatMap((entry) => {
+    let origin: string;
+    try {
+      const url = new URL(entry);
+      origin = /^https?:$/.test(url.protocol) ? url.origin : '';
+    } catch {
+      origin = '';
+    }
+    if (origin === entry) return [];
+    return [origin ? `${entry} (write ${origin})` : entry];
+  });
+  if (bad.length > 0) {
+    throw new Error(
+      `${bad.join(', ')}: expected origins as browsers send them, scheme://host[:port] with nothing after, e.g. https://app.example.com`,
+    );
+  }
+  return [...new Set(entries)];
+}
 
 /** One TRUST_PROXY entry: an IP address, a CIDR range, or one of proxy-addr's names. */
 function isTrustedProxyEntry(entry: string): boolean {
@@ -326,6 +386,8 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     /** PUBLIC_URL was set (else publicUrl is this machine's address on PORT). */
     publicUrlSet: e.PUBLIC_URL !== undefined,
+    /** Origins allowed to call /api/v1 from a browser (http/cors.ts); undefined: none. */
+    corsOrigins: e.CORS_ORIGINS,
     dashboard: {
       // Next to this package in a checkout (src/ and dist/ are both one level down).
       dir: e.DASHBOARD_DIR ?? fileURLToPath(new URL('../../dashboard/dist', import.meta.url)),

@@ -4,6 +4,7 @@ import { buildApp } from './http/app.js';
 import { startWorker, type Worker } from './jobs/worker.js';
 import type { Logger } from './log.js';
 import { createMetrics, serveMetrics } from './metrics.js';
+import { recordServerUrl } from './running-server.js';
 import { createServices } from './services.js';
 import type { Tracing } from './tracing/sdk.js';
 
@@ -35,6 +36,7 @@ export async function serve(options: { config: Config; log: Logger; version: str
       : undefined;
   const metricsServer = config.metrics.port > 0 ? await serveMetrics(metrics, config.metrics) : undefined;
 
+  let forgetAddress: (() => void) | undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -45,6 +47,7 @@ export async function serve(options: { config: Config; log: Logger; version: str
     await app.close(); // stops accepting, waits for in-flight requests
     await worker?.stop(); // takes no new job, waits for running ones (a delivery lasts at most WEBHOOK_TIMEOUT_MS)
     await metricsServer?.close();
+    forgetAddress?.();
     await database.close();
     // The last spans (the drained requests and jobs) are exported before the process ends.
     await tracing?.shutdown().catch((err: unknown) => log.warn({ err }, 'the last traces could not be exported'));
@@ -62,6 +65,12 @@ export async function serve(options: { config: Config; log: Logger; version: str
   const base = config.publicUrlSet
     ? config.publicUrl
     : address.replace('://0.0.0.0:', '://localhost:').replace('://[::]:', '://localhost:');
+  try {
+    forgetAddress = recordServerUrl(config.dataDir, base);
+  } catch (err) {
+    // Only merma-admin's links depend on it (they fall back to PUBLIC_URL or PORT).
+    log.warn({ err, dataDir: config.dataDir }, 'could not record the server address for merma-admin');
+  }
   log.info(
     {
       version,

@@ -1,6 +1,6 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -47,7 +47,9 @@ async function cli(args: string[], env: Env): Promise<Result> {
 let database: TestDatabase;
 let pool: pg.Pool;
 let tmp: string;
-const run = (args: string[]) => cli(args, { DATABASE_URL: database.url });
+/** DATA_DIR of its own: a server running from this checkout's ./.data must not lend its address to these links. */
+const cliDataDir = () => join(tmp, 'cli-data');
+const run = (args: string[]) => cli(args, { DATABASE_URL: database.url, DATA_DIR: cliDataDir() });
 const sql = async (text: string, params: unknown[] = []) => (await pool.query(text, params)).rows;
 
 /** Runs a command that must succeed: exit 0, nothing on stderr, one JSON value on stdout. */
@@ -299,7 +301,7 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
 
   it("DEFAULT_TIMEZONE is the zone of establishments created without --timezone, and of quickstart's", async () => {
     const org = await ok(['org', 'create', '--name', 'Canarias', '--plan', 'enterprise']);
-    const env = { DATABASE_URL: database.url, DEFAULT_TIMEZONE: 'Atlantic/Canary' };
+    const env = { DATABASE_URL: database.url, DATA_DIR: cliDataDir(), DEFAULT_TIMEZONE: 'Atlantic/Canary' };
     const created = await cli(
       ['establishment', 'create', '--org', org.id, '--name', 'Las Palmas', '--cif', 'B76543210', '--sector', 'retail'],
       env,
@@ -309,7 +311,10 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     expect(est.timezone).toBe('Atlantic/Canary');
     expect(await sql('SELECT timezone FROM establishments WHERE id = $1', [est.id])).toEqual([{ timezone: 'Atlantic/Canary' }]);
     const quick = await cli(['quickstart'], env);
-    expect(JSON.parse(quick.stdout).establishment.timezone).toBe('Atlantic/Canary');
+    const demo = JSON.parse(quick.stdout);
+    expect(demo.establishment.timezone).toBe('Atlantic/Canary');
+    // Canceled, that demo is not reused: the next quickstart makes one whose key works.
+    await ok(['org', 'cancel', '--id', demo.organization.id]);
     // --timezone still wins over the default.
     const madrid = await cli(
       [
@@ -334,7 +339,7 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
   it("`pnpm admin` at the repository root prints merma-admin's JSON alone (it pipes into jq)", async () => {
     const { stdout } = await exec('pnpm', ['admin', 'quickstart'], {
       cwd: resolve(SERVER_DIR, '../..'),
-      env: childEnv({ MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATABASE_URL: database.url }),
+      env: childEnv({ MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATABASE_URL: database.url, DATA_DIR: cliDataDir() }),
       timeout: 60_000,
     });
     const out = JSON.parse(stdout) as { key: { key: string } };
@@ -375,6 +380,44 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     expect(
       await sql('SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = $1', [q.organization.id]),
     ).toEqual([{ role: 'owner' }]);
+  });
+
+  it('quickstart again: the same demo organisation and establishment, a new key and a new sign-in link', async () => {
+    const first = await ok(['quickstart']);
+    const second = await ok(['quickstart']);
+    expect(second.reused).toBe(true);
+    expect(second.organization).toEqual(first.organization);
+    expect(second.establishment).toEqual(first.establishment);
+    expect(second.key.id).not.toBe(first.key.id);
+    expect(second.key.key).toMatch(/^svc_test_/);
+    expect(second.dashboard.sign_in_link).not.toBe(first.dashboard.sign_in_link);
+    const demos = await sql(
+      `SELECT o.id FROM organizations o JOIN memberships m ON m.organization_id = o.id JOIN users u ON u.id = m.user_id
+       WHERE o.name = 'Demo kitchen group' AND o.canceled_at IS NULL AND u.email = 'owner@demo.merma.local'`,
+    );
+    expect(demos).toEqual([{ id: first.organization.id }]);
+    expect(await sql('SELECT count(*)::int AS n FROM establishments WHERE organization_id = $1', [first.organization.id])).toEqual([
+      { n: 1 },
+    ]);
+    const keys = await sql('SELECT id, revoked_at FROM api_keys WHERE establishment_id = $1 AND id = ANY($2::uuid[]) ORDER BY id', [
+      first.establishment.id,
+      [first.key.id, second.key.id],
+    ]);
+    // Both keys stay valid: the first may be in use already.
+    expect(keys).toHaveLength(2);
+    expect(keys.every((k: { revoked_at: Date | null }) => k.revoked_at === null)).toBe(true);
+  });
+
+  it("quickstart's link: PUBLIC_URL when set, else localhost:PORT when no server recorded its address (or it died)", async () => {
+    const dataDir = join(tmp, 'stale');
+    mkdirSync(dataDir, { recursive: true });
+    // A server that was killed (no shutdown) leaves its file behind: its pid no longer runs.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid: dead, url: 'http://127.0.0.1:1' }));
+    const stale = await cli(['quickstart'], { DATABASE_URL: database.url, DATA_DIR: dataDir, PORT: '4123' });
+    expect(JSON.parse(stale.stdout).dashboard.sign_in_link).toMatch(/^http:\/\/localhost:4123\/dashboard\/link\?token=/);
+    const given = await cli(['quickstart'], { DATABASE_URL: database.url, DATA_DIR: dataDir, PUBLIC_URL: 'https://merma.example.com/' });
+    expect(JSON.parse(given.stdout).dashboard.sign_in_link).toMatch(/^https:\/\/merma\.example\.com\/dashboard\/link\?token=/);
   });
 
   it.each([
@@ -430,9 +473,22 @@ describe('merma-admin with the embedded database', () => {
       expect(statSync(keyFile).mode & 0o777).toBe(0o600);
       const generated = readFileSync(keyFile, 'utf8');
 
+      // The server's PORT was given to the server only: the link still names the port it listens on.
+      expect(JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8'))).toEqual({ pid: server.pid, url: `http://127.0.0.1:${port}` });
       const quick = await cli(['quickstart'], env);
       expect(quick.code, quick.stderr).toBe(0);
-      const { key, establishment } = JSON.parse(quick.stdout);
+      const { key, establishment, organization, dashboard } = JSON.parse(quick.stdout);
+      expect(dashboard.sign_in_link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/dashboard/link\\?token=[\\w-]{43}$`));
+      const page = await fetch(dashboard.sign_in_link);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+
+      const again = await cli(['quickstart'], env);
+      expect(again.code, again.stderr).toBe(0);
+      const second = JSON.parse(again.stdout);
+      expect(second).toMatchObject({ reused: true, organization: { id: organization.id }, establishment: { id: establishment.id } });
+      expect(second.key.id).not.toBe(key.id);
+      expect(second.dashboard.sign_in_link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/dashboard/link\\?token=`));
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/destinos`, { headers: { authorization: `Bearer ${key.key}` } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
@@ -441,11 +497,18 @@ describe('merma-admin with the embedded database', () => {
       const code = await Promise.race([exited, sleep(30_000).then(() => 'timeout')]);
       expect(code, log).toBe(0);
       expect(existsSync(join(dataDir, 'embedded.json'))).toBe(false);
+      expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
 
       // With the server gone the CLI opens the files itself, and finds what quickstart wrote.
       const list = await cli(['key', 'list', '--establishment', establishment.id], env);
       expect(list.code, list.stderr).toBe(0);
-      expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id: key.id, last4: key.key.slice(-4) })]);
+      expect(JSON.parse(list.stdout)).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ id: key.id, last4: key.key.slice(-4) }),
+          expect.objectContaining({ id: second.key.id }),
+        ]),
+      );
+      expect(JSON.parse(list.stdout)).toHaveLength(2);
       expect(readFileSync(keyFile, 'utf8')).toBe(generated); // kept, not generated again
     } finally {
       if (server.exitCode === null && server.signalCode === null) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ALL_PERMISSIONS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
+import { ALL_PERMISSIONS, API_PLANS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
 import { parse } from 'csv-parse/sync';
 import { type Db, poolOf } from '../db/client.js';
 import { eventPayload } from '../events/outbox.js';
@@ -8,6 +8,7 @@ import { GENESIS_HASH } from '../modules/records/hash.js';
 import { markActive } from '../modules/webhooks/service.js';
 import { type SecretBox, SecretError } from '../secrets/cipher.js';
 import { reencryptSecrets } from '../secrets/stored.js';
+import { DEMO_OWNER_EMAIL } from './accounts.js';
 
 /**
  * Administration: organisations, establishments, plans, keys and product catalogues. There is no
@@ -297,15 +298,43 @@ export async function importProducts(db: Db, input: { org: string; csv: string }
 }
 
 /** A demo organisation (Enterprise), establishment (in `timezone`) and test key with every permission. */
+export const DEMO_ORGANIZATION_NAME = 'Demo kitchen group';
+const DEMO_ESTABLISHMENT = { name: 'Cocina demo', cif: 'B00000000', sector: 'horeca' } as const;
+
+/**
+ * `merma-admin quickstart`: the demo organisation (Enterprise), its establishment and a new test key
+ * with every permission. Run again, it reuses the demo organisation — the one the demo owner owns,
+ * still active on a plan with the API — and its establishment, and makes only a new key (and, in
+ * the CLI, a new sign-in link): a second run is "give me another key", not a second demo. When
+ * that organisation was canceled or moved to a plan without the API, a new one is made, so the
+ * printed key always works. `reused` says which happened.
+ */
 export async function quickstart(db: Db, options: { timezone: string }) {
-  const organization = await createOrganization(db, { name: 'Demo kitchen group', plan: 'enterprise' });
-  const establishment = await createEstablishment(db, {
-    org: organization.id,
-    name: 'Cocina demo',
-    cif: 'B00000000',
-    sector: 'horeca',
-    timezone: options.timezone,
+  const existing = await db.organization.findFirst({
+    where: {
+      name: DEMO_ORGANIZATION_NAME,
+      canceled_at: null,
+      plan: { in: [...API_PLANS] },
+      memberships: { some: { role: 'owner', user: { email: DEMO_OWNER_EMAIL } } },
+    },
+    orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
   });
+  const organization = existing
+    ? { id: existing.id, name: existing.name, plan: existing.plan, admin_email: existing.admin_email }
+    : await createOrganization(db, { name: DEMO_ORGANIZATION_NAME, plan: 'enterprise' });
+  const found = existing
+    ? await db.establishment.findFirst({ where: { organization_id: existing.id }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] })
+    : null;
+  const establishment = found
+    ? {
+        id: found.id,
+        organization_id: found.organization_id,
+        name: found.name,
+        cif: found.cif,
+        sector: found.sector as Sector,
+        timezone: found.timezone,
+      }
+    : await createEstablishment(db, { org: organization.id, ...DEMO_ESTABLISHMENT, timezone: options.timezone });
   const key = await createKey(db, { establishment: establishment.id, mode: 'test', permissions: '*' });
-  return { organization, establishment, key };
+  return { organization, establishment, key, reused: existing !== null };
 }

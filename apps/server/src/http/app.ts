@@ -17,6 +17,7 @@ import type { DashboardRouter } from '../trpc/dashboard.js';
 import type { AppRouter } from '../trpc/router.js';
 import type { Authenticator } from './auth.js';
 import { registerProcedureRoutes } from './binding.js';
+import { registerCors } from './cors.js';
 import { registerDashboard } from './dashboard.js';
 import { answerClientError, handleError, sendError } from './errors.js';
 import { registerIntegrationRoutes } from './integrations.js';
@@ -75,7 +76,7 @@ function setCommonHeaders(request: FastifyRequest, reply: FastifyReply, producti
 
 /**
  * Configures Fastify around the services (services.ts). Request path: request id → HTTPS guard →
- * auth (key hash lookup, establishment, plan, mode) → rate limit for the route's bucket → body
+ * CORS (when CORS_ORIGINS is set; preflights are answered here) → auth (key hash lookup, establishment, plan, mode) → rate limit for the route's bucket → body
  * parsing (1 MiB) → the procedure (zod input, permission, service, Prisma) → envelope. Every error
  * leaves through http/errors.ts.
  *
@@ -138,9 +139,16 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       throw new AppError('forbidden', 'HTTPS is required');
     }
     const route = request.routeOptions.config;
-    if (route?.integration) reply.header('cache-control', 'no-store');
+    if (route?.integration || route?.api) reply.header('cache-control', 'no-store');
+  });
+
+  // Browsers' cross-origin calls to /api/v1 (CORS_ORIGINS): after the HTTPS guard, before the
+  // API-key check, which a preflight (it carries no key) would fail.
+  if (config.corsOrigins) await registerCors(app, config.corsOrigins);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.config;
     if (!route?.api) return;
-    reply.header('cache-control', 'no-store');
     request.auth = await authenticator.authenticate(request);
     // Every later line of this request (and its "request completed" line) names who asked: added
     // to the request's own child logger (Fastify makes one per request, carrying reqId, shared with
