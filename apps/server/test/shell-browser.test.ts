@@ -60,6 +60,23 @@ const WORDS = {
   },
 } as const;
 const LOCALES = { es: 'es-ES', en: 'en-GB' } as const;
+/** In the page: the paragraphs and code blocks of <main> that reach past the window, unless inside a scrolling region. */
+function textCutAtTheEdge(): string[] {
+  type El = { textContent: string | null; parentElement: El | null; getBoundingClientRect(): { right: number } };
+  const w = globalThis as unknown as {
+    innerWidth: number;
+    document: { querySelectorAll(s: string): Iterable<El> };
+    getComputedStyle(e: El): { overflowX: string };
+  };
+  const scrolls = (e: El) => {
+    for (let a = e.parentElement; a; a = a.parentElement) if (/auto|scroll/.test(w.getComputedStyle(a).overflowX)) return true;
+    return false;
+  };
+  return [...w.document.querySelectorAll('main p, main pre')]
+    .filter((e) => e.getBoundingClientRect().right > w.innerWidth + 1 && !scrolls(e))
+    .map((e) => (e.textContent ?? '').slice(0, 60));
+}
+
 const CASES = (['es', 'en'] as const).flatMap((language) => [1280, 390].map((width) => ({ language, width })));
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
@@ -177,6 +194,8 @@ describe.skipIf(!hasChromium)('the dashboard shell in a browser (reason when ski
             ),
             path,
           ).toBe(width);
+          // Nor is any text cut at the screen's edge (outside the regions that scroll).
+          expect(await page.evaluate(textCutAtTheEdge), path).toEqual([]);
           await page.mouse.move(0, 0);
           await expectAccessible(page, `${path} (${language}, ${width} px)`);
         }

@@ -298,7 +298,10 @@ function NoRecords() {
     <Alert color="teal" variant="light" title={t('overview.empty.title')}>
       <Stack gap="xs">
         <Text size="sm">{t('overview.empty.body')}</Text>
-        <Code block>{example}</Code>
+        {/* Wrapped, not scrolled: a one-line command would widen the alert past a phone's screen. */}
+        <Code block style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+          {example}
+        </Code>
         {can.viewKeys(me.role) ? (
           // The alert's own text colour: the link colour is under AA on its light teal.
           <AnchorLink to="/keys" c="var(--alert-color)" underline="always">
