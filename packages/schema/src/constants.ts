@@ -133,3 +133,6 @@ export const WEBHOOK_RESPONSE_BODY_MAX_BYTES = 4096;
  */
 export const MAIL_LANGUAGES = ['es', 'en'] as const;
 export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
+
+/** Failed deliveries in a row (each after all its retries) that deactivate a webhook subscription. */
+export const DEACTIVATE_AFTER_FAILED_DELIVERIES = 5;

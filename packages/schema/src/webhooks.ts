@@ -1,11 +1,7 @@
 import { secretProblem } from '@merma/signing';
 import { z } from 'zod';
 import { EventType, InboundEventType, PaginationQuery, Timestamp, text, Uuid, WebhookEventName } from './common.js';
-import {
-  DEFAULT_SECRET_GRACE_PERIOD_SECONDS,
-  MAX_SECRET_GRACE_PERIOD_SECONDS,
-  WEBHOOK_RESPONSE_BODY_MAX_BYTES,
-} from './constants.js';
+import { DEFAULT_SECRET_GRACE_PERIOD_SECONDS, MAX_SECRET_GRACE_PERIOD_SECONDS, WEBHOOK_RESPONSE_BODY_MAX_BYTES } from './constants.js';
 import { Envelope, ListEnvelope } from './envelope.js';
 import { SalesSummary } from './sales.js';
 

@@ -51,7 +51,7 @@ export function AppLayout() {
             </Group>
             <Group gap="sm" wrap="nowrap">
               <ModeSwitch />
-              <LanguageSwitcher />
+              <LanguageSwitcher account />
               <UserMenu />
             </Group>
           </Group>

@@ -169,7 +169,11 @@ export async function sendPasswordResetMail(deps: Pick<AccountDeps, 'db' | 'cloc
   });
   try {
     await deps.mailer.send(
-      passwordResetMail({ to: user.email, language: mailLanguage(user.language), link: dashboardLink(deps.publicUrl, 'reset-password', token) }),
+      passwordResetMail({
+        to: user.email,
+        language: mailLanguage(user.language),
+        link: dashboardLink(deps.publicUrl, 'reset-password', token),
+      }),
     );
   } catch (err) {
     await deps.db.userToken.updateMany({ where: { token_hash: hashToken(token) }, data: { used_at: now } });

@@ -1,7 +1,7 @@
 import {
   ChangeRoleInput,
-  InvitationIdInput,
   CreatedInvitation,
+  InvitationIdInput,
   InviteMemberInput,
   Member,
   MemberApiKeys,

@@ -1,10 +1,10 @@
+import { WEBHOOK_RESPONSE_BODY_MAX_BYTES } from '@merma/schema';
 import { signDelivery } from '@merma/signing';
 import type pg from 'pg';
 import type { Clock, Log } from '../../context.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openSecret } from '../../secrets/stored.js';
 import { RECORD_EVENT_DATA_SQL } from '../records/service.js';
-import { WEBHOOK_RESPONSE_BODY_MAX_BYTES } from '@merma/schema';
 import { ENQUEUE_DELIVERY_SQL } from './queue.js';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
 import { type Agents, type SendPolicy, sendWebhook } from './send.js';

@@ -38,7 +38,7 @@ const SELECT_DELIVERY = `
         'response_body', a.response_body, 'response_body_truncated', a.response_body_truncated)
       ORDER BY a.attempt) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempt_rows,
     -- The body as attempt.ts sends it: a record event's data rendered from its record.
-    jsonb_build_object('event', d.event_type, 'timestamp', e.payload -> 'timestamp',
+    json_build_object('event', d.event_type, 'timestamp', e.payload -> 'timestamp',
       'data', coalesce(rendered.data, e.payload -> 'data')) AS payload,
     count(*) OVER () AS total
   FROM webhook_deliveries d
