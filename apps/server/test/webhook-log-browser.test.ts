@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, signedInPage } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { createTenant, startTestApp, subscribe, type Tenant, type TestContext } from './helpers.js';
-import { type Received, startReceiver } from './receiver.js';
+import { type Received, startReceiver, waitFor } from './receiver.js';
 
 /**
  * The endpoint page's delivery log, its deactivation banner and the team page's invitation, in
@@ -15,7 +15,8 @@ import { type Received, startReceiver } from './receiver.js';
  *   is pending); expanding it shows the payload sent and the receiver's answer; at 1280 px the
  *   table fits (the resend button is not cut off) and at 390 px the page does not scroll sideways;
  * - a deactivated endpoint says why (410 Gone or repeated failures) and when;
- * - without an SMTP server, inviting someone says no e-mail was sent and shows the link once.
+ * - without an SMTP server, inviting someone says no e-mail was sent and shows the link once;
+ *   choosing a language in the dashboard keeps it as the language of the person's e-mails.
  */
 requireBuiltDashboard();
 
@@ -92,6 +93,7 @@ const TEXT = {
     notMailed: 'Invitation made, e-mail not sent',
     link: 'Invitation link',
     done: 'I have copied it',
+    language: 'Language',
   },
   es: {
     locale: 'es-ES',
@@ -111,6 +113,7 @@ const TEXT = {
     notMailed: 'Invitación creada, correo no enviado',
     link: 'Enlace de invitación',
     done: 'Ya lo he copiado',
+    language: 'Idioma',
   },
 } as const;
 
@@ -224,6 +227,15 @@ describe.skipIf(!hasChromium)('the delivery log, the deactivation banner and inv
           await dialog.getByRole('button', { name: text.done }).click();
           await dialog.waitFor({ state: 'detached' });
           await page.getByRole('cell', { name: invited }).first().waitFor();
+          if (width === 390) continue;
+          // Choosing the other language in the dashboard makes it the language of this person's e-mails.
+          const other = language === 'en' ? 'es' : 'en';
+          await page.getByRole('combobox', { name: text.language }).selectOption(other);
+          await waitFor(
+            async () => (await t.db.user.findUniqueOrThrow({ where: { id: who.id } })).language === other,
+            10_000,
+            'the saved language',
+          );
         } finally {
           await context.close();
         }
