@@ -472,7 +472,7 @@ describe('retries, deactivation and notices', () => {
     await smtp?.close();
   });
 
-  it('retries after 1 min, 5 min, 30 min, 2 h and 12 h, then deactivates after 5 failed deliveries and mails the administrator', async () => {
+  it('retries after 1 min, 5 min, 30 min, 2 h and 12 h, then deactivates after 5 failed deliveries and mails the owners, admins and contact address, each in their language', async () => {
     // Only Date is faked (timers stay real, so the worker keeps polling), and it stands still until
     // moved. It starts a minute ahead so that jobs stamped with the database's now() are already due.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
