@@ -1,11 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MAIL_LANGUAGES, type MailLanguage } from '@merma/schema';
 import nodemailer from 'nodemailer';
 import type { Log } from './context.js';
 
 export type Mail = { to: string; subject: string; text: string };
-export type Mailer = { send(mail: Mail): Promise<void>; close(): void };
+export type Mailer = {
+  send(mail: Mail): Promise<void>;
+  close(): void;
+  /**
+   * False when an e-mail reaches no inbox (`files` and `log` transports: no SMTP server is
+   * configured), so that a link that exists only in an e-mail can be handed over another way (the
+   * team page shows a new invitation's link once). Absent means it does.
+   */
+  delivers?: boolean;
+};
+
+/**
+ * The language of an e-mail to someone: the first of `choices` that is one of MAIL_LANGUAGES, else
+ * Spanish (the organisation's default; organisations have no language of their own). Callers pass,
+ * in order, the recipient's saved dashboard language (`users.language`, set when they choose one
+ * in the dashboard, or from the invitation they accepted), then what stands in for it (the
+ * inviter's language when inviting).
+ */
+export function mailLanguage(...choices: (string | null | undefined)[]): MailLanguage {
+  const found = choices.find((c): c is MailLanguage => (MAIL_LANGUAGES as readonly (string | null | undefined)[]).includes(c));
+  return found ?? MAIL_LANGUAGES[0];
+}
 
 export type MailOptions = {
   /** config.mail.transport: `smtp` (SMTP_URL), `files` (outside production) or `log` (MAIL_TO_LOG). */
@@ -40,6 +62,7 @@ export function createMailer(options: MailOptions): Mailer {
         );
       },
       close() {},
+      delivers: false,
     };
   }
   if (options.transport === 'files' || !options.smtpUrl) {
@@ -52,6 +75,7 @@ export function createMailer(options: MailOptions): Mailer {
         options.log.info({ mail: { to: mail.to, subject: mail.subject, file } }, 'mail written to a file (SMTP_URL is not set)');
       },
       close() {},
+      delivers: false,
     };
   }
   const transport = nodemailer.createTransport(options.smtpUrl);
@@ -62,6 +86,7 @@ export function createMailer(options: MailOptions): Mailer {
     close() {
       transport.close();
     },
+    delivers: true,
   };
 }
 

@@ -439,7 +439,11 @@ describe('upgrading a database that holds data', () => {
       idempotency_keys: [],
     });
     expect(added(beforeLater.webhook_subscriptions, afterLater.webhook_subscriptions)).toEqual([
-      { previous_secret: null, previous_secret_expires_at: null },
+      { previous_secret: null, previous_secret_expires_at: null, deactivation_reason: null },
+    ]);
+    // An answer stored before answers were kept is unknown, not empty.
+    expect(added(beforeLater.webhook_delivery_attempts, afterLater.webhook_delivery_attempts)).toEqual([
+      { response_body: null, response_body_truncated: false },
     ]);
     expect(added(beforeLater.webhook_deliveries, afterLater.webhook_deliveries)).toEqual([{ schedule_base: 0 }]);
     // The event whose fan-out job was still queued waits for dispatch again (that job is retired);

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
 // The HTTP receiver is the one the SDK's and the examples' tests use (packages/test-server): one
@@ -43,4 +44,10 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000
     if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** An e-mail as its reader sees it: the decoded subject and plain text (quoted-printable, encoded words). */
+export async function readMail(raw: string): Promise<{ subject: string; text: string }> {
+  const parsed = await simpleParser(raw);
+  return { subject: parsed.subject ?? '', text: (parsed.text ?? '').replace(/\r\n/g, '\n') };
 }

@@ -128,7 +128,7 @@ describe('the invitation e-mail', () => {
     });
     const browser = await signedIn(admin.email);
     const target = address();
-    await browser.mutate('team.invite', { email: target, role: 'developer' });
+    await browser.mutate('team.invite', { email: target, role: 'developer', language: 'en' });
     const [mail] = mailsTo(target);
     expect(mail?.subject).toBe('You are invited to an organisation on Merma');
     const lines = mail?.text.split('\n') ?? [];
@@ -139,6 +139,16 @@ describe('the invitation e-mail', () => {
     expect(lines).toContain('Organisation: “Merma Security Team: your account is suspended, verify at http://phish.example”');
     expect(lines.filter((l) => l.startsWith('The Merma team'))).toEqual([]);
     expect(mail?.text).toMatch(/\/dashboard\/invitation\?token=[\w-]{43}/);
+
+    // The same in Spanish.
+    const spanish = address();
+    await browser.mutate('team.invite', { email: spanish, role: 'developer', language: 'es' });
+    const [es] = mailsTo(spanish);
+    expect(es?.subject).toBe('Te han invitado a una organización en Merma');
+    const esLines = es?.text.split('\n') ?? [];
+    expect(esLines[0]).not.toMatch(/phish|URGENT|Security Team/);
+    expect(esLines).toContain('Invitación de: “URGENT: confirm your password at http://phish.example The Merma team”');
+    expect(esLines).toContain('Organización: “Merma Security Team: your account is suspended, verify at http://phish.example”');
   });
 });
 

@@ -12,6 +12,7 @@ import { createCatalogCache } from '../src/modules/catalog/service.js';
 import { createRecord } from '../src/modules/records/service.js';
 import { dispatchEvents, releaseStaleDeliveryLocks } from '../src/modules/webhooks/dispatch.js';
 import { RETRY_DELAYS_MS } from '../src/modules/webhooks/schedule.js';
+import { createMember } from './dashboard-client.js';
 import {
   addKey,
   api,
@@ -24,7 +25,7 @@ import {
   type TestContext,
   validRecord,
 } from './helpers.js';
-import { startReceiver, startSmtp, waitFor } from './receiver.js';
+import { readMail, startReceiver, startSmtp, waitFor } from './receiver.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
@@ -203,6 +204,60 @@ describe('webhook delivery', () => {
       },
     });
     expect((await api(t.app, reader.key).post(`/api/v1/webhooks/${readerSub.id}/test`, {})).statusCode).toBe(403);
+  });
+
+  it('keeps the start of each answer (4 KiB, cut between characters) with our signatures redacted, and lists the payload sent', async () => {
+    const tenant = await createTenant(t.db);
+    // An echo receiver (answers with the headers it got), one answering 5 KiB of "ñ" (2 bytes each),
+    // one with an empty body, and one that never answers within the timeout.
+    receiver.handler.respond = (req, res) => {
+      if (req.path === '/echo') {
+        res.statusCode = 400;
+        res.end(JSON.stringify({ rejected: true, got: req.headers }));
+      } else if (req.path === '/long') res.end(`${'x'.repeat(4095)}${'ñ'.repeat(1000)}`);
+      else res.end();
+    };
+    const echo = await subscribe(t, tenant, `${receiver.url}/echo`, ['plan.generated']);
+    const long = await subscribe(t, tenant, `${receiver.url}/long`, ['plan.generated']);
+    const empty = await subscribe(t, tenant, `${receiver.url}/empty`, ['plan.generated']);
+    for (const sub of [echo, long, empty]) {
+      expect((await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/test`, {})).statusCode).toBe(200);
+    }
+    const settled = (id: string) => async () => (await deliveries(t, tenant, id)).find((d) => d.status !== 'pending');
+
+    const echoed = await waitFor(settled(echo.id));
+    const sent = receiver.received.find((r) => r.path === '/echo');
+    if (!sent) throw new Error('the echo receiver got nothing');
+    expect(echoed).toMatchObject({ status: 'failed', response_status: 400, error: 'HTTP 400' });
+    // The payload is the body as sent, byte for byte once serialised.
+    expect(JSON.stringify(echoed.payload)).toBe(sent.body);
+    const [attempt] = echoed.attempts;
+    expect(attempt?.response_body_truncated).toBe(false);
+    const answer = JSON.parse(attempt?.response_body ?? 'null');
+    expect(answer.rejected).toBe(true);
+    expect(answer.got['webhook-id']).toBe(sent.headers['webhook-id']);
+    expect(answer.got['webhook-signature']).toBe('[redacted]');
+    expect(answer.got['x-service-signature']).toBe('[redacted]');
+    // Not in the database either, in any form.
+    const stored = await t.db.webhookDeliveryAttempt.findMany({ where: { delivery_id: echoed.id } });
+    const signatures = [sent.headers['x-service-signature'], ...String(sent.headers['webhook-signature']).split(/[ ,]/)];
+    for (const signature of signatures.filter((v): v is string => typeof v === 'string' && v.length > 16)) {
+      expect(stored[0]?.response_body).not.toContain(signature);
+    }
+
+    const cut = await waitFor(settled(long.id));
+    expect(cut).toMatchObject({ status: 'succeeded', response_status: 200 });
+    // 4096 bytes kept: 4095 "x" and the first byte of an "ñ", which is left out rather than garbled.
+    expect(cut.attempts[0]?.response_body).toBe('x'.repeat(4095));
+    expect(cut.attempts[0]?.response_body_truncated).toBe(true);
+    expect(await t.db.webhookDeliveryAttempt.findFirst({ where: { delivery_id: cut.id } })).toMatchObject({
+      response_body: 'x'.repeat(4095),
+      response_body_truncated: true,
+    });
+
+    const none = await waitFor(settled(empty.id));
+    expect(none.attempts[0]).toMatchObject({ response_status: 200, response_body: '', response_body_truncated: false });
+    receiver.handler.respond = (_r, res) => res.end('ok');
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
@@ -417,12 +472,18 @@ describe('retries, deactivation and notices', () => {
     await smtp?.close();
   });
 
-  it('retries after 1 min, 5 min, 30 min, 2 h and 12 h, then deactivates after 5 failed deliveries and mails the administrator', async () => {
+  it('retries after 1 min, 5 min, 30 min, 2 h and 12 h, then deactivates after 5 failed deliveries and mails the owners, admins and contact address, each in their language', async () => {
     // Only Date is faked (timers stay real, so the worker keeps polling), and it stands still until
     // moved. It starts a minute ahead so that jobs stamped with the database's now() are already due.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
     const tenant = await createTenant(t.db);
     await t.db.organization.update({ where: { id: tenant.organizationId }, data: { admin_email: 'jefa@cocina.test' } });
+    // Told: the owners and admins (each in their e-mail language; Spanish when they chose none) and
+    // the organisation's contact address; not developers or viewers.
+    const owner = await createMember(t.db, tenant.organizationId, 'owner');
+    await t.db.user.update({ where: { id: owner.id }, data: { language: 'en' } });
+    const admin = await createMember(t.db, tenant.organizationId, 'admin');
+    const developer = await createMember(t.db, tenant.organizationId, 'developer');
     const sub = await subscribe(t, tenant, `${receiver.url}/down`, ['record.created']);
     for (let i = 0; i < 5; i++) expect((await api(t.app, tenant.key).post('/api/v1/records', validRecord())).statusCode).toBe(201);
     const attemptsAre = (n: number) => async () => {
@@ -449,11 +510,36 @@ describe('retries, deactivation and notices', () => {
     expect(list.every((d) => d.status === 'failed' && d.next_attempt_at === null && d.attempts.length === 6)).toBe(true);
     expect(receiver.received.filter((r) => r.path === '/down')).toHaveLength(30);
     const after = (await api(t.app, tenant.key).get(`/api/v1/webhooks/${sub.id}`)).json().data;
-    expect(after).toMatchObject({ status: 'deactivated', consecutive_failures: 5 });
-    const mail = await waitFor(() => smtp.mails.find((m) => m.to.includes('jefa@cocina.test')));
-    expect(mail.from).toBe('alerts@merma.test');
-    expect(mail.raw).toContain(sub.id);
-    expect(mail.raw).toMatch(/deactivated/);
+    expect(after).toMatchObject({ status: 'deactivated', consecutive_failures: 5, deactivation_reason: 'failures' });
+    const lastAttempt = list
+      .map((d) => d.attempts.at(-1)?.attempted_at)
+      .sort()
+      .at(-1);
+    expect(after.deactivated_at).toBe(lastAttempt);
+    expect(await t.db.webhookSubscription.findUniqueOrThrow({ where: { id: sub.id } })).toMatchObject({
+      status: 'deactivated',
+      deactivation_reason: 'failures',
+    });
+    const told = await waitFor(() =>
+      smtp.mails.filter((m) => m.to.some((to) => to.endsWith('cocina.test') || to.endsWith('example.com'))).length >= 3 ? smtp.mails : null,
+    );
+    const mailTo = async (address: string) => {
+      const found = told.filter((m) => m.to.includes(address));
+      expect(found, address).toHaveLength(1);
+      return { from: found[0]?.from, ...(await readMail(found[0]?.raw ?? '')) };
+    };
+    const contact = await mailTo('jefa@cocina.test');
+    expect(contact.from).toBe('alerts@merma.test');
+    expect(contact.subject).toBe('Merma: se ha desactivado un endpoint de webhooks');
+    expect(contact.text).toContain(sub.id);
+    expect(contact.text).toContain('Motivo: 5 entregas seguidas fallaron tras todos sus reintentos');
+    const english = await mailTo(owner.email);
+    expect(english.subject).toBe('Merma: a webhook endpoint was deactivated');
+    expect(english.text).toContain(`Subscription: ${sub.id}`);
+    expect(english.text).toContain('Why: 5 deliveries in a row failed after all their retries');
+    expect(english.text).toContain(`deactivated at ${after.deactivated_at}`);
+    expect((await mailTo(admin.email)).text).toContain('Motivo: 5 entregas seguidas');
+    expect(smtp.mails.filter((m) => m.to.includes(developer.email))).toEqual([]);
 
     // Deactivated: new events are not sent; reactivation brings them back.
     receiver.handler.respond = (_r, res) => res.end('ok');
@@ -464,7 +550,7 @@ describe('retries, deactivation and notices', () => {
     expect(refused.statusCode).toBe(409);
     expect(refused.headers['x-should-retry']).toBe('false');
     const reactivated = await api(t.app, tenant.key).post(`/api/v1/webhooks/${sub.id}/reactivate`, {});
-    expect(reactivated.json().data).toMatchObject({ status: 'active', consecutive_failures: 0 });
+    expect(reactivated.json().data).toMatchObject({ status: 'active', consecutive_failures: 0, deactivation_reason: null });
     const created = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
     await waitFor(() => receiver.received.some((r) => r.path === '/down' && r.body.includes(created.id)));
     receiver.handler.respond = (_r, res) => {
@@ -473,9 +559,9 @@ describe('retries, deactivation and notices', () => {
     };
   });
 
-  it('deactivates at once on 410 Gone', async () => {
+  it('deactivates at once on 410 Gone, says so, and mails the owner of an organisation without a contact address', async () => {
     const tenant = await createTenant(t.db);
-    await t.db.organization.update({ where: { id: tenant.organizationId }, data: { admin_email: 'gone@cocina.test' } });
+    const owner = await createMember(t.db, tenant.organizationId, 'owner');
     receiver.handler.respond = (req, res) => {
       res.statusCode = req.path === '/gone' ? 410 : 500;
       res.end();
@@ -487,9 +573,13 @@ describe('retries, deactivation and notices', () => {
       return list[0]?.status === 'failed' ? list : null;
     });
     expect(d).toMatchObject({ attempt: 1, response_status: 410, next_attempt_at: null });
-    expect((await api(t.app, tenant.key).get(`/api/v1/webhooks/${sub.id}`)).json().data.status).toBe('deactivated');
-    const mail = await waitFor(() => smtp.mails.find((m) => m.to.includes('gone@cocina.test')));
-    expect(mail.raw).toMatch(/410 Gone/);
+    const after = (await api(t.app, tenant.key).get(`/api/v1/webhooks/${sub.id}`)).json().data;
+    expect(after).toMatchObject({ status: 'deactivated', deactivation_reason: 'gone', deactivated_at: d?.attempts[0]?.attempted_at });
+    expect((await t.db.webhookSubscription.findUniqueOrThrow({ where: { id: sub.id } })).deactivation_reason).toBe('gone');
+    const mail = await waitFor(() => smtp.mails.find((m) => m.to.includes(owner.email)));
+    const { subject, text } = await readMail(mail.raw);
+    expect(subject).toBe('Merma: se ha desactivado un endpoint de webhooks');
+    expect(text).toContain('Motivo: el endpoint respondió 410 Gone');
   });
 
   it('counts a receiver slower than the timeout as a failed attempt', async () => {

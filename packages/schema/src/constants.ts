@@ -119,3 +119,20 @@ export const ERROR_CODES = [
 ] as const;
 
 export const API_VERSION_PREFIX = '/api/v1';
+
+/**
+ * How much of a receiver's answer each webhook attempt keeps (4 KiB, as text): enough to read an
+ * error message, as Stripe's and Svix's delivery logs show, without storing whatever a receiver
+ * chooses to send back.
+ */
+export const WEBHOOK_RESPONSE_BODY_MAX_BYTES = 4096;
+
+/**
+ * Languages of the e-mails (invitations, password resets, webhook notices), the dashboard's own.
+ * Spanish, the first, when nothing says otherwise.
+ */
+export const MAIL_LANGUAGES = ['es', 'en'] as const;
+export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
+
+/** Failed deliveries in a row (each after all its retries) that deactivate a webhook subscription. */
+export const DEACTIVATE_AFTER_FAILED_DELIVERIES = 5;

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { CreateShiftInput, Shift } from './catalog.js';
 import { DateOrDateTime, FoodCategory, IsoDate, Permission, Plan, Timestamp, text, Uuid } from './common.js';
-import { ALL_PERMISSIONS, DEFAULT_SECRET_GRACE_PERIOD_SECONDS, MAX_PAGE_LIMIT, MAX_SECRET_GRACE_PERIOD_SECONDS } from './constants.js';
+import {
+  ALL_PERMISSIONS,
+  DEFAULT_SECRET_GRACE_PERIOD_SECONDS,
+  MAIL_LANGUAGES,
+  MAX_PAGE_LIMIT,
+  MAX_SECRET_GRACE_PERIOD_SECONDS,
+} from './constants.js';
 import { KeysetCursor } from './cursor.js';
 import { AnalyticsQuery, BenchmarkResult } from './insights.js';
 import { CreateRecordInput, WasteRecord } from './records.js';
@@ -165,10 +171,27 @@ export const PendingInvitation = z.object({
 });
 export type PendingInvitation = z.infer<typeof PendingInvitation>;
 
+/**
+ * A new invitation. When the server sends no e-mail (no SMTP server configured: the e-mail only
+ * reaches the log or a file), `mailed` is false and `link` is the invitation link, shown to the
+ * inviter this once to pass on; with SMTP the link exists only in the e-mail and `link` is null.
+ */
+export const CreatedInvitation = PendingInvitation.extend({ mailed: z.boolean(), link: z.string().nullable() });
+export type CreatedInvitation = z.infer<typeof CreatedInvitation>;
+
+/** The dashboard language a user chose, kept as the language of their e-mails. */
+export const SetLanguageInput = z.strictObject({ language: z.enum(MAIL_LANGUAGES) });
+export type SetLanguageInput = z.input<typeof SetLanguageInput>;
+
 export const Team = z.object({ members: z.array(Member), invitations: z.array(PendingInvitation) });
 export type Team = z.infer<typeof Team>;
 
-export const InviteMemberInput = z.strictObject({ email: Email, role: Role });
+/**
+ * `language`: the invitation e-mail's, the inviter's dashboard language; it also becomes the new
+ * user's e-mail language until they choose one in the dashboard. Without it, the inviter's saved
+ * language, else Spanish.
+ */
+export const InviteMemberInput = z.strictObject({ email: Email, role: Role, language: z.enum(MAIL_LANGUAGES).optional() });
 export type InviteMemberInput = z.input<typeof InviteMemberInput>;
 export const ChangeRoleInput = z.strictObject({ user_id: Uuid, role: Role });
 export const MemberIdInput = z.strictObject({ user_id: Uuid });

@@ -1,7 +1,7 @@
 import { secretProblem } from '@merma/signing';
 import { z } from 'zod';
 import { EventType, InboundEventType, PaginationQuery, Timestamp, text, Uuid, WebhookEventName } from './common.js';
-import { DEFAULT_SECRET_GRACE_PERIOD_SECONDS, MAX_SECRET_GRACE_PERIOD_SECONDS } from './constants.js';
+import { DEFAULT_SECRET_GRACE_PERIOD_SECONDS, MAX_SECRET_GRACE_PERIOD_SECONDS, WEBHOOK_RESPONSE_BODY_MAX_BYTES } from './constants.js';
 import { Envelope, ListEnvelope } from './envelope.js';
 import { SalesSummary } from './sales.js';
 
@@ -19,6 +19,12 @@ export const WebhookSubscription = z
     consecutive_failures: z.number().int(),
     created_at: Timestamp,
     deactivated_at: Timestamp.nullable(),
+    deactivation_reason: z
+      .enum(['gone', 'failures'])
+      .nullable()
+      .describe(
+        'why it was deactivated (at `deactivated_at`): `gone`, the receiver answered 410 Gone (one answer is enough, as Standard Webhooks asks); `failures`, 5 deliveries in a row failed after all their retries. Null while active, and for one deactivated before the reason was kept',
+      ),
     previous_secret_expires_at: Timestamp.nullable().describe(
       'while a rotated-out secret still signs deliveries (alongside the current one), when it stops; null when none does',
     ),
@@ -84,6 +90,13 @@ export const WebhookDeliveryAttempt = z
     duration_ms: z.number().int(),
     error: z.string().nullable(),
     next_attempt_at: Timestamp.nullable().describe('when the next automatic attempt is due; null when none will follow'),
+    response_body: z
+      .string()
+      .nullable()
+      .describe(
+        `the start of the receiver's answer, as text: at most ${WEBHOOK_RESPONSE_BODY_MAX_BYTES} bytes (longer answers are cut, and \`response_body_truncated\` says so), with the values of our own signature headers replaced by \`[redacted]\`; null when no answer came, and for attempts made before answers were kept`,
+      ),
+    response_body_truncated: z.boolean().describe('whether the answer was longer than what `response_body` keeps'),
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
@@ -104,6 +117,9 @@ export const WebhookDelivery = z
     error: z.string().nullable(),
     created_at: Timestamp,
     next_attempt_at: Timestamp.nullable(),
+    payload: z
+      .record(z.string(), z.unknown())
+      .describe('the body sent (or to be sent): `{ event, timestamp, data }`, as the receiver gets it'),
     attempts: z.array(WebhookDeliveryAttempt),
   })
   .meta({ id: 'WebhookDelivery' });

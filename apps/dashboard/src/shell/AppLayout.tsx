@@ -56,7 +56,7 @@ export function AppLayout() {
             </Group>
             <Group gap="sm" wrap="nowrap">
               <ModeSwitch />
-              {!drawer && <LanguageSwitcher />}
+              {!drawer && <LanguageSwitcher account />}
               {!drawer && <UserMenu />}
             </Group>
           </Group>

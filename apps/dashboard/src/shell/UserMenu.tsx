@@ -79,7 +79,7 @@ export function UserPanel() {
           {me.user.email}
         </Text>
       </Stack>
-      <LanguageSwitcher />
+      <LanguageSwitcher account />
       <Button
         variant="default"
         justify="flex-start"

@@ -23,6 +23,8 @@ export async function inviteFirstOwner(
       by: { userId: null, email: 'merma-admin', ip: null },
       email: input.email,
       role: 'owner',
+      // Organisations have no language of their own: an operator's invitation is in Spanish.
+      language: 'es',
       now,
     }),
   );
@@ -32,7 +34,7 @@ export async function inviteFirstOwner(
   // stdout by the CLI, like a new key), never written to a log.
   if (!input.mailer) return { ...made, link };
   await input.mailer.send(
-    invitationMail({ to: invitation.email, organization: input.organizationName, role: 'owner', invitedBy: 'Merma', link }),
+    invitationMail({ to: invitation.email, organization: input.organizationName, role: 'owner', invitedBy: 'Merma', link, language: 'es' }),
   );
   return made;
 }

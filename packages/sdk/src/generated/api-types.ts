@@ -448,6 +448,8 @@ export type WebhookSubscription = {
     consecutive_failures: number;
     created_at: string;
     deactivated_at: string | null;
+    /** why it was deactivated (at `deactivated_at`): `gone`, the receiver answered 410 Gone (one answer is enough, as Standard Webhooks asks); `failures`, 5 deliveries in a row failed after all their retries. Null while active, and for one deactivated before the reason was kept */
+    deactivation_reason: ("gone" | "failures") | null;
     /** while a rotated-out secret still signs deliveries (alongside the current one), when it stops; null when none does */
     previous_secret_expires_at: string | null;
 };
@@ -461,6 +463,8 @@ export type WebhookSubscriptionWithSecret = {
     consecutive_failures: number;
     created_at: string;
     deactivated_at: string | null;
+    /** why it was deactivated (at `deactivated_at`): `gone`, the receiver answered 410 Gone (one answer is enough, as Standard Webhooks asks); `failures`, 5 deliveries in a row failed after all their retries. Null while active, and for one deactivated before the reason was kept */
+    deactivation_reason: ("gone" | "failures") | null;
     /** while a rotated-out secret still signs deliveries (alongside the current one), when it stops; null when none does */
     previous_secret_expires_at: string | null;
     /** signing secret; shown only in this response */
@@ -484,6 +488,10 @@ export type WebhookDeliveryAttempt = {
     error: string | null;
     /** when the next automatic attempt is due; null when none will follow */
     next_attempt_at: string | null;
+    /** the start of the receiver's answer, as text: at most 4096 bytes (longer answers are cut, and `response_body_truncated` says so), with the values of our own signature headers replaced by `[redacted]`; null when no answer came, and for attempts made before answers were kept */
+    response_body: string | null;
+    /** whether the answer was longer than what `response_body` keeps */
+    response_body_truncated: boolean;
 };
 
 export type WebhookDelivery = {
@@ -498,6 +506,10 @@ export type WebhookDelivery = {
     error: string | null;
     created_at: string;
     next_attempt_at: string | null;
+    /** the body sent (or to be sent): `{ event, timestamp, data }`, as the receiver gets it */
+    payload: {
+        [key: string]: unknown;
+    };
     attempts: WebhookDeliveryAttempt[];
 };
 

@@ -3,6 +3,7 @@ import { notifications } from '@mantine/notifications';
 import type { WebhookDelivery, WebhookDeliveryAttempt } from '@merma/schema';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
+import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
 import { Pager } from '../../components/Pager.tsx';
@@ -20,7 +21,7 @@ export function DeliveriesLog({ scope, manage }: { scope: WebhookScopeInput; man
   const format = useFormat();
   const navigate = useNavigate();
   const page = route.useSearch({ select: (s) => s.page ?? 1 });
-  const { data } = useSuspenseQuery(deliveriesOptions(scope, page));
+  const { data } = useSuspenseQuery({ ...deliveriesOptions(scope, page), refetchInterval: whilePending });
   const resend = useMutation(
     trpc.webhooks.resend.mutationOptions({
       onSuccess: () => {
@@ -30,6 +31,9 @@ export function DeliveriesLog({ scope, manage }: { scope: WebhookScopeInput; man
     }),
   );
 
+  // Sized to fit the content column at 1280 px with the resend button: the answer's duration shares
+  // the response cell, and an error without an HTTP status stands in for it (the full error, the
+  // payload and every answer are in the expanded row, as in Stripe's and Svix's logs).
   const columns: Column<WebhookDelivery>[] = [
     { key: 'event', header: t('integrations.deliveries.columns.event'), render: (d) => <Code>{d.event}</Code> },
     { key: 'status', header: t('integrations.deliveries.columns.status'), render: (d) => <DeliveryStatusBadge status={d.status} /> },
@@ -37,19 +41,14 @@ export function DeliveriesLog({ scope, manage }: { scope: WebhookScopeInput; man
     {
       key: 'response',
       header: t('integrations.deliveries.columns.response'),
-      render: (d) => (d.response_status === null ? <EmptyCell /> : <Code>{d.response_status}</Code>),
-    },
-    {
-      key: 'duration',
-      header: t('integrations.deliveries.columns.duration'),
-      render: (d) => (d.duration_ms === null ? <EmptyCell /> : t('integrations.deliveries.ms', { ms: d.duration_ms })),
-    },
-    {
-      key: 'error',
-      header: t('integrations.deliveries.columns.error'),
       render: (d) =>
-        d.error ? (
-          <Text size="sm" c="red.9" lineClamp={2} maw={220}>
+        d.response_status !== null ? (
+          <Text span size="sm" style={{ whiteSpace: 'nowrap' }}>
+            <Code>{d.response_status}</Code>
+            {d.duration_ms !== null && ` · ${t('integrations.deliveries.ms', { ms: d.duration_ms })}`}
+          </Text>
+        ) : d.error ? (
+          <Text size="sm" c="red.9" lineClamp={2} maw={200}>
             {d.error}
           </Text>
         ) : (
@@ -100,8 +99,8 @@ export function DeliveriesLog({ scope, manage }: { scope: WebhookScopeInput; man
           rowKey={(d) => d.id}
           rowLabel={(d) => `${d.event} ${format.dateTime(d.created_at)}`}
           empty={t('integrations.deliveries.empty')}
-          renderExpanded={(d) => <Attempts attempts={d.attempts} />}
-          minWidth={1040}
+          renderExpanded={(d) => <DeliveryDetails delivery={d} />}
+          minWidth={760}
         />
         <Pager
           offset={data.pagination.offset}
@@ -114,6 +113,92 @@ export function DeliveriesLog({ scope, manage }: { scope: WebhookScopeInput; man
         />
       </Stack>
     </Card>
+  );
+}
+
+/**
+ * How often the log asks again: every 2 s while a delivery waits for an attempt due within the
+ * minute (a test event just sent, a resend, a first attempt), every minute while the only pending
+ * ones wait for a later retry (up to 12 h away), and never once none is pending.
+ */
+function whilePending(query: { state: { data?: { data: WebhookDelivery[] } | undefined } }): number | false {
+  const pending = query.state.data?.data.filter((d) => d.status === 'pending') ?? [];
+  if (pending.length === 0) return false;
+  const soon = Date.now() + 60_000;
+  return pending.some((d) => d.next_attempt_at === null || Date.parse(d.next_attempt_at) <= soon) ? 2_000 : 60_000;
+}
+
+/** A delivery's payload, then its attempts, each with the start of the receiver's answer. */
+function DeliveryDetails({ delivery }: { delivery: WebhookDelivery }) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap="sm" maw="100%">
+      <Body label={t('integrations.deliveries.payload')} text={JSON.stringify(delivery.payload, null, 2)} />
+      <Attempts attempts={delivery.attempts} />
+      {delivery.attempts.map((a) => (
+        <Answer key={a.attempt} attempt={a} />
+      ))}
+    </Stack>
+  );
+}
+
+/** What the receiver answered to one attempt (as much of it as is kept). */
+function Answer({ attempt }: { attempt: WebhookDeliveryAttempt }) {
+  const { t } = useTranslation();
+  const label =
+    attempt.response_status === null
+      ? t('integrations.deliveries.responseBodyNoStatus', { attempt: attempt.attempt })
+      : t('integrations.deliveries.responseBody', { attempt: attempt.attempt, status: attempt.response_status });
+  if (attempt.response_body === null) {
+    return (
+      <Text size="sm" c="dimmed">
+        {label}: {t('integrations.deliveries.noAnswer')}
+      </Text>
+    );
+  }
+  return (
+    <Body
+      label={label}
+      text={attempt.response_body === '' ? null : attempt.response_body}
+      note={attempt.response_body_truncated ? t('integrations.deliveries.truncated') : undefined}
+    />
+  );
+}
+
+/**
+ * A block of text (a payload, an answer) under its label, scrolling inside a bounded box. The box
+ * is focusable and named by its label, so that it can be scrolled with the keyboard too.
+ */
+function Body({ label, text, note }: { label: string; text: string | null; note?: string | undefined }) {
+  const { t } = useTranslation();
+  const id = useId();
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={600} id={id}>
+        {label}
+      </Text>
+      {text === null ? (
+        <Text size="sm" c="dimmed">
+          {t('integrations.deliveries.emptyBody')}
+        </Text>
+      ) : (
+        <Code
+          block
+          role="region"
+          aria-labelledby={id}
+          tabIndex={0}
+          mah={240}
+          style={{ overflow: 'auto', whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
+        >
+          {text}
+        </Code>
+      )}
+      {note && (
+        <Text size="xs" c="dimmed">
+          {note}
+        </Text>
+      )}
+    </Stack>
   );
 }
 

@@ -1,7 +1,7 @@
 import { Alert, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
-import type { WebhookSubscription } from '@merma/schema';
+import { DEACTIVATE_AFTER_FAILED_DELIVERIES, type WebhookSubscription } from '@merma/schema';
 import { IconAlertTriangle, IconArrowLeft, IconSend } from '@tabler/icons-react';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
@@ -122,9 +122,19 @@ function Endpoint({ scope }: { scope: WebhookScopeInput }) {
         <Alert color="red" variant="light" icon={<IconAlertTriangle aria-hidden />} title={t('integrations.detail.deactivatedTitle')}>
           <Stack gap="sm" align="flex-start">
             <Text size="sm">
-              {t('integrations.detail.deactivatedBody', {
-                date: subscription.deactivated_at ? format.dateTime(subscription.deactivated_at) : '',
-              })}
+              {/* Why it was deactivated, and when: one 410 Gone is enough, or repeated failures (none for
+                  a subscription deactivated before the reason was kept). */}
+              {t(
+                subscription.deactivation_reason === 'gone'
+                  ? 'integrations.detail.deactivatedGone'
+                  : subscription.deactivation_reason === 'failures'
+                    ? 'integrations.detail.deactivatedFailures'
+                    : 'integrations.detail.deactivatedBody',
+                {
+                  date: subscription.deactivated_at ? format.dateTime(subscription.deactivated_at) : '',
+                  n: DEACTIVATE_AFTER_FAILED_DELIVERIES,
+                },
+              )}
             </Text>
             {manage && (
               <Button color="red" size="xs" onClick={() => reactivate.mutate(scope)} loading={reactivate.isPending}>

@@ -1,15 +1,20 @@
-import { Button, Group, Modal, Select, Stack, TextInput } from '@mantine/core';
+import { Button, Group, Select, Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { Email, ROLES, type Role } from '@merma/schema/dashboard';
-import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { SecretFormModal, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
+import { currentLanguage } from '../../i18n/index.ts';
 import { errorInfo } from '../../lib/errors.ts';
 import { rule } from '../../lib/validation.ts';
-import { queryClient, trpc } from '../../trpc.ts';
+import { trpc } from '../../trpc.ts';
 
-/** Invites someone by e-mail with a role. Render it only while open. */
+/**
+ * Invites someone by e-mail with a role, in the inviter's dashboard language (the e-mail's). Render
+ * it only while open. When the server sends no e-mail (no SMTP server), it says so and shows the
+ * invitation link once, as a secret, for the inviter to pass on.
+ */
 export function InviteModal({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const form = useForm<{ email: string; role: Role }>({
@@ -20,19 +25,33 @@ export function InviteModal({ onClose }: { onClose: () => void }) {
     service_unavailable: () => t('team.invite.notSent'),
     rate_limited: () => t('team.invite.rateLimited'),
   };
-  const invite = useMutation(
+  const { mutation: invite, result } = useMutationKeepingResult(
     trpc.team.invite.mutationOptions({
-      meta: { inlineError: true },
-      onSuccess: async (invitation) => {
-        notifications.show({ color: 'teal', message: t('team.invite.sent', { email: invitation.email }) });
-        await queryClient.invalidateQueries(trpc.team.pathFilter());
-        onClose();
+      onSuccess: (invitation) => {
+        if (invitation.mailed) {
+          notifications.show({ color: 'teal', message: t('team.invite.sent', { email: invitation.email }) });
+          onClose();
+        }
       },
     }),
+    trpc.team.pathFilter(),
   );
+  const shown =
+    result && !result.mailed && result.link
+      ? {
+          title: t('team.invite.notMailedTitle'),
+          label: t('team.invite.link'),
+          secret: result.link,
+          warning: t('team.invite.notMailed', { email: result.email }),
+          multiline: true,
+        }
+      : null;
   return (
-    <Modal opened onClose={onClose} title={t('team.invite.title')}>
-      <form noValidate onSubmit={form.onSubmit((values) => invite.mutate({ email: values.email.trim(), role: values.role }))}>
+    <SecretFormModal onClose={onClose} title={t('team.invite.title')} shown={shown}>
+      <form
+        noValidate
+        onSubmit={form.onSubmit((values) => invite.mutate({ email: values.email.trim(), role: values.role, language: currentLanguage() }))}
+      >
         <Stack gap="md">
           {invite.error && (
             <ErrorAlert
@@ -60,6 +79,6 @@ export function InviteModal({ onClose }: { onClose: () => void }) {
           </Group>
         </Stack>
       </form>
-    </Modal>
+    </SecretFormModal>
   );
 }

@@ -7,6 +7,7 @@ import {
   OkResponse,
   RequestPasswordResetInput,
   ResetPasswordInput,
+  SetLanguageInput,
   SignInInput,
   SwitchOrganizationInput,
 } from '@merma/schema/dashboard';
@@ -98,5 +99,17 @@ export const authDashboardRouter = dashboardRouter({
       const moved = await reloadSession(ctx.db, ctx.session.sessionId, ctx.clock());
       if (!moved) throw new AppError('unauthorized', 'The session ended');
       return describeSession(ctx.db, moved, ctx.csrfToken as string, ctx.accounts.publicUrl);
+    }),
+
+  /**
+   * Keeps the dashboard language the user chose (the language switcher calls it) as the language
+   * of their e-mails: password resets and webhook notices (mail.ts, `mailLanguage`).
+   */
+  setLanguage: memberProcedure
+    .input(SetLanguageInput)
+    .output(OkResponse)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.db.user.update({ where: { id: ctx.session.userId }, data: { language: input.language } });
+      return { ok: true as const };
     }),
 });

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { MailLanguage } from '@merma/schema';
 import type { Role } from '@merma/schema/dashboard';
 import { hashToken, newToken } from '../../auth/tokens.js';
 import type { Clock, Log } from '../../context.js';
 import type { Db, DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
-import type { Mailer } from '../../mail.js';
+import { type Mail, type Mailer, mailLanguage } from '../../mail.js';
 import { recordAudit } from '../audit/service.js';
 import { enqueueFailedSignIn, enqueuePasswordResetMail, type FailedSignIn, type PasswordResetMail } from './jobs.js';
 import type { SignInGuard } from './lockout.js';
@@ -167,15 +168,33 @@ export async function sendPasswordResetMail(deps: Pick<AccountDeps, 'db' | 'cloc
     now,
   });
   try {
-    await deps.mailer.send({
-      to: user.email,
-      subject: 'Reset your Merma password',
-      text: `Someone asked to reset the password of your Merma account (${user.email}).\n\nTo choose a new password, open this link within an hour:\n${dashboardLink(deps.publicUrl, 'reset-password', token)}\n\nIf it was not you, ignore this e-mail: your password stays as it is.`,
-    });
+    await deps.mailer.send(
+      passwordResetMail({
+        to: user.email,
+        language: mailLanguage(user.language),
+        link: dashboardLink(deps.publicUrl, 'reset-password', token),
+      }),
+    );
   } catch (err) {
     await deps.db.userToken.updateMany({ where: { token_hash: hashToken(token) }, data: { used_at: now } });
     throw err;
   }
+}
+
+/** The password-reset e-mail, in the user's e-mail language (`users.language`, else Spanish). */
+export function passwordResetMail(input: { to: string; language: MailLanguage; link: string }): Mail {
+  if (input.language === 'en') {
+    return {
+      to: input.to,
+      subject: 'Reset your Merma password',
+      text: `Someone asked to reset the password of your Merma account (${input.to}).\n\nTo choose a new password, open this link within an hour:\n${input.link}\n\nIf it was not you, ignore this e-mail: your password stays as it is.`,
+    };
+  }
+  return {
+    to: input.to,
+    subject: 'Restablece tu contraseña de Merma',
+    text: `Alguien ha pedido restablecer la contraseña de tu cuenta de Merma (${input.to}).\n\nPara elegir una contraseña nueva, abre este enlace antes de una hora:\n${input.link}\n\nSi no has sido tú, ignora este correo: tu contraseña sigue como estaba.`,
+  };
 }
 
 /**
@@ -247,6 +266,7 @@ type PendingInvitation = {
   email: string;
   role: string;
   expires_at: Date;
+  language: string;
   organization: { name: string };
 };
 
@@ -326,6 +346,8 @@ export async function acceptInvitation(
             password_hash: passwordHash,
             password_changed_at: now,
             created_at: now,
+            // The invitation's language (its inviter's) is theirs until they choose one in the dashboard.
+            language: invitation.language,
           },
         });
     await tx.membership.upsert({

@@ -1,18 +1,19 @@
 import {
   ChangeRoleInput,
+  CreatedInvitation,
   InvitationIdInput,
   InviteMemberInput,
   Member,
   MemberApiKeys,
   MemberIdInput,
   OkResponse,
-  PendingInvitation,
   RemovedMember,
   RemoveMemberInput,
   type Role,
   Team,
 } from '@merma/schema/dashboard';
 import { AppError } from '../../errors.js';
+import { mailLanguage } from '../../mail.js';
 import { ADMINS, actorOf, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
 import { dashboardLink } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
@@ -33,7 +34,7 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
 
     invite: admin
       .input(InviteMemberInput)
-      .output(PendingInvitation)
+      .output(CreatedInvitation)
       .mutation(async ({ ctx, input }) => {
         // Taken before anything is written: past a limit, nothing is stored or mailed (429).
         const allowance = await deps.invitations.take({
@@ -41,6 +42,9 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
           organizationId: ctx.session.organizationId,
           email: input.email,
         });
+        // The invitee has no language of their own yet: the inviter's dashboard language, else theirs saved, else Spanish.
+        const inviter = await ctx.db.user.findUnique({ where: { id: ctx.session.userId }, select: { language: true } });
+        const language = mailLanguage(input.language, inviter?.language);
         let made: Awaited<ReturnType<typeof inviteMember>>;
         try {
           made = await ctx.db.$transaction((tx) =>
@@ -50,6 +54,7 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
               by: actorOf(ctx),
               email: input.email,
               role: input.role,
+              language,
               now: ctx.clock(),
             }),
           );
@@ -58,6 +63,7 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
           throw err;
         }
         const { invitation, token } = made;
+        const link = dashboardLink(ctx.accounts.publicUrl, 'invitation', token);
         try {
           await ctx.accounts.mailer.send(
             invitationMail({
@@ -65,7 +71,8 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
               organization: ctx.session.organizationName,
               role: invitation.role,
               invitedBy: ctx.session.name || ctx.session.email,
-              link: dashboardLink(ctx.accounts.publicUrl, 'invitation', token),
+              link,
+              language,
             }),
           );
         } catch (err) {
@@ -95,7 +102,11 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
             { retryAfterSeconds: 60, shouldRetry: true },
           );
         }
-        return { ...invitation, invited_by: ctx.session.email };
+        // Without an SMTP server the e-mail reaches only the log (links redacted) or a file on the
+        // server: the inviter is told so and gets the link, in this answer only (never stored or
+        // logged), to pass on themselves, as `merma-admin org create` prints it for an operator.
+        const mailed = ctx.accounts.mailer.delivers !== false;
+        return { ...invitation, invited_by: ctx.session.email, mailed, link: mailed ? null : link };
       }),
 
     revokeInvitation: admin

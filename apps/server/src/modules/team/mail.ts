@@ -1,3 +1,4 @@
+import type { MailLanguage } from '@merma/schema';
 import type { Role } from '@merma/schema/dashboard';
 import type { Mail } from '../../mail.js';
 
@@ -10,8 +11,13 @@ import type { Mail } from '../../mail.js';
  * role is one of four words), and the names come after, each on a line of its own, between
  * quotation marks, with their line breaks and control or direction-changing characters flattened
  * so they cannot forge lines of their own, and a sentence saying that Merma did not write them.
+ *
+ * Written in the invitation's language (`invitations.language`): the inviter's dashboard language
+ * when they invited (the invitee has no account, so no language of their own yet), Spanish for
+ * operators' invitations (`merma-admin`) and when nothing says otherwise.
  */
-export const INVITATION_SUBJECT = 'You are invited to an organisation on Merma';
+export const INVITATION_SUBJECT = { en: 'You are invited to an organisation on Merma', es: 'Te han invitado a una organización en Merma' };
+const ROLE_NAMES_ES: Record<Role, string> = { owner: 'propietario', admin: 'administrador', developer: 'desarrollador', viewer: 'lector' };
 const MAX_QUOTED = 120;
 
 /** A user-written name as one quoted line: no line breaks, control or bidi characters, at most 120 characters. */
@@ -25,21 +31,39 @@ export function quoted(text: string): string {
   return `“${cut.length > MAX_QUOTED ? `${cut.slice(0, MAX_QUOTED - 1).join('')}…` : flat}”`;
 }
 
-export function invitationMail(input: { to: string; organization: string; role: Role; invitedBy: string; link: string }): Mail {
-  return {
-    to: input.to,
-    subject: INVITATION_SUBJECT,
-    text: [
-      `You have been invited to join an organisation on Merma, with the role ${input.role}.`,
-      '',
-      `Invited by: ${quoted(input.invitedBy)}`,
-      `Organisation: ${quoted(input.organization)}`,
-      '(These names were typed by the people who set up the organisation, not by Merma.)',
-      '',
-      'To accept, open this link within 7 days:',
-      input.link,
-      '',
-      'If you did not expect this invitation, ignore this e-mail.',
-    ].join('\n'),
-  };
+export function invitationMail(input: {
+  to: string;
+  organization: string;
+  role: Role;
+  invitedBy: string;
+  link: string;
+  language: MailLanguage;
+}): Mail {
+  const text =
+    input.language === 'en'
+      ? [
+          `You have been invited to join an organisation on Merma, with the role ${input.role}.`,
+          '',
+          `Invited by: ${quoted(input.invitedBy)}`,
+          `Organisation: ${quoted(input.organization)}`,
+          '(These names were typed by the people who set up the organisation, not by Merma.)',
+          '',
+          'To accept, open this link within 7 days:',
+          input.link,
+          '',
+          'If you did not expect this invitation, ignore this e-mail.',
+        ]
+      : [
+          `Te han invitado a unirte a una organización en Merma, con el rol ${ROLE_NAMES_ES[input.role]}.`,
+          '',
+          `Invitación de: ${quoted(input.invitedBy)}`,
+          `Organización: ${quoted(input.organization)}`,
+          '(Estos nombres los escribieron quienes configuraron la organización, no Merma.)',
+          '',
+          'Para aceptar, abre este enlace antes de 7 días:',
+          input.link,
+          '',
+          'Si no esperabas esta invitación, ignora este correo.',
+        ];
+  return { to: input.to, subject: INVITATION_SUBJECT[input.language], text: text.join('\n') };
 }

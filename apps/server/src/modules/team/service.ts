@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { MailLanguage } from '@merma/schema';
 import type { Member, PendingInvitation, Role, Team } from '@merma/schema/dashboard';
 import { newToken } from '../../auth/tokens.js';
 import type { DbTx } from '../../db/client.js';
@@ -68,10 +69,11 @@ function assertMayGrant(actor: Acting, role: Role) {
  * an owner invitation (403 otherwise, nothing changed), and each replaced invitation is audited as
  * `invitation.revoked` with reason `replaced`. Expired invitations are left as they are (their
  * links already fail). The token is returned for the e-mail and never stored (only its SHA-256).
+ * `language` is the invitation e-mail's, kept as the new user's e-mail language (team/mail.ts).
  */
 export async function inviteMember(
   db: DbTx,
-  input: { organizationId: string; actor: Acting; by: Actor; email: string; role: Role; now: Date },
+  input: { organizationId: string; actor: Acting; by: Actor; email: string; role: Role; language: MailLanguage; now: Date },
 ): Promise<{ invitation: PendingInvitation; token: string }> {
   assertMayGrant(input.actor, input.role);
   const email = input.email.trim().toLowerCase();
@@ -94,6 +96,7 @@ export async function inviteMember(
       role: input.role,
       token_hash: hash,
       invited_by: input.actor.userId,
+      language: input.language,
       created_at: input.now,
       expires_at: new Date(input.now.getTime() + INVITATION_TTL_MS),
     },

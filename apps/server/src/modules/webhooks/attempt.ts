@@ -1,3 +1,4 @@
+import { WEBHOOK_RESPONSE_BODY_MAX_BYTES } from '@merma/schema';
 import { signDelivery } from '@merma/signing';
 import type pg from 'pg';
 import type { Clock, Log } from '../../context.js';
@@ -34,6 +35,19 @@ export type AttemptOutcome = {
   eventTraceparent: string | null;
 };
 
+/**
+ * Joins `rendered.data`, a record event's data rendered from its record, to an event `e` (null for
+ * other events): what the delivery sends, and what the delivery log shows as its payload.
+ */
+export const RENDERED_RECORD_JOIN_SQL = `LEFT JOIN LATERAL (
+       SELECT ${RECORD_EVENT_DATA_SQL} AS data
+       FROM records r
+       LEFT JOIN causes rc ON rc.id = r.causa_id
+       LEFT JOIN destinations rd ON rd.id = r.destino_id
+       WHERE e.type IN ('record.created', 'record.updated')
+         AND r.id = CASE WHEN e.payload #>> '{data,id}' ~* '^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$' THEN (e.payload #>> '{data,id}')::uuid END
+     ) rendered ON true`;
+
 type DeliveryRow = {
   id: string;
   event_type: string;
@@ -68,6 +82,9 @@ type DeliveryRow = {
  * do not count towards deactivation; recovered deliveries (deliveries.ts,
  * `recoverDeliveries`) are ordinary deliveries again, their schedule counted from `schedule_base`.
  *
+ * The attempt keeps the first 4 KiB of the receiver's answer (WEBHOOK_RESPONSE_BODY_MAX_BYTES), for
+ * the delivery log, with the values of our signature headers redacted (`redactSignatures`).
+ *
  * Signed with the subscription's secret and, while a rotation's grace period runs (compared with
  * this job's clock at the attempt), the secret it replaced.
  *
@@ -82,14 +99,7 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
      FROM webhook_deliveries d
      JOIN webhook_subscriptions s ON s.id = d.subscription_id
      JOIN events e ON e.id = d.event_id
-     LEFT JOIN LATERAL (
-       SELECT ${RECORD_EVENT_DATA_SQL} AS data
-       FROM records r
-       LEFT JOIN causes rc ON rc.id = r.causa_id
-       LEFT JOIN destinations rd ON rd.id = r.destino_id
-       WHERE e.type IN ('record.created', 'record.updated')
-         AND r.id = CASE WHEN e.payload #>> '{data,id}' ~* '^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$' THEN (e.payload #>> '{data,id}')::uuid END
-     ) rendered ON true
+     ${RENDERED_RECORD_JOIN_SQL}
      WHERE d.id = $1`,
     [payload.delivery_id],
   );
@@ -128,7 +138,8 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
     'user-agent': deps.userAgent,
     ...(await signDelivery({ payload: body, secrets, id: row.id, timestamp: now.getTime() / 1000 })),
   };
-  const result = await sendWebhook(row.url, body, headers, deps.policy, deps.agents);
+  const result = await sendWebhook(row.url, body, headers, deps.policy, deps.agents, WEBHOOK_RESPONSE_BODY_MAX_BYTES);
+  const answer = result.response ? { text: redactSignatures(result.response.text, headers), truncated: result.response.truncated } : null;
 
   const attempt = row.attempts + 1;
   const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
@@ -153,12 +164,13 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
          WHERE id = $1 AND attempts = $4 AND status = 'pending'
          RETURNING id, subscription_id
        ), attempted AS (
-         INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, duration_ms, error, next_attempt_at)
-         SELECT gen_random_uuid(), id, $2, $3, $5, $6, NULL, NULL FROM moved
+         INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, duration_ms, error,
+           next_attempt_at, response_body, response_body_truncated)
+         SELECT gen_random_uuid(), id, $2, $3, $5, $6, NULL, NULL, $7, $8 FROM moved
        )
        UPDATE webhook_subscriptions s SET consecutive_failures = 0
        FROM moved WHERE s.id = moved.subscription_id AND s.consecutive_failures <> 0`,
-      [row.id, attempt, now, row.attempts, result.status, result.durationMs],
+      [row.id, attempt, now, row.attempts, result.status, result.durationMs, answer?.text ?? null, answer?.truncated ?? false],
     );
     deps.log.info(
       { delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, duration_ms: result.durationMs },
@@ -182,9 +194,10 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
       return null; // recorded by another run of this job
     }
     await client.query(
-      `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, duration_ms, error, next_attempt_at)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7)`,
-      [row.id, attempt, now, result.status, result.durationMs, result.error, next],
+      `INSERT INTO webhook_delivery_attempts (id, delivery_id, attempt, attempted_at, response_status, duration_ms, error,
+         next_attempt_at, response_body, response_body_truncated)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [row.id, attempt, now, result.status, result.durationMs, result.error, next, answer?.text ?? null, answer?.truncated ?? false],
     );
     if (next) await client.query(`SELECT ${ENQUEUE_DELIVERY_SQL}`, [row.id, next]);
     if (status === 'failed' && !row.manual) {
@@ -194,7 +207,10 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
          SET consecutive_failures = s.consecutive_failures + 1,
              status = CASE WHEN $2 OR s.consecutive_failures + 1 >= $3 THEN 'deactivated' ELSE s.status END,
              deactivated_at = CASE WHEN s.status = 'active' AND ($2 OR s.consecutive_failures + 1 >= $3) THEN $4::timestamptz
-                                   ELSE s.deactivated_at END
+                                   ELSE s.deactivated_at END,
+             deactivation_reason = CASE WHEN s.status = 'active' AND ($2 OR s.consecutive_failures + 1 >= $3)
+                                        THEN CASE WHEN $2 THEN 'gone' ELSE 'failures' END
+                                        ELSE s.deactivation_reason END
          FROM before WHERE s.id = $1
          RETURNING before.status = 'active' AND s.status = 'deactivated' AS deactivated`,
         [row.subscription_id, gone, DEACTIVATE_AFTER_FAILED_DELIVERIES, now],
@@ -220,4 +236,32 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
   if (deactivated)
     deps.log.warn({ subscription_id: row.subscription_id, reason: gone ? 'gone' : 'failures' }, 'webhook subscription deactivated');
   return { outcome: gone ? 'gone' : status === 'pending' ? 'retrying' : 'failed', ...described };
+}
+
+/** The headers that carry our signatures: their values never reach the database. */
+const SIGNATURE_HEADERS = ['webhook-signature', 'x-service-signature'];
+
+/**
+ * A receiver's answer with our signatures taken out. An echo endpoint (or a debugging receiver)
+ * answers with the request it got, headers included; the answer is stored and shown in the
+ * dashboard, and a signature there is of no use to anyone but could be mistaken for a secret, so
+ * each value (and each `v1,…` part of a Standard Webhooks list) is replaced by `[redacted]`.
+ */
+export function redactSignatures(text: string, headers: Record<string, string>): string {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(headers)) {
+    if (!SIGNATURE_HEADERS.includes(name.toLowerCase())) continue;
+    values.add(value);
+    for (const part of value.split(' ')) {
+      values.add(part);
+      const signature = part.split(',')[1];
+      if (signature) values.add(signature);
+    }
+  }
+  let out = text;
+  // Longest first, so that a whole header value is replaced before its parts.
+  for (const value of [...values].filter((v) => v.length >= 16).sort((a, b) => b.length - a.length)) {
+    out = out.replaceAll(value, '[redacted]');
+  }
+  return out;
 }

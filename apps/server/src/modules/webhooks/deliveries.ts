@@ -11,6 +11,7 @@ import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
+import { RENDERED_RECORD_JOIN_SQL } from './attempt.js';
 import { addDeliveryJobsSql, ENQUEUE_DELIVERY_SQL } from './queue.js';
 import { findSubscription } from './service.js';
 
@@ -22,6 +23,7 @@ type Row = {
   attempts: number;
   next_attempt_at: Date | null;
   created_at: Date;
+  payload: Record<string, unknown>;
   attempt_rows: WebhookDeliveryAttempt[];
   total: bigint;
 };
@@ -32,10 +34,16 @@ const SELECT_DELIVERY = `
         'attempt', a.attempt,
         'attempted_at', to_char(a.attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
         'response_status', a.response_status, 'duration_ms', a.duration_ms, 'error', a.error,
-        'next_attempt_at', to_char(a.next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+        'next_attempt_at', to_char(a.next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'response_body', a.response_body, 'response_body_truncated', a.response_body_truncated)
       ORDER BY a.attempt) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempt_rows,
+    -- The body as attempt.ts sends it: a record event's data rendered from its record.
+    json_build_object('event', d.event_type, 'timestamp', e.payload -> 'timestamp',
+      'data', coalesce(rendered.data, e.payload -> 'data')) AS payload,
     count(*) OVER () AS total
-  FROM webhook_deliveries d`;
+  FROM webhook_deliveries d
+  JOIN events e ON e.id = d.event_id
+  ${RENDERED_RECORD_JOIN_SQL}`;
 
 function toDelivery(r: Row): WebhookDelivery {
   const last = r.attempt_rows.at(-1);
@@ -50,6 +58,7 @@ function toDelivery(r: Row): WebhookDelivery {
     error: last?.error ?? (r.status === 'failed' && !last ? 'not sent: the subscription was deactivated' : null),
     created_at: r.created_at.toISOString(),
     next_attempt_at: r.next_attempt_at?.toISOString() ?? null,
+    payload: r.payload,
     attempts: r.attempt_rows,
   };
 }
@@ -60,7 +69,10 @@ async function oneDelivery(db: DbTx, deliveryId: string): Promise<WebhookDeliver
   return toDelivery(rows[0]);
 }
 
-/** Deliveries of a subscription, newest first, each with all its attempts. */
+/**
+ * Deliveries of a subscription, newest first, each with its payload and all its attempts (each
+ * with the start of the receiver's answer), as Stripe's and Svix's delivery logs show them.
+ */
 export async function listDeliveries(
   db: DbTx,
   auth: DataScope,

@@ -6,8 +6,8 @@
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000] as const;
 export const RETRY_JITTER = 0.1;
 
-/** Failed deliveries in a row (each after all its retries) that deactivate a subscription. */
-export const DEACTIVATE_AFTER_FAILED_DELIVERIES = 5;
+/** Failed deliveries in a row (each after all its retries) that deactivate a subscription (in @merma/schema: the dashboard says it). */
+export { DEACTIVATE_AFTER_FAILED_DELIVERIES } from '@merma/schema';
 
 /** The time of the retry after failed attempt number `attempt` (1-based), or null when none is left. */
 export function nextAttemptAt(attempt: number, now: Date, random: () => number = Math.random): Date | null {

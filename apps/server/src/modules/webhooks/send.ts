@@ -26,6 +26,9 @@ export function createAgents(): Agents {
   };
 }
 export type SendResult = { status: number | null; error: string | null; durationMs: number };
+/** What a delivery keeps of the answer: its first bytes as text, and whether there was more. */
+export type ResponseExcerpt = { text: string; truncated: boolean };
+export type DeliveryResult = SendResult & { response: ResponseExcerpt | null };
 
 class RefusedAddress extends Error {
   code = 'EREFUSEDADDRESS';
@@ -66,17 +69,18 @@ export function sendWebhook(
   headers: Record<string, string>,
   policy: SendPolicy,
   agents?: Agents,
-): Promise<SendResult> {
+  keepBytes = 0,
+): Promise<DeliveryResult> {
   const url = URL.canParse(rawUrl) ? new URL(rawUrl) : undefined;
   const attributes = {
     'http.request.method': 'POST',
     ...(url ? { 'url.full': `${url.origin}${url.pathname}`, 'server.address': url.hostname } : {}),
   };
   return inSpan('POST', { kind: SpanKind.CLIENT, attributes }, async (span) => {
-    const result = await exchange(rawUrl, body, headers, policy, agents);
+    const result = await exchange(rawUrl, body, headers, policy, agents, undefined, keepBytes);
     if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
     if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
-    return result;
+    return { status: result.status, error: result.error, durationMs: result.durationMs, response: result.excerpt ?? null };
   });
 }
 
@@ -112,7 +116,8 @@ function exchange(
   policy: SendPolicy,
   agents?: Agents,
   readUpTo?: number,
-): Promise<SendResult & { body?: string }> {
+  keepBytes = 0,
+): Promise<SendResult & { body?: string; excerpt?: ResponseExcerpt }> {
   const started = performance.now();
   const done = (status: number | null, error: string | null, text?: string): SendResult & { body?: string } => ({
     status,
@@ -154,10 +159,41 @@ function exchange(
           );
           return;
         }
-        res.resume(); // the answer's body is read and dropped, which frees the socket for reuse
-        if (status >= 200 && status < 300) resolve(done(status, null));
-        else if (status >= 300 && status < 400) resolve(done(status, `redirect (${status}) not followed`));
-        else resolve(done(status, `HTTP ${status}`));
+        // The outcome is the status, timed when the headers came; the duration does not wait for the body.
+        const outcome =
+          status >= 200 && status < 300
+            ? done(status, null)
+            : status >= 300 && status < 400
+              ? done(status, `redirect (${status}) not followed`)
+              : done(status, `HTTP ${status}`);
+        if (keepBytes <= 0) {
+          res.resume(); // the answer's body is read and dropped, which frees the socket for reuse
+          resolve(outcome);
+          return;
+        }
+        // The first `keepBytes` of the body are kept; a longer answer is cut there and its
+        // connection dropped (not read to its end: a receiver could stream without end). An answer
+        // cut short by the receiver or the timeout keeps what came.
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let settled = false;
+        const finish = (truncated: boolean) => {
+          if (settled) return;
+          settled = true;
+          const kept = Buffer.concat(chunks).subarray(0, keepBytes);
+          resolve({ ...outcome, excerpt: { text: decodeCut(kept), truncated } });
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size > keepBytes) {
+            finish(true);
+            res.destroy();
+          }
+        });
+        res.on('end', () => finish(false));
+        res.on('close', () => finish(!res.complete));
       },
     );
     req.on('error', (err: NodeJS.ErrnoException) => {
@@ -167,4 +203,10 @@ function exchange(
     });
     req.end(body);
   });
+}
+
+/** UTF-8 text of bytes cut at an arbitrary point: a character cut in two at the end is left out. */
+function decodeCut(bytes: Buffer): string {
+  // A streaming decode holds back an incomplete last character; NUL cannot be stored in a TEXT column.
+  return new TextDecoder('utf-8').decode(bytes, { stream: true }).replaceAll('\u0000', '\ufffd');
 }

@@ -25,6 +25,7 @@ type Row = {
   consecutive_failures: number;
   created_at: Date;
   deactivated_at: Date | null;
+  deactivation_reason: string | null;
   previous_secret_expires_at: Date | null;
 };
 
@@ -38,6 +39,7 @@ const toSubscription = (r: Row, now: Date): WebhookSubscription => ({
   consecutive_failures: r.consecutive_failures,
   created_at: r.created_at.toISOString(),
   deactivated_at: r.deactivated_at?.toISOString() ?? null,
+  deactivation_reason: r.status === 'deactivated' ? ((r.deactivation_reason as 'gone' | 'failures' | null) ?? null) : null,
   previous_secret_expires_at:
     r.previous_secret_expires_at && r.previous_secret_expires_at.getTime() > now.getTime()
       ? r.previous_secret_expires_at.toISOString()
@@ -128,7 +130,10 @@ export async function reactivateSubscription(db: DbTx, auth: DataScope, id: stri
  * (`merma-admin webhook reactivate`, any establishment).
  */
 export function markActive(db: DbTx, id: string) {
-  return db.webhookSubscription.update({ where: { id }, data: { status: 'active', consecutive_failures: 0, deactivated_at: null } });
+  return db.webhookSubscription.update({
+    where: { id },
+    data: { status: 'active', consecutive_failures: 0, deactivated_at: null, deactivation_reason: null },
+  });
 }
 
 /**
@@ -166,7 +171,8 @@ export async function rotateSecret(
           previous_secret_expires_at = ${expiresAt}::timestamptz,
           secret = ${sealSecret(secrets, stored.id, 'secret', secret)}
       WHERE id = ${stored.id}::uuid
-      RETURNING id::text, url, events, status, description, consecutive_failures, created_at, deactivated_at, previous_secret_expires_at`;
+      RETURNING id::text, url, events, status, description, consecutive_failures, created_at, deactivated_at, deactivation_reason,
+        previous_secret_expires_at`;
     return { ...toSubscription(row as Row, now), secret };
   });
 }
