@@ -17,7 +17,8 @@ const FILE = 'server.json';
 
 type Address = { pid: number; url: string };
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this id exists (EPERM: it does, under another user). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -132,12 +132,13 @@ describe('the SDK against the server', () => {
     const plan = await merma.preventionPlan.generate();
     expect(plan.total_records).toBeGreaterThanOrEqual(6);
     expect(plan.lang).toBe('es');
-    expect((await merma.preventionPlan.get({ format: 'markdown' })).markdown).toMatch(/^# Plan de prevención/);
+    // A test key's plan is marked as made from test data, above its title.
+    expect((await merma.preventionPlan.get({ format: 'markdown' })).markdown).toMatch(/^> \*\*TEST DATA \/ DATOS DE PRUEBA\*\*.*\n\n# Plan de prevención/);
     const english = await merma.preventionPlan.generate({ lang: 'en' });
     expect(english.lang).toBe('en');
     expect(english.by_category.find((c) => c.key === 'bakery')?.label).toBe('Bakery');
     const markdown = (await merma.preventionPlan.get({ format: 'markdown', lang: 'en' })).markdown;
-    expect(markdown).toMatch(/^# Food loss and waste prevention plan/);
+    expect(markdown).toMatch(/^> \*\*TEST DATA \/ DATOS DE PRUEBA\*\*.*\n\n# Food loss and waste prevention plan/);
     expect(markdown).not.toMatch(/prepared_meals|fruit_veg|post_service/);
   });
 

@@ -44,3 +44,28 @@ export function Pager({ offset, limit, total, hasMore, onChange }: Props) {
     </Group>
   );
 }
+
+type CursorProps = {
+  /** The cursors of the pages before this one (empty on the first page). */
+  cursors: string[];
+  setCursors: (update: (cursors: string[]) => string[]) => void;
+  /** The cursor of the page after this one, if there is one. */
+  next: string | null | undefined;
+  /** A later page is loading. */
+  loading: boolean;
+};
+
+/** Previous / next paging of a keyset-paged list (the records): back through the cursors seen. */
+export function CursorPager({ cursors, setCursors, next, loading }: CursorProps) {
+  const { t } = useTranslation();
+  return (
+    <Group gap="xs">
+      <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+        {t('pager.previous')}
+      </Button>
+      <Button variant="default" size="xs" disabled={!next} loading={loading} onClick={() => next && setCursors((c) => [...c, next])}>
+        {t('pager.next')}
+      </Button>
+    </Group>
+  );
+}

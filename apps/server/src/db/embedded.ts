@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { pidAlive } from '../running-server.js';
 
 /**
  * The embedded default database: PGlite (PostgreSQL compiled to WebAssembly) served on a loopback
@@ -23,15 +24,6 @@ export type EmbeddedDatabase = {
 };
 
 type Handle = { pid: number; port: number };
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function portAccepts(port: number): Promise<boolean> {
   return new Promise((done) => {

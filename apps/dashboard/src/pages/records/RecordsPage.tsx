@@ -9,6 +9,8 @@ import { type Column, DataTable, EmptyCell } from '../../components/DataTable.ts
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
+import { CursorPager } from '../../components/Pager.tsx';
+import { RecordsExportMenu } from '../../components/RecordsExportMenu.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
@@ -89,23 +91,7 @@ function Records({ establishmentId, timezone }: { establishmentId: string; timez
         <Text size="sm" c="dimmed" aria-live="polite" data-testid="records-count">
           {total === 0 ? t('records.none') : t('records.range', { from: offset + 1, to: offset + (page?.data.length ?? 0), total })}
         </Text>
-        <Group gap="xs">
-          <Menu position="bottom-end">
-            <Menu.Target>
-              <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} disabled={total === 0}>
-                {t('records.export.button')}
-              </Button>
-            </Menu.Target>
-            <Menu.Dropdown>
-              <Menu.Item component="a" href={exportUrl('es')} download>
-                {t('records.export.es')}
-              </Menu.Item>
-              <Menu.Item component="a" href={exportUrl('plain')} download>
-                {t('records.export.plain')}
-              </Menu.Item>
-            </Menu.Dropdown>
-          </Menu>
-        </Group>
+        <RecordsExportMenu href={exportUrl} disabled={total === 0} />
       </Group>
       {later.error && <ErrorAlert error={later.error} />}
       <RecordsTable rows={page?.data ?? []} scope={scope} timezone={timezone} />
@@ -119,20 +105,7 @@ function Records({ establishmentId, timezone }: { establishmentId: string; timez
               kg: format.kgPrecise(totalKg),
             })}
         </Text>
-        <Group gap="xs">
-          <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-            {t('pager.previous')}
-          </Button>
-          <Button
-            variant="default"
-            size="xs"
-            disabled={!page?.next_cursor}
-            loading={cursor !== undefined && later.isPending}
-            onClick={() => page?.next_cursor && setCursors((c) => [...c, page.next_cursor as string])}
-          >
-            {t('pager.next')}
-          </Button>
-        </Group>
+        <CursorPager cursors={cursors} setCursors={setCursors} next={page?.next_cursor} loading={cursor !== undefined && later.isPending} />
       </Group>
       {search.record && <RecordModal id={search.record} scope={scope} timezone={timezone} />}
     </Stack>

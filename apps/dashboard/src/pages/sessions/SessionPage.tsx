@@ -10,6 +10,8 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { AnchorLink } from '../../components/links.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
+import { CursorPager } from '../../components/Pager.tsx';
+import { RecordsExportMenu } from '../../components/RecordsExportMenu.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { useScope } from '../../lib/scope.ts';
 import { sessionRecordsQuery } from '../../lib/waste.ts';
@@ -113,37 +115,12 @@ function SessionRecords({ session, scope, timezone }: { session: Session; scope:
         <Text size="sm" c="dimmed" aria-live="polite" data-testid="session-records-count">
           {total === 0 ? t('sessions.detail.none') : t('records.range', { from: offset + 1, to: offset + (page?.data.length ?? 0), total })}
         </Text>
-        <Menu position="bottom-end">
-          <Menu.Target>
-            <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} disabled={total === 0}>
-              {t('records.export.button')}
-            </Button>
-          </Menu.Target>
-          <Menu.Dropdown>
-            <Menu.Item component="a" href={exportUrl('es')} download>
-              {t('records.export.es')}
-            </Menu.Item>
-            <Menu.Item component="a" href={exportUrl('plain')} download>
-              {t('records.export.plain')}
-            </Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
+        <RecordsExportMenu href={exportUrl} disabled={total === 0} />
       </Group>
       {later.error && <ErrorAlert error={later.error} />}
       <RecordsTable rows={page?.data ?? []} scope={scope} timezone={timezone} />
-      <Group justify="flex-end" gap="xs">
-        <Button variant="default" size="xs" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          {t('pager.previous')}
-        </Button>
-        <Button
-          variant="default"
-          size="xs"
-          disabled={!page?.next_cursor}
-          loading={cursor !== undefined && later.isPending}
-          onClick={() => page?.next_cursor && setCursors((c) => [...c, page.next_cursor as string])}
-        >
-          {t('pager.next')}
-        </Button>
+      <Group justify="flex-end">
+        <CursorPager cursors={cursors} setCursors={setCursors} next={page?.next_cursor} loading={cursor !== undefined && later.isPending} />
       </Group>
     </Stack>
   );
