@@ -127,8 +127,9 @@ describe.skipIf(!hasChromium)('the delivery log, the deactivation banner and inv
         const { context, page } = await signedInPage({ browser, base }, who, text.locale, width);
         try {
           await page.goto(`${base}/dashboard/integrations/${sub.id}`);
-          const log = page.getByRole('region', { name: text.log });
-          await log.waitFor();
+          // The log's card (its table scrolls in a region of the same name inside it).
+          const log = page.locator('section[aria-labelledby="deliveries-title"]');
+          await log.getByRole('heading', { name: text.log }).waitFor();
           answerDelayMs = 1_500;
           await page.getByRole('button', { name: text.sendTest }).click();
           // Pending first, then delivered, on the same page (no reload, no navigation).
