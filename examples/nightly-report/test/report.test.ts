@@ -51,7 +51,8 @@ beforeAll(async () => {
   await recordAt(t, tenant, at(addDays(yesterday, -3), 12), { food_category: 'fish', weight_kg: 6, destino_id: DESTINO_DONATION });
   await recordAt(t, tenant, at(addDays(yesterday, -10), 12), { food_category: 'bakery', weight_kg: 3, destino_id: DESTINO_LANDFILL });
   await recordAt(t, tenant, at(addDays(yesterday, -40), 12), { food_category: 'meat', weight_kg: 50 }); // benchmark only
-  // Four more establishments of the sector, so that the benchmark is not withheld: 0.1, 0.2, 0.5 and 1 kg a day.
+  // Four more establishments of the sector, so that the benchmark is not withheld. Each one's rate is
+  // its kg over the days from its first record in the window to today: 9, 18, 45 and 90 kg over 7 days.
   for (const total of [9, 18, 45, 90]) {
     await recordAt(t, await t.createTenant(), at(addDays(yesterday, -5), 12), { weight_kg: total });
   }
@@ -99,8 +100,11 @@ describe('nightly-report against the server', () => {
     );
     expect(text).toContain(`highest day     ${yesterday} with 7.75 kg`);
     expect(text).toContain('Sector benchmark (horeca, last 90 days)');
-    expect(text).toContain('you             0.742 kg a day');
-    expect(text).toContain('sector          0.508 kg a day over 5 establishments · percentile 70');
+    // You: 66.75 kg from 40 days before yesterday to today, 42 days. The sector: the mean of the five
+    // rates, (1.589 + 1.286 + 2.571 + 6.429 + 12.857) / 5; one establishment wastes less a day than
+    // you (and half of yourself): percentile 30.
+    expect(text).toContain('you             1.589 kg a day');
+    expect(text).toContain('sector          4.946 kg a day over 5 establishments · percentile 30');
 
     const chart = path.join(dir, `merma-trend-${yesterday}.png`);
     expect(text).toContain(`Trend chart: ${chart}`);
