@@ -22,7 +22,8 @@ const SRC = join(__dirname, '../src');
 function layerOf(file: string): number {
   const path = relative(SRC, file).replaceAll('\\', '/');
   if (path.startsWith('generated/')) return -1;
-  if (/^(config|context|errors|limits|log|mail|metrics|redis|running-server)\.ts$/.test(path) || /^(secrets|db|auth|tracing)\//.test(path)) return 0;
+  if (/^(config|context|errors|limits|log|mail|metrics|redis|running-server)\.ts$/.test(path) || /^(secrets|db|auth|tracing)\//.test(path))
+    return 0;
   if (path.startsWith('modules/') && /\/(router|dashboard)\.ts$/.test(path)) return 2;
   if (path.startsWith('modules/') || path.startsWith('events/')) return 1;
   if (path.startsWith('trpc/')) return 2;

@@ -133,7 +133,9 @@ describe('the SDK against the server', () => {
     expect(plan.total_records).toBeGreaterThanOrEqual(6);
     expect(plan.lang).toBe('es');
     // A test key's plan is marked as made from test data, above its title.
-    expect((await merma.preventionPlan.get({ format: 'markdown' })).markdown).toMatch(/^> \*\*TEST DATA \/ DATOS DE PRUEBA\*\*.*\n\n# Plan de prevención/);
+    expect((await merma.preventionPlan.get({ format: 'markdown' })).markdown).toMatch(
+      /^> \*\*TEST DATA \/ DATOS DE PRUEBA\*\*.*\n\n# Plan de prevención/,
+    );
     const english = await merma.preventionPlan.generate({ lang: 'en' });
     expect(english.lang).toBe('en');
     expect(english.by_category.find((c) => c.key === 'bakery')?.label).toBe('Bakery');
