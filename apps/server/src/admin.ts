@@ -185,7 +185,8 @@ async function main(argv: string[]) {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const database = await openDatabase(config, { migrate: config.migrateOnBoot });
+  // An operator at a prompt wants the error at once, not the server's patient wait at boot.
+  const database = await openDatabase({ ...config, databaseStartupTimeoutMs: 0 }, { migrate: config.migrateOnBoot });
   let result: unknown;
   try {
     result = await command.run(database.prisma, values, config, database.secrets);

@@ -27,6 +27,12 @@ const EnvSchema = z.object({
   DATABASE_URL: urlOf(/^postgres(ql)?$/, 'postgresql://').optional(),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_POOL_SIZE: int(10, 1),
+  /**
+   * How long the boot waits for DATABASE_URL to accept connections (a database started with the
+   * server, e.g. by compose, may take a few seconds); 0 tries once. A wrong password or database
+   * name fails at once.
+   */
+  DATABASE_STARTUP_TIMEOUT_SECONDS: int(60),
   MIGRATE_ON_BOOT: bool.default(true),
   /** Redis URL for rate limits shared by several replicas. Unset: in-memory limits. */
   REDIS_URL: urlOf(/^rediss?$/, 'redis:// or rediss://').optional(),
@@ -351,6 +357,7 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
     migrateOnBoot: e.MIGRATE_ON_BOOT,
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,

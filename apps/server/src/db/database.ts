@@ -7,6 +7,7 @@ import { sealClearSecrets } from '../secrets/stored.js';
 import { createPrisma, type Db } from './client.js';
 import { type EmbeddedDatabase, openEmbeddedPostgres } from './embedded.js';
 import { migrate } from './migrate.js';
+import { waitForDatabase } from './wait.js';
 
 export type Database = {
   url: string;
@@ -18,19 +19,22 @@ export type Database = {
 };
 
 /**
- * Opens the configured database: DATABASE_URL, or the embedded PGlite under DATA_DIR. Applies
+ * Opens the configured database: DATABASE_URL (waiting up to DATABASE_STARTUP_TIMEOUT_SECONDS for it
+ * to accept connections), or the embedded PGlite under DATA_DIR. Applies
  * pending migrations when `migrate` is true, then seals the webhook secrets still stored in clear
  * (secrets/stored.ts, which says why this is not a SQL migration).
  */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'env' | 'encryptionKeys'>,
-  options: { migrate: boolean; log?: Pick<Log, 'info'> },
+  config: Pick<Config, 'databaseUrl' | 'databaseStartupTimeoutMs' | 'dataDir' | 'databasePoolSize' | 'env' | 'encryptionKeys'>,
+  options: { migrate: boolean; log?: Pick<Log, 'info' | 'warn'> },
 ): Promise<Database> {
   // Before the database: a bad key file stops the boot before anything is opened.
   const secrets = loadSecretBox(config, options.log);
   let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
-  if (!url) {
+  // A database started together with this process may not accept connections yet (db/wait.ts).
+  if (url) await waitForDatabase(url, { timeoutMs: config.databaseStartupTimeoutMs, log: options.log });
+  else {
     embedded = await openEmbeddedPostgres(config.dataDir);
     url = embedded.url;
     options.log?.info({ dataDir: config.dataDir, owner: embedded.owner }, 'embedded PostgreSQL (PGlite)');
