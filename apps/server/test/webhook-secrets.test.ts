@@ -225,7 +225,7 @@ describe('webhook secrets at rest', () => {
     expect(new StandardWebhooks(clear[1]?.secret as string).verify(early.body, headersOf(early))).toMatchObject({ event: 'webhook.test' });
 
     const logs: { sealed?: number }[] = [];
-    const log = { info: (obj: object) => logs.push(obj) };
+    const log = { info: (obj: object) => logs.push(obj), warn: () => {} };
     const config = { ...t.config, databaseUrl: t.database.url };
     const replicas = await Promise.all([openDatabase(config, { migrate: true, log }), openDatabase(config, { migrate: true, log })]);
     await Promise.all(replicas.map((d) => d.close()));
