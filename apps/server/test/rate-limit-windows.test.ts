@@ -40,7 +40,8 @@ vi.mock('../src/limits.js', async (importOriginal) => {
 });
 
 /** The API's per-key allowances, each its own value (the windows are not settings, but the per-minute length's default). */
-const config = loadConfig({ RATE_LIMIT_GENERAL_PER_MINUTE: '7', RATE_LIMIT_RECORDS_PER_MINUTE: '13', RATE_LIMIT_ANALYTICS_PER_HOUR: '5' });
+const ENV = { RATE_LIMIT_GENERAL_PER_MINUTE: '7', RATE_LIMIT_RECORDS_PER_MINUTE: '13', RATE_LIMIT_ANALYTICS_PER_HOUR: '5' };
+const config = loadConfig(ENV);
 
 /** The modules that build limits with createLimit, and how the test builds each one's limiters. */
 const FAMILIES = {
@@ -210,6 +211,20 @@ describe('in memory, on a fixed clock', () => {
       }
     },
   );
+
+  it('RATE_LIMIT_WINDOW_SECONDS sets the length of the per-minute windows, and of them only', async () => {
+    const f = { api: createRateLimiter(loadConfig({ ...ENV, RATE_LIMIT_WINDOW_SECONDS: '45' }), undefined) } as Families;
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    const row = (name: string) => ({ limit: LIMITS[name] as Limit, key: other() });
+    const perMinute = [row('merma:rl:general'), row('merma:rl:records_create')];
+    const analytics = row('merma:rl:analytics');
+    for (const { limit, key } of [...perMinute, analytics]) await spend(limit, f, key, limit.points);
+    vi.setSystemTime(T0 + 45_000 - 1);
+    for (const { limit, key } of [...perMinute, analytics]) expect(await attempt(limit, f, key)).toMatchObject({ allowed: false });
+    vi.setSystemTime(T0 + 45_000);
+    for (const { limit, key } of perMinute) expect(await attempt(limit, f, key)).toEqual({ allowed: true });
+    expect(await attempt(analytics.limit, f, analytics.key)).toMatchObject({ allowed: false, resetAt: T0 + HOUR * 1000 });
+  });
 });
 
 // Needs a Redis server: CI runs the suite with REDIS_URL set (see .ci/run); without one, only memory is checked.
