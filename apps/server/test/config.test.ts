@@ -99,6 +99,7 @@ const ROWS: Record<string, Row> = {
     unset: { dataDir: './.data', 'mail.dir': join('./.data', 'mail') },
   },
   DATABASE_POOL_SIZE: { value: '23', set: { databasePoolSize: 23 }, unset: { databasePoolSize: 10 } },
+  DATABASE_STARTUP_TIMEOUT_SECONDS: { value: '41', set: { databaseStartupTimeoutMs: 41_000 }, unset: { databaseStartupTimeoutMs: 60_000 } },
   MIGRATE_ON_BOOT: { value: 'false', set: { migrateOnBoot: false }, unset: { migrateOnBoot: true } },
   REDIS_URL: { value: 'redis://cache-host:6380', set: { redisUrl: 'redis://cache-host:6380' }, unset: { redisUrl: undefined } },
   LOG_LEVEL: { value: 'warn', set: { logLevel: 'warn' }, unset: { logLevel: 'info' } },
