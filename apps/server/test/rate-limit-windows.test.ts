@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { AppError } from '../src/errors.js';
+import { createRateLimiter } from '../src/http/rate-limit.js';
+import type { LimitOptions } from '../src/limits.js';
+import { createSignInGuard } from '../src/modules/accounts/lockout.js';
+import { createInvitationLimiter } from '../src/modules/team/limits.js';
+import { createRedis } from '../src/redis.js';
+
+/**
+ * The window and the allowance of every limit of the service, on both stores. Every limit is built
+ * by one function (limits.ts, createLimit); it is watched here (the real one runs) so that the limits
+ * the service's limiters build are listed from the source itself: each must have a row below, which
+ * states its allowance and window as the service promises them (README, lockout.ts, team/limits.ts,
+ * http/rate-limit.ts). Each row is driven through its limiter's own entry point (the API's `consume`,
+ * the sign-in guard, the invitation limiter).
+ *
+ * In memory the clock is the test's (Date faked): the allowance is spent at T0, the next attempt is
+ * refused 1 ms before the window ends and allowed when it ends; a lockout's block is timed the same
+ * way. Redis keeps its own clock: there, each counter's key must live exactly the window (PTTL), the
+ * block replaces it with the block's length, and once the key is gone a whole new allowance starts.
+ */
+const built = vi.hoisted(() => [] as { options: LimitOptions; limiter: RateLimiterAbstract }[]);
+vi.mock('../src/limits.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../src/limits.js')>();
+  return {
+    ...real,
+    createLimit: (redis: Redis | undefined, options: LimitOptions) => {
+      const limiter = real.createLimit(redis, options);
+      built.push({ options, limiter });
+      return limiter;
+    },
+  };
+});
+
+/** The API's per-key allowances, each its own value (the windows are not settings, but the per-minute length's default). */
+const ENV = { RATE_LIMIT_GENERAL_PER_MINUTE: '7', RATE_LIMIT_RECORDS_PER_MINUTE: '13', RATE_LIMIT_ANALYTICS_PER_HOUR: '5' };
+const config = loadConfig(ENV);
+
+/** The modules that build limits with createLimit, and how the test builds each one's limiters. */
+const FAMILIES = {
+  'http/rate-limit.ts': (redis: Redis | undefined) => createRateLimiter(config, redis),
+  'modules/accounts/lockout.ts': (redis: Redis | undefined) => createSignInGuard(redis),
+  'modules/team/limits.ts': (redis: Redis | undefined) => createInvitationLimiter(redis),
+};
+type Families = {
+  api: ReturnType<typeof createRateLimiter>;
+  guard: ReturnType<typeof createSignInGuard>;
+  invitations: ReturnType<typeof createInvitationLimiter>;
+};
+
+const MINUTE = 60;
+const HOUR = 3600;
+const DAY = 86_400;
+const reply = { header: () => reply } as unknown as FastifyReply;
+const other = () => randomUUID();
+const otherIp = () => `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+const INVITED = 'new.hire@example.com';
+
+type Limit = {
+  points: number;
+  /** Seconds. */
+  window: number;
+  /** Seconds a key stays refused once it went over (counted from that refusal). */
+  block?: number;
+  /** One attempt counted against `key` only (every other key it touches is fresh). */
+  drive(f: Families, key: string): Promise<unknown>;
+  /** The counter's key in the store, when it is not `key` itself. */
+  storeKey?(key: string): string;
+};
+
+/** Every limit, by its key prefix (without the window some prefixes end with). */
+const LIMITS: Record<string, Limit> = {
+  // The API, per key (RATE_LIMIT_*): per minute, per minute, per hour.
+  'merma:rl:general': { points: 7, window: MINUTE, drive: (f, key) => f.api.consume('general', key, reply) },
+  'merma:rl:records_create': { points: 13, window: MINUTE, drive: (f, key) => f.api.consume('records_create', key, reply) },
+  'merma:rl:analytics': { points: 5, window: HOUR, drive: (f, key) => f.api.consume('analytics', key, reply) },
+  // The dashboard, per user and procedure.
+  'merma:rl:dashboard:heavy': { points: 60, window: MINUTE, drive: (f, key) => f.api.consumeForUser('heavy', key) },
+  'merma:rl:dashboard:generate': { points: 20, window: HOUR, drive: (f, key) => f.api.consumeForUser('generate', key) },
+  // The integrations' URLs: per integration, and refused requests per address.
+  'merma:rl:integration:received': { points: 1200, window: MINUTE, drive: (f, key) => f.api.consumeIntegration('received', key) },
+  'merma:rl:integration:refused': { points: 30, window: MINUTE, drive: (f, key) => f.api.consumeIntegration('refused', key) },
+  // Sign-in: 10 wrong passwords an hour lock the account 15 minutes; 100 a day block the address a day.
+  'merma:signin:account': { points: 10, window: HOUR, block: 15 * MINUTE, drive: (f, key) => f.guard.attempt(key, otherIp()) },
+  'merma:signin:ip': { points: 100, window: DAY, block: DAY, drive: (f, key) => f.guard.attempt(`${other()}@example.com`, key) },
+  // Password-reset e-mails: 3 an hour per address, 20 an hour per IP.
+  'merma:signin:resetByEmail': { points: 3, window: HOUR, drive: (f, key) => f.guard.resetRequested(key, otherIp()) },
+  'merma:signin:resetByIp': { points: 20, window: HOUR, drive: (f, key) => f.guard.resetRequested(`${other()}@example.com`, key) },
+  // Bad links (invitation, reset, sign-in link) from one IP: 30 an hour.
+  'merma:signin:linkByIp': { points: 30, window: HOUR, drive: (f, key) => f.guard.linkAttempt(key) },
+  // Invitations: 20 an hour per inviter, 50 a day per organisation, 3 a day per address in an organisation.
+  'merma:invitations:inviter': {
+    points: 20,
+    window: HOUR,
+    drive: (f, key) => f.invitations.take({ inviterId: key, organizationId: other(), email: INVITED }),
+  },
+  'merma:invitations:organization': {
+    points: 50,
+    window: DAY,
+    drive: (f, key) => f.invitations.take({ inviterId: other(), organizationId: key, email: `${other()}@example.com` }),
+  },
+  'merma:invitations:address': {
+    points: 3,
+    window: DAY,
+    drive: (f, key) => f.invitations.take({ inviterId: other(), organizationId: key, email: INVITED }),
+    storeKey: (key) => `${key}:${INVITED}`,
+  },
+};
+
+/** A limit's name: its key prefix without the window some prefixes end with. */
+const nameOf = (options: LimitOptions) => options.keyPrefix.replace(/:\d+$/, '');
+
+/** Builds every family's limiters on `redis` (memory when undefined) and the limits they created. */
+function buildAll(redis: Redis | undefined) {
+  const start = built.length;
+  const families: Families = {
+    api: FAMILIES['http/rate-limit.ts'](redis),
+    guard: FAMILIES['modules/accounts/lockout.ts'](redis),
+    invitations: FAMILIES['modules/team/limits.ts'](redis),
+  };
+  return { families, made: built.slice(start) };
+}
+
+type Outcome = { allowed: true } | { allowed: false; retryAfterSeconds: number; resetAt: number };
+async function attempt(limit: Limit, f: Families, key: string): Promise<Outcome> {
+  try {
+    await limit.drive(f, key);
+    return { allowed: true };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
+    return { allowed: false, retryAfterSeconds: err.extra?.retryAfterSeconds ?? -1, resetAt: err.extra?.resetAt?.getTime() ?? -1 };
+  }
+}
+
+/** `n` attempts in a row, all allowed. */
+async function spend(limit: Limit, f: Families, key: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    const outcome = await attempt(limit, f, key);
+    if (!outcome.allowed) throw new Error(`attempt ${i + 1} of ${n} was refused`);
+  }
+}
+
+describe('the limits built', () => {
+  it('are built by the modules listed here only (a module building limits elsewhere needs its rows)', () => {
+    const src = join(__dirname, '../src');
+    const users = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !f.startsWith('generated'))
+      .filter((f) => /\bcreateLimit\(/.test(readFileSync(join(src, f), 'utf8')))
+      .map((f) => relative(src, join(src, f)).replaceAll('\\', '/'))
+      .filter((f) => f !== 'limits.ts');
+    expect(users.sort()).toEqual(Object.keys(FAMILIES).sort());
+  });
+
+  it('each have a row, under a prefix of their own', () => {
+    const { made } = buildAll(undefined);
+    const names = made.map((m) => nameOf(m.options));
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(Object.keys(LIMITS).sort());
+  });
+});
+
+describe('in memory, on a fixed clock', () => {
+  let families: Families;
+  const T0 = Date.parse('2026-03-02T09:00:00.000Z');
+  beforeAll(() => {
+    families = buildAll(undefined).families;
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it.each(Object.entries(LIMITS))(
+    '%s: its allowance, refused until its window (or block) ends to the millisecond',
+    async (_name, limit) => {
+      vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+      const W = limit.window * 1000;
+      const key = other();
+      await spend(limit, families, key, limit.points);
+
+      // 1 ms before the window ends the allowance is still spent.
+      vi.setSystemTime(T0 + W - 1);
+      const refused = await attempt(limit, families, key);
+      expect(refused).toEqual({
+        allowed: false,
+        resetAt: limit.block ? T0 + W - 1 + limit.block * 1000 : T0 + W,
+        retryAfterSeconds: limit.block ?? 1,
+      });
+
+      // Then a whole new allowance: when the window ends, or when the block that refusal started does.
+      const free = limit.block ? T0 + W - 1 + limit.block * 1000 : T0 + W;
+      if (limit.block) {
+        vi.setSystemTime(free - 1);
+        expect((await attempt(limit, families, key)).allowed).toBe(false);
+      }
+      vi.setSystemTime(free);
+      await spend(limit, families, key, limit.points);
+      expect(await attempt(limit, families, key)).toMatchObject({ allowed: false });
+
+      if (limit.block) {
+        // Without a refusal inside it, the window alone ends the count.
+        const fresh = other();
+        vi.setSystemTime(T0);
+        await spend(limit, families, fresh, limit.points);
+        vi.setSystemTime(T0 + W);
+        await spend(limit, families, fresh, limit.points);
+      }
+    },
+  );
+
+  it('RATE_LIMIT_WINDOW_SECONDS sets the length of the per-minute windows, and of them only', async () => {
+    const f = { api: createRateLimiter(loadConfig({ ...ENV, RATE_LIMIT_WINDOW_SECONDS: '45' }), undefined) } as Families;
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    const row = (name: string) => ({ limit: LIMITS[name] as Limit, key: other() });
+    const perMinute = [row('merma:rl:general'), row('merma:rl:records_create')];
+    const analytics = row('merma:rl:analytics');
+    for (const { limit, key } of [...perMinute, analytics]) await spend(limit, f, key, limit.points);
+    vi.setSystemTime(T0 + 45_000 - 1);
+    for (const { limit, key } of [...perMinute, analytics]) expect(await attempt(limit, f, key)).toMatchObject({ allowed: false });
+    vi.setSystemTime(T0 + 45_000);
+    for (const { limit, key } of perMinute) expect(await attempt(limit, f, key)).toEqual({ allowed: true });
+    expect(await attempt(analytics.limit, f, analytics.key)).toMatchObject({ allowed: false, resetAt: T0 + HOUR * 1000 });
+  });
+});
+
+// Needs a Redis server: CI runs the suite with REDIS_URL set (see .ci/run); without one, only memory is checked.
+describe.skipIf(!process.env.REDIS_URL)('in Redis, by the life of each counter', () => {
+  let redis: Redis;
+  let families: Families;
+  let made: ReturnType<typeof buildAll>['made'];
+  const keys: string[] = [];
+  beforeAll(async () => {
+    redis = createRedis(process.env.REDIS_URL) as Redis;
+    // The service's connection queues nothing while it connects: wait until it is ready.
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    ({ families, made } = buildAll(redis));
+  });
+  afterAll(async () => {
+    if (keys.length > 0) await redis?.del(...keys);
+    redis?.disconnect();
+  });
+
+  it('builds the same limits on Redis', () => {
+    expect(made.map((m) => nameOf(m.options)).sort()).toEqual(Object.keys(LIMITS).sort());
+  });
+
+  it.each(Object.entries(LIMITS))(
+    '%s: its allowance, its key lives its window (or block), and a new window starts when it goes',
+    async (name, limit) => {
+      const prefix = made.find((m) => nameOf(m.options) === name)?.options.keyPrefix;
+      const key = other();
+      const stored = `${prefix}:${limit.storeKey ? limit.storeKey(key) : key}`;
+      keys.push(stored);
+      const W = limit.window * 1000;
+      /** The key's remaining life, between its expected length less the time spent since `since` and that length. */
+      const expectLife = async (ms: number, since: number) => {
+        const pttl = await redis.pttl(stored);
+        expect(pttl, stored).toBeLessThanOrEqual(ms);
+        expect(pttl, stored).toBeGreaterThanOrEqual(ms - (performance.now() - since) - 50);
+      };
+
+      const started = performance.now();
+      await spend(limit, families, key, limit.points);
+      await expectLife(W, started);
+      const refusedAt = performance.now();
+      const refused = await attempt(limit, families, key);
+      expect(refused).toMatchObject({ allowed: false });
+      if (refused.allowed) throw new Error('unreachable');
+      const expected = (limit.block ?? limit.window) * 1000;
+      await expectLife(limit.block ? expected : W, limit.block ? refusedAt : started);
+      expect(refused.retryAfterSeconds * 1000).toBeLessThanOrEqual(expected);
+      expect(refused.retryAfterSeconds * 1000).toBeGreaterThan(expected - (performance.now() - started) - 1000);
+
+      // The counter is that key alone: once it expires, a whole new allowance, in a window of the same length.
+      await redis.pexpire(stored, 1);
+      while ((await redis.exists(stored)) === 1) await new Promise((r) => setTimeout(r, 2));
+      const again = performance.now();
+      await spend(limit, families, key, limit.points);
+      await expectLife(W, again);
+      expect(await attempt(limit, families, key)).toMatchObject({ allowed: false });
+    },
+  );
+});
