@@ -44,6 +44,16 @@ export class AppError extends Error {
 export const validationError = (message: string, details?: ErrorDetail[]) => new AppError('validation_error', message, details);
 
 /**
+ * A service's validation error with its details' paths turned into where the caller's request has
+ * those fields (`name`: `shift_id` → `payload.shift_id` for an inbound event); any other error as it is.
+ */
+export function renamedValidationError(err: unknown, name: (details: ErrorDetail[]) => ErrorDetail[]): unknown {
+  if (!(err instanceof AppError) || err.code !== 'validation_error' || !err.details) return err;
+  const details = name(err.details);
+  return validationError(details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
+}
+
+/**
  * A zod error's issues as the error body's `details`: one `{ path, message }` per issue, the path
  * dotted (`records.3.weight_kg`), under `prefix` when the checked value sits inside a larger body.
  */

@@ -3,8 +3,8 @@ import type { Db } from '../src/db/client.js';
 
 /**
  * The served OpenAPI document, read the way a client reads it, and the checks shared by the
- * hostile-input and conformance suites: the error body of the contract and a fingerprint of the
- * tables a request may write.
+ * hostile-input, conformance and wall suites: the error body of the contract, a fingerprint of the
+ * tables a request may write, and one of every table (`tableDigests`).
  */
 export type JsonSchema = { [keyword: string]: unknown };
 export type Parameter = { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required?: boolean; schema?: JsonSchema };
@@ -148,4 +148,64 @@ export function changedTables(before: Snapshot, after: Snapshot): string[] {
   return WRITABLE_TABLES.filter((table) => before[table] !== after[table]).map(
     (table) => `${table} (${before[table].split(':')[0]} → ${after[table].split(':')[0]} rows)`,
   );
+}
+
+/** Columns written after a request has answered (a key's last use) or by use alone (a session's): not a change. */
+const RESTLESS_COLUMNS: Record<string, string[]> = {
+  api_keys: ['last_used_at'],
+  user_sessions: ['last_seen_at', 'expires_at'],
+};
+
+/** The tables of a (migrated) database and their columns, read once. */
+const tablesOf = new WeakMap<Db, Map<string, Set<string>>>();
+
+/** Rows of one tenant, which that tenant's own allowed calls may write. */
+export type TenantRows = { establishmentIds: string[]; organizationId: string; userIds: string[] };
+
+/**
+ * Row count and a digest of every row of every table of the database, found from the catalogue (so a
+ * new table is covered without being named here): equal digests mean nothing was written anywhere.
+ * With `outside`, that tenant's rows are left out (its establishments, organisation and users, and
+ * every row naming one of them), to show that its own calls wrote nothing of anyone else's.
+ */
+export async function tableDigests(db: Db, outside?: TenantRows): Promise<Record<string, string>> {
+  let tables = tablesOf.get(db);
+  if (!tables) {
+    const columns = await db.$queryRaw<{ table_name: string; column_name: string }[]>`
+      SELECT c.table_name::text, c.column_name::text FROM information_schema.columns c
+      JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+      WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'`;
+    tables = new Map();
+    for (const c of columns) tables.set(c.table_name, (tables.get(c.table_name) ?? new Set()).add(c.column_name));
+    tablesOf.set(db, tables);
+  }
+  const parts = [...tables]
+    .sort(([x], [y]) => x.localeCompare(y))
+    .map(([table, cols]) => {
+      const conditions = outside
+        ? [
+            cols.has('establishment_id') && 'x.establishment_id IS NULL OR NOT (x.establishment_id::text = ANY($1::text[]))',
+            cols.has('organization_id') && 'x.organization_id IS NULL OR x.organization_id::text <> $2',
+            cols.has('user_id') && 'x.user_id IS NULL OR NOT (x.user_id::text = ANY($3::text[]))',
+            table === 'establishments' && 'NOT (x.id::text = ANY($1::text[]))',
+            table === 'organizations' && 'x.id::text <> $2',
+            table === 'users' && 'NOT (x.id::text = ANY($3::text[]))',
+          ].filter((c): c is string => typeof c === 'string')
+        : [];
+      const where = conditions.length ? `WHERE ${conditions.map((c) => `(${c})`).join(' AND ')}` : '';
+      const row = `(to_jsonb(x) - '{${(RESTLESS_COLUMNS[table] ?? []).join(',')}}'::text[])::text`;
+      return `(SELECT count(*) || ':' || md5(coalesce(string_agg(r, '|' ORDER BY r), '')) FROM (SELECT ${row} AS r FROM "${table}" x ${where}) s) AS "${table}"`;
+    });
+  const sql = `SELECT ${parts.join(', ')}`;
+  const [digests] = outside
+    ? await db.$queryRawUnsafe<Record<string, string>[]>(sql, outside.establishmentIds, outside.organizationId, outside.userIds)
+    : await db.$queryRawUnsafe<Record<string, string>[]>(sql);
+  return digests as Record<string, string>;
+}
+
+/** The tables whose digests differ, with their row counts before → after. */
+export function changedDigests(before: Record<string, string>, after: Record<string, string>): string[] {
+  return Object.keys({ ...before, ...after })
+    .filter((table) => before[table] !== after[table])
+    .map((table) => `${table} (${before[table]?.split(':')[0]} → ${after[table]?.split(':')[0]} rows)`);
 }

@@ -5,7 +5,7 @@ import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { findText, NUL_CHARACTER } from '../../db/text.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AppError, issueDetails, validationError } from '../../errors.js';
+import { AppError, issueDetails, renamedValidationError, validationError } from '../../errors.js';
 import { DATE_ONLY, localNoon } from '../analytics/range.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { correctRecord } from '../records/correct.js';
@@ -59,6 +59,8 @@ export async function receiveInboundEvent(
       const [, field = '', ...rest] = d.path.split('.');
       return d.path.startsWith('payload.') ? { ...d, path: [at(field), ...rest].join('.') } : d;
     });
+  // The record's own problems (`shift_id`: its references, checked when it is stored), as the payload has them.
+  const inPayload = (details: ErrorDetail[]) => named(details.map((d) => ({ ...d, path: `payload.${d.path}` })));
 
   let source: string;
   let externalId: string | undefined;
@@ -125,12 +127,19 @@ export async function receiveInboundEvent(
         { tx, clock: deps.clock, catalog: deps.catalog },
         auth,
         { record_id, changes, source: `inbound:${source}` },
-        { name: (details) => named(details.map((d) => ({ ...d, path: `payload.${d.path}` }))), invalid: 'Invalid record in the event' },
+        { name: inPayload, invalid: 'Invalid record in the event' },
       );
     } else {
       const parsedRecord = CreateRecordInput.safeParse(record);
       if (!parsedRecord.success) throw validationError('Invalid record in the event', named(issueDetails(parsedRecord.error, 'payload')));
-      created = await createRecord({ db: tx, clock: deps.clock, catalog: deps.catalog }, auth, parsedRecord.data, `inbound:${source}`);
+      created = await createRecord(
+        { db: tx, clock: deps.clock, catalog: deps.catalog },
+        auth,
+        parsedRecord.data,
+        `inbound:${source}`,
+      ).catch((err: unknown) => {
+        throw renamedValidationError(err, inPayload);
+      });
     }
     const id = randomUUID();
     await logEvent(tx, { id, auth, event: input.event, source, externalRef, recordId: created.id, payload: input.payload });

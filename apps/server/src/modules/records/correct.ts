@@ -1,7 +1,7 @@
 import { CreateRecordInput, type ErrorDetail, type WasteRecord } from '@merma/schema';
 import type { Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import { AppError, issueDetails, validationError } from '../../errors.js';
+import { AppError, issueDetails, renamedValidationError, validationError } from '../../errors.js';
 import type { CatalogCache } from '../catalog/service.js';
 import type { HashedFields } from './hash.js';
 import { supersede } from './rollup.js';
@@ -76,13 +76,16 @@ export async function correctRecord(
     const details = name(issueDetails(parsed.error));
     throw validationError(options.invalid ?? details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
   }
+  // Its references (shift, session, destination, cause) are checked there, and named as the caller has them.
   const created = await createRecord(
     { db: tx, clock: deps.clock, catalog: deps.catalog },
     tenant,
     parsed.data,
     correction.source,
     original.id,
-  );
+  ).catch((err: unknown) => {
+    throw renamedValidationError(err, name);
+  });
   await supersede(tx, tenant, original.id, created.id);
   return created;
 }

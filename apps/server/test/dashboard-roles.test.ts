@@ -1,0 +1,408 @@
+import { randomUUID } from 'node:crypto';
+import { ROLES, type Role } from '@merma/schema/dashboard';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../src/admin/service.js';
+import { createUserToken } from '../src/modules/accounts/service.js';
+import { inviteMember } from '../src/modules/team/service.js';
+import { createDashboardRouter } from '../src/trpc/dashboard.js';
+import { changedDigests, type TenantRows, tableDigests } from './contract.js';
+import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
+import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
+
+/**
+ * Every procedure of the dashboard's router against a table of who may call it: each role of an
+ * organisation is allowed (200) or refused (403, writing nothing), a request without a session is
+ * refused (401, writing nothing) unless the procedure is public, and a session of another
+ * organisation reaches nothing of this one — neither by naming its establishment nor by naming its
+ * objects from its own establishment (404 or, for a body reference, 400; nothing written; nothing
+ * of this organisation in the answers it does get). The same objects named in the other mode are
+ * refused too. A procedure without a row in the table fails the first test.
+ */
+const NOW = new Date('2026-11-24T10:00:00.000Z');
+let t: TestContext;
+
+type Member = { id: string; email: string };
+type Org = Tenant & { owner: Member };
+/** Where a call points: the establishment and mode it names, and whose objects its ids are. */
+type Call = { est: string; livemode: boolean; of: Org };
+
+type Entry = {
+  /** The roles allowed, or `public`: callable without a session. */
+  roles: readonly Role[] | 'public';
+  /** A valid input, with fresh objects of `c.of` where the procedure names one. */
+  input?: (c: Call) => Promise<unknown>;
+  /**
+   * The input names objects of `c.of` besides the establishment (ids in the body): the status of
+   * naming them from another organisation, establishment or mode (404, or 400 for a reference in
+   * a record's body, as the API answers).
+   */
+  foreign?: 404 | 400;
+  /** The call ends the caller's session: it gets a session of its own. */
+  endsSession?: boolean;
+};
+
+const EVERYONE = ROLES;
+const BUILDERS: readonly Role[] = ['owner', 'admin', 'developer'];
+const ADMINS: readonly Role[] = ['owner', 'admin'];
+
+let a: Org;
+let b: Org;
+let members: Record<Role, Member>;
+/** Ids of the objects made for organisation A, which B's answers must never show. */
+const made = new Set<string>();
+let counter = 0;
+
+const mode = (c: Call) => ({ establishment_id: c.est, livemode: c.livemode });
+const STRONG_PASSWORD = () => `Vq7!${randomUUID()}`;
+
+async function rest(org: Org, path: string, body: unknown): Promise<{ id: string }> {
+  const res = await api(t.app, org.key).post(`/api/v1${path}`, body);
+  if (res.statusCode >= 300) throw new Error(`POST ${path} answered ${res.statusCode}: ${res.body}`);
+  const { id } = res.json().data as { id: string };
+  if (org === a) made.add(id);
+  return { id };
+}
+const kept = (org: Org, id: string) => {
+  if (org === a) made.add(id);
+  return id;
+};
+
+/** One active integration of a kind per establishment and mode: the ones there are revoked, to make another. */
+async function roomForIntegration(c: Pick<Call, 'est' | 'livemode'>) {
+  await t.db.integration.updateMany({
+    where: { establishment_id: c.est, livemode: c.livemode, status: 'active' },
+    data: { status: 'revoked', revoked_at: NOW, token_hash: null },
+  });
+}
+
+/** Fresh objects of an organisation's establishment, in test mode (`rest` and `kept` note A's). */
+const make = {
+  record: async (o: Org) => (await rest(o, '/records', validRecord())).id,
+  // 22:00–06:00 does not cover NOW (11:00 in Madrid), so no record takes it and it can be deleted.
+  shift: async (o: Org) => (await rest(o, '/shifts', { name: `Noche ${++counter}`, start_time: '22:00', end_time: '06:00' })).id,
+  session: async (o: Org) => (await rest(o, '/sessions', { name: `Cierre ${++counter}` })).id,
+  webhook: async (o: Org) => (await rest(o, '/webhooks', { url: 'https://93.184.216.34/hook', events: ['record.created'] })).id,
+  delivery: async (o: Org) => {
+    const id = await make.webhook(o);
+    return { id, delivery_id: (await rest(o, `/webhooks/${id}/test`, {})).id };
+  },
+  plan: async (o: Org) => (await rest(o, '/prevention-plan', {})).id,
+  key: async (o: Org) => kept(o, (await createKey(t.db, { establishment: o.establishmentId, mode: 'test' })).id),
+  integration: async (o: Org) => {
+    await roomForIntegration({ est: o.establishmentId, livemode: false });
+    const owner = await browserOf(o.owner, {});
+    const created = await owner.mutate('integrations.create', {
+      establishment_id: o.establishmentId,
+      livemode: false,
+      kind: 'odoo',
+      name: `Odoo ${++counter}`,
+    });
+    return kept(o, created.id);
+  },
+  member: async (o: Org) => kept(o, (await createMember(t.db, o.organizationId, 'viewer')).id),
+  invitation: async (o: Org) => {
+    const { invitation, token } = await inviteMember(t.db, {
+      organizationId: o.organizationId,
+      actor: { userId: o.owner.id, role: 'owner' },
+      by: { userId: o.owner.id, email: o.owner.email, ip: null },
+      email: `invited-${randomUUID().slice(0, 8)}@example.com`,
+      role: 'viewer',
+      language: 'es',
+      now: NOW,
+    });
+    return { id: kept(o, invitation.id), token };
+  },
+  userToken: async (purpose: 'sign_in' | 'password_reset') => {
+    const user = await createMember(t.db, a.organizationId, 'viewer');
+    return createUserToken(t.db, { userId: user.id, purpose, organizationId: a.organizationId, ttlMs: 3_600_000, now: NOW });
+  },
+};
+
+/** Who may call what. Public procedures take their valid input without a session. */
+const TABLE: Record<string, Entry> = {
+  'auth.me': { roles: 'public' },
+  'auth.signIn': {
+    roles: 'public',
+    input: async () => ({ email: (await createMember(t.db, a.organizationId, 'viewer')).email, password: PASSWORD }),
+  },
+  'auth.signOut': { roles: 'public' },
+  'auth.signInWithLink': { roles: 'public', input: async () => ({ token: await make.userToken('sign_in') }) },
+  'auth.invitation': { roles: 'public', input: async () => ({ token: (await make.invitation(a)).token }) },
+  'auth.acceptInvitation': {
+    roles: 'public',
+    input: async () => ({ token: (await make.invitation(a)).token, name: 'Nueva', password: STRONG_PASSWORD() }),
+  },
+  'auth.requestPasswordReset': {
+    roles: 'public',
+    input: async () => ({ email: (await createMember(t.db, a.organizationId, 'viewer')).email }),
+  },
+  'auth.resetPassword': {
+    roles: 'public',
+    input: async () => ({ token: await make.userToken('password_reset'), password: STRONG_PASSWORD() }),
+  },
+  'auth.signOutEverywhere': { roles: EVERYONE, endsSession: true },
+  'auth.switchOrganization': { roles: EVERYONE, input: async (c) => ({ organization_id: c.of.organizationId }), foreign: 404 },
+  'auth.setLanguage': { roles: EVERYONE, input: async () => ({ language: 'en' }) },
+
+  'keys.list': { roles: BUILDERS, input: async (c) => ({ establishment_id: c.est }) },
+  'keys.create': {
+    roles: BUILDERS,
+    input: async (c) => ({ establishment_id: c.est, name: `key ${++counter}`, mode: 'test', permissions: ['*'] }),
+  },
+  'keys.revoke': { roles: BUILDERS, input: async (c) => ({ establishment_id: c.est, id: await make.key(c.of) }), foreign: 404 },
+
+  'webhooks.list': { roles: EVERYONE, input: async (c) => mode(c) },
+  'webhooks.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.webhook(c.of) }), foreign: 404 },
+  'webhooks.create': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), url: 'https://93.184.216.34/hook', events: ['record.created'] }),
+  },
+  'webhooks.update': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), id: await make.webhook(c.of), description: 'changed' }),
+    foreign: 404,
+  },
+  'webhooks.delete': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.webhook(c.of) }), foreign: 404 },
+  'webhooks.reactivate': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.webhook(c.of) }), foreign: 404 },
+  'webhooks.rotateSecret': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), id: await make.webhook(c.of), grace_period_seconds: 0 }),
+    foreign: 404,
+  },
+  'webhooks.sendTest': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.webhook(c.of) }), foreign: 404 },
+  'webhooks.deliveries': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.webhook(c.of) }), foreign: 404 },
+  'webhooks.resend': { roles: BUILDERS, input: async (c) => ({ ...mode(c), ...(await make.delivery(c.of)) }), foreign: 404 },
+  'webhooks.inbound': { roles: EVERYONE, input: async (c) => ({ establishment_id: c.est }) },
+
+  'integrations.list': { roles: EVERYONE, input: async (c) => mode(c) },
+  'integrations.create': {
+    roles: BUILDERS,
+    input: async (c) => {
+      await roomForIntegration(c);
+      return { ...mode(c), kind: 'odoo', name: `Odoo ${++counter}` };
+    },
+  },
+  'integrations.update': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), id: await make.integration(c.of), name: 'renamed' }),
+    foreign: 404,
+  },
+  'integrations.rotate': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.integration(c.of) }), foreign: 404 },
+  'integrations.revoke': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.integration(c.of) }), foreign: 404 },
+
+  'team.get': { roles: EVERYONE },
+  'team.invite': { roles: ADMINS, input: async () => ({ email: `new-${randomUUID().slice(0, 8)}@example.com`, role: 'viewer' }) },
+  'team.revokeInvitation': { roles: ADMINS, input: async (c) => ({ id: (await make.invitation(c.of)).id }), foreign: 404 },
+  'team.changeRole': { roles: ADMINS, input: async (c) => ({ user_id: await make.member(c.of), role: 'developer' }), foreign: 404 },
+  'team.memberApiKeys': { roles: ADMINS, input: async (c) => ({ user_id: await make.member(c.of) }), foreign: 404 },
+  'team.remove': { roles: ADMINS, input: async (c) => ({ user_id: await make.member(c.of) }), foreign: 404 },
+
+  'audit.list': { roles: ADMINS, input: async () => ({}) },
+  'catalog.get': { roles: EVERYONE },
+
+  'insights.analytics': { roles: EVERYONE, input: async (c) => mode(c) },
+  'insights.periods': { roles: EVERYONE, input: async (c) => mode(c) },
+  'insights.benchmark': { roles: EVERYONE, input: async (c) => mode(c) },
+  'insights.alerts': { roles: EVERYONE, input: async (c) => mode(c) },
+  'insights.forecast': { roles: EVERYONE, input: async (c) => mode(c) },
+  'insights.demand': { roles: EVERYONE, input: async (c) => mode(c) },
+
+  'plan.history': { roles: EVERYONE, input: async (c) => mode(c) },
+  'plan.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.plan(c.of), lang: 'es' }), foreign: 404 },
+  'plan.generate': { roles: BUILDERS, input: async (c) => ({ ...mode(c), lang: 'es' }) },
+
+  'records.list': { roles: EVERYONE, input: async (c) => mode(c) },
+  'records.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.record(c.of) }), foreign: 404 },
+  'records.verify': { roles: EVERYONE, input: async (c) => mode(c) },
+  'records.create': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), ...validRecord(), shift_id: await make.shift(c.of), session_id: await make.session(c.of) }),
+    foreign: 400,
+  },
+  'records.correct': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), record_id: await make.record(c.of), weight_kg: 2 }),
+    foreign: 404,
+  },
+
+  'shifts.list': { roles: EVERYONE, input: async (c) => mode(c) },
+  'shifts.create': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), shift: { name: 'Mañana', start_time: '06:00', end_time: '14:00' } }),
+  },
+  'shifts.update': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), id: await make.shift(c.of), shift: { name: 'Tarde', start_time: '14:00', end_time: '22:00' } }),
+    foreign: 404,
+  },
+  'shifts.archive': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of), archived: true }), foreign: 404 },
+  'shifts.delete': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of) }), foreign: 404 },
+  'shifts.sessions': { roles: EVERYONE, input: async (c) => mode(c) },
+  'shifts.session': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.session(c.of) }), foreign: 404 },
+};
+
+/** The router's procedures, read from the router object itself. */
+function procedures(): [string, 'query' | 'mutation'][] {
+  const router = createDashboardRouter({
+    webhookTargets: { production: false, allowPrivate: false },
+    secrets: undefined as never,
+    publicUrl: 'http://x',
+    catalog: undefined as never,
+    signer: undefined as never,
+    invitations: undefined as never,
+  });
+  return Object.entries(router._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>).map(([path, p]) => [
+    path,
+    p._def.type,
+  ]);
+}
+const kindOf = new Map<string, 'query' | 'mutation'>();
+
+async function signedIn(email: string): Promise<DashboardBrowser> {
+  const browser = new DashboardBrowser(t.app);
+  await browser.signIn(email, PASSWORD);
+  return browser;
+}
+
+const browsers = new Map<string, DashboardBrowser>();
+/** The member's signed-in browser (signed in once), or a new session when the call ends it. */
+async function browserOf(member: Member, entry: Pick<Entry, 'endsSession'>): Promise<DashboardBrowser> {
+  if (entry.endsSession) {
+    browsers.delete(member.id); // it ends every session of the member, this one too
+    return signedIn(member.email);
+  }
+  let browser = browsers.get(member.id);
+  if (!browser) {
+    browser = await signedIn(member.email);
+    browsers.set(member.id, browser);
+  }
+  return browser;
+}
+
+async function call(browser: DashboardBrowser, path: string, input: unknown): Promise<LightMyRequestResponse> {
+  return browser.raw(kindOf.get(path) as 'query' | 'mutation', path, input);
+}
+
+const appCode = (res: LightMyRequestResponse) => res.json().error?.data?.app_code;
+const describeAnswer = (path: string, who: string, res: LightMyRequestResponse) =>
+  `${who}: ${path} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+
+/** Runs a call that must be refused with `status`, and checks that the database did not change. */
+async function refused(browser: DashboardBrowser, path: string, input: unknown, status: number, who: string) {
+  const before = await tableDigests(t.db);
+  const res = await call(browser, path, input);
+  const label = describeAnswer(path, who, res);
+  expect(res.statusCode, label).toBe(status);
+  expect(appCode(res), label).toBe({ 400: 'validation_error', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' }[status]);
+  expect(changedDigests(before, await tableDigests(t.db)), `${label} wrote`).toEqual([]);
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: () => NOW, config: { TRUST_PROXY: 'true' } });
+  const tenantA = await createTenant(t.db);
+  const tenantB = await createTenant(t.db);
+  members = {
+    owner: await createMember(t.db, tenantA.organizationId, 'owner'),
+    admin: await createMember(t.db, tenantA.organizationId, 'admin'),
+    developer: await createMember(t.db, tenantA.organizationId, 'developer'),
+    viewer: await createMember(t.db, tenantA.organizationId, 'viewer'),
+  };
+  a = { ...tenantA, owner: members.owner };
+  b = { ...tenantB, owner: await createMember(t.db, tenantB.organizationId, 'owner') };
+  for (const [path, kind] of procedures()) kindOf.set(path, kind);
+  // Something in each of A's lists, so that an answer leaking them would show.
+  await make.record(a);
+  await make.webhook(a);
+  await make.integration(a);
+});
+afterAll(() => t?.close());
+
+describe('dashboard roles', () => {
+  it('has a row for every procedure of the router, and no row for a procedure it lacks', () => {
+    const paths = [...kindOf.keys()].sort();
+    expect(paths.length).toBeGreaterThan(50);
+    expect(
+      paths.filter((p) => !(p in TABLE)),
+      'procedures without a row',
+    ).toEqual([]);
+    expect(
+      Object.keys(TABLE).filter((p) => !kindOf.has(p)),
+      'rows without a procedure',
+    ).toEqual([]);
+  });
+
+  it('without a session, refuses every procedure but the public ones (401, nothing written); the public ones answer', async () => {
+    for (const [path, entry] of Object.entries(TABLE)) {
+      const input = await entry.input?.({ est: a.establishmentId, livemode: false, of: a });
+      const anonymous = new DashboardBrowser(t.app);
+      if (entry.roles === 'public') {
+        const res = await call(anonymous, path, input);
+        expect(res.statusCode, describeAnswer(path, 'nobody', res)).toBe(200);
+      } else {
+        await refused(anonymous, path, input, 401, 'nobody');
+      }
+    }
+  });
+
+  it.each(ROLES)('%s: may call what the role allows (200) and is refused the rest (403, nothing written)', async (role) => {
+    const member = members[role];
+    for (const [path, entry] of Object.entries(TABLE)) {
+      if (entry.roles === 'public') continue;
+      const browser = await browserOf(member, entry);
+      const input = await entry.input?.({ est: a.establishmentId, livemode: false, of: a });
+      if (entry.roles.includes(role)) {
+        const res = await call(browser, path, input);
+        expect(res.statusCode, describeAnswer(path, role, res)).toBe(200);
+      } else {
+        await refused(browser, path, input, 403, role);
+      }
+    }
+  });
+
+  it("keeps a session of another organisation out of everything of this one's, and shows it none of it", async () => {
+    const ownRows: TenantRows = { establishmentIds: [b.establishmentId], organizationId: b.organizationId, userIds: [b.owner.id] };
+    const markers = () => [a.organizationId, a.establishmentId, ...Object.values(members).map((m) => m.email), ...made];
+    for (const [path, entry] of Object.entries(TABLE)) {
+      if (entry.roles === 'public') continue;
+      const browser = await browserOf(b.owner, entry);
+      // A's establishment named outright, then A's objects named from B's own establishment.
+      for (const est of [a.establishmentId, b.establishmentId]) {
+        const input = await entry.input?.({ est, livemode: false, of: a });
+        const scoped = typeof input === 'object' && input !== null && 'establishment_id' in input;
+        if (est === b.establishmentId && !scoped) continue; // the same call as above
+        const who = `organisation B naming ${est === a.establishmentId ? "A's establishment" : "A's objects in its own"}`;
+        if ((scoped && est === a.establishmentId) || entry.foreign) {
+          await refused(browser, path, input, scoped && est === a.establishmentId ? 404 : (entry.foreign as number), who);
+          continue;
+        }
+        // Nothing of A is named: B works on its own data, and sees and writes nothing of A's.
+        const before = await tableDigests(t.db, ownRows);
+        const res = await call(browser, path, input);
+        const label = describeAnswer(path, who, res);
+        expect(res.statusCode, label).toBe(200);
+        for (const marker of markers()) expect(res.body.includes(marker), `${label} shows ${marker}`).toBe(false);
+        expect(changedDigests(before, await tableDigests(t.db, ownRows)), `${label} wrote outside B`).toEqual([]);
+      }
+    }
+  });
+
+  it("refuses a delivery of A's named under a subscription of B's own (the one id nested in another)", async () => {
+    const own = await make.webhook(b);
+    const { delivery_id } = await make.delivery(a);
+    const input = { establishment_id: b.establishmentId, livemode: false, id: own, delivery_id };
+    await refused(await browserOf(b.owner, {}), 'webhooks.resend', input, 404, 'organisation B');
+  });
+
+  it('refuses objects of test mode named in live mode, as objects of another establishment', async () => {
+    let checked = 0;
+    for (const [path, entry] of Object.entries(TABLE)) {
+      if (entry.roles === 'public' || !entry.foreign) continue;
+      const input = await entry.input?.({ est: a.establishmentId, livemode: true, of: a });
+      if (!(typeof input === 'object' && input !== null && 'livemode' in input)) continue;
+      await refused(await browserOf(members.owner, entry), path, input, entry.foreign, 'the owner in live mode');
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(15);
+  });
+});
