@@ -54,8 +54,7 @@ const env = {
   HTTPS_PORT: String(httpsPort),
   HTTP_PORT: String(httpsPort + 1),
   MAILPIT_PORT: String(httpsPort + 2),
-  MERMA_SUBNET: `172.30.${octet}.0/24`,
-  MERMA_PROXY_ADDRESS: `172.30.${octet}.10`,
+  MERMA_NETWORK_PREFIX: `172.30.${octet}`,
   PUBLIC_URL: `https://localhost:${httpsPort}`,
 };
 const compose = (args, options = {}) =>
@@ -133,7 +132,7 @@ try {
   const plain = await fetch(`http://localhost:${httpsPort + 1}/api/v1/destinos`, { redirect: 'manual' }).catch((e) => e);
   check(
     'plain HTTP on HTTP_PORT is sent to HTTPS',
-    plain.status >= 301 && plain.status <= 308 && String(plain.headers?.get('location')).startsWith('https://'),
+    plain.status === 308 && plain.headers?.get('location') === `${env.PUBLIC_URL}/api/v1/destinos`,
     `${plain.status ?? plain.message} → ${plain.headers?.get?.('location')}`,
   );
   const containers = spawnSync(engine, ['ps', '-q', '--filter', `label=com.docker.compose.project=${project}`], { encoding: 'utf8' })
@@ -197,7 +196,7 @@ try {
 
   // 4. Mail reaches Mailpit, its link on PUBLIC_URL.
   const invitee = `owner-${project}@example.test`;
-  const org = inside('server', ['merma-admin', 'org', 'create', '--name', 'Compose check', '--admin-email', invitee]);
+  const org = inside('server', ['merma-admin', 'org', 'create', '--name', 'Compose check', '--plan', 'basic', '--admin-email', invitee]);
   const mailed = await until('the invitation in Mailpit', 30_000, async () => {
     const list = await (await fetch(`http://127.0.0.1:${httpsPort + 2}/api/v1/messages`)).json();
     return list.messages?.find((m) => JSON.stringify(m.To).includes(invitee));

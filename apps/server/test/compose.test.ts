@@ -37,7 +37,7 @@ type Service = {
 };
 const compose = parse(interpolate(raw), { merge: true }) as {
   services: Record<string, Service>;
-  networks: Record<string, { ipam: { config: { subnet: string }[] } }>;
+  networks: Record<string, { ipam: { config: { subnet: string; ip_range?: string }[] } }>;
 };
 const { proxy, server, keygen, mailpit } = compose.services as Record<string, Service>;
 const runtimeEnv: Record<string, string> = Object.fromEntries(
@@ -76,6 +76,18 @@ describe('compose.yaml, as written', () => {
     expect(address?.startsWith((subnet as string).split('.').slice(0, 3).join('.'))).toBe(true);
   });
 
+  it('no other container can be given the proxy’s address (it lies outside the range they draw from)', () => {
+    // Without this, a second `up` may hand .10 to whichever container starts first and the proxy
+    // cannot start (an IPAM error seen with podman after `down`).
+    const range = compose.networks.merma?.ipam.config[0]?.ip_range;
+    expect(range).toBe('172.30.77.128/25');
+    const [base, bits] = (range as string).split('/');
+    const last = (ip: string) => Number(ip.split('.')[3]);
+    const address = (proxy?.networks as Record<string, { ipv4_address: string }>).merma?.ipv4_address as string;
+    const first = last(base as string);
+    expect(last(address) < first || last(address) >= first + 2 ** (32 - Number(bits))).toBe(true);
+  });
+
   it('the proxy terminates TLS for PUBLIC_URL’s host and port and passes requests to the server’s port', () => {
     const publicUrl = new URL(server?.environment?.PUBLIC_URL as string);
     expect(publicUrl.protocol).toBe('https:');
@@ -84,6 +96,11 @@ describe('compose.yaml, as written', () => {
     expect(caddyfile).toMatch(/^\{\$MERMA_SITE:localhost\} \{/m);
     expect(caddyfile).toContain(`reverse_proxy server:${runtimeEnv.PORT}`);
     expect(proxy?.volumes).toContain('./deploy/Caddyfile:/etc/caddy/Caddyfile:ro');
+  });
+
+  it('plain HTTP is sent to PUBLIC_URL, port included (Caddy’s own redirect would drop 8443)', () => {
+    expect(proxy?.environment?.PUBLIC_URL).toBe(server?.environment?.PUBLIC_URL);
+    expect(caddyfile).toMatch(/^http:\/\/\{\$MERMA_SITE:localhost\} \{\n\s*redir \{\$PUBLIC_URL\}\{uri\} 308\n\}/m);
   });
 
   it('mail goes to the catcher, and the key is generated once into the volume the server reads', () => {
