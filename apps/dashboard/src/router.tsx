@@ -6,6 +6,7 @@ import {
   createRouter,
   lazyRouteComponent,
   Outlet,
+  type RouterHistory,
   redirect,
   retainSearchParams,
 } from '@tanstack/react-router';
@@ -287,28 +288,37 @@ const routeTree = rootRoute.addChildren([
   ]),
 ]);
 
-export const router = createRouter({
-  routeTree,
-  basepath: '/dashboard',
-  context: { queryClient, trpc },
-  defaultPreload: 'intent',
-  // The query cache decides freshness; the router always asks it.
-  defaultPreloadStaleTime: 0,
-  defaultPendingComponent: PagePending,
-  defaultErrorComponent: RouteError,
-  scrollRestoration: true,
-});
+/**
+ * The app's router over `history` (the browser's by default; the component tests pass a memory
+ * history). The router made last is the one a 401 sends to sign-in.
+ */
+export function createAppRouter(history?: RouterHistory) {
+  const router = createRouter({
+    routeTree,
+    ...(history ? { history } : {}),
+    basepath: '/dashboard',
+    context: { queryClient, trpc },
+    defaultPreload: 'intent',
+    // The query cache decides freshness; the router always asks it.
+    defaultPreloadStaleTime: 0,
+    defaultPendingComponent: PagePending,
+    defaultErrorComponent: RouteError,
+    scrollRestoration: true,
+  });
+  // A call answered 401 inside the app (the session ended or was ended elsewhere): back to sign-in.
+  onUnauthorized(() => {
+    const { location, matches } = router.state;
+    if (!matches.some((m) => m.routeId.startsWith('/app'))) return;
+    queryClient.clear();
+    void router.navigate({ to: '/sign-in', search: { redirect: location.href } });
+  });
+  return router;
+}
+
+export const router = createAppRouter();
 
 declare module '@tanstack/react-router' {
   interface Register {
     router: typeof router;
   }
 }
-
-// A call answered 401 inside the app (the session ended or was ended elsewhere): back to sign-in.
-onUnauthorized(() => {
-  const { location, matches } = router.state;
-  if (!matches.some((m) => m.routeId.startsWith('/app'))) return;
-  queryClient.clear();
-  void router.navigate({ to: '/sign-in', search: { redirect: location.href } });
-});

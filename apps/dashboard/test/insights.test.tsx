@@ -1,0 +1,105 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { ApiError, api } from './support/api.ts';
+import { analytics, appFixtures, forecast, ids, noDemand, overviewFixtures } from './support/fixtures.ts';
+import { renderApp, t } from './support/render.tsx';
+
+/** Today in Madrid at the tests' "now": the 25th (UTC and New York are still on the 24th). */
+const TODAY = '2026-11-25';
+const scope = { establishment_id: ids.establishment, livemode: false };
+
+describe('overview', () => {
+  it('asks for the range chosen, ending on the establishment’s today, and keeps it in the URL', async () => {
+    api.use({ ...appFixtures('owner'), ...overviewFixtures(), 'insights.analytics': analytics() });
+    const { user, search } = await renderApp('/overview');
+    expect(api.last('insights.analytics')).toEqual({ ...scope, from: '2026-10-27', to: TODAY, group_by: 'day' });
+
+    await user.click(screen.getByRole('radio', { name: t('overview.ranges.90d') }));
+    await waitFor(() => expect(search()).toMatchObject({ range: '90d' }));
+    await waitFor(() => expect(api.last('insights.analytics')).toEqual({ ...scope, from: '2026-08-28', to: TODAY, group_by: 'week' }));
+
+    await user.click(screen.getByRole('radio', { name: t('overview.ranges.12m') }));
+    await waitFor(() => expect(search()).toMatchObject({ range: '12m' }));
+    await waitFor(() => expect(api.last('insights.analytics')).toEqual({ ...scope, from: '2025-12-01', to: TODAY, group_by: 'month' }));
+  });
+
+  it('shows this period against the last one', async () => {
+    api.use({ ...appFixtures('viewer'), ...overviewFixtures(), 'insights.analytics': analytics() });
+    await renderApp('/overview');
+    // Today 2.5 kg against 5 kg yesterday: down by half; the week had nothing before to compare with.
+    const today = screen.getByRole('region', { name: t('overview.periods.today') });
+    expect(within(today).getByTestId('period-today-kg')).toHaveTextContent('2.5 kg');
+    expect(today).toHaveTextContent('50%');
+    expect(today).toHaveTextContent(t('overview.previous.today', { kg: '5 kg' }));
+    expect(screen.getByRole('region', { name: t('overview.periods.week') })).toHaveTextContent(t('overview.noPrevious'));
+  });
+
+  it.each([
+    ['developer', true],
+    ['viewer', false],
+  ] as const)('with no records yet, tells a %s how to send the first one', async (role, canCreateKeys) => {
+    api.use({ ...appFixtures(role), ...overviewFixtures(), 'insights.analytics': analytics() });
+    await renderApp('/overview?mode=live');
+    const empty = screen.getByText(t('overview.empty.title')).closest<HTMLElement>('[role="alert"]');
+    if (!empty) throw new Error('no empty state');
+    // The example uses this server's address and the key prefix of the mode on screen.
+    expect(empty).toHaveTextContent('curl -X POST http://localhost:3000/api/v1/records');
+    expect(empty).toHaveTextContent('Bearer svc_live_');
+    if (canCreateKeys) expect(within(empty).getByRole('link', { name: t('overview.empty.keys') })).toBeInTheDocument();
+    else {
+      expect(within(empty).queryByRole('link')).not.toBeInTheDocument();
+      expect(empty).toHaveTextContent(t('overview.empty.askDeveloper'));
+    }
+  });
+});
+
+describe('forecast', () => {
+  function forecastPage(historyDays: number) {
+    api.use({ ...appFixtures('owner'), 'insights.forecast': (input) => forecast(input, historyDays), 'insights.demand': noDemand });
+  }
+
+  it('says there is nothing to forecast before the first records, and no sales yet', async () => {
+    forecastPage(0);
+    await renderApp('/forecast');
+    expect(await screen.findByTestId('forecast-empty')).toHaveTextContent(t('forecast.empty.title'));
+    expect(screen.getByTestId('forecast-empty')).toHaveTextContent(t('forecast.empty.body', { mode: t('forecast.empty.modes.test') }));
+    expect(await screen.findByText(t('forecast.demand.empty.title'))).toBeInTheDocument();
+    expect(screen.queryByRole('table', { name: t('forecast.tableCaption') })).not.toBeInTheDocument();
+  });
+
+  it('puts the horizon and the category in the URL and in the query', async () => {
+    forecastPage(30);
+    const { user, search } = await renderApp('/forecast');
+    await waitFor(() => expect(api.last('insights.forecast')).toEqual({ ...scope, horizon: 14 }));
+    expect(await screen.findByText(t('forecast.methods.holtWinters'))).toBeInTheDocument();
+
+    await user.click(screen.getByRole('radio', { name: t('forecast.weeks', { count: 4 }) }));
+    await waitFor(() => expect(search()).toMatchObject({ weeks: 4 }));
+    await waitFor(() => expect(api.last('insights.forecast')).toEqual({ ...scope, horizon: 28 }));
+
+    // The page waits for the new forecast, then shows its filters again.
+    await user.click(await screen.findByRole('combobox', { name: t('forecast.category') }));
+    await user.click(await screen.findByRole('option', { name: t('categories.fish') }));
+    await waitFor(() => expect(search()).toMatchObject({ weeks: 4, category: 'fish' }));
+    await waitFor(() => expect(api.last('insights.forecast')).toEqual({ ...scope, horizon: 28, food_category: 'fish' }));
+    await waitFor(() => expect(api.last('insights.demand')).toEqual({ ...scope, horizon: 1, food_category: 'fish' }));
+  });
+
+  it('shows a failed production advice in words, with a way to try again', async () => {
+    forecastPage(30);
+    let refusals = 0;
+    api.use({
+      'insights.demand': () => {
+        refusals += 1;
+        if (refusals === 1) throw new ApiError('plan_required', 'The demand forecast needs the pro plan');
+        return noDemand;
+      },
+    });
+    const { user } = await renderApp('/forecast');
+    const section = screen.getByRole('region', { name: t('forecast.demand.title') });
+    const alert = await within(section).findByRole('alert');
+    expect(alert).toHaveTextContent(t('errors.codes.plan_required'));
+    await user.click(within(alert).getByRole('button', { name: t('common.retry') }));
+    expect(await within(section).findByText(t('forecast.demand.empty.title'))).toBeInTheDocument();
+  });
+});

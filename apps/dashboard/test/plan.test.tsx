@@ -1,0 +1,81 @@
+import { ROLES, type Role } from '@merma/schema/dashboard';
+import { screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { ApiError, api } from './support/api.ts';
+import { appFixtures, ids, plan } from './support/fixtures.ts';
+import { findNotification, renderApp, t } from './support/render.tsx';
+
+const scope = { establishment_id: ids.establishment, livemode: false };
+const NEW_PLAN = 'e3b1be0a-7c0c-4a0e-8eff-000000000009';
+
+function planPage(role: Role, current: ReturnType<typeof plan> | null) {
+  api.use({
+    ...appFixtures(role),
+    'plan.get': current,
+    'plan.history': { data: current ? [{ ...current }] : [], next_cursor: null },
+  });
+}
+
+describe('plan: who may generate it', () => {
+  const generates: Record<Role, boolean> = { owner: true, admin: true, developer: true, viewer: false };
+  it.each(ROLES)('%s, before the first plan', async (role) => {
+    planPage(role, null);
+    await renderApp('/plan');
+    expect(api.last('plan.get')).toEqual({ ...scope, lang: 'en' });
+    expect(screen.getByText(t('plan.page.emptyTitle'))).toBeInTheDocument();
+    expect(screen.getByText(generates[role] ? t('plan.page.empty') : t('plan.page.emptyViewer'))).toBeInTheDocument();
+    const generate = screen.queryByRole('button', { name: t('plan.page.generate') });
+    if (generates[role]) expect(generate).toBeInTheDocument();
+    else expect(generate).not.toBeInTheDocument();
+    // Nothing to print yet.
+    expect(screen.queryByRole('button', { name: t('plan.page.print') })).not.toBeInTheDocument();
+  });
+});
+
+describe('plan: the document', () => {
+  it('is marked as test data in test mode, and not in live mode', async () => {
+    planPage('viewer', plan());
+    await renderApp('/plan');
+    expect(screen.getByRole('heading', { name: t('plan.doc.title', { establishment: 'Casa Pepe' }) })).toBeInTheDocument();
+    expect(screen.getByTestId('plan-test-marker')).toHaveTextContent(t('plan.doc.testMarker'));
+    expect(screen.getByTestId('plan-cif')).toHaveTextContent('B12345678');
+  });
+
+  it('has no test-data marker in live mode', async () => {
+    planPage('viewer', plan());
+    await renderApp('/plan?mode=live');
+    expect(api.last('plan.get')).toEqual({ ...scope, livemode: true, lang: 'en' });
+    expect(screen.getByRole('heading', { name: t('plan.doc.title', { establishment: 'Casa Pepe' }) })).toBeInTheDocument();
+    expect(screen.queryByTestId('plan-test-marker')).not.toBeInTheDocument();
+  });
+});
+
+describe('plan: generating one', () => {
+  it('sends the scope and the page’s language, then shows the new plan by its id in the URL', async () => {
+    planPage('developer', null);
+    api.use({ 'plan.generate': () => plan({ id: NEW_PLAN }) });
+    const { user, search } = await renderApp('/plan');
+    api.use({ 'plan.get': (input) => (input.id === NEW_PLAN ? plan({ id: NEW_PLAN }) : null) });
+    await user.click(screen.getByRole('button', { name: t('plan.page.generate') }));
+    await waitFor(() => expect(api.last('plan.generate')).toEqual({ ...scope, lang: 'en' }));
+    await findNotification(t('plan.page.generated'));
+    await waitFor(() => expect(search()).toMatchObject({ plan: NEW_PLAN }));
+    await waitFor(() => expect(api.last('plan.get')).toEqual({ ...scope, lang: 'en', id: NEW_PLAN }));
+    expect(await screen.findByRole('heading', { name: t('plan.doc.title', { establishment: 'Casa Pepe' }) })).toBeInTheDocument();
+  });
+
+  it('raises a refusal as a notification in words, and stays empty', async () => {
+    planPage('owner', null);
+    api.use({
+      'plan.generate': () => {
+        throw new ApiError('rate_limited', 'Too many plans');
+      },
+    });
+    const { user, search } = await renderApp('/plan');
+    await user.click(screen.getByRole('button', { name: t('plan.page.generate') }));
+    const notification = await findNotification(t('errors.codes.rate_limited'));
+    expect(notification).toHaveTextContent(t('errors.title'));
+    expect(search()).not.toHaveProperty('plan');
+    expect(screen.getByText(t('plan.page.emptyTitle'))).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,273 @@
+import type { Role } from '@merma/schema/dashboard';
+import type { Fixtures, Output } from './api.ts';
+
+/**
+ * The data the pages are shown: one organisation with one establishment in Madrid, its catalogue
+ * and shifts. Every builder is typed by the procedure whose answer it is.
+ */
+
+export const ids = {
+  user: '0b7a1d6e-1c55-4a4e-9a43-2f3f7e6f1a01',
+  organization: '0b7a1d6e-1c55-4a4e-9a43-2f3f7e6f1a02',
+  establishment: '0b7a1d6e-1c55-4a4e-9a43-2f3f7e6f1a03',
+  otherEstablishment: '0b7a1d6e-1c55-4a4e-9a43-2f3f7e6f1a04',
+  donation: '5d1f1a0c-7f0e-4c0a-8a55-000000000001',
+  compost: '5d1f1a0c-7f0e-4c0a-8a55-000000000002',
+  overproduction: '6a2e2b1d-8f1f-4d1b-9b66-000000000001',
+  expired: '6a2e2b1d-8f1f-4d1b-9b66-000000000002',
+  lunch: '7b3f3c2e-9a2a-4e2c-8c77-000000000001',
+  dinner: '7b3f3c2e-9a2a-4e2c-8c77-000000000002',
+  record: '8c4a4d3f-0b3b-4f3d-9d88-000000000001',
+  key: '9d5b5e4a-1c4c-4a4e-8e99-000000000001',
+  webhook: 'ae6c6f5b-2d5d-4b5f-9faa-000000000001',
+  member: 'bf7d7a6c-3e6e-4c6a-8abb-000000000001',
+  invitation: 'c08e8b7d-4f7f-4d7b-9bcc-000000000001',
+  plan: 'd19f9c8e-5a8a-4e8c-8cdd-000000000001',
+} as const;
+
+/** The establishment's zone: east of UTC, so that its "today" is not the UTC one near midnight. */
+export const TIMEZONE = 'Europe/Madrid';
+
+type Me = NonNullable<Output<'auth.me'>>;
+
+export const establishment: Me['establishments'][number] = {
+  id: ids.establishment,
+  name: 'Casa Pepe',
+  cif: 'B12345678',
+  timezone: TIMEZONE,
+};
+
+export function me(role: Role, establishments: Me['establishments'] = [establishment]): Me {
+  return {
+    user: { id: ids.user, email: 'ana@example.com', name: 'Ana' },
+    organization: { id: ids.organization, name: 'Grupo Pepe', plan: 'enterprise', api_enabled: true },
+    role,
+    organizations: [{ id: ids.organization, name: 'Grupo Pepe', role }],
+    establishments,
+    csrf_token: 'csrf-token',
+    public_url: 'http://localhost:3000',
+  };
+}
+
+export const catalog: Output<'catalog.get'> = {
+  causes: [
+    { id: ids.overproduction, nombre: 'Sobreproducción', icono: 'chef', activo: true },
+    { id: ids.expired, nombre: 'Caducado', icono: 'calendar', activo: true },
+  ],
+  destinations: [
+    { id: ids.donation, nombre: 'Donación', orden: 1, es_recuperacion: true, code: 'donation' },
+    { id: ids.compost, nombre: 'Compostaje', orden: 4, es_recuperacion: true, code: 'compost' },
+  ],
+};
+
+export const shifts: Output<'shifts.list'> = [
+  { id: ids.lunch, name: 'Comidas', start_time: '12:00', end_time: '16:00', archived: false },
+  { id: ids.dinner, name: 'Cenas', start_time: '20:00', end_time: '23:30', archived: false },
+];
+
+export function wasteRecord(over: Partial<Output<'records.create'>> = {}): Output<'records.create'> {
+  return {
+    id: ids.record,
+    establishment_id: ids.establishment,
+    livemode: false,
+    food_category: 'bakery',
+    weight_kg: 1.25,
+    destino_id: ids.donation,
+    causa_id: ids.overproduction,
+    product_name: 'Barra de pan',
+    waste_stage: 'service',
+    shift_id: ids.lunch,
+    session_id: null,
+    notes: null,
+    photo_url: null,
+    source: 'dashboard',
+    record_hash: 'a'.repeat(64),
+    created_at: '2026-11-24T13:05:00.000Z',
+    occurred_at: '2026-11-24T13:00:00.000Z',
+    supersedes_id: null,
+    ...over,
+  };
+}
+
+/** A row of the records table: a record and the correction that replaced it (none). */
+export function recordRow(over: Partial<Output<'records.list'>['data'][number]> = {}): Output<'records.list'>['data'][number] {
+  return { ...wasteRecord(), superseded_by: null, ...over };
+}
+
+export function recordsPage(rows: Output<'records.list'>['data']): Output<'records.list'> {
+  return {
+    data: rows,
+    next_cursor: null,
+    total: rows.length,
+    total_kg: rows.reduce((sum, r) => sum + r.weight_kg, 0),
+  };
+}
+
+export function apiKey(over: Partial<Output<'keys.list'>[number]> = {}): Output<'keys.list'>[number] {
+  return {
+    id: ids.key,
+    name: 'TPV cocina',
+    mode: 'test',
+    redacted: 'svc_test_…a1B2',
+    permissions: ['*'],
+    created_by: { id: ids.user, email: 'ana@example.com', name: 'Ana' },
+    created_at: '2026-11-01T09:00:00.000Z',
+    last_used_at: null,
+    revoked_at: null,
+    ...over,
+  };
+}
+
+export function webhook(over: Partial<Output<'webhooks.list'>[number]> = {}): Output<'webhooks.list'>[number] {
+  return {
+    id: ids.webhook,
+    url: 'https://erp.example.com/merma',
+    events: ['record.created'],
+    status: 'active',
+    description: null,
+    consecutive_failures: 0,
+    created_at: '2026-11-01T09:00:00.000Z',
+    deactivated_at: null,
+    deactivation_reason: null,
+    previous_secret_expires_at: null,
+    ...over,
+  };
+}
+
+export const inbound: Output<'webhooks.inbound'> = {
+  url: 'http://localhost:3000/api/v1/webhooks/inbound',
+  events: ['inventory.loss'],
+  sample: { event: 'inventory.loss', payload: { source: 'my-pos', quantity_kg: 2.5 } },
+};
+
+type Member = Output<'team.get'>['members'][number];
+type Invitation = Output<'team.get'>['invitations'][number];
+
+export const luis: Member = {
+  user_id: ids.member,
+  email: 'luis@example.com',
+  name: 'Luis',
+  role: 'developer',
+  joined_at: '2026-02-10T09:00:00.000Z',
+};
+
+export const pendingInvitation: Invitation = {
+  id: ids.invitation,
+  email: 'marta@example.com',
+  role: 'viewer',
+  invited_by: 'ana@example.com',
+  created_at: '2026-11-20T09:00:00.000Z',
+  expires_at: '2026-11-27T09:00:00.000Z',
+};
+
+/** The team as `role` (Ana, the user) sees it: Ana, Luis and an invitation for Marta. */
+export function team(role: Role): Output<'team.get'> {
+  return {
+    members: [{ user_id: ids.user, email: 'ana@example.com', name: 'Ana', role, joined_at: '2026-01-10T09:00:00.000Z' }, luis],
+    invitations: [pendingInvitation],
+  };
+}
+
+/** What every page inside the app asks for, for a member of `role`. */
+export function appFixtures(role: Role): Fixtures {
+  return {
+    'auth.me': me(role),
+    'catalog.get': catalog,
+    'shifts.list': shifts,
+  };
+}
+
+export function plan(over: Partial<NonNullable<Output<'plan.get'>>> = {}): NonNullable<Output<'plan.get'>> {
+  return {
+    id: ids.plan,
+    establishment_id: ids.establishment,
+    generated_at: '2026-11-20T10:00:00.000Z',
+    lang: 'en',
+    period: { from: '2025-11-20', to: '2026-11-19' },
+    total_kg: 1234.5,
+    total_records: 321,
+    by_stage: [{ key: 'service', label: 'Service', kg: 800, share: 0.648 }],
+    by_category: [{ key: 'bakery', label: 'Bakery', kg: 600, share: 0.486 }],
+    by_cause: [],
+    by_shift: [],
+    destinations: [{ key: 'donation', label: 'Donation', kg: 300, share: 0.243, orden: 1, es_recuperacion: true }],
+    below_feed_kg: 934.5,
+    hotspots: [
+      {
+        food_category: 'bakery',
+        food_category_label: 'Bakery',
+        waste_stage: 'service',
+        waste_stage_label: 'Service',
+        kg: 500,
+        share: 0.405,
+        measures: ['Bake smaller batches in the afternoon.'],
+      },
+    ],
+    target: { baseline_year: 2026, baseline_kg: 1234.5, target_2030_kg: 617.25, reduction: 0.5, note: 'Halve it by 2030.' },
+    ...over,
+  };
+}
+
+type Scope = { establishment_id: string; livemode: boolean };
+
+export function analytics(over: Partial<Output<'insights.analytics'>> = {}): Output<'insights.analytics'> {
+  return {
+    total_kg: 0,
+    total_records: 0,
+    by_category: {},
+    by_destino: {},
+    by_cause: {},
+    by_stage: {},
+    recovery_rate: null,
+    trend: [],
+    from: '2026-10-27',
+    to: '2026-11-25',
+    group_by: 'day',
+    ...over,
+  };
+}
+
+export const periods: Output<'insights.periods'> = (['today', 'week', 'month'] as const).map((period) => ({
+  period,
+  from: '2026-11-25',
+  to: '2026-11-25',
+  kg: period === 'today' ? 2.5 : 40,
+  previous_from: '2026-11-24',
+  previous_to: '2026-11-24',
+  previous_kg: period === 'today' ? 5 : 0,
+}));
+
+/** What the overview asks for besides the analytics of its range. */
+export function overviewFixtures(): Fixtures {
+  return {
+    'insights.periods': periods,
+    'insights.benchmark': { available: false, reason: 'plan' },
+    'insights.alerts': [],
+  };
+}
+
+export function forecast(input: Scope & { horizon?: number }, historyDays: number): Output<'insights.forecast'> {
+  const days = input.horizon ?? 14;
+  return {
+    type: 'waste',
+    food_category: null,
+    method: historyDays === 0 ? 'none' : 'holt-winters-weekly',
+    history_days: historyDays,
+    backtest: { metric: 'mae', value: historyDays === 0 ? null : 0.8, days: 14 },
+    points: Array.from({ length: days }, (_, i) => ({
+      date: `2026-12-${String(i + 1).padStart(2, '0')}`,
+      predicted_kg: historyDays === 0 ? 0 : 3,
+      lower: 0,
+      upper: historyDays === 0 ? 0 : 5,
+    })),
+    generated_at: '2026-11-24T23:30:00.000Z',
+  };
+}
+
+export const noDemand: Output<'insights.demand'> = {
+  type: 'demand',
+  product_id: null,
+  food_category: null,
+  products: [],
+  generated_at: '2026-11-24T23:30:00.000Z',
+};
