@@ -83,7 +83,7 @@ describe('compose.yaml, as written', () => {
     expect(range).toBe('172.30.77.128/25');
     const [base, bits] = (range as string).split('/');
     const last = (ip: string) => Number(ip.split('.')[3]);
-    const address = (proxy?.networks as Record<string, { ipv4_address: string }>).merma?.ipv4_address as string;
+    const address = (proxy?.networks as Record<string, { ipv4_address: string }> | undefined)?.merma?.ipv4_address ?? '';
     const first = last(base as string);
     expect(last(address) < first || last(address) >= first + 2 ** (32 - Number(bits))).toBe(true);
   });
