@@ -299,14 +299,16 @@ describe('webhook delivery', () => {
 
 describe('durable queue', () => {
   it('dispatches a write at once in the process that answered it, and others within a poll interval', async () => {
-    // Timers are faked but keep running with real time, so most of the dispatcher's minute between
-    // polls can be skipped through (every timer in it fires) instead of sampled for a moment.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
     const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
     const receiver = await startReceiver();
     try {
+      // The worker's timers are faked but keep running with real time, so most of the dispatcher's
+      // minute between polls can be skipped through (every timer in it fires) instead of sampled
+      // for a moment.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
       // A dispatcher that would look only once a minute: only the wake after the response is quick.
-      await t.startWorker({ dispatchIntervalMs: 60_000 });
+      // (Its job queue is polled once a second, not every 50 ms: fewer timers to skip through.)
+      await t.startWorker({ dispatchIntervalMs: 60_000, config: { worker: { concurrency: 4, pollIntervalMs: 1_000 } } });
       const tenant = await createTenant(t.db);
       await subscribe(t, tenant, `${receiver.url}/woken`, ['record.created']);
       const created = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
