@@ -55,3 +55,26 @@ describe('the import graph of src/', () => {
     expect(upward).toEqual([]);
   });
 });
+
+describe('where webhooks leave from', () => {
+  /** The files of src/ that import `name` (as a value, not a type) from a module whose path ends with `module`. */
+  function importersOf(name: string, module: string): string[] {
+    return sources(SRC)
+      .filter((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/^import \{([^}]*)\} from '([^']+)'/gm)].some(
+          ([, names, spec]) =>
+            (spec as string).endsWith(module) &&
+            (names as string).split(',').some((n) => n.trim().replace(/^type\s+/, '') === name && !/^\s*type\s/.test(n)),
+        ),
+      )
+      .map((file) => relative(SRC, file).replaceAll('\\', '/'))
+      .sort();
+  }
+
+  // What lets a test conclude that nothing is on its way from the absence of delivery rows and
+  // jobs (webhook-delivery.test.ts), instead of waiting a while and seeing nothing arrive.
+  it('sends a webhook only from the delivery job, which sends the delivery row it is given', () => {
+    expect(importersOf('sendWebhook', '/send.js')).toEqual(['modules/webhooks/attempt.ts']);
+    expect(importersOf('deliver', '/attempt.js')).toEqual(['jobs/worker.ts']);
+  });
+});

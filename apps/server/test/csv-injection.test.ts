@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, CSV_HEADERS_ES, type CsvColumn, csvStringifier } from '../src/modules/records/export.js';
+import { CELL_START_CHARS, expectedCell, FORMULA_CHARS } from './csv.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 
@@ -11,26 +12,6 @@ import { api, createTenant, startTestApp, type Tenant, type TestContext, validRe
  * line inside one, where a reader that splits lines would see a new row — is read back as text,
  * every record is exactly one row, and quotes and both separators survive, in both CSV forms.
  */
-
-/** What a spreadsheet reads as the start of a formula (or of a cell holding one). */
-const FORMULA_CHARS = new Set(['=', '+', '-', '@', '\t', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20', '\uFE62', '\uFE63', '\uFE66', '\uFE6B']);
-const CELL_START_CHARS = new Set([...FORMULA_CHARS, '\r', '\n']);
-
-/**
- * The cell the export should write for a stored text, spelled out: a `'` before the text when its
- * first character starts a formula (or is a line break or tab), and a `'` after every line break
- * (CRLF, CR or LF) that is followed by a formula character.
- */
-function expectedCell(text: string): string {
-  let out = text.length > 0 && CELL_START_CHARS.has(text[0] as string) ? "'" : '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    out += c;
-    const lineBreak = c === '\n' || (c === '\r' && text[i + 1] !== '\n');
-    if (lineBreak && i + 1 < text.length && FORMULA_CHARS.has(text[i + 1] as string)) out += "'";
-  }
-  return out;
-}
 
 /** Every line of a cell (as a reader splitting on line breaks would see it) starts harmlessly. */
 function assertNoFormula(cell: string) {

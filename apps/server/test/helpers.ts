@@ -315,7 +315,17 @@ async function rows<T>(on: Queryable, text: string, values: unknown[] = []): Pro
  * Use it before asserting that something did NOT happen, instead of sleeping. A job locked by a
  * worker that died keeps it waiting until `timeoutMs`, which then fails naming what was pending.
  */
-export async function drain(on: Queryable, options: { now?: () => Date; timeoutMs?: number } = {}): Promise<void> {
+export async function drain(
+  on: Queryable,
+  options: {
+    now?: () => Date;
+    timeoutMs?: number;
+    /** Events a test leaves waiting on purpose (no dispatcher is to take them yet): not waited for. */
+    leaveOutbox?: boolean;
+    /** Workers a test made up as dead, holding jobs no one releases by themselves: those jobs are not waited for. */
+    deadWorkers?: string[];
+  } = {},
+): Promise<void> {
   const now = options.now ?? (() => new Date());
   const deadline = performance.now() + (options.timeoutMs ?? 15_000);
   for (;;) {
@@ -324,10 +334,11 @@ export async function drain(on: Queryable, options: { now?: () => Date; timeoutM
       `SELECT (SELECT count(*)::int FROM events WHERE dispatched_at IS NULL) AS waiting,
          (SELECT json_agg(json_build_object('task', task_identifier, 'run_at', run_at, 'locked_by', locked_by))
           FROM graphile_worker.jobs
-          WHERE locked_at IS NOT NULL OR (attempts < max_attempts AND run_at <= $1::timestamptz)) AS jobs`,
-      [now()],
+          WHERE (locked_at IS NOT NULL OR (attempts < max_attempts AND run_at <= $1::timestamptz))
+            AND (locked_by IS NULL OR locked_by <> ALL($2::text[]))) AS jobs`,
+      [now(), options.deadWorkers ?? []],
     );
-    if (state && state.waiting === 0 && !state.jobs) return;
+    if (state && (state.waiting === 0 || options.leaveOutbox) && !state.jobs) return;
     if (performance.now() > deadline) {
       throw new Error(`the queue did not drain: ${state?.waiting} events waiting, jobs ${JSON.stringify(state?.jobs)}`);
     }

@@ -1,5 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poolOf } from '../src/db/client.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH } from '../src/modules/records/hash.js';
 import {
   api,
@@ -14,6 +15,7 @@ import {
   type TestContext,
   validRecord,
 } from './helpers.js';
+import { waitFor } from './receiver.js';
 
 let t: TestContext;
 let tenant: Tenant;
@@ -288,13 +290,22 @@ describe('POST /api/v1/records/batch', () => {
       await t.db.$executeRawUnsafe(
         `CREATE TRIGGER lose_connection BEFORE INSERT ON records FOR EACH ROW WHEN (NEW.product_name = 'lost') EXECUTE FUNCTION lose_connection()`,
       );
+      // The lost connection's 'error' event may arrive after the answer, and would end the process
+      // if nobody heard it. The pool drops a connection once it has ended (whichever way it went
+      // back to the pool: released as broken, or idle and then failed), and nothing comes from it
+      // after that: its removal is the end of what the lost connection can do.
+      const pool = poolOf(t.db);
+      let removed = 0;
+      const onRemove = () => removed++;
+      pool.on('remove', onRemove);
       try {
         const lost = await client.post('/api/v1/records/batch', { records: [validRecord(), validRecord({ product_name: 'lost' })] });
         expect(lost.statusCode).toBe(503);
         expect(lost.json()).toMatchObject({ code: 'service_unavailable' });
-        // The lost connection's 'error' event arrives after the answer: give it time to end the process if nobody hears it.
-        await new Promise((done) => setTimeout(done, 300));
+        await waitFor(() => removed > 0, 10_000, 'the lost connection to leave the pool');
+        expect(removed).toBe(1);
       } finally {
+        pool.off('remove', onRemove);
         await t.db.$executeRawUnsafe('DROP TRIGGER lose_connection ON records');
         await t.db.$executeRawUnsafe('DROP FUNCTION lose_connection()');
       }

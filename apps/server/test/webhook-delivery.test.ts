@@ -102,6 +102,7 @@ describe('webhook delivery', () => {
         }),
       ).rejects.toThrow();
     }
+    await drain(t.db); // every delivery the record's event made has been attempted
     expect(receiver.received.some((r) => r.path === '/other')).toBe(false);
     const list = await deliveries(t, tenant, a.id);
     expect(list).toHaveLength(1);
@@ -301,28 +302,46 @@ describe('durable queue', () => {
     const t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
     const receiver = await startReceiver();
     try {
+      // The worker's timers are faked but keep running with real time, so most of the dispatcher's
+      // minute between polls can be skipped through (every timer in it fires) instead of sampled
+      // for a moment.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
       // A dispatcher that would look only once a minute: only the wake after the response is quick.
-      await t.startWorker({ dispatchIntervalMs: 60_000 });
+      // (Its job queue is polled once a second, not every 50 ms: fewer timers to skip through.)
+      await t.startWorker({ dispatchIntervalMs: 60_000, config: { worker: { concurrency: 4, pollIntervalMs: 1_000 } } });
       const tenant = await createTenant(t.db);
       await subscribe(t, tenant, `${receiver.url}/woken`, ['record.created']);
       const created = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
       const got = await waitFor(() => receiver.received.find((r) => r.path === '/woken'), 5_000, 'a woken dispatch');
       expect(JSON.parse(got.body).data.id).toBe(created.id);
+      await drain(t.db); // the woken dispatch and the delivery it queued are done
+      const woken = receiver.received.length;
 
       // An event written elsewhere (another replica, the admin CLI) wakes nothing here: it waits for
-      // a dispatcher's poll, and is not lost meanwhile.
-      await t.db.$executeRaw`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
+      // the dispatcher's poll, a minute after its last run, and is not lost meanwhile.
+      const [elsewhere] = await t.db.$queryRaw<{ id: string }[]>`
+        INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
         VALUES (gen_random_uuid(), ${tenant.establishmentId}::uuid, false, 'record.created',
-          ${JSON.stringify({ event: 'record.created', timestamp: new Date().toISOString(), data: { id: 'elsewhere' } })}::jsonb, now())`;
-      await new Promise((r) => setTimeout(r, 300));
-      expect(receiver.received.filter((r) => r.path === '/woken')).toHaveLength(1);
+          ${JSON.stringify({ event: 'record.created', timestamp: new Date().toISOString(), data: { id: 'elsewhere' } })}::jsonb, now())
+        RETURNING id::text`;
+      // 50 of the minute (the rest is slack for the time since the woken run ended, when the minute began).
+      await vi.advanceTimersByTimeAsync(50_000);
+      // Whatever those 50 seconds set off (polls of the job queue, the worker's timers) has ended.
+      await drain(t.db, { leaveOutbox: true });
+      expect(receiver.received).toHaveLength(woken);
       expect(await undispatched(t, tenant)).toBe(1);
-      await t.startWorker(); // polls every 50 ms
-      await waitFor(() => receiver.received.some((r) => r.body.includes('elsewhere')), 5_000, 'a polled dispatch');
+      expect(await t.db.webhookDelivery.count({ where: { event_id: elsewhere?.id ?? '' } })).toBe(0);
+      // The poll: within the rest of the minute.
+      await vi.advanceTimersByTimeAsync(15_000);
+      const polled = await waitFor(() => receiver.received.find((r) => r.body.includes('elsewhere')), 5_000, 'a polled dispatch');
+      expect(polled.path).toBe('/woken');
+      await drain(t.db);
       expect(await undispatched(t, tenant)).toBe(0);
+      expect(receiver.received).toHaveLength(woken + 1);
     } finally {
       await receiver.close();
       await t.close();
+      vi.useRealTimers();
     }
   });
 
@@ -361,9 +380,24 @@ describe('durable queue', () => {
       expect(await dispatchEvents({ pool, clock: () => new Date() })).toMatchObject({ events: 1, deliveries: 1 });
       // As a worker killed mid-delivery leaves it: locked, by a worker that no longer exists.
       await pool.query(`UPDATE graphile_worker._private_jobs SET locked_by = 'killed-worker', locked_at = now() - interval '1 hour'`);
+      const orphanJobs = () =>
+        pool.query(`SELECT id, task_identifier, attempts, locked_by, locked_at FROM graphile_worker.jobs ORDER BY id`).then((r) => r.rows);
+      const locked = await orphanJobs(); // the delivery, and the spike detection its event queued
+      expect(locked.map((j) => [j.task_identifier, j.locked_by]).sort()).toEqual([
+        ['alerts.detect', 'killed-worker'],
+        ['webhooks.deliver', 'killed-worker'],
+      ]);
       await t.startWorker();
-      await new Promise((r) => setTimeout(r, 300));
+      // The worker has taken jobs since: another tenant's delivery, queued after the orphan (which
+      // comes first in the queue's order), is delivered; then nothing but the orphan is running or due.
+      const other = await createTenant(t.db);
+      await subscribe(t, other, `${receiver.url}/after-orphan`, ['record.created']);
+      await api(t.app, other.key).post('/api/v1/records', validRecord());
+      await waitFor(() => receiver.received.some((r) => r.path === '/after-orphan'), 5_000, 'the later delivery');
+      await drain(t.db, { deadWorkers: ['killed-worker'] });
       expect(receiver.received.filter((r) => r.path === '/orphan')).toHaveLength(0);
+      // Not taken, not tried: still the dead worker's (the later record's jobs have run and gone).
+      expect((await orphanJobs()).filter((j) => j.locked_by === 'killed-worker')).toEqual(locked);
       expect(await releaseStaleDeliveryLocks(pool, 40_000)).toEqual(['killed-worker']);
       const got = await waitFor(() => receiver.received.find((r) => r.path === '/orphan'), 5_000, 'the released delivery');
       expect(JSON.parse(got.body).data.id).toBe(created.id);
@@ -424,10 +458,12 @@ describe('durable queue', () => {
       for (let i = 0; i < 10; i++)
         ids.push((await api(t.app, tenant.key).post('/api/v1/records', validRecord({ weight_kg: i + 1 }))).json().data.id);
       // No worker yet (as after a crash right after the commits): the events wait in the outbox,
-      // and the writes queued no job (the write path only inserts the event row).
+      // and the writes queued no job and made no delivery (the write path only inserts the event
+      // row). A delivery is only ever sent by a delivery job for a delivery row, so with neither
+      // there is nothing that could still arrive: no need to wait and see.
       expect(await undispatched(t, tenant)).toBe(10);
       expect(await jobCount(t)).toBe(0);
-      await new Promise((r) => setTimeout(r, 100));
+      expect(await t.db.webhookDelivery.count({ where: { subscription_id: { in: subs.map((s) => s.id) } } })).toBe(0);
       expect(receiver.received).toHaveLength(0);
 
       await Promise.all([t.startWorker(), t.startWorker()]);

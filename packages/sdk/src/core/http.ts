@@ -108,6 +108,15 @@ const RETRY_STATUS = [408, 409, 429, ...Array.from({ length: 100 }, (_, i) => 50
 /** Statuses whose wait the server names (ky's `afterStatusCodes`). */
 const WAIT_STATUS = [429, 503];
 const BACKOFF_BASE_MS = 500;
+/**
+ * The headers ky 1.14 reads a wait from, in its order. ky reads headers only (not the body's
+ * `resetAt`), and an unreadable Retry-After ("soon") makes it wait `maxRetryAfter` (with
+ * `Infinity`, the longest timer: 24 days) instead of going on to another hint. So a 429/503 reaches
+ * ky with these removed and, when the SDK reads a wait (`retryAfterMs`: Retry-After, else resetAt,
+ * else X-RateLimit-Reset), that wait alone as Retry-After in seconds, fractions kept: the wait ky
+ * takes is the one logged and held against `maxRetryAfter`; with no readable hint, ky backs off.
+ */
+const KY_WAIT_HEADERS = ['retry-after', 'ratelimit-reset', 'x-ratelimit-retry-after', 'x-ratelimit-reset', 'x-rate-limit-reset'];
 const BACKOFF_MAX_MS = 8_000;
 
 /** ky, loaded on the first request: a receiver that only verifies webhooks never loads (or bundles) it. */
@@ -212,8 +221,9 @@ type Exchange = { response: Response; text: string };
  * What ky does not do, and this file does on top of it:
  * - a wait beyond `maxRetryAfter` throws RateLimitError at once (ky would wait `maxRetryAfter`
  *   and retry anyway);
- * - the body's `resetAt` is a wait too, when the answer has no Retry-After (ky reads headers
- *   only): an `afterResponse` hook hands it to ky as a Retry-After header;
+ * - the body's `resetAt` is a wait too, when the answer has no usable Retry-After (ky reads
+ *   headers only), and an unreadable Retry-After is passed over for the next hint (ky would wait
+ *   `maxRetryAfter`): an `afterResponse` hook hands ky the SDK's reading as the only Retry-After;
  * - the attempt's timeout and the caller's signal cover the whole answer, body included, and a
  *   body that breaks off is retried like a lost connection (ky's timeout covers the headers only):
  *   the `fetch` ky calls resolves once the whole body is in;
@@ -400,13 +410,12 @@ export class HttpCore {
                 requestId,
                 elapsedMs,
               });
-              // The body's resetAt is a wait the server asks for: ky reads it as a Retry-After.
-              if (!WAIT_STATUS.includes(answer.status) || answer.headers.has('retry-after')) return undefined;
-              const resetAt = errorBodyOf(state.last?.text)?.resetAt;
-              const wait = typeof resetAt === 'string' ? Date.parse(resetAt) - Date.now() : Number.NaN;
-              if (!Number.isFinite(wait)) return undefined;
+              // ky waits what the SDK reads (retryAfterMs), handed to it as the only hint: see KY_WAIT_HEADERS.
+              if (!WAIT_STATUS.includes(answer.status)) return undefined;
+              const asked = retryAfterMs(answer.headers, errorBodyOf(state.last?.text), Date.now());
               const rewritten = new Headers(answer.headers);
-              rewritten.set('retry-after', String(Math.max(0, Math.ceil(wait / 1000))));
+              for (const name of KY_WAIT_HEADERS) rewritten.delete(name);
+              if (asked !== undefined) rewritten.set('retry-after', String(asked / 1000));
               return new Response(state.last?.text ?? null, { status: answer.status, statusText: answer.statusText, headers: rewritten });
             },
           ],

@@ -1,0 +1,39 @@
+/**
+ * The records export's formula guard as its documentation states it (modules/records/export.ts,
+ * `formulaSafe`), spelled out character by character so the tests do not reuse the code they check.
+ */
+
+/** What a spreadsheet reads as the start of a formula (or of a cell holding one). */
+export const FORMULA_CHARS = new Set([
+  '=',
+  '+',
+  '-',
+  '@',
+  '\t',
+  '\uFF1D',
+  '\uFF0B',
+  '\uFF0D',
+  '\uFF20',
+  '\uFE62',
+  '\uFE63',
+  '\uFE66',
+  '\uFE6B',
+]);
+/** What must not start a cell: a formula character, or a line break that a reader may drop. */
+export const CELL_START_CHARS = new Set([...FORMULA_CHARS, '\r', '\n']);
+
+/**
+ * The cell the export should write for a stored text: a `'` before the text when its first
+ * character starts a formula (or is a line break or tab), and a `'` after every line break (CRLF,
+ * CR or LF) that is followed by a formula character.
+ */
+export function expectedCell(text: string): string {
+  let out = text.length > 0 && CELL_START_CHARS.has(text[0] as string) ? "'" : '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    out += c;
+    const lineBreak = c === '\n' || (c === '\r' && text[i + 1] !== '\n');
+    if (lineBreak && i + 1 < text.length && FORMULA_CHARS.has(text[i + 1] as string)) out += "'";
+  }
+  return out;
+}
