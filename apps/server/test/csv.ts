@@ -37,3 +37,49 @@ export function expectedCell(text: string): string {
   }
   return out;
 }
+
+/** The export's headers, written out here rather than read from the code they check. */
+export const SPANISH_HEADERS = [
+  'ID',
+  'Fecha y hora (UTC)',
+  'Fecha y hora local',
+  'Registrado (UTC)',
+  'Categoría',
+  'Peso (kg)',
+  'ID destino',
+  'Destino',
+  'ID causa',
+  'Causa',
+  'Etapa',
+  'ID turno',
+  'Turno',
+  'ID sesión de registro',
+  'Producto',
+  'Notas',
+  'URL de la foto',
+  'Origen',
+  'Corrige al registro',
+  'Hash del registro',
+];
+export const PLAIN_HEADERS = [
+  'id',
+  'occurred_at',
+  'local_time',
+  'created_at',
+  'food_category',
+  'weight_kg',
+  'destino_id',
+  'destino_nombre',
+  'causa_id',
+  'causa_nombre',
+  'waste_stage',
+  'shift_id',
+  'shift_name',
+  'session_id',
+  'product_name',
+  'notes',
+  'photo_url',
+  'source',
+  'supersedes_id',
+  'record_hash',
+];

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedCell } from './csv.js';
+import { expectedCell, PLAIN_HEADERS, SPANISH_HEADERS } from './csv.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import {
   api,
@@ -80,51 +80,6 @@ const CATEGORIES = Object.keys(CATEGORY_ES);
 const STAGES = [...Object.keys(STAGE_ES), null];
 
 const PHOTOS = ['https://fotos.example/merma/1.jpg?a=1,2;3&b=%22x%22', 'https://fotos.example/ñandú/€.jpg', null];
-
-const SPANISH_HEADERS = [
-  'ID',
-  'Fecha y hora (UTC)',
-  'Fecha y hora local',
-  'Registrado (UTC)',
-  'Categoría',
-  'Peso (kg)',
-  'ID destino',
-  'Destino',
-  'ID causa',
-  'Causa',
-  'Etapa',
-  'ID turno',
-  'Turno',
-  'ID sesión de registro',
-  'Producto',
-  'Notas',
-  'URL de la foto',
-  'Origen',
-  'Corrige al registro',
-  'Hash del registro',
-];
-const PLAIN_HEADERS = [
-  'id',
-  'occurred_at',
-  'local_time',
-  'created_at',
-  'food_category',
-  'weight_kg',
-  'destino_id',
-  'destino_nombre',
-  'causa_id',
-  'causa_nombre',
-  'waste_stage',
-  'shift_id',
-  'shift_name',
-  'session_id',
-  'product_name',
-  'notes',
-  'photo_url',
-  'source',
-  'supersedes_id',
-  'record_hash',
-];
 
 const DIALECTS = [
   { dialect: 'plain', delimiter: ',', headers: PLAIN_HEADERS },

@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLAIN_HEADERS, SPANISH_HEADERS } from './csv.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 
@@ -12,51 +13,6 @@ let t: TestContext;
 let tenant: Tenant;
 let owner: DashboardBrowser;
 const now = new Date('2026-11-23T11:00:00Z');
-
-const SPANISH_HEADERS = [
-  'ID',
-  'Fecha y hora (UTC)',
-  'Fecha y hora local',
-  'Registrado (UTC)',
-  'Categoría',
-  'Peso (kg)',
-  'ID destino',
-  'Destino',
-  'ID causa',
-  'Causa',
-  'Etapa',
-  'ID turno',
-  'Turno',
-  'ID sesión de registro',
-  'Producto',
-  'Notas',
-  'URL de la foto',
-  'Origen',
-  'Corrige al registro',
-  'Hash del registro',
-];
-const PLAIN_HEADERS = [
-  'id',
-  'occurred_at',
-  'local_time',
-  'created_at',
-  'food_category',
-  'weight_kg',
-  'destino_id',
-  'destino_nombre',
-  'causa_id',
-  'causa_nombre',
-  'waste_stage',
-  'shift_id',
-  'shift_name',
-  'session_id',
-  'product_name',
-  'notes',
-  'photo_url',
-  'source',
-  'supersedes_id',
-  'record_hash',
-];
 
 beforeAll(async () => {
   t = await startTestApp({ config: { TRUST_PROXY: 'true', REDIS_URL: '' }, clock: () => now });
