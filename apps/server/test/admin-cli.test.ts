@@ -310,8 +310,11 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     const est = JSON.parse(created.stdout);
     expect(est.timezone).toBe('Atlantic/Canary');
     expect(await sql('SELECT timezone FROM establishments WHERE id = $1', [est.id])).toEqual([{ timezone: 'Atlantic/Canary' }]);
+    // A demo that another test's quickstart made is reused, zone and all: canceled, the next one is new.
+    await ok(['org', 'cancel', '--id', (await ok(['quickstart'])).organization.id]);
     const quick = await cli(['quickstart'], env);
     const demo = JSON.parse(quick.stdout);
+    expect(demo.reused).toBe(false);
     expect(demo.establishment.timezone).toBe('Atlantic/Canary');
     // Canceled, that demo is not reused: the next quickstart makes one whose key works.
     await ok(['org', 'cancel', '--id', demo.organization.id]);

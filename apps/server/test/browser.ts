@@ -139,10 +139,42 @@ export function launchChromium(): Promise<Browser> {
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
- * axe-core's serious and critical findings on the page as it is now. The page's context must be
- * created with `bypassCSP: true` (only so that axe can be injected: the app allows no inline script).
+ * Waits until no transition or finite animation runs on the page (a dialog fading in or out, a
+ * notification sliding in), checking again after two frames in case one was about to start; at most
+ * `timeoutMs`. Endless animations (a loader) are not waited for.
+ */
+export async function settled(page: Page, timeoutMs = 5_000): Promise<void> {
+  await page.evaluate(async (timeout) => {
+    // The page's own globals (this project's TypeScript has no DOM library).
+    type Animation = {
+      playState: string;
+      finished: Promise<unknown>;
+      effect: { getComputedTiming(): { endTime?: number | string } } | null;
+    };
+    const page = globalThis as unknown as { requestAnimationFrame(f: () => void): number; document: { getAnimations(): Animation[] } };
+    const deadline = performance.now() + timeout;
+    const frame = () => new Promise<void>((resolve) => page.requestAnimationFrame(() => resolve()));
+    while (performance.now() < deadline) {
+      await frame();
+      await frame();
+      const moving = page.document
+        .getAnimations()
+        .filter((a) => a.playState === 'running' && Number.isFinite(Number(a.effect?.getComputedTiming().endTime ?? 0)));
+      if (moving.length === 0) return;
+      const left = Math.max(0, deadline - performance.now());
+      await Promise.race([Promise.all(moving.map((a) => a.finished.catch(() => undefined))), new Promise((r) => setTimeout(r, left))]);
+    }
+  }, timeoutMs);
+}
+
+/**
+ * axe-core's serious and critical findings on the page once it has settled (see `settled`): a dialog
+ * half faded out has text of too little contrast for a moment, which is not what a person reads. The
+ * page's context must be created with `bypassCSP: true` (only so that axe can be injected: the app
+ * allows no inline script).
  */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await settled(page);
   await page.addScriptTag({ content: AXE });
   return page.evaluate(async () => {
     type Violation = { id: string; impact: string; nodes: { target: unknown }[] };

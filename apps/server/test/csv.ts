@@ -1,7 +1,7 @@
-/**
- * The records export's formula guard as its documentation states it (modules/records/export.ts,
- * `formulaSafe`), spelled out character by character so the tests do not reuse the code they check.
- */
+import { parse } from 'csv-parse/sync';
+import { expect } from 'vitest';
+
+/** What the CSV export's tests share: what starts a formula, the cell expected for a text, reading CSV as a spreadsheet does. */
 
 /** What a spreadsheet reads as the start of a formula (or of a cell holding one). */
 export const FORMULA_CHARS = new Set([
@@ -19,13 +19,12 @@ export const FORMULA_CHARS = new Set([
   '\uFE66',
   '\uFE6B',
 ]);
-/** What must not start a cell: a formula character, or a line break that a reader may drop. */
 export const CELL_START_CHARS = new Set([...FORMULA_CHARS, '\r', '\n']);
 
 /**
- * The cell the export should write for a stored text: a `'` before the text when its first
- * character starts a formula (or is a line break or tab), and a `'` after every line break (CRLF,
- * CR or LF) that is followed by a formula character.
+ * The cell the export should write for a stored text, spelled out: a `'` before the text when its
+ * first character starts a formula (or is a line break or tab), and a `'` after every line break
+ * (CRLF, CR or LF) that is followed by a formula character.
  */
 export function expectedCell(text: string): string {
   let out = text.length > 0 && CELL_START_CHARS.has(text[0] as string) ? "'" : '';
@@ -37,6 +36,29 @@ export function expectedCell(text: string): string {
   }
   return out;
 }
+
+/** Every line of a cell (as a reader splitting on line breaks would see it) starts harmlessly. */
+export function assertNoFormula(cell: string) {
+  expect(CELL_START_CHARS.has(cell[0] ?? ''), JSON.stringify(cell)).toBe(false);
+  for (const line of cell.split(/\r\n|\r|\n/).slice(1)) {
+    expect(FORMULA_CHARS.has(line[0] ?? ''), JSON.stringify(cell)).toBe(false);
+  }
+}
+
+export const DIALECTS = [
+  { dialect: 'es', delimiter: ';' },
+  { dialect: 'plain', delimiter: ',' },
+] as const;
+
+/**
+ * Read as a spreadsheet does: a CRLF, a lone LF or a lone CR outside quotes ends a row (csv-parse
+ * alone would settle on the first one it meets and keep the others as text).
+ */
+export const parseCsv = (body: string, delimiter: string) =>
+  parse(body, { bom: true, delimiter, columns: true, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true }) as Record<
+    string,
+    string
+  >[];
 
 /** The export's headers, written out here rather than read from the code they check. */
 export const SPANISH_HEADERS = [

@@ -116,7 +116,8 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
       await page.getByRole('button', { name: 'Revoke key Till 1' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
       await page.getByText('Revoked', { exact: true }).first().waitFor();
-      await page.getByRole('dialog').waitFor({ state: 'detached' }); // axe must not see it fading out
+      // Gone from the page: a role locator stops matching the dialog while it is still fading out.
+      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
       const refused = await fetch(`${base}/api/v1/records`, { headers: { authorization: `Bearer ${key}` } });
       expect(refused.status).toBe(401);
       expect(await t.db.apiKey.count({ where: { name: 'Till 1', revoked_at: { not: null } } })).toBe(1);

@@ -141,9 +141,12 @@ describe('totals of the filtered records', () => {
 
 describe('adding a record from the dashboard', () => {
   it('stores it through the API service in the dashboard mode, with its record.created event and an audit entry', async () => {
-    const before = await t.db.record.count({ where: { establishment_id: tenant.establishmentId } });
+    // In another kitchen of the organisation: a record added to the first one would change the totals the other tests check.
+    const kitchen = await createTenant(t.db, { organizationId: tenant.organizationId });
+    const before = await t.db.record.count({ where: { establishment_id: kitchen.establishmentId } });
     const created = await owner.mutate('records.create', {
-      ...scope,
+      establishment_id: kitchen.establishmentId,
+      livemode: false,
       food_category: 'dairy',
       weight_kg: 2.3456,
       destino_id: DESTINO_LANDFILL,
@@ -162,20 +165,23 @@ describe('adding a record from the dashboard', () => {
       occurred_at: '2026-11-23T08:30:00.000Z',
       supersedes_id: null,
     });
-    expect(await t.db.record.count({ where: { establishment_id: tenant.establishmentId } })).toBe(before + 1);
+    expect(await t.db.record.count({ where: { establishment_id: kitchen.establishmentId } })).toBe(before + 1);
     // The API sees it as one of its own.
-    const listed = (await api(t.app, tenant.key).get('/api/v1/records', { query: { from: '2026-11-23', to: '2026-11-23' } })).json().data;
+    const listed = (await api(t.app, kitchen.key).get('/api/v1/records', { query: { from: '2026-11-23', to: '2026-11-23' } })).json().data;
     expect(listed.map((r: { id: string }) => r.id)).toContain(created.id);
-    const events = await t.db.event.findMany({ where: { establishment_id: tenant.establishmentId, type: 'record.created' } });
+    const events = await t.db.event.findMany({ where: { establishment_id: kitchen.establishmentId, type: 'record.created' } });
     const event = events.find((e) => (e.payload as { data: { id: string } }).data.id === created.id);
     expect(event).toMatchObject({
       livemode: false,
       payload: { event: 'record.created', data: { id: created.id, record_hash: created.record_hash } },
     });
-    const audit = await t.db.auditEvent.findFirst({ where: { organization_id: tenant.organizationId, action: 'record.created' } });
+    // (The live-mode test below adds another record.created entry to this organisation.)
+    const audit = await t.db.auditEvent.findFirst({
+      where: { organization_id: tenant.organizationId, action: 'record.created', target: created.id },
+    });
     expect(audit).toMatchObject({
       target: created.id,
-      establishment_id: tenant.establishmentId,
+      establishment_id: kitchen.establishmentId,
       details: { record_id: created.id, livemode: false, food_category: 'dairy', weight_kg: 2.346 },
     });
     expect(audit?.actor_email).toBe(ownerEmail);

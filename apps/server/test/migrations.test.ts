@@ -30,17 +30,35 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** A fresh, empty database for one test, dropped after it. */
+async function withFreshDatabase(test: (fresh: TestDatabase) => Promise<void>) {
+  const fresh = await createTestDatabase();
+  try {
+    await test(fresh);
+  } finally {
+    await fresh.drop();
+  }
+}
+
 describe('migrations at boot', () => {
+  // One migrated database for the tests that read or fill it; the two that need an empty one, or
+  // spoil the record of what was applied, have their own.
+  beforeAll(async () => {
+    await migrate(database.url);
+    db = createPrisma(database.url, 2);
+  });
+
   it('applies every migration once, even when several replicas boot together', async () => {
-    const results = await Promise.all([migrate(database.url), migrate(database.url), migrate(database.url)]);
-    const applied = results.flatMap((r) => r.applied);
-    const names = readMigrations().map((m) => m.name);
-    expect(applied.sort()).toEqual([...names].sort());
-    expect((await migrate(database.url)).applied).toEqual([]);
+    await withFreshDatabase(async (fresh) => {
+      const results = await Promise.all([migrate(fresh.url), migrate(fresh.url), migrate(fresh.url)]);
+      const applied = results.flatMap((r) => r.applied);
+      const names = readMigrations().map((m) => m.name);
+      expect(applied.sort()).toEqual([...names].sort());
+      expect((await migrate(fresh.url)).applied).toEqual([]);
+    });
   });
 
   it('records them in _prisma_migrations as prisma migrate deploy does', async () => {
-    db = createPrisma(database.url, 2);
     const rows = await db.$queryRaw<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }[]>`
       SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`;
     const files = readMigrations();
@@ -141,7 +159,26 @@ describe('migrations at boot', () => {
   });
 
   it('enforces the data rules in the database as well', async () => {
-    const est = await db.establishment.findFirstOrThrow();
+    // An establishment of its own, with a live shift and a subscription in a secret rotation.
+    const org = await db.organization.create({ data: { id: randomUUID(), name: 'Rules', plan: 'enterprise' } });
+    const est = await db.establishment.create({
+      data: { id: randomUUID(), organization_id: org.id, name: 'Rules', cif: 'B12345678', sector: 'retail' },
+    });
+    const shift = await db.shift.create({
+      data: { id: randomUUID(), establishment_id: est.id, livemode: true, name: 'S', start_time: '08:00', end_time: '16:00' },
+    });
+    const subscription = await db.webhookSubscription.create({
+      data: {
+        id: randomUUID(),
+        establishment_id: est.id,
+        livemode: true,
+        url: 'https://93.184.216.34/hook',
+        events: ['record.created'],
+        secret: 'whsec_new',
+        previous_secret: 'whsec_old',
+        previous_secret_expires_at: new Date('2026-11-24T10:00:00.000Z'),
+      },
+    });
     const destination = await db.destination.findFirstOrThrow();
     const base = {
       establishment_id: est.id,
@@ -157,21 +194,28 @@ describe('migrations at boot', () => {
     await expect(db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 50n, weight_kg: '0' } })).rejects.toThrow();
     await expect(db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 51n, food_category: 'candy' } })).rejects.toThrow();
     // A previous webhook secret always has its expiry, and the reverse.
-    const subscription = await db.webhookSubscription.findFirstOrThrow();
     await expect(
       db.webhookSubscription.update({ where: { id: subscription.id }, data: { previous_secret_expires_at: null } }),
     ).rejects.toThrow();
     await expect(db.webhookSubscription.update({ where: { id: subscription.id }, data: { previous_secret: null } })).rejects.toThrow();
     // A shift of the live mode cannot be referenced by a test-mode record.
-    const shift = await db.shift.findFirstOrThrow();
     await expect(
       db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 52n, livemode: false, shift_id: shift.id } }),
     ).rejects.toThrow();
   });
 
   it('refuses to start when an applied migration file was edited', async () => {
-    await db.$executeRaw`UPDATE "_prisma_migrations" SET checksum = ${'0'.repeat(64)}`;
-    await expect(migrate(database.url)).rejects.toThrow(/modified after it was applied/);
+    await withFreshDatabase(async (fresh) => {
+      await migrate(fresh.url);
+      const client = new pg.Client({ connectionString: fresh.url });
+      await client.connect();
+      try {
+        await client.query(`UPDATE "_prisma_migrations" SET checksum = $1`, ['0'.repeat(64)]);
+      } finally {
+        await client.end();
+      }
+      await expect(migrate(fresh.url)).rejects.toThrow(/modified after it was applied/);
+    });
   });
 });
 

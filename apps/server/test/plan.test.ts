@@ -43,13 +43,10 @@ function expectEnglishOnly(md: string) {
   );
 }
 
-beforeAll(async () => {
-  t = await startTestApp({ clock: () => NOW });
-  tenant = await createTenant(t.db);
-  // 2025 is the first full calendar year (records from 1 January).
-  await recordAt(t.db, tenant, '2025-01-01T12:00:00.000Z', { weight_kg: 40 });
-  await recordAt(t.db, tenant, '2025-03-01T12:00:00.000Z', { weight_kg: 60 });
-  // The last 12 months.
+/** Six records: 2025 is the first full calendar year (records from 1 January), four in the last 12 months. */
+async function recordTheYear(who: Tenant) {
+  await recordAt(t.db, who, '2025-01-01T12:00:00.000Z', { weight_kg: 40 });
+  await recordAt(t.db, who, '2025-03-01T12:00:00.000Z', { weight_kg: 60 });
   const rows: [string, Record<string, unknown>][] = [
     ['2025-07-01T12:00:00.000Z', { weight_kg: 30, food_category: 'bakery', waste_stage: 'post_service', destino_id: DESTINO_DONATION }],
     [
@@ -59,7 +56,16 @@ beforeAll(async () => {
     ['2026-01-10T12:00:00.000Z', { weight_kg: 15, food_category: 'bakery', waste_stage: 'post_service', destino_id: DESTINO_LANDFILL }],
     ['2026-06-14T12:00:00.000Z', { weight_kg: 5, food_category: 'prepared_meals', destino_id: DESTINO_DONATION }],
   ];
-  for (const [at, fields] of rows) await recordAt(t.db, tenant, at, fields);
+  for (const [at, fields] of rows) await recordAt(t.db, who, at, fields);
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: () => NOW });
+  // The tenant whose plan the reading tests read: its plan is made here, so every test finds it in
+  // whatever order they run (the generating test below uses a tenant of its own).
+  tenant = await createTenant(t.db);
+  await recordTheYear(tenant);
+  expect((await api(t.app, tenant.key).post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
 });
 afterAll(() => t?.close());
 
@@ -70,8 +76,10 @@ describe('prevention plan', () => {
   });
 
   it('generates a plan from the last 12 months, in Spanish by default, and emits plan.generated', async () => {
+    const own = await createTenant(t.db);
+    await recordTheYear(own);
     // An action without a body, as the SDK and `curl -X POST` send it.
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/prevention-plan', headers: { authorization: `Bearer ${tenant.key}` } });
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/prevention-plan', headers: { authorization: `Bearer ${own.key}` } });
     expect(res.statusCode).toBe(201);
     const plan = res.json().data;
     expect(plan.lang).toBe('es');
@@ -120,9 +128,9 @@ describe('prevention plan', () => {
     expect(plan.target.note).toBe(
       'Reducir el desperdicio alimentario un 50 % para 2030 respecto a 2025, el primer año natural completo con registros.',
     );
-    const events = await t.db.event.findMany({ where: { establishment_id: tenant.establishmentId, type: 'plan.generated' } });
+    const events = await t.db.event.findMany({ where: { establishment_id: own.establishmentId, type: 'plan.generated' } });
     expect(events).toHaveLength(1);
-    expect(await t.db.preventionPlan.count({ where: { establishment_id: tenant.establishmentId } })).toBe(1);
+    expect(await t.db.preventionPlan.count({ where: { establishment_id: own.establishmentId } })).toBe(1);
 
     // Stored without words: codes, ids and figures, read in any language later.
     const stored = await t.db.preventionPlan.findUniqueOrThrow({ where: { id: plan.id } });

@@ -1,57 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backtest, forecast, meanAbsoluteError, seasonalNaive } from '../src/modules/predict/model.js';
 import { api, createTenant, recordAt, startTestApp, type Tenant, type TestContext } from './helpers.js';
-
-/** A seeded generator, so the synthetic series is the same on every run. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-const WEEK = [6, 0, -3, 2, 9, 14, -8]; // weekday effects in kg
-function series(days: number, seed: number, noise = 2): number[] {
-  const r = rng(seed);
-  return Array.from({ length: days }, (_, t) => 25 + 0.04 * t + (WEEK[t % 7] as number) + (r() - 0.5) * 2 * noise);
-}
-
-describe('the forecasting model', () => {
-  it.each([1, 2, 3, 4, 5])('beats the seasonal-naive baseline on a weekly series (seed %d), rolling origin', (seed) => {
-    const y = series(168, seed);
-    let ours = 0;
-    let naive = 0;
-    for (const origin of [84, 98, 112, 126, 140, 154]) {
-      const train = y.slice(0, origin);
-      const actual = y.slice(origin, origin + 14);
-      ours += meanAbsoluteError(actual, forecast(train, 14).values);
-      naive += meanAbsoluteError(actual, seasonalNaive(train, 14));
-    }
-    expect(ours).toBeLessThan(naive);
-    expect(ours / 6).toBeLessThan(1.6); // uniform noise of ±2 kg has a mean absolute value of 1
-  });
-
-  it('falls back to a recent mean with under 14 days', () => {
-    const f = forecast([4, 6, 5, 5, 4, 6, 5, 5, 4, 6], 3);
-    expect(f.method).toMatch(/mean of the last 7 days/);
-    expect(f.values).toEqual([5, 5, 5]);
-    expect(f.lower[0]).toBeLessThan(5);
-    expect(f.upper[0]).toBeGreaterThan(5);
-    expect(backtest([1, 2, 3], 14)).toBeNull();
-  });
-
-  it('never predicts negative kg and widens intervals with the horizon', () => {
-    expect(
-      forecast(
-        series(60, 9, 6).map((v) => v - 40),
-        28,
-      ).values.every((v) => v >= 0),
-    ).toBe(true);
-    const f = forecast(series(60, 9, 6), 28);
-    const width = (h: number) => (f.upper[h] as number) - (f.lower[h] as number);
-    expect(width(27)).toBeGreaterThan(width(0));
-  });
-});
+import { series } from './series.js';
 
 describe('GET /api/v1/predict', () => {
   let t: TestContext;

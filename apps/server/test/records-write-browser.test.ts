@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { addDays, expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS, todayIn } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { api, DESTINO_DONATION, DESTINO_LANDFILL, type Tenant, type TestContext, validRecord } from './helpers.js';
+import { api, createTenant, DESTINO_DONATION, DESTINO_LANDFILL, type Tenant, type TestContext, validRecord } from './helpers.js';
 
 /**
  * The records page's totals, the overview's figures and writing records by hand, in a real browser
@@ -123,6 +123,12 @@ async function serverTotals(http: DashboardBrowser, filter: Record<string, unkno
 }
 
 describe.skipIf(!hasChromium)('records totals, chart figures and writing records in a browser (reason when skipped: no chromium)', () => {
+  // Each test in an organisation of its own: the totals the first one checks are of its own records,
+  // not of those the other one adds.
+  beforeEach(async () => {
+    tenant = await createTenant(t.db);
+  });
+
   it('the filtered set’s total under the table, the charts’ figures without hovering, the days the comparison covers', async () => {
     mkdirSync(TEST_RESULTS, { recursive: true });
     const me = await member('owner');

@@ -553,12 +553,9 @@ describe('GET /api/v1/records/verify', () => {
 });
 
 describe('occurred_at: when the waste happened', () => {
-  let dated: Tenant;
-  beforeAll(async () => {
-    dated = await createTenant(t.db);
-  });
-
+  // Each test on a tenant of its own: the counts, lists and totals below are of its own records only.
   it('defaults to the storing time; a given one is stored to the millisecond, in UTC, and hashed', async () => {
+    const dated = await createTenant(t.db);
     const client = api(t.app, dated.key);
     const plain = (await client.post('/api/v1/records', validRecord())).json().data;
     expect(plain.occurred_at).toBe(NOW.toISOString());
@@ -578,7 +575,11 @@ describe('occurred_at: when the waste happened', () => {
   });
 
   it('lists, ranges and analytics go by occurred_at', async () => {
+    const dated = await createTenant(t.db);
     const client = api(t.app, dated.key);
+    // One stored now, one that happened yesterday evening in Madrid (stored after it).
+    expect((await client.post('/api/v1/records', validRecord())).statusCode).toBe(201);
+    expect((await client.post('/api/v1/records', validRecord({ occurred_at: '2026-06-14T21:40:00+02:00' }))).statusCode).toBe(201);
     const yesterday = (await client.get('/api/v1/records', { query: { from: '2026-06-14', to: '2026-06-14' } })).json();
     expect(yesterday.data.map((r: { occurred_at: string }) => r.occurred_at)).toEqual(['2026-06-14T19:40:00.000Z']);
     const analytics = (await client.get('/api/v1/analytics', { query: { from: '2026-06-14', to: '2026-06-15' } })).json().data;
@@ -592,6 +593,7 @@ describe('occurred_at: when the waste happened', () => {
   });
 
   it('refuses a time more than 5 minutes ahead or more than 400 days back, and stores nothing', async () => {
+    const dated = await createTenant(t.db);
     const client = api(t.app, dated.key);
     const before = await countRecords(t.db, dated.establishmentId);
     const ahead = await client.post('/api/v1/records', validRecord({ occurred_at: new Date(NOW.getTime() + 6 * 60_000).toISOString() }));
@@ -615,6 +617,7 @@ describe('occurred_at: when the waste happened', () => {
   });
 
   it('in a batch, each item has its own; an item out of the window is reported by index', async () => {
+    const dated = await createTenant(t.db);
     const res = await api(t.app, dated.key).post('/api/v1/records/batch', {
       records: [validRecord({ occurred_at: '2026-06-01T08:00:00Z' }), validRecord({ occurred_at: '2024-01-01T08:00:00Z' }), validRecord()],
     });

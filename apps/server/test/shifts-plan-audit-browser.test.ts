@@ -284,6 +284,8 @@ describe.skipIf(!hasChromium)(
       const otherHttp = new DashboardBrowser(t.app);
       await otherHttp.signIn(other.email, PASSWORD);
       const scope = { establishment_id: tenant.establishmentId, livemode: false };
+      // A shift added by each of them: entries of this action by more than one person, whatever the other tests added.
+      await me.http.mutate('shifts.create', { ...scope, shift: { name: 'De la dueña', start_time: '04:00', end_time: '05:00' } });
       await otherHttp.mutate('shifts.create', { ...scope, shift: { name: 'Del admin', start_time: '05:00', end_time: '06:00' } });
 
       for (const combo of COMBOS) {

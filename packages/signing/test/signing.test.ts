@@ -201,3 +201,93 @@ describe('headers as receivers hand them over', () => {
     }
   });
 });
+
+describe('edges', () => {
+  const at = (seconds: number) => new Date(seconds * 1000);
+  const verifyVector = (o: { headers?: Record<string, string>; now?: Date; tolerance?: number; secret?: string | string[] }) =>
+    verifyDelivery({
+      payload: VECTOR.body,
+      headers: o.headers ?? vectorHeaders,
+      secret: o.secret ?? VECTOR.secret,
+      now: o.now ?? vectorNow,
+      ...(o.tolerance !== undefined ? { tolerance: o.tolerance } : {}),
+    });
+
+  it('accepts a timestamp exactly the tolerance away, either way, and names the tolerance it refuses by', async () => {
+    expect(await verifyVector({ now: at(VECTOR.timestamp + 300) })).toMatchObject({ ok: true });
+    expect(await verifyVector({ now: at(VECTOR.timestamp - 300) })).toMatchObject({ ok: true });
+    expect(await verifyVector({ now: at(VECTOR.timestamp + 11), tolerance: 10 })).toEqual({
+      ok: false,
+      reason: 'webhook-timestamp is more than 10 s old (a replay, or clock skew)',
+    });
+    expect(await verifyVector({ now: at(VECTOR.timestamp - 11), tolerance: 10 })).toEqual({
+      ok: false,
+      reason: 'webhook-timestamp is more than 10 s in the future (clock skew)',
+    });
+  });
+
+  it('ignores empty secrets in a list, and signs with none only by refusing', async () => {
+    expect(await verifyVector({ secret: ['', VECTOR.secret] })).toMatchObject({ ok: true });
+    expect(await verifyVector({ secret: '' })).toEqual({ ok: false, reason: 'No webhook secret given' });
+    const signed = await signDelivery({ payload: VECTOR.body, secrets: ['', VECTOR.secret], id: VECTOR.id, timestamp: VECTOR.timestamp });
+    expect(signed['webhook-signature']).toBe(VECTOR.signature);
+    await expect(signDelivery({ payload: VECTOR.body, secrets: [], id: VECTOR.id, timestamp: VECTOR.timestamp })).rejects.toThrow(
+      'signDelivery needs at least one secret',
+    );
+    await expect(signDelivery({ payload: VECTOR.body, secrets: '', id: VECTOR.id, timestamp: VECTOR.timestamp })).rejects.toThrow(
+      'signDelivery needs at least one secret',
+    );
+  });
+
+  it('wants all three Standard Webhooks headers once any of them is there', async () => {
+    const incomplete = /^Incomplete Standard Webhooks headers/;
+    const { 'webhook-signature': _s, ...noSignature } = vectorHeaders;
+    const { 'webhook-id': _i, ...noId } = vectorHeaders;
+    const cases: Record<string, string>[] = [
+      noSignature,
+      noId,
+      { 'webhook-signature': VECTOR.signature },
+      { 'webhook-timestamp': String(VECTOR.timestamp) },
+    ];
+    for (const headers of cases) {
+      expect(await verifyVector({ headers }), JSON.stringify(headers)).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(incomplete),
+      });
+    }
+  });
+
+  it('reads v1 entries only, skipping empty ones and commas a joined header left', async () => {
+    const withSignature = (signature: string) => ({ ...vectorHeaders, 'webhook-signature': signature });
+    expect(await verifyVector({ headers: withSignature('v1,') })).toEqual({ ok: false, reason: 'webhook-signature has no v1 signature' });
+    expect(await verifyVector({ headers: withSignature(`v1, ${VECTOR.signature},,`) })).toMatchObject({ ok: true });
+  });
+
+  it('checks X-Service-Signature alone, when allowed: trimmed, in either case of hex, anything else refused with its reason', async () => {
+    const service = createHmac('sha256', VECTOR.secret).update(VECTOR.body).digest('hex');
+    const alone = (value: string | undefined) =>
+      verifyDelivery({
+        payload: VECTOR.body,
+        headers: value === undefined ? {} : { 'x-service-signature': value },
+        secret: VECTOR.secret,
+        allowServiceSignatureOnly: true,
+      });
+    expect(await alone(` ${service.toUpperCase()} `)).toEqual({ ok: true, scheme: 'x-service-signature' });
+    expect(await alone(undefined)).toEqual({ ok: false, reason: 'Missing signature headers (webhook-signature or X-Service-Signature)' });
+    for (const wrong of ['not hex', service.slice(1), `${service.slice(0, -2)}00`]) {
+      expect(await alone(wrong), wrong).toEqual({ ok: false, reason: 'X-Service-Signature does not match the body and secret' });
+    }
+  });
+
+  it('keys a secret without the whsec_ prefix by its UTF-8 bytes, even when part of it reads as base64', () => {
+    const secret = 'abcdefAAECAwQFBgcICQoLDA0ODxAREhMUFRYX';
+    expect(standardKeyBytes(secret)).toEqual(new TextEncoder().encode(secret));
+  });
+
+  it('verifies a body given as an ArrayBuffer', async () => {
+    const buffer = new TextEncoder().encode(VECTOR.body).buffer;
+    expect(await verifyDelivery({ payload: buffer, headers: vectorHeaders, secret: VECTOR.secret, now: vectorNow })).toMatchObject({
+      ok: true,
+    });
+  });
+});

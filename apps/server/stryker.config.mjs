@@ -1,0 +1,32 @@
+// Mutation testing of the server's pure modules: `pnpm test:mutation server` from the repository root.
+// Only code that needs no database or HTTP server, tested by the unit tests that vitest.mutation.config.ts lists.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  mutate: [
+    // The record chain: canonical JSON and the chain hash (not the SQL twin, which hash-sql.test.ts checks on a database).
+    'src/modules/records/hash.ts:1-85',
+    'src/modules/records/hash.ts:120-122',
+    // The day a record counts on in record_day_totals (the rollup that a correction's supersede updates).
+    'src/modules/records/rollup.ts:26',
+    'src/modules/analytics/range.ts:32-49',
+    // Rate limits: the counters and the API's and dashboard's policy on them.
+    'src/limits.ts',
+    'src/http/rate-limit.ts',
+    // The CSV export's writer and its formula guard (not the query that feeds it).
+    'src/modules/records/export.ts:79-121',
+    // The forecasting model and the production advice built on it.
+    'src/modules/predict/model.ts',
+    'src/modules/predict/demand.ts:38-76',
+  ],
+  coverageAnalysis: 'perTest',
+  concurrency: 2,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+  thresholds: { high: 90, low: 85, break: null },
+};

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import { adviceMargin, adviceQuantile, advisedQuantity } from '../src/modules/predict/demand.js';
+import {
+  backtest,
+  fitHoltWinters,
+  forecast,
+  forecastFromTomorrow,
+  meanAbsoluteError,
+  replayForecasts,
+  seasonalNaive,
+  seasonalNaiveBacktest,
+} from '../src/modules/predict/model.js';
+import { rng, series } from './series.js';
+
+/**
+ * The forecasting model (Holt-Winters, predict/model.ts) and the production advice built on it
+ * (predict/demand.ts), as pure functions on synthetic series; predict.test.ts and demand.test.ts
+ * test them through the API.
+ */
+
+// Croissants sold by weekday (Sunday first): a bakery's week, busy at the weekend.
+const WEEKDAY = [90, 35, 30, 35, 40, 60, 85];
+
+describe('the forecasting model', () => {
+  it.each([1, 2, 3, 4, 5])('beats the seasonal-naive baseline on a weekly series (seed %d), rolling origin', (seed) => {
+    const y = series(168, seed);
+    let ours = 0;
+    let naive = 0;
+    for (const origin of [84, 98, 112, 126, 140, 154]) {
+      const train = y.slice(0, origin);
+      const actual = y.slice(origin, origin + 14);
+      ours += meanAbsoluteError(actual, forecast(train, 14).values);
+      naive += meanAbsoluteError(actual, seasonalNaive(train, 14));
+    }
+    expect(ours).toBeLessThan(naive);
+    expect(ours / 6).toBeLessThan(1.6); // uniform noise of ±2 kg has a mean absolute value of 1
+  });
+
+  it('falls back to a recent mean with under 14 days', () => {
+    const f = forecast([4, 6, 5, 5, 4, 6, 5, 5, 4, 6], 3);
+    expect(f.method).toMatch(/mean of the last 7 days/);
+    expect(f.values).toEqual([5, 5, 5]);
+    expect(f.lower[0]).toBeLessThan(5);
+    expect(f.upper[0]).toBeGreaterThan(5);
+    expect(backtest([1, 2, 3], 14)).toBeNull();
+  });
+
+  it('never predicts negative kg and widens intervals with the horizon', () => {
+    expect(
+      forecast(
+        series(60, 9, 6).map((v) => v - 40),
+        28,
+      ).values.every((v) => v >= 0),
+    ).toBe(true);
+    const f = forecast(series(60, 9, 6), 28);
+    const width = (h: number) => (f.upper[h] as number) - (f.lower[h] as number);
+    expect(width(27)).toBeGreaterThan(width(0));
+  });
+});
+
+describe('production advice, pure', () => {
+  it('chooses the quantile from the waste share, from 0.95 (none) down to 0.75 (30 % or more)', () => {
+    expect(adviceQuantile(0).quantile).toBe(0.95);
+    expect(adviceQuantile(0.15).quantile).toBe(0.85);
+    expect(adviceQuantile(0.2).quantile).toBe(0.82);
+    expect(adviceQuantile(0.3).quantile).toBe(0.75);
+    expect(adviceQuantile(0.7).quantile).toBe(0.75);
+    expect(adviceQuantile(0.2).reason).toBe('20 % of what was made was wasted over the last 4 weeks: the 82 % quantile');
+    expect(adviceQuantile(0.123).reason).toBe('12.3 % of what was made was wasted over the last 4 weeks: the 87 % quantile');
+    expect(adviceQuantile(null)).toEqual({ quantile: 0.85, reason: 'waste of this product in its sales unit unknown: the 85 % quantile' });
+  });
+
+  it('sets the margin from past errors once there are 14, else from a normal error; rounds up, never negative', () => {
+    // Too few errors: the normal quantile, 0.8416 × sigma 10 for the 80 % quantile.
+    expect(adviceMargin([1, 2], 10, 0.8)).toBeCloseTo(8.416, 2);
+    expect(adviceMargin([4, 5, 6, 7, 8, 9, 10, 4, 5, 6, 7, 8, 9], 10, 0.8)).toBeCloseTo(8.416, 2);
+    // Enough: their own quantile, bias included (the model misses by 4 to 10 here).
+    expect(adviceMargin([4, 5, 6, 7, 8, 9, 10, 4, 5, 6, 7, 8, 9, 10], 1, 0.5)).toBe(7);
+    expect(advisedQuantity(50, 8.416, 'unit')).toBe(59);
+    expect(advisedQuantity(50, 0, 'unit')).toBe(50);
+    expect(advisedQuantity(5, 1.62, 'kg')).toBe(6.7);
+    // Exactly on a tenth of a kg (or a whole unit) is not rounded up past it.
+    expect(advisedQuantity(5, 1.5, 'kg')).toBe(6.5);
+    expect(advisedQuantity(50, 9, 'unit')).toBe(59);
+    expect(advisedQuantity(0, -3, 'unit')).toBe(0);
+  });
+
+  it('replays forecasts as made the evening before: each day from the days up to two before it', () => {
+    const r = rng(3);
+    const y = Array.from({ length: 84 }, (_, t) => (WEEKDAY[t % 7] as number) + (r() - 0.5) * 10);
+    const steps = replayForecasts(y, 56);
+    expect(steps).toHaveLength(28);
+    expect(steps.every((s) => s.seasonal && s.sigma === fitHoltWinters(y.slice(0, 55)).sigma)).toBe(true);
+    // Changing day 70 changes the forecasts of day 72 on, never of day 71 (its evening did not
+    // know day 70 yet) or before.
+    const changed = [...y];
+    changed[70] = 500;
+    const again = replayForecasts(changed, 56).map((s) => s.value);
+    expect(again.slice(0, 16)).toEqual(steps.slice(0, 16).map((s) => s.value));
+    expect(again[16]).not.toBe(steps[16]?.value);
+    // Under 14 days known: the mean of the (up to) 7 known; the weekly model from the 16th day.
+    const short = replayForecasts([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17], 8);
+    expect(short.map((s) => s.seasonal)).toEqual([false, false, false, false, false, false, false, true, true]);
+    expect(short.slice(0, 2).map((s) => s.value)).toEqual([4, 5]);
+  });
+});
+
+describe('the forecasting model, exactly', () => {
+  // Trend and weekly season with no noise, in integers (so every step is exact in floating point):
+  // the model's own form, which it must learn from its first week and then forecast without error.
+  const SEASONALS = [3, -1, 0, 2, -4, 1, -1]; // they add up to 0, as the model's weekday effects do
+  const exact = (t: number) => 20 + t + (SEASONALS[t % 7] as number);
+  const y = Array.from({ length: 28 }, (_, t) => exact(t));
+
+  it('learns a series of its own form without error, and forecasts its continuation with no interval', () => {
+    const fit = fitHoltWinters(y);
+    expect(fit.sse).toBeCloseTo(0, 9);
+    expect(fit.sigma).toBeCloseTo(0, 6);
+    expect(fit.level).toBeCloseTo(20 + 27, 9); // the trend line at the last day
+    expect(fit.trend).toBeCloseTo(1, 9);
+    for (const [i, s] of SEASONALS.entries()) expect(fit.seasonals[i], `weekday ${i}`).toBeCloseTo(s, 9);
+    const f = forecast(y, 10);
+    expect(f.method).toMatch(/^holt-winters additive, weekly season \(alpha [\d.]+, beta [\d.]+, gamma [\d.]+\)$/);
+    f.values.forEach((v, h) => {
+      expect(v, `step ${h + 1}`).toBeCloseTo(exact(28 + h), 6);
+      expect(f.lower[h], `step ${h + 1}`).toBeCloseTo(v, 6);
+      expect(f.upper[h], `step ${h + 1}`).toBeCloseTo(v, 6);
+    });
+  });
+
+  it('uses the weekly model from 14 days of history on, and the recent mean below', () => {
+    expect(forecast(y.slice(0, 14), 3).method).toMatch(/^holt-winters/);
+    expect(forecast(y.slice(0, 14), 3).values[0]).toBeCloseTo(exact(14), 6);
+    expect(forecast(y.slice(0, 13), 3).method).toBe('mean of the last 7 days (fewer than 14 days of history)');
+  });
+
+  it('gives sigma as the root mean square of the one-step errors after the first week, and intervals of 1.96 sigma widening with alpha', () => {
+    const noisy = series(56, 11, 3);
+    const fit = fitHoltWinters(noisy);
+    // The one-step errors are replayed from the fit's own constants: the fit must equal its definition.
+    expect(fit.sigma).toBeCloseTo(Math.sqrt(fit.sse / (noisy.length - 7)), 12);
+    expect(fit.sigma).toBeGreaterThan(1);
+    const f = forecast(noisy, 5);
+    expect(f.method).toBe(`holt-winters additive, weekly season (alpha ${fit.alpha}, beta ${fit.beta}, gamma ${fit.gamma})`);
+    f.values.forEach((v, i) => {
+      const h = i + 1;
+      const width = 1.96 * fit.sigma * Math.sqrt(1 + (h - 1) * fit.alpha ** 2);
+      expect(v).toBeCloseTo(fit.level + h * fit.trend + (fit.seasonals[(noisy.length + h - 1) % 7] as number), 9);
+      expect((f.upper[i] as number) - v, `step ${h}`).toBeCloseTo(width, 9);
+      expect(v - (f.lower[i] as number), `step ${h}`).toBeCloseTo(width, 9);
+    });
+  });
+
+  it('follows a change of slope and a shift of level within a week (the smoothing constants chosen for it)', () => {
+    const weekly = (t: number) => SEASONALS[t % 7] as number;
+    const cases = [
+      // Flat for four weeks, then 2 kg more every day: a model that kept the old trend misses by 5 kg a day and more.
+      { change: (t: number) => 40 + (t < 28 ? 0 : 2 * (t - 28)) + weekly(t), within: 1.5 },
+      // 20 kg more from the fifth week on.
+      { change: (t: number) => 40 + (t < 28 ? 0 : 20) + weekly(t), within: 4 },
+    ];
+    for (const { change, within } of cases) {
+      const known = Array.from({ length: 49 }, (_, t) => change(t));
+      const next = Array.from({ length: 7 }, (_, h) => change(49 + h));
+      expect(meanAbsoluteError(next, forecast(known, 7).values)).toBeLessThan(within);
+    }
+  });
+
+  it('falls back to the mean and sample standard deviation of the last 7 days, none below 0', () => {
+    const f = forecast([9, 9, 9, 4, 6, 5, 5, 4, 6, 5], 2); // the last 7: mean 5, squares 0+1+1+0+0+1+1 = 4 over 6
+    const sd = Math.sqrt(4 / 6);
+    expect(f.values).toEqual([5, 5]);
+    expect(f.lower[0]).toBeCloseTo(5 - 1.96 * sd, 12);
+    expect(f.upper[1]).toBeCloseTo(5 + 1.96 * sd, 12);
+    // One day known: its value is its own spread; nothing known: 0.
+    expect(forecast([4], 1)).toEqual({
+      method: 'mean of the last 1 days (fewer than 14 days of history)',
+      values: [4],
+      lower: [0],
+      upper: [4 + 1.96 * 4],
+    });
+    expect(forecast([], 1)).toMatchObject({ values: [0], lower: [0], upper: [0] });
+  });
+
+  it('forecasts from tomorrow: step 1 of the model (today) left out', () => {
+    const today = forecast(y, 4);
+    const fromTomorrow = forecastFromTomorrow(y, 3);
+    expect(fromTomorrow).toEqual({
+      method: today.method,
+      values: today.values.slice(1),
+      lower: today.lower.slice(1),
+      upper: today.upper.slice(1),
+    });
+  });
+
+  it('seasonal naive repeats the same weekday of the last week, and 0 for days it does not know', () => {
+    const days = Array.from({ length: 14 }, (_, t) => t + 1);
+    expect(seasonalNaive(days, 9)).toEqual([8, 9, 10, 11, 12, 13, 14, 8, 9]);
+    expect(seasonalNaive([1, 2], 7)).toEqual([0, 0, 0, 0, 0, 1, 2]);
+  });
+
+  it('backtests on the last days held out, from 14 days of history before them on', () => {
+    const line = Array.from({ length: 30 }, (_, t) => t); // 1 kg more every day, no weekly pattern
+    // Same weekday last week: 7 kg short in the first held-out week, 14 kg in the second.
+    expect(seasonalNaiveBacktest(line, 14)).toBe(10.5);
+    expect(seasonalNaiveBacktest(line.slice(0, 28), 14)).toBe(10.5);
+    expect(seasonalNaiveBacktest(line.slice(0, 27), 14)).toBeNull();
+    const longer = Array.from({ length: 33 }, (_, t) => exact(t));
+    expect(backtest(longer, 14)).toBeCloseTo(0, 6);
+    expect(backtest(longer, 14)).toBe(meanAbsoluteError(longer.slice(-14), forecast(longer.slice(0, -14), 14).values));
+    expect(backtest(y, 14)).toBeCloseTo(0, 6);
+    expect(backtest(y.slice(1), 14)).toBeNull();
+    expect(meanAbsoluteError([1, 2, 3], [2, 2])).toBe((1 + 0 + 3) / 3);
+  });
+
+  it('replays the first day of the weekly model as the forecast made that evening, and the days before it from the mean and spread known', () => {
+    const noisy = series(70, 5, 3);
+    const steps = replayForecasts(noisy, 42);
+    // Day 42 was forecast on the evening of day 40, from days 0–40: step 2 of a forecast from them.
+    expect(steps[0]?.value).toBe(forecast(noisy.slice(0, 41), 2).values[1]);
+    expect(steps).toHaveLength(28);
+    const short = replayForecasts([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 2);
+    // Day 2 from day 0 alone (its value is its spread); day 8 from days 0–6: mean 4, sample sd of 1…7.
+    expect(short[0]).toEqual({ value: 1, seasonal: false, sigma: 1 });
+    expect(short[6]?.value).toBe(4);
+    expect(short[6]?.sigma).toBeCloseTo(Math.sqrt(28 / 6), 12);
+    expect(short).toHaveLength(8);
+  });
+});

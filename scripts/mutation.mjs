@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// Mutation testing (Stryker, vitest runner) of the packages with a stryker.config.mjs, one after the
+// other: `pnpm test:mutation` runs all of them, `pnpm test:mutation signing sdk` only those. Each
+// package's config lists the files it mutates and the unit tests it runs; its full report is left in
+// <package>/reports/mutation/ (index.html, mutation.json). Prints the score per file and the time.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const PACKAGES = { signing: 'packages/signing', sdk: 'packages/sdk', server: 'apps/server' };
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !(name in PACKAGES));
+if (unknown.length) {
+  console.error(`unknown package ${unknown.join(', ')}; choose among ${Object.keys(PACKAGES).join(', ')}`);
+  process.exit(2);
+}
+const stryker = join(root, 'node_modules', '.bin', 'stryker');
+
+/** Stryker's score: mutants detected (killed or timed out) over all valid ones (no compile or runtime errors). */
+function score(mutants) {
+  const count = (status) => mutants.filter((m) => m.status === status).length;
+  const detected = count('Killed') + count('Timeout');
+  const valid = detected + count('Survived') + count('NoCoverage');
+  return { detected, valid, survived: count('Survived'), noCoverage: count('NoCoverage'), score: valid ? (100 * detected) / valid : 100 };
+}
+
+const summary = [];
+let failed = false;
+for (const name of asked.length ? asked : Object.keys(PACKAGES)) {
+  const dir = join(root, PACKAGES[name]);
+  console.log(`\n=== mutation testing: ${name} (${relative(root, dir)}) ===`);
+  const started = performance.now();
+  const run = spawnSync(stryker, ['run'], { cwd: dir, stdio: 'inherit' });
+  const seconds = Math.round((performance.now() - started) / 1000);
+  if (run.status !== 0) {
+    failed = true;
+    summary.push(`${name}: stryker failed (exit ${run.status}) after ${seconds} s`);
+    continue;
+  }
+  const report = JSON.parse(readFileSync(join(dir, 'reports', 'mutation', 'mutation.json'), 'utf8'));
+  const files = Object.entries(report.files).map(([file, { mutants }]) => ({ file, ...score(mutants) }));
+  const all = score(Object.values(report.files).flatMap((f) => f.mutants));
+  summary.push(
+    `${name}: ${all.score.toFixed(2)} % (${all.detected}/${all.valid} mutants detected, ${all.survived} survived, ${all.noCoverage} without a test) in ${Math.floor(seconds / 60)} min ${seconds % 60} s`,
+    ...files.map((f) => `  ${f.file}: ${f.score.toFixed(2)} % (${f.detected}/${f.valid})`),
+  );
+}
+console.log(`\n=== mutation scores ===\n${summary.join('\n')}`);
+process.exit(failed ? 1 : 0);
