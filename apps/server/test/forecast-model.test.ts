@@ -208,6 +208,8 @@ describe('the forecasting model, exactly', () => {
     const longer = Array.from({ length: 33 }, (_, t) => exact(t));
     expect(backtest(longer, 14)).toBeCloseTo(0, 6);
     expect(backtest(longer, 14)).toBe(meanAbsoluteError(longer.slice(-14), forecast(longer.slice(0, -14), 14).values));
+    // 14 days held out from 28: exactly enough history (14 days) before them.
+    expect(backtest(y, 14)).not.toBeNull();
     expect(backtest(y, 14)).toBeCloseTo(0, 6);
     expect(backtest(y.slice(1), 14)).toBeNull();
     expect(meanAbsoluteError([1, 2, 3], [2, 2])).toBe((1 + 0 + 3) / 3);
