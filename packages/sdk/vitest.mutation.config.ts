@@ -13,6 +13,8 @@ export default defineConfig({
     include: [
       'test/client.test.ts',
       'test/http-core.test.ts',
+      'test/http-abort.test.ts',
+      'test/retry-waits.test.ts',
       'test/errors.test.ts',
       'test/pagination.test.ts',
       'test/batch.test.ts',
