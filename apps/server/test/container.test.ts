@@ -58,7 +58,8 @@ const PLATFORM_SETTINGS = {
   DATABASE_URL: 'postgresql://db.example.com/merma',
 };
 
-describe('the container image', () => {
+// One scenario, in its order: the image's command is started, probed, then stopped.
+describe('the container image', { shuffle: false }, () => {
   it('exposes the ports its server listens on by default: the API and the metrics', () => {
     const production = loadConfig({ ...dockerEnv(), ...PLATFORM_SETTINGS, MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
     expect(instruction('EXPOSE').split(/\s+/)).toEqual([dockerEnv().PORT, String(production.metrics.port)]);
