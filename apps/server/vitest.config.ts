@@ -1,13 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files run in a random order, so a file that only passes after another one fails here rather than
- * on the day the order changes. With VITEST_SHUFFLE_TESTS=true the tests inside each file are
- * shuffled too: that finds tests that lean on what an earlier test of their file left (shared rows,
- * a queued job, a module-level variable). It is not yet the default in CI: each shuffled run of the
- * whole suite has still found such a test (each fixed), and it becomes the default once the suite
- * passes shuffled runs in a row. The seed is chosen per run and printed; VITEST_SEED replays it:
- *   VITEST_SEED=123 VITEST_SHUFFLE_TESTS=true npx vitest run test/plan.test.ts
+ * Files and the tests inside each file run in a random order, so a test that only passes after
+ * another one (shared rows, a queued job, a module-level variable) fails here rather than on the
+ * day the order changes. The seed is chosen per run and printed; VITEST_SEED replays it:
+ *   VITEST_SEED=123 npx vitest run test/plan.test.ts
+ * VITEST_SHUFFLE_TESTS=false keeps each file's tests in their written order (files stay shuffled),
+ * to tell an order dependence from another failure. A file whose tests are steps of one scenario
+ * says so itself (`describe(..., { shuffle: false })`).
  */
 function seedFromEnvironment(): number {
   const given = process.env.VITEST_SEED;
@@ -17,11 +17,11 @@ function seedFromEnvironment(): number {
   return seed;
 }
 const seed = seedFromEnvironment();
-const shuffleTests = process.env.VITEST_SHUFFLE_TESTS === 'true';
+const shuffleTests = process.env.VITEST_SHUFFLE_TESTS !== 'false';
 console.log(
   shuffleTests
-    ? `Test order: files and tests shuffled with seed ${seed} (replay with VITEST_SEED=${seed} VITEST_SHUFFLE_TESTS=true)`
-    : `Test order: files shuffled with seed ${seed}, tests in file order (replay with VITEST_SEED=${seed})`,
+    ? `Test order: files and tests shuffled with seed ${seed} (replay with VITEST_SEED=${seed})`
+    : `Test order: files shuffled with seed ${seed}, tests in file order (replay with VITEST_SEED=${seed} VITEST_SHUFFLE_TESTS=false)`,
 );
 
 export default defineConfig({
