@@ -12,7 +12,7 @@ import { csrfTokenFor, sameSecret } from '../auth/tokens.js';
 import type { Clock } from '../context.js';
 import { type Db, poolOf } from '../db/client.js';
 import { sqlOfPool } from '../db/sql.js';
-import { AppError, issueDetails, validationError } from '../errors.js';
+import { AppError, issueDetails, toAppError, validationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
@@ -138,9 +138,10 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         setHeader: (name, value) => void reply.header(name, value),
         rateLimit: (limit, key) => options.rateLimiter.consumeForUser(limit, key),
       }),
+      // Procedures' errors are logged where they are mapped (trpc/dashboard-base.ts); this catches
+      // what fails outside them (the context, tRPC itself).
       onError: ({ error, path }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR')
-          request.log.error({ err: error.cause ?? error, procedure: path }, 'dashboard call failed');
+        if (toAppError(error).unexpected) request.log.error({ err: error.cause ?? error, procedure: path }, 'dashboard call failed');
       },
     });
   };
