@@ -19,8 +19,9 @@ import { findSession, type OpenedSession, type SessionUser } from '../modules/ac
 import { localDate } from '../modules/analytics/range.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { exportRecordsCsv } from '../modules/records/export.js';
+import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
-import { type DashboardContext, findEstablishment, tenantOf } from '../trpc/dashboard-base.js';
+import type { DashboardContext } from '../trpc/dashboard-base.js';
 import { MAX_BODY_DEPTH, nestingExceeds } from './json-body.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -158,7 +159,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     if (!parsed.success) throw validationError('Invalid export query', issueDetails(parsed.error));
     const { establishment_id, mode, dialect, ...filter } = parsed.data;
     const establishment = await findEstablishment(db, session.organizationId, establishment_id);
-    const tenant = tenantOf(establishment, session.organizationId, mode === 'live');
+    const tenant = tenantOf(establishment, mode === 'live');
     const csv = await exportRecordsCsv({ db, pool, clock, catalog: options.catalog }, tenant, filter, dialect);
     const day = localDate(clock(), tenant.timezone);
     return reply

@@ -1,14 +1,15 @@
-import { type ErrorCode, type Plan, type Sector, Uuid } from '@merma/schema';
+import { type ErrorCode, Uuid } from '@merma/schema';
 import type { AuditAction, Role } from '@merma/schema/dashboard';
 import { initTRPC, type TRPC_ERROR_CODE_KEY, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import type { Clock, DataScope, Log, Tenant } from '../context.js';
+import type { Clock, DataScope, Log } from '../context.js';
 import type { Db, DbTx } from '../db/client.js';
 import type { Sql } from '../db/sql.js';
 import { AppError, retryHeaders, toAppError } from '../errors.js';
 import type { AccountDeps, Client } from '../modules/accounts/service.js';
 import type { OpenedSession, SessionUser } from '../modules/accounts/sessions.js';
 import { recordAudit } from '../modules/audit/service.js';
+import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
 
 /**
  * The dashboard's procedures (served at /trpc by http/dashboard.ts), apart from the public API's:
@@ -141,29 +142,6 @@ export const memberProcedure = publicProcedure.use(async ({ ctx, meta, path, nex
   return next({ ctx: { ...ctx, session } });
 });
 
-/** One establishment of an organisation, with what its figures depend on (404 when it is another's). */
-export async function findEstablishment(db: Db, organizationId: string, id: string) {
-  const [establishment] = await db.$queryRaw<{ id: string; name: string; timezone: string; sector: string; plan: string }[]>`
-    SELECT e.id::text, e.name, e.timezone, e.sector, o.plan
-    FROM establishments e JOIN organizations o ON o.id = e.organization_id
-    WHERE e.id = ${id}::uuid AND e.organization_id = ${organizationId}::uuid`;
-  if (!establishment) throw new AppError('not_found', `No establishment ${id} in this organisation`);
-  return establishment;
-}
-type FoundEstablishment = Awaited<ReturnType<typeof findEstablishment>>;
-
-/** The data of one establishment and mode (`scope`) with its time zone, sector and plan (`tenant`). */
-export function tenantOf(establishment: FoundEstablishment, organizationId: string, livemode: boolean): Tenant {
-  return {
-    establishmentId: establishment.id,
-    livemode,
-    organizationId,
-    plan: establishment.plan as Plan,
-    timezone: establishment.timezone,
-    sector: establishment.sector as Sector,
-  };
-}
-
 /**
  * Calls about one establishment: `establishment_id` must name one of the session's organisation
  * (404 otherwise, as for anything of another tenant).
@@ -178,7 +156,7 @@ export const establishmentProcedure = memberProcedure.input(z.object({ establish
  * for the data, `tenant` for figures that depend on the establishment's time zone, sector or plan.
  */
 export const scopedProcedure = establishmentProcedure.input(z.object({ livemode: z.boolean() })).use(({ ctx, input, next }) => {
-  const tenant = tenantOf(ctx.establishment, ctx.session.organizationId, input.livemode);
+  const tenant = tenantOf(ctx.establishment, input.livemode);
   const scope: DataScope = { establishmentId: tenant.establishmentId, livemode: tenant.livemode };
   return next({ ctx: { ...ctx, scope, tenant } });
 });

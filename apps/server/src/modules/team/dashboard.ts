@@ -12,7 +12,6 @@ import {
   type Role,
   Team,
 } from '@merma/schema/dashboard';
-import { AppError } from '../../errors.js';
 import { mailLanguage } from '../../mail.js';
 import { ADMINS, actorOf, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
 import { recordAudit } from '../audit/service.js';
