@@ -4,7 +4,7 @@
  * in this process for `ttlMs` (2 s by default): a revoked key stops working on every replica within
  * that time. Unknown keys are not cached.
  */
-import { API_PLANS } from '@merma/schema';
+import { API_PLANS, LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import type { FastifyRequest } from 'fastify';
 import { hashApiKey, isWellFormedKey } from '../auth/keys.js';
 import type { AuthContext, Log } from '../context.js';
@@ -68,7 +68,7 @@ export function createAuthenticator(db: Db, ttlMs: number, log?: Pick<Log, 'warn
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       const key = match?.[1];
       if (!key || !isWellFormedKey(key)) {
-        throw new AppError('unauthorized', 'Invalid API key: expected Authorization: Bearer svc_live_… or svc_test_…');
+        throw new AppError('unauthorized', `Invalid API key: expected Authorization: Bearer ${LIVE_KEY_PREFIX}… or ${TEST_KEY_PREFIX}…`);
       }
       const entry = await lookup(hashApiKey(key));
       if (!entry) throw new AppError('unauthorized', 'Invalid API key');

@@ -1,5 +1,5 @@
 import { type ErrorCode, Uuid } from '@merma/schema';
-import type { AuditAction, Role } from '@merma/schema/dashboard';
+import { type AuditAction, ROLE_CAPABILITIES, type Role } from '@merma/schema/dashboard';
 import { initTRPC, type TRPC_ERROR_CODE_KEY, TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import type { Clock, DataScope, Log } from '../context.js';
@@ -53,9 +53,9 @@ export type DashboardMeta = {
   rateLimit?: DashboardRateLimit;
 };
 
-/** Who may do what (DESIGN: owner, admin, developer, viewer). */
-export const ADMINS: readonly Role[] = ['owner', 'admin'];
-export const BUILDERS: readonly Role[] = ['owner', 'admin', 'developer'];
+/** Who may do what: the roles of each capability (ROLE_CAPABILITIES, read by the dashboard too). */
+export const ADMINS: readonly Role[] = ROLE_CAPABILITIES.administer;
+export const BUILDERS: readonly Role[] = ROLE_CAPABILITIES.build;
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   validation_error: 'BAD_REQUEST',
