@@ -22,7 +22,8 @@ import { publicUrlForCli } from './running-server.js';
 import type { SecretBox } from './secrets/cipher.js';
 
 /** The mailer's log lines (SMTP only here): stderr, so that stdout stays one JSON value. */
-const stderrLog = { info: (obj: object, msg?: string) => void process.stderr.write(`${JSON.stringify({ msg, ...obj })}\n`) };
+const stderrLine = (obj: object, msg?: string) => void process.stderr.write(`${JSON.stringify({ msg, ...obj })}\n`);
+const stderrLog = { info: stderrLine, warn: stderrLine };
 
 /**
  * merma-admin: the administration CLI. Prints one JSON value on stdout; on bad arguments prints one
@@ -70,6 +71,7 @@ const COMMANDS: Record<string, Command> = {
           email: org.admin_email,
           mailer,
           publicUrl: publicUrlForCli(config),
+          log: stderrLog,
         });
         return { ...org, invitation: { ...invitation, sent: mailer ? 'email' : 'not sent (no SMTP_URL): hand the link to the owner' } };
       } finally {

@@ -65,6 +65,7 @@ describe('invitations', () => {
       email: 'chef@example.com',
       mailer,
       publicUrl: 'https://merma.example.com',
+      log: { warn() {} },
     });
     expect(invited).toMatchObject({ email: 'chef@example.com', role: 'owner' });
     const link = mailer.linkTo('chef@example.com');
@@ -158,6 +159,29 @@ describe('invitations', () => {
     const pending = await browser.mutate('team.invite', { email: 'cook@example.com', role: 'viewer' });
     expect((await browser.query('team.get')).invitations).toEqual([expect.objectContaining({ id: pending.id })]);
     expect(mailer.linkTo('cook@example.com')).toContain('token=');
+  });
+
+  it('merma-admin org create --admin-email: an e-mail that cannot be sent withdraws the invitation too (503), as on the team page', async () => {
+    const org = await createTenant(t.db);
+    const warnings: object[] = [];
+    const invite = () =>
+      inviteFirstOwner(t.db, {
+        organizationId: org.organizationId,
+        organizationName: 'Grupo Horeca',
+        email: 'boss@unreachable.example',
+        mailer,
+        publicUrl: 'https://merma.example.com',
+        log: { warn: (obj: object) => void warnings.push(obj) },
+      });
+    await expect(invite()).rejects.toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('could not be sent') });
+    const stored = await t.db.invitation.findMany({ where: { organization_id: org.organizationId } });
+    expect(stored).toEqual([expect.objectContaining({ email: 'boss@unreachable.example', role: 'owner', revoked_at: expect.any(Date) })]);
+    const audit = await t.db.auditEvent.findMany({ where: { organization_id: org.organizationId }, orderBy: { action: 'asc' } });
+    expect(audit.map((e) => [e.action, e.actor_email, e.details])).toEqual([
+      ['invitation.revoked', 'merma-admin', { invitation_id: stored[0]?.id, reason: 'mail_not_sent' }],
+      ['member.invited', 'merma-admin', { invitation_id: stored[0]?.id, role: 'owner' }],
+    ]);
+    expect(warnings).toEqual([expect.objectContaining({ invitationId: stored[0]?.id })]);
   });
 
   it('a revoked or expired invitation is refused', async () => {

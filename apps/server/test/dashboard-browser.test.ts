@@ -66,6 +66,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
         email: 'ana@example.com',
         mailer,
         publicUrl: base,
+        log: { warn() {} },
       });
       const link = mailer.linkTo('ana@example.com');
       await page.goto(`${base}/dashboard/invitation?token=${tokenOf(link)}`);

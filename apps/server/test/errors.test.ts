@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { toAppError } from '../src/errors.js';
 import { Prisma } from '../src/generated/prisma/client.ts';
-import { toAppError } from '../src/http/errors.js';
 
 /**
  * The one error classifier: a database that went away is a 503 the client may retry (with

@@ -196,6 +196,7 @@ describe('replacing a pending invitation', () => {
       email: other,
       mailer,
       publicUrl: 'http://x',
+      log: { warn() {} },
     });
     await inviteFirstOwner(t.db, {
       organizationId: org.organizationId,
@@ -203,6 +204,7 @@ describe('replacing a pending invitation', () => {
       email: other,
       mailer,
       publicUrl: 'http://x',
+      log: { warn() {} },
     });
     const ops = await t.db.invitation.findMany({
       where: { organization_id: org.organizationId, email: other },

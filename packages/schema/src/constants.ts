@@ -96,9 +96,30 @@ export const PERMISSIONS = [
 ] as const;
 export const ALL_PERMISSIONS = '*' as const;
 
+/**
+ * The two data modes: every record, key and subscription is either test data or live (production)
+ * data. Test is the safe default (a new page, a new key): nothing live changes until someone
+ * switches. The REST API and the dashboard's procedures say it as `livemode` (a boolean, as
+ * Stripe does); keys, the dashboard's address and the CSV export say it as `mode`.
+ */
+export const MODES = ['test', 'live'] as const;
+export type Mode = (typeof MODES)[number];
+
 /** API key prefixes: live keys see production data, test keys see test data. */
 export const LIVE_KEY_PREFIX = 'svc_live_';
 export const TEST_KEY_PREFIX = 'svc_test_';
+/** Characters after the prefix: base62, drawn uniformly from random bytes by the server. */
+export const API_KEY_BODY_LENGTH = 32;
+/** The whole shape of an API key: the server refuses any other without a lookup. */
+export const API_KEY_PATTERN = new RegExp(`^(${LIVE_KEY_PREFIX}|${TEST_KEY_PREFIX})[0-9A-Za-z]{${API_KEY_BODY_LENGTH}}$`);
+/** The prefix of a mode's keys. */
+export const keyPrefix = (mode: Mode): string => (mode === 'live' ? LIVE_KEY_PREFIX : TEST_KEY_PREFIX);
+/** The mode a key is for, read from its prefix; undefined when it has neither. */
+export function keyMode(key: string): Mode | undefined {
+  if (key.startsWith(LIVE_KEY_PREFIX)) return 'live';
+  if (key.startsWith(TEST_KEY_PREFIX)) return 'test';
+  return undefined;
+}
 
 /** Machine-readable error codes, sent beside the HTTP status in every error body. */
 export const ERROR_CODES = [

@@ -7,6 +7,7 @@ import {
   MAIL_LANGUAGES,
   MAX_PAGE_LIMIT,
   MAX_SECRET_GRACE_PERIOD_SECONDS,
+  MODES,
 } from './constants.js';
 import { KeysetCursor } from './cursor.js';
 import { AnalyticsQuery, BenchmarkResult } from './insights.js';
@@ -24,6 +25,20 @@ import { CreateWebhookInput, RotateWebhookSecretInput, UpdateWebhookInput } from
 export const ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
+
+/**
+ * What each role may do: the one table. The server's procedures name the roles they allow from it
+ * (and refuse the others, whatever the page shows); the dashboard reads it to show only the
+ * controls a member may use. Every member reads every waste page.
+ */
+export const ROLE_CAPABILITIES = {
+  /** Build and run integrations and the data: API keys, integrations, webhooks, shifts and registration sessions, records by hand, the plan. */
+  build: ['owner', 'admin', 'developer'],
+  /** Run the organisation: the team (invite, change roles, remove) and the audit log. */
+  administer: ['owner', 'admin'],
+} as const satisfies Record<string, readonly Role[]>;
+export type Capability = keyof typeof ROLE_CAPABILITIES;
+export const roleCan = (role: Role, capability: Capability): boolean => (ROLE_CAPABILITIES[capability] as readonly Role[]).includes(role);
 
 /**
  * Password rules (NIST SP 800-63B, OWASP ASVS 2.1.1): long rather than complex. 12 characters at
@@ -108,7 +123,7 @@ export const SwitchOrganizationInput = z.strictObject({ organization_id: Uuid })
 export const EstablishmentScope = z.strictObject({ establishment_id: Uuid });
 export const ModeScope = z.strictObject({ establishment_id: Uuid, livemode: z.boolean() });
 
-export const KeyMode = z.enum(['live', 'test']);
+export const KeyMode = z.enum(MODES);
 export type KeyMode = z.infer<typeof KeyMode>;
 
 /** A key as listed: never the key itself, which is shown once when created. */

@@ -1,4 +1,4 @@
-import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
+import { keyMode, LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import { MermaError } from './core/errors.js';
 import { type ClientEvents, countOption, durationOption, type FetchOptions, HttpCore, type Listeners, waitCapOption } from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
@@ -91,7 +91,8 @@ export class Merma {
     if (!apiKey) {
       throw new MermaError('Missing API key: pass new Merma({ apiKey }) or set MERMA_API_KEY');
     }
-    if (!apiKey.startsWith(LIVE_KEY_PREFIX) && !apiKey.startsWith(TEST_KEY_PREFIX)) {
+    const mode = keyMode(apiKey);
+    if (!mode) {
       throw new MermaError(`Invalid API key: it must start with ${LIVE_KEY_PREFIX} or ${TEST_KEY_PREFIX}`);
     }
     if (isBrowserLike() && !options.dangerouslyAllowBrowser) {
@@ -113,7 +114,7 @@ export class Merma {
       defaultHeaders: options.defaultHeaders,
       log: makeLogger(logLevel, options.logger ?? globalThis.console),
     });
-    this.livemode = apiKey.startsWith(LIVE_KEY_PREFIX);
+    this.livemode = mode === 'live';
     this.records = new Records(core);
     this.causas = new Causas(core);
     this.destinos = new Destinos(core);

@@ -1,19 +1,20 @@
-import type { Role } from '@merma/schema/dashboard';
+import { type Role, roleCan } from '@merma/schema/dashboard';
 
 /**
- * What each role may do, to hide or disable controls. The server checks every call by itself; this
- * only spares people buttons that would be refused.
+ * What each role may do, to hide or disable controls: read from the one table the server's
+ * procedures use (ROLE_CAPABILITIES). The server checks every call by itself; this only spares
+ * people buttons that would be refused.
  */
 export const can = {
   /** API keys are for the people who build integrations: viewers do not see them at all. */
-  viewKeys: (role: Role) => role !== 'viewer',
-  manageKeys: (role: Role) => role !== 'viewer',
-  manageIntegrations: (role: Role) => role !== 'viewer',
-  manageTeam: (role: Role) => role === 'owner' || role === 'admin',
-  viewAudit: (role: Role) => role === 'owner' || role === 'admin',
+  viewKeys: (role: Role) => roleCan(role, 'build'),
+  manageKeys: (role: Role) => roleCan(role, 'build'),
+  manageIntegrations: (role: Role) => roleCan(role, 'build'),
+  manageTeam: (role: Role) => roleCan(role, 'administer'),
+  viewAudit: (role: Role) => roleCan(role, 'administer'),
   /** Viewers see every waste page and change nothing there. */
-  manageShifts: (role: Role) => role !== 'viewer',
-  generatePlan: (role: Role) => role !== 'viewer',
-  /** Adding a record or correcting one by hand (the server refuses viewers too). */
-  writeRecords: (role: Role) => role !== 'viewer',
+  manageShifts: (role: Role) => roleCan(role, 'build'),
+  generatePlan: (role: Role) => roleCan(role, 'build'),
+  /** Adding a record or correcting one by hand. */
+  writeRecords: (role: Role) => roleCan(role, 'build'),
 };

@@ -1,9 +1,9 @@
 // zod/mini: the same zod, in its tree-shakable form, so that the first bundle stays small.
+
+import { MODES, type Mode } from '@merma/schema';
 import * as z from 'zod/mini';
 
-/** Test data is the safe default: nothing in live mode changes until someone switches to it. */
-export const MODES = ['test', 'live'] as const;
-export type Mode = (typeof MODES)[number];
+export { MODES, type Mode };
 
 /**
  * Search params of every page inside the shell: the establishment and the mode (test or live data)

@@ -1,42 +1,46 @@
 import { randomUUID } from 'node:crypto';
+import type { Log } from '../context.js';
 import type { Db } from '../db/client.js';
 import type { Mailer } from '../mail.js';
 import { createUserToken, dashboardLink, SIGN_IN_LINK_TTL_MS } from '../modules/accounts/service.js';
-import { invitationMail } from '../modules/team/mail.js';
-import { inviteMember } from '../modules/team/service.js';
+import { sendInvitation } from '../modules/team/invite.js';
 
 /**
- * The operator's side of dashboard accounts: the first owner of a new organisation is invited by
- * e-mail (`org create --admin-email`; without `mailer` the invitation link is returned instead),
- * and the quickstart's demo owner gets a one-time sign-in link.
+ * The operator's side of dashboard accounts: the first owner of a new organisation is invited
+ * (`org create --admin-email`) the way the team page invites (modules/team/invite.ts): by e-mail,
+ * withdrawn with a 503 when the e-mail cannot be sent; without `mailer` the invitation link is
+ * returned instead. The quickstart's demo owner gets a one-time sign-in link.
  */
 export async function inviteFirstOwner(
   db: Db,
-  input: { organizationId: string; organizationName: string; email: string; mailer: Mailer | undefined; publicUrl: string },
+  input: {
+    organizationId: string;
+    organizationName: string;
+    email: string;
+    mailer: Mailer | undefined;
+    publicUrl: string;
+    log: Pick<Log, 'warn'>;
+  },
 ) {
-  const now = new Date();
   // The operator acts as an owner: sent again, it replaces the pending invitation (audited).
-  const { invitation, token } = await db.$transaction((tx) =>
-    inviteMember(tx, {
+  const { invitation, link } = await sendInvitation(
+    { db, clock: () => new Date(), log: input.log, mailer: input.mailer, publicUrl: input.publicUrl },
+    {
       organizationId: input.organizationId,
+      organizationName: input.organizationName,
       actor: { userId: null, role: 'owner' },
       by: { userId: null, email: 'merma-admin', ip: null },
+      invitedBy: 'Merma',
       email: input.email,
       role: 'owner',
       // Organisations have no language of their own: an operator's invitation is in Spanish.
       language: 'es',
-      now,
-    }),
+    },
   );
-  const link = dashboardLink(input.publicUrl, 'invitation', token);
   const made = { email: invitation.email, role: invitation.role, expires_at: invitation.expires_at };
   // Without a mail server the link is the operator's to hand over: it is returned (printed once on
   // stdout by the CLI, like a new key), never written to a log.
-  if (!input.mailer) return { ...made, link };
-  await input.mailer.send(
-    invitationMail({ to: invitation.email, organization: input.organizationName, role: 'owner', invitedBy: 'Merma', link, language: 'es' }),
-  );
-  return made;
+  return link ? { ...made, link } : made;
 }
 
 export const DEMO_OWNER_EMAIL = 'owner@demo.merma.local';

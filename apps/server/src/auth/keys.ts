@@ -1,29 +1,26 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
+import { API_KEY_BODY_LENGTH, API_KEY_PATTERN, keyPrefix, type Mode } from '@merma/schema';
 
 /**
- * API keys: `svc_live_` or `svc_test_` followed by 32 base62 characters drawn from 24 random bytes
- * (190 bits of randomness). Only the SHA-256 of the full key is stored; a fast hash is right here
- * because the key is random and long, unlike a password. Lookups go by the hash through a unique
- * index, so the time taken does not depend on how much of a guess matches a real key.
+ * API keys (their format: API_KEY_PATTERN in @merma/schema): `svc_live_` or `svc_test_` followed
+ * by 32 base62 characters (190 bits of randomness). Only the SHA-256 of the full key is stored; a
+ * fast hash is right here because the key is random and long, unlike a password. Lookups go by the
+ * hash through a unique index, so the time taken does not depend on how much of a guess matches a
+ * real key.
  */
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const BODY_LENGTH = 32;
-const KEY_PATTERN = /^svc_(live|test)_[0-9A-Za-z]{32}$/;
 
-export type KeyMode = 'live' | 'test';
-
-export function generateApiKey(mode: KeyMode): string {
-  return randomToken(mode === 'live' ? LIVE_KEY_PREFIX : TEST_KEY_PREFIX);
+export function generateApiKey(mode: Mode): string {
+  return randomToken(keyPrefix(mode));
 }
 
 /** `prefix` and 32 uniformly drawn base62 characters: API keys, integrations' URL tokens. */
 export function randomToken(prefix: string): string {
   let body = '';
   // Rejection sampling keeps every character uniformly likely (248 = 4 * 62).
-  while (body.length < BODY_LENGTH) {
+  while (body.length < API_KEY_BODY_LENGTH) {
     for (const byte of randomBytes(48)) {
-      if (byte < 248 && body.length < BODY_LENGTH) body += ALPHABET[byte % 62];
+      if (byte < 248 && body.length < API_KEY_BODY_LENGTH) body += ALPHABET[byte % 62];
     }
   }
   return prefix + body;
@@ -35,5 +32,5 @@ export function hashApiKey(key: string): string {
 
 /** Shape check before any lookup: a malformed key is refused without touching the database. */
 export function isWellFormedKey(key: string): boolean {
-  return KEY_PATTERN.test(key);
+  return API_KEY_PATTERN.test(key);
 }

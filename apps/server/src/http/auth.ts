@@ -1,20 +1,21 @@
 /*
  * Resolves `Authorization: Bearer <key>` to the key's establishment, organisation, plan, mode and
- * permissions. Keys are looked up by their SHA-256 (the only form stored). A verified key is cached
+ * permissions (modules/tenancy). Keys are looked up by their SHA-256 (the only form stored). A verified key is cached
  * in this process for `ttlMs` (2 s by default): a revoked key stops working on every replica within
  * that time. Unknown keys are not cached.
  */
-import { API_PLANS, type Plan, type Sector } from '@merma/schema';
+import { API_PLANS, LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
 import type { FastifyRequest } from 'fastify';
 import { hashApiKey, isWellFormedKey } from '../auth/keys.js';
 import type { AuthContext, Log } from '../context.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../errors.js';
+import { findKeyCaller, type KeyCaller } from '../modules/tenancy/service.js';
 
 /** Turns a request's API key into its caller (401/403 otherwise). */
 export type Authenticator = { authenticate(request: FastifyRequest): Promise<AuthContext> };
 
-type CacheEntry = { auth: AuthContext; revoked: boolean; canceled: boolean; expires: number };
+type CacheEntry = KeyCaller & { expires: number };
 const MAX_CACHE_ENTRIES = 10_000;
 
 /** A key's last use is written at most this often (per key, across replicas). */
@@ -45,45 +46,12 @@ export function createAuthenticator(db: Db, ttlMs: number, log?: Pick<Log, 'warn
     const now = Date.now();
     const hit = cache.get(hash);
     if (hit && hit.expires > now) return hit;
-    const rows = await db.$queryRaw<
-      {
-        id: string;
-        establishment_id: string;
-        organization_id: string;
-        livemode: boolean;
-        permissions: string[];
-        revoked: boolean;
-        plan: string;
-        canceled: boolean;
-        timezone: string;
-        sector: string;
-      }[]
-    >`SELECT k.id::text, k.establishment_id::text, e.organization_id::text, k.livemode, k.permissions,
-        k.revoked_at IS NOT NULL AS revoked, o.plan, o.canceled_at IS NOT NULL AS canceled, e.timezone, e.sector
-      FROM api_keys k
-      JOIN establishments e ON e.id = k.establishment_id
-      JOIN organizations o ON o.id = e.organization_id
-      WHERE k.key_hash = ${hash}`;
-    const row = rows[0];
-    if (!row) {
+    const found = await findKeyCaller(db, hash);
+    if (!found) {
       cache.delete(hash);
       return undefined;
     }
-    const entry: CacheEntry = {
-      auth: {
-        keyId: row.id,
-        establishmentId: row.establishment_id,
-        organizationId: row.organization_id,
-        livemode: row.livemode,
-        plan: row.plan as Plan,
-        permissions: row.permissions,
-        timezone: row.timezone,
-        sector: row.sector as Sector,
-      },
-      revoked: row.revoked,
-      canceled: row.canceled,
-      expires: now + ttlMs,
-    };
+    const entry: CacheEntry = { ...found, expires: now + ttlMs };
     if (ttlMs > 0) {
       if (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
       cache.set(hash, entry);
@@ -100,7 +68,7 @@ export function createAuthenticator(db: Db, ttlMs: number, log?: Pick<Log, 'warn
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       const key = match?.[1];
       if (!key || !isWellFormedKey(key)) {
-        throw new AppError('unauthorized', 'Invalid API key: expected Authorization: Bearer svc_live_… or svc_test_…');
+        throw new AppError('unauthorized', `Invalid API key: expected Authorization: Bearer ${LIVE_KEY_PREFIX}… or ${TEST_KEY_PREFIX}…`);
       }
       const entry = await lookup(hashApiKey(key));
       if (!entry) throw new AppError('unauthorized', 'Invalid API key');

@@ -17,13 +17,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
 import { sqlOfPool, sqlOfTransaction } from '../db/sql.js';
-import { validationError } from '../errors.js';
+import { toAppError, validationError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
 import { inSpan } from '../tracing/spans.js';
 import type { Context } from '../trpc/context.js';
 import type { AppRouter } from '../trpc/router.js';
 import { authorizeProcedure, createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
-import { toAppError } from './errors.js';
 import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';
 
 /** What each API route carries in its Fastify config: the auth hook, the rate limiter and the logs read it. */

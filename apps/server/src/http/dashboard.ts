@@ -12,15 +12,16 @@ import { csrfTokenFor, sameSecret } from '../auth/tokens.js';
 import type { Clock } from '../context.js';
 import { type Db, poolOf } from '../db/client.js';
 import { sqlOfPool } from '../db/sql.js';
-import { AppError, issueDetails, validationError } from '../errors.js';
+import { AppError, issueDetails, toAppError, validationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
 import { localDate } from '../modules/analytics/range.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { exportRecordsCsv } from '../modules/records/export.js';
+import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
-import { type DashboardContext, findEstablishment, tenantOf } from '../trpc/dashboard-base.js';
+import type { DashboardContext } from '../trpc/dashboard-base.js';
 import { MAX_BODY_DEPTH, nestingExceeds } from './json-body.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -138,9 +139,10 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
         setHeader: (name, value) => void reply.header(name, value),
         rateLimit: (limit, key) => options.rateLimiter.consumeForUser(limit, key),
       }),
+      // Procedures' errors are logged where they are mapped (trpc/dashboard-base.ts); this catches
+      // what fails outside them (the context, tRPC itself).
       onError: ({ error, path }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR')
-          request.log.error({ err: error.cause ?? error, procedure: path }, 'dashboard call failed');
+        if (toAppError(error).unexpected) request.log.error({ err: error.cause ?? error, procedure: path }, 'dashboard call failed');
       },
     });
   };
@@ -157,7 +159,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     if (!parsed.success) throw validationError('Invalid export query', issueDetails(parsed.error));
     const { establishment_id, mode, dialect, ...filter } = parsed.data;
     const establishment = await findEstablishment(db, session.organizationId, establishment_id);
-    const tenant = tenantOf(establishment, session.organizationId, mode === 'live');
+    const tenant = tenantOf(establishment, mode === 'live');
     const csv = await exportRecordsCsv({ db, pool, clock, catalog: options.catalog }, tenant, filter, dialect);
     const day = localDate(clock(), tenant.timezone);
     return reply

@@ -1,14 +1,15 @@
-import { type ErrorCode, type ErrorDetail, type Plan, type Sector, Uuid } from '@merma/schema';
-import type { AuditAction, Role } from '@merma/schema/dashboard';
+import { type ErrorCode, Uuid } from '@merma/schema';
+import { type AuditAction, ROLE_CAPABILITIES, type Role } from '@merma/schema/dashboard';
 import { initTRPC, type TRPC_ERROR_CODE_KEY, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import type { Clock, DataScope, Log, Tenant } from '../context.js';
+import type { Clock, DataScope, Log } from '../context.js';
 import type { Db, DbTx } from '../db/client.js';
 import type { Sql } from '../db/sql.js';
-import { AppError, issueDetails } from '../errors.js';
+import { AppError, retryHeaders, toAppError } from '../errors.js';
 import type { AccountDeps, Client } from '../modules/accounts/service.js';
 import type { OpenedSession, SessionUser } from '../modules/accounts/sessions.js';
 import { recordAudit } from '../modules/audit/service.js';
+import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
 
 /**
  * The dashboard's procedures (served at /trpc by http/dashboard.ts), apart from the public API's:
@@ -52,9 +53,9 @@ export type DashboardMeta = {
   rateLimit?: DashboardRateLimit;
 };
 
-/** Who may do what (DESIGN: owner, admin, developer, viewer). */
-export const ADMINS: readonly Role[] = ['owner', 'admin'];
-export const BUILDERS: readonly Role[] = ['owner', 'admin', 'developer'];
+/** Who may do what: the roles of each capability (ROLE_CAPABILITIES, read by the dashboard too). */
+export const ADMINS: readonly Role[] = ROLE_CAPABILITIES.administer;
+export const BUILDERS: readonly Role[] = ROLE_CAPABILITIES.build;
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   validation_error: 'BAD_REQUEST',
@@ -73,10 +74,6 @@ const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   service_unavailable: 'SERVICE_UNAVAILABLE',
   internal: 'INTERNAL_SERVER_ERROR',
 };
-/** A tRPC error raised without an AppError (by tRPC itself): the first code of the table that maps to it. */
-const APP_CODE: Record<string, ErrorCode> = {};
-for (const [app, trpc] of Object.entries(TRPC_CODE) as [ErrorCode, TRPC_ERROR_CODE_KEY][]) APP_CODE[trpc] ??= app;
-
 /** tRPC's words for a call made with the wrong method, said as what to do instead. */
 function wrongMethodMessage(message: string): string {
   const found = /^Unsupported (\w+)-request to (\w+) procedure at path "(.*)"$/.exec(message);
@@ -86,8 +83,10 @@ function wrongMethodMessage(message: string): string {
 }
 
 /**
- * Error bodies carry the contract's `code` (`app_code`) and, for invalid input, `details` as the
- * REST errors do. An unexpected error's message never reaches the browser; stacks never do.
+ * Error bodies carry the contract's `code` (`app_code`) and, for invalid input, `details`, from the
+ * same mapping as the REST errors (`toAppError`, src/errors.ts): a database outage is a 503, a
+ * deadlock a 409, on both surfaces. An unexpected error's message never reaches the browser;
+ * stacks never do.
  */
 const t = initTRPC
   .context<DashboardContext>()
@@ -95,40 +94,35 @@ const t = initTRPC
   .create({
     isDev: false,
     errorFormatter({ shape, error }) {
-      const cause = error.cause;
-      const appCode: ErrorCode = cause instanceof AppError ? cause.code : (APP_CODE[error.code] ?? 'internal');
-      let details: ErrorDetail[] | undefined;
-      if (cause instanceof AppError) details = cause.details;
-      else if (cause && Array.isArray((cause as { issues?: unknown }).issues)) {
-        details = issueDetails(cause as unknown as { issues: { path: PropertyKey[]; message: string }[] });
-      }
-      const message =
-        appCode === 'internal'
-          ? 'Internal error'
-          : appCode === 'validation_error' && !(cause instanceof AppError)
-            ? 'Invalid input'
-            : appCode === 'method_not_allowed'
-              ? wrongMethodMessage(shape.message)
-              : shape.message;
+      const { appError } = toAppError(error);
+      const message = appError.code === 'method_not_allowed' ? wrongMethodMessage(shape.message) : appError.message;
       return {
         ...shape,
         message,
-        data: { code: shape.data.code, httpStatus: shape.data.httpStatus, app_code: appCode, details, path: shape.data.path },
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          app_code: appError.code,
+          details: appError.details,
+          path: shape.data.path,
+        },
       };
     },
   });
 
 export const dashboardRouter = t.router;
 
-/** Domain errors (AppError) become tRPC errors of the matching status; 429s carry Retry-After. */
-const domainErrors = t.middleware(async ({ ctx, next }) => {
+/**
+ * Whatever a procedure throws leaves as the tRPC error of its AppError (`toAppError`, the REST
+ * API's mapping), with the same retry headers as REST; unexpected ones are logged here, once.
+ */
+const domainErrors = t.middleware(async ({ ctx, path, next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError) {
-    const cause = result.error.cause;
-    if (cause.extra?.retryAfterSeconds) ctx.setHeader('retry-after', String(cause.extra.retryAfterSeconds));
-    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
-  }
-  return result;
+  if (result.ok) return result;
+  const { appError, unexpected } = toAppError(result.error);
+  if (unexpected) ctx.log.error({ err: result.error.cause ?? result.error, procedure: path }, 'dashboard call failed');
+  for (const [name, value] of retryHeaders(appError)) ctx.setHeader(name, value);
+  throw new TRPCError({ code: TRPC_CODE[appError.code], message: appError.message, cause: appError });
 });
 
 /** Callable without a session: signing in, links, invitations. */
@@ -148,29 +142,6 @@ export const memberProcedure = publicProcedure.use(async ({ ctx, meta, path, nex
   return next({ ctx: { ...ctx, session } });
 });
 
-/** One establishment of an organisation, with what its figures depend on (404 when it is another's). */
-export async function findEstablishment(db: Db, organizationId: string, id: string) {
-  const [establishment] = await db.$queryRaw<{ id: string; name: string; timezone: string; sector: string; plan: string }[]>`
-    SELECT e.id::text, e.name, e.timezone, e.sector, o.plan
-    FROM establishments e JOIN organizations o ON o.id = e.organization_id
-    WHERE e.id = ${id}::uuid AND e.organization_id = ${organizationId}::uuid`;
-  if (!establishment) throw new AppError('not_found', `No establishment ${id} in this organisation`);
-  return establishment;
-}
-type FoundEstablishment = Awaited<ReturnType<typeof findEstablishment>>;
-
-/** The data of one establishment and mode (`scope`) with its time zone, sector and plan (`tenant`). */
-export function tenantOf(establishment: FoundEstablishment, organizationId: string, livemode: boolean): Tenant {
-  return {
-    establishmentId: establishment.id,
-    livemode,
-    organizationId,
-    plan: establishment.plan as Plan,
-    timezone: establishment.timezone,
-    sector: establishment.sector as Sector,
-  };
-}
-
 /**
  * Calls about one establishment: `establishment_id` must name one of the session's organisation
  * (404 otherwise, as for anything of another tenant).
@@ -185,7 +156,7 @@ export const establishmentProcedure = memberProcedure.input(z.object({ establish
  * for the data, `tenant` for figures that depend on the establishment's time zone, sector or plan.
  */
 export const scopedProcedure = establishmentProcedure.input(z.object({ livemode: z.boolean() })).use(({ ctx, input, next }) => {
-  const tenant = tenantOf(ctx.establishment, ctx.session.organizationId, input.livemode);
+  const tenant = tenantOf(ctx.establishment, input.livemode);
   const scope: DataScope = { establishmentId: tenant.establishmentId, livemode: tenant.livemode };
   return next({ ctx: { ...ctx, scope, tenant } });
 });

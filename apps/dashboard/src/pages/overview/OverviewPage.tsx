@@ -1,7 +1,7 @@
 import '@mantine/charts/styles.css';
 import { AreaChart, BarChart } from '@mantine/charts';
 import { Alert, Badge, Card, Code, Group, List, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { type AnalyticsResult, LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
+import { type AnalyticsResult, keyPrefix } from '@merma/schema';
 import type { DashboardBenchmark, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
 import { IconArrowDownRight, IconArrowUpRight, IconMinus } from '@tabler/icons-react';
 import { useSuspenseQuery } from '@tanstack/react-query';
@@ -293,7 +293,7 @@ function NoRecords() {
   const { t } = useTranslation();
   const { me, mode } = useScope();
   // The example works as shown: this server's address and the key prefix of the mode on screen.
-  const example = t('overview.empty.example', { url: me.public_url, prefix: mode === 'live' ? LIVE_KEY_PREFIX : TEST_KEY_PREFIX });
+  const example = t('overview.empty.example', { url: me.public_url, prefix: keyPrefix(mode) });
   return (
     <Alert color="teal" variant="light" title={t('overview.empty.title')}>
       <Stack gap="xs">

@@ -12,14 +12,12 @@ import {
   type Role,
   Team,
 } from '@merma/schema/dashboard';
-import { AppError } from '../../errors.js';
 import { mailLanguage } from '../../mail.js';
 import { ADMINS, actorOf, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
-import { dashboardLink } from '../accounts/service.js';
 import { recordAudit } from '../audit/service.js';
+import { sendInvitation } from './invite.js';
 import type { InvitationLimiter } from './limits.js';
-import { invitationMail } from './mail.js';
-import { changeRole, getTeam, inviteMember, memberApiKeys, removeMember, revokeInvitation } from './service.js';
+import { changeRole, getTeam, memberApiKeys, removeMember, revokeInvitation } from './service.js';
 
 const admin = memberProcedure.meta({ roles: ADMINS });
 const actingOf = (ctx: { session: { userId: string; role: Role } }) => ({ userId: ctx.session.userId, role: ctx.session.role });
@@ -45,68 +43,30 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
         // The invitee has no language of their own yet: the inviter's dashboard language, else theirs saved, else Spanish.
         const inviter = await ctx.db.user.findUnique({ where: { id: ctx.session.userId }, select: { language: true } });
         const language = mailLanguage(input.language, inviter?.language);
-        let made: Awaited<ReturnType<typeof inviteMember>>;
+        let sent: Awaited<ReturnType<typeof sendInvitation>>;
         try {
-          made = await ctx.db.$transaction((tx) =>
-            inviteMember(tx, {
+          sent = await sendInvitation(
+            { db: ctx.db, clock: ctx.clock, log: ctx.log, mailer: ctx.accounts.mailer, publicUrl: ctx.accounts.publicUrl },
+            {
               organizationId: ctx.session.organizationId,
+              organizationName: ctx.session.organizationName,
               actor: actingOf(ctx),
               by: actorOf(ctx),
+              invitedBy: ctx.session.name || ctx.session.email,
               email: input.email,
               role: input.role,
               language,
-              now: ctx.clock(),
-            }),
+            },
           );
         } catch (err) {
+          // Nothing was made (refused, or withdrawn because its e-mail was not sent): it does not count.
           await allowance.giveBack();
           throw err;
-        }
-        const { invitation, token } = made;
-        const link = dashboardLink(ctx.accounts.publicUrl, 'invitation', token);
-        try {
-          await ctx.accounts.mailer.send(
-            invitationMail({
-              to: invitation.email,
-              organization: ctx.session.organizationName,
-              role: invitation.role,
-              invitedBy: ctx.session.name || ctx.session.email,
-              link,
-              language,
-            }),
-          );
-        } catch (err) {
-          // The link exists only in the e-mail: an invitation whose e-mail was not sent is one nobody
-          // can accept. It is withdrawn (audited, like a revocation) and the inviter is told to try again.
-          ctx.log.warn({ err, invitationId: invitation.id }, 'the invitation e-mail could not be sent; the invitation is withdrawn');
-          await allowance.giveBack();
-          await ctx.db.$transaction(async (tx) => {
-            const now = ctx.clock();
-            await tx.invitation.updateMany({
-              where: { id: invitation.id, accepted_at: null, revoked_at: null },
-              data: { revoked_at: now },
-            });
-            await recordAudit(tx, {
-              organizationId: ctx.session.organizationId,
-              actor: actorOf(ctx),
-              action: 'invitation.revoked',
-              target: invitation.email,
-              details: { invitation_id: invitation.id, reason: 'mail_not_sent' },
-              now,
-            });
-          });
-          throw new AppError(
-            'service_unavailable',
-            `The invitation e-mail to ${invitation.email} could not be sent, so no invitation was made; try again later`,
-            undefined,
-            { retryAfterSeconds: 60, shouldRetry: true },
-          );
         }
         // Without an SMTP server the e-mail reaches only the log (links redacted) or a file on the
         // server: the inviter is told so and gets the link, in this answer only (never stored or
         // logged), to pass on themselves, as `merma-admin org create` prints it for an operator.
-        const mailed = ctx.accounts.mailer.delivers !== false;
-        return { ...invitation, invited_by: ctx.session.email, mailed, link: mailed ? null : link };
+        return { ...sent.invitation, invited_by: ctx.session.email, mailed: sent.mailed, link: sent.link };
       }),
 
     revokeInvitation: admin
