@@ -1,11 +1,11 @@
+import { addDays, localDate } from '@merma/schema';
 import { describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../src/modules/analytics/range.js';
 import { bucketDay } from '../src/modules/records/rollup.js';
 
 /**
  * The day a record counts on in record_day_totals (records/rollup.ts): the local date of when it
  * happened, in the establishment's zone, around midnight and the clock changes; and the calendar
- * arithmetic the analytics ranges use (analytics/range.ts).
+ * arithmetic of the ranges (@merma/schema's calendar.ts).
  */
 describe('day buckets', () => {
   it("put a record on the local date of occurred_at in the establishment's zone", () => {

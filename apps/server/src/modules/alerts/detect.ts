@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { dayStartSql, localDaySql } from '../../calendar.js';
 import type { Clock } from '../../context.js';
 
 /**
@@ -24,14 +25,14 @@ export async function detectSpikes(
 ): Promise<number> {
   const { rowCount } = await deps.pool.query(
     `WITH est AS (
-       SELECT timezone AS tz, (($3::timestamptz) AT TIME ZONE timezone)::date AS today
+       SELECT timezone AS tz, ${localDaySql('$3::timestamptz', 'timezone')} AS today
        FROM establishments WHERE id = $1
      ), totals AS (
-       SELECT r.food_category, (r.occurred_at AT TIME ZONE est.tz)::date AS day, sum(r.weight_kg) AS kg
+       SELECT r.food_category, ${localDaySql('r.occurred_at', 'est.tz')} AS day, sum(r.weight_kg) AS kg
        FROM records r, est
        WHERE r.establishment_id = $1 AND r.livemode = $2 AND r.superseded_by IS NULL
-         AND r.occurred_at >= ((est.today - 28)::timestamp AT TIME ZONE est.tz)
-         AND r.occurred_at < ((est.today + 1)::timestamp AT TIME ZONE est.tz)
+         AND r.occurred_at >= ${dayStartSql('est.today - 28', 'est.tz')}
+         AND r.occurred_at < ${dayStartSql('est.today + 1', 'est.tz')}
        GROUP BY 1, 2
      ), history AS (
        SELECT count(*) AS days FROM totals, est WHERE totals.day IN (est.today - 7, est.today - 14, est.today - 21, est.today - 28)

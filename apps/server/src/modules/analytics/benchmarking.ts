@@ -1,8 +1,8 @@
 import type { BenchmarkResult, Sector } from '@merma/schema';
+import { localDate } from '@merma/schema';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
-import { localDate } from './range.js';
 
 export const BENCHMARK_WINDOW_DAYS = 90;
 export const MIN_SECTOR_SAMPLE = 5;

@@ -1,7 +1,8 @@
 import type { AnalyticsResult, FoodCategory } from '@merma/schema';
+import { DATE_ONLY, lowerBoundSql, MAX_RANGE_DAYS, resolveRange, upperBoundSql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { DATE_ONLY, lowerBoundSql, MAX_RANGE_DAYS, resolveRange, sqlParams, upperBoundSql } from './range.js';
+import { sqlParams } from '../../db/sql.js';
 
 export type AnalyticsQueryParsed = {
   from?: string | undefined;

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import {
+  addDays,
   encodeKeysetCursor,
   type KeysetPosition,
+  localDate,
   type PlanLanguage,
   type PreventionPlan,
   type PreventionPlanHistory,
   type PreventionPlanSummary,
 } from '@merma/schema';
+import { dayStartSql } from '../../calendar.js';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
@@ -14,7 +17,6 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
-import { addDays, localDate } from '../analytics/range.js';
 import { loadCatalogNames, localizePlan, type Part, readStoredPlan, type StoredPlan } from './content.js';
 import { renderMarkdown } from './markdown.js';
 import { measureIdsFor } from './measures.js';
@@ -83,7 +85,7 @@ export async function generatePlan(
           SELECT coalesce(s.id::text, 'none') AS key, s.name, sum(r.weight_kg)::float8 AS kg
           FROM records r LEFT JOIN shifts s ON s.id = r.shift_id
           WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
-            AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.occurred_at < ($4::date + 1)::timestamp AT TIME ZONE $5
+            AND r.occurred_at >= ${dayStartSql('$3::date', '$5')} AND r.occurred_at < ${dayStartSql('$4::date + 1', '$5')}
           GROUP BY 1, 2) x) AS by_shift,
        (SELECT json_agg(x ORDER BY x.orden) FROM (
           SELECT d.code AS key, d.orden, d.es_recuperacion, coalesce(sum(f.weight_kg), 0)::float8 AS kg

@@ -1,8 +1,8 @@
 import type { FoodCategory, Prediction } from '@merma/schema';
+import { addDays, localDate } from '@merma/schema';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
-import { addDays, localDate } from '../analytics/range.js';
 import { backtest, forecastFromTomorrow } from './model.js';
 
 const HISTORY_DAYS = 365;

@@ -1,7 +1,8 @@
 import type { FoodCategory } from '@merma/schema';
+import { DATE_ONLY, lowerBoundSql, resolveRange, upperBoundSql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { DATE_ONLY, lowerBoundSql, resolveRange, type SqlParams, sqlParams, upperBoundSql } from '../analytics/range.js';
+import { type SqlParams, sqlParams } from '../../db/sql.js';
 
 /**
  * Which records count for a list, a page of the dashboard's table or an export: the establishment

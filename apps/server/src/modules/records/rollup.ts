@@ -1,6 +1,7 @@
+import { localDate } from '@merma/schema';
+import { localDaySql } from '../../calendar.js';
 import type { DataScope } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import { localDate } from '../analytics/range.js';
 
 /**
  * `record_day_totals`: kg and record count of the records that count (not superseded) per
@@ -36,17 +37,23 @@ export async function supersede(
   originalId: string,
   correctionId: string,
 ): Promise<void> {
-  await tx.$executeRaw`
-    WITH old AS (
-      UPDATE records SET superseded_by = ${correctionId}::uuid
-      WHERE id = ${originalId}::uuid AND establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}
-        AND superseded_by IS NULL
+  // The day is found again in SQL (`localDaySql`), as the JavaScript `bucketDay` wrote it.
+  await tx.$executeRawUnsafe(
+    `WITH old AS (
+      UPDATE records SET superseded_by = $1::uuid
+      WHERE id = $2::uuid AND establishment_id = $3::uuid AND livemode = $4 AND superseded_by IS NULL
       RETURNING establishment_id, livemode, occurred_at, food_category, destino_id, causa_id, waste_stage, weight_kg
     )
     UPDATE record_day_totals t SET kg = t.kg - old.weight_kg, records = t.records - 1
     FROM old
     WHERE t.establishment_id = old.establishment_id AND t.livemode = old.livemode
-      AND t.day = (old.occurred_at AT TIME ZONE ${scope.timezone})::date
+      AND t.day = ${localDaySql('old.occurred_at', '$5')}
       AND t.food_category = old.food_category AND t.destino_id = old.destino_id
-      AND t.causa_id IS NOT DISTINCT FROM old.causa_id AND t.waste_stage IS NOT DISTINCT FROM old.waste_stage`;
+      AND t.causa_id IS NOT DISTINCT FROM old.causa_id AND t.waste_stage IS NOT DISTINCT FROM old.waste_stage`,
+    correctionId,
+    originalId,
+    scope.establishmentId,
+    scope.livemode,
+    scope.timezone,
+  );
 }

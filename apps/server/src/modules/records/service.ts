@@ -15,11 +15,10 @@ import {
 } from '@merma/schema';
 import type { AuthContext, Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import { type Sql, sqlOfTransaction, type TransactionalSql } from '../../db/sql.js';
+import { type Sql, sqlOfTransaction, sqlParams, type TransactionalSql } from '../../db/sql.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { activeTraceparent } from '../../tracing/spans.js';
-import { sqlParams } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
 import { countRecords, countSql, recordFilterSql } from './filter.js';
