@@ -105,7 +105,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     const token = request.cookies[names.session] ?? null;
     const session = token ? await findSession(db, token, clock()) : null;
     if (token && !session) clearSessionCookies(reply);
-    // A session in use lives on (sessions.ts): so do its cookies.
+    // A login session in use lives on (modules/accounts/sessions.ts): so do its cookies.
     if (token && session?.renewed) setSessionCookies(reply, { token, expiresAt: session.expiresAt, csrfToken: csrfTokenFor(token) });
     if (session && request.method !== 'GET') {
       const given = request.headers[CSRF_HEADER];

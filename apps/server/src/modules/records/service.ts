@@ -73,7 +73,7 @@ export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
  * the delivered body (the `record.created`/`record.updated` of @merma/schema: id, establishment_id,
  * food_category, weight_kg, created_at, occurred_at, the names of the cause and destination,
  * waste_stage, record_hash and, on a correction, supersedes_id). A record never changes once stored, so the delivery renders the rest from it
- * when it is sent (RECORD_EVENT_DATA_SQL, in webhooks/attempt.ts) instead of every write storing
+ * when it is sent (webhooks/attempt.ts, with RECORD_EVENT_DATA_SQL below) instead of every write storing
  * a copy. `hash` null: the caller fills it in SQL.
  */
 export function recordEventRow(type: 'record.created' | 'record.updated', id: string, createdAt: string, hash: string | null) {
