@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { dayStartSql, localDaySql } from '../../calendar.js';
 import type { Clock } from '../../context.js';
+import { insertEventsSql } from '../../events/outbox.js';
 
 /**
  * `alerts.detect`: the spike detector of one establishment and mode, run (throttled to once every
@@ -54,16 +55,15 @@ export async function detectSpikes(
        ON CONFLICT (establishment_id, livemode, food_category, day) DO NOTHING
        RETURNING food_category, day, total_kg, baseline_kg, threshold_kg
      )
-     INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
-     SELECT gen_random_uuid(), $1, $2, 'alert.spike_detected',
+     ${insertEventsSql(`SELECT $1::uuid AS establishment_id, $2::boolean AS livemode, 'alert.spike_detected' AS type,
        jsonb_build_object('event', 'alert.spike_detected',
          'timestamp', to_char($3::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
          'data', jsonb_build_object(
            'establishment_id', $1::uuid, 'food_category', st.food_category, 'date', st.day::text,
            'total_kg', st.total_kg::float8, 'baseline_kg', st.baseline_kg::float8, 'threshold_kg', st.threshold_kg::float8,
-           'z_score', CASE WHEN sp.sd > 0 THEN round((sp.total - sp.mean) / sp.sd, 2)::float8 END)),
-       $3
-     FROM stored st JOIN spikes sp USING (food_category)`,
+           'z_score', CASE WHEN sp.sd > 0 THEN round((sp.total - sp.mean) / sp.sd, 2)::float8 END)) AS payload,
+       $3::timestamptz AS created_at, NULL::text AS trace_parent
+     FROM stored st JOIN spikes sp USING (food_category)`)}`,
     [payload.establishment_id, payload.livemode, deps.clock(), deps.minKg],
   );
   return rowCount ?? 0;
