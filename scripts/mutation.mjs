@@ -9,7 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const PACKAGES = { signing: 'packages/signing', sdk: 'packages/sdk', server: 'apps/server' };
+const PACKAGES = { signing: 'packages/signing', schema: 'packages/schema', sdk: 'packages/sdk', server: 'apps/server' };
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(name in PACKAGES));
 if (unknown.length) {

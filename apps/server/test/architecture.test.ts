@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
  * The layers of src/, lowest first. A file may import from its own layer and the layers below,
  * never from one above:
  *
- * 0. foundations: config.ts, context.ts, errors.ts, limits.ts, log.ts, mail.ts, metrics.ts, redis.ts,
+ * 0. foundations: calendar.ts, config.ts, context.ts, errors.ts, limits.ts, log.ts, mail.ts, metrics.ts, redis.ts,
  *    running-server.ts (where the running server is reached, for the CLI), auth/ (API
  *    key format and hashing, dashboard tokens), secrets/, db/, tracing/
  * 1. the domain: events/ (the outbox) and modules/ (services, SQL, webhook delivery) — except
- *    the modules' router.ts and dashboard.ts files, which are the procedures
- * 2. procedures: trpc/ and modules/<name>/router.ts (REST) and dashboard.ts (the dashboard's /trpc)
+ *    the modules' api.ts and dashboard.ts files, which are the procedures
+ * 2. procedures: trpc/ and modules/<name>/api.ts (REST) and dashboard.ts (the dashboard's /trpc)
  * 3. transports: http/, jobs/, admin/ (the CLI's commands)
  * 4. composition: services.ts, serve.ts, main.ts, admin.ts
  *
@@ -22,9 +22,12 @@ const SRC = join(__dirname, '../src');
 function layerOf(file: string): number {
   const path = relative(SRC, file).replaceAll('\\', '/');
   if (path.startsWith('generated/')) return -1;
-  if (/^(config|context|errors|limits|log|mail|metrics|redis|running-server)\.ts$/.test(path) || /^(secrets|db|auth|tracing)\//.test(path))
+  if (
+    /^(calendar|config|context|errors|limits|log|mail|metrics|redis|running-server)\.ts$/.test(path) ||
+    /^(secrets|db|auth|tracing)\//.test(path)
+  )
     return 0;
-  if (path.startsWith('modules/') && /\/(router|dashboard)\.ts$/.test(path)) return 2;
+  if (/^modules\/[^/]+\/(api|dashboard)\.ts$/.test(path)) return 2;
   if (path.startsWith('modules/') || path.startsWith('events/')) return 1;
   if (path.startsWith('trpc/')) return 2;
   if (path.startsWith('http/') || path.startsWith('jobs/') || path.startsWith('admin/')) return 3;

@@ -108,6 +108,27 @@ describe('GET /api/v1/benchmarking', () => {
     expect((await api(t.app, none.key).get('/api/v1/benchmarking')).json().data).toMatchObject({ your_avg_kg_per_day: 0, days_covered: 0 });
   });
 
+  it('counts the days from the first day that still holds a record: a correction that moves a record later moves it too', async () => {
+    const me = await establishment('industrial', []);
+    const first = await recordAt(t.db, me, new Date(NOW.getTime() - 55 * 86_400_000).toISOString(), { weight_kg: 616 });
+    expect((await api(t.app, me.key).get('/api/v1/benchmarking')).json().data).toMatchObject({ days_covered: 56, your_avg_kg_per_day: 11 });
+    // The weighing was in fact 9 days ago: the bucket of 55 days ago is emptied (0 records), and is no day of records.
+    const moved = await api(t.app, me.key).post('/api/v1/webhooks/inbound', {
+      event: 'waste.updated',
+      payload: {
+        source: 'erp',
+        external_id: 'moved-1',
+        record_id: first.id,
+        occurred_at: new Date(NOW.getTime() - 9 * 86_400_000).toISOString(),
+      },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect((await api(t.app, me.key).get('/api/v1/benchmarking')).json().data).toMatchObject({
+      days_covered: 10,
+      your_avg_kg_per_day: 61.6,
+    });
+  });
+
   it('moves your own figure at once, while the rest of the sector comes from its sample (kept five minutes)', async () => {
     // kg per day: 1, 2, 3, 4, 5 (me: 1), distribucion
     const me = await establishment('distribucion', [90]);

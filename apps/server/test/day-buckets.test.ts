@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, localDate } from '../src/modules/analytics/range.js';
 import { bucketDay } from '../src/modules/records/rollup.js';
 
 /**
  * The day a record counts on in record_day_totals (records/rollup.ts): the local date of when it
- * happened, in the establishment's zone, around midnight and the clock changes; and the calendar
- * arithmetic the analytics ranges use (analytics/range.ts).
+ * happened, in the establishment's zone, around midnight and the clock changes (the calendar
+ * itself: packages/schema/test/calendar.test.ts).
  */
 describe('day buckets', () => {
   it("put a record on the local date of occurred_at in the establishment's zone", () => {
@@ -21,26 +20,5 @@ describe('day buckets', () => {
     expect(bucketDay('2026-10-24T22:00:00.000Z', 'Europe/Madrid')).toBe('2026-10-25');
     // West of UTC the local date is the day before.
     expect(bucketDay('2026-01-15T03:00:00.000Z', 'America/Mexico_City')).toBe('2026-01-14');
-  });
-
-  it('write dates as YYYY-MM-DD, whichever zone was asked first', () => {
-    const at = new Date('2026-02-05T12:00:00.000Z');
-    expect(localDate(at, 'Asia/Tokyo')).toBe('2026-02-05');
-    expect(localDate(at, 'Pacific/Kiritimati')).toBe('2026-02-06');
-    expect(localDate(at, 'Pacific/Pago_Pago')).toBe('2026-02-05');
-    expect(localDate(new Date('2026-02-05T11:00:00.000Z'), 'Pacific/Pago_Pago')).toBe('2026-02-05');
-    expect(localDate(new Date('2026-02-05T10:59:59.000Z'), 'Pacific/Kiritimati')).toBe('2026-02-06');
-    expect(localDate(new Date('2026-02-05T09:59:59.000Z'), 'Pacific/Kiritimati')).toBe('2026-02-05');
-  });
-
-  it('move calendar dates by whole days across months, years, leap days and clock changes', () => {
-    expect(addDays('2026-03-28', 1)).toBe('2026-03-29');
-    expect(addDays('2026-03-29', 1)).toBe('2026-03-30');
-    expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
-    expect(addDays('2026-03-01', -1)).toBe('2026-02-28');
-    expect(addDays('2028-03-01', -1)).toBe('2028-02-29');
-    expect(addDays('2026-01-31', 30)).toBe('2026-03-02');
-    expect(addDays('2026-06-15', -365)).toBe('2025-06-15');
-    expect(addDays('2026-06-15', 0)).toBe('2026-06-15');
   });
 });

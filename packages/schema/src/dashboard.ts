@@ -436,7 +436,7 @@ export const OkResponse = z.object({ ok: z.literal(true) });
 export const DashboardAnalyticsInput = AnalyticsQuery.extend(ModeScope.shape);
 export type DashboardAnalyticsInput = z.input<typeof DashboardAnalyticsInput>;
 
-/** kg of a period so far against the same stretch of the period before (see insights/dashboard.ts). */
+/** kg of a period so far against the same stretch of the period before (see apps/server/src/modules/analytics/periods.ts). */
 export const PeriodComparison = z.object({
   period: z.enum(['today', 'week', 'month']),
   from: IsoDate,

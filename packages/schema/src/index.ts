@@ -1,3 +1,4 @@
+export * from './calendar.js';
 export * from './catalog.js';
 export * from './common.js';
 export * from './constants.js';

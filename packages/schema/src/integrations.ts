@@ -4,7 +4,7 @@ import { Envelope } from './envelope.js';
 import { InboundEventResult } from './webhooks.js';
 
 /**
- * The bodies the integrations' own URLs take (apps/server/src/modules/integrations/routes.ts), as
+ * The bodies the integrations' own URLs take (apps/server/src/http/integrations.ts), as
  * the vendors send them: for the API reference. The server reads them with the square and odoo
  * connectors; these shapes name what it reads.
  */

@@ -1,16 +1,10 @@
-import { FOOD_CATEGORIES, type FoodCategory } from '@merma/schema';
+import { addDays, FOOD_CATEGORIES, type FoodCategory, localDate } from '@merma/schema';
 import type { RecordsPageInput } from '@merma/schema/dashboard';
 import { type DateProblem, dateProblem, type OverviewRange, type RecordsSearch } from './search.ts';
 
-/** Today's date (`YYYY-MM-DD`) in a time zone: the establishment's day, whatever the browser's zone. */
+/** Today's date (`YYYY-MM-DD`) in a time zone: the establishment's day, whatever the browser's zone (`localDate`, as the server counts days). */
 export function todayIn(timeZone: string, now = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-}
-
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T12:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
+  return localDate(now, timeZone);
 }
 
 /** The analytics query of an overview range, ending today in the establishment's zone. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ALL_PERMISSIONS, API_PLANS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
 import { parse } from 'csv-parse/sync';
 import { type Db, poolOf } from '../db/client.js';
-import { eventPayload } from '../events/outbox.js';
+import { eventPayload, insertEventsSql } from '../events/outbox.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../modules/keys/service.js';
 import { GENESIS_HASH } from '../modules/records/hash.js';
 import { markActive } from '../modules/webhooks/service.js';
@@ -84,10 +84,16 @@ async function emitSubscriptionEvent(
   const now = new Date().toISOString();
   const payload = JSON.stringify(eventPayload(type, now, data));
   // One event per establishment of the organisation and mode, in one statement.
-  await tx.$executeRaw`INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
-    SELECT gen_random_uuid(), e.id, m.livemode, ${type}, ${payload}::jsonb, ${now}::timestamptz
-    FROM establishments e CROSS JOIN (VALUES (true), (false)) AS m(livemode)
-    WHERE e.organization_id = ${data.organization_id}::uuid`;
+  await tx.$executeRawUnsafe(
+    insertEventsSql(`SELECT e.id AS establishment_id, m.livemode, $1::text AS type, $2::jsonb AS payload, $3::timestamptz AS created_at,
+        NULL::text AS trace_parent
+      FROM establishments e CROSS JOIN (VALUES (true), (false)) AS m(livemode)
+      WHERE e.organization_id = $4::uuid`),
+    type,
+    payload,
+    now,
+    data.organization_id,
+  );
 }
 
 /** Returns a deactivated webhook subscription to `active`, its failure count reset. */

@@ -58,3 +58,10 @@ export function sqlOfTransaction(tx: DbTx): TransactionalSql {
   };
   return sql;
 }
+
+/** Positional parameters for hand-written SQL: `add(value)` returns its placeholder. */
+export function sqlParams() {
+  const values: unknown[] = [];
+  return { values, add: (value: unknown) => `$${values.push(value)}` };
+}
+export type SqlParams = ReturnType<typeof sqlParams>;

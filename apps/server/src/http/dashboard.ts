@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
+import { localDate } from '@merma/schema';
 import { RecordsExportQuery } from '@merma/schema/dashboard';
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,7 +17,6 @@ import { AppError, issueDetails, toAppError, validationError } from '../errors.j
 import type { Logger } from '../log.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
-import { localDate } from '../modules/analytics/range.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { exportRecordsCsv } from '../modules/records/export.js';
 import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
@@ -105,7 +105,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     const token = request.cookies[names.session] ?? null;
     const session = token ? await findSession(db, token, clock()) : null;
     if (token && !session) clearSessionCookies(reply);
-    // A session in use lives on (sessions.ts): so do its cookies.
+    // A login session in use lives on (modules/accounts/sessions.ts): so do its cookies.
     if (token && session?.renewed) setSessionCookies(reply, { token, expiresAt: session.expiresAt, csrfToken: csrfTokenFor(token) });
     if (session && request.method !== 'GET') {
       const given = request.headers[CSRF_HEADER];

@@ -14,16 +14,9 @@
  * authorises the request with the procedure's own check (`authorizeProcedure`), so a key that lost
  * a permission since is refused as the procedure would refuse it, not served its earlier answer.
  *
- * At rest. Every stored answer is sealed with the service's secret box (secrets/cipher.ts:
- * AES-256-GCM under MERMA_ENCRYPTION_KEY's current key, `enc:v1:<key id>:…`), bound to its row id,
- * so an answer copied to another row does not open there. All answers, not only the ones known to
- * carry secrets (webhook create and rotate-secret): the others hold the establishment's data too,
- * and a list of "secret-bearing" procedures fails open the day a new one is added without its flag.
- * The cost, measured on our 2-core machines (Node 24; `box.seal`, `box.open`): ~25 µs each for
- * answers up to 5 kB (a record, a subscription), ~50 µs at 50 kB, ~0.4 ms at 250 kB, against the
- * milliseconds of the POST's transaction; stored bodies grow by a third (base64). An answer sealed
- * with a key since removed from MERMA_ENCRYPTION_KEY cannot be replayed (500, logged): after a key
- * rotation, keep the old key for at least the 24-hour window.
+ * At rest. Every stored answer, not only those carrying a secret, is sealed with the secret box
+ * (secrets/cipher.ts) bound to its row id; after a key rotation keep the old key for the 24-hour
+ * window. Why all of them, and the cost: docs/decisions/0002-seal-every-stored-idempotent-answer.md.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';

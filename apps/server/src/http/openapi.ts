@@ -173,7 +173,7 @@ const integrationResponses = (success: string, unauthorized: string, notFound: b
 });
 
 /**
- * The integrations' own URLs (modules/integrations/routes.ts): Fastify routes outside the
+ * The integrations' own URLs (http/integrations.ts): Fastify routes outside the
  * procedures, authenticated the vendors' way instead of by an API key (`security: []`).
  */
 const INTEGRATION_PATHS: Json = {

@@ -40,16 +40,9 @@ import { inSpan, linkTo } from '../tracing/spans.js';
  * a full batch was found. Writes made by other replicas or the CLI are therefore dispatched within
  * one poll interval.
  *
- * Why graphile-worker (over pg-boss) for the jobs: jobs are enqueued by SQL
- * (`graphile_worker.add_jobs`), so the dispatch statement creates deliveries and their jobs
- * atomically, and a failed delivery records its attempt and schedules its retry in one
- * transaction. Jobs are taken with `FOR UPDATE SKIP LOCKED`, so any number of replicas run workers
- * on one database and each job runs on one of them at a time; a job key per delivery keeps one job
- * per delivery; new jobs wake idle workers through LISTEN/NOTIFY and jobs left by a crashed worker
- * are picked up again (graphile-worker waits 4 hours; delivery jobs are released sooner, see
- * releaseStaleDeliveryLocks). It also runs on the embedded PGlite (without prepared statements, which
- * PGlite's connections share; notifications do not cross its shared session, so there new jobs are
- * found by polling).
+ * Jobs run on graphile-worker: added by SQL in the writer's transaction, taken by any replica with
+ * `FOR UPDATE SKIP LOCKED`, one job per delivery (its job key); on PGlite without prepared statements,
+ * new jobs found by polling. Why: docs/decisions/0001-graphile-worker-for-background-jobs.md.
  *
  * `useNodeTime`: due times are compared with this process's clock, the clock the retry schedule is
  * computed with, so a test that moves the clock (vi.setSystemTime) runs the 15-hour schedule at

@@ -166,28 +166,40 @@ export function actorOf(ctx: { session: SessionUser; client: Client }) {
   return { userId: ctx.session.userId, email: ctx.session.email, ip: ctx.client.ip };
 }
 
-type Audited = Pick<DashboardContext, 'db' | 'clock' | 'client'> & { session: SessionUser; establishment: { id: string } };
+type Audited = Pick<DashboardContext, 'db' | 'clock' | 'client'> & { session: SessionUser; establishment?: { id: string } };
 
-/** Runs a change and writes its audit entry in one transaction. Secrets never go into `details`. */
+/**
+ * One audit entry of a change: its `target` and `details`; `action` when it is not the change's
+ * own (a key revoked because its creator was removed), `establishmentId` when it is not the
+ * procedure's establishment (or the procedure has none: the team's actions).
+ */
+export type AuditNote = { target: string; details?: Record<string, unknown>; action?: AuditAction; establishmentId?: string };
+
+/**
+ * The one idiom for a change and its audit: runs the change and writes its audit entries in one
+ * transaction, so that neither exists without the other. Secrets never go into `details`.
+ */
 export function audited<T>(
   ctx: Audited,
   action: AuditAction,
   change: (tx: DbTx, now: Date) => Promise<T>,
-  describe: (result: T) => { target: string; details?: Record<string, unknown> },
+  describe: (result: T) => AuditNote | AuditNote[],
 ): Promise<T> {
   return ctx.db.$transaction(async (tx) => {
     const now = ctx.clock();
     const result = await change(tx, now);
-    const { target, details } = describe(result);
-    await recordAudit(tx, {
-      organizationId: ctx.session.organizationId,
-      actor: actorOf(ctx),
-      action,
-      target,
-      establishmentId: ctx.establishment.id,
-      details: details ?? {},
-      now,
-    });
+    const described = describe(result);
+    for (const note of Array.isArray(described) ? described : [described]) {
+      await recordAudit(tx, {
+        organizationId: ctx.session.organizationId,
+        actor: actorOf(ctx),
+        action: note.action ?? action,
+        target: note.target,
+        establishmentId: note.establishmentId ?? ctx.establishment?.id,
+        details: note.details ?? {},
+        now,
+      });
+    }
     return result;
   });
 }

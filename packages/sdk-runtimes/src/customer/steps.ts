@@ -5,7 +5,7 @@ import type { CreateRecordInput, WasteRecord } from '@merma/sdk';
  * The customer script: the one source of the steps that every runtime runs against the real
  * server. It has no value imports, so the same text works as ESM, inlined into CommonJS, as
  * TypeScript executed by Node's type stripping, and bundled for an edge runtime or a browser; each
- * runtime's entry (see entries.ts) only says how to load the SDK, where the settings come from
+ * runtime's entry (see test/support/entries.ts) only says how to load the SDK, where the settings come from
  * and how to print. Everything it needs from the runtime is web-standard: fetch, setTimeout, JSON.
  *
  * It prints one JSON line per step, `{"step":"create","ok":true}`, or `ok: false` with the error's

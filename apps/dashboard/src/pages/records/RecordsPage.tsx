@@ -1,6 +1,6 @@
-import { Alert, Anchor, Badge, Button, Code, Group, Menu, Modal, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Modal, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import type { RecordsPageInput, RecordsPageRow } from '@merma/schema/dashboard';
-import { IconDownload, IconPencil, IconPlus, IconShieldCheck } from '@tabler/icons-react';
+import { IconPencil, IconPlus, IconShieldCheck } from '@tabler/icons-react';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useRef, useState } from 'react';

@@ -1,6 +1,6 @@
-import { Badge, Button, Card, Group, Menu, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Badge, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { Session } from '@merma/schema';
-import { IconArrowLeft, IconDownload } from '@tabler/icons-react';
+import { IconArrowLeft } from '@tabler/icons-react';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { useRef, useState } from 'react';

@@ -8,14 +8,11 @@ import { consumeOrRefuse, createLimit, giveBack } from '../../limits.js';
  * when configured, memory otherwise).
  *
  * Every attempt is counted *before* it is evaluated and given back when it succeeds (consume, then
- * reward/delete). Checking first and counting the failure after the password check would let a
- * burst of parallel guesses all pass the check before any of them is counted; counting first makes
- * the limit hold however many requests arrive at once (ASVS 2.2.1).
+ * reward/delete), and an account locks whatever address the guesses come from. Why both:
+ * docs/decisions/0004-count-sign-in-attempts-before-checking.md.
  *
  * - An account is locked for 15 minutes after 10 consecutive wrong passwords (a right one resets
- *   the count). Locking by account alone lets someone lock another person out for 15 minutes; it
- *   is the price of stopping a slow guess spread over many addresses, and the sign-in link of a
- *   password reset still works meanwhile.
+ *   the count).
  * - An IP address is blocked for a day after 100 wrong passwords in a day, whatever the accounts.
  * - Password-reset e-mails: 3 an hour per address, 20 an hour per IP (no mail bombing).
  * - Link tokens (invitation, reset, sign-in link) tried from one IP: 30 wrong ones an hour.

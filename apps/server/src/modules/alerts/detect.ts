@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import { dayStartSql, localDaySql } from '../../calendar.js';
 import type { Clock } from '../../context.js';
+import { insertEventsSql } from '../../events/outbox.js';
 
 /**
  * `alerts.detect`: the spike detector of one establishment and mode, run (throttled to once every
@@ -24,14 +26,14 @@ export async function detectSpikes(
 ): Promise<number> {
   const { rowCount } = await deps.pool.query(
     `WITH est AS (
-       SELECT timezone AS tz, (($3::timestamptz) AT TIME ZONE timezone)::date AS today
+       SELECT timezone AS tz, ${localDaySql('$3::timestamptz', 'timezone')} AS today
        FROM establishments WHERE id = $1
      ), totals AS (
-       SELECT r.food_category, (r.occurred_at AT TIME ZONE est.tz)::date AS day, sum(r.weight_kg) AS kg
+       SELECT r.food_category, ${localDaySql('r.occurred_at', 'est.tz')} AS day, sum(r.weight_kg) AS kg
        FROM records r, est
        WHERE r.establishment_id = $1 AND r.livemode = $2 AND r.superseded_by IS NULL
-         AND r.occurred_at >= ((est.today - 28)::timestamp AT TIME ZONE est.tz)
-         AND r.occurred_at < ((est.today + 1)::timestamp AT TIME ZONE est.tz)
+         AND r.occurred_at >= ${dayStartSql('est.today - 28', 'est.tz')}
+         AND r.occurred_at < ${dayStartSql('est.today + 1', 'est.tz')}
        GROUP BY 1, 2
      ), history AS (
        SELECT count(*) AS days FROM totals, est WHERE totals.day IN (est.today - 7, est.today - 14, est.today - 21, est.today - 28)
@@ -53,16 +55,15 @@ export async function detectSpikes(
        ON CONFLICT (establishment_id, livemode, food_category, day) DO NOTHING
        RETURNING food_category, day, total_kg, baseline_kg, threshold_kg
      )
-     INSERT INTO events (id, establishment_id, livemode, type, payload, created_at)
-     SELECT gen_random_uuid(), $1, $2, 'alert.spike_detected',
+     ${insertEventsSql(`SELECT $1::uuid AS establishment_id, $2::boolean AS livemode, 'alert.spike_detected' AS type,
        jsonb_build_object('event', 'alert.spike_detected',
          'timestamp', to_char($3::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
          'data', jsonb_build_object(
            'establishment_id', $1::uuid, 'food_category', st.food_category, 'date', st.day::text,
            'total_kg', st.total_kg::float8, 'baseline_kg', st.baseline_kg::float8, 'threshold_kg', st.threshold_kg::float8,
-           'z_score', CASE WHEN sp.sd > 0 THEN round((sp.total - sp.mean) / sp.sd, 2)::float8 END)),
-       $3
-     FROM stored st JOIN spikes sp USING (food_category)`,
+           'z_score', CASE WHEN sp.sd > 0 THEN round((sp.total - sp.mean) / sp.sd, 2)::float8 END)) AS payload,
+       $3::timestamptz AS created_at, NULL::text AS trace_parent
+     FROM stored st JOIN spikes sp USING (food_category)`)}`,
     [payload.establishment_id, payload.livemode, deps.clock(), deps.minKg],
   );
   return rowCount ?? 0;

@@ -1,8 +1,9 @@
 import type { BenchmarkResult, Sector } from '@merma/schema';
+import { addDays, localDate } from '@merma/schema';
 import type { Clock, Tenant } from '../../context.js';
-import type { Sql } from '../../db/sql.js';
+import { type Sql, sqlParams } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
-import { localDate } from './range.js';
+import { dayTotalsSql } from '../records/rollup.js';
 
 export const BENCHMARK_WINDOW_DAYS = 90;
 export const MIN_SECTOR_SAMPLE = 5;
@@ -95,16 +96,7 @@ export async function getBenchmark(
   // The window: the last BENCHMARK_WINDOW_DAYS local days, today included (the caller's zone), read
   // from the day totals (records/rollup.ts), not from every record.
   const today = localDate(deps.clock(), auth.timezone);
-  const [sample, mine] = await Promise.all([
-    sectorSample(deps.pool, auth.livemode, today, sector),
-    deps.pool.query<{ per_day: number; days: number }>(
-      `SELECT sum(kg)::float8 / ($3::date - min(day) + 1) AS per_day, ($3::date - min(day) + 1) AS days FROM record_day_totals
-       WHERE establishment_id = $1::uuid AND livemode = $2 AND day > $3::date - ${BENCHMARK_WINDOW_DAYS} AND day <= $3::date
-         AND records > 0 -- a bucket a correction emptied is no record of that day
-       HAVING sum(records) > 0`,
-      [auth.establishmentId, auth.livemode, today],
-    ),
-  ]);
+  const [sample, mine] = await Promise.all([sectorSample(deps.pool, auth.livemode, today, sector), mineSince(deps.pool, auth, today)]);
   const myPerDay = mine.rows[0]?.per_day ?? null;
   const daysCovered = Number(mine.rows[0]?.days ?? 0);
   // The sector's figures with yours as of now (when you are of that sector).
@@ -144,4 +136,15 @@ export async function getBenchmark(
     days_covered: daysCovered,
     note: null,
   };
+}
+
+/** This establishment's kg per day over the window, counted from its first day with a record in it. */
+function mineSince(pool: Sql, auth: Tenant, today: string) {
+  const p = sqlParams();
+  const totals = dayTotalsSql(auth, { from: addDays(today, -(BENCHMARK_WINDOW_DAYS - 1)), to: today }, p);
+  const days = `(${p.add(today)}::date - min(day) + 1)`;
+  return pool.query<{ per_day: number; days: number }>(
+    `SELECT sum(kg)::float8 / ${days} AS per_day, ${days} AS days FROM ${totals} t HAVING sum(records) > 0`,
+    p.values,
+  );
 }

@@ -1,7 +1,9 @@
+import { addDays, localDate } from '@merma/schema';
 import type { PeriodComparison } from '@merma/schema/dashboard';
+import { lowerBoundSql, upperBoundSql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { addDays, localDate, lowerBoundSql, sqlParams, upperBoundSql } from './range.js';
+import { sqlParams } from '../../db/sql.js';
 
 type Span = { from: string; to: string };
 

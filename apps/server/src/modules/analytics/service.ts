@@ -1,7 +1,10 @@
 import type { AnalyticsResult, FoodCategory } from '@merma/schema';
+import { DATE_ONLY, lowerBoundSql, MAX_RANGE_DAYS, resolveRange, upperBoundSql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { DATE_ONLY, lowerBoundSql, MAX_RANGE_DAYS, resolveRange, sqlParams, upperBoundSql } from './range.js';
+import { sqlParams } from '../../db/sql.js';
+import { fromDayTotals, recordsWhere } from '../records/filter.js';
+import { dayTotalsSql } from '../records/rollup.js';
 
 export type AnalyticsQueryParsed = {
   from?: string | undefined;
@@ -33,23 +36,14 @@ export async function getAnalytics(deps: { pool: Sql; clock: Clock }, auth: Tena
   const upper = upperBoundSql(to, auth.timezone, p);
   const unit = p.add(query.group_by);
   const label = p.add(LABEL[query.group_by]);
-  let filters = '';
-  if (query.food_category) filters += ` AND r.food_category = ${p.add(query.food_category)}`;
-  if (query.causa_id) filters += ` AND r.causa_id = ${p.add(query.causa_id)}::uuid`;
-  if (query.destino_id) filters += ` AND r.destino_id = ${p.add(query.destino_id)}::uuid`;
-  const scope = `r.establishment_id = ${p.add(auth.establishmentId)}::uuid AND r.livemode = ${p.add(auth.livemode)}`;
+  const filter = { from, to, food_category: query.food_category, causa_id: query.causa_id, destino_id: query.destino_id };
   // Whole days (the usual case) come from the day totals (records/rollup.ts): a few rows a day
   // instead of every record. A range with a time of day needs the records themselves.
-  const source =
-    DATE_ONLY.test(from) && DATE_ONLY.test(to)
-      ? `SELECT r.kg AS weight_kg, r.records AS n, r.food_category, r.destino_id, r.causa_id, r.waste_stage,
-           date_trunc(${unit}, r.day::timestamp) AS bucket
-         FROM record_day_totals r
-         WHERE ${scope} AND r.day >= ${p.add(from)}::date AND r.day <= ${p.add(to)}::date AND r.records > 0${filters}`
-      : `SELECT r.weight_kg, 1 AS n, r.food_category, r.destino_id, r.causa_id, r.waste_stage,
-           date_trunc(${unit}, r.occurred_at AT TIME ZONE ${tz}) AS bucket
-         FROM records r
-         WHERE ${scope} AND r.superseded_by IS NULL AND r.occurred_at >= ${lower} AND r.occurred_at < ${upper}${filters}`;
+  const source = fromDayTotals(filter)
+    ? `SELECT kg AS weight_kg, records AS n, food_category, destino_id, causa_id, waste_stage, date_trunc(${unit}, day::timestamp) AS bucket
+       FROM ${dayTotalsSql(auth, filter, p)} t`
+    : `SELECT weight_kg, 1 AS n, food_category, destino_id, causa_id, waste_stage, date_trunc(${unit}, occurred_at AT TIME ZONE ${tz}) AS bucket
+       FROM records WHERE ${recordsWhere(auth, filter, p)}`;
 
   // Summed once per period and kind of waste (category, destination, cause, stage): every figure
   // below reads that short list, not the rows of the range seven times. In float8, several times

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { CreateRecordInput, type ErrorDetail, type InboundEventResult } from '@merma/schema';
+import { DATE_ONLY, localNoon } from '../../calendar.js';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { findText, NUL_CHARACTER } from '../../db/text.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, issueDetails, renamedValidationError, validationError } from '../../errors.js';
-import { DATE_ONLY, localNoon } from '../analytics/range.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { correctRecord } from '../records/correct.js';
 import { createRecord } from '../records/service.js';

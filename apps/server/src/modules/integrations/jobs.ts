@@ -12,7 +12,7 @@ import { SquareApiError, squareApi } from './square/api.js';
 
 /**
  * The integrations' durable jobs (graphile-worker, registered by jobs/worker.ts), queued by SQL in
- * the transaction that stored what the vendor sent (routes.ts), so the vendor's request is
+ * the transaction that stored what the vendor sent (receive.ts), so the vendor's request is
  * answered at once and never waits for the vendor's own API:
  *
  * - `integrations.square_fetch` {integration_id, inbound_event_id}: a Square notification (kept in
@@ -103,7 +103,7 @@ export type SquareWork =
 /** One hour before the earliest count's time: the adjustment that moved it was made before it was calculated. */
 const INVENTORY_LOOKBACK_MS = 60 * 60 * 1000;
 
-/** What a stored Square notification asks to fetch (routes.ts decided it was worth fetching). */
+/** What a stored Square notification asks to fetch (receive.ts reads it to decide whether to fetch). */
 export function squareWorkOf(notification: SquareNotification): SquareWork | undefined {
   const object = notification.data?.object ?? {};
   if (notification.type === 'inventory.count.updated') {

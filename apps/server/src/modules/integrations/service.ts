@@ -24,10 +24,10 @@ import { checkTarget, type TargetPolicy } from '../webhooks/target.js';
  *
  * - Square: `/api/v1/integrations/square/{id}`. The id is not a secret: every notification must
  *   carry `x-square-hmacsha256-signature`, Square's HMAC-SHA256 of that URL and the body with the
- *   subscription's signature key (routes.ts). The customer pastes the key Square shows; it is
- *   stored sealed, never shown again, and replaced by a rotation (the key replaced keeps verifying
- *   for the grace period, so notifications signed while the customer moves between the two
- *   consoles are not refused).
+ *   subscription's signature key (receive.ts, `assertSignedBySquare`). The customer pastes the
+ *   key Square shows; it is stored sealed, never shown again, and replaced by a rotation (the key
+ *   replaced keeps verifying for the grace period, so notifications signed while the customer
+ *   moves between the two consoles are not refused).
  * - Odoo: `/api/v1/integrations/odoo/{token}`, the token (`mit_` and 32 base62 characters, 190
  *   bits) being the only credential Odoo's webhook action can carry. It is shown once, in the
  *   whole URL; only its SHA-256 is stored (as for API keys: the server never needs it back), and

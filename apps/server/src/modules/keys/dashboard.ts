@@ -1,7 +1,6 @@
 import { ApiKeySummary, CreateApiKeyInput, CreatedApiKey, KeyIdInput } from '@merma/schema/dashboard';
 import { z } from 'zod';
-import { actorOf, BUILDERS, dashboardRouter, establishmentProcedure } from '../../trpc/dashboard-base.js';
-import { recordAudit } from '../audit/service.js';
+import { audited, BUILDERS, dashboardRouter, establishmentProcedure } from '../../trpc/dashboard-base.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './service.js';
 
 /** The API keys page: owners, admins and developers; viewers do not see keys at all. */
@@ -16,27 +15,23 @@ export const keysDashboardRouter = dashboardRouter({
     .input(CreateApiKeyInput)
     .output(CreatedApiKey)
     .mutation(({ ctx, input }) =>
-      ctx.db.$transaction(async (tx) => {
-        const now = ctx.clock();
-        const created = await createApiKey(tx, {
-          establishmentId: ctx.establishment.id,
-          name: input.name,
-          mode: input.mode,
-          permissions: input.permissions,
-          createdBy: ctx.session.userId,
-          now,
-        });
-        await recordAudit(tx, {
-          organizationId: ctx.session.organizationId,
-          actor: actorOf(ctx),
-          action: 'api_key.created',
+      audited(
+        ctx,
+        'api_key.created',
+        (tx, now) =>
+          createApiKey(tx, {
+            establishmentId: ctx.establishment.id,
+            name: input.name,
+            mode: input.mode,
+            permissions: input.permissions,
+            createdBy: ctx.session.userId,
+            now,
+          }),
+        (created) => ({
           target: created.redacted,
-          establishmentId: ctx.establishment.id,
           details: { key_id: created.id, name: created.name, mode: created.mode, permissions: created.permissions },
-          now,
-        });
-        return created;
-      }),
+        }),
+      ),
     ),
 
   revoke: establishmentProcedure
@@ -44,19 +39,11 @@ export const keysDashboardRouter = dashboardRouter({
     .input(KeyIdInput)
     .output(ApiKeySummary)
     .mutation(({ ctx, input }) =>
-      ctx.db.$transaction(async (tx) => {
-        const now = ctx.clock();
-        const revoked = await revokeApiKey(tx, { establishmentId: ctx.establishment.id, id: input.id, now });
-        await recordAudit(tx, {
-          organizationId: ctx.session.organizationId,
-          actor: actorOf(ctx),
-          action: 'api_key.revoked',
-          target: revoked.redacted,
-          establishmentId: ctx.establishment.id,
-          details: { key_id: revoked.id, name: revoked.name },
-          now,
-        });
-        return revoked;
-      }),
+      audited(
+        ctx,
+        'api_key.revoked',
+        (tx, now) => revokeApiKey(tx, { establishmentId: ctx.establishment.id, id: input.id, now }),
+        (revoked) => ({ target: revoked.redacted, details: { key_id: revoked.id, name: revoked.name } }),
+      ),
     ),
 });

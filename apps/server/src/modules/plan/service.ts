@@ -1,20 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import {
+  addDays,
   encodeKeysetCursor,
   type KeysetPosition,
+  localDate,
   type PlanLanguage,
   type PreventionPlan,
   type PreventionPlanHistory,
   type PreventionPlanSummary,
 } from '@merma/schema';
+import { dayStartSql } from '../../calendar.js';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import type { Sql } from '../../db/sql.js';
+import { type Sql, sqlParams } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
-import { addDays, localDate } from '../analytics/range.js';
+import { dayTotalsSql } from '../records/rollup.js';
 import { loadCatalogNames, localizePlan, type Part, readStoredPlan, type StoredPlan } from './content.js';
 import { renderMarkdown } from './markdown.js';
 import { measureIdsFor } from './measures.js';
@@ -63,14 +66,16 @@ export async function generatePlan(
   const now = deps.clock();
   const to = localDate(now, scope.timezone);
   const from = addDays(to, -364);
+  // $1…$5 as written below; the day totals' readers add theirs after them.
+  const p = sqlParams();
+  for (const value of [scope.establishmentId, scope.livemode, from, to, scope.timezone]) p.add(value);
   const { rows } = await deps.pool.query<PlanRow>(
     `WITH f AS (
        SELECT t.food_category, t.destino_id, t.causa_id, t.waste_stage, t.kg AS weight_kg, t.records
-       FROM record_day_totals t
-       WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day <= $4::date AND t.records > 0
+       FROM ${dayTotalsSql(scope, { from, to }, p)} t
      ), years AS (
        SELECT extract(year FROM day)::int AS y, min(day) AS first_day, sum(kg)::float8 AS kg
-       FROM record_day_totals WHERE establishment_id = $1::uuid AND livemode = $2 AND records > 0 GROUP BY 1
+       FROM ${dayTotalsSql(scope, {}, p)} t GROUP BY 1
      )
      SELECT
        (SELECT coalesce(sum(weight_kg), 0)::float8 FROM f) AS total_kg,
@@ -83,7 +88,7 @@ export async function generatePlan(
           SELECT coalesce(s.id::text, 'none') AS key, s.name, sum(r.weight_kg)::float8 AS kg
           FROM records r LEFT JOIN shifts s ON s.id = r.shift_id
           WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
-            AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.occurred_at < ($4::date + 1)::timestamp AT TIME ZONE $5
+            AND r.occurred_at >= ${dayStartSql('$3::date', '$5')} AND r.occurred_at < ${dayStartSql('$4::date + 1', '$5')}
           GROUP BY 1, 2) x) AS by_shift,
        (SELECT json_agg(x ORDER BY x.orden) FROM (
           SELECT d.code AS key, d.orden, d.es_recuperacion, coalesce(sum(f.weight_kg), 0)::float8 AS kg
@@ -93,7 +98,7 @@ export async function generatePlan(
           SELECT food_category, coalesce(waste_stage, 'none') AS waste_stage, sum(weight_kg)::float8 AS kg
           FROM f GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT ${HOTSPOTS}) x) AS hotspots,
        (SELECT json_agg(years ORDER BY y) FROM years) AS years`,
-    [scope.establishmentId, scope.livemode, from, to, scope.timezone],
+    p.values,
   );
   const r = rows[0] as PlanRow;
   const total = Number(r.total_kg);

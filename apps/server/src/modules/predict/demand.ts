@@ -1,9 +1,9 @@
-import type { DemandAdvice, DemandPrediction, FoodCategory, ProductDemand } from '@merma/schema';
+import { addDays, type DemandAdvice, type DemandPrediction, type FoodCategory, localDate, type ProductDemand } from '@merma/schema';
 import { probit, quantile as quantileOf } from 'simple-statistics';
+import { dayStartSql, localDaySql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
-import { addDays, localDate } from '../analytics/range.js';
 import {
   backtest,
   forecastFromTomorrow,
@@ -120,10 +120,10 @@ export async function predictDemand(
     ),
     // The products' recorded waste of the replayed days, by local day (matched by name).
     deps.pool.query<{ product_id: string; day: string; kg: number }>(
-      `SELECT p.id::text AS product_id, to_char((r.occurred_at AT TIME ZONE $5)::date, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
+      `SELECT p.id::text AS product_id, to_char(${localDaySql('r.occurred_at', '$5')}, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
        FROM records r JOIN products p ON p.id = ANY($6::uuid[]) AND lower(p.name) = lower(trim(r.product_name))
        WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
-         AND r.occurred_at >= ($3::date)::timestamp AT TIME ZONE $5 AND r.occurred_at < ($4::date)::timestamp AT TIME ZONE $5
+         AND r.occurred_at >= ${dayStartSql('$3::date', '$5')} AND r.occurred_at < ${dayStartSql('$4::date', '$5')}
        GROUP BY 1, 2`,
       [auth.establishmentId, auth.livemode, replayStart, today, auth.timezone, ids],
     ),

@@ -1,8 +1,9 @@
 import type { FoodCategory, Prediction } from '@merma/schema';
+import { addDays, localDate } from '@merma/schema';
 import type { Clock, Tenant } from '../../context.js';
-import type { Sql } from '../../db/sql.js';
+import { type Sql, sqlParams } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
-import { addDays, localDate } from '../analytics/range.js';
+import { dayTotalsSql } from '../records/rollup.js';
 import { backtest, forecastFromTomorrow } from './model.js';
 
 const HISTORY_DAYS = 365;
@@ -25,19 +26,17 @@ export async function predictWaste(
   const now = deps.clock();
   const today = localDate(now, auth.timezone);
   const start = addDays(today, -HISTORY_DAYS);
+  const p = sqlParams();
+  // Every day from the first with a record up to yesterday, 0 kg where nothing was recorded.
+  const daily = dayTotalsSql(auth, { from: start, to: addDays(today, -1), food_category: query.food_category }, p);
   const { rows } = await deps.pool.query<{ kg: number }>(
-    `WITH daily AS (
-       SELECT day, sum(kg)::float8 AS kg
-       FROM record_day_totals
-       WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date
-         AND ($5::text IS NULL OR food_category = $5)
-       GROUP BY 1 HAVING sum(records) > 0
-     ), first_day AS (SELECT min(day) AS d FROM daily)
+    `WITH daily AS (SELECT day, sum(kg)::float8 AS kg FROM ${daily} t GROUP BY 1),
+       first_day AS (SELECT min(day) AS d FROM daily)
      SELECT coalesce(daily.kg, 0) AS kg
-     FROM first_day, generate_series(first_day.d, $4::date - 1, interval '1 day') AS g(day)
+     FROM first_day, generate_series(first_day.d, ${p.add(today)}::date - 1, interval '1 day') AS g(day)
      LEFT JOIN daily ON daily.day = g.day::date
      ORDER BY g.day`,
-    [auth.establishmentId, auth.livemode, start, today, query.food_category ?? null],
+    p.values,
   );
   const history = rows.map((r) => r.kg);
   const f = forecastFromTomorrow(history, query.horizon);

@@ -2,8 +2,8 @@ import { encodeKeysetCursor, type KeysetPosition } from '@merma/schema';
 import type { RecordDetail, RecordsPage, RecordsPageRow } from '@merma/schema/dashboard';
 import type { Clock, DataScope, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
+import { sqlParams } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
-import { sqlParams } from '../analytics/range.js';
 import { type RecordFilter, recordFilterSql, recordTotals } from './filter.js';
 import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
 

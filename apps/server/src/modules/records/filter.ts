@@ -1,7 +1,9 @@
 import type { FoodCategory } from '@merma/schema';
+import { DATE_ONLY, lowerBoundSql, resolveRange, upperBoundSql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { DATE_ONLY, lowerBoundSql, resolveRange, type SqlParams, sqlParams, upperBoundSql } from '../analytics/range.js';
+import { type SqlParams, sqlParams } from '../../db/sql.js';
+import { catalogueFiltersSql, dayTotalsSql } from './rollup.js';
 
 /**
  * Which records count for a list, a page of the dashboard's table or an export: the establishment
@@ -24,22 +26,13 @@ export type RecordFilter = {
 /** A session's records without `from`/`to`: no range at all. */
 const wholeSession = (filter: RecordFilter) => Boolean(filter.session_id) && !filter.from && !filter.to;
 
-/** The catalogue filters both `records` and `record_day_totals` carry. */
-function catalogueFilters(filter: RecordFilter, p: SqlParams): string {
-  let where = '';
-  if (filter.food_category) where += ` AND food_category = ${p.add(filter.food_category)}`;
-  if (filter.destino_id) where += ` AND destino_id = ${p.add(filter.destino_id)}::uuid`;
-  if (filter.causa_id) where += ` AND causa_id = ${p.add(filter.causa_id)}::uuid`;
-  return where;
-}
-
 /** The WHERE clause over `records` (unqualified columns) of a filter whose range is resolved, its values added to `p`. */
-function recordsWhere(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
+export function recordsWhere(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
   let where = `establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}`;
   if (filter.from) where += ` AND occurred_at >= ${lowerBoundSql(filter.from, tenant.timezone, p)}`;
   if (filter.to) where += ` AND occurred_at < ${upperBoundSql(filter.to, tenant.timezone, p)}`;
   if (!filter.include_superseded) where += ' AND superseded_by IS NULL';
-  where += catalogueFilters(filter, p);
+  where += catalogueFiltersSql(filter, p);
   if (filter.shift_id) where += ` AND shift_id = ${p.add(filter.shift_id)}::uuid`;
   if (filter.session_id) where += ` AND session_id = ${p.add(filter.session_id)}::uuid`;
   return where;
@@ -62,8 +55,11 @@ export async function recordFilterSql(
   return { where: recordsWhere(tenant, { ...filter, from, to }, p), from, to };
 }
 
-/** Whether the day totals hold exactly the records of a filter (rollup.ts): whole days, no shift or session, no replaced records. */
-const fromDayTotals = (filter: RecordFilter & { from: string; to: string }) =>
+/**
+ * Whether the day totals hold exactly the records of a filter (rollup.ts): whole days, no shift or
+ * session, no replaced records. The one switch between reading the day totals and the records.
+ */
+export const fromDayTotals = (filter: RecordFilter & { from: string; to: string }) =>
   !filter.shift_id && !filter.session_id && !filter.include_superseded && DATE_ONLY.test(filter.from) && DATE_ONLY.test(filter.to);
 
 /**
@@ -77,9 +73,7 @@ const fromDayTotals = (filter: RecordFilter & { from: string; to: string }) =>
  */
 export function totalsSql(tenant: Tenant, filter: RecordFilter & { from: string; to: string }, p: SqlParams): string {
   if (fromDayTotals(filter)) {
-    return `(SELECT coalesce(sum(records), 0) AS n, coalesce(sum(kg), 0)::float8 AS kg FROM record_day_totals
-      WHERE establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)}
-        AND day >= ${p.add(filter.from)}::date AND day <= ${p.add(filter.to)}::date${catalogueFilters(filter, p)})`;
+    return `(SELECT coalesce(sum(records), 0) AS n, coalesce(sum(kg), 0)::float8 AS kg FROM ${dayTotalsSql(tenant, filter, p)} t)`;
   }
   return `(SELECT count(*) AS n, coalesce(sum(weight_kg), 0)::float8 AS kg FROM records WHERE ${recordsWhere(tenant, filter, p)})`;
 }

@@ -93,7 +93,7 @@ const uuidSql = (column: string) => `coalesce('"' || ${column}::text || '"', 'nu
 
 /**
  * `canonicalRecordJson` written in SQL over a `records` row aliased `r`, for verification done by
- * the database (service.ts, verifyRecordChain): the same keys in the same order, the weight with
+ * the database (verify.ts, verifyRecordChain): the same keys in the same order, the weight with
  * its trailing zeros trimmed (DECIMAL 1.500 → 1.5, as a JS number prints), the dates as
  * toISOString writes them, and the two optional keys under the same conditions.
  */

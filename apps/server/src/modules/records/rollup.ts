@@ -1,6 +1,8 @@
+import { localDate } from '@merma/schema';
+import { localDaySql } from '../../calendar.js';
 import type { DataScope } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import { localDate } from '../analytics/range.js';
+import type { SqlParams } from '../../db/sql.js';
 
 /**
  * `record_day_totals`: kg and record count of the records that count (not superseded) per
@@ -13,6 +15,32 @@ import { localDate } from '../analytics/range.js';
  * An establishment's days are those of its time zone when the record was stored: changing the
  * zone afterwards leaves earlier records on their old days (rebuild with the migration's INSERT).
  */
+
+/** The catalogue filters both `records` and `record_day_totals` carry, as SQL conditions (unqualified columns). */
+export type CatalogueFilter = { food_category?: string | undefined; destino_id?: string | undefined; causa_id?: string | undefined };
+
+export function catalogueFiltersSql(filter: CatalogueFilter, p: SqlParams): string {
+  let where = '';
+  if (filter.food_category) where += ` AND food_category = ${p.add(filter.food_category)}`;
+  if (filter.destino_id) where += ` AND destino_id = ${p.add(filter.destino_id)}::uuid`;
+  if (filter.causa_id) where += ` AND causa_id = ${p.add(filter.causa_id)}::uuid`;
+  return where;
+}
+
+/**
+ * The one reader of the day totals: a subquery of one establishment and mode's buckets over the
+ * local days `from`..`to` (both included; an absent bound is open), with the catalogue filters,
+ * without the buckets a correction emptied. Its columns: day, food_category, destino_id, causa_id,
+ * waste_stage, kg (numeric) and records; its values are added to `p`. Whoever sums kg over whole
+ * local days (the list's totals, the analytics, the forecast, benchmarking, the plan) reads it.
+ */
+export function dayTotalsSql(scope: DataScope, filter: CatalogueFilter & { from?: string; to?: string }, p: SqlParams): string {
+  let where = `establishment_id = ${p.add(scope.establishmentId)}::uuid AND livemode = ${p.add(scope.livemode)} AND records > 0`;
+  if (filter.from) where += ` AND day >= ${p.add(filter.from)}::date`;
+  if (filter.to) where += ` AND day <= ${p.add(filter.to)}::date`;
+  where += catalogueFiltersSql(filter, p);
+  return `(SELECT day, food_category, destino_id, causa_id, waste_stage, kg, records FROM record_day_totals WHERE ${where})`;
+}
 
 /** The SQL of a bucket upsert from a row source `src` with the columns named below. */
 export const ADD_TO_DAY_TOTALS = `
@@ -36,17 +64,23 @@ export async function supersede(
   originalId: string,
   correctionId: string,
 ): Promise<void> {
-  await tx.$executeRaw`
-    WITH old AS (
-      UPDATE records SET superseded_by = ${correctionId}::uuid
-      WHERE id = ${originalId}::uuid AND establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}
-        AND superseded_by IS NULL
+  // The day is found again in SQL (`localDaySql`), as the JavaScript `bucketDay` wrote it.
+  await tx.$executeRawUnsafe(
+    `WITH old AS (
+      UPDATE records SET superseded_by = $1::uuid
+      WHERE id = $2::uuid AND establishment_id = $3::uuid AND livemode = $4 AND superseded_by IS NULL
       RETURNING establishment_id, livemode, occurred_at, food_category, destino_id, causa_id, waste_stage, weight_kg
     )
     UPDATE record_day_totals t SET kg = t.kg - old.weight_kg, records = t.records - 1
     FROM old
     WHERE t.establishment_id = old.establishment_id AND t.livemode = old.livemode
-      AND t.day = (old.occurred_at AT TIME ZONE ${scope.timezone})::date
+      AND t.day = ${localDaySql('old.occurred_at', '$5')}
       AND t.food_category = old.food_category AND t.destino_id = old.destino_id
-      AND t.causa_id IS NOT DISTINCT FROM old.causa_id AND t.waste_stage IS NOT DISTINCT FROM old.waste_stage`;
+      AND t.causa_id IS NOT DISTINCT FROM old.causa_id AND t.waste_stage IS NOT DISTINCT FROM old.waste_stage`,
+    correctionId,
+    originalId,
+    scope.establishmentId,
+    scope.livemode,
+    scope.timezone,
+  );
 }

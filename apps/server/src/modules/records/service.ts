@@ -15,11 +15,11 @@ import {
 } from '@merma/schema';
 import type { AuthContext, Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import { type Sql, sqlOfTransaction, type TransactionalSql } from '../../db/sql.js';
+import { type Sql, sqlOfTransaction, sqlParams, type TransactionalSql } from '../../db/sql.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
+import { insertEventsSql } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { activeTraceparent } from '../../tracing/spans.js';
-import { sqlParams } from '../analytics/range.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
 import { countRecords, countSql, recordFilterSql } from './filter.js';
@@ -74,7 +74,7 @@ export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
  * the delivered body (the `record.created`/`record.updated` of @merma/schema: id, establishment_id,
  * food_category, weight_kg, created_at, occurred_at, the names of the cause and destination,
  * waste_stage, record_hash and, on a correction, supersedes_id). A record never changes once stored, so the delivery renders the rest from it
- * when it is sent (RECORD_EVENT_DATA_SQL, in webhooks/attempt.ts) instead of every write storing
+ * when it is sent (webhooks/attempt.ts, with RECORD_EVENT_DATA_SQL below) instead of every write storing
  * a copy. `hash` null: the caller fills it in SQL.
  */
 export function recordEventRow(type: 'record.created' | 'record.updated', id: string, createdAt: string, hash: string | null) {
@@ -277,12 +277,12 @@ export async function createRecord(
         ${fields.waste_stage}::text AS waste_stage, ${String(fields.weight_kg)}::numeric AS kg
       FROM stored
     ), totals AS (${Prisma.raw(ADD_TO_DAY_TOTALS)}
-    ), emitted AS (
-      INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
-      SELECT ${randomUUID()}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${eventType},
-        jsonb_set(${event}::jsonb, '{data,record_hash}', to_jsonb(stored.record_hash)), ${createdAt}::timestamptz,
-        ${activeTraceparent()}::text
+    ), new_event AS (
+      SELECT ${auth.establishmentId}::uuid AS establishment_id, ${auth.livemode}::boolean AS livemode, ${eventType}::text AS type,
+        jsonb_set(${event}::jsonb, '{data,record_hash}', to_jsonb(stored.record_hash)) AS payload, ${createdAt}::timestamptz AS created_at,
+        ${activeTraceparent()}::text AS trace_parent
       FROM stored
+    ), emitted AS (${Prisma.raw(insertEventsSql('SELECT * FROM new_event'))}
     )
     SELECT record_hash FROM stored`;
     const { rows } = await sql.query<{ record_hash: string }>(statement.text, statement.values);
@@ -428,13 +428,13 @@ export async function createRecordsBatch(
           u.dest AS destino_id, u.causa AS causa_id, u.stage AS waste_stage, u.w AS kg
         FROM u
       ), totals AS (${ADD_TO_DAY_TOTALS}
-      ), emitted AS (
-        INSERT INTO events (id, establishment_id, livemode, type, payload, created_at, trace_parent)
-        SELECT gen_random_uuid(), ${tenant}::uuid, ${mode}::boolean, 'record.created',
+      ), emitted AS (${insertEventsSql(
+        `SELECT ${tenant}::uuid AS establishment_id, ${mode}::boolean AS livemode, 'record.created' AS type,
           jsonb_build_object('event', 'record.created', 'timestamp', ${p.add(createdAt)}::text,
-            'data', jsonb_build_object('id', u.id, 'record_hash', u.hash)),
-          ${created}::timestamptz, ${p.add(activeTraceparent())}::text
-        FROM u ORDER BY u.seq
+            'data', jsonb_build_object('id', u.id, 'record_hash', u.hash)) AS payload,
+          ${created}::timestamptz AS created_at, ${p.add(activeTraceparent())}::text AS trace_parent
+        FROM u`,
+      )}
       )
       SELECT (SELECT count(*) FROM head)::int AS head`,
       p.values,

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
+  addDays,
   type BatchItemError,
   type ErrorDetail,
   KG_PER_MASS_UNIT,
+  localDate,
   MAX_OCCURRED_AT_AGE_DAYS,
   MAX_OCCURRED_AT_AHEAD_SECONDS,
   MAX_SALES_PER_EVENT,
@@ -11,11 +13,11 @@ import {
   type SalesSummary,
 } from '@merma/schema';
 import type { z } from 'zod';
+import { DATE_ONLY, localNoon } from '../../calendar.js';
 import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { issueDetails, validationError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
-import { addDays, DATE_ONLY, localDate, localNoon } from '../analytics/range.js';
 
 const AHEAD_MS = MAX_OCCURRED_AT_AHEAD_SECONDS * 1000;
 

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Pagination, Session } from '@merma/schema';
+import { lowerBoundSql, upperBoundSql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
+import { sqlParams } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
-import { lowerBoundSql, sqlParams, upperBoundSql } from '../analytics/range.js';
 
 /**
  * Registration sessions: a named span during which records are weighed together (a closing count,

@@ -13,8 +13,7 @@ import {
   Team,
 } from '@merma/schema/dashboard';
 import { mailLanguage } from '../../mail.js';
-import { ADMINS, actorOf, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
-import { recordAudit } from '../audit/service.js';
+import { ADMINS, actorOf, audited, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
 import { sendInvitation } from './invite.js';
 import type { InvitationLimiter } from './limits.js';
 import { changeRole, getTeam, memberApiKeys, removeMember, revokeInvitation } from './service.js';
@@ -72,44 +71,29 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
     revokeInvitation: admin
       .input(InvitationIdInput)
       .output(OkResponse)
-      .mutation(({ ctx, input }) =>
-        ctx.db.$transaction(async (tx) => {
-          const now = ctx.clock();
-          const email = await revokeInvitation(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), id: input.id, now });
-          await recordAudit(tx, {
-            organizationId: ctx.session.organizationId,
-            actor: actorOf(ctx),
-            action: 'invitation.revoked',
-            target: email,
-            now,
-          });
-          return { ok: true as const };
-        }),
-      ),
+      .mutation(async ({ ctx, input }) => {
+        await audited(
+          ctx,
+          'invitation.revoked',
+          (tx, now) => revokeInvitation(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), id: input.id, now }),
+          (email) => ({ target: email }),
+        );
+        return { ok: true as const };
+      }),
 
     changeRole: admin
       .input(ChangeRoleInput)
       .output(Member)
-      .mutation(({ ctx, input }) =>
-        ctx.db.$transaction(async (tx) => {
-          const now = ctx.clock();
-          const { member, previous } = await changeRole(tx, {
-            organizationId: ctx.session.organizationId,
-            actor: actingOf(ctx),
-            userId: input.user_id,
-            role: input.role,
-          });
-          await recordAudit(tx, {
-            organizationId: ctx.session.organizationId,
-            actor: actorOf(ctx),
-            action: 'member.role_changed',
-            target: member.email,
-            details: { from: previous, to: member.role },
-            now,
-          });
-          return member;
-        }),
-      ),
+      .mutation(async ({ ctx, input }) => {
+        const { member } = await audited(
+          ctx,
+          'member.role_changed',
+          (tx) =>
+            changeRole(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), userId: input.user_id, role: input.role }),
+          ({ member, previous }) => ({ target: member.email, details: { from: previous, to: member.role } }),
+        );
+        return member;
+      }),
 
     /** What removing a member leaves behind, for the confirmation dialog. */
     memberApiKeys: admin
@@ -125,40 +109,35 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
     remove: admin
       .input(RemoveMemberInput)
       .output(RemovedMember)
-      .mutation(({ ctx, input }) =>
-        ctx.db.$transaction(async (tx) => {
-          const now = ctx.clock();
-          const removed = await removeMember(tx, {
-            organizationId: ctx.session.organizationId,
-            actor: actingOf(ctx),
-            userId: input.user_id,
-            revokeKeys: input.revoke_keys,
-            now,
-          });
-          for (const key of removed.revokedKeys) {
-            await recordAudit(tx, {
+      .mutation(async ({ ctx, input }) => {
+        const removed = await audited(
+          ctx,
+          'member.removed',
+          (tx, now) =>
+            removeMember(tx, {
               organizationId: ctx.session.organizationId,
-              actor: actorOf(ctx),
-              action: 'api_key.revoked',
+              actor: actingOf(ctx),
+              userId: input.user_id,
+              revokeKeys: input.revoke_keys,
+              now,
+            }),
+          (removed) => [
+            ...removed.revokedKeys.map((key) => ({
+              action: 'api_key.revoked' as const,
               target: key.redacted,
               establishmentId: key.establishment_id,
               details: { key_id: key.id, name: key.name, reason: 'member_removed', member: removed.email },
-              now,
-            });
-          }
-          await recordAudit(tx, {
-            organizationId: ctx.session.organizationId,
-            actor: actorOf(ctx),
-            action: 'member.removed',
-            target: removed.email,
-            details: {
-              role: removed.role,
-              ...(removed.revokedKeys.length > 0 ? { revoked_key_ids: removed.revokedKeys.map((k) => k.id) } : {}),
-              ...(removed.keptKeys.length > 0 ? { kept_key_ids: removed.keptKeys.map((k) => k.id) } : {}),
+            })),
+            {
+              target: removed.email,
+              details: {
+                role: removed.role,
+                ...(removed.revokedKeys.length > 0 ? { revoked_key_ids: removed.revokedKeys.map((k) => k.id) } : {}),
+                ...(removed.keptKeys.length > 0 ? { kept_key_ids: removed.keptKeys.map((k) => k.id) } : {}),
+              },
             },
-            now,
-          });
-          return { ok: true as const, revoked_keys: removed.revokedKeys.length };
-        }),
-      ),
+          ],
+        );
+        return { ok: true as const, revoked_keys: removed.revokedKeys.length };
+      }),
   });

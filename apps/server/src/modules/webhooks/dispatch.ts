@@ -3,7 +3,7 @@ import type { Clock } from '../../context.js';
 import { addDeliveryJobsSql } from './queue.js';
 
 /**
- * The outbox's way out: events written by whatever changed data (events/emit.ts) become one
+ * The outbox's way out: events written by whatever changed data (`emitEvent`, events/outbox.ts) become one
  * delivery per listening subscription, each with its job (`webhooks.deliver`, attempt.ts). The
  * worker (jobs/worker.ts) calls `dispatchEvents` on a timer and when woken, and
  * `releaseStaleDeliveryLocks` every few seconds.

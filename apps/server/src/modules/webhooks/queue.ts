@@ -2,7 +2,8 @@
  * How a webhook delivery's attempt is queued on graphile-worker's PostgreSQL queue: the task
  * `webhooks.deliver` (registered by jobs/worker.ts), one job per delivery (job key
  * `delivery:<id>`, so a delivery is never queued twice). The webhooks module owns this SQL; the
- * endpoints (retry, test, recover) and the dispatcher and delivery job in jobs/ use it.
+ * endpoints (retry, test, recover, deliveries.ts), the dispatcher (dispatch.ts) and the delivery
+ * job (attempt.ts) use it.
  */
 
 /** Enqueues the attempt of a delivery at `runAt`; one job per delivery (its job key). */

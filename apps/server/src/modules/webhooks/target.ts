@@ -13,18 +13,9 @@ import { validationError } from '../../errors.js';
  * site-local and multicast IPv6 — after resolving the host name, so a DNS name pointing inside is
  * refused too. WEBHOOKS_ALLOW_PRIVATE=true lifts the address check for development and tests.
  *
- * IPv6 addresses that carry an IPv4 address (`isInternalAddress`):
- * - IPv4-mapped `::ffff:0:0/96` and NAT64's well-known prefix `64:ff9b::/96` (RFC 6052) are judged
- *   by the IPv4 address they carry: a resolver may hand out either for an IPv4-only receiver (a
- *   dual-stack socket, DNS64), and the connection then goes to that IPv4 address.
- * - Refused whole, as never a legitimate receiver: the rest of `64:ff9b::/32`, which holds the
- *   local-use NAT64 prefix `64:ff9b:1::/48` (RFC 8215: a translator inside some network, ours if it
- *   routes at all; its IPv4 sits where the operator's prefix length puts it) and unassigned space;
- *   6to4 `2002::/16` (IPv4 in bits 16–47; its relays were deprecated by RFC 7526) and Teredo
- *   `2001::/32` (server IPv4 in bits 32–63, client IPv4 XOR-ed in the last 32), both reached
- *   through relays we do not choose; IPv4-compatible `::/96` (deprecated by RFC 4291) and
- *   IPv4-translated `::ffff:0:0:0/96` (RFC 2765, obsolete). Refusing the whole range also covers
- *   whatever IPv4 address they carry.
+ * IPv6 addresses that carry an IPv4 address (`isInternalAddress`): IPv4-mapped `::ffff:0:0/96` and
+ * NAT64's `64:ff9b::/96` are judged by the IPv4 address they carry; the other ranges that carry one
+ * are refused whole (which, and why: docs/decisions/0003-ipv6-addresses-that-carry-ipv4.md).
  */
 export type TargetPolicy = { production: boolean; allowPrivate: boolean };
 

@@ -1,50 +1,34 @@
-import { DEFAULT_RANGE_DAYS } from '@merma/schema';
-import type { Sql } from '../../db/sql.js';
-import { validationError } from '../../errors.js';
+import { addDays, DEFAULT_RANGE_DAYS, localDate } from '@merma/schema';
+import { type Sql, type SqlParams, sqlParams } from './db/sql.js';
+import { validationError } from './errors.js';
 
 /**
- * Date ranges of queries, read in the establishment's time zone. A date (`YYYY-MM-DD`) covers that
- * whole local day (`to` included); a full ISO date-time is taken as it is. Shared by the record list
- * and the analytics so that both read dates the same way.
+ * Which local day: the server's calendar. A record's day is the calendar date of its `occurred_at`
+ * in its establishment's time zone. JavaScript computes it with `localDate` (@merma/schema, shared
+ * with the dashboard); SQL with `localDaySql` and, for the instant a local day starts,
+ * `dayStartSql` — one definition each, and test/calendar.test.ts checks that Node and PostgreSQL
+ * agree across both daylight-saving changes (Europe/Madrid, Atlantic/Canary).
+ *
+ * Date ranges of queries are read in the establishment's time zone: a date (`YYYY-MM-DD`) covers
+ * that whole local day (`to` included); a full ISO date-time is taken as it is.
  */
 export const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 export const MAX_RANGE_DAYS = 3 * 366;
 
-/** Positional parameters for hand-written SQL: `add(value)` returns its placeholder. */
-export function sqlParams() {
-  const values: unknown[] = [];
-  return { values, add: (value: unknown) => `$${values.push(value)}` };
-}
-export type SqlParams = ReturnType<typeof sqlParams>;
+/** SQL: the local calendar date of the instant `instant` (an SQL expression) in the zone `timezone` (an SQL expression). */
+export const localDaySql = (instant: string, timezone: string): string => `((${instant}) AT TIME ZONE ${timezone})::date`;
+
+/** SQL: the instant the local day `date` (an SQL date expression) starts in the zone `timezone`. */
+export const dayStartSql = (date: string, timezone: string): string => `((${date})::timestamp AT TIME ZONE ${timezone})`;
 
 /** SQL for a `from` bound: a date is midnight in the establishment's zone; a date-time is itself. */
 export function lowerBoundSql(value: string, timezone: string, p: SqlParams): string {
-  return DATE_ONLY.test(value) ? `((${p.add(value)}::date)::timestamp AT TIME ZONE ${p.add(timezone)})` : `${p.add(value)}::timestamptz`;
+  return DATE_ONLY.test(value) ? dayStartSql(`${p.add(value)}::date`, p.add(timezone)) : `${p.add(value)}::timestamptz`;
 }
 
 /** SQL for the exclusive end of a `to` bound: a date includes that whole day in the establishment's zone. */
 export function upperBoundSql(value: string, timezone: string, p: SqlParams): string {
-  return DATE_ONLY.test(value)
-    ? `((${p.add(value)}::date + 1)::timestamp AT TIME ZONE ${p.add(timezone)})`
-    : `${p.add(value)}::timestamptz`;
-}
-
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Local calendar date of `now` in a time zone, `YYYY-MM-DD` (formatters are costly: one per zone). */
-export function localDate(now: Date, timezone: string): string {
-  let format = dateFormats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dateFormats.set(timezone, format);
-  }
-  return format.format(now);
-}
-
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
+  return DATE_ONLY.test(value) ? dayStartSql(`${p.add(value)}::date + 1`, p.add(timezone)) : `${p.add(value)}::timestamptz`;
 }
 
 /** `from`/`to` with the defaults (the last 30 days up to today, local), checked for order and length. */
