@@ -41,8 +41,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
  * Node's limit (431), a request not complete within the request timeout (408), bytes that are not
  * HTTP (400). There is no request or reply yet, so the answer is written on the socket, with the
  * same body as every other error, the security headers every answer carries, and a request id
- * that the log line shares; then the connection is closed, as Node does. A reset connection gets
- * nothing.
+ * that the log line shares; then the connection is closed (`lingerThenClose`). A reset connection
+ * gets nothing.
  */
 export function answerClientError(this: { log: { debug(obj: object, msg: string): void } }, err: NodeJS.ErrnoException, socket: Duplex) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
@@ -59,23 +59,43 @@ export function answerClientError(this: { log: { debug(obj: object, msg: string)
     { err: { code: err.code, message: err.message }, reqId: requestId, status: error.status },
     'request refused before parsing',
   );
-  if (socket.writable) {
-    const body = JSON.stringify(errorBody(error, requestId));
-    socket.write(
-      [
-        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
-        'content-type: application/json; charset=utf-8',
-        `content-length: ${Buffer.byteLength(body)}`,
-        `x-request-id: ${requestId}`,
-        'x-content-type-options: nosniff',
-        "content-security-policy: default-src 'none'; frame-ancestors 'none'",
-        'connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-    );
+  if (!socket.writable) {
+    socket.destroy(err);
+    return;
   }
-  socket.destroy(err);
+  const body = JSON.stringify(errorBody(error, requestId));
+  socket.end(
+    [
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
+      'content-type: application/json; charset=utf-8',
+      `content-length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${requestId}`,
+      'x-content-type-options: nosniff',
+      "content-security-policy: default-src 'none'; frame-ancestors 'none'",
+      'connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+  lingerThenClose(socket);
+}
+
+/** How long a refused connection is read and dropped, after its answer, before it is closed. */
+const LINGER_MS = 2_000;
+
+/**
+ * A lingering close, as nginx and Apache do it: the client may still be sending (a trickled
+ * header, the rest of a body). Closing at once with its bytes unread makes the kernel answer with
+ * a reset, which can reach the client before the answer and erase it. So the answer has gone with
+ * a FIN (`end`); what still arrives is read and dropped, never parsed; and the connection is
+ * destroyed when the client closes it, or after LINGER_MS.
+ */
+function lingerThenClose(socket: Duplex) {
+  socket.removeAllListeners('data');
+  socket.on('data', () => {});
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
