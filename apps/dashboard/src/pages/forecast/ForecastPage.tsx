@@ -42,7 +42,7 @@ function Forecast({ establishmentId }: { establishmentId: string }) {
     horizon: search.weeks * 7,
     ...(isCategory(search.category) ? { food_category: search.category } : {}),
   };
-  const { data } = useSuspenseQuery(trpc.insights.forecast.queryOptions(input));
+  const { data } = useSuspenseQuery(trpc.predict.waste.queryOptions(input));
   return (
     <Stack gap="lg">
       <Group gap="md" align="flex-end" wrap="wrap">

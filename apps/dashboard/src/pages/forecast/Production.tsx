@@ -20,7 +20,7 @@ import { trpc } from '../../trpc.ts';
  */
 export function Production({ input }: { input: DemandForecastInput }) {
   const { t } = useTranslation();
-  const { data, error, isPending, refetch, isRefetching } = useQuery(trpc.insights.demand.queryOptions(input));
+  const { data, error, isPending, refetch, isRefetching } = useQuery(trpc.predict.demand.queryOptions(input));
   const { language } = useFormat();
   const tomorrow = data?.products[0]?.points[0]?.date;
   // The day with its weekday ("miércoles, 25 de noviembre"): what a kitchen plans by.
