@@ -1,9 +1,10 @@
-import { Alert, Anchor, Card, Group, SegmentedControl, Select, SimpleGrid, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
+import { Anchor, Card, Group, SegmentedControl, Select, SimpleGrid, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
 import type { Prediction } from '@merma/schema';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useTranslation } from 'react-i18next';
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { EmptyHint, hintLink } from '../../components/EmptyHint.tsx';
 import { AnchorLink } from '../../components/links.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
@@ -203,20 +204,20 @@ function NoForecast({ filtered }: { filtered: boolean }) {
   const { t } = useTranslation();
   const { mode } = useScope();
   return (
-    <Alert color="teal" variant="light" title={t('forecast.empty.title')} data-testid="forecast-empty">
-      <Stack gap="xs">
-        <Text size="sm">{t('forecast.empty.body', { mode: t(`forecast.empty.modes.${mode}`) })}</Text>
-        {filtered && <Text size="sm">{t('forecast.empty.category')}</Text>}
-        {/* The alert's own text colour: the link colour is under AA on its light teal. */}
-        <Group gap="md">
-          <AnchorLink to="/records" size="sm" c="var(--alert-color)" underline="always">
+    <EmptyHint
+      title={t('forecast.empty.title')}
+      testId="forecast-empty"
+      lines={[t('forecast.empty.body', { mode: t(`forecast.empty.modes.${mode}`) }), filtered && t('forecast.empty.category')]}
+      links={
+        <>
+          <AnchorLink to="/records" {...hintLink}>
             {t('forecast.empty.records')}
           </AnchorLink>
-          <Anchor href="/docs" size="sm" c="var(--alert-color)" underline="always">
+          <Anchor href="/docs" {...hintLink}>
             {t('forecast.empty.docs')}
           </Anchor>
-        </Group>
-      </Stack>
-    </Alert>
+        </>
+      }
+    />
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Card, Group, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Anchor, Button, Card, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import type { DemandPrediction, ProductDemand } from '@merma/schema';
 import type { DemandForecastInput } from '@merma/schema/dashboard';
 import { useQuery } from '@tanstack/react-query';
@@ -6,6 +6,7 @@ import type { TFunction } from 'i18next';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EmptyCell } from '../../components/DataTable.tsx';
+import { EmptyHint, hintLink } from '../../components/EmptyHint.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { AnchorLink } from '../../components/links.tsx';
 import { PagePending } from '../../components/states.tsx';
@@ -215,20 +216,19 @@ function noteText(note: ProductDemand['notes'][number], product: ProductDemand, 
 function NoSales({ filtered }: { filtered: boolean }) {
   const { t } = useTranslation();
   return (
-    <Alert color="teal" variant="light" title={t('forecast.demand.empty.title')}>
-      <Stack gap="xs">
-        {filtered && <Text size="sm">{t('forecast.demand.empty.category')}</Text>}
-        <Text size="sm">{t('forecast.demand.empty.body')}</Text>
-        {/* The alert's own text colour: the link colour is under AA on its light teal. */}
-        <Group gap="md">
-          <AnchorLink to="/integrations" size="sm" c="var(--alert-color)" underline="always">
+    <EmptyHint
+      title={t('forecast.demand.empty.title')}
+      lines={[filtered && t('forecast.demand.empty.category'), t('forecast.demand.empty.body')]}
+      links={
+        <>
+          <AnchorLink to="/integrations" {...hintLink}>
             {t('forecast.demand.empty.integrations')}
           </AnchorLink>
-          <Anchor href="/docs" size="sm" c="var(--alert-color)" underline="always">
+          <Anchor href="/docs" {...hintLink}>
             {t('forecast.demand.empty.docs')}
           </Anchor>
-        </Group>
-      </Stack>
-    </Alert>
+        </>
+      }
+    />
   );
 }
