@@ -1,9 +1,10 @@
 // Mutation testing of the server's pure modules: `pnpm test:mutation server` from the repository root.
 // Only code that needs no database or HTTP server, tested by the unit tests that vitest.mutation.config.ts lists.
+import base from '../../stryker.base.mjs';
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  testRunner: 'vitest',
-  plugins: ['@stryker-mutator/vitest-runner'],
+  ...base,
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   mutate: [
     // The record chain: canonical JSON and the chain hash (not the SQL twin, which hash-sql.test.ts checks on a database).
@@ -21,12 +22,4 @@ export default {
     'src/modules/predict/model.ts',
     'src/modules/predict/demand.ts:38-76',
   ],
-  coverageAnalysis: 'perTest',
-  concurrency: 2,
-  reporters: ['clear-text', 'progress', 'html', 'json'],
-  htmlReporter: { fileName: 'reports/mutation/index.html' },
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  tempDirName: '.stryker-tmp',
-  cleanTempDir: 'always',
-  thresholds: { high: 90, low: 85, break: null },
 };

@@ -1,8 +1,9 @@
 // Mutation testing of the SDK's core: `pnpm test:mutation sdk` from the repository root.
+import base from '../../stryker.base.mjs';
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  testRunner: 'vitest',
-  plugins: ['@stryker-mutator/vitest-runner'],
+  ...base,
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   mutate: [
     'src/core/http.ts',
@@ -12,12 +13,4 @@ export default {
     // records.batch: chunking, idempotency keys per chunk, merging the answers.
     'src/resources/records.ts:145-214',
   ],
-  coverageAnalysis: 'perTest',
-  concurrency: 2,
-  reporters: ['clear-text', 'progress', 'html', 'json'],
-  htmlReporter: { fileName: 'reports/mutation/index.html' },
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  tempDirName: '.stryker-tmp',
-  cleanTempDir: 'always',
-  thresholds: { high: 90, low: 85, break: null },
 };

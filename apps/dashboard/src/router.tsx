@@ -73,7 +73,7 @@ const invitationRoute = createRoute({
   validateSearch: tokenSearch,
   loaderDeps: ({ search }) => ({ token: search.token }),
   loader: async ({ context, deps }) => {
-    if (deps.token) await context.queryClient.ensureQueryData(context.trpc.auth.invitation.queryOptions({ token: deps.token }));
+    if (deps.token) await context.queryClient.ensureQueryData(context.trpc.accounts.invitation.queryOptions({ token: deps.token }));
   },
   component: lazyRouteComponent(() => import('./pages/auth/InvitationPage.tsx'), 'InvitationPage'),
   errorComponent: lazyRouteComponent(() => import('./pages/auth/InvitationPage.tsx'), 'InvitationError'),
@@ -96,8 +96,8 @@ const appRoute = createRoute({
   // Links between pages keep the chosen establishment and mode.
   search: { middlewares: [retainSearchParams(['establishment', 'mode'])] },
   beforeLoad: async ({ context, location }) => {
-    // A convenience only: every procedure checks the session itself. `auth.me` is null without one.
-    const me = await context.queryClient.ensureQueryData(context.trpc.auth.me.queryOptions());
+    // A convenience only: every procedure checks the session itself. `accounts.me` is null without one.
+    const me = await context.queryClient.ensureQueryData(context.trpc.accounts.me.queryOptions());
     if (!me) throw redirect({ to: '/sign-in', search: { redirect: location.href } });
     return { me };
   },
@@ -128,13 +128,13 @@ const overviewRoute = createRoute({
     if (!found) return;
     const { scope, establishment } = found;
     const q = context.queryClient;
-    void q.prefetchQuery(context.trpc.insights.benchmark.queryOptions(scope));
-    void q.prefetchQuery(context.trpc.insights.alerts.queryOptions(scope));
+    void q.prefetchQuery(context.trpc.analytics.benchmark.queryOptions(scope));
+    void q.prefetchQuery(context.trpc.analytics.alerts.queryOptions(scope));
     await Promise.all([
       q.ensureQueryData(context.trpc.catalog.get.queryOptions()),
-      q.ensureQueryData(context.trpc.insights.periods.queryOptions(scope)),
+      q.ensureQueryData(context.trpc.analytics.periods.queryOptions(scope)),
       q.ensureQueryData(
-        context.trpc.insights.analytics.queryOptions({ ...scope, ...overviewQuery(deps.range, todayIn(establishment.timezone)) }),
+        context.trpc.analytics.get.queryOptions({ ...scope, ...overviewQuery(deps.range, todayIn(establishment.timezone)) }),
       ),
     ]);
   },
@@ -193,7 +193,7 @@ const sessionRoute = createRoute({
     if (!found) return;
     const q = context.queryClient;
     await Promise.all([
-      q.ensureQueryData(context.trpc.shifts.session.queryOptions({ ...found.scope, id: params.id })),
+      q.ensureQueryData(context.trpc.sessions.get.queryOptions({ ...found.scope, id: params.id })),
       q.ensureQueryData(context.trpc.catalog.get.queryOptions()),
       q.ensureQueryData(context.trpc.shifts.list.queryOptions(found.scope)),
       q.ensureQueryData(context.trpc.records.list.queryOptions(sessionRecordsQuery(found.scope, params.id))),
@@ -222,7 +222,7 @@ const integrationsRoute = createRoute({
     const establishment = resolveEstablishment(context.me, deps.establishment);
     if (!establishment) return;
     const scope = { establishment_id: establishment.id, livemode: deps.mode === 'live' };
-    void context.queryClient.prefetchQuery(context.trpc.webhooks.inbound.queryOptions({ establishment_id: establishment.id }));
+    void context.queryClient.prefetchQuery(context.trpc.inbound.endpoint.queryOptions({ establishment_id: establishment.id }));
     await context.queryClient.ensureQueryData(context.trpc.webhooks.list.queryOptions(scope));
   },
   component: lazyRouteComponent(() => import('./pages/integrations/IntegrationsPage.tsx'), 'IntegrationsPage'),

@@ -56,7 +56,7 @@ export const queryClient = new QueryClient({
       if (isUnauthorized(error)) unauthorizedHandler();
     },
     onSuccess(data, query) {
-      // `auth.me` answers null once the session has ended: the same as a 401 from any other call.
+      // `accounts.me` answers null once the session has ended: the same as a 401 from any other call.
       if (data === null && query.queryHash === meQueryHash()) unauthorizedHandler();
     },
   }),
@@ -94,4 +94,4 @@ export const trpc = createTRPCOptionsProxy<DashboardRouter>({ client: trpcClient
 
 export type TRPC = typeof trpc;
 
-const meQueryHash = () => hashKey(trpc.auth.me.queryKey());
+const meQueryHash = () => hashKey(trpc.accounts.me.queryKey());

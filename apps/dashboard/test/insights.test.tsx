@@ -10,21 +10,21 @@ const scope = { establishment_id: ids.establishment, livemode: false };
 
 describe('overview', () => {
   it('asks for the range chosen, ending on the establishment’s today, and keeps it in the URL', async () => {
-    api.use({ ...appFixtures('owner'), ...overviewFixtures(), 'insights.analytics': analytics() });
+    api.use({ ...appFixtures('owner'), ...overviewFixtures(), 'analytics.get': analytics() });
     const { user, search } = await renderApp('/overview');
-    expect(api.last('insights.analytics')).toEqual({ ...scope, from: '2026-10-27', to: TODAY, group_by: 'day' });
+    expect(api.last('analytics.get')).toEqual({ ...scope, from: '2026-10-27', to: TODAY, group_by: 'day' });
 
     await user.click(screen.getByRole('radio', { name: t('overview.ranges.90d') }));
     await waitFor(() => expect(search()).toMatchObject({ range: '90d' }));
-    await waitFor(() => expect(api.last('insights.analytics')).toEqual({ ...scope, from: '2026-08-28', to: TODAY, group_by: 'week' }));
+    await waitFor(() => expect(api.last('analytics.get')).toEqual({ ...scope, from: '2026-08-28', to: TODAY, group_by: 'week' }));
 
     await user.click(screen.getByRole('radio', { name: t('overview.ranges.12m') }));
     await waitFor(() => expect(search()).toMatchObject({ range: '12m' }));
-    await waitFor(() => expect(api.last('insights.analytics')).toEqual({ ...scope, from: '2025-12-01', to: TODAY, group_by: 'month' }));
+    await waitFor(() => expect(api.last('analytics.get')).toEqual({ ...scope, from: '2025-12-01', to: TODAY, group_by: 'month' }));
   });
 
   it('shows this period against the last one', async () => {
-    api.use({ ...appFixtures('viewer'), ...overviewFixtures(), 'insights.analytics': analytics() });
+    api.use({ ...appFixtures('viewer'), ...overviewFixtures(), 'analytics.get': analytics() });
     await renderApp('/overview');
     // Today 2.5 kg against 5 kg yesterday: down by half; the week had nothing before to compare with.
     const today = screen.getByRole('region', { name: t('overview.periods.today') });
@@ -38,7 +38,7 @@ describe('overview', () => {
     ['developer', true],
     ['viewer', false],
   ] as const)('with no records yet, tells a %s how to send the first one', async (role, canCreateKeys) => {
-    api.use({ ...appFixtures(role), ...overviewFixtures(), 'insights.analytics': analytics() });
+    api.use({ ...appFixtures(role), ...overviewFixtures(), 'analytics.get': analytics() });
     await renderApp('/overview?mode=live');
     const empty = screen.getByText(t('overview.empty.title')).closest<HTMLElement>('[role="alert"]');
     if (!empty) throw new Error('no empty state');
@@ -55,7 +55,7 @@ describe('overview', () => {
 
 describe('forecast', () => {
   function forecastPage(historyDays: number) {
-    api.use({ ...appFixtures('owner'), 'insights.forecast': (input) => forecast(input, historyDays), 'insights.demand': noDemand });
+    api.use({ ...appFixtures('owner'), 'predict.waste': (input) => forecast(input, historyDays), 'predict.demand': noDemand });
   }
 
   it('says there is nothing to forecast before the first records, and no sales yet', async () => {
@@ -70,26 +70,26 @@ describe('forecast', () => {
   it('puts the horizon and the category in the URL and in the query', async () => {
     forecastPage(30);
     const { user, search } = await renderApp('/forecast');
-    await waitFor(() => expect(api.last('insights.forecast')).toEqual({ ...scope, horizon: 14 }));
+    await waitFor(() => expect(api.last('predict.waste')).toEqual({ ...scope, horizon: 14 }));
     expect(await screen.findByText(t('forecast.methods.holtWinters'))).toBeInTheDocument();
 
     await user.click(screen.getByRole('radio', { name: t('forecast.weeks', { count: 4 }) }));
     await waitFor(() => expect(search()).toMatchObject({ weeks: 4 }));
-    await waitFor(() => expect(api.last('insights.forecast')).toEqual({ ...scope, horizon: 28 }));
+    await waitFor(() => expect(api.last('predict.waste')).toEqual({ ...scope, horizon: 28 }));
 
     // The page waits for the new forecast, then shows its filters again.
     await user.click(await screen.findByRole('combobox', { name: t('forecast.category') }));
     await user.click(await screen.findByRole('option', { name: t('categories.fish') }));
     await waitFor(() => expect(search()).toMatchObject({ weeks: 4, category: 'fish' }));
-    await waitFor(() => expect(api.last('insights.forecast')).toEqual({ ...scope, horizon: 28, food_category: 'fish' }));
-    await waitFor(() => expect(api.last('insights.demand')).toEqual({ ...scope, horizon: 1, food_category: 'fish' }));
+    await waitFor(() => expect(api.last('predict.waste')).toEqual({ ...scope, horizon: 28, food_category: 'fish' }));
+    await waitFor(() => expect(api.last('predict.demand')).toEqual({ ...scope, horizon: 1, food_category: 'fish' }));
   });
 
   it('shows a failed production advice in words, with a way to try again', async () => {
     forecastPage(30);
     let refusals = 0;
     api.use({
-      'insights.demand': () => {
+      'predict.demand': () => {
         refusals += 1;
         if (refusals === 1) throw new ApiError('plan_required', 'The demand forecast needs the pro plan');
         return noDemand;

@@ -7,7 +7,7 @@ import { appFixtures, ids, inbound, webhook } from './support/fixtures.ts';
 import { renderApp, startingWith, t } from './support/render.tsx';
 
 function integrations(role: Role, endpoints = [webhook()]) {
-  api.use({ ...appFixtures(role), 'webhooks.list': endpoints, 'webhooks.inbound': inbound, 'integrations.list': [] });
+  api.use({ ...appFixtures(role), 'webhooks.list': endpoints, 'inbound.endpoint': inbound, 'integrations.list': [] });
 }
 
 describe('integrations: who sees what', () => {
@@ -39,7 +39,7 @@ describe('integrations: states', () => {
   it('shows a failed section in words and keeps the rest of the page', async () => {
     integrations('owner');
     api.use({
-      'webhooks.inbound': () => {
+      'inbound.endpoint': () => {
         throw new ApiError('not_found', 'No establishment here');
       },
     });

@@ -176,7 +176,7 @@ try {
   });
   check('its key stores a record over HTTPS (201)', record.status === 201, `${record.status}`);
   const spoofed = '203.0.113.77';
-  const signIn = await https('POST', '/trpc/auth.signInWithLink', {
+  const signIn = await https('POST', '/trpc/accounts.signInWithLink', {
     headers: { 'sec-fetch-site': 'same-origin', 'x-forwarded-for': spoofed },
     body: { token: new URL(link || 'https://x/?token=').searchParams.get('token') },
   });

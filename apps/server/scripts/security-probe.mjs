@@ -121,7 +121,7 @@ async function main() {
   ).key;
   const browser = new Browser();
   const link = new URL(demo.dashboard.sign_in_link).searchParams.get('token');
-  const signedIn = await browser.mutate('auth.signInWithLink', { token: link });
+  const signedIn = await browser.mutate('accounts.signInWithLink', { token: link });
   if (signedIn.status === 429) {
     console.error(
       'This address used up its hourly allowance of link attempts (check #1 of an earlier run does that): run the probe again in an hour, or from another address.',
@@ -135,7 +135,7 @@ async function main() {
     const email = `probe-${randomUUID()}@example.com`;
     const statuses = (
       await Promise.all(
-        Array.from({ length: 60 }, (_, i) => new Browser().mutate('auth.signIn', { email, password: `wrong guess number ${i}` })),
+        Array.from({ length: 60 }, (_, i) => new Browser().mutate('accounts.signIn', { email, password: `wrong guess number ${i}` })),
       )
     ).map((r) => r.status);
     const evaluated = count(statuses, 401) + count(statuses, 200);
@@ -148,7 +148,7 @@ async function main() {
     const tokens = (
       await Promise.all(
         Array.from({ length: 60 }, () =>
-          new Browser().mutate('auth.resetPassword', {
+          new Browser().mutate('accounts.resetPassword', {
             token: `${randomUUID().replaceAll('-', '')}probeprobe1`,
             password: 'a perfectly good passphrase',
           }),
@@ -284,7 +284,7 @@ async function main() {
   {
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
     const deepObject = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
-    const signIn = await new Browser().mutate('auth.signIn', null, deepObject);
+    const signIn = await new Browser().mutate('accounts.signIn', null, deepObject);
     const record = await call('/api/v1/records', json(key, deep));
     const alive = await fetch(`${BASE}/healthz`).then(
       (r) => r.ok,
@@ -292,7 +292,7 @@ async function main() {
     );
     check(
       11,
-      '20,000-deep JSON to /trpc/auth.signIn and /api/v1/records is 400, server alive',
+      '20,000-deep JSON to /trpc/accounts.signIn and /api/v1/records is 400, server alive',
       signIn.status === 400 && record.status === 400 && alive,
       `trpc ${signIn.status}, api ${record.status}, healthz ${alive ? 'ok' : 'down'}`,
     );

@@ -42,7 +42,7 @@ export function createLogger(
 
 /**
  * A request's URL as logs and traces may keep it. The dashboard's pages and calls carry one-time
- * tokens in their query (`/dashboard/invitation?token=…`, `auth.invitation?input=…`), so theirs is
+ * tokens in their query (`/dashboard/invitation?token=…`, `accounts.invitation?input=…`), so theirs is
  * left out; an Odoo integration's URL holds its credential in the path, so only its last four
  * characters are kept (`/api/v1/integrations/odoo/mit_…a1B2`), as the dashboard shows it.
  */

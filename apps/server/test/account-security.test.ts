@@ -79,7 +79,7 @@ describe('the sign-in lockout under parallel guessing', () => {
   it('a burst of 60 parallel attempts (59 wrong, the right one last) evaluates at most the limit and never signs in', async () => {
     const victim = await createMember(t.db, org.organizationId, 'admin');
     const attempts = Array.from({ length: 60 }, (_, i) =>
-      new DashboardBrowser(t.app, randomIp()).raw('mutation', 'auth.signIn', {
+      new DashboardBrowser(t.app, randomIp()).raw('mutation', 'accounts.signIn', {
         email: victim.email,
         password: i === 59 ? PASSWORD : `wrong guess ${i}`,
       }),
@@ -110,14 +110,14 @@ describe('the sign-in lockout under parallel guessing', () => {
       const email = `spray-${randomUUID()}@example.com`;
       await Promise.all(
         Array.from({ length: MAX_CONSECUTIVE_FAILURES }, (_, i) =>
-          new DashboardBrowser(t.app, ip).raw('mutation', 'auth.signIn', { email, password: `spray ${i}` }),
+          new DashboardBrowser(t.app, ip).raw('mutation', 'accounts.signIn', { email, password: `spray ${i}` }),
         ),
       );
     }
     const victim = await createMember(t.db, org.organizationId, 'owner');
     const fromBlocked = await Promise.all(
       Array.from({ length: MAX_CONSECUTIVE_FAILURES + 2 }, () =>
-        new DashboardBrowser(t.app, ip).raw('mutation', 'auth.signIn', { email: victim.email, password: 'not it' }),
+        new DashboardBrowser(t.app, ip).raw('mutation', 'accounts.signIn', { email: victim.email, password: 'not it' }),
       ),
     );
     expect(fromBlocked.map((r) => r.statusCode)).toEqual(Array(MAX_CONSECUTIVE_FAILURES + 2).fill(429));
@@ -130,7 +130,7 @@ describe('the sign-in lockout under parallel guessing', () => {
     const before = hashed.count;
     const answers = await Promise.all(
       Array.from({ length: 100 }, () =>
-        new DashboardBrowser(t.app, ip).raw('mutation', 'auth.resetPassword', {
+        new DashboardBrowser(t.app, ip).raw('mutation', 'accounts.resetPassword', {
           token: randomUUID().replaceAll('-', '').padEnd(43, 'x'),
           password: 'a perfectly good passphrase',
         }),
@@ -147,8 +147,8 @@ describe('the sign-in lockout under parallel guessing', () => {
     const ip = randomIp();
     const bad = () => randomUUID().replaceAll('-', '').padEnd(43, 'y');
     const answers = await Promise.all([
-      ...Array.from({ length: 40 }, () => new DashboardBrowser(t.app, ip).raw('mutation', 'auth.signInWithLink', { token: bad() })),
-      ...Array.from({ length: 40 }, () => new DashboardBrowser(t.app, ip).raw('query', 'auth.invitation', { token: bad() })),
+      ...Array.from({ length: 40 }, () => new DashboardBrowser(t.app, ip).raw('mutation', 'accounts.signInWithLink', { token: bad() })),
+      ...Array.from({ length: 40 }, () => new DashboardBrowser(t.app, ip).raw('query', 'accounts.invitation', { token: bad() })),
     ]);
     const statuses = answers.map((r) => r.statusCode);
     expect(statuses.filter((s) => s === 404).length).toBeLessThanOrEqual(MAX_LINK_ATTEMPTS_PER_HOUR);
@@ -161,8 +161,8 @@ describe('password reset does not reveal who has an account', () => {
     const member = await createMember(t.db, org.organizationId, 'developer');
     const ghost = `ghost-${randomUUID()}@example.com`;
     // While the mail server hangs, a request that sent the mail itself could not answer.
-    const known = await new DashboardBrowser(t.app).raw('mutation', 'auth.requestPasswordReset', { email: member.email });
-    const unknown = await new DashboardBrowser(t.app).raw('mutation', 'auth.requestPasswordReset', { email: ghost });
+    const known = await new DashboardBrowser(t.app).raw('mutation', 'accounts.requestPasswordReset', { email: member.email });
+    const unknown = await new DashboardBrowser(t.app).raw('mutation', 'accounts.requestPasswordReset', { email: ghost });
     expect(known.statusCode).toBe(200);
     expect(unknown.statusCode).toBe(200);
     expect(known.json()).toEqual(unknown.json());
@@ -171,7 +171,7 @@ describe('password reset does not reveal who has an account', () => {
     // A mail server that refuses the connection: still the same answer for both.
     const refused = await createMember(t.db, org.organizationId, 'viewer');
     mailer.failFor.add(refused.email);
-    const failing = await new DashboardBrowser(t.app).raw('mutation', 'auth.requestPasswordReset', { email: refused.email });
+    const failing = await new DashboardBrowser(t.app).raw('mutation', 'accounts.requestPasswordReset', { email: refused.email });
     expect(failing.statusCode).toBe(200);
     expect(failing.json()).toEqual(unknown.json());
 
@@ -219,8 +219,10 @@ describe('one-time links after a password reset or signing out everywhere', () =
     const member = await createMember(t.db, org.organizationId, 'admin');
     const signInLink = await linkFor(member.id, 'sign_in', org.organizationId);
     const reset = await linkFor(member.id, 'password_reset');
-    await new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: reset, password: 'a fresh kitchen passphrase' });
-    expect(await failure(new DashboardBrowser(t.app).mutate('auth.signInWithLink', { token: signInLink }))).toMatchObject({ status: 404 });
+    await new DashboardBrowser(t.app).mutate('accounts.resetPassword', { token: reset, password: 'a fresh kitchen passphrase' });
+    expect(await failure(new DashboardBrowser(t.app).mutate('accounts.signInWithLink', { token: signInLink }))).toMatchObject({
+      status: 404,
+    });
   });
 
   it('signing out everywhere ends outstanding sign-in and reset links too', async () => {
@@ -229,10 +231,12 @@ describe('one-time links after a password reset or signing out everywhere', () =
     const reset = await linkFor(member.id, 'password_reset');
     const browser = new DashboardBrowser(t.app);
     await browser.signIn(member.email, PASSWORD);
-    await browser.mutate('auth.signOutEverywhere');
-    expect(await failure(new DashboardBrowser(t.app).mutate('auth.signInWithLink', { token: signInLink }))).toMatchObject({ status: 404 });
+    await browser.mutate('accounts.signOutEverywhere');
+    expect(await failure(new DashboardBrowser(t.app).mutate('accounts.signInWithLink', { token: signInLink }))).toMatchObject({
+      status: 404,
+    });
     expect(
-      await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: reset, password: 'another fine passphrase' })),
+      await failure(new DashboardBrowser(t.app).mutate('accounts.resetPassword', { token: reset, password: 'another fine passphrase' })),
     ).toMatchObject({ status: 404 });
   });
 });
@@ -243,12 +247,12 @@ describe('guessable passwords', () => {
   it.each(weak)('refuses %s as a new password (400, nothing changed)', async (password) => {
     const member = await createMember(t.db, org.organizationId, 'viewer');
     const reset = await linkFor(member.id, 'password_reset');
-    const refused = await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: reset, password }));
+    const refused = await failure(new DashboardBrowser(t.app).mutate('accounts.resetPassword', { token: reset, password }));
     expect(refused).toMatchObject({ status: 400, code: 'validation_error' });
     expect(refused.body.error.data.details).toEqual([{ path: 'password', message: expect.any(String) }]);
     // The link was not used up by a refused password, and the old password still works.
     expect((await new DashboardBrowser(t.app).signIn(member.email, PASSWORD)).user.email).toBe(member.email);
-    await new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: reset, password: 'a sturdy pantry passphrase' });
+    await new DashboardBrowser(t.app).mutate('accounts.resetPassword', { token: reset, password: 'a sturdy pantry passphrase' });
   });
 
   it('refuses a password that contains the e-mail address or its name part', async () => {
@@ -256,7 +260,7 @@ describe('guessable passwords', () => {
     const member = await createMember(t.db, org.organizationId, 'viewer', email);
     const token = () => linkFor(member.id, 'password_reset');
     for (const password of [`${email}!`, `${email.split('@')[0]}2026`]) {
-      const refused = await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: await token(), password }));
+      const refused = await failure(new DashboardBrowser(t.app).mutate('accounts.resetPassword', { token: await token(), password }));
       expect(refused).toMatchObject({ status: 400, code: 'validation_error' });
     }
   });
@@ -271,10 +275,10 @@ describe('guessable passwords', () => {
     const link = await waitFor(() => mailer.sent.find((m) => m.to === invited), 15_000, 'the invitation');
     const token = tokenOf(link.text.match(/https?:\/\/\S+\?token=[\w-]+/)?.[0] as string);
     const refused = await failure(
-      new DashboardBrowser(t.app).mutate('auth.acceptInvitation', { token, name: 'New cook', password: 'password1234' }),
+      new DashboardBrowser(t.app).mutate('accounts.acceptInvitation', { token, name: 'New cook', password: 'password1234' }),
     );
     expect(refused).toMatchObject({ status: 400, code: 'validation_error' });
-    const me = await new DashboardBrowser(t.app).mutate('auth.acceptInvitation', {
+    const me = await new DashboardBrowser(t.app).mutate('accounts.acceptInvitation', {
       token,
       name: 'New cook',
       password: 'saffron under the stairs',

@@ -163,7 +163,7 @@ describe('answers to a listed origin', () => {
 
 describe("never for the dashboard's cookie routes nor the integrations' URLs", () => {
   it.each([
-    ['OPTIONS', '/trpc/auth.signIn'],
+    ['OPTIONS', '/trpc/accounts.signIn'],
     ['OPTIONS', '/trpc/keys.list'],
     ['OPTIONS', '/export/records.csv'],
     ['OPTIONS', '/dashboard'],
@@ -176,10 +176,10 @@ describe("never for the dashboard's cookie routes nor the integrations' URLs", (
   });
 
   it('GET and POST /trpc from a listed origin carry no CORS header', async () => {
-    const get = await send(base, 'GET', '/trpc/auth.me', { origin: PAGE });
+    const get = await send(base, 'GET', '/trpc/accounts.me', { origin: PAGE });
     expect(get.status).toBeGreaterThanOrEqual(400);
     expect(corsHeaders(get)).toEqual([]);
-    const post = await send(base, 'POST', '/trpc/auth.signIn', { origin: PAGE, 'content-type': 'application/json' }, '{}');
+    const post = await send(base, 'POST', '/trpc/accounts.signIn', { origin: PAGE, 'content-type': 'application/json' }, '{}');
     expect(post.status).toBeGreaterThanOrEqual(400);
     expect(corsHeaders(post)).toEqual([]);
   });

@@ -29,10 +29,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('auth.me', () => {
+describe('accounts.me', () => {
   it('answers 200 with null without a session (no 401 for a signed-out browser), and the session with the public URL once signed in', async () => {
     const anonymous = new DashboardBrowser(t.app);
-    const res = await anonymous.raw('query', 'auth.me');
+    const res = await anonymous.raw('query', 'accounts.me');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ result: { data: null } });
     expect(res.headers['set-cookie']).toBeUndefined();
@@ -44,13 +44,13 @@ describe('auth.me', () => {
     const member = await createMember(t.db, org.organizationId, 'viewer');
     const browser = new DashboardBrowser(t.app);
     await browser.signIn(member.email, PASSWORD);
-    const me = await browser.query('auth.me');
+    const me = await browser.query('accounts.me');
     expect(me).toMatchObject({
       user: { email: member.email },
       organization: { id: org.organizationId },
       public_url: 'https://merma.example.com',
     });
-    await browser.mutate('auth.signOut');
+    await browser.mutate('accounts.signOut');
     expect(await browser.session()).toEqual(NO_SESSION);
   });
 });
@@ -74,19 +74,19 @@ describe('invitations', () => {
     expect(JSON.stringify(await t.db.invitation.findMany())).not.toContain(token);
 
     const browser = new DashboardBrowser(t.app);
-    expect(await browser.query('auth.invitation', { token })).toMatchObject({
+    expect(await browser.query('accounts.invitation', { token })).toMatchObject({
       organization: 'Grupo Horeca',
       email: 'chef@example.com',
       role: 'owner',
       has_account: false,
     });
-    const short = await failure(browser.mutate('auth.acceptInvitation', { token, name: 'Chef', password: 'short' }));
+    const short = await failure(browser.mutate('accounts.acceptInvitation', { token, name: 'Chef', password: 'short' }));
     expect(short).toMatchObject({ status: 400, code: 'validation_error' });
     expect(short.body.error.data.details).toEqual([expect.objectContaining({ path: 'password' })]);
-    const missing = await failure(browser.mutate('auth.acceptInvitation', { token }));
+    const missing = await failure(browser.mutate('accounts.acceptInvitation', { token }));
     expect(missing).toMatchObject({ status: 400, code: 'validation_error' });
 
-    const me = await browser.mutate('auth.acceptInvitation', { token, name: 'Chef Ana', password: PASSWORD });
+    const me = await browser.mutate('accounts.acceptInvitation', { token, name: 'Chef Ana', password: PASSWORD });
     expect(me).toMatchObject({
       user: { email: 'chef@example.com', name: 'Chef Ana' },
       role: 'owner',
@@ -94,7 +94,7 @@ describe('invitations', () => {
     });
     expect(me.establishments).toEqual([expect.objectContaining({ id: org.establishmentId })]);
     expect(
-      await failure(new DashboardBrowser(t.app).mutate('auth.acceptInvitation', { token, name: 'X', password: PASSWORD })),
+      await failure(new DashboardBrowser(t.app).mutate('accounts.acceptInvitation', { token, name: 'X', password: PASSWORD })),
     ).toMatchObject({
       status: 404,
     });
@@ -115,21 +115,21 @@ describe('invitations', () => {
     const token = tokenOf(mailer.linkTo(someone.email));
 
     const stranger = new DashboardBrowser(t.app);
-    expect(await stranger.query('auth.invitation', { token })).toMatchObject({ has_account: true });
+    expect(await stranger.query('accounts.invitation', { token })).toMatchObject({ has_account: true });
     // a link alone does not take over an account, nor set its password
     expect(
-      await failure(stranger.mutate('auth.acceptInvitation', { token, name: 'Mallory', password: 'another password!' })),
+      await failure(stranger.mutate('accounts.acceptInvitation', { token, name: 'Mallory', password: 'another password!' })),
     ).toMatchObject({
       status: 401,
     });
     const invitee = new DashboardBrowser(t.app);
     await invitee.signIn(someone.email, PASSWORD);
-    const me = await invitee.mutate('auth.acceptInvitation', { token });
+    const me = await invitee.mutate('accounts.acceptInvitation', { token });
     expect(me).toMatchObject({ role: 'developer', organization: { id: org.organizationId } });
     expect(me.organizations.map((o: { id: string }) => o.id).sort()).toEqual([org.organizationId, other.organizationId].sort());
     // switching back and forth
-    expect((await invitee.mutate('auth.switchOrganization', { organization_id: other.organizationId })).role).toBe('owner');
-    expect((await invitee.query('auth.me')).organization.id).toBe(other.organizationId);
+    expect((await invitee.mutate('accounts.switchOrganization', { organization_id: other.organizationId })).role).toBe('owner');
+    expect((await invitee.query('accounts.me')).organization.id).toBe(other.organizationId);
 
     const team = await ownerBrowser.query('team.get');
     expect(team.invitations).toEqual([]);
@@ -192,14 +192,14 @@ describe('invitations', () => {
     const pending = await browser.mutate('team.invite', { email: 'late@example.com', role: 'viewer' });
     const token = tokenOf(mailer.linkTo('late@example.com'));
     await browser.mutate('team.revokeInvitation', { id: pending.id });
-    expect(await failure(new DashboardBrowser(t.app).query('auth.invitation', { token }))).toMatchObject({ status: 404 });
+    expect(await failure(new DashboardBrowser(t.app).query('accounts.invitation', { token }))).toMatchObject({ status: 404 });
     await browser.mutate('team.invite', { email: 'late@example.com', role: 'viewer' });
     const second = tokenOf(mailer.linkTo('late@example.com'));
     await t.db.invitation.updateMany({
       where: { email: 'late@example.com', revoked_at: null },
       data: { expires_at: new Date(Date.now() - 1000) },
     });
-    expect(await failure(new DashboardBrowser(t.app).query('auth.invitation', { token: second }))).toMatchObject({ status: 404 });
+    expect(await failure(new DashboardBrowser(t.app).query('accounts.invitation', { token: second }))).toMatchObject({ status: 404 });
     expect(await t.db.user.count({ where: { email: 'late@example.com' } })).toBe(0);
   });
 });
@@ -211,8 +211,10 @@ describe('password reset', () => {
     const elsewhere = new DashboardBrowser(t.app);
     await elsewhere.signIn(member.email, PASSWORD);
     const before = mailer.sent.length;
-    const answer = await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: member.email });
-    const unknown = await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: `ghost-${randomUUID()}@example.com` });
+    const answer = await new DashboardBrowser(t.app).mutate('accounts.requestPasswordReset', { email: member.email });
+    const unknown = await new DashboardBrowser(t.app).mutate('accounts.requestPasswordReset', {
+      email: `ghost-${randomUUID()}@example.com`,
+    });
     expect(answer).toEqual(unknown);
     await jobsDone(t.db, 'accounts.password_reset_mail');
     expect(mailer.sent.length).toBe(before + 1);
@@ -220,14 +222,16 @@ describe('password reset', () => {
     expect(link).toMatch(/^https:\/\/merma\.example\.com\/dashboard\/reset-password\?token=/);
 
     const browser = new DashboardBrowser(t.app);
-    const me = await browser.mutate('auth.resetPassword', { token: tokenOf(link), password: 'a brand new passphrase' });
+    const me = await browser.mutate('accounts.resetPassword', { token: tokenOf(link), password: 'a brand new passphrase' });
     expect(me.user.email).toBe(member.email);
     expect(await elsewhere.session()).toEqual(NO_SESSION);
-    expect((await browser.query('auth.me')).user.email).toBe(member.email);
+    expect((await browser.query('accounts.me')).user.email).toBe(member.email);
     expect(await failure(new DashboardBrowser(t.app).signIn(member.email, PASSWORD))).toMatchObject({ status: 401 });
     expect((await new DashboardBrowser(t.app).signIn(member.email, 'a brand new passphrase')).user.email).toBe(member.email);
     expect(
-      await failure(new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: tokenOf(link), password: 'yet another passphrase' })),
+      await failure(
+        new DashboardBrowser(t.app).mutate('accounts.resetPassword', { token: tokenOf(link), password: 'yet another passphrase' }),
+      ),
     ).toMatchObject({
       status: 404,
     });
@@ -237,8 +241,8 @@ describe('password reset', () => {
     const org = await createTenant(t.db);
     const member = await createMember(t.db, org.organizationId, 'viewer');
     const before = mailer.sent.filter((m) => m.to === member.email).length;
-    for (let i = 0; i < 3; i++) await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: member.email });
-    expect(await failure(new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: member.email }))).toMatchObject({
+    for (let i = 0; i < 3; i++) await new DashboardBrowser(t.app).mutate('accounts.requestPasswordReset', { email: member.email });
+    expect(await failure(new DashboardBrowser(t.app).mutate('accounts.requestPasswordReset', { email: member.email }))).toMatchObject({
       status: 429,
     });
     await jobsDone(t.db, 'accounts.password_reset_mail');
@@ -252,16 +256,18 @@ describe('the quickstart sign-in link', () => {
     const demo = await demoOwnerLink(t.db, { organizationId: org.organizationId, publicUrl: 'https://merma.example.com' });
     expect(demo.sign_in_link).toMatch(/^https:\/\/merma\.example\.com\/dashboard\/link\?token=[\w-]{43}$/);
     const browser = new DashboardBrowser(t.app);
-    const me = await browser.mutate('auth.signInWithLink', { token: tokenOf(demo.sign_in_link) });
+    const me = await browser.mutate('accounts.signInWithLink', { token: tokenOf(demo.sign_in_link) });
     expect(me).toMatchObject({ role: 'owner', organization: { id: org.organizationId } });
-    expect(await failure(new DashboardBrowser(t.app).mutate('auth.signInWithLink', { token: tokenOf(demo.sign_in_link) }))).toMatchObject({
+    expect(
+      await failure(new DashboardBrowser(t.app).mutate('accounts.signInWithLink', { token: tokenOf(demo.sign_in_link) })),
+    ).toMatchObject({
       status: 404,
     });
     // Once the link is used, the demo owner (who has no password) chooses one through a reset.
-    await new DashboardBrowser(t.app).mutate('auth.requestPasswordReset', { email: demo.email });
+    await new DashboardBrowser(t.app).mutate('accounts.requestPasswordReset', { email: demo.email });
     await jobsDone(t.db, 'accounts.password_reset_mail');
     const reset = mailer.linkTo(demo.email);
-    await new DashboardBrowser(t.app).mutate('auth.resetPassword', { token: tokenOf(reset), password: 'my own demo passphrase' });
+    await new DashboardBrowser(t.app).mutate('accounts.resetPassword', { token: tokenOf(reset), password: 'my own demo passphrase' });
     expect((await new DashboardBrowser(t.app).signIn(demo.email, 'my own demo passphrase')).role).toBe('owner');
   });
 });
@@ -281,7 +287,7 @@ describe('session lifetime', () => {
         (res.cookies as { name: string; expires?: Date }[]).find((c) => c.name === 'merma_session')?.expires?.toISOString();
       for (const days of [6, 12, 18, 24]) {
         now = at(days);
-        const res = await browser.raw('query', 'auth.me');
+        const res = await browser.raw('query', 'accounts.me');
         expect(res.statusCode, `day ${days}`).toBe(200);
         expect(res.json().result.data.user.email, `day ${days}`).toBe(member.email);
         expect(cookieExpiry(res), `day ${days}`).toBe(at(Math.min(days + 7, 30)).toISOString());
@@ -289,7 +295,7 @@ describe('session lifetime', () => {
       const [stored] = await timed.db.userSession.findMany({ where: { user_id: member.id } });
       expect(stored?.expires_at.toISOString()).toBe(at(30).toISOString());
       now = at(29.9);
-      expect((await browser.query('auth.me')).user.email).toBe(member.email);
+      expect((await browser.query('accounts.me')).user.email).toBe(member.email);
       now = at(30);
       expect(await browser.session()).toEqual(NO_SESSION);
       // and one left alone for 7 days ends
@@ -325,7 +331,7 @@ describe('in production', () => {
       const owner = await createMember(prod.db, org.organizationId, 'owner');
       const res = await prod.app.inject({
         method: 'POST',
-        url: '/trpc/auth.signIn',
+        url: '/trpc/accounts.signIn',
         headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https', 'sec-fetch-site': 'same-origin' },
         payload: JSON.stringify({ email: owner.email, password: PASSWORD }),
       });

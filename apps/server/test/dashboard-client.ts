@@ -72,15 +72,15 @@ export class DashboardBrowser {
   }
 
   signIn(email: string, password: string) {
-    return this.mutate('auth.signIn', { email, password });
+    return this.mutate('accounts.signIn', { email, password });
   }
 
   /**
-   * What the server makes of this browser's cookies: `auth.me`'s answer (status and data) and the
+   * What the server makes of this browser's cookies: `accounts.me`'s answer (status and data) and the
    * status of a member's procedure (`team.get`). Without a session: `{ me: { status: 200, data: null }, member: 401 }`.
    */
   async session() {
-    const me = await this.raw('query', 'auth.me');
+    const me = await this.raw('query', 'accounts.me');
     const member = await this.raw('query', 'team.get');
     return { me: { status: me.statusCode, data: me.statusCode === 200 ? me.json().result.data : me.json() }, member: member.statusCode };
   }

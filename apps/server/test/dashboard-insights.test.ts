@@ -66,15 +66,15 @@ describe('overview', () => {
     const query = { from: '2026-10-25', to: '2026-11-23', group_by: 'week' as const };
     const rest = await api(t.app, tenant.key).get('/api/v1/analytics', { query });
     expect(rest.statusCode).toBe(200);
-    const mine = await viewer.query('insights.analytics', { ...scope, ...query });
+    const mine = await viewer.query('analytics.get', { ...scope, ...query });
     expect(mine).toEqual(rest.json().data);
     expect(mine.total_records).toBe(30 * 3);
 
     // "Today" is 2026-11-23, a Monday: the week so far is today, against last Monday.
-    const periods = await viewer.query('insights.periods', scope);
+    const periods = await viewer.query('analytics.periods', scope);
     const byName = Object.fromEntries(periods.map((p: { period: string }) => [p.period, p]));
     const dayKg = async (from: string, to: string) =>
-      (await viewer.query('insights.analytics', { ...scope, from, to, group_by: 'day' })).total_kg as number;
+      (await viewer.query('analytics.get', { ...scope, from, to, group_by: 'day' })).total_kg as number;
     expect(byName.today).toMatchObject({ from: '2026-11-23', to: '2026-11-23', previous_from: '2026-11-22', previous_to: '2026-11-22' });
     expect(byName.today.kg).toBe(await dayKg('2026-11-23', '2026-11-23'));
     expect(byName.today.previous_kg).toBe(await dayKg('2026-11-22', '2026-11-22'));
@@ -85,19 +85,19 @@ describe('overview', () => {
   });
 
   it('benchmarking follows the plan: withheld on pro, the API figures on enterprise', async () => {
-    const bench = await viewer.query('insights.benchmark', scope);
+    const bench = await viewer.query('analytics.benchmark', scope);
     const rest = await api(t.app, tenant.key).get('/api/v1/benchmarking');
     expect(bench).toEqual({ available: true, result: rest.json().data });
     await t.db.organization.update({ where: { id: tenant.organizationId }, data: { plan: 'pro' } });
     try {
-      expect(await viewer.query('insights.benchmark', scope)).toEqual({ available: false, reason: 'plan' });
+      expect(await viewer.query('analytics.benchmark', scope)).toEqual({ available: false, reason: 'plan' });
     } finally {
       await t.db.organization.update({ where: { id: tenant.organizationId }, data: { plan: 'enterprise' } });
     }
   });
 
   it('the forecast is the API prediction', async () => {
-    const forecast = await viewer.query('insights.forecast', { ...scope, horizon: 14 });
+    const forecast = await viewer.query('predict.waste', { ...scope, horizon: 14 });
     const rest = await api(t.app, tenant.key).get('/api/v1/predict', { query: { horizon: '14' } });
     expect(forecast).toEqual(rest.json().data);
     expect(forecast.points).toHaveLength(14);
@@ -242,7 +242,7 @@ describe('shifts and sessions', () => {
     const opened = (await client.post('/api/v1/sessions', { name: 'Cierre' })).json().data;
     await client.post('/api/v1/records', validRecord({ session_id: opened.id, weight_kg: 2.5 }));
     await client.post('/api/v1/records', validRecord({ session_id: opened.id, weight_kg: 1.25 }));
-    const sessions = await viewer.query('shifts.sessions', {
+    const sessions = await viewer.query('sessions.list', {
       establishment_id: kitchen.establishmentId,
       livemode: false,
       limit: 10,

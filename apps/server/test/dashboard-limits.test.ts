@@ -53,7 +53,7 @@ function expectLimited(answers: LightMyRequestResponse[], allowed: number) {
 describe('heavy dashboard procedures are limited per user', () => {
   it(`80 quick analytics calls: ${DASHBOARD_LIMITS.heavy.points} answered, the rest 429 with Retry-After; another user and light calls unaffected`, async () => {
     const script = await member();
-    const answers = await burst(80, () => script.raw('query', 'insights.analytics', { ...scope, group_by: 'day' }));
+    const answers = await burst(80, () => script.raw('query', 'analytics.get', { ...scope, group_by: 'day' }));
     const refused = expectLimited(answers, DASHBOARD_LIMITS.heavy.points);
     for (const res of refused) {
       const retryAfter = Number(res.headers['retry-after']);
@@ -62,16 +62,16 @@ describe('heavy dashboard procedures are limited per user', () => {
       expect(retryAfter).toBeLessThanOrEqual(DASHBOARD_LIMITS.heavy.seconds);
       expect(res.json().error).toMatchObject({
         message: expect.stringMatching(/^Too many requests/),
-        data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429, app_code: 'rate_limited', path: 'insights.analytics' },
+        data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429, app_code: 'rate_limited', path: 'analytics.get' },
       });
     }
 
     const colleague = await member();
-    expect((await colleague.raw('query', 'insights.analytics', { ...scope, group_by: 'day' })).statusCode).toBe(200);
+    expect((await colleague.raw('query', 'analytics.get', { ...scope, group_by: 'day' })).statusCode).toBe(200);
     // The same user's light reads, and other heavy procedures (each counted apart), still answer.
-    expect((await script.raw('query', 'auth.me')).statusCode).toBe(200);
+    expect((await script.raw('query', 'accounts.me')).statusCode).toBe(200);
     expect((await script.raw('query', 'records.list', scope)).statusCode).toBe(200);
-    expect((await script.raw('query', 'insights.periods', scope)).statusCode).toBe(200);
+    expect((await script.raw('query', 'analytics.periods', scope)).statusCode).toBe(200);
   });
 
   it('the CSV export too: 429 in the error envelope with Retry-After, another user unaffected', async () => {
@@ -123,12 +123,12 @@ describe('heavy dashboard procedures are limited per user', () => {
         .map(([path, p]) => [path, p._def.meta?.rateLimit]),
     );
     expect(limited).toEqual({
-      'insights.analytics': 'heavy',
-      'insights.periods': 'heavy',
-      'insights.benchmark': 'heavy',
-      'insights.alerts': 'heavy',
-      'insights.forecast': 'heavy',
-      'insights.demand': 'heavy',
+      'analytics.get': 'heavy',
+      'analytics.periods': 'heavy',
+      'analytics.benchmark': 'heavy',
+      'analytics.alerts': 'heavy',
+      'predict.waste': 'heavy',
+      'predict.demand': 'heavy',
       'records.verify': 'heavy',
       'plan.generate': 'generate',
     });

@@ -121,29 +121,29 @@ const make = {
 
 /** Who may call what. Public procedures take their valid input without a session. */
 const TABLE: Record<string, Entry> = {
-  'auth.me': { roles: 'public' },
-  'auth.signIn': {
+  'accounts.me': { roles: 'public' },
+  'accounts.signIn': {
     roles: 'public',
     input: async () => ({ email: (await createMember(t.db, a.organizationId, 'viewer')).email, password: PASSWORD }),
   },
-  'auth.signOut': { roles: 'public' },
-  'auth.signInWithLink': { roles: 'public', input: async () => ({ token: await make.userToken('sign_in') }) },
-  'auth.invitation': { roles: 'public', input: async () => ({ token: (await make.invitation(a)).token }) },
-  'auth.acceptInvitation': {
+  'accounts.signOut': { roles: 'public' },
+  'accounts.signInWithLink': { roles: 'public', input: async () => ({ token: await make.userToken('sign_in') }) },
+  'accounts.invitation': { roles: 'public', input: async () => ({ token: (await make.invitation(a)).token }) },
+  'accounts.acceptInvitation': {
     roles: 'public',
     input: async () => ({ token: (await make.invitation(a)).token, name: 'Nueva', password: STRONG_PASSWORD() }),
   },
-  'auth.requestPasswordReset': {
+  'accounts.requestPasswordReset': {
     roles: 'public',
     input: async () => ({ email: (await createMember(t.db, a.organizationId, 'viewer')).email }),
   },
-  'auth.resetPassword': {
+  'accounts.resetPassword': {
     roles: 'public',
     input: async () => ({ token: await make.userToken('password_reset'), password: STRONG_PASSWORD() }),
   },
-  'auth.signOutEverywhere': { roles: EVERYONE, endsSession: true },
-  'auth.switchOrganization': { roles: EVERYONE, input: async (c) => ({ organization_id: c.of.organizationId }), foreign: 404 },
-  'auth.setLanguage': { roles: EVERYONE, input: async () => ({ language: 'en' }) },
+  'accounts.signOutEverywhere': { roles: EVERYONE, endsSession: true },
+  'accounts.switchOrganization': { roles: EVERYONE, input: async (c) => ({ organization_id: c.of.organizationId }), foreign: 404 },
+  'accounts.setLanguage': { roles: EVERYONE, input: async () => ({ language: 'en' }) },
 
   'keys.list': { roles: BUILDERS, input: async (c) => ({ establishment_id: c.est }) },
   'keys.create': {
@@ -173,7 +173,7 @@ const TABLE: Record<string, Entry> = {
   'webhooks.sendTest': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.webhook(c.of) }), foreign: 404 },
   'webhooks.deliveries': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.webhook(c.of) }), foreign: 404 },
   'webhooks.resend': { roles: BUILDERS, input: async (c) => ({ ...mode(c), ...(await make.delivery(c.of)) }), foreign: 404 },
-  'webhooks.inbound': { roles: EVERYONE, input: async (c) => ({ establishment_id: c.est }) },
+  'inbound.endpoint': { roles: EVERYONE, input: async (c) => ({ establishment_id: c.est }) },
 
   'integrations.list': { roles: EVERYONE, input: async (c) => mode(c) },
   'integrations.create': {
@@ -201,12 +201,12 @@ const TABLE: Record<string, Entry> = {
   'audit.list': { roles: ADMINS, input: async () => ({}) },
   'catalog.get': { roles: EVERYONE },
 
-  'insights.analytics': { roles: EVERYONE, input: async (c) => mode(c) },
-  'insights.periods': { roles: EVERYONE, input: async (c) => mode(c) },
-  'insights.benchmark': { roles: EVERYONE, input: async (c) => mode(c) },
-  'insights.alerts': { roles: EVERYONE, input: async (c) => mode(c) },
-  'insights.forecast': { roles: EVERYONE, input: async (c) => mode(c) },
-  'insights.demand': { roles: EVERYONE, input: async (c) => mode(c) },
+  'analytics.get': { roles: EVERYONE, input: async (c) => mode(c) },
+  'analytics.periods': { roles: EVERYONE, input: async (c) => mode(c) },
+  'analytics.benchmark': { roles: EVERYONE, input: async (c) => mode(c) },
+  'analytics.alerts': { roles: EVERYONE, input: async (c) => mode(c) },
+  'predict.waste': { roles: EVERYONE, input: async (c) => mode(c) },
+  'predict.demand': { roles: EVERYONE, input: async (c) => mode(c) },
 
   'plan.history': { roles: EVERYONE, input: async (c) => mode(c) },
   'plan.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.plan(c.of), lang: 'es' }), foreign: 404 },
@@ -238,8 +238,8 @@ const TABLE: Record<string, Entry> = {
   },
   'shifts.archive': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of), archived: true }), foreign: 404 },
   'shifts.delete': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of) }), foreign: 404 },
-  'shifts.sessions': { roles: EVERYONE, input: async (c) => mode(c) },
-  'shifts.session': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.session(c.of) }), foreign: 404 },
+  'sessions.list': { roles: EVERYONE, input: async (c) => mode(c) },
+  'sessions.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.session(c.of) }), foreign: 404 },
 };
 
 /** The router's procedures, read from the router object itself. */

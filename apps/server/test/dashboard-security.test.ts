@@ -43,15 +43,15 @@ afterAll(async () => {
 });
 
 const PUBLIC = new Set([
-  'auth.signIn',
-  'auth.signOut',
-  'auth.signInWithLink',
-  'auth.invitation',
-  'auth.acceptInvitation',
-  'auth.requestPasswordReset',
-  'auth.resetPassword',
+  'accounts.signIn',
+  'accounts.signOut',
+  'accounts.signInWithLink',
+  'accounts.invitation',
+  'accounts.acceptInvitation',
+  'accounts.requestPasswordReset',
+  'accounts.resetPassword',
   // "Who am I?": answers null without a session (asserted below), never anyone's data.
-  'auth.me',
+  'accounts.me',
 ]);
 
 async function signedIn(email: string, ip?: string) {
@@ -81,14 +81,14 @@ describe('without a session', () => {
       answers[path] = (await browser.raw(procedure._def.type, path, input)).statusCode;
     }
     expect(Object.entries(answers).filter(([, status]) => status !== 401)).toEqual([]);
-    expect((await browser.raw('query', 'auth.me')).json()).toEqual({ result: { data: null } });
+    expect((await browser.raw('query', 'accounts.me')).json()).toEqual({ result: { data: null } });
   });
 });
 
 describe('signing in', () => {
   it('sets an httpOnly, SameSite=Strict session cookie and a readable CSRF cookie', async () => {
     const browser = new DashboardBrowser(t.app);
-    const res = await browser.raw('mutation', 'auth.signIn', { email: ownerA.email.toUpperCase(), password: PASSWORD });
+    const res = await browser.raw('mutation', 'accounts.signIn', { email: ownerA.email.toUpperCase(), password: PASSWORD });
     expect(res.statusCode).toBe(200);
     const cookies = res.cookies as {
       name: string;
@@ -129,7 +129,7 @@ describe('signing in', () => {
       // from several addresses: the account is locked whatever the IP
       await failure(new DashboardBrowser(t.app).signIn(victim.email, `wrong ${i}`));
     }
-    const locked = await new DashboardBrowser(t.app).raw('mutation', 'auth.signIn', {
+    const locked = await new DashboardBrowser(t.app).raw('mutation', 'accounts.signIn', {
       email: victim.email,
       password: PASSWORD,
     });
@@ -146,8 +146,8 @@ describe('signing in', () => {
     const member = await createMember(t.db, orgA.organizationId, 'viewer');
     const laptop = await signedIn(member.email);
     const phone = await signedIn(member.email);
-    expect((await phone.query('auth.me')).user.email).toBe(member.email);
-    await laptop.mutate('auth.signOutEverywhere');
+    expect((await phone.query('accounts.me')).user.email).toBe(member.email);
+    await laptop.mutate('accounts.signOutEverywhere');
     expect(laptop.cookies.has('merma_session')).toBe(false);
     expect(await phone.session()).toEqual(NO_SESSION);
     expect(await t.db.userSession.count({ where: { user_id: member.id } })).toBe(0);
@@ -191,7 +191,7 @@ describe('cross-site requests', () => {
   it('refuses a cross-site sign-in (login CSRF)', async () => {
     const res = await new DashboardBrowser(t.app).raw(
       'mutation',
-      'auth.signIn',
+      'accounts.signIn',
       { email: ownerA.email, password: PASSWORD },
       {
         headers: { 'sec-fetch-site': 'cross-site' },
@@ -292,7 +292,9 @@ describe('tenancy', () => {
       });
       expect(await failure(asA.mutate('team.remove', { user_id: memberB.id }))).toMatchObject({ status: 404 });
       expect(await failure(asA.mutate('team.changeRole', { user_id: memberB.id, role: 'admin' }))).toMatchObject({ status: 404 });
-      expect(await failure(asA.mutate('auth.switchOrganization', { organization_id: orgB.organizationId }))).toMatchObject({ status: 404 });
+      expect(await failure(asA.mutate('accounts.switchOrganization', { organization_id: orgB.organizationId }))).toMatchObject({
+        status: 404,
+      });
       const team = await asA.query('team.get');
       expect(team.members.map((m: { email: string }) => m.email)).not.toContain(ownerB.email);
       const audit = await asA.query('audit.list', { limit: 200 });

@@ -102,8 +102,8 @@ describe('JSON bodies nest at most 64 levels, on every route', () => {
     });
 
   it.each([
-    ['/trpc/auth.signIn', 'array', DEEP_ARRAY],
-    ['/trpc/auth.signIn', 'object', DEEP_OBJECT],
+    ['/trpc/accounts.signIn', 'array', DEEP_ARRAY],
+    ['/trpc/accounts.signIn', 'object', DEEP_OBJECT],
     ['/api/v1/records', 'array', DEEP_ARRAY],
     ['/api/v1/records', 'object', DEEP_OBJECT],
     ['/api/v1/records', 'array inside a record', `{"food_category":${DEEP_ARRAY}}`],
@@ -112,7 +112,7 @@ describe('JSON bodies nest at most 64 levels, on every route', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, code: 'validation_error', error: 'The body nests deeper than 64 levels' });
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-    const signIn = await new DashboardBrowser(t.app).raw('mutation', 'auth.signIn', { email: owner.email, password: PASSWORD });
+    const signIn = await new DashboardBrowser(t.app).raw('mutation', 'accounts.signIn', { email: owner.email, password: PASSWORD });
     expect(signIn.statusCode).toBe(200);
   });
 
@@ -156,11 +156,11 @@ describe('dashboard query inputs (JSON in the URL) nest at most 64 levels', () =
     const browser = new DashboardBrowser(t.app);
     await browser.signIn(owner.email, PASSWORD);
     const input = `{"establishment_id":"${tenant.establishmentId}","livemode":false,"food_category":${nested(64)}}`;
-    const res = await browser.raw('query', 'insights.analytics', undefined, {});
+    const res = await browser.raw('query', 'analytics.get', undefined, {});
     expect(res.statusCode).toBe(400); // no input at all: the schema's refusal
     const deep = await t.app.inject({
       method: 'GET',
-      url: `/trpc/insights.analytics?input=${encodeURIComponent(input)}`,
+      url: `/trpc/analytics.get?input=${encodeURIComponent(input)}`,
       headers: { 'sec-fetch-site': 'same-origin', cookie: `merma_session=${browser.cookies.get('merma_session')}` },
     });
     expect(deep.statusCode).toBe(400);
@@ -173,7 +173,7 @@ describe('prototype keys', () => {
     ['/api/v1/records', '{"__proto__": {"admin": true}, "food_category": "meat"}', /__proto__/],
     ['/api/v1/records', '{"food_category": "meat", "x": [{"constructor": {"prototype": {"admin": true}}}]}', /constructor.*prototype/],
     ['/api/v1/records', '{"\\u005f_proto__": {"admin": true}}', /__proto__/],
-    ['/trpc/auth.signIn', '{"email": "a@example.com", "password": "x", "__proto__": {"admin": true}}', /__proto__/],
+    ['/trpc/accounts.signIn', '{"email": "a@example.com", "password": "x", "__proto__": {"admin": true}}', /__proto__/],
   ])('%s %s: 400 saying the key is refused, not that the JSON is invalid', async (url, payload, named) => {
     const res = await t.app.inject({
       method: 'POST',
@@ -223,7 +223,7 @@ function parseAnswer(raw: string) {
 
 describe('error answers say what happened', () => {
   it('a GET of a dashboard mutation is a 405 method_not_allowed naming the method to use', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/trpc/auth.signIn', headers: { 'sec-fetch-site': 'same-origin' } });
+    const res = await t.app.inject({ method: 'GET', url: '/trpc/accounts.signIn', headers: { 'sec-fetch-site': 'same-origin' } });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('POST');
     const error = res.json().error;
@@ -234,7 +234,7 @@ describe('error answers say what happened', () => {
     expect((await browser.raw('query', 'keys.create', {})).json().error.data.app_code).toBe('method_not_allowed');
     await browser.signIn(owner.email, PASSWORD);
     expect((await browser.raw('query', 'keys.create', {})).statusCode).toBe(405);
-    const postQuery = await browser.raw('mutation', 'auth.me', {});
+    const postQuery = await browser.raw('mutation', 'accounts.me', {});
     expect(postQuery.statusCode).toBe(405);
     expect(postQuery.headers.allow).toBe('GET');
     expect(postQuery.json().error.data.app_code).toBe('method_not_allowed');
@@ -303,7 +303,7 @@ describe('session cookies in production', () => {
 
   it('are __Host- cookies (Secure, Path=/, no Domain), and the session and CSRF token work under those names', async () => {
     const browser = new DashboardBrowser(prod);
-    const signIn = await browser.raw('mutation', 'auth.signIn', { email: owner.email, password: PASSWORD }, { headers: https });
+    const signIn = await browser.raw('mutation', 'accounts.signIn', { email: owner.email, password: PASSWORD }, { headers: https });
     expect(signIn.statusCode).toBe(200);
     const setCookies = ([] as string[]).concat(signIn.headers['set-cookie'] ?? []);
     expect(setCookies.map((c) => c.slice(0, c.indexOf('=')))).toEqual(['__Host-merma_session', '__Host-merma_csrf']);
@@ -322,7 +322,7 @@ describe('session cookies in production', () => {
     expect(signIn.json().result.data.csrf_token).toBe(browser.cookies.get('__Host-merma_csrf'));
 
     // The session is read from its __Host- cookie; a change carries the token of the __Host- CSRF cookie.
-    const me = await browser.raw('query', 'auth.me', undefined, { headers: https });
+    const me = await browser.raw('query', 'accounts.me', undefined, { headers: https });
     expect(me.statusCode).toBe(200);
     expect(me.json().result.data.user.email).toBe(owner.email);
     const created = await browser.raw(
@@ -352,13 +352,13 @@ describe('session cookies in production', () => {
         url: `/trpc/${path}`,
         headers: { ...https, 'sec-fetch-site': 'same-origin', cookie: `merma_session=${token}` },
       });
-    const plainMe = await plain('auth.me');
+    const plainMe = await plain('accounts.me');
     expect(plainMe.statusCode).toBe(200);
     expect(plainMe.json().result.data).toBeNull();
     expect((await plain('team.get')).statusCode).toBe(401);
 
     // Signing out clears them under the same names.
-    const out = await browser.raw('mutation', 'auth.signOut', {}, { headers: https });
+    const out = await browser.raw('mutation', 'accounts.signOut', {}, { headers: https });
     expect(out.statusCode).toBe(200);
     const cleared = ([] as string[]).concat(out.headers['set-cookie'] ?? []);
     expect(cleared.map((c) => c.slice(0, c.indexOf('=')))).toEqual(['__Host-merma_session', '__Host-merma_csrf']);

@@ -549,7 +549,12 @@ describe('integrations in production', () => {
     const member = await createMember(p.db, tenant.organizationId, 'owner');
     const owner = new DashboardBrowser(p.app);
     const https = { headers: { 'x-forwarded-proto': 'https' } };
-    const signedIn = await owner.raw('mutation', 'auth.signIn', { email: member.email, password: 'correct horse battery staple' }, https);
+    const signedIn = await owner.raw(
+      'mutation',
+      'accounts.signIn',
+      { email: member.email, password: 'correct horse battery staple' },
+      https,
+    );
     expect(signedIn.statusCode).toBe(200);
     for (const odoo_url of ['https://169.254.169.254', 'https://10.0.0.5', 'http://mycompany.odoo.com']) {
       const input = { establishment_id: tenant.establishmentId, livemode: false, kind: 'odoo', name: 'O', odoo_url };

@@ -63,7 +63,11 @@ describe('with an SMTP server', () => {
 
     // Accepting an English invitation makes English the new user's e-mail language.
     const token = /\/dashboard\/invitation\?token=([\w-]{43})/.exec(en.text)?.[1];
-    await new DashboardBrowser(t.app).mutate('auth.acceptInvitation', { token, name: 'New cook', password: 'a long enough password 1' });
+    await new DashboardBrowser(t.app).mutate('accounts.acceptInvitation', {
+      token,
+      name: 'New cook',
+      password: 'a long enough password 1',
+    });
     expect((await t.db.user.findUniqueOrThrow({ where: { email: english } })).language).toBe('en');
   });
 
@@ -74,23 +78,23 @@ describe('with an SMTP server', () => {
     const first = address();
     await owner.mutate('team.invite', { email: first, role: 'viewer' });
     expect((await mailTo(first)).subject).toBe('Te han invitado a una organización en Merma');
-    await owner.mutate('auth.setLanguage', { language: 'en' });
+    await owner.mutate('accounts.setLanguage', { language: 'en' });
     expect((await t.db.user.findUniqueOrThrow({ where: { id: member.id } })).language).toBe('en');
     const second = address();
     await owner.mutate('team.invite', { email: second, role: 'viewer' });
     expect((await mailTo(second)).subject).toBe('You are invited to an organisation on Merma');
     // Only the two languages the dashboard speaks.
-    expect(await failure(owner.mutate('auth.setLanguage', { language: 'fr' }))).toMatchObject({ status: 400 });
+    expect(await failure(owner.mutate('accounts.setLanguage', { language: 'fr' }))).toMatchObject({ status: 400 });
     expect(await failure(owner.mutate('team.invite', { email: address(), role: 'viewer', language: 'de' }))).toMatchObject({ status: 400 });
   });
 
   it('sends the password reset in the language the user chose in the dashboard, Spanish when none', async () => {
     const org = await createTenant(t.db);
     const chose = await createMember(t.db, org.organizationId, 'viewer');
-    await (await signedIn(t, chose.email)).mutate('auth.setLanguage', { language: 'en' });
+    await (await signedIn(t, chose.email)).mutate('accounts.setLanguage', { language: 'en' });
     const none = await createMember(t.db, org.organizationId, 'viewer');
     for (const who of [chose, none]) {
-      const asked = await new DashboardBrowser(t.app).raw('mutation', 'auth.requestPasswordReset', { email: who.email });
+      const asked = await new DashboardBrowser(t.app).raw('mutation', 'accounts.requestPasswordReset', { email: who.email });
       expect(asked.statusCode).toBe(200);
     }
     await drain(t.db);
@@ -132,7 +136,7 @@ describe('without an SMTP server', () => {
     expect(JSON.stringify(await admin.query('team.get'))).not.toContain('token=');
 
     const token = new URL(made.link as string).searchParams.get('token');
-    const accepted = await new DashboardBrowser(t.app).mutate('auth.acceptInvitation', {
+    const accepted = await new DashboardBrowser(t.app).mutate('accounts.acceptInvitation', {
       token,
       name: 'Invited by link',
       password: 'a long enough password 2',

@@ -96,7 +96,7 @@ describe('behind one trusted proxy (TRUST_PROXY=loopback, production)', () => {
     const member = await createMember(t.db, tenant.organizationId, 'viewer');
     const res = await t.app.inject({
       method: 'POST',
-      url: '/trpc/auth.signIn',
+      url: '/trpc/accounts.signIn',
       remoteAddress: '127.0.0.1',
       headers: {
         'content-type': 'application/json',
@@ -144,7 +144,7 @@ it('outside production, a client reaching the server directly cannot write its a
     const member = await createMember(t.db, tenant.organizationId, 'viewer');
     const res = await t.app.inject({
       method: 'POST',
-      url: '/trpc/auth.signIn',
+      url: '/trpc/accounts.signIn',
       remoteAddress: '198.51.100.9',
       headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-forwarded-for': '127.0.0.1, 203.0.113.7' },
       payload: JSON.stringify({ email: member.email, password: PASSWORD }),
@@ -220,7 +220,7 @@ describe('mail without SMTP', () => {
       const browser = new DashboardBrowser(t.app);
       const res = await browser.raw(
         'mutation',
-        'auth.requestPasswordReset',
+        'accounts.requestPasswordReset',
         { email: member.email },
         { headers: { 'x-forwarded-proto': 'https' } },
       );

@@ -210,7 +210,7 @@ describe.skipIf(!hasChromium)('records filters and overview badges in a browser 
     ];
     const res = await api(t.app, tenant.key).post('/api/v1/records/batch', { records });
     expect(res.statusCode, res.body).toBe(200);
-    const periods = (await me.http.query('insights.periods', {
+    const periods = (await me.http.query('analytics.periods', {
       establishment_id: tenant.establishmentId,
       livemode: false,
     })) as PeriodComparison[];

@@ -143,7 +143,7 @@ describe.skipIf(!hasChromium)('records totals, chart figures and writing records
     ];
     const res = await api(t.app, tenant.key).post('/api/v1/records/batch', { records });
     expect(res.statusCode, res.body).toBe(200);
-    const bench = await me.http.query('insights.benchmark', scope());
+    const bench = await me.http.query('analytics.benchmark', scope());
     expect(bench.result).toMatchObject({ days_covered: 56 });
 
     for (const language of LANGUAGES) {

@@ -7,7 +7,7 @@ import { createTenant, type Tenant, type TestContext } from './helpers.js';
 /**
  * The dashboard's frame in a real browser (Debian's chromium through playwright-core, on the built
  * dashboard), in Spanish and English, at 1280 and 390 px: the sign-in page without console errors
- * (`auth.me` answers null, not 401, without a session); the header fitting a phone, with signing
+ * (`accounts.me` answers null, not 401, without a session); the header fitting a phone, with signing
  * out in the navigation drawer; every page accessible (axe-core, scrollable tables included) and
  * titled after itself; the forecast's empty state; times on the establishment's clock with its
  * zone named whatever the browser's zone, written the en-GB way for an en-GB browser; the live
@@ -81,7 +81,7 @@ const CASES = (['es', 'en'] as const).flatMap((language) => [1280, 390].map((wid
 
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
 
-/** Console errors and uncaught exceptions of a page, and the statuses `auth.me` answered. */
+/** Console errors and uncaught exceptions of a page, and the statuses `accounts.me` answered. */
 function watch(page: Page) {
   const errors: string[] = [];
   const me: number[] = [];
@@ -90,7 +90,7 @@ function watch(page: Page) {
   });
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('response', (response) => {
-    if (new URL(response.url()).pathname.includes('auth.me')) me.push(response.status());
+    if (new URL(response.url()).pathname.includes('accounts.me')) me.push(response.status());
   });
   return { errors, me };
 }

@@ -199,7 +199,7 @@ describe("a registration session's records", () => {
     );
     expect(ids).toHaveLength(3);
 
-    const detail = await viewer.query('shifts.session', { ...scope, id: session.id });
+    const detail = await viewer.query('sessions.get', { ...scope, id: session.id });
     expect(detail).toMatchObject({ id: session.id, name: 'Inventario', status: 'open', record_count: 3, total_kg: 9.5 });
     const page = await viewer.query('records.list', { ...scope, session_id: session.id, limit: 2 });
     expect(page.total).toBe(3);
@@ -219,10 +219,10 @@ describe("a registration session's records", () => {
     expect(csv.statusCode).toBe(200);
     expect((parse(csv.body, { columns: true }) as Record<string, string>[]).map((r) => r.id)).toEqual(ids);
 
-    expect(await failure(viewer.query('shifts.session', { ...scope, livemode: true, id: session.id }))).toMatchObject({ status: 404 });
+    expect(await failure(viewer.query('sessions.get', { ...scope, livemode: true, id: session.id }))).toMatchObject({ status: 404 });
     const other = await createTenant(t.db);
     expect(
-      await failure(viewer.query('shifts.session', { establishment_id: other.establishmentId, livemode: false, id: session.id })),
+      await failure(viewer.query('sessions.get', { establishment_id: other.establishmentId, livemode: false, id: session.id })),
     ).toMatchObject({
       status: 404,
     });

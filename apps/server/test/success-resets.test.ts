@@ -98,7 +98,7 @@ describe('a delivered webhook resets its endpoint’s count of failed deliveries
 
 describe('a right password resets the account’s count of wrong ones', () => {
   const signIn = (email: string, password: string, ip: string) =>
-    new DashboardBrowser(t.app, ip).raw('mutation', 'auth.signIn', { email, password });
+    new DashboardBrowser(t.app, ip).raw('mutation', 'accounts.signIn', { email, password });
   const code = (res: Awaited<ReturnType<typeof signIn>>) => [res.statusCode, res.json().error?.data?.app_code ?? 'ok'];
 
   it(`wrong ×${MAX_CONSECUTIVE_FAILURES - 1}, right, wrong ×${MAX_CONSECUTIVE_FAILURES - 1}: every wrong one is evaluated (401), none locks; the count then locks at the limit again`, async () => {

@@ -277,7 +277,7 @@ describe("a removed member's API keys", () => {
     const elsewhere = await createTenant(t.db);
     await t.db.membership.create({ data: { organization_id: elsewhere.organizationId, user_id: developer.id, role: 'developer' } });
     const asDeveloper = await signedIn(developer.email);
-    await asDeveloper.mutate('auth.switchOrganization', { organization_id: elsewhere.organizationId });
+    await asDeveloper.mutate('accounts.switchOrganization', { organization_id: elsewhere.organizationId });
     const elsewhereKey = await asDeveloper.mutate('keys.create', {
       establishment_id: elsewhere.establishmentId,
       name: 'theirs',

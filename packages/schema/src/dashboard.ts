@@ -110,7 +110,7 @@ export const Me = z.object({
 export type Me = z.infer<typeof Me>;
 
 /**
- * `auth.me`: the session's `Me`, or `null` when the request has no session (none yet, ended or
+ * `accounts.me`: the session's `Me`, or `null` when the request has no session (none yet, ended or
  * expired). Asking "who am I?" is not an error, so a signed-out browser gets a 200 with `null`,
  * as an auth library's `getSession()` does, and no 401 in its console.
  */

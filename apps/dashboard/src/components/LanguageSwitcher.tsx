@@ -11,7 +11,7 @@ import { trpc } from '../trpc.ts';
  */
 export function LanguageSwitcher({ account = false }: { account?: boolean }) {
   const { t, i18n } = useTranslation();
-  const save = useMutation(trpc.auth.setLanguage.mutationOptions());
+  const save = useMutation(trpc.accounts.setLanguage.mutationOptions());
   return (
     <NativeSelect
       aria-label={t('language.label')}

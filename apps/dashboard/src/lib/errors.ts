@@ -76,7 +76,7 @@ export function errorText(i18n: Pick<I18n, 't'>, error: unknown): string {
 }
 
 /**
- * Thrown by `useMe` when `auth.me` answers null inside the app (the session ended while a page was
+ * Thrown by `useMe` when `accounts.me` answers null inside the app (the session ended while a page was
  * open). The query cache sends the browser to sign-in meanwhile (trpc.ts), so the error page shows
  * only the loader, not an error.
  */

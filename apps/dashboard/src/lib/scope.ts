@@ -12,7 +12,7 @@ export function resolveEstablishment(me: Me, id: string | undefined): DashboardE
 
 /** The signed-in user, inside the app (whose route only renders with a session). */
 export function useMe(): Me {
-  const me = useSuspenseQuery(trpc.auth.me.queryOptions()).data;
+  const me = useSuspenseQuery(trpc.accounts.me.queryOptions()).data;
   if (!me) throw new SignedOutError();
   return me;
 }

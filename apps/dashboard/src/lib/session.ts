@@ -12,7 +12,7 @@ export function useEnterApp() {
   return useCallback(
     async (me: Me, redirectTo?: string) => {
       queryClient.removeQueries();
-      queryClient.setQueryData(trpc.auth.me.queryKey(), me);
+      queryClient.setQueryData(trpc.accounts.me.queryKey(), me);
       if (redirectTo) await router.navigate({ href: redirectTo, replace: true });
       // The app's index sends each role to its first page (viewers have no keys page).
       else await router.navigate({ to: '/', search: {}, replace: true });

@@ -28,7 +28,7 @@ export function OrganizationSwitcher() {
   const { t } = useTranslation();
   const { me } = useScope();
   const enterApp = useEnterApp();
-  const switchOrganization = useMutation(trpc.auth.switchOrganization.mutationOptions({ onSuccess: (next) => enterApp(next) }));
+  const switchOrganization = useMutation(trpc.accounts.switchOrganization.mutationOptions({ onSuccess: (next) => enterApp(next) }));
 
   if (me.organizations.length <= 1) {
     return (

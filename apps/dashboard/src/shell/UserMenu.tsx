@@ -13,8 +13,8 @@ function useSignOut() {
   const { t } = useTranslation();
   const confirm = useConfirm();
   const leaveApp = useLeaveApp();
-  const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSettled: () => leaveApp() }));
-  const signOutEverywhere = useMutation(trpc.auth.signOutEverywhere.mutationOptions({ onSuccess: () => leaveApp() }));
+  const signOut = useMutation(trpc.accounts.signOut.mutationOptions({ onSettled: () => leaveApp() }));
+  const signOutEverywhere = useMutation(trpc.accounts.signOutEverywhere.mutationOptions({ onSuccess: () => leaveApp() }));
   return {
     signOut: () => signOut.mutate(),
     signingOut: signOut.isPending,

@@ -28,7 +28,7 @@ export const ids = {
 /** The establishment's zone: east of UTC, so that its "today" is not the UTC one near midnight. */
 export const TIMEZONE = 'Europe/Madrid';
 
-type Me = NonNullable<Output<'auth.me'>>;
+type Me = NonNullable<Output<'accounts.me'>>;
 
 export const establishment: Me['establishments'][number] = {
   id: ids.establishment,
@@ -134,7 +134,7 @@ export function webhook(over: Partial<Output<'webhooks.list'>[number]> = {}): Ou
   };
 }
 
-export const inbound: Output<'webhooks.inbound'> = {
+export const inbound: Output<'inbound.endpoint'> = {
   url: 'http://localhost:3000/api/v1/webhooks/inbound',
   events: ['inventory.loss'],
   sample: { event: 'inventory.loss', payload: { source: 'my-pos', quantity_kg: 2.5 } },
@@ -171,7 +171,7 @@ export function team(role: Role): Output<'team.get'> {
 /** What every page inside the app asks for, for a member of `role`. */
 export function appFixtures(role: Role): Fixtures {
   return {
-    'auth.me': me(role),
+    'accounts.me': me(role),
     'catalog.get': catalog,
     'shifts.list': shifts,
   };
@@ -210,7 +210,7 @@ export function plan(over: Partial<NonNullable<Output<'plan.get'>>> = {}): NonNu
 
 type Scope = { establishment_id: string; livemode: boolean };
 
-export function analytics(over: Partial<Output<'insights.analytics'>> = {}): Output<'insights.analytics'> {
+export function analytics(over: Partial<Output<'analytics.get'>> = {}): Output<'analytics.get'> {
   return {
     total_kg: 0,
     total_records: 0,
@@ -227,7 +227,7 @@ export function analytics(over: Partial<Output<'insights.analytics'>> = {}): Out
   };
 }
 
-export const periods: Output<'insights.periods'> = (['today', 'week', 'month'] as const).map((period) => ({
+export const periods: Output<'analytics.periods'> = (['today', 'week', 'month'] as const).map((period) => ({
   period,
   from: '2026-11-25',
   to: '2026-11-25',
@@ -240,13 +240,13 @@ export const periods: Output<'insights.periods'> = (['today', 'week', 'month'] a
 /** What the overview asks for besides the analytics of its range. */
 export function overviewFixtures(): Fixtures {
   return {
-    'insights.periods': periods,
-    'insights.benchmark': { available: false, reason: 'plan' },
-    'insights.alerts': [],
+    'analytics.periods': periods,
+    'analytics.benchmark': { available: false, reason: 'plan' },
+    'analytics.alerts': [],
   };
 }
 
-export function forecast(input: Scope & { horizon?: number }, historyDays: number): Output<'insights.forecast'> {
+export function forecast(input: Scope & { horizon?: number }, historyDays: number): Output<'predict.waste'> {
   const days = input.horizon ?? 14;
   return {
     type: 'waste',
@@ -264,7 +264,7 @@ export function forecast(input: Scope & { horizon?: number }, historyDays: numbe
   };
 }
 
-export const noDemand: Output<'insights.demand'> = {
+export const noDemand: Output<'predict.demand'> = {
   type: 'demand',
   product_id: null,
   food_category: null,

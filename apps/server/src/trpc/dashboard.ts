@@ -1,12 +1,15 @@
-import { authDashboardRouter } from '../modules/accounts/dashboard.js';
-import { insightsDashboardRouter } from '../modules/analytics/dashboard.js';
+import { accountsDashboardRouter } from '../modules/accounts/dashboard.js';
+import { analyticsDashboardRouter } from '../modules/analytics/dashboard.js';
 import { auditDashboardRouter } from '../modules/audit/dashboard.js';
 import { catalogDashboardRouter } from '../modules/catalog/dashboard.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { inboundDashboardRouter } from '../modules/inbound/dashboard.js';
 import { integrationsDashboardRouter } from '../modules/integrations/dashboard.js';
 import { keysDashboardRouter } from '../modules/keys/dashboard.js';
 import { planDashboardRouter } from '../modules/plan/dashboard.js';
+import { predictDashboardRouter } from '../modules/predict/dashboard.js';
 import { recordsDashboardRouter } from '../modules/records/dashboard.js';
+import { sessionsDashboardRouter } from '../modules/sessions/dashboard.js';
 import { shiftsDashboardRouter } from '../modules/shifts/dashboard.js';
 import { teamDashboardRouter } from '../modules/team/dashboard.js';
 import type { InvitationLimiter } from '../modules/team/limits.js';
@@ -17,7 +20,8 @@ import type { CheckpointSigner } from '../secrets/signing.js';
 import { dashboardRouter } from './dashboard-base.js';
 
 /**
- * Everything the dashboard calls, served at /trpc (http/dashboard.ts). The dashboard app imports
+ * Everything the dashboard calls, served at /trpc (http/dashboard.ts): one namespace per module,
+ * each module's procedures in its own dashboard.ts. The dashboard app imports
  * this router's type only (`@merma/server/dashboard`), so its calls are checked against it when it
  * is built.
  */
@@ -31,17 +35,20 @@ export function createDashboardRouter(deps: {
   invitations: InvitationLimiter;
 }) {
   return dashboardRouter({
-    auth: authDashboardRouter,
+    accounts: accountsDashboardRouter,
     keys: keysDashboardRouter,
     webhooks: webhooksDashboardRouter(deps.webhookTargets, deps.secrets, deps.publicUrl),
     integrations: integrationsDashboardRouter(deps.secrets, deps.publicUrl, deps.webhookTargets),
+    inbound: inboundDashboardRouter(deps.publicUrl),
     team: teamDashboardRouter({ invitations: deps.invitations }),
     audit: auditDashboardRouter,
     catalog: catalogDashboardRouter(deps.catalog),
-    insights: insightsDashboardRouter,
+    analytics: analyticsDashboardRouter,
+    predict: predictDashboardRouter,
     plan: planDashboardRouter,
     records: recordsDashboardRouter(deps.signer, deps.catalog),
     shifts: shiftsDashboardRouter,
+    sessions: sessionsDashboardRouter,
   });
 }
 

@@ -16,7 +16,7 @@ export function ForgotPasswordPage() {
     initialValues: { email: '' },
     validate: { email: rule(Email, t('validation.email')) },
   });
-  const request = useMutation(trpc.auth.requestPasswordReset.mutationOptions({ meta: { inlineError: true } }));
+  const request = useMutation(trpc.accounts.requestPasswordReset.mutationOptions({ meta: { inlineError: true } }));
 
   return (
     <AuthLayout title={t('auth.forgot.title')} description={t('auth.forgot.description')}>

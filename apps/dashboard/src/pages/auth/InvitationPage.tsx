@@ -29,7 +29,7 @@ export function InvitationPage() {
 function Invitation({ token }: { token: string }) {
   const { t } = useTranslation();
   const format = useFormat();
-  const { data: invitation } = useSuspenseQuery(trpc.auth.invitation.queryOptions({ token }));
+  const { data: invitation } = useSuspenseQuery(trpc.accounts.invitation.queryOptions({ token }));
   return (
     <Stack gap="md">
       <Table variant="vertical" layout="fixed" withTableBorder>
@@ -67,7 +67,7 @@ function CreateAccount({ token }: { token: string }) {
     validate: { ...passwordRules(t), name: (value) => (value.trim() ? null : t('validation.required')) },
   });
   const accept = useMutation(
-    trpc.auth.acceptInvitation.mutationOptions({
+    trpc.accounts.acceptInvitation.mutationOptions({
       meta: { inlineError: true },
       onSuccess: (me) => enterApp(me),
       onError: (error) => showRefusedPassword(form, t, error),
@@ -95,9 +95,11 @@ function AcceptAsMember({ token, invitation }: { token: string; invitation: Invi
   const location = useLocation();
   const enterApp = useEnterApp();
   const leaveApp = useLeaveApp();
-  const me = useQuery({ ...trpc.auth.me.queryOptions(), retry: false });
-  const accept = useMutation(trpc.auth.acceptInvitation.mutationOptions({ meta: { inlineError: true }, onSuccess: (m) => enterApp(m) }));
-  const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSettled: () => leaveApp() }));
+  const me = useQuery({ ...trpc.accounts.me.queryOptions(), retry: false });
+  const accept = useMutation(
+    trpc.accounts.acceptInvitation.mutationOptions({ meta: { inlineError: true }, onSuccess: (m) => enterApp(m) }),
+  );
+  const signOut = useMutation(trpc.accounts.signOut.mutationOptions({ onSettled: () => leaveApp() }));
 
   if (me.isPending) return null;
   const signedInAs = me.data?.user.email;

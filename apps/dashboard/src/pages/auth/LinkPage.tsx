@@ -17,7 +17,9 @@ export function LinkPage() {
   const { t } = useTranslation();
   const { token } = route.useSearch();
   const enterApp = useEnterApp();
-  const signIn = useMutation(trpc.auth.signInWithLink.mutationOptions({ meta: { inlineError: true }, onSuccess: (me) => enterApp(me) }));
+  const signIn = useMutation(
+    trpc.accounts.signInWithLink.mutationOptions({ meta: { inlineError: true }, onSuccess: (me) => enterApp(me) }),
+  );
   const { mutate } = signIn;
   // The token works once: never send it twice (React's development double effects included).
   const sent = useRef(false);

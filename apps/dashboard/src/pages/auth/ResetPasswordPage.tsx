@@ -19,7 +19,7 @@ export function ResetPasswordPage() {
   const enterApp = useEnterApp();
   const form = useForm<PasswordValues>({ initialValues: { password: '', confirm: '' }, validate: passwordRules(t) });
   const reset = useMutation(
-    trpc.auth.resetPassword.mutationOptions({
+    trpc.accounts.resetPassword.mutationOptions({
       meta: { inlineError: true },
       onSuccess: (me) => enterApp(me),
       onError: (error) => showRefusedPassword(form, t, error),

@@ -24,7 +24,7 @@ export function SignInPage() {
     },
   });
   const signIn = useMutation(
-    trpc.auth.signIn.mutationOptions({
+    trpc.accounts.signIn.mutationOptions({
       meta: { inlineError: true },
       onSuccess: (me) => enterApp(me, redirect),
     }),

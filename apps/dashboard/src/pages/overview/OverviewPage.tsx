@@ -43,8 +43,8 @@ function Overview({ establishmentId, timezone }: { establishmentId: string; time
   const navigate = useNavigate();
   const scope = { establishment_id: establishmentId, livemode };
   const query = overviewQuery(range, todayIn(timezone));
-  const { data: analytics } = useSuspenseQuery(trpc.insights.analytics.queryOptions({ ...scope, ...query }));
-  const { data: periods } = useSuspenseQuery(trpc.insights.periods.queryOptions(scope));
+  const { data: analytics } = useSuspenseQuery(trpc.analytics.get.queryOptions({ ...scope, ...query }));
+  const { data: periods } = useSuspenseQuery(trpc.analytics.periods.queryOptions(scope));
 
   return (
     <Stack gap="lg">
@@ -318,7 +318,7 @@ function NoRecords() {
 function Benchmark({ scope }: { scope: { establishment_id: string; livemode: boolean } }) {
   const { t } = useTranslation();
   const format = useFormat();
-  const { data } = useSuspenseQuery(trpc.insights.benchmark.queryOptions(scope));
+  const { data } = useSuspenseQuery(trpc.analytics.benchmark.queryOptions(scope));
   return (
     <Card withBorder padding="md" component="section" aria-labelledby="benchmark-title">
       <Title order={2} size="h4" id="benchmark-title" mb="sm">
@@ -363,7 +363,7 @@ function BenchmarkBody({ data, format }: { data: DashboardBenchmark; format: Ret
 
 function Alerts({ scope }: { scope: { establishment_id: string; livemode: boolean } }) {
   const { t } = useTranslation();
-  const { data } = useSuspenseQuery(trpc.insights.alerts.queryOptions(scope));
+  const { data } = useSuspenseQuery(trpc.analytics.alerts.queryOptions(scope));
   return (
     <Card withBorder padding="md" component="section" aria-labelledby="alerts-title">
       <Title order={2} size="h4" id="alerts-title" mb="sm">

@@ -103,7 +103,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
     // The records (list, details) and the figures built from them.
     await Promise.all([
       queryClient.invalidateQueries(trpc.records.pathFilter()),
-      queryClient.invalidateQueries(trpc.insights.pathFilter()),
+      queryClient.invalidateQueries(trpc.analytics.pathFilter()),
+      queryClient.invalidateQueries(trpc.predict.pathFilter()),
     ]);
     onSaved?.(record);
     onClose();

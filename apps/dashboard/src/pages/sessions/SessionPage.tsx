@@ -42,7 +42,7 @@ export function SessionPage() {
 
 function SessionDetail({ scope, id, timezone }: { scope: Scope; id: string; timezone: string }) {
   const { t } = useTranslation();
-  const { data: session } = useSuspenseQuery(trpc.shifts.session.queryOptions({ ...scope, id }));
+  const { data: session } = useSuspenseQuery(trpc.sessions.get.queryOptions({ ...scope, id }));
   return (
     <Page title={session.name} description={t('sessions.detail.description')}>
       <Stack gap="md">

@@ -295,8 +295,8 @@ function Sessions({ scope, timezone }: { scope: Scope; timezone: string }) {
   const format = useFormat(timezone);
   const [offset, setOffset] = useState(0);
   const { data: shifts } = useSuspenseQuery(trpc.shifts.list.queryOptions(scope));
-  const first = useSuspenseQuery(trpc.shifts.sessions.queryOptions({ ...scope, limit: SESSIONS_PAGE_SIZE, offset: 0 }));
-  const later = useQuery({ ...trpc.shifts.sessions.queryOptions({ ...scope, limit: SESSIONS_PAGE_SIZE, offset }), enabled: offset > 0 });
+  const first = useSuspenseQuery(trpc.sessions.list.queryOptions({ ...scope, limit: SESSIONS_PAGE_SIZE, offset: 0 }));
+  const later = useQuery({ ...trpc.sessions.list.queryOptions({ ...scope, limit: SESSIONS_PAGE_SIZE, offset }), enabled: offset > 0 });
   const page = offset === 0 ? first.data : later.data;
   const columns: Column<Session>[] = [
     {

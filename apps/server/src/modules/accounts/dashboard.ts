@@ -25,7 +25,7 @@ import {
 import { closeSession, describeSession, findSession, moveSession, type OpenedSession, reloadSession } from './sessions.js';
 
 /**
- * Sets the cookies of a newly opened session and answers what `auth.me` would. The session this
+ * Sets the cookies of a newly opened session and answers what `accounts.me` would. The session this
  * browser had until now (signing in again, as someone else, or through a link) is ended, so that
  * no session outlives the cookie that carried it.
  */
@@ -38,7 +38,7 @@ async function opened(ctx: DashboardContext, session: OpenedSession): Promise<Me
 }
 
 /** Signing in and out, links, invitations and the organisation the session works in. */
-export const authDashboardRouter = dashboardRouter({
+export const accountsDashboardRouter = dashboardRouter({
   /** Who is signed in: `null` without a session (a 200, not a 401: the sign-in page asks it on every visit). */
   me: publicProcedure
     .output(MaybeMe)

@@ -1,28 +1,17 @@
-import { AnalyticsResult, DemandPrediction, Prediction } from '@merma/schema';
-import {
-  DashboardAnalyticsInput,
-  DashboardBenchmark,
-  DemandForecastInput,
-  ForecastInput,
-  ModeScope,
-  PeriodComparison,
-  SpikeAlert,
-} from '@merma/schema/dashboard';
+import { AnalyticsResult } from '@merma/schema';
+import { DashboardAnalyticsInput, DashboardBenchmark, ModeScope, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
 import { z } from 'zod';
 import { dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
-import { predictDemand } from '../predict/demand.js';
-import { predictWaste } from '../predict/service.js';
 import { getBenchmark } from './benchmarking.js';
 import { comparePeriods, recentAlerts } from './periods.js';
 import { getAnalytics } from './service.js';
 
 /**
- * The overview and forecast pages: the same services as `/api/v1/analytics`, `/benchmarking` and
- * `/predict`, so a figure in the dashboard equals the API's for the same establishment, mode and
- * range. Every member reads them.
+ * The overview page: the same services as `/api/v1/analytics` and `/benchmarking`, so a figure in
+ * the dashboard equals the API's for the same establishment, mode and range. Every member reads them.
  */
-export const insightsDashboardRouter = dashboardRouter({
-  analytics: scopedProcedure
+export const analyticsDashboardRouter = dashboardRouter({
+  get: scopedProcedure
     .meta({ rateLimit: 'heavy' })
     .input(DashboardAnalyticsInput)
     .output(AnalyticsResult)
@@ -53,17 +42,4 @@ export const insightsDashboardRouter = dashboardRouter({
     .input(ModeScope)
     .output(z.array(SpikeAlert))
     .query(async ({ ctx }) => (await recentAlerts(ctx, ctx.tenant)) as SpikeAlert[]),
-
-  forecast: scopedProcedure
-    .meta({ rateLimit: 'heavy' })
-    .input(ForecastInput)
-    .output(Prediction)
-    .query(({ ctx, input }) => predictWaste(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category })),
-
-  /** The Forecast page's production advice: `/api/v1/predict?type=demand` for the chosen days. */
-  demand: scopedProcedure
-    .meta({ rateLimit: 'heavy' })
-    .input(DemandForecastInput)
-    .output(DemandPrediction)
-    .query(({ ctx, input }) => predictDemand(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category })),
 });

@@ -17,7 +17,8 @@ import type { CheckpointSigner } from '../../secrets/signing.js';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { listCheckpoints } from './checkpoints.js';
-import { createRecord, createRecordsBatch, listRecords } from './service.js';
+import { listRecords } from './list.js';
+import { createRecord, createRecordsBatch } from './service.js';
 import { getVerificationRun, startVerificationRun } from './verification-runs.js';
 import { verifyRecordChain } from './verify.js';
 

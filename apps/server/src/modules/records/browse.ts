@@ -5,7 +5,7 @@ import type { Sql } from '../../db/sql.js';
 import { sqlParams } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
 import { type RecordFilter, recordFilterSql, recordTotals } from './filter.js';
-import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './service.js';
+import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './rows.js';
 
 /**
  * The dashboard's record table and its export. Pages go by keyset (`occurred_at DESC, id DESC`, the

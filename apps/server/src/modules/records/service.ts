@@ -6,12 +6,9 @@ import {
   CreateRecordInput,
   type CreateRecordParsed,
   type ErrorDetail,
-  type FoodCategory,
   MAX_OCCURRED_AT_AGE_DAYS,
   MAX_OCCURRED_AT_AHEAD_SECONDS,
-  type Pagination,
   type WasteRecord,
-  type WasteStage,
 } from '@merma/schema';
 import type { AuthContext, Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
@@ -22,7 +19,7 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import { activeTraceparent } from '../../tracing/spans.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
-import { countRecords, countSql, recordFilterSql } from './filter.js';
+import { recordEventRow } from './events.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH, type HashedFields } from './hash.js';
 import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
 
@@ -31,68 +28,6 @@ import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
  * round trip on the hottest writes), the request's transaction otherwise. Without it, `db`.
  */
 export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache; pool?: TransactionalSql };
-
-/** A `records` row as selected by RECORD_COLUMNS_TEXT: the hashed fields plus chain bookkeeping. */
-export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
-  chain_seq: bigint;
-  prev_hash: string;
-  record_hash: string;
-  created_at: Date;
-  occurred_at: Date;
-};
-
-/** The columns of a record as the service reads them: one list, for Prisma queries and plain pg. */
-export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, food_category,
-  weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
-  session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at, occurred_at, supersedes_id::text`;
-
-export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
-  return {
-    id: r.id,
-    establishment_id: r.establishment_id,
-    livemode: r.livemode,
-    food_category: r.food_category as FoodCategory,
-    weight_kg: r.weight_kg,
-    destino_id: r.destino_id,
-    causa_id: r.causa_id,
-    product_name: r.product_name,
-    waste_stage: r.waste_stage as WasteStage | null,
-    shift_id: r.shift_id,
-    session_id: r.session_id,
-    notes: r.notes,
-    photo_url: r.photo_url,
-    source: r.source,
-    record_hash: r.record_hash,
-    created_at: r.created_at.toISOString(),
-    occurred_at: r.occurred_at.toISOString(),
-    supersedes_id: r.supersedes_id ?? null,
-  };
-}
-
-/**
- * The outbox row of a record event: `{event, timestamp, data: {id, record_hash}}`, about a fifth of
- * the delivered body (the `record.created`/`record.updated` of @merma/schema: id, establishment_id,
- * food_category, weight_kg, created_at, occurred_at, the names of the cause and destination,
- * waste_stage, record_hash and, on a correction, supersedes_id). A record never changes once stored, so the delivery renders the rest from it
- * when it is sent (webhooks/attempt.ts, with RECORD_EVENT_DATA_SQL below) instead of every write storing
- * a copy. `hash` null: the caller fills it in SQL.
- */
-export function recordEventRow(type: 'record.created' | 'record.updated', id: string, createdAt: string, hash: string | null) {
-  return { event: type, timestamp: createdAt, data: { id, record_hash: hash ?? '' } };
-}
-
-/**
- * The data of a record event as the database renders it from a stored record `r` (with its cause `rc` and
- * destination `rd` joined): the same keys and values, the same whenever it is sent
- * (test/webhook-delivery.test.ts checks every field of delivered record events).
- */
-export const RECORD_EVENT_DATA_SQL = `jsonb_build_object(
-    'id', r.id, 'establishment_id', r.establishment_id, 'food_category', r.food_category,
-    'weight_kg', trim_scale(r.weight_kg),
-    'created_at', to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'occurred_at', to_char(r.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'cause', rc.nombre, 'destination', coalesce(rd.nombre, ''), 'waste_stage', r.waste_stage, 'record_hash', r.record_hash)
-  || CASE WHEN r.supersedes_id IS NOT NULL THEN jsonb_build_object('supersedes_id', r.supersedes_id) ELSE '{}'::jsonb END`;
 
 function hashedFields(
   auth: Tenant,
@@ -457,40 +392,4 @@ async function lockChainHead(sql: Sql, auth: AuthContext): Promise<{ seq: string
   const [created] = (await sql.query<{ seq: string; last_hash: string }>(select, values)).rows;
   if (!created) throw new AppError('internal', 'The record chain head is missing');
   return created;
-}
-
-export type ListRecordsParsed = {
-  from?: string | undefined;
-  to?: string | undefined;
-  food_category?: FoodCategory | undefined;
-  limit: number;
-  offset: number;
-};
-
-/**
- * Lists the records that count — a corrected record is replaced by its correction, which carries
- * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest waste
- * first (`occurred_at DESC, id DESC`, served by the matching index), with the total in the same
- * round trip (filter.ts, `countSql`: from the day totals for whole days). Dates are read in the establishment's time zone; by default the last 30
- * days up to and including today. Runs on the pg pool directly: this is the hottest read.
- */
-export async function listRecords(
-  deps: { pool: Sql; clock: Clock },
-  auth: Tenant,
-  query: ListRecordsParsed,
-): Promise<{ data: WasteRecord[]; pagination: Pagination }> {
-  const p = sqlParams();
-  const { where, from, to } = await recordFilterSql(deps, auth, query, p);
-  const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { total: string }>(
-    `SELECT ${RECORD_COLUMNS_TEXT}, ${countSql(auth, { ...query, from, to }, p)} AS total FROM records WHERE ${where}
-     ORDER BY occurred_at DESC, id DESC
-     LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,
-    p.values,
-  );
-  // A page past the end has no row to carry the total.
-  const total = rows[0] ? Number(rows[0].total) : await countRecords(deps, auth, { ...query, from, to });
-  return {
-    data: rows.map(toRecord),
-    pagination: { limit: query.limit, offset: query.offset, total, has_more: query.offset + rows.length < total },
-  };
 }

@@ -1,9 +1,6 @@
-import { Session } from '@merma/schema';
 import {
   DashboardArchiveShiftInput,
   DashboardCreateShiftInput,
-  DashboardSessionIdInput,
-  DashboardSessionsInput,
   DashboardShift,
   DashboardShiftIdInput,
   DashboardUpdateShiftInput,
@@ -11,14 +8,13 @@ import {
 } from '@merma/schema/dashboard';
 import { z } from 'zod';
 import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
-import { getSession, listSessions } from '../sessions/service.js';
 import { archiveShift, createShift, deleteShift, listAllShifts, updateShift } from './service.js';
 
 /**
- * The shifts and sessions page: shifts (an overnight one, 22:00–06:00, is allowed), archived ones
- * included, and the registration sessions with their totals. Every member reads; owners, admins and
- * developers add, edit, archive and delete shifts (service.ts says why a shift in use is archived,
- * not deleted).
+ * The shifts of the shifts and sessions page (an overnight one, 22:00–06:00, is allowed), archived
+ * ones included (its registration sessions: sessions/dashboard.ts). Every member reads; owners,
+ * admins and developers add, edit, archive and delete shifts (service.ts says why a shift in use is
+ * archived, not deleted).
  */
 export const shiftsDashboardRouter = dashboardRouter({
   list: scopedProcedure
@@ -92,19 +88,4 @@ export const shiftsDashboardRouter = dashboardRouter({
         }),
       ),
     ),
-
-  sessions: scopedProcedure
-    .input(DashboardSessionsInput)
-    .output(z.object({ data: z.array(Session), total: z.number().int() }))
-    .query(async ({ ctx, input }) => {
-      const { establishment_id: _e, livemode: _l, ...query } = input;
-      const { data, pagination } = await listSessions(ctx.pool, ctx.tenant, query);
-      return { data, total: pagination.total };
-    }),
-
-  /** One registration session (its records come from `records.list` with `session_id`). */
-  session: scopedProcedure
-    .input(DashboardSessionIdInput)
-    .output(Session)
-    .query(({ ctx, input }) => getSession(ctx.pool, ctx.tenant, input.id)),
 });

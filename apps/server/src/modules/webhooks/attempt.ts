@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Clock, Log } from '../../context.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openSecret } from '../../secrets/stored.js';
-import { RECORD_EVENT_DATA_SQL } from '../records/service.js';
+import { RECORD_EVENT_DATA_SQL } from '../records/events.js';
 import { ENQUEUE_DELIVERY_SQL } from './queue.js';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, nextAttemptAt } from './schedule.js';
 import { type Agents, type SendPolicy, sendWebhook } from './send.js';

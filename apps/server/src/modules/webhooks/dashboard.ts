@@ -1,16 +1,15 @@
-import { INBOUND_EVENT_TYPES, Pagination, WebhookDelivery, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
+import { Pagination, WebhookDelivery, WebhookSubscription, WebhookSubscriptionWithSecret } from '@merma/schema';
 import {
   DashboardCreateWebhookInput,
   DashboardRotateSecretInput,
   DashboardUpdateWebhookInput,
   DeliveriesPage,
   DeliveryScope,
-  InboundEndpoint,
   WebhookScope,
 } from '@merma/schema/dashboard';
 import { z } from 'zod';
 import type { SecretBox } from '../../secrets/cipher.js';
-import { audited, BUILDERS, dashboardRouter, establishmentProcedure, scopedProcedure } from '../../trpc/dashboard-base.js';
+import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
 import { listDeliveries, retryDelivery, sendTestEvent } from './deliveries.js';
 import {
   createSubscription,
@@ -34,7 +33,7 @@ const subscriptionDetails = (s: WebhookSubscription, livemode: boolean) => ({
  * developers change things. The same services as `/api/v1/webhooks`, so the same rules apply
  * (HTTPS and the SSRF guard, secrets shown once, 409 on resending to a deactivated endpoint).
  */
-export function webhooksDashboardRouter(policy: TargetPolicy, secrets: SecretBox, publicUrl: string) {
+export function webhooksDashboardRouter(policy: TargetPolicy, secrets: SecretBox, _publicUrl: string) {
   const writer = scopedProcedure.meta({ roles: BUILDERS });
   return dashboardRouter({
     list: scopedProcedure.output(z.array(WebhookSubscription)).query(({ ctx }) => listSubscriptions(ctx.db, ctx.scope, ctx.clock())),
@@ -140,21 +139,5 @@ export function webhooksDashboardRouter(policy: TargetPolicy, secrets: SecretBox
           (d) => ({ target: sub.url, details: { webhook_id: sub.id, delivery_id: d.id, event: d.event, livemode: input.livemode } }),
         );
       }),
-
-    inbound: establishmentProcedure.output(InboundEndpoint).query(() => ({
-      url: `${publicUrl.replace(/\/+$/, '')}/api/v1/webhooks/inbound`,
-      events: [...INBOUND_EVENT_TYPES],
-      sample: {
-        event: 'inventory.loss',
-        payload: {
-          source: 'my-pos',
-          external_id: 'loss-2026-000123',
-          ean: '8412345678905',
-          quantity_kg: 2.5,
-          reason: 'expired',
-          occurred_at: '2026-11-24T09:30:00+01:00',
-        },
-      },
-    })),
   });
 }

@@ -1,0 +1,234 @@
+import { Anchor, Button, Card, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import type { DemandPrediction, ProductDemand } from '@merma/schema';
+import type { DemandForecastInput } from '@merma/schema/dashboard';
+import { useQuery } from '@tanstack/react-query';
+import type { TFunction } from 'i18next';
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { EmptyCell } from '../../components/DataTable.tsx';
+import { EmptyHint, hintLink } from '../../components/EmptyHint.tsx';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { AnchorLink } from '../../components/links.tsx';
+import { PagePending } from '../../components/states.tsx';
+import { useFormat } from '../../lib/format.ts';
+import { trpc } from '../../trpc.ts';
+
+/**
+ * Tomorrow's production (`GET /api/v1/predict?type=demand`, only its first day): per product sold,
+ * most sold first, the expected sales, the quantity advised to prepare and the share of days it
+ * covers, and what following the advice would have done over the last 4 weeks. Loaded apart from
+ * the waste forecast, so that one still shows while this loads or if it fails.
+ */
+export function Production({ input }: { input: DemandForecastInput }) {
+  const { t } = useTranslation();
+  const { data, error, isPending, refetch, isRefetching } = useQuery(trpc.predict.demand.queryOptions(input));
+  const { language } = useFormat();
+  const tomorrow = data?.products[0]?.points[0]?.date;
+  // The day with its weekday ("miércoles, 25 de noviembre"): what a kitchen plans by.
+  const day = useMemo(
+    () => new Intl.DateTimeFormat(language, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }),
+    [language],
+  );
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby="production-title">
+      <Stack gap="sm">
+        <Stack gap={4}>
+          <Title order={2} size="h4" id="production-title">
+            {t('forecast.demand.title')}
+          </Title>
+          {tomorrow && (
+            <Text size="sm" fw={600}>
+              {t('forecast.demand.for', { date: day.format(new Date(`${tomorrow}T12:00:00Z`)) })}
+            </Text>
+          )}
+          <Text size="sm" c="dimmed" maw={720}>
+            {t('forecast.demand.description')}
+          </Text>
+        </Stack>
+        {isPending ? (
+          <PagePending />
+        ) : error ? (
+          <ErrorAlert error={error}>
+            <Button mt="sm" variant="light" color="red" size="xs" loading={isRefetching} onClick={() => void refetch()}>
+              {t('common.retry')}
+            </Button>
+          </ErrorAlert>
+        ) : data.products.length === 0 ? (
+          <NoSales filtered={input.food_category !== undefined} />
+        ) : (
+          <ProductionTable prediction={data} />
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
+function ProductionTable({ prediction }: { prediction: DemandPrediction }) {
+  const { t } = useTranslation();
+  const quantity = useQuantity();
+  return (
+    <>
+      {/* Scrolls sideways on a narrow screen: focusable, so that it scrolls from the keyboard too. */}
+      <Table.ScrollContainer
+        minWidth={900}
+        type="native"
+        pos="relative"
+        tabIndex={0}
+        role="region"
+        aria-label={t('forecast.demand.tableCaption')}
+        className="mantine-focus-auto"
+      >
+        <Table striped verticalSpacing="sm">
+          <Table.Caption>
+            <VisuallyHidden>{t('forecast.demand.tableCaption')}</VisuallyHidden>
+          </Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('forecast.demand.columns.product')}</Table.Th>
+              <Table.Th ta="right">{t('forecast.demand.columns.advised')}</Table.Th>
+              <Table.Th ta="right">{t('forecast.demand.columns.expected')}</Table.Th>
+              <Table.Th>{t('forecast.demand.columns.coverage')}</Table.Th>
+              <Table.Th>{t('forecast.demand.columns.avoided')}</Table.Th>
+              <Table.Th>{t('forecast.demand.columns.shortDays')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {prediction.products.map((p) => (
+              <ProductRow key={p.product_id} product={p} quantity={quantity} />
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <Text size="xs" c="dimmed">
+        {t('forecast.demand.footnote')}
+      </Text>
+    </>
+  );
+}
+
+type Quantity = (value: number, unit: ProductDemand['unit']) => string;
+
+/** A quantity in a product's unit: kg, or units to one decimal (`12,5 u.`). */
+function useQuantity(): Quantity {
+  const { t } = useTranslation();
+  const format = useFormat();
+  return useMemo(() => {
+    const units = new Intl.NumberFormat(format.language, { maximumFractionDigits: 1 });
+    return (value, unit) => (unit === 'kg' ? format.kg(value) : t('forecast.demand.units', { value: units.format(value) }));
+  }, [format, t]);
+}
+
+function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Quantity }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const tomorrow = product.points[0];
+  const { advice } = product;
+  const past = advice.last_4_weeks;
+  const notes = product.notes.map((note) => noteText(note, product, t));
+  return (
+    <Table.Tr>
+      <Table.Td>
+        <Text size="sm" fw={600}>
+          {product.product_name}
+        </Text>
+        {notes.map((note) => (
+          <Text key={note} size="xs" c="dimmed" maw={200}>
+            {note}
+          </Text>
+        ))}
+      </Table.Td>
+      {/* What to prepare comes right after the product: on a phone it is what shows without scrolling. */}
+      <Table.Td ta="right">
+        {tomorrow ? (
+          <Text fz="lg" fw={700} data-testid="demand-advised">
+            {quantity(tomorrow.advised, product.unit)}
+          </Text>
+        ) : (
+          <EmptyCell />
+        )}
+      </Table.Td>
+      <Table.Td ta="right">{tomorrow ? quantity(tomorrow.expected, product.unit) : <EmptyCell />}</Table.Td>
+      <Table.Td>
+        <Text size="sm">{t('forecast.demand.coverage', { percent: format.percent(advice.quantile) })}</Text>
+        {advice.waste_share !== null && advice.waste_share > 0 && (
+          <Text size="xs" c="dimmed">
+            {t('forecast.demand.wasteShare', { percent: format.percent(advice.waste_share) })}
+          </Text>
+        )}
+      </Table.Td>
+      <Table.Td>
+        <Avoided kg={past.avoided_kg} pct={past.avoided_pct} />
+      </Table.Td>
+      <Table.Td>
+        {past.days === 0 ? (
+          <EmptyCell />
+        ) : (
+          <>
+            <Text size="sm">{t('forecast.demand.shortDays', { short: past.short_days, count: past.days })}</Text>
+            {past.short_days > 0 && (
+              <Text size="xs" c="dimmed">
+                {t('forecast.demand.shortQuantity', { quantity: quantity(past.short_quantity, product.unit) })}
+              </Text>
+            )}
+          </>
+        )}
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+/** Waste avoided over the last 4 weeks had the advice been followed; more waste said as such. */
+function Avoided({ kg, pct }: { kg: number | null; pct: number | null }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  if (kg === null) return <EmptyCell />;
+  if (kg < 0) {
+    return (
+      <Text size="sm" c="red.9">
+        {t('forecast.demand.worse', { kg: format.kg(-kg) })}
+      </Text>
+    );
+  }
+  return (
+    <Text size="sm" fw={kg > 0 ? 600 : undefined} c={kg > 0 ? 'teal.9' : undefined}>
+      {pct === null ? format.kg(kg) : t('forecast.demand.avoided', { kg: format.kg(kg), percent: format.percent(pct / 100) })}
+    </Text>
+  );
+}
+
+/** A note of the server, by its code, in the reader's language (its English message for a code this page does not know). */
+function noteText(note: ProductDemand['notes'][number], product: ProductDemand, t: TFunction): string {
+  switch (note.code) {
+    case 'short_history':
+      return t('forecast.demand.notes.shortHistory', { count: product.history_days });
+    case 'measure_left_out':
+      return t(product.unit === 'unit' ? 'forecast.demand.notes.kgLeftOut' : 'forecast.demand.notes.unitsLeftOut');
+    case 'no_unit_weight':
+      return t('forecast.demand.notes.noUnitWeight');
+    case 'no_waste':
+      return t('forecast.demand.noWaste');
+    default:
+      return note.message;
+  }
+}
+
+/** No sales received (in the chosen category): where they come from. */
+function NoSales({ filtered }: { filtered: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <EmptyHint
+      title={t('forecast.demand.empty.title')}
+      lines={[filtered && t('forecast.demand.empty.category'), t('forecast.demand.empty.body')]}
+      links={
+        <>
+          <AnchorLink to="/integrations" {...hintLink}>
+            {t('forecast.demand.empty.integrations')}
+          </AnchorLink>
+          <Anchor href="/docs" {...hintLink}>
+            {t('forecast.demand.empty.docs')}
+          </Anchor>
+        </>
+      }
+    />
+  );
+}

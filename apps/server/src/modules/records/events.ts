@@ -1,0 +1,28 @@
+/**
+ * Record events (`record.created`, `record.updated`): what a write stores in the outbox, and what
+ * a delivery renders from the stored record when it is sent.
+ */
+/**
+ * The outbox row of a record event: `{event, timestamp, data: {id, record_hash}}`, about a fifth of
+ * the delivered body (the `record.created`/`record.updated` of @merma/schema: id, establishment_id,
+ * food_category, weight_kg, created_at, occurred_at, the names of the cause and destination,
+ * waste_stage, record_hash and, on a correction, supersedes_id). A record never changes once stored, so the delivery renders the rest from it
+ * when it is sent (webhooks/attempt.ts, with RECORD_EVENT_DATA_SQL below) instead of every write storing
+ * a copy. `hash` null: the caller fills it in SQL.
+ */
+export function recordEventRow(type: 'record.created' | 'record.updated', id: string, createdAt: string, hash: string | null) {
+  return { event: type, timestamp: createdAt, data: { id, record_hash: hash ?? '' } };
+}
+
+/**
+ * The data of a record event as the database renders it from a stored record `r` (with its cause `rc` and
+ * destination `rd` joined): the same keys and values, the same whenever it is sent
+ * (test/webhook-delivery.test.ts checks every field of delivered record events).
+ */
+export const RECORD_EVENT_DATA_SQL = `jsonb_build_object(
+    'id', r.id, 'establishment_id', r.establishment_id, 'food_category', r.food_category,
+    'weight_kg', trim_scale(r.weight_kg),
+    'created_at', to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'occurred_at', to_char(r.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'cause', rc.nombre, 'destination', coalesce(rd.nombre, ''), 'waste_stage', r.waste_stage, 'record_hash', r.record_hash)
+  || CASE WHEN r.supersedes_id IS NOT NULL THEN jsonb_build_object('supersedes_id', r.supersedes_id) ELSE '{}'::jsonb END`;
