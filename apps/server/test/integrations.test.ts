@@ -245,10 +245,16 @@ describe('Odoo integrations', () => {
     await expect
       .poll(async () => (await t.db.integration.findUniqueOrThrow({ where: { id: made.id } })).last_error, { timeout: 10_000 })
       .toContain('did not accept the login');
-    // Left in the queue to be tried again (graphile-worker's backoff), the failure recorded.
-    const [job] = await t.db.$queryRaw<{ attempts: number; max_attempts: number; last_error: string }[]>`
-      SELECT j.attempts, j.max_attempts, j.last_error FROM graphile_worker.jobs j JOIN graphile_worker._private_jobs p ON p.id = j.id
-      WHERE j.task_identifier = 'integrations.odoo_order' AND p.payload->>'integration_id' = ${made.id}`;
+    // Left in the queue to be tried again (graphile-worker's backoff), the failure recorded. The
+    // worker records it on the job just after the task has noted it on the integration: wait for it.
+    const jobOf = async () =>
+      (
+        await t.db.$queryRaw<{ attempts: number; max_attempts: number; last_error: string | null }[]>`
+          SELECT j.attempts, j.max_attempts, j.last_error FROM graphile_worker.jobs j JOIN graphile_worker._private_jobs p ON p.id = j.id
+          WHERE j.task_identifier = 'integrations.odoo_order' AND p.payload->>'integration_id' = ${made.id}`
+      )[0];
+    await expect.poll(async () => (await jobOf())?.last_error ?? null, { timeout: 10_000 }).not.toBeNull();
+    const job = await jobOf();
     expect(job).toMatchObject({ max_attempts: 15 });
     expect(job?.last_error).toContain('did not accept the login');
     expect(job?.attempts).toBeGreaterThanOrEqual(1);
