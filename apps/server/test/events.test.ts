@@ -127,6 +127,21 @@ describe('inbound waste.updated', () => {
     expect(await t.db.inboundEvent.count({ where: { establishment_id: tenant.establishmentId } })).toBe(0);
   });
 
+  it('corrects the shift and the registration session of a record, as the dashboard does', async () => {
+    const tenant = await createTenant(t.db);
+    const shift = (await api(t.app, tenant.key).post('/api/v1/shifts', { name: 'Noche', start_time: '22:00', end_time: '06:00' })).json()
+      .data;
+    const session = (await api(t.app, tenant.key).post('/api/v1/sessions', { name: 'Cierre' })).json().data;
+    const original = (await api(t.app, tenant.key).post('/api/v1/records', validRecord())).json().data;
+    const res = await api(t.app, tenant.key).post('/api/v1/webhooks/inbound', {
+      event: 'waste.updated',
+      payload: { source: 'erp', record_id: original.id, shift_id: shift.id, session_id: session.id },
+    });
+    expect(res.statusCode).toBe(200);
+    const stored = await t.db.record.findUniqueOrThrow({ where: { id: res.json().data.record_id } });
+    expect(stored).toMatchObject({ supersedes_id: original.id, shift_id: shift.id, session_id: session.id });
+  });
+
   it("does not correct another establishment's record", async () => {
     const owner = await createTenant(t.db);
     const other = await createTenant(t.db);

@@ -51,7 +51,14 @@ const isReference = (field: string) => /(_id|_ref|^ean)$/.test(field);
 type Kind = 'product' | 'shift' | 'session' | 'record' | 'catalogue' | 'resend';
 const WALLS: Record<InboundEventType, Record<string, Kind>> = {
   'waste.created': { external_id: 'resend', destino_id: 'catalogue', causa_id: 'catalogue', shift_id: 'shift', session_id: 'session' },
-  'waste.updated': { external_id: 'resend', record_id: 'record', destino_id: 'catalogue', causa_id: 'catalogue' },
+  'waste.updated': {
+    external_id: 'resend',
+    record_id: 'record',
+    destino_id: 'catalogue',
+    causa_id: 'catalogue',
+    shift_id: 'shift',
+    session_id: 'session',
+  },
   'inventory.loss': {
     external_id: 'resend',
     product_id: 'product',

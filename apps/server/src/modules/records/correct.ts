@@ -2,27 +2,15 @@ import { CreateRecordInput, type ErrorDetail, type WasteRecord } from '@merma/sc
 import type { Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError, issueDetails, renamedValidationError, validationError } from '../../errors.js';
+import { Prisma } from '../../generated/prisma/client.ts';
 import type { CatalogCache } from '../catalog/service.js';
+import { RECORD_FIELD_COLUMNS_SQL, type RecordFieldName } from './columns.js';
 import type { HashedFields } from './hash.js';
 import { supersede } from './rollup.js';
 import { createRecord, occurredAtProblem } from './service.js';
 
 /** The corrected record's columns that a correction copies (the hashed fields it keeps). */
-type OriginalRow = Pick<
-  HashedFields,
-  | 'id'
-  | 'food_category'
-  | 'weight_kg'
-  | 'destino_id'
-  | 'causa_id'
-  | 'product_name'
-  | 'waste_stage'
-  | 'shift_id'
-  | 'session_id'
-  | 'notes'
-  | 'photo_url'
-  | 'occurred_at'
-> & { superseded_by: string | null };
+type OriginalRow = Pick<HashedFields, 'id' | RecordFieldName | 'occurred_at'> & { superseded_by: string | null };
 
 /** The fields a correction may change: any of a record's own (`CreateRecordInput`), unparsed. */
 export type RecordChanges = Partial<Record<keyof CreateRecordInput, unknown>>;
@@ -51,8 +39,7 @@ export async function correctRecord(
   const { tx } = deps;
   const { record_id } = correction;
   const [original] = await tx.$queryRaw<OriginalRow[]>`
-    SELECT id::text, food_category, weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name,
-      waste_stage, shift_id::text, session_id::text, notes, photo_url, superseded_by::text,
+    SELECT id::text, ${Prisma.raw(RECORD_FIELD_COLUMNS_SQL)}, superseded_by::text,
       to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at
     FROM records
     WHERE id = ${record_id}::uuid AND establishment_id = ${tenant.establishmentId}::uuid AND livemode = ${tenant.livemode}

@@ -9,6 +9,7 @@ import type { CatalogCache } from '../catalog/service.js';
 import { foodCategoryLabel, wasteStageLabel } from '../plan/labels.js';
 import { listAllShifts } from '../shifts/service.js';
 import { streamRecords } from './browse.js';
+import { RECORD_FIELDS, type RecordFieldName } from './columns.js';
 import type { RecordFilter } from './filter.js';
 
 /**
@@ -27,49 +28,35 @@ import type { RecordFilter } from './filter.js';
  * the prevention plan writes them. Opening the file never runs a formula someone typed into a note
  * (see `csvStringifier`).
  */
-export const CSV_COLUMNS = [
+/** The column after an id that names what it refers to. */
+const NAME_AFTER: Partial<Record<RecordFieldName, string>> = {
+  destino_id: 'destino_nombre',
+  causa_id: 'causa_nombre',
+  shift_id: 'shift_name',
+};
+
+/** The file's columns, in order: the record's fields (columns.ts) between its dates and its chain. */
+export const CSV_COLUMNS: readonly string[] = [
   'id',
   'occurred_at',
   'local_time',
   'created_at',
-  'food_category',
-  'weight_kg',
-  'destino_id',
-  'destino_nombre',
-  'causa_id',
-  'causa_nombre',
-  'waste_stage',
-  'shift_id',
-  'shift_name',
-  'session_id',
-  'product_name',
-  'notes',
-  'photo_url',
+  ...RECORD_FIELDS.flatMap(({ name }) => [name, ...(NAME_AFTER[name] ? [NAME_AFTER[name]] : [])]),
   'source',
   'supersedes_id',
   'record_hash',
-] as const;
-export type CsvColumn = (typeof CSV_COLUMNS)[number];
+];
 
 /** The `es` form's headers, column by column. */
-export const CSV_HEADERS_ES: Record<CsvColumn, string> = {
+export const CSV_HEADERS_ES: Readonly<Record<string, string>> = {
   id: 'ID',
   occurred_at: 'Fecha y hora (UTC)',
   local_time: 'Fecha y hora local',
   created_at: 'Registrado (UTC)',
-  food_category: 'Categoría',
-  weight_kg: 'Peso (kg)',
-  destino_id: 'ID destino',
+  ...Object.fromEntries(RECORD_FIELDS.map(({ name, es }) => [name, es])),
   destino_nombre: 'Destino',
-  causa_id: 'ID causa',
   causa_nombre: 'Causa',
-  waste_stage: 'Etapa',
-  shift_id: 'ID turno',
   shift_name: 'Turno',
-  session_id: 'ID sesión de registro',
-  product_name: 'Producto',
-  notes: 'Notas',
-  photo_url: 'URL de la foto',
   source: 'Origen',
   supersedes_id: 'Corrige al registro',
   record_hash: 'Hash del registro',
@@ -142,28 +129,20 @@ export async function exportRecordsCsv(
   const kg = (v: number) => (es ? String(v).replace('.', ',') : String(v));
   const category = (code: string) => (es ? foodCategoryLabel(code, 'es') : code);
   const stage = (code: string | null) => (code === null ? '' : es ? wasteStageLabel(code, 'es') : code);
-  const row = (r: WasteRecord) => [
-    r.id,
-    r.occurred_at,
-    localTime.format(new Date(r.occurred_at)),
-    r.created_at,
-    category(r.food_category),
-    kg(r.weight_kg),
-    r.destino_id,
-    text(destinationById.get(r.destino_id)?.nombre),
-    r.causa_id ?? '',
-    text(r.causa_id ? causeById.get(r.causa_id)?.nombre : null),
-    stage(r.waste_stage),
-    r.shift_id ?? '',
-    text(r.shift_id ? shiftNames.get(r.shift_id) : null),
-    r.session_id ?? '',
-    text(r.product_name),
-    text(r.notes),
-    text(r.photo_url),
-    r.source,
-    r.supersedes_id ?? '',
-    r.record_hash,
-  ];
+  // Each column's cell; a field without one here is written as stored (null as empty).
+  const special: Record<string, (r: WasteRecord) => string> = {
+    local_time: (r) => localTime.format(new Date(r.occurred_at)),
+    food_category: (r) => category(r.food_category),
+    weight_kg: (r) => kg(r.weight_kg),
+    destino_nombre: (r) => text(destinationById.get(r.destino_id)?.nombre),
+    causa_nombre: (r) => text(r.causa_id ? causeById.get(r.causa_id)?.nombre : null),
+    waste_stage: (r) => stage(r.waste_stage),
+    shift_name: (r) => text(r.shift_id ? shiftNames.get(r.shift_id) : null),
+  };
+  const cells = CSV_COLUMNS.map(
+    (column) => special[column] ?? ((r: WasteRecord) => text((r as Record<string, unknown>)[column] as string | null | undefined)),
+  );
+  const row = (r: WasteRecord) => cells.map((cell) => cell(r));
   const rows = Readable.from(
     (async function* () {
       for await (const chunk of streamRecords(deps, tenant, filter)) for (const r of chunk) yield row(r);

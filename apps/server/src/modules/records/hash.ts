@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { RecordFieldName } from './columns.js';
 
 /**
  * The tamper-evident record chain.
@@ -56,6 +57,13 @@ const HASHED_KEYS = [
   'waste_stage',
   'weight_kg',
 ] as const satisfies readonly (keyof HashedFields)[];
+
+/**
+ * The record's own fields (columns.ts) are all hashed: a field added there fails to compile here
+ * until its place in the hash is decided (docs/new-record-field.md, step 4).
+ */
+type Unhashed = Exclude<RecordFieldName, (typeof HASHED_KEYS)[number]>;
+export const EVERY_RECORD_FIELD_HASHED: [Unhashed] extends [never] ? true : Unhashed = true;
 
 /**
  * Keys in sorted order. Two take part only when they say something: `supersedes_id` when set (a

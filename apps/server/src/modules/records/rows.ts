@@ -1,4 +1,5 @@
-import type { FoodCategory, WasteRecord, WasteStage } from '@merma/schema';
+import type { WasteRecord } from '@merma/schema';
+import { RECORD_FIELD_COLUMNS_SQL, type RecordFieldName, recordFieldsOf } from './columns.js';
 import type { HashedFields } from './hash.js';
 
 /**
@@ -15,25 +16,16 @@ export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
 };
 
 /** The columns of a record as the service reads them: one list, for Prisma queries and plain pg. */
-export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, food_category,
-  weight_kg::float8 AS weight_kg, destino_id::text, causa_id::text, product_name, waste_stage, shift_id::text,
-  session_id::text, notes, photo_url, source, prev_hash, record_hash, created_at, occurred_at, supersedes_id::text`;
+export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, ${RECORD_FIELD_COLUMNS_SQL},
+  source, prev_hash, record_hash, created_at, occurred_at, supersedes_id::text`;
 
 export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
   return {
     id: r.id,
     establishment_id: r.establishment_id,
     livemode: r.livemode,
-    food_category: r.food_category as FoodCategory,
-    weight_kg: r.weight_kg,
-    destino_id: r.destino_id,
-    causa_id: r.causa_id,
-    product_name: r.product_name,
-    waste_stage: r.waste_stage as WasteStage | null,
-    shift_id: r.shift_id,
-    session_id: r.session_id,
-    notes: r.notes,
-    photo_url: r.photo_url,
+    // The row holds each field as the contract has it (RECORD_FIELD_COLUMNS_SQL casts them).
+    ...(recordFieldsOf(r) as Pick<WasteRecord, RecordFieldName>),
     source: r.source,
     record_hash: r.record_hash,
     created_at: r.created_at.toISOString(),

@@ -19,6 +19,15 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import { activeTraceparent } from '../../tracing/spans.js';
 import type { CatalogCache, GlobalCatalog } from '../catalog/service.js';
 import { activeShiftAt } from '../shifts/service.js';
+import {
+  RECORD_FIELD_NAMES,
+  RECORD_FIELD_NAMES_SQL,
+  RECORD_FIELD_TYPES_SQL,
+  RECORD_FIELDS,
+  type RecordFieldName,
+  recordFieldsOf,
+  sqlValue,
+} from './columns.js';
 import { recordEventRow } from './events.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH, type HashedFields } from './hash.js';
 import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
@@ -41,16 +50,7 @@ function hashedFields(
     id,
     establishment_id: auth.establishmentId,
     livemode: auth.livemode,
-    food_category: input.food_category,
-    weight_kg: input.weight_kg,
-    destino_id: input.destino_id,
-    causa_id: input.causa_id ?? null,
-    product_name: input.product_name ?? null,
-    waste_stage: input.waste_stage ?? null,
-    shift_id: input.shift_id ?? null,
-    session_id: input.session_id ?? null,
-    notes: input.notes ?? null,
-    photo_url: input.photo_url ?? null,
+    ...(recordFieldsOf(input) as Pick<HashedFields, RecordFieldName>),
     source,
     created_at: createdAt,
     occurred_at: occurredAt,
@@ -185,6 +185,8 @@ export async function createRecord(
   const eventType = supersedesId ? 'record.updated' : 'record.created';
   const event = JSON.stringify(recordEventRow(eventType, id, createdAt, null));
 
+  const fieldValues = Prisma.join(RECORD_FIELDS.map((f) => Prisma.sql`${sqlValue(f, fields[f.name])}::${Prisma.raw(f.type)}`));
+
   const sql = deps.pool ?? sqlOfTransaction(deps.db);
   for (let attempt = 0; attempt < 2; attempt++) {
     const statement = Prisma.sql`
@@ -196,20 +198,14 @@ export async function createRecord(
         WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
         RETURNING seq, last_hash, prev_hash
       ), stored AS (
-      INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
-        causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
+      INSERT INTO records (id, establishment_id, livemode, chain_seq, ${Prisma.raw(RECORD_FIELD_NAMES_SQL)}, source, prev_hash,
         record_hash, created_at, occurred_at, supersedes_id)
-      SELECT ${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, moved.seq, ${fields.food_category},
-        ${String(fields.weight_kg)}::numeric, ${fields.destino_id}::uuid, ${fields.causa_id}::uuid,
-        ${fields.product_name}, ${fields.waste_stage}, ${fields.shift_id}::uuid, ${fields.session_id}::uuid,
-        ${fields.notes}, ${fields.photo_url}, ${source}, moved.prev_hash, moved.last_hash,
-        ${createdAt}::timestamptz, ${fields.occurred_at}::timestamptz, ${supersedesId}::uuid
+      SELECT ${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, moved.seq, ${fieldValues}, ${source}, moved.prev_hash,
+        moved.last_hash, ${createdAt}::timestamptz, ${fields.occurred_at}::timestamptz, ${supersedesId}::uuid
       FROM moved
-      RETURNING record_hash
+      RETURNING record_hash, establishment_id, livemode, food_category, destino_id, causa_id, waste_stage, weight_kg
     ), src AS (
-      SELECT ${auth.establishmentId}::uuid AS establishment_id, ${auth.livemode}::boolean AS livemode, ${day}::date AS day,
-        ${fields.food_category}::text AS food_category, ${fields.destino_id}::uuid AS destino_id, ${fields.causa_id}::uuid AS causa_id,
-        ${fields.waste_stage}::text AS waste_stage, ${String(fields.weight_kg)}::numeric AS kg
+      SELECT establishment_id, livemode, ${day}::date AS day, food_category, destino_id, causa_id, waste_stage, weight_kg AS kg
       FROM stored
     ), totals AS (${Prisma.raw(ADD_TO_DAY_TOTALS)}
     ), new_event AS (
@@ -308,29 +304,14 @@ export async function createRecordsBatch(
     let seq = BigInt(head.seq);
     // One JSON array of rows, read by json_to_recordset: a single parameter, however many records.
     // `occurred` only when it is not the storing time; the event is built by the statement.
-    const rows: Record<string, string | null>[] = [];
+    const rows: Record<string, unknown>[] = [];
     const inserted: BatchInsertedItem[] = [];
     for (const { index, id, at, day, fields: f, canonical } of prepared) {
       const hash = chainHash(prev, canonical);
       seq += 1n;
-      rows.push({
-        id,
-        seq: seq.toString(),
-        cat: f.food_category,
-        w: String(f.weight_kg),
-        dest: f.destino_id,
-        causa: f.causa_id,
-        pname: f.product_name,
-        stage: f.waste_stage,
-        shift: f.shift_id,
-        sess: f.session_id,
-        notes: f.notes,
-        photo: f.photo_url,
-        prev,
-        hash,
-        occurred: at === createdAt ? null : at,
-        day,
-      });
+      const row: Record<string, unknown> = { id, seq: seq.toString(), prev, hash, occurred: at === createdAt ? null : at, day };
+      for (const field of RECORD_FIELDS) row[field.name] = sqlValue(field, f[field.name]);
+      rows.push(row);
       inserted.push({ index, id, record_hash: hash, created_at: createdAt, occurred_at: at });
       prev = hash;
     }
@@ -341,16 +322,13 @@ export async function createRecordsBatch(
     const [tenant, mode, created] = [p.add(auth.establishmentId), p.add(auth.livemode), p.add(createdAt)];
     const { rows: stored } = await sql.query<{ head: number }>(
       `WITH u AS (
-        SELECT * FROM json_to_recordset(${p.add(JSON.stringify(rows))}::json) AS u(id uuid, seq bigint, cat text, w numeric, dest uuid,
-          causa uuid, pname text, stage text, shift uuid, sess uuid, notes text, photo text, prev text, hash text,
-          occurred timestamptz, day date)
+        SELECT * FROM json_to_recordset(${p.add(JSON.stringify(rows))}::json)
+          AS u(id uuid, seq bigint, ${RECORD_FIELD_TYPES_SQL}, prev text, hash text, occurred timestamptz, day date)
       ), ins AS (
-        INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id,
-          causa_id, product_name, waste_stage, shift_id, session_id, notes, photo_url, source, prev_hash,
+        INSERT INTO records (id, establishment_id, livemode, chain_seq, ${RECORD_FIELD_NAMES_SQL}, source, prev_hash,
           record_hash, created_at, occurred_at)
-        SELECT u.id, ${tenant}::uuid, ${mode}::boolean, u.seq, u.cat, u.w, u.dest, u.causa, u.pname,
-          u.stage, u.shift, u.sess, u.notes, u.photo, ${p.add(source)}, u.prev, u.hash, ${created}::timestamptz,
-          coalesce(u.occurred, ${created}::timestamptz)
+        SELECT u.id, ${tenant}::uuid, ${mode}::boolean, u.seq, ${RECORD_FIELD_NAMES.map((name) => `u.${name}`).join(', ')},
+          ${p.add(source)}, u.prev, u.hash, ${created}::timestamptz, coalesce(u.occurred, ${created}::timestamptz)
         FROM u
         RETURNING 1
       ), head AS (
@@ -359,8 +337,8 @@ export async function createRecordsBatch(
           AND (SELECT count(*) FROM ins) = ${p.add(prepared.length)}
         RETURNING 1
       ), src AS (
-        SELECT ${tenant}::uuid AS establishment_id, ${mode}::boolean AS livemode, u.day, u.cat AS food_category,
-          u.dest AS destino_id, u.causa AS causa_id, u.stage AS waste_stage, u.w AS kg
+        SELECT ${tenant}::uuid AS establishment_id, ${mode}::boolean AS livemode, u.day, u.food_category, u.destino_id,
+          u.causa_id, u.waste_stage, u.weight_kg AS kg
         FROM u
       ), totals AS (${ADD_TO_DAY_TOTALS}
       ), emitted AS (${insertEventsSql(

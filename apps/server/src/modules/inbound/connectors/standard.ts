@@ -1,4 +1,4 @@
-import { CreateRecordInput, FoodCategory, IsoDate, KG_PER_MASS_UNIT, ProductReference, Uuid, WasteStage } from '@merma/schema';
+import { CreateRecordInput, IsoDate, KG_PER_MASS_UNIT, ProductReference, Uuid } from '@merma/schema';
 import { z } from 'zod';
 import { validationError } from '../../../errors.js';
 import type { LineOrigin } from '../../sales/service.js';
@@ -7,41 +7,28 @@ import type { LineOrigin } from '../../sales/service.js';
  * The standard inbound format: what every connector maps a system's payload to, and what a
  * system without a connector sends itself.
  */
-export const StandardWasteCreated = z.object({
+const Source = {
   source: z.string().trim().min(1).max(100).describe('the system that sent the event, e.g. "sap-b1"'),
   external_id: z.string().trim().min(1).max(200).optional().describe('the id of the event in that system; a resend is a duplicate'),
-  food_category: FoodCategory,
-  weight_kg: z.number(),
-  destino_id: Uuid,
-  causa_id: Uuid.nullish(),
-  product_name: z.string().nullish(),
-  waste_stage: WasteStage.nullish(),
-  shift_id: Uuid.nullish(),
-  session_id: Uuid.nullish(),
-  notes: z.string().nullish(),
-  photo_url: z.string().nullish(),
-  occurred_at: z.string().nullish().describe('when the waste happened (ISO 8601 with offset); when received by default'),
-});
+};
+
+/**
+ * `waste.created`: a record (`CreateRecordInput`'s fields and rules, as `POST /records` takes it)
+ * and where it came from. Fields the format does not know are dropped, as systems add their own.
+ */
+export const StandardWasteCreated = z.object({ ...Source, ...CreateRecordInput.shape });
 
 /**
  * `waste.updated`: a correction of a record — `record_id` and the fields that change. It is
  * appended to the chain as a new record that supersedes the original (see inbound/service.ts).
+ * Any of the record's fields may change, as in the dashboard's correction (a shift or session
+ * named here used to be dropped without a word).
  */
-const Changes = CreateRecordInput.shape;
 export const StandardWasteUpdated = z
   .object({
-    source: z.string().trim().min(1).max(100),
-    external_id: z.string().trim().min(1).max(200).optional(),
+    ...Source,
     record_id: Uuid,
-    food_category: Changes.food_category.optional(),
-    weight_kg: Changes.weight_kg.optional(),
-    destino_id: Changes.destino_id.optional(),
-    causa_id: Changes.causa_id,
-    product_name: Changes.product_name,
-    waste_stage: Changes.waste_stage,
-    notes: Changes.notes,
-    photo_url: Changes.photo_url,
-    occurred_at: Changes.occurred_at,
+    ...CreateRecordInput.partial().shape,
   })
   .refine((p) => Object.keys(p).some((k) => !['source', 'external_id', 'record_id'].includes(k)), {
     message: 'name at least one field to change',

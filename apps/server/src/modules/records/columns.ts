@@ -1,0 +1,57 @@
+import type { CreateRecordParsed } from '@merma/schema';
+
+/**
+ * The record's own fields — what a client sends in `CreateRecordInput`, one column each — described
+ * once. Every hand-written SQL statement and file that names them is produced from this list: the
+ * columns read (`RECORD_COLUMNS_TEXT`, rows.ts), the INSERT of a single record and of a batch with
+ * its `json_to_recordset` types (service.ts), the original a correction copies (correct.ts), the
+ * answer's fields (`toRecord`, and the fields that are hashed), and the CSV export's columns and
+ * Spanish headers (export.ts). `occurred_at` is not here: it is a field of every record, with rules
+ * of its own (the accepted window, the local day), written next to `created_at`.
+ *
+ * The order is the CSV export's, which customers' spreadsheets read by position: add a field at the
+ * end. `type` is the column's SQL type, which each value is cast to and read back from; `es` is
+ * the field's header in the Spanish export. docs/new-record-field.md lists the other places a new
+ * field goes (the migration, the Prisma model, the contract's schemas and the hash).
+ */
+export const RECORD_FIELDS = [
+  { name: 'food_category', type: 'text', es: 'Categoría' },
+  { name: 'weight_kg', type: 'numeric', es: 'Peso (kg)' },
+  { name: 'destino_id', type: 'uuid', es: 'ID destino' },
+  { name: 'causa_id', type: 'uuid', es: 'ID causa' },
+  { name: 'waste_stage', type: 'text', es: 'Etapa' },
+  { name: 'shift_id', type: 'uuid', es: 'ID turno' },
+  { name: 'session_id', type: 'uuid', es: 'ID sesión de registro' },
+  { name: 'product_name', type: 'text', es: 'Producto' },
+  { name: 'notes', type: 'text', es: 'Notas' },
+  { name: 'photo_url', type: 'text', es: 'URL de la foto' },
+] as const satisfies readonly { name: keyof CreateRecordParsed; type: 'text' | 'uuid' | 'numeric'; es: string }[];
+
+export type RecordField = (typeof RECORD_FIELDS)[number];
+export type RecordFieldName = RecordField['name'];
+export const RECORD_FIELD_NAMES: readonly RecordFieldName[] = RECORD_FIELDS.map((f) => f.name);
+
+/** The fields' columns as the service reads them: uuids as text, the weight as a JS number. */
+export const RECORD_FIELD_COLUMNS_SQL = RECORD_FIELDS.map(({ name, type }) =>
+  type === 'uuid' ? `${name}::text` : type === 'numeric' ? `${name}::float8 AS ${name}` : name,
+).join(', ');
+
+/** The fields' column names, in order, for an INSERT's column list. */
+export const RECORD_FIELD_NAMES_SQL = RECORD_FIELD_NAMES.join(', ');
+
+/** `json_to_recordset`'s column definitions of the fields (`food_category text, weight_kg numeric, …`). */
+export const RECORD_FIELD_TYPES_SQL = RECORD_FIELDS.map(({ name, type }) => `${name} ${type}`).join(', ');
+
+/**
+ * The fields of `source` (a parsed input or a stored row), an absent one as null. A value is what
+ * its column holds; `sqlValue` turns the weight into the text its `numeric` cast reads exactly.
+ */
+export function recordFieldsOf(source: Partial<Record<RecordFieldName, unknown>>): Record<RecordFieldName, unknown> {
+  const fields = {} as Record<RecordFieldName, unknown>;
+  for (const name of RECORD_FIELD_NAMES) fields[name] = source[name] ?? null;
+  return fields;
+}
+
+/** A field's value as a query parameter: the weight as its decimal text (a parameter keeps one type). */
+export const sqlValue = (field: RecordField, value: unknown): unknown =>
+  field.type === 'numeric' && value !== null ? String(value) : value;
