@@ -33,7 +33,7 @@ export function upperBoundSql(value: string, timezone: string, p: SqlParams): st
 
 /** `from`/`to` with the defaults (the last 30 days up to today, local), checked for order and length. */
 export async function resolveRange(
-  pool: Sql,
+  sql: Sql,
   query: { from?: string | undefined; to?: string | undefined },
   now: Date,
   timezone: string,
@@ -52,7 +52,7 @@ export async function resolveRange(
     ordered = Date.parse(from) < Date.parse(to);
     spanDays = (Date.parse(to) - Date.parse(from)) / 86_400_000;
   } else {
-    const { rows } = await pool.query<{ days: number }>(
+    const { rows } = await sql.query<{ days: number }>(
       `SELECT extract(epoch FROM ${upperBoundSql(to, timezone, p)} - ${lowerBoundSql(from, timezone, p)})::float8 / 86400 AS days`,
       p.values,
     );

@@ -37,7 +37,7 @@ beforeAll(async () => {
     router,
     createContext: async ({ req }: { req: unknown }): Promise<Context> => ({
       db: t.db,
-      pool: sqlOfPool(poolOf(t.db)),
+      sql: sqlOfPool(poolOf(t.db)),
       auth: await authenticator.authenticate(req as FastifyRequest),
       clock: () => new Date(),
       requestId: 'reference',

@@ -397,12 +397,12 @@ describe('plan history (service)', () => {
     const fresh = await createTenant(t.db);
     const scope = { establishmentId: fresh.establishmentId, livemode: false, timezone: 'Europe/Madrid' };
     await recordAt(t.db, fresh, '2026-01-15T12:00:00.000Z', { weight_kg: 2, food_category: 'meat' });
-    const pool = sqlOfPool(poolOf(t.db));
+    const sql = sqlOfPool(poolOf(t.db));
     const at = ['2026-04-01T08:00:00.000Z', '2026-05-01T08:00:00.000Z', '2026-06-01T08:00:00.000Z'];
     const ids: string[] = [];
-    for (const when of at) ids.push((await generatePlan({ db: t.db, pool, clock: () => new Date(when) }, scope)).id);
+    for (const when of at) ids.push((await generatePlan({ db: t.db, sql, clock: () => new Date(when) }, scope)).id);
     // Another mode's plan is not this scope's.
-    const live = await generatePlan({ db: t.db, pool, clock: () => new Date(at[2] as string) }, { ...scope, livemode: true }, 'en');
+    const live = await generatePlan({ db: t.db, sql, clock: () => new Date(at[2] as string) }, { ...scope, livemode: true }, 'en');
 
     const first = await listPlans(t.db, scope, { limit: 2 });
     expect(first.data.map((p) => p.id)).toEqual([ids[2], ids[1]]);

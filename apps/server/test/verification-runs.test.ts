@@ -96,7 +96,7 @@ describe('POST /api/v1/records/verifications', () => {
         return out as never;
       },
     };
-    await runVerification({ pool: watching, clock: () => new Date(), segment: 100 }, { run_id: queued.id });
+    await runVerification({ sql: watching, clock: () => new Date(), segment: 100 }, { run_id: queued.id });
     expect(seen).toEqual(['100/250']);
     const done = await run(tenant, queued.id);
     expect(done).toMatchObject({
@@ -105,7 +105,7 @@ describe('POST /api/v1/records/verifications', () => {
       result: { valid: false, checked: 179, first_invalid: { chain_seq: 180, reason: 'hash_mismatch' } },
     });
     // A second run of the finished job does nothing.
-    await runVerification({ pool: sql, clock: () => new Date(), segment: 100 }, { run_id: queued.id });
+    await runVerification({ sql: sql, clock: () => new Date(), segment: 100 }, { run_id: queued.id });
     expect((await run(tenant, queued.id)).finished_at).toBe(done.finished_at);
   });
 
@@ -125,7 +125,7 @@ describe('POST /api/v1/records/verifications', () => {
     const tenant = await chainOf(2);
     const queued = (await api(t.app, tenant.key).post('/api/v1/records/verifications', {})).json().data;
     const sql = sqlOfTransaction(t.db);
-    await runVerification({ pool: sql, clock: () => new Date() }, { run_id: queued.id });
+    await runVerification({ sql: sql, clock: () => new Date() }, { run_id: queued.id });
     const pg = new Pool({ connectionString: t.database.url, max: 1 });
     try {
       await purgeExpired({ pool: pg, clock: () => new Date() }, { eventDays: 30, inboundDedupeDays: 30 });

@@ -103,8 +103,8 @@ export function registerProcedureRoutes(
         hasPathParams && (raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw)))
           ? { ...(raw as object | undefined), ...(request.params as object) }
           : raw;
-      const pool = db === deps.db ? pooled : sqlOfTransaction(db);
-      const ctx: Context = { db, pool, auth: request.auth, clock: deps.clock, requestId: request.id, idempotencyKey };
+      const sql = db === deps.db ? pooled : sqlOfTransaction(db);
+      const ctx: Context = { db, sql, auth: request.auth, clock: deps.clock, requestId: request.id, idempotencyKey };
       const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
       return inSpan(`procedure ${path}`, { attributes, expected: isClientError }, async () =>
         JSON.stringify(await resolve(createCaller(ctx), path)(input)),

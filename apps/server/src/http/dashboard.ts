@@ -15,8 +15,8 @@ import { type Db, poolOf } from '../db/client.js';
 import { sqlOfPool } from '../db/sql.js';
 import { AppError, issueDetails, toAppError, validationError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { findLoginSession, type OpenedLoginSession, type SignedInUser } from '../modules/accounts/login-sessions.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
-import { findSession, type OpenedSession, type SessionUser } from '../modules/accounts/sessions.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { exportRecordsCsv } from '../modules/records/export.js';
 import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
@@ -60,7 +60,7 @@ export type DashboardOptions = {
   hotReload: boolean;
 };
 
-type Checked = { session: SessionUser | null; token: string | null };
+type Checked = { session: SignedInUser | null; token: string | null };
 
 /**
  * The dashboard's transport: its tRPC procedures at /trpc and the app at /dashboard.
@@ -75,13 +75,13 @@ type Checked = { session: SessionUser | null; token: string | null };
  */
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { db, clock, production } = options;
-  const pool = sqlOfPool(poolOf(db));
+  const sql = sqlOfPool(poolOf(db));
   await app.register(fastifyCookie);
 
   const names = sessionCookieNames(production);
   // Never a Domain attribute: the cookies belong to this host only (and `__Host-` requires it).
   const cookieBase = { path: '/', secure: production, sameSite: 'strict' as const };
-  const setSessionCookies = (reply: FastifyReply, session: OpenedSession) => {
+  const setSessionCookies = (reply: FastifyReply, session: OpenedLoginSession) => {
     reply.setCookie(names.session, session.token, { ...cookieBase, httpOnly: true, expires: session.expiresAt });
     reply.setCookie(names.csrf, session.csrfToken, { ...cookieBase, httpOnly: false, expires: session.expiresAt });
   };
@@ -103,9 +103,9 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       throw validationError(`The input nests deeper than ${MAX_BODY_DEPTH} levels`, [{ path: 'input', message: 'nested too deeply' }]);
     }
     const token = request.cookies[names.session] ?? null;
-    const session = token ? await findSession(db, token, clock()) : null;
+    const session = token ? await findLoginSession(db, token, clock()) : null;
     if (token && !session) clearSessionCookies(reply);
-    // A login session in use lives on (modules/accounts/sessions.ts): so do its cookies.
+    // A login session in use lives on (modules/accounts/login-sessions.ts): so do its cookies.
     if (token && session?.renewed) setSessionCookies(reply, { token, expiresAt: session.expiresAt, csrfToken: csrfTokenFor(token) });
     if (session && request.method !== 'GET') {
       const given = request.headers[CSRF_HEADER];
@@ -128,12 +128,12 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       maxBatchSize: 10,
       createContext: (): DashboardContext => ({
         db,
-        pool,
+        sql,
         clock,
         log: request.log as Logger,
         accounts: options.accounts,
         client: { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
-        session,
+        user: session,
         csrfToken: token ? csrfTokenFor(token) : null,
         cookies: { open: (opened) => setSessionCookies(reply, opened), clear: () => clearSessionCookies(reply) },
         setHeader: (name, value) => void reply.header(name, value),
@@ -160,7 +160,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     const { establishment_id, mode, dialect, ...filter } = parsed.data;
     const establishment = await findEstablishment(db, session.organizationId, establishment_id);
     const tenant = tenantOf(establishment, mode === 'live');
-    const csv = await exportRecordsCsv({ db, pool, clock, catalog: options.catalog }, tenant, filter, dialect);
+    const csv = await exportRecordsCsv({ db, sql, clock, catalog: options.catalog }, tenant, filter, dialect);
     const day = localDate(clock(), tenant.timezone);
     return reply
       .header('content-type', 'text/csv; charset=utf-8')

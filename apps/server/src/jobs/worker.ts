@@ -158,7 +158,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         sendPasswordResetMail({ db, clock, mailer, publicUrl: config.publicUrl }, payload as PasswordResetMail),
       [SIGN_IN_FAILED_TASK]: async (payload) => auditFailedSignIn(db, payload as FailedSignIn),
       'records.verify': async (payload, helpers) => {
-        await runVerification({ pool: sqlOfPool(pool), clock, signer, log }, payload as { run_id: string }, {
+        await runVerification({ sql: sqlOfPool(pool), clock, signer, log }, payload as { run_id: string }, {
           number: helpers.job.attempts,
           max: helpers.job.max_attempts,
         });

@@ -6,10 +6,11 @@ import type { TransactionalSql } from '../db/sql.js';
 export type Context = {
   db: DbTx;
   /**
-   * The pg pool under `db` for the hot paths (see db/client.ts), or `db` itself when the request
-   * runs in a transaction (an Idempotency-Key POST).
+   * Where hand-written SQL runs: the pg pool under `db` for the hot paths (see db/client.ts), or
+   * the request's transaction when it runs in one (an Idempotency-Key POST) — so not necessarily a
+   * pool, which is why it is not called one.
    */
-  pool: TransactionalSql;
+  sql: TransactionalSql;
   auth: AuthContext;
   clock: Clock;
   requestId: string;

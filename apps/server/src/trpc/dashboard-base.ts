@@ -6,8 +6,8 @@ import type { Clock, DataScope, Log } from '../context.js';
 import type { Db, DbTx } from '../db/client.js';
 import type { Sql } from '../db/sql.js';
 import { AppError, retryHeaders, toAppError } from '../errors.js';
+import type { OpenedLoginSession, SignedInUser } from '../modules/accounts/login-sessions.js';
 import type { AccountDeps, Client } from '../modules/accounts/service.js';
-import type { OpenedSession, SessionUser } from '../modules/accounts/sessions.js';
 import { recordAudit } from '../modules/audit/service.js';
 import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
 
@@ -20,17 +20,17 @@ import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
 export type DashboardContext = {
   db: Db;
   /** The same database, for the hand-written SQL of the read paths. */
-  pool: Sql;
+  sql: Sql;
   clock: Clock;
   log: Log;
   accounts: AccountDeps;
   client: Client;
-  /** The session of the request's cookie, null when there is none (or it ended). */
-  session: SessionUser | null;
-  /** The CSRF token of that session. */
+  /** Who is signed in: the user of the request's login session cookie, null when there is none (or it ended). */
+  user: SignedInUser | null;
+  /** The CSRF token of that login session. */
   csrfToken: string | null;
-  /** Sets or clears the session cookies on the answer. */
-  cookies: { open(session: OpenedSession): void; clear(): void };
+  /** Sets or clears the login session's cookies on the answer. */
+  cookies: { open(session: OpenedLoginSession): void; clear(): void };
   setHeader(name: string, value: string): void;
   /**
    * Counts a call against a per-user limit (http/rate-limit.ts, the API's limiter); throws a
@@ -133,13 +133,13 @@ export const publicProcedure = t.procedure.use(domainErrors);
  * per user and procedure before any input is read or query made).
  */
 export const memberProcedure = publicProcedure.use(async ({ ctx, meta, path, next }) => {
-  const session = ctx.session;
-  if (!session) throw new AppError('unauthorized', 'Sign in to use the dashboard');
-  if (meta?.roles && !meta.roles.includes(session.role)) {
-    throw new AppError('forbidden', `Your role (${session.role}) cannot do this; it needs ${meta.roles.join(' or ')}`);
+  const user = ctx.user;
+  if (!user) throw new AppError('unauthorized', 'Sign in to use the dashboard');
+  if (meta?.roles && !meta.roles.includes(user.role)) {
+    throw new AppError('forbidden', `Your role (${user.role}) cannot do this; it needs ${meta.roles.join(' or ')}`);
   }
-  if (meta?.rateLimit) await ctx.rateLimit(meta.rateLimit, `${session.userId}:${path}`);
-  return next({ ctx: { ...ctx, session } });
+  if (meta?.rateLimit) await ctx.rateLimit(meta.rateLimit, `${user.userId}:${path}`);
+  return next({ ctx: { ...ctx, user } });
 });
 
 /**
@@ -147,7 +147,7 @@ export const memberProcedure = publicProcedure.use(async ({ ctx, meta, path, nex
  * (404 otherwise, as for anything of another tenant).
  */
 export const establishmentProcedure = memberProcedure.input(z.object({ establishment_id: Uuid })).use(async ({ ctx, input, next }) => {
-  const establishment = await findEstablishment(ctx.db, ctx.session.organizationId, input.establishment_id);
+  const establishment = await findEstablishment(ctx.db, ctx.user.organizationId, input.establishment_id);
   return next({ ctx: { ...ctx, establishment } });
 });
 
@@ -162,11 +162,11 @@ export const scopedProcedure = establishmentProcedure.input(z.object({ livemode:
 });
 
 /** The acting user for the audit log. */
-export function actorOf(ctx: { session: SessionUser; client: Client }) {
-  return { userId: ctx.session.userId, email: ctx.session.email, ip: ctx.client.ip };
+export function actorOf(ctx: { user: SignedInUser; client: Client }) {
+  return { userId: ctx.user.userId, email: ctx.user.email, ip: ctx.client.ip };
 }
 
-type Audited = Pick<DashboardContext, 'db' | 'clock' | 'client'> & { session: SessionUser; establishment?: { id: string } };
+type Audited = Pick<DashboardContext, 'db' | 'clock' | 'client'> & { user: SignedInUser; establishment?: { id: string } };
 
 /**
  * One audit entry of a change: its `target` and `details`; `action` when it is not the change's
@@ -191,7 +191,7 @@ export function audited<T>(
     const described = describe(result);
     for (const note of Array.isArray(described) ? described : [described]) {
       await recordAudit(tx, {
-        organizationId: ctx.session.organizationId,
+        organizationId: ctx.user.organizationId,
         actor: actorOf(ctx),
         action: note.action ?? action,
         target: note.target,

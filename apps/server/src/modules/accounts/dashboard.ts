@@ -14,6 +14,14 @@ import {
 import { AppError } from '../../errors.js';
 import { type DashboardContext, dashboardRouter, memberProcedure, publicProcedure } from '../../trpc/dashboard-base.js';
 import {
+  closeLoginSession,
+  describeLoginSession,
+  findLoginSession,
+  moveLoginSession,
+  type OpenedLoginSession,
+  reloadLoginSession,
+} from './login-sessions.js';
+import {
   acceptInvitation,
   previewInvitation,
   requestPasswordReset,
@@ -22,19 +30,18 @@ import {
   signInWithLink,
   signOutEverywhere,
 } from './service.js';
-import { closeSession, describeSession, findSession, moveSession, type OpenedSession, reloadSession } from './sessions.js';
 
 /**
  * Sets the cookies of a newly opened session and answers what `accounts.me` would. The session this
  * browser had until now (signing in again, as someone else, or through a link) is ended, so that
  * no session outlives the cookie that carried it.
  */
-async function opened(ctx: DashboardContext, session: OpenedSession): Promise<Me> {
-  if (ctx.session) await closeSession(ctx.db, ctx.session.sessionId);
+async function opened(ctx: DashboardContext, session: OpenedLoginSession): Promise<Me> {
+  if (ctx.user) await closeLoginSession(ctx.db, ctx.user.sessionId);
   ctx.cookies.open(session);
-  const user = await findSession(ctx.db, session.token, ctx.clock());
+  const user = await findLoginSession(ctx.db, session.token, ctx.clock());
   if (!user) throw new AppError('internal', 'The new session was not found');
-  return describeSession(ctx.db, user, session.csrfToken, ctx.accounts.publicUrl);
+  return describeLoginSession(ctx.db, user, session.csrfToken, ctx.accounts.publicUrl);
 }
 
 /** Signing in and out, links, invitations and the organisation the session works in. */
@@ -42,7 +49,7 @@ export const accountsDashboardRouter = dashboardRouter({
   /** Who is signed in: `null` without a session (a 200, not a 401: the sign-in page asks it on every visit). */
   me: publicProcedure
     .output(MaybeMe)
-    .query(({ ctx }) => (ctx.session ? describeSession(ctx.db, ctx.session, ctx.csrfToken as string, ctx.accounts.publicUrl) : null)),
+    .query(({ ctx }) => (ctx.user ? describeLoginSession(ctx.db, ctx.user, ctx.csrfToken as string, ctx.accounts.publicUrl) : null)),
 
   signIn: publicProcedure
     .input(SignInInput)
@@ -50,13 +57,13 @@ export const accountsDashboardRouter = dashboardRouter({
     .mutation(async ({ ctx, input }) => opened(ctx, await signIn(ctx.accounts, { ...input, ...ctx.client }))),
 
   signOut: publicProcedure.output(OkResponse).mutation(async ({ ctx }) => {
-    if (ctx.session) await closeSession(ctx.db, ctx.session.sessionId);
+    if (ctx.user) await closeLoginSession(ctx.db, ctx.user.sessionId);
     ctx.cookies.clear();
     return { ok: true as const };
   }),
 
   signOutEverywhere: memberProcedure.output(OkResponse).mutation(async ({ ctx }) => {
-    await signOutEverywhere(ctx.db, ctx.session, ctx.client, ctx.clock());
+    await signOutEverywhere(ctx.db, ctx.user, ctx.client, ctx.clock());
     ctx.cookies.clear();
     return { ok: true as const };
   }),
@@ -75,7 +82,7 @@ export const accountsDashboardRouter = dashboardRouter({
     .input(AcceptInvitationInput)
     .output(Me)
     .mutation(async ({ ctx, input }) =>
-      opened(ctx, await acceptInvitation(ctx.accounts, { ...input, signedInAs: ctx.session?.userId ?? null, ...ctx.client })),
+      opened(ctx, await acceptInvitation(ctx.accounts, { ...input, signedInAs: ctx.user?.userId ?? null, ...ctx.client })),
     ),
 
   requestPasswordReset: publicProcedure
@@ -95,10 +102,10 @@ export const accountsDashboardRouter = dashboardRouter({
     .input(SwitchOrganizationInput)
     .output(Me)
     .mutation(async ({ ctx, input }) => {
-      await moveSession(ctx.db, ctx.session, input.organization_id);
-      const moved = await reloadSession(ctx.db, ctx.session.sessionId, ctx.clock());
+      await moveLoginSession(ctx.db, ctx.user, input.organization_id);
+      const moved = await reloadLoginSession(ctx.db, ctx.user.sessionId, ctx.clock());
       if (!moved) throw new AppError('unauthorized', 'The session ended');
-      return describeSession(ctx.db, moved, ctx.csrfToken as string, ctx.accounts.publicUrl);
+      return describeLoginSession(ctx.db, moved, ctx.csrfToken as string, ctx.accounts.publicUrl);
     }),
 
   /**
@@ -109,7 +116,7 @@ export const accountsDashboardRouter = dashboardRouter({
     .input(SetLanguageInput)
     .output(OkResponse)
     .mutation(async ({ ctx, input }) => {
-      await ctx.db.user.update({ where: { id: ctx.session.userId }, data: { language: input.language } });
+      await ctx.db.user.update({ where: { id: ctx.user.userId }, data: { language: input.language } });
       return { ok: true as const };
     }),
 });

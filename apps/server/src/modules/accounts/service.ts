@@ -10,8 +10,8 @@ import { type Mail, type Mailer, mailLanguage } from '../../mail.js';
 import { recordAudit } from '../audit/service.js';
 import { enqueueFailedSignIn, enqueuePasswordResetMail, type FailedSignIn, type PasswordResetMail } from './jobs.js';
 import type { SignInGuard } from './lockout.js';
+import { closeAllLoginSessions, type OpenedLoginSession, openLoginSession } from './login-sessions.js';
 import { assertStrongPassword, decoyHash, hashPassword, needsRehash, verifyPassword } from './password.js';
-import { closeAllSessions, type OpenedSession, openSession } from './sessions.js';
 
 /**
  * Signing in to the dashboard: with a password, with a one-time link (password reset, the
@@ -35,7 +35,7 @@ async function homeOrganization(db: DbTx, userId: string): Promise<string | null
   return first?.organization_id ?? null;
 }
 
-export async function signIn(deps: AccountDeps, input: { email: string; password: string } & Client): Promise<OpenedSession> {
+export async function signIn(deps: AccountDeps, input: { email: string; password: string } & Client): Promise<OpenedLoginSession> {
   const { db, guard } = deps;
   await guard.attempt(input.email, input.ip);
   const user = await db.user.findUnique({ where: { email: input.email } });
@@ -54,7 +54,7 @@ export async function signIn(deps: AccountDeps, input: { email: string; password
   return db.$transaction(async (tx) => {
     if (rehash) await tx.user.update({ where: { id: user.id }, data: { password_hash: rehash } });
     await recordAudit(tx, { organizationId, actor: { userId: user.id, email: user.email, ip: input.ip }, action: 'user.signed_in', now });
-    return openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+    return openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
   });
 }
 
@@ -72,7 +72,7 @@ export async function auditFailedSignIn(db: Db, payload: FailedSignIn): Promise<
   });
 }
 
-/** Ends every session of the user, on every device (this one included), and every link still unused. */
+/** Ends every login session of the user, on every device (this one included), and every link still unused. */
 export async function signOutEverywhere(
   db: Db,
   session: { userId: string; email: string; organizationId: string },
@@ -80,7 +80,7 @@ export async function signOutEverywhere(
   now: Date,
 ): Promise<void> {
   await db.$transaction(async (tx) => {
-    const ended = await closeAllSessions(tx, session.userId);
+    const ended = await closeAllLoginSessions(tx, session.userId);
     await endUserTokens(tx, session.userId, now);
     await recordAudit(tx, {
       organizationId: session.organizationId,
@@ -203,7 +203,7 @@ export function passwordResetMail(input: { to: string; language: MailLanguage; l
  * session opens. The token is looked up before the password is checked or hashed, so a wrong token
  * costs no argon2 hash; a refused password leaves the link usable.
  */
-export async function resetPassword(deps: AccountDeps, input: { token: string; password: string } & Client): Promise<OpenedSession> {
+export async function resetPassword(deps: AccountDeps, input: { token: string; password: string } & Client): Promise<OpenedLoginSession> {
   await deps.guard.linkAttempt(input.ip);
   const now = deps.clock();
   const found = await findUserToken(deps.db, input.token, 'password_reset', now);
@@ -216,7 +216,7 @@ export async function resetPassword(deps: AccountDeps, input: { token: string; p
     if (!used) return null; // used meanwhile by a request racing this one
     const user = await tx.user.update({ where: { id: used.user_id }, data: { password_hash: hash, password_changed_at: now } });
     await endUserTokens(tx, user.id, now);
-    await closeAllSessions(tx, user.id);
+    await closeAllLoginSessions(tx, user.id);
     const organizationId = await homeOrganization(tx, user.id);
     if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
     await recordAudit(tx, {
@@ -225,7 +225,7 @@ export async function resetPassword(deps: AccountDeps, input: { token: string; p
       action: 'user.password_reset',
       now,
     });
-    const opened = await openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+    const opened = await openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
     return { opened, email: user.email };
   });
   if (!result) throw new AppError('not_found', BAD_RESET);
@@ -234,7 +234,7 @@ export async function resetPassword(deps: AccountDeps, input: { token: string; p
 }
 
 /** Signs in with a one-time sign-in link (merma-admin quickstart prints one). */
-export async function signInWithLink(deps: AccountDeps, input: { token: string } & Client): Promise<OpenedSession> {
+export async function signInWithLink(deps: AccountDeps, input: { token: string } & Client): Promise<OpenedLoginSession> {
   await deps.guard.linkAttempt(input.ip);
   const now = deps.clock();
   const opened = await deps.db.$transaction(async (tx) => {
@@ -253,7 +253,7 @@ export async function signInWithLink(deps: AccountDeps, input: { token: string }
       details: { method: 'link' },
       now,
     });
-    return openSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+    return openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
   });
   if (!opened) throw new AppError('not_found', 'This sign-in link is invalid, used or expired');
   await deps.guard.linkSucceeded(input.ip);
@@ -303,7 +303,7 @@ export async function previewInvitation(deps: AccountDeps, input: { token: strin
 export async function acceptInvitation(
   deps: AccountDeps,
   input: { token: string; name?: string | undefined; password?: string | undefined; signedInAs: string | null } & Client,
-): Promise<OpenedSession> {
+): Promise<OpenedLoginSession> {
   await deps.guard.linkAttempt(input.ip);
   const now = deps.clock();
   const invitation = await findInvitation(deps.db, input.token, now);
@@ -363,6 +363,12 @@ export async function acceptInvitation(
       details: { role: invitation.role },
       now,
     });
-    return openSession(tx, { userId: user.id, organizationId: invitation.organization_id, ip: input.ip, userAgent: input.userAgent, now });
+    return openLoginSession(tx, {
+      userId: user.id,
+      organizationId: invitation.organization_id,
+      ip: input.ip,
+      userAgent: input.userAgent,
+      now,
+    });
   });
 }

@@ -25,8 +25,8 @@ type CacheEntry = { sample?: SectorSample; refreshing?: Promise<SectorSample> };
  */
 const samples = new WeakMap<Sql, Map<string, CacheEntry>>();
 
-async function computeSample(pool: Sql, livemode: boolean, today: string, sector: Sector): Promise<SectorSample> {
-  const { rows } = await pool.query<{ id: string; per_day: number }>(
+async function computeSample(sql: Sql, livemode: boolean, today: string, sector: Sector): Promise<SectorSample> {
+  const { rows } = await sql.query<{ id: string; per_day: number }>(
     `SELECT w.establishment_id::text AS id, w.per_day
      FROM (
        SELECT establishment_id, sum(kg)::float8 / ($2::date - min(day) + 1) AS per_day
@@ -41,11 +41,11 @@ async function computeSample(pool: Sql, livemode: boolean, today: string, sector
   return { perDay: new Map(rows.map((r) => [r.id, r.per_day])), computedAt: performance.now() };
 }
 
-async function sectorSample(pool: Sql, livemode: boolean, today: string, sector: Sector): Promise<SectorSample> {
-  let cache = samples.get(pool);
+async function sectorSample(sql: Sql, livemode: boolean, today: string, sector: Sector): Promise<SectorSample> {
+  let cache = samples.get(sql);
   if (!cache) {
     cache = new Map();
-    samples.set(pool, cache);
+    samples.set(sql, cache);
   }
   const key = `${livemode}|${sector}|${today}`;
   let entry = cache.get(key);
@@ -56,7 +56,7 @@ async function sectorSample(pool: Sql, livemode: boolean, today: string, sector:
   }
   const current = entry;
   const refresh = () => {
-    current.refreshing ??= computeSample(pool, livemode, today, sector).then(
+    current.refreshing ??= computeSample(sql, livemode, today, sector).then(
       (sample) => {
         current.sample = sample;
         current.refreshing = undefined;
@@ -85,7 +85,7 @@ async function sectorSample(pool: Sql, livemode: boolean, today: string, sector:
  * Test keys compare test data, live keys live data: test records never enter a live benchmark.
  */
 export async function getBenchmark(
-  deps: { pool: Sql; clock: Clock },
+  deps: { sql: Sql; clock: Clock },
   auth: Tenant,
   query: { sector?: Sector | undefined },
 ): Promise<BenchmarkResult> {
@@ -96,7 +96,7 @@ export async function getBenchmark(
   // The window: the last BENCHMARK_WINDOW_DAYS local days, today included (the caller's zone), read
   // from the day totals (records/rollup.ts), not from every record.
   const today = localDate(deps.clock(), auth.timezone);
-  const [sample, mine] = await Promise.all([sectorSample(deps.pool, auth.livemode, today, sector), mineSince(deps.pool, auth, today)]);
+  const [sample, mine] = await Promise.all([sectorSample(deps.sql, auth.livemode, today, sector), mineSince(deps.sql, auth, today)]);
   const myPerDay = mine.rows[0]?.per_day ?? null;
   const daysCovered = Number(mine.rows[0]?.days ?? 0);
   // The sector's figures with yours as of now (when you are of that sector).
@@ -139,11 +139,11 @@ export async function getBenchmark(
 }
 
 /** This establishment's kg per day over the window, counted from its first day with a record in it. */
-function mineSince(pool: Sql, auth: Tenant, today: string) {
+function mineSince(sql: Sql, auth: Tenant, today: string) {
   const p = sqlParams();
   const totals = dayTotalsSql(auth, { from: addDays(today, -(BENCHMARK_WINDOW_DAYS - 1)), to: today }, p);
   const days = `(${p.add(today)}::date - min(day) + 1)`;
-  return pool.query<{ per_day: number; days: number }>(
+  return sql.query<{ per_day: number; days: number }>(
     `SELECT sum(kg)::float8 / ${days} AS per_day, ${days} AS days FROM ${totals} t HAVING sum(records) > 0`,
     p.values,
   );

@@ -39,7 +39,7 @@ export function comparisonSpans(today: string): { period: PeriodComparison['peri
 }
 
 /** kg of today, this week and this month against their previous stretches, in one statement. */
-export async function comparePeriods(deps: { pool: Sql; clock: Clock }, tenant: Tenant): Promise<PeriodComparison[]> {
+export async function comparePeriods(deps: { sql: Sql; clock: Clock }, tenant: Tenant): Promise<PeriodComparison[]> {
   const spans = comparisonSpans(localDate(deps.clock(), tenant.timezone));
   const p = sqlParams();
   const sum = (span: Span, name: string) =>
@@ -47,7 +47,7 @@ export async function comparePeriods(deps: { pool: Sql; clock: Clock }, tenant: 
   const columns = spans.flatMap((s, i) => [sum(s.current, `c${i}`), sum(s.previous, `p${i}`)]);
   const earliest = spans.map((s) => s.previous.from).sort()[0] as string;
   const today = spans[0]?.current.to as string;
-  const { rows } = await deps.pool.query<Record<string, number>>(
+  const { rows } = await deps.sql.query<Record<string, number>>(
     `SELECT ${columns.join(', ')} FROM records
      WHERE establishment_id = ${p.add(tenant.establishmentId)}::uuid AND livemode = ${p.add(tenant.livemode)} AND superseded_by IS NULL
        AND occurred_at >= ${lowerBoundSql(earliest, tenant.timezone, p)} AND occurred_at < ${upperBoundSql(today, tenant.timezone, p)}`,
@@ -67,9 +67,9 @@ export async function comparePeriods(deps: { pool: Sql; clock: Clock }, tenant: 
 }
 
 /** Spike alerts of the establishment's last `days` local days, newest first. */
-export async function recentAlerts(deps: { pool: Sql; clock: Clock }, tenant: Tenant, days = 14) {
+export async function recentAlerts(deps: { sql: Sql; clock: Clock }, tenant: Tenant, days = 14) {
   const since = addDays(localDate(deps.clock(), tenant.timezone), -(days - 1));
-  const { rows } = await deps.pool.query<{
+  const { rows } = await deps.sql.query<{
     id: string;
     food_category: string;
     day: string;

@@ -28,8 +28,8 @@ const LABEL: Record<AnalyticsQueryParsed['group_by'], string> = {
  * time zone (`date_trunc` on local time, so DST changes and the ISO-week year boundary fall where a
  * person expects), with empty periods of the range present as 0.
  */
-export async function getAnalytics(deps: { pool: Sql; clock: Clock }, auth: Tenant, query: AnalyticsQueryParsed): Promise<AnalyticsResult> {
-  const { from, to } = await resolveRange(deps.pool, query, deps.clock(), auth.timezone, MAX_RANGE_DAYS);
+export async function getAnalytics(deps: { sql: Sql; clock: Clock }, auth: Tenant, query: AnalyticsQueryParsed): Promise<AnalyticsResult> {
+  const { from, to } = await resolveRange(deps.sql, query, deps.clock(), auth.timezone, MAX_RANGE_DAYS);
   const p = sqlParams();
   const tz = p.add(auth.timezone);
   const lower = lowerBoundSql(from, auth.timezone, p);
@@ -70,7 +70,7 @@ export async function getAnalytics(deps: { pool: Sql; clock: Clock }, auth: Tena
          FROM f JOIN destinations d ON d.id = f.destino_id) AS recovery_rate,
       (SELECT coalesce(json_agg(json_build_object('period', to_char(periods.bucket, ${label}), 'total_kg', coalesce(t.kg, 0)) ORDER BY periods.bucket), '[]')
          FROM periods LEFT JOIN (SELECT bucket, sum(weight_kg)::float8 AS kg FROM f GROUP BY 1) t USING (bucket)) AS trend`;
-  const { rows } = await deps.pool.query(sql, p.values);
+  const { rows } = await deps.sql.query(sql, p.values);
   const row = rows[0] as Omit<AnalyticsResult, 'from' | 'to' | 'group_by'>;
   const round = (kg: number) => Math.round(kg * 1000) / 1000;
   const roundMap = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round(v)]));

@@ -8,5 +8,5 @@ export const auditDashboardRouter = dashboardRouter({
     .meta({ roles: ADMINS })
     .input(AuditQuery)
     .output(AuditPage)
-    .query(({ ctx, input }) => listAudit(ctx.db, ctx.session.organizationId, input)),
+    .query(({ ctx, input }) => listAudit(ctx.db, ctx.user.organizationId, input)),
 });

@@ -24,7 +24,7 @@ export const keysDashboardRouter = dashboardRouter({
             name: input.name,
             mode: input.mode,
             permissions: input.permissions,
-            createdBy: ctx.session.userId,
+            createdBy: ctx.user.userId,
             now,
           }),
         (created) => ({

@@ -35,7 +35,7 @@ export const planDashboardRouter = dashboardRouter({
         ctx,
         'plan.generated',
         // The aggregate runs on the transaction's own connection (the embedded database has one).
-        (tx) => generatePlan({ db: tx, pool: sqlOfTransaction(tx), clock: ctx.clock }, ctx.tenant, input.lang),
+        (tx) => generatePlan({ db: tx, sql: sqlOfTransaction(tx), clock: ctx.clock }, ctx.tenant, input.lang),
         (plan) => ({ target: `${plan.period.from} – ${plan.period.to}`, details: { plan_id: plan.id, livemode: input.livemode } }),
       ),
     ),

@@ -59,7 +59,7 @@ const withShares = <T extends Share>(items: T[], total: number): (T & Part)[] =>
  * same transaction. Answers the plan written in `lang`.
  */
 export async function generatePlan(
-  deps: { db: DbTx; pool: Sql; clock: Clock },
+  deps: { db: DbTx; sql: Sql; clock: Clock },
   scope: PlanScope,
   lang: PlanLanguage = 'es',
 ): Promise<PreventionPlan> {
@@ -69,7 +69,7 @@ export async function generatePlan(
   // $1…$5 as written below; the day totals' readers add theirs after them.
   const p = sqlParams();
   for (const value of [scope.establishmentId, scope.livemode, from, to, scope.timezone]) p.add(value);
-  const { rows } = await deps.pool.query<PlanRow>(
+  const { rows } = await deps.sql.query<PlanRow>(
     `WITH f AS (
        SELECT t.food_category, t.destino_id, t.causa_id, t.waste_stage, t.kg AS weight_kg, t.records
        FROM ${dayTotalsSql(scope, { from, to }, p)} t

@@ -86,7 +86,7 @@ export function advisedQuantity(value: number, margin: number, unit: 'unit' | 'k
  * the product (waste records whose `product_name` is the product's name, case aside).
  */
 export async function predictDemand(
-  deps: { pool: Sql; clock: Clock },
+  deps: { sql: Sql; clock: Clock },
   auth: Tenant,
   query: { horizon: number; food_category?: FoodCategory | undefined; product_id?: string | undefined },
 ): Promise<DemandPrediction> {
@@ -95,13 +95,13 @@ export async function predictDemand(
   const start = addDays(today, -HISTORY_DAYS);
   const replayStart = addDays(today, -REPLAY_DAYS);
   if (query.product_id) {
-    const { rows } = await deps.pool.query('SELECT 1 FROM products WHERE id = $1::uuid AND organization_id = $2::uuid', [
+    const { rows } = await deps.sql.query('SELECT 1 FROM products WHERE id = $1::uuid AND organization_id = $2::uuid', [
       query.product_id,
       auth.organizationId,
     ]);
     if (rows.length === 0) throw validationError('Unknown product', [{ path: 'product_id', message: 'no product of this organisation' }]);
   }
-  const products = await deps.pool.query<ProductRow>(
+  const products = await deps.sql.query<ProductRow>(
     `SELECT p.id::text, p.name, p.food_category, p.unit_weight_kg::float8 AS unit_weight_kg, sum(t.lines)::int AS lines
      FROM sale_day_totals t JOIN products p ON p.id = t.product_id
      WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date
@@ -111,7 +111,7 @@ export async function predictDemand(
   );
   const ids = products.rows.map((p) => p.id);
   const [days, waste] = await Promise.all([
-    deps.pool.query<DayRow>(
+    deps.sql.query<DayRow>(
       `SELECT product_id::text, to_char(day, 'YYYY-MM-DD') AS day, units::float8 AS units, kg::float8 AS kg
        FROM sale_day_totals
        WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date AND product_id = ANY($5::uuid[])
@@ -119,7 +119,7 @@ export async function predictDemand(
       [auth.establishmentId, auth.livemode, start, today, ids],
     ),
     // The products' recorded waste of the replayed days, by local day (matched by name).
-    deps.pool.query<{ product_id: string; day: string; kg: number }>(
+    deps.sql.query<{ product_id: string; day: string; kg: number }>(
       `SELECT p.id::text AS product_id, to_char(${localDaySql('r.occurred_at', '$5')}, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
        FROM records r JOIN products p ON p.id = ANY($6::uuid[]) AND lower(p.name) = lower(trim(r.product_name))
        WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL

@@ -15,7 +15,7 @@ const BACKTEST_DAYS = 14;
  * (today is not complete), days without records counting 0.
  */
 export async function predictWaste(
-  deps: { pool: Sql; clock: Clock },
+  deps: { sql: Sql; clock: Clock },
   auth: Tenant,
   query: { horizon: number; food_category?: FoodCategory | undefined; product_id?: string | undefined },
 ): Promise<Prediction> {
@@ -29,7 +29,7 @@ export async function predictWaste(
   const p = sqlParams();
   // Every day from the first with a record up to yesterday, 0 kg where nothing was recorded.
   const daily = dayTotalsSql(auth, { from: start, to: addDays(today, -1), food_category: query.food_category }, p);
-  const { rows } = await deps.pool.query<{ kg: number }>(
+  const { rows } = await deps.sql.query<{ kg: number }>(
     `WITH daily AS (SELECT day, sum(kg)::float8 AS kg FROM ${daily} t GROUP BY 1),
        first_day AS (SELECT min(day) AS d FROM daily)
      SELECT coalesce(daily.kg, 0) AS kg

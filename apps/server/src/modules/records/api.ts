@@ -41,9 +41,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       })
       .input(CreateRecordInput)
       .output(CreateRecordResponse)
-      .mutation(async ({ ctx, input }) =>
-        ok(await createRecord({ db: ctx.db, pool: ctx.pool, clock: ctx.clock, catalog }, ctx.auth, input)),
-      ),
+      .mutation(async ({ ctx, input }) => ok(await createRecord({ db: ctx.db, sql: ctx.sql, clock: ctx.clock, catalog }, ctx.auth, input))),
 
     batch: apiProcedure
       .meta({
@@ -61,7 +59,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       .input(BatchRecordsInput)
       .output(BatchRecordsResponse)
       .mutation(async ({ ctx, input }) =>
-        ok(await createRecordsBatch({ db: ctx.db, pool: ctx.pool, clock: ctx.clock, catalog }, ctx.auth, input.records)),
+        ok(await createRecordsBatch({ db: ctx.db, sql: ctx.sql, clock: ctx.clock, catalog }, ctx.auth, input.records)),
       ),
 
     list: apiProcedure
@@ -98,7 +96,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       })
       .input(VerifyRecordsQuery)
       .output(VerifyRecordsResponse)
-      .query(async ({ ctx, input }) => ok(await verifyRecordChain(ctx.pool, ctx.auth, { full: input.full, signer, clock: ctx.clock }))),
+      .query(async ({ ctx, input }) => ok(await verifyRecordChain(ctx.sql, ctx.auth, { full: input.full, signer, clock: ctx.clock }))),
 
     checkpoints: apiProcedure
       .meta({
@@ -115,7 +113,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       })
       .input(ListCheckpointsQuery)
       .output(ListCheckpointsResponse)
-      .query(async ({ ctx, input }) => ok(await listCheckpoints(ctx.pool, ctx.auth, input.limit))),
+      .query(async ({ ctx, input }) => ok(await listCheckpoints(ctx.sql, ctx.auth, input.limit))),
 
     startVerification: apiProcedure
       .meta({
@@ -148,6 +146,6 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       })
       .input(VerificationRunParams)
       .output(ChainVerificationRunResponse)
-      .query(async ({ ctx, input }) => ok(await getVerificationRun(ctx.pool, ctx.auth, input.id))),
+      .query(async ({ ctx, input }) => ok(await getVerificationRun(ctx.sql, ctx.auth, input.id))),
   });
 }

@@ -17,11 +17,11 @@ import { RECORD_COLUMNS_TEXT, type RecordRow, toRecord } from './rows.js';
 type Row = Omit<RecordRow, 'chain_seq'> & { superseded_by: string | null };
 
 /** Up to `take` rows of the filter after the cursor. */
-async function pageRows(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter, take: number, after?: KeysetPosition) {
+async function pageRows(deps: { sql: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter, take: number, after?: KeysetPosition) {
   const p = sqlParams();
   let { where } = await recordFilterSql(deps, tenant, filter, p);
   if (after) where += ` AND (occurred_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)`;
-  const { rows } = await deps.pool.query<Row>(
+  const { rows } = await deps.sql.query<Row>(
     `SELECT ${RECORD_COLUMNS_TEXT}, superseded_by::text FROM records WHERE ${where} ORDER BY occurred_at DESC, id DESC LIMIT ${p.add(take)}`,
     p.values,
   );
@@ -36,7 +36,7 @@ const toPageRow = (r: Row): RecordsPageRow => ({ ...toRecord(r), superseded_by: 
  * only; later pages pass the cursor of the one before.
  */
 export async function listRecordsPage(
-  deps: { pool: Sql; clock: Clock },
+  deps: { sql: Sql; clock: Clock },
   tenant: Tenant,
   filter: RecordFilter & { limit: number; cursor?: KeysetPosition | undefined },
 ): Promise<RecordsPage> {
@@ -61,7 +61,7 @@ export const EXPORT_CHUNK = 1000;
  * pages): an export of a large establishment holds one chunk in memory, and no transaction or
  * connection stays open between chunks.
  */
-export async function* streamRecords(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter) {
+export async function* streamRecords(deps: { sql: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter) {
   // The range is resolved once, so "today" cannot move while the export runs.
   const p = sqlParams();
   const { from, to } = await recordFilterSql(deps, tenant, filter, p);
@@ -78,8 +78,8 @@ export async function* streamRecords(deps: { pool: Sql; clock: Clock }, tenant: 
 }
 
 /** A record with its place in the chain: sequence number, the hash it links to, and whether a correction replaced it. */
-export async function getRecordDetail(pool: Sql, scope: DataScope, id: string): Promise<RecordDetail> {
-  const { rows } = await pool.query<RecordRow & { superseded_by: string | null; chain_length: string }>(
+export async function getRecordDetail(sql: Sql, scope: DataScope, id: string): Promise<RecordDetail> {
+  const { rows } = await sql.query<RecordRow & { superseded_by: string | null; chain_length: string }>(
     `SELECT ${RECORD_COLUMNS_TEXT}, superseded_by::text,
        (SELECT seq FROM record_chain_heads h WHERE h.establishment_id = r.establishment_id AND h.livemode = r.livemode) AS chain_length
      FROM records r WHERE id = $1::uuid AND establishment_id = $2::uuid AND livemode = $3`,

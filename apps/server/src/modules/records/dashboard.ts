@@ -40,13 +40,13 @@ export const recordsDashboardRouter = (signer: CheckpointSigner, catalog: Catalo
     get: scopedProcedure
       .input(RecordIdInput)
       .output(RecordDetail)
-      .query(({ ctx, input }) => getRecordDetail(ctx.pool, ctx.scope, input.id)),
+      .query(({ ctx, input }) => getRecordDetail(ctx.sql, ctx.scope, input.id)),
 
     verify: scopedProcedure
       .meta({ rateLimit: 'heavy' })
       .input(ModeScope)
       .output(ChainVerification)
-      .query(({ ctx }) => verifyRecordChain(ctx.pool, ctx.scope, { signer, clock: ctx.clock })),
+      .query(({ ctx }) => verifyRecordChain(ctx.sql, ctx.scope, { signer, clock: ctx.clock })),
 
     create: scopedProcedure
       .meta({ roles: BUILDERS })

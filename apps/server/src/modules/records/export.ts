@@ -108,7 +108,7 @@ export function csvStringifier(dialect: CsvDialect): Stringifier {
 }
 
 export async function exportRecordsCsv(
-  deps: { db: Db; pool: Sql; clock: Clock; catalog: CatalogCache },
+  deps: { db: Db; sql: Sql; clock: Clock; catalog: CatalogCache },
   tenant: Tenant,
   filter: RecordFilter,
   dialect: CsvDialect,

@@ -39,14 +39,14 @@ export function recordsWhere(tenant: Tenant, filter: RecordFilter & { from: stri
 }
 
 /** The filter's range: resolved (default 30 days), or none (`''`) for a whole session. */
-async function filterRange(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter) {
+async function filterRange(deps: { sql: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter) {
   if (wholeSession(filter)) return { from: '', to: '' };
-  return resolveRange(deps.pool, filter, deps.clock(), tenant.timezone);
+  return resolveRange(deps.sql, filter, deps.clock(), tenant.timezone);
 }
 
 /** The WHERE clause of a filter over `records` (unqualified columns), its values added to `p`. */
 export async function recordFilterSql(
-  deps: { pool: Sql; clock: Clock },
+  deps: { sql: Sql; clock: Clock },
   tenant: Tenant,
   filter: RecordFilter,
   p: SqlParams,
@@ -85,13 +85,13 @@ export function countSql(tenant: Tenant, filter: RecordFilter & { from: string; 
 
 /** The count and kg of a filter whose range is not resolved yet. */
 export async function recordTotals(
-  deps: { pool: Sql; clock: Clock },
+  deps: { sql: Sql; clock: Clock },
   tenant: Tenant,
   filter: RecordFilter,
 ): Promise<{ count: number; kg: number }> {
   const range = await filterRange(deps, tenant, filter);
   const p = sqlParams();
-  const { rows } = await deps.pool.query<{ n: string; kg: number }>(
+  const { rows } = await deps.sql.query<{ n: string; kg: number }>(
     `SELECT n, kg FROM ${totalsSql(tenant, { ...filter, ...range }, p)} t`,
     p.values,
   );
@@ -100,6 +100,6 @@ export async function recordTotals(
 }
 
 /** countSql on its own, for a filter whose range is not resolved yet. */
-export async function countRecords(deps: { pool: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter): Promise<number> {
+export async function countRecords(deps: { sql: Sql; clock: Clock }, tenant: Tenant, filter: RecordFilter): Promise<number> {
   return (await recordTotals(deps, tenant, filter)).count;
 }

@@ -20,13 +20,13 @@ export type ListRecordsParsed = {
  * days up to and including today. Runs on the pg pool directly: this is the hottest read.
  */
 export async function listRecords(
-  deps: { pool: Sql; clock: Clock },
+  deps: { sql: Sql; clock: Clock },
   auth: Tenant,
   query: ListRecordsParsed,
 ): Promise<{ data: WasteRecord[]; pagination: Pagination }> {
   const p = sqlParams();
   const { where, from, to } = await recordFilterSql(deps, auth, query, p);
-  const { rows } = await deps.pool.query<Omit<RecordRow, 'chain_seq'> & { total: string }>(
+  const { rows } = await deps.sql.query<Omit<RecordRow, 'chain_seq'> & { total: string }>(
     `SELECT ${RECORD_COLUMNS_TEXT}, ${countSql(auth, { ...query, from, to }, p)} AS total FROM records WHERE ${where}
      ORDER BY occurred_at DESC, id DESC
      LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,

@@ -33,10 +33,10 @@ import { canonicalRecordJson, chainHash, GENESIS_HASH, type HashedFields } from 
 import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
 
 /**
- * `pool`: where the writes run — the pg pool when the request has no transaction (no Prisma
+ * `sql`: where the writes run — the pg pool when the request has no transaction (no Prisma
  * round trip on the hottest writes), the request's transaction otherwise. Without it, `db`.
  */
-export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache; pool?: TransactionalSql };
+export type RecordDeps = { db: DbTx; clock: Clock; catalog: CatalogCache; sql?: TransactionalSql };
 
 function hashedFields(
   auth: Tenant,
@@ -187,7 +187,7 @@ export async function createRecord(
 
   const fieldValues = Prisma.join(RECORD_FIELDS.map((f) => Prisma.sql`${sqlValue(f, fields[f.name])}::${Prisma.raw(f.type)}`));
 
-  const sql = deps.pool ?? sqlOfTransaction(deps.db);
+  const sql = deps.sql ?? sqlOfTransaction(deps.db);
   for (let attempt = 0; attempt < 2; attempt++) {
     const statement = Prisma.sql`
       WITH moved AS (
@@ -297,7 +297,7 @@ export async function createRecordsBatch(
     prepared.push({ index, id, at, day, fields, canonical: canonicalRecordJson(fields) });
   }
 
-  const transactional = deps.pool ?? sqlOfTransaction(deps.db);
+  const transactional = deps.sql ?? sqlOfTransaction(deps.db);
   return transactional.transaction(async (sql) => {
     const head = await lockChainHead(sql, auth);
     let prev = head.last_hash;

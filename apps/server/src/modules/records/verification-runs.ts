@@ -50,9 +50,9 @@ const toRun = (r: Row): ChainVerificationRun => ({
  * The run and its job are written by one statement (on the request's transaction when it has an
  * Idempotency-Key), so a run exists exactly when its job does.
  */
-export async function startVerificationRun(deps: { pool: Sql; clock: Clock }, scope: DataScope): Promise<ChainVerificationRun> {
+export async function startVerificationRun(deps: { sql: Sql; clock: Clock }, scope: DataScope): Promise<ChainVerificationRun> {
   const id = randomUUID();
-  const { rows } = await deps.pool.query<Row>(
+  const { rows } = await deps.sql.query<Row>(
     `WITH run AS (
        INSERT INTO chain_verification_runs (id, establishment_id, livemode, status, total, created_at)
        SELECT $1::uuid, $2::uuid, $3, 'queued', coalesce((SELECT seq FROM record_chain_heads WHERE establishment_id = $2::uuid AND livemode = $3), 0), $4
@@ -66,7 +66,7 @@ export async function startVerificationRun(deps: { pool: Sql; clock: Clock }, sc
     [id, scope.establishmentId, scope.livemode, deps.clock()],
   );
   if (rows[0]) return toRun(rows[0]);
-  const active = await deps.pool.query<Row>(
+  const active = await deps.sql.query<Row>(
     `SELECT ${COLUMNS} FROM chain_verification_runs
      WHERE establishment_id = $1::uuid AND livemode = $2 AND status IN ('queued', 'running')`,
     [scope.establishmentId, scope.livemode],
@@ -75,8 +75,8 @@ export async function startVerificationRun(deps: { pool: Sql; clock: Clock }, sc
   return toRun(active.rows[0]);
 }
 
-export async function getVerificationRun(pool: Sql, scope: DataScope, id: string): Promise<ChainVerificationRun> {
-  const { rows } = await pool.query<Row>(
+export async function getVerificationRun(sql: Sql, scope: DataScope, id: string): Promise<ChainVerificationRun> {
+  const { rows } = await sql.query<Row>(
     `SELECT ${COLUMNS} FROM chain_verification_runs WHERE id = $1::uuid AND establishment_id = $2::uuid AND livemode = $3`,
     [id, scope.establishmentId, scope.livemode],
   );
@@ -86,11 +86,11 @@ export async function getVerificationRun(pool: Sql, scope: DataScope, id: string
 
 /** `records.verify`: runs a queued (or interrupted) verification to its end. */
 export async function runVerification(
-  deps: { pool: Sql; clock: Clock; signer?: CheckpointSigner; log?: Pick<Log, 'warn'>; segment?: number },
+  deps: { sql: Sql; clock: Clock; signer?: CheckpointSigner; log?: Pick<Log, 'warn'>; segment?: number },
   payload: { run_id: string },
   attempt: { number: number; max: number } = { number: 1, max: 1 },
 ): Promise<void> {
-  const { rows } = await deps.pool.query<{ establishment_id: string; livemode: boolean }>(
+  const { rows } = await deps.sql.query<{ establishment_id: string; livemode: boolean }>(
     `UPDATE chain_verification_runs SET status = 'running', started_at = coalesce(started_at, $2), checked = 0, error = NULL
      WHERE id = $1::uuid AND status IN ('queued', 'running')
      RETURNING establishment_id::text, livemode`,
@@ -100,20 +100,20 @@ export async function runVerification(
   if (!run) return; // finished already, or deleted
   const scope = { establishmentId: run.establishment_id, livemode: run.livemode };
   try {
-    const result = await verifyRecordChain(deps.pool, scope, {
+    const result = await verifyRecordChain(deps.sql, scope, {
       full: true,
       ...(deps.signer ? { signer: deps.signer } : {}),
       clock: deps.clock,
       segment: deps.segment ?? RUN_SEGMENT,
       onProgress: async (checked, total) => {
-        await deps.pool.query(`UPDATE chain_verification_runs SET checked = $2, total = $3 WHERE id = $1::uuid`, [
+        await deps.sql.query(`UPDATE chain_verification_runs SET checked = $2, total = $3 WHERE id = $1::uuid`, [
           payload.run_id,
           checked,
           total,
         ]);
       },
     });
-    await deps.pool.query(
+    await deps.sql.query(
       `UPDATE chain_verification_runs SET status = 'completed', result = $2::jsonb, checked = $3, finished_at = $4 WHERE id = $1::uuid`,
       [payload.run_id, JSON.stringify(result), result.checked, deps.clock()],
     );
@@ -121,7 +121,7 @@ export async function runVerification(
     const last = attempt.number >= attempt.max;
     const message = err instanceof Error ? err.message : String(err);
     deps.log?.warn({ err, runId: payload.run_id, attempt: attempt.number }, 'chain verification run failed');
-    await deps.pool
+    await deps.sql
       .query(`UPDATE chain_verification_runs SET status = $2, error = $3, finished_at = $4 WHERE id = $1::uuid AND status = 'running'`, [
         payload.run_id,
         last ? 'failed' : 'running',

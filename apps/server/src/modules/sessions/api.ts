@@ -17,7 +17,7 @@ export const sessionsRouter = router({
     .input(ListSessionsQuery)
     .output(ListSessionsResponse)
     .query(async ({ ctx, input }) => {
-      const { data, pagination } = await listSessions(ctx.pool, ctx.auth, input);
+      const { data, pagination } = await listSessions(ctx.sql, ctx.auth, input);
       return { ...ok(data), meta: { pagination } };
     }),
 
@@ -51,7 +51,7 @@ export const sessionsRouter = router({
     })
     .input(SessionIdParams)
     .output(SessionResponse)
-    .query(async ({ ctx, input }) => ok(await getSession(ctx.pool, ctx.auth, input.id))),
+    .query(async ({ ctx, input }) => ok(await getSession(ctx.sql, ctx.auth, input.id))),
 
   complete: apiProcedure
     .meta({

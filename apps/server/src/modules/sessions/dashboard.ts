@@ -11,7 +11,7 @@ export const sessionsDashboardRouter = dashboardRouter({
     .output(z.object({ data: z.array(Session), total: z.number().int() }))
     .query(async ({ ctx, input }) => {
       const { establishment_id: _e, livemode: _l, ...query } = input;
-      const { data, pagination } = await listSessions(ctx.pool, ctx.tenant, query);
+      const { data, pagination } = await listSessions(ctx.sql, ctx.tenant, query);
       return { data, total: pagination.total };
     }),
 
@@ -19,5 +19,5 @@ export const sessionsDashboardRouter = dashboardRouter({
   get: scopedProcedure
     .input(DashboardSessionIdInput)
     .output(Session)
-    .query(({ ctx, input }) => getSession(ctx.pool, ctx.tenant, input.id)),
+    .query(({ ctx, input }) => getSession(ctx.sql, ctx.tenant, input.id)),
 });

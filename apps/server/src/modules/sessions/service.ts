@@ -70,8 +70,8 @@ export async function createSession(
   return toSession({ ...row, status: 'open', record_count: 0, total_kg: 0 });
 }
 
-export async function getSession(pool: Sql, auth: Tenant, id: string): Promise<Session> {
-  const { rows } = await pool.query<SessionRow>(`${SELECT} WHERE s.id = $1::uuid AND s.establishment_id = $2::uuid AND s.livemode = $3`, [
+export async function getSession(sql: Sql, auth: Tenant, id: string): Promise<Session> {
+  const { rows } = await sql.query<SessionRow>(`${SELECT} WHERE s.id = $1::uuid AND s.establishment_id = $2::uuid AND s.livemode = $3`, [
     id,
     auth.establishmentId,
     auth.livemode,
@@ -82,7 +82,7 @@ export async function getSession(pool: Sql, auth: Tenant, id: string): Promise<S
 }
 
 export async function listSessions(
-  pool: Sql,
+  sql: Sql,
   auth: Tenant,
   query: { status?: 'open' | 'completed' | undefined; from?: string | undefined; to?: string | undefined; limit: number; offset: number },
 ): Promise<{ data: Session[]; pagination: Pagination }> {
@@ -92,11 +92,11 @@ export async function listSessions(
   if (query.from) where += ` AND s.started_at >= ${lowerBoundSql(query.from, auth.timezone, p)}`;
   if (query.to) where += ` AND s.started_at < ${upperBoundSql(query.to, auth.timezone, p)}`;
   const countValues = [...p.values];
-  const { rows } = await pool.query<SessionRow>(
+  const { rows } = await sql.query<SessionRow>(
     `${SELECT} WHERE ${where} ORDER BY s.started_at DESC, s.id DESC LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,
     p.values,
   );
-  const count = await pool.query<{ total: string }>(`SELECT count(*) AS total FROM sessions s WHERE ${where}`, countValues);
+  const count = await sql.query<{ total: string }>(`SELECT count(*) AS total FROM sessions s WHERE ${where}`, countValues);
   const total = Number(count.rows[0]?.total ?? 0);
   return {
     data: rows.map(toSession),

@@ -19,7 +19,7 @@ import type { InvitationLimiter } from './limits.js';
 import { changeRole, getTeam, memberApiKeys, removeMember, revokeInvitation } from './service.js';
 
 const admin = memberProcedure.meta({ roles: ADMINS });
-const actingOf = (ctx: { session: { userId: string; role: Role } }) => ({ userId: ctx.session.userId, role: ctx.session.role });
+const actingOf = (ctx: { user: { userId: string; role: Role } }) => ({ userId: ctx.user.userId, role: ctx.user.role });
 
 /**
  * The team page: every member sees it; owners and admins invite, change roles and remove.
@@ -27,7 +27,7 @@ const actingOf = (ctx: { session: { userId: string; role: Role } }) => ({ userId
  */
 export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
   dashboardRouter({
-    get: memberProcedure.output(Team).query(({ ctx }) => getTeam(ctx.db, ctx.session.organizationId, ctx.clock())),
+    get: memberProcedure.output(Team).query(({ ctx }) => getTeam(ctx.db, ctx.user.organizationId, ctx.clock())),
 
     invite: admin
       .input(InviteMemberInput)
@@ -35,23 +35,23 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
       .mutation(async ({ ctx, input }) => {
         // Taken before anything is written: past a limit, nothing is stored or mailed (429).
         const allowance = await deps.invitations.take({
-          inviterId: ctx.session.userId,
-          organizationId: ctx.session.organizationId,
+          inviterId: ctx.user.userId,
+          organizationId: ctx.user.organizationId,
           email: input.email,
         });
         // The invitee has no language of their own yet: the inviter's dashboard language, else theirs saved, else Spanish.
-        const inviter = await ctx.db.user.findUnique({ where: { id: ctx.session.userId }, select: { language: true } });
+        const inviter = await ctx.db.user.findUnique({ where: { id: ctx.user.userId }, select: { language: true } });
         const language = mailLanguage(input.language, inviter?.language);
         let sent: Awaited<ReturnType<typeof sendInvitation>>;
         try {
           sent = await sendInvitation(
             { db: ctx.db, clock: ctx.clock, log: ctx.log, mailer: ctx.accounts.mailer, publicUrl: ctx.accounts.publicUrl },
             {
-              organizationId: ctx.session.organizationId,
-              organizationName: ctx.session.organizationName,
+              organizationId: ctx.user.organizationId,
+              organizationName: ctx.user.organizationName,
               actor: actingOf(ctx),
               by: actorOf(ctx),
-              invitedBy: ctx.session.name || ctx.session.email,
+              invitedBy: ctx.user.name || ctx.user.email,
               email: input.email,
               role: input.role,
               language,
@@ -65,7 +65,7 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
         // Without an SMTP server the e-mail reaches only the log (links redacted) or a file on the
         // server: the inviter is told so and gets the link, in this answer only (never stored or
         // logged), to pass on themselves, as `merma-admin org create` prints it for an operator.
-        return { ...sent.invitation, invited_by: ctx.session.email, mailed: sent.mailed, link: sent.link };
+        return { ...sent.invitation, invited_by: ctx.user.email, mailed: sent.mailed, link: sent.link };
       }),
 
     revokeInvitation: admin
@@ -75,7 +75,7 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
         await audited(
           ctx,
           'invitation.revoked',
-          (tx, now) => revokeInvitation(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), id: input.id, now }),
+          (tx, now) => revokeInvitation(tx, { organizationId: ctx.user.organizationId, actor: actingOf(ctx), id: input.id, now }),
           (email) => ({ target: email }),
         );
         return { ok: true as const };
@@ -89,7 +89,7 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
           ctx,
           'member.role_changed',
           (tx) =>
-            changeRole(tx, { organizationId: ctx.session.organizationId, actor: actingOf(ctx), userId: input.user_id, role: input.role }),
+            changeRole(tx, { organizationId: ctx.user.organizationId, actor: actingOf(ctx), userId: input.user_id, role: input.role }),
           ({ member, previous }) => ({ target: member.email, details: { from: previous, to: member.role } }),
         );
         return member;
@@ -99,7 +99,7 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
     memberApiKeys: admin
       .input(MemberIdInput)
       .output(MemberApiKeys)
-      .query(({ ctx, input }) => memberApiKeys(ctx.db, { organizationId: ctx.session.organizationId, userId: input.user_id })),
+      .query(({ ctx, input }) => memberApiKeys(ctx.db, { organizationId: ctx.user.organizationId, userId: input.user_id })),
 
     /**
      * Removes a member; with `revoke_keys`, the API keys they created in the organisation are revoked
@@ -115,7 +115,7 @@ export const teamDashboardRouter = (deps: { invitations: InvitationLimiter }) =>
           'member.removed',
           (tx, now) =>
             removeMember(tx, {
-              organizationId: ctx.session.organizationId,
+              organizationId: ctx.user.organizationId,
               actor: actingOf(ctx),
               userId: input.user_id,
               revokeKeys: input.revoke_keys,

@@ -7,17 +7,18 @@ import { AppError } from '../../errors.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 
 /**
- * Dashboard sessions, kept server-side in `user_sessions` (only the token's SHA-256 is stored).
+ * Login sessions (a dashboard sign-in; not the registration sessions of modules/sessions, which
+ * the API calls `sessions`), kept server-side in `user_sessions` (only the token's SHA-256 is stored).
  * A session ends after 7 days without use and 30 days after sign-in at the latest, when its user
  * signs out (everywhere), changes the password, or leaves the organisation it works in. Its use is
  * written at most every 5 minutes, so that a busy page does not write on every call.
  */
-export const SESSION_IDLE_MS = 7 * 86_400_000;
-export const SESSION_MAX_MS = 30 * 86_400_000;
+export const LOGIN_SESSION_IDLE_MS = 7 * 86_400_000;
+export const LOGIN_SESSION_MAX_MS = 30 * 86_400_000;
 const TOUCH_EVERY_MS = 5 * 60_000;
 
 /** The signed-in user, as every dashboard procedure sees them. */
-export type SessionUser = {
+export type SignedInUser = {
   sessionId: string;
   userId: string;
   email: string;
@@ -32,14 +33,14 @@ export type SessionUser = {
   renewed: boolean;
 };
 
-export type OpenedSession = { token: string; expiresAt: Date; csrfToken: string };
+export type OpenedLoginSession = { token: string; expiresAt: Date; csrfToken: string };
 
-export async function openSession(
+export async function openLoginSession(
   db: DbTx,
   input: { userId: string; organizationId: string; ip: string | null; userAgent: string | null; now: Date },
-): Promise<OpenedSession> {
+): Promise<OpenedLoginSession> {
   const { token, hash } = newToken();
-  const expiresAt = new Date(input.now.getTime() + SESSION_IDLE_MS);
+  const expiresAt = new Date(input.now.getTime() + LOGIN_SESSION_IDLE_MS);
   await db.userSession.create({
     data: {
       id: randomUUID(),
@@ -75,16 +76,16 @@ type Row = {
  * The session of a cookie's token, or null when there is none: unknown, expired, or its user is no
  * longer a member of the organisation it works in.
  */
-export function findSession(db: DbTx, token: string, now: Date): Promise<SessionUser | null> {
+export function findLoginSession(db: DbTx, token: string, now: Date): Promise<SignedInUser | null> {
   return querySession(db, Prisma.sql`s.token_hash = ${hashToken(token)}`, now);
 }
 
 /** The session `id` as it is now (after it moved to another organisation). */
-export function reloadSession(db: DbTx, sessionId: string, now: Date): Promise<SessionUser | null> {
+export function reloadLoginSession(db: DbTx, sessionId: string, now: Date): Promise<SignedInUser | null> {
   return querySession(db, Prisma.sql`s.id = ${sessionId}::uuid`, now);
 }
 
-async function querySession(db: DbTx, which: Prisma.Sql, now: Date): Promise<SessionUser | null> {
+async function querySession(db: DbTx, which: Prisma.Sql, now: Date): Promise<SignedInUser | null> {
   const [row] = await db.$queryRaw<Row[]>`
     SELECT s.id::text, s.user_id::text, u.email, u.name, s.organization_id::text, o.name AS organization_name, o.plan,
       o.canceled_at IS NOT NULL AS canceled, m.role, s.created_at, s.last_seen_at, s.expires_at
@@ -97,7 +98,7 @@ async function querySession(db: DbTx, which: Prisma.Sql, now: Date): Promise<Ses
   let expiresAt = row.expires_at;
   let renewed = false;
   if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) {
-    expiresAt = new Date(Math.min(row.created_at.getTime() + SESSION_MAX_MS, now.getTime() + SESSION_IDLE_MS));
+    expiresAt = new Date(Math.min(row.created_at.getTime() + LOGIN_SESSION_MAX_MS, now.getTime() + LOGIN_SESSION_IDLE_MS));
     renewed = expiresAt.getTime() !== row.expires_at.getTime();
     await db.userSession.update({ where: { id: row.id }, data: { last_seen_at: now, expires_at: expiresAt } });
   }
@@ -116,17 +117,17 @@ async function querySession(db: DbTx, which: Prisma.Sql, now: Date): Promise<Ses
   };
 }
 
-export async function closeSession(db: DbTx, sessionId: string): Promise<void> {
+export async function closeLoginSession(db: DbTx, sessionId: string): Promise<void> {
   await db.userSession.deleteMany({ where: { id: sessionId } });
 }
 
-export async function closeAllSessions(db: DbTx, userId: string): Promise<number> {
+export async function closeAllLoginSessions(db: DbTx, userId: string): Promise<number> {
   const { count } = await db.userSession.deleteMany({ where: { user_id: userId } });
   return count;
 }
 
 /** Moves a session to another organisation of its user (404 when they are not a member of it). */
-export async function moveSession(db: DbTx, session: SessionUser, organizationId: string): Promise<void> {
+export async function moveLoginSession(db: DbTx, session: SignedInUser, organizationId: string): Promise<void> {
   const member = await db.membership.findUnique({
     where: { organization_id_user_id: { organization_id: organizationId, user_id: session.userId } },
   });
@@ -135,7 +136,7 @@ export async function moveSession(db: DbTx, session: SessionUser, organizationId
 }
 
 /** What the dashboard shows of the signed-in user: their organisations, establishments and role. */
-export async function describeSession(db: DbTx, session: SessionUser, csrfToken: string, publicUrl: string): Promise<Me> {
+export async function describeLoginSession(db: DbTx, session: SignedInUser, csrfToken: string, publicUrl: string): Promise<Me> {
   const [memberships, establishments] = await Promise.all([
     db.membership.findMany({
       where: { user_id: session.userId },
