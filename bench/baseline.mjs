@@ -4,7 +4,9 @@
 // upsert and outbox event; the batch transaction with one INSERT … SELECT FROM unnest, the day
 // totals and the events; the same indexed SELECT + count, same columns). No auth,
 // rate limit, idempotency, tRPC, Prisma or envelope: the ratio is what our stack costs on top.
-// /records/plain is a plain INSERT without the hash chain, for reference.
+// /records/plain is a plain INSERT without the hash chain, for reference. With an Idempotency-Key
+// header, POST /records and /records/batch claim the key, write and store the answer in one
+// transaction on one connection, as the API does for the requests the SDK sends.
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -52,29 +54,76 @@ const APPEND = `WITH moved AS (
     $12 FROM stored)
   SELECT record_hash FROM stored`;
 
+/** The establishment's API key, which an Idempotency-Key is scoped to (the API's key of the request). */
+const keyIds = new Map();
+async function apiKeyOf(runner, establishment) {
+  let id = keyIds.get(establishment);
+  if (!id) {
+    id = (await runner.query('SELECT id FROM api_keys WHERE establishment_id = $1 LIMIT 1', [establishment])).rows[0].id;
+    keyIds.set(establishment, id);
+  }
+  return id;
+}
+const CLAIM = `INSERT INTO idempotency_keys (id, establishment_id, livemode, api_key_id, key, fingerprint, status_code, response_body)
+  VALUES ($1, $2, false, $3, $4, $5, 0, '') ON CONFLICT (establishment_id, livemode, api_key_id, key) DO NOTHING RETURNING id`;
+const STORE = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3 WHERE id = $1';
+
+/**
+ * Runs `write(runner)` as the API runs a POST: alone on the pool without an Idempotency-Key; with
+ * one, in a transaction that claims the key first and stores the answer last (a replay answers the
+ * stored body).
+ */
+async function idempotent(req, establishment, write) {
+  const key = req.headers['idempotency-key'];
+  if (!key) return write(pool);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const claimId = randomUUID();
+    const print = hash(JSON.stringify(req.body));
+    const claimed = await client.query(CLAIM, [claimId, establishment, await apiKeyOf(client, establishment), key, print]);
+    if (claimed.rows.length === 0) {
+      await client.query('ROLLBACK');
+      return { status: 200, body: { replayed: true } };
+    }
+    const answer = await write(client);
+    await client.query(STORE, [claimId, answer.status, JSON.stringify(answer.body)]);
+    await client.query('COMMIT');
+    return answer;
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
 app.post('/records', async (req, reply) => {
   const parsed = CreateRecordInput.safeParse(req.body);
   if (!parsed.success) return reply.code(400).send({ error: 'invalid' });
   const r = parsed.data;
   const establishment = req.headers['x-establishment'];
-  const id = randomUUID();
-  const createdAt = new Date().toISOString();
-  const { rows } = await pool.query(APPEND, [
-    id,
-    establishment,
-    canonical(id, establishment, r, createdAt),
-    r.food_category,
-    r.weight_kg,
-    r.destino_id,
-    r.causa_id ?? null,
-    r.product_name ?? null,
-    r.waste_stage ?? null,
-    r.notes ?? null,
-    r.photo_url ?? null,
-    createdAt,
-    localDay.format(new Date(createdAt)),
-  ]);
-  return reply.code(201).send({ id, ...r, record_hash: rows[0].record_hash, created_at: createdAt, occurred_at: createdAt });
+  const answer = await idempotent(req, establishment, async (runner) => {
+    const id = randomUUID();
+    const createdAt = new Date().toISOString();
+    const { rows } = await runner.query(APPEND, [
+      id,
+      establishment,
+      canonical(id, establishment, r, createdAt),
+      r.food_category,
+      r.weight_kg,
+      r.destino_id,
+      r.causa_id ?? null,
+      r.product_name ?? null,
+      r.waste_stage ?? null,
+      r.notes ?? null,
+      r.photo_url ?? null,
+      createdAt,
+      localDay.format(new Date(createdAt)),
+    ]);
+    return { status: 201, body: { id, ...r, record_hash: rows[0].record_hash, created_at: createdAt, occurred_at: createdAt } };
+  });
+  return reply.code(answer.status).send(answer.body);
 });
 
 // For reference: a plain INSERT without the hash chain (what the chain costs in the database).
@@ -118,9 +167,24 @@ app.post('/records/batch', async (req, reply) => {
   }
   const establishment = req.headers['x-establishment'];
   const createdAt = new Date().toISOString();
+  const key = req.headers['idempotency-key'];
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    const claimId = randomUUID();
+    if (key) {
+      const claimed = await client.query(CLAIM, [
+        claimId,
+        establishment,
+        await apiKeyOf(client, establishment),
+        key,
+        hash(JSON.stringify(req.body)),
+      ]);
+      if (claimed.rows.length === 0) {
+        await client.query('ROLLBACK');
+        return reply.send({ replayed: true });
+      }
+    }
     const head = (
       await client.query('SELECT seq, last_hash FROM record_chain_heads WHERE establishment_id = $1 AND livemode = false FOR UPDATE', [
         establishment,
@@ -178,8 +242,10 @@ app.post('/records/batch', async (req, reply) => {
        SELECT (SELECT count(*) FROM head)::int AS head`,
       [establishment, createdAt, JSON.stringify(rows), String(seq), prev, items.length],
     );
+    const answer = { inserted: items.length, failed: body.data.records.length - items.length };
+    if (key) await client.query(STORE, [claimId, 200, JSON.stringify(answer)]);
     await client.query('COMMIT');
-    return reply.send({ inserted: items.length, failed: body.data.records.length - items.length });
+    return reply.send(answer);
   } catch (err) {
     await client.query('ROLLBACK');
     throw err;

@@ -45,6 +45,12 @@ const EnvSchema = z.object({
    * container scraped over its network, with the port kept off the public network).
    */
   METRICS_HOST: z.string().default('127.0.0.1'),
+  /**
+   * How the API's answers are checked against their documented schemas (trpc/responses.ts):
+   * `strict` parses each one and refuses (500) an answer the schema would change; `off` sends what
+   * the procedure built. Default: off in production (the suite runs strict), strict otherwise.
+   */
+  API_RESPONSE_CHECK: z.enum(['strict', 'off']).optional(),
   /** When set, GET /metrics on the API port too, for `Authorization: Bearer <token>` only. */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** Requests per minute per key for general endpoints. */
@@ -376,6 +382,7 @@ function toConfig(e: z.output<typeof EnvSchema>) {
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
     },
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    apiResponseCheck: e.API_RESPONSE_CHECK ?? (e.NODE_ENV === 'production' ? ('off' as const) : ('strict' as const)),
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     /** false, true (development and tests only) or a comma list of addresses, ranges and names. */
     trustProxy: e.TRUST_PROXY,

@@ -41,6 +41,7 @@ beforeAll(async () => {
       auth: await authenticator.authenticate(req as FastifyRequest),
       clock: () => new Date(),
       requestId: 'reference',
+      responseCheck: 'strict',
     }),
   });
   await reference.ready();

@@ -104,6 +104,7 @@ const ROWS: Record<string, Row> = {
   REDIS_URL: { value: 'redis://cache-host:6380', set: { redisUrl: 'redis://cache-host:6380' }, unset: { redisUrl: undefined } },
   LOG_LEVEL: { value: 'warn', set: { logLevel: 'warn' }, unset: { logLevel: 'info' } },
   METRICS_PORT: { value: '9123', set: { 'metrics.port': 9123 }, unset: { 'metrics.port': 0 } },
+  API_RESPONSE_CHECK: { value: 'off', set: { apiResponseCheck: 'off' }, unset: { apiResponseCheck: 'strict' } },
   METRICS_HOST: { value: '0.0.0.0', set: { 'metrics.host': '0.0.0.0' }, unset: { 'metrics.host': '127.0.0.1' } },
   METRICS_TOKEN: {
     value: 'metrics-token-0123456789',
@@ -255,16 +256,26 @@ describe('every setting: its default and where it lands', () => {
     };
     expect(() => loadConfig(production)).toThrow(/SMTP_URL: required when NODE_ENV=production/);
     const config = loadConfig({ ...production, MAIL_TO_LOG: 'true' });
-    expect({ env: config.env, host: config.host, metricsPort: config.metrics.port, transport: config.mail.transport }).toEqual({
+    expect({
+      env: config.env,
+      host: config.host,
+      metricsPort: config.metrics.port,
+      transport: config.mail.transport,
+      responseCheck: config.apiResponseCheck,
+    }).toEqual({
       env: 'production',
       host: '0.0.0.0',
       metricsPort: 9464,
       transport: 'log',
+      responseCheck: 'off',
     });
     expect(loadConfig({ ...production, SMTP_URL: 'smtp://mailer-host:2525' }).mail.transport).toBe('smtp');
-    expect(loadConfig({ ...production, MAIL_TO_LOG: 'true', HOST: '10.1.2.3', METRICS_PORT: '0' })).toMatchObject({
+    expect(
+      loadConfig({ ...production, MAIL_TO_LOG: 'true', HOST: '10.1.2.3', METRICS_PORT: '0', API_RESPONSE_CHECK: 'strict' }),
+    ).toMatchObject({
       host: '10.1.2.3',
       metrics: { port: 0 },
+      apiResponseCheck: 'strict',
     });
   });
 });

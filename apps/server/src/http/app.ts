@@ -252,7 +252,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     if (closing) reply.header('connection', 'close');
   });
 
-  registerProcedureRoutes(app, { router, db, clock, secrets: services.secrets });
+  registerProcedureRoutes(app, { router, db, clock, secrets: services.secrets, responseCheck: services.config.apiResponseCheck });
   registerIntegrationRoutes(app, {
     db,
     clock,

@@ -21,6 +21,7 @@ import { toAppError, validationError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
 import { inSpan } from '../tracing/spans.js';
 import type { Context } from '../trpc/context.js';
+import type { ResponseCheck } from '../trpc/responses.js';
 import type { AppRouter } from '../trpc/router.js';
 import { authorizeProcedure, createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
 import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';
@@ -77,6 +78,7 @@ export function registerProcedureRoutes(
     clock: Clock;
     /** Seals the stored Idempotency-Key answers (idempotency.ts). */
     secrets: SecretBox;
+    responseCheck: ResponseCheck;
   },
 ) {
   const createCaller = createCallerFactory(deps.router);
@@ -104,7 +106,15 @@ export function registerProcedureRoutes(
           ? { ...(raw as object | undefined), ...(request.params as object) }
           : raw;
       const sql = db === deps.db ? pooled : sqlOfTransaction(db);
-      const ctx: Context = { db, sql, auth: request.auth, clock: deps.clock, requestId: request.id, idempotencyKey };
+      const ctx: Context = {
+        db,
+        sql,
+        auth: request.auth,
+        clock: deps.clock,
+        requestId: request.id,
+        idempotencyKey,
+        responseCheck: deps.responseCheck,
+      };
       const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
       return inSpan(`procedure ${path}`, { attributes, expected: isClientError }, async () =>
         JSON.stringify(await resolve(createCaller(ctx), path)(input)),

@@ -1,6 +1,7 @@
 import type { AuthContext, Clock } from '../context.js';
 import type { DbTx } from '../db/client.js';
 import type { TransactionalSql } from '../db/sql.js';
+import type { ResponseCheck } from './responses.js';
 
 /** What every procedure receives. */
 export type Context = {
@@ -14,6 +15,8 @@ export type Context = {
   auth: AuthContext;
   clock: Clock;
   requestId: string;
+  /** How the answer is checked against its documented schema (trpc/responses.ts). */
+  responseCheck: ResponseCheck;
   /** The request's Idempotency-Key, for procedures that handle it themselves (meta.ownIdempotency). */
   idempotencyKey?: string | undefined;
 };

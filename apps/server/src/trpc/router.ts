@@ -11,6 +11,7 @@ import { webhooksRouter } from '../modules/webhooks/api.js';
 import type { TargetPolicy } from '../modules/webhooks/target.js';
 import type { SecretBox } from '../secrets/cipher.js';
 import type { CheckpointSigner } from '../secrets/signing.js';
+import { checkResponses } from './responses.js';
 import { router } from './trpc.js';
 
 /** The whole API: one procedure per endpoint, each naming its REST route in its meta. */
@@ -20,7 +21,7 @@ export function createAppRouter(deps: {
   secrets: SecretBox;
   signer: CheckpointSigner;
 }) {
-  return router({
+  const api = router({
     records: recordsRouter(deps.catalog, deps.signer),
     catalog: catalogRouter(deps.catalog),
     shifts: shiftsRouter,
@@ -31,6 +32,8 @@ export function createAppRouter(deps: {
     inbound: inboundRouter(deps.catalog),
     webhooks: webhooksRouter(deps.webhookTargets, deps.secrets),
   });
+  checkResponses(api);
+  return api;
 }
 
 export type AppRouter = ReturnType<typeof createAppRouter>;
