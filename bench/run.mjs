@@ -167,6 +167,7 @@ async function main() {
     DATABASE_URL: dbUrl,
     PORT: String(ourPort),
     NODE_ENV: 'development',
+    API_RESPONSE_CHECK: 'off', // as in production (the development default parses every answer)
     LOG_LEVEL: 'warn',
     RATE_LIMIT_ENABLED: 'false',
     DATABASE_POOL_SIZE: '10',
@@ -184,6 +185,7 @@ async function main() {
         DATABASE_URL: dbUrl,
         PORT: String(workerPort),
         NODE_ENV: 'development',
+        API_RESPONSE_CHECK: 'off', // as in production (the development default parses every answer)
         LOG_LEVEL: 'warn',
         DATABASE_POOL_SIZE: '4',
         WEBHOOKS_ALLOW_PRIVATE: 'true',

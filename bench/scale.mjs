@@ -221,6 +221,7 @@ async function main() {
       DATABASE_URL: dbUrl,
       PORT: String(port),
       NODE_ENV: 'development',
+      API_RESPONSE_CHECK: 'off', // as in production (the development default parses every answer)
       LOG_LEVEL: 'warn',
       RATE_LIMIT_ENABLED: 'false',
       WORKER_CONCURRENCY: '0',
