@@ -184,6 +184,62 @@ describe('Idempotency-Key', () => {
     expect((await client.post('/api/v1/shifts', { name: 'x', start_time: '22:00', end_time: '06:00' }, { headers })).statusCode).toBe(201);
   });
 
+  it('answers a retry the record its first attempt stored, even when the request would now be refused', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const session = (await client.post('/api/v1/sessions', { name: 'Cierre' })).json().data;
+    const headers = { 'idempotency-key': 'pos-sale-77' };
+    const body = validRecord({ session_id: session.id });
+    const first = await client.post('/api/v1/records', body, { headers });
+    expect(first.statusCode).toBe(201);
+    // The session is completed before the retry: a new record in it would be refused (400).
+    expect((await client.post(`/api/v1/sessions/${session.id}/complete`, {})).statusCode).toBe(200);
+    expect((await client.post('/api/v1/records', body)).statusCode).toBe(400);
+    const again = await client.post('/api/v1/records', body, { headers });
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect(await countRecords(t.db, other.establishmentId)).toBe(1);
+  });
+
+  it('answers 409, not 400, when a used key comes back with another body that is also invalid', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const headers = { 'idempotency-key': 'erp-line-0003' };
+    expect((await client.post('/api/v1/records', validRecord(), { headers })).statusCode).toBe(201);
+    const res = await client.post('/api/v1/records', validRecord({ weight_kg: -1 }), { headers });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'conflict' });
+    expect(await countRecords(t.db, other.establishmentId)).toBe(1);
+  });
+
+  it('stores the answer of a batch that writes nothing, and replays it', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const headers = { 'idempotency-key': 'all-invalid' };
+    const batch = { records: [validRecord({ weight_kg: -1 }), validRecord({ destino_id: '00000000-0000-4000-8000-000000000009' })] };
+    const first = await client.post('/api/v1/records/batch', batch, { headers });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().data).toMatchObject({ inserted: 0, failed: 2 });
+    const again = await client.post('/api/v1/records/batch', batch, { headers });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    const stored = await t.db.idempotencyKey.findMany({ where: { establishment_id: other.establishmentId } });
+    expect(stored.map((k) => [k.key, k.status_code])).toEqual([['all-invalid', 200]]);
+    expect(await countRecords(t.db, other.establishmentId)).toBe(0);
+  });
+
+  it('stores a record and its answer together: the claim, the record and the answer commit as one', async () => {
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const res = await client.post('/api/v1/records', validRecord(), { headers: { 'idempotency-key': 'together' } });
+    expect(res.statusCode).toBe(201);
+    const [stored] = await t.db.idempotencyKey.findMany({ where: { establishment_id: other.establishmentId } });
+    expect(stored).toMatchObject({ key: 'together', status_code: 201 });
+    expect(stored?.response_body).not.toContain(res.json().data.id); // sealed at rest
+    expect(await countRecords(t.db, other.establishmentId)).toBe(1);
+  });
+
   it('scopes keys to the establishment and refuses malformed keys', async () => {
     const one = await createTenant(t.db);
     const two = await createTenant(t.db);

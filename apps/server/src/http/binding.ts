@@ -16,7 +16,7 @@ import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
-import { sqlOfPool, sqlOfTransaction } from '../db/sql.js';
+import { sqlOfPool, sqlOfTransaction, type TransactionalSql } from '../db/sql.js';
 import { toAppError, validationError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
 import { inSpan } from '../tracing/spans.js';
@@ -24,7 +24,7 @@ import type { Context } from '../trpc/context.js';
 import type { ResponseCheck } from '../trpc/responses.js';
 import type { AppRouter } from '../trpc/router.js';
 import { authorizeProcedure, createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
-import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';
+import { fingerprint, lazyIdempotency, parseIdempotencyKey, type StoredResponse, withIdempotency } from './idempotency.js';
 
 /** What each API route carries in its Fastify config: the auth hook, the rate limiter and the logs read it. */
 export type RouteConfig = { api: true; bucket: RateBucket; procedure: string };
@@ -82,7 +82,8 @@ export function registerProcedureRoutes(
   },
 ) {
   const createCaller = createCallerFactory(deps.router);
-  const pooled = sqlOfPool(poolOf(deps.db));
+  const pool = poolOf(deps.db);
+  const pooled = sqlOfPool(pool);
 
   for (const { path, meta } of listOpenApiProcedures(deps.router)) {
     const { method, path: openapiPath } = meta.openapi;
@@ -98,14 +99,14 @@ export function registerProcedureRoutes(
       return mergeQueryIntoBody(query, request.body);
     };
 
-    const call = async (request: FastifyRequest, db: DbTx, idempotencyKey?: string): Promise<string> => {
+    const call = async (request: FastifyRequest, db: DbTx, idempotencyKey?: string, runner?: TransactionalSql): Promise<string> => {
       // A POST without a body (an action such as /complete) is read as an empty object.
       const raw = method === 'GET' || method === 'DELETE' ? request.query : (bodyInput(request) ?? {});
       const input =
         hasPathParams && (raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw)))
           ? { ...(raw as object | undefined), ...(request.params as object) }
           : raw;
-      const sql = db === deps.db ? pooled : sqlOfTransaction(db);
+      const sql = runner ?? (db === deps.db ? pooled : sqlOfTransaction(db));
       const ctx: Context = {
         db,
         sql,
@@ -130,14 +131,24 @@ export function registerProcedureRoutes(
         authorizeProcedure(request.auth, meta);
         const key = method === 'POST' ? parseIdempotencyKey(request.headers['idempotency-key']) : undefined;
         if (!key || meta.ownIdempotency) return reply.code(status).send(await call(request, deps.db, key));
-        const stored = await withIdempotency(
-          deps.db,
-          deps.secrets,
-          request.auth,
-          key,
-          fingerprint(method, request.url.split('?')[0] ?? url, bodyInput(request)),
-          async (tx) => ({ status, body: await call(request, tx) }),
-        );
+        const print = fingerprint(method, request.url.split('?')[0] ?? url, bodyInput(request));
+        let stored: StoredResponse;
+        if (meta.sqlWrites) {
+          // Its writes all go through ctx.sql: the key is claimed on that connection, no Prisma transaction.
+          const once = lazyIdempotency(pool, deps.secrets, request.auth, key, print);
+          try {
+            stored = await once.finish({ status, body: await call(request, deps.db, undefined, once.sql) });
+          } catch (err) {
+            const replay = await once.abort(err);
+            if (!replay) throw err;
+            stored = replay;
+          }
+        } else {
+          stored = await withIdempotency(deps.db, deps.secrets, request.auth, key, print, async (tx) => ({
+            status,
+            body: await call(request, tx),
+          }));
+        }
         if (stored.replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(stored.status).send(stored.body);
       },

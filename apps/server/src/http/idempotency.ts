@@ -1,9 +1,13 @@
 /*
  * `Idempotency-Key` on POST requests. The key is scoped to the establishment, the mode AND the API
- * key that sent it, and kept for 24 hours. The whole request runs in one database transaction that
- * first claims the key, then does the work on that same transaction, then stores the response: the
- * write and the remembered response commit together or not at all, so a crash can neither lose the
- * response of a stored write nor leave a key stuck. A concurrent request with the same key waits on
+ * key that sent it, and kept for 24 hours. The request's writes run in one database transaction that
+ * claims the key, does the work on that same transaction, then stores the response: the write and
+ * the remembered response commit together or not at all, so a crash can neither lose the response
+ * of a stored write nor leave a key stuck. Two ways, one rule: `withIdempotency` claims first, in a
+ * Prisma interactive transaction, for procedures that write through Prisma; `lazyIdempotency`
+ * claims at the first write on a pooled connection, for those whose writes all go through `ctx.sql`
+ * (`meta.sqlWrites`: records and batches, which the SDK sends with a key every time), without the
+ * interactive transaction's round trips. A concurrent request with the same key waits on
  * the claim, then replays the stored response. Same key with another body: 409. Errors roll the
  * claim back, so a request that failed can be retried with the same key.
  *
@@ -20,8 +24,10 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
+import type pg from 'pg';
 import type { AuthContext } from '../context.js';
 import type { Db, DbTx } from '../db/client.js';
+import type { Sql, TransactionalSql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
 
@@ -47,6 +53,60 @@ export function fingerprint(method: string, path: string, body: unknown): string
     .digest('hex');
 }
 
+/**
+ * Claims a key for the calling API key, with the answer when it is known already (status 0 and an
+ * empty body while the request runs), or takes over one older than the 24 hours; returns the row's
+ * id, or no row when the key is someone's answer or is being answered. A concurrent claim of the
+ * same key waits here until the first one's transaction ends.
+ */
+const CLAIM_SQL = `INSERT INTO idempotency_keys (id, establishment_id, livemode, api_key_id, key, fingerprint, status_code, response_body)
+  VALUES ($1::uuid, $2::uuid, $3, $4::uuid, $5, $6, $7, $8)
+  ON CONFLICT (establishment_id, livemode, api_key_id, key) DO UPDATE
+    SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
+      response_body = EXCLUDED.response_body, created_at = now()
+    WHERE idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+  RETURNING id::text`;
+const claimValues = (auth: AuthContext, key: string, print: string, id: string, status: number, body: string) => [
+  id,
+  auth.establishmentId,
+  auth.livemode,
+  auth.keyId,
+  key,
+  print,
+  status,
+  body,
+];
+const STORE_SQL = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3 WHERE id = $1::uuid';
+
+type StoredRow = { id: string; fingerprint: string; status_code: number; response_body: string };
+const SELECT_STORED_SQL = `SELECT id::text, fingerprint, status_code, response_body FROM idempotency_keys
+  WHERE establishment_id = $1::uuid AND livemode = $2 AND api_key_id = $3::uuid AND key = $4
+    AND created_at >= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
+
+async function readStored(runner: Sql | DbTx, auth: AuthContext, key: string): Promise<StoredRow | undefined> {
+  const values = [auth.establishmentId, auth.livemode, auth.keyId, key];
+  if ('query' in runner) return (await runner.query<StoredRow>(SELECT_STORED_SQL, values)).rows[0];
+  return (await runner.$queryRawUnsafe<StoredRow[]>(SELECT_STORED_SQL, ...values))[0];
+}
+
+/** The stored answer replayed; 409 when the key belongs to another request or is still being answered. */
+function replayOf(stored: StoredRow | undefined, box: SecretBox, print: string): StoredResponse {
+  if (!stored || stored.status_code === 0) {
+    throw new AppError('conflict', 'A request with this Idempotency-Key is in progress; retry', undefined, { shouldRetry: true });
+  }
+  if (stored.fingerprint !== print) {
+    throw new AppError(
+      'conflict',
+      'This Idempotency-Key was already used with a different request; use a new key for a new request',
+      undefined,
+      {
+        shouldRetry: false,
+      },
+    );
+  }
+  return { status: stored.status_code, body: box.open(stored.response_body, bodyContext(stored.id)), replayed: true };
+}
+
 /** Where a stored answer lives, bound into its encryption (a sealed answer opens only in its own row). */
 const bodyContext = (rowId: string) => `idempotency_keys.response_body of ${rowId.toLowerCase()}`;
 
@@ -64,38 +124,103 @@ export async function withIdempotency(
 ): Promise<StoredResponse> {
   return db.$transaction(
     async (tx) => {
-      const claimed = await tx.$queryRaw<{ id: string }[]>`
-        INSERT INTO idempotency_keys (id, establishment_id, livemode, api_key_id, key, fingerprint, status_code, response_body)
-        VALUES (${randomUUID()}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, ${auth.keyId}::uuid, ${key}, ${print}, 0, '')
-        ON CONFLICT (establishment_id, livemode, api_key_id, key) DO UPDATE
-          SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status_code = 0, response_body = '', created_at = now()
-          WHERE idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
-        RETURNING id::text`;
+      const id = randomUUID();
+      const claimed = await tx.$queryRawUnsafe<{ id: string }[]>(CLAIM_SQL, ...claimValues(auth, key, print, id, 0, ''));
       const claim = claimed[0];
-      if (!claim) {
-        const [stored] = await tx.$queryRaw<{ id: string; fingerprint: string; status_code: number; response_body: string }[]>`
-          SELECT id::text, fingerprint, status_code, response_body FROM idempotency_keys
-          WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-            AND api_key_id = ${auth.keyId}::uuid AND key = ${key}`;
-        if (!stored) {
-          throw new AppError('conflict', 'A request with this Idempotency-Key is in progress; retry', undefined, { shouldRetry: true });
-        }
-        if (stored.fingerprint !== print) {
-          throw new AppError(
-            'conflict',
-            'This Idempotency-Key was already used with a different request; use a new key for a new request',
-            undefined,
-            { shouldRetry: false },
-          );
-        }
-        return { status: stored.status_code, body: box.open(stored.response_body, bodyContext(stored.id)), replayed: true };
-      }
+      if (!claim) return replayOf(await readStored(tx, auth, key), box, print);
       const response = await run(tx);
-      await tx.$executeRaw`UPDATE idempotency_keys SET status_code = ${response.status},
-          response_body = ${box.seal(response.body, bodyContext(claim.id))}
-        WHERE id = ${claim.id}::uuid`;
+      await tx.$executeRawUnsafe(STORE_SQL, claim.id, response.status, box.seal(response.body, bodyContext(claim.id)));
       return { ...response, replayed: false };
     },
     { maxWait: 10_000, timeout: 30_000 },
   );
+}
+
+/**
+ * The Idempotency-Key of a procedure whose writes all go through `ctx.sql` (`meta.sqlWrites`: a
+ * record, a batch), without an interactive Prisma transaction: the procedure first does its reads
+ * and checks as it would without a key; its first statement on `sql` opens a transaction on one
+ * pooled connection and claims the key there, and `finish` stores the answer and commits — the
+ * write and the remembered answer commit together or not at all, as in `withIdempotency`. A key
+ * already claimed stops the procedure at that first statement (`Replay`) and its answer is
+ * replayed. A procedure that answers without writing (a batch of invalid items) claims and stores
+ * in one statement at `finish`; one that fails before writing is answered the stored answer when
+ * there is one, so a retry is never refused for a reason its first attempt did not meet.
+ */
+export function lazyIdempotency(pool: pg.Pool, box: SecretBox, auth: AuthContext, key: string, print: string) {
+  let client: pg.PoolClient | undefined;
+  let broken = false;
+  let claimId: string | undefined;
+  const lost = () => {
+    broken = true;
+  };
+
+  const release = () => {
+    if (!client) return;
+    client.off('error', lost);
+    client.release(broken);
+    client = undefined;
+  };
+  /** Opens the transaction and claims the key, once; throws Replay when it is not ours to claim. */
+  const begin = async (): Promise<pg.PoolClient> => {
+    if (client) return client;
+    const c = await pool.connect();
+    client = c;
+    c.on('error', lost);
+    await c.query('BEGIN');
+    const id = randomUUID();
+    const claimed = await c.query<{ id: string }>(CLAIM_SQL, claimValues(auth, key, print, id, 0, ''));
+    if (claimed.rows.length === 0) throw new Replay();
+    claimId = id;
+    return c;
+  };
+  const inTransaction: Sql = {
+    query: async (text, values) => (await begin()).query(text, values) as never,
+  };
+  const sql: TransactionalSql = { ...inTransaction, transaction: async (fn) => fn(inTransaction) };
+
+  return {
+    sql,
+    /** Stores the answer with the write and commits; or claims and stores it at once when nothing was written. */
+    async finish(answer: { status: number; body: string }): Promise<StoredResponse> {
+      try {
+        if (client && claimId) {
+          await client.query(STORE_SQL, [claimId, answer.status, box.seal(answer.body, bodyContext(claimId))]);
+          await client.query('COMMIT');
+          return { ...answer, replayed: false };
+        }
+        const id = randomUUID();
+        const sealed = box.seal(answer.body, bodyContext(id));
+        const claimed = await pool.query<{ id: string }>(CLAIM_SQL, claimValues(auth, key, print, id, answer.status, sealed));
+        if (claimed.rows.length > 0) return { ...answer, replayed: false };
+        return replayOf(await readStored(pool, auth, key), box, print);
+      } finally {
+        release();
+      }
+    },
+    /**
+     * After the procedure failed (or was stopped by Replay): rolls back, and returns the answer to
+     * send instead of the error when the key has one stored, else undefined.
+     */
+    async abort(err: unknown): Promise<StoredResponse | undefined> {
+      try {
+        if (client && !broken) await client.query('ROLLBACK').catch(lost);
+      } finally {
+        release();
+      }
+      if (isReplay(err)) return replayOf(await readStored(pool, auth, key), box, print);
+      // The request failed on its own: a retry of one that succeeded gets its answer, else the failure stands.
+      const stored = await readStored(pool, auth, key).catch(() => undefined);
+      return stored ? replayOf(stored, box, print) : undefined;
+    },
+  };
+}
+
+/** A key already claimed: the procedure stops at its first write and the stored answer is sent. */
+class Replay extends Error {}
+
+/** Replay, as thrown or as the cause tRPC wrapped it in. */
+function isReplay(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof Replay) return true;
+  return false;
 }

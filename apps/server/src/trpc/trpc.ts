@@ -17,6 +17,13 @@ export type Meta = OpenApiMeta<{
   /** The service treats the Idempotency-Key itself (as a dedupe key) instead of the generic replay. */
   ownIdempotency?: boolean;
   /**
+   * Every write of the procedure goes through `ctx.sql`, and it reads through `ctx.db` only before
+   * its first write: under an Idempotency-Key, the key is then claimed on `ctx.sql`'s connection at
+   * that first write, in one transaction with it, without a Prisma interactive transaction
+   * (http/idempotency.ts, `lazyIdempotency`). A procedure that writes through `ctx.db` must not set it.
+   */
+  sqlWrites?: boolean;
+  /**
    * A POST whose input fields may also be given as query parameters (`?lang=en`), merged with the
    * JSON body; trpc-to-openapi reads a POST's input from the body only, so http/binding.ts does the
    * merge and http/openapi.ts documents the query parameters.

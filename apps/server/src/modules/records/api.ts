@@ -38,6 +38,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
         permission: 'records:write',
         successStatus: 201,
         rateBucket: 'records_create',
+        sqlWrites: true,
       })
       .input(CreateRecordInput)
       .output(CreateRecordResponse)
@@ -55,6 +56,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
           operationId: 'createRecordsBatch',
         },
         permission: 'records:write',
+        sqlWrites: true,
       })
       .input(BatchRecordsInput)
       .output(BatchRecordsResponse)
