@@ -15,6 +15,13 @@ import { validationError } from './errors.js';
 export const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 export const MAX_RANGE_DAYS = 3 * 366;
 
+/**
+ * SQL: the instant `instant` (an SQL timestamptz expression) as ISO 8601 text in UTC to the
+ * millisecond, exactly as `Date.prototype.toISOString()` writes it, so that an answer can carry the
+ * database's text without a JavaScript Date in between.
+ */
+export const isoSql = (instant: string): string => `to_char((${instant}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /** SQL: the local calendar date of the instant `instant` (an SQL expression) in the zone `timezone` (an SQL expression). */
 export const localDaySql = (instant: string, timezone: string): string => `((${instant}) AT TIME ZONE ${timezone})::date`;
 

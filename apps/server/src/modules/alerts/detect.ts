@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { dayStartSql, localDaySql } from '../../calendar.js';
+import { dayStartSql, isoSql, localDaySql } from '../../calendar.js';
 import type { Clock } from '../../context.js';
 import { insertEventsSql } from '../../events/outbox.js';
 
@@ -57,7 +57,7 @@ export async function detectSpikes(
      )
      ${insertEventsSql(`SELECT $1::uuid AS establishment_id, $2::boolean AS livemode, 'alert.spike_detected' AS type,
        jsonb_build_object('event', 'alert.spike_detected',
-         'timestamp', to_char($3::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+         'timestamp', ${isoSql('$3::timestamptz')},
          'data', jsonb_build_object(
            'establishment_id', $1::uuid, 'food_category', st.food_category, 'date', st.day::text,
            'total_kg', st.total_kg::float8, 'baseline_kg', st.baseline_kg::float8, 'threshold_kg', st.threshold_kg::float8,

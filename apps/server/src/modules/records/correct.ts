@@ -1,4 +1,5 @@
 import { CreateRecordInput, type ErrorDetail, type WasteRecord } from '@merma/schema';
+import { isoSql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError, issueDetails, renamedValidationError, validationError } from '../../errors.js';
@@ -40,7 +41,7 @@ export async function correctRecord(
   const { record_id } = correction;
   const [original] = await tx.$queryRaw<OriginalRow[]>`
     SELECT id::text, ${Prisma.raw(RECORD_FIELD_COLUMNS_SQL)}, superseded_by::text,
-      to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS occurred_at
+      ${Prisma.raw(isoSql('occurred_at'))} AS occurred_at
     FROM records
     WHERE id = ${record_id}::uuid AND establishment_id = ${tenant.establishmentId}::uuid AND livemode = ${tenant.livemode}
     FOR UPDATE`;

@@ -1,3 +1,4 @@
+import { isoSql } from '../../calendar.js';
 /**
  * Record events (`record.created`, `record.updated`): what a write stores in the outbox, and what
  * a delivery renders from the stored record when it is sent.
@@ -22,7 +23,7 @@ export function recordEventRow(type: 'record.created' | 'record.updated', id: st
 export const RECORD_EVENT_DATA_SQL = `jsonb_build_object(
     'id', r.id, 'establishment_id', r.establishment_id, 'food_category', r.food_category,
     'weight_kg', trim_scale(r.weight_kg),
-    'created_at', to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'occurred_at', to_char(r.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'created_at', ${isoSql('r.created_at')},
+    'occurred_at', ${isoSql('r.occurred_at')},
     'cause', rc.nombre, 'destination', coalesce(rd.nombre, ''), 'waste_stage', r.waste_stage, 'record_hash', r.record_hash)
   || CASE WHEN r.supersedes_id IS NOT NULL THEN jsonb_build_object('supersedes_id', r.supersedes_id) ELSE '{}'::jsonb END`;

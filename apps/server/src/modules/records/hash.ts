@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isoSql } from '../../calendar.js';
 import type { RecordFieldName } from './columns.js';
 
 /**
@@ -92,8 +93,6 @@ const KEY_LISTS: KeyList[] = [0, 1, 2, 3].map((i) => {
   return keys.sort().map((key, j) => ({ key, prefix: `${j ? ',' : '{'}${JSON.stringify(key)}:` }));
 });
 
-/** ISO 8601 in UTC to the millisecond, as `Date.prototype.toISOString()` writes it. */
-const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 /** A JSON string of a text column, or null: to_json escapes exactly as JSON.stringify does. */
 const textSql = (column: string) => `coalesce(to_json(${column})::text, 'null')`;
 /** A JSON string of a uuid column (no character needs escaping), or null. */

@@ -1,4 +1,5 @@
 import type { WasteRecord } from '@merma/schema';
+import { isoSql } from '../../calendar.js';
 import { RECORD_FIELD_COLUMNS_SQL, type RecordFieldName, recordFieldsOf } from './columns.js';
 import type { HashedFields } from './hash.js';
 
@@ -11,13 +12,15 @@ export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
   chain_seq: bigint;
   prev_hash: string;
   record_hash: string;
-  created_at: Date;
-  occurred_at: Date;
+  /** `created_at` and `occurred_at` as the answer writes them (ISO, UTC, milliseconds), formatted by the database. */
+  created_iso: string;
+  occurred_iso: string;
 };
 
 /** The columns of a record as the service reads them: one list, for Prisma queries and plain pg. */
+/** The dates come as text under their own names: an ORDER BY occurred_at still means the column (and its index). */
 export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, ${RECORD_FIELD_COLUMNS_SQL},
-  source, prev_hash, record_hash, created_at, occurred_at, supersedes_id::text`;
+  source, prev_hash, record_hash, ${isoSql('created_at')} AS created_iso, ${isoSql('occurred_at')} AS occurred_iso, supersedes_id::text`;
 
 export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
   return {
@@ -28,8 +31,8 @@ export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
     ...(recordFieldsOf(r) as Pick<WasteRecord, RecordFieldName>),
     source: r.source,
     record_hash: r.record_hash,
-    created_at: r.created_at.toISOString(),
-    occurred_at: r.occurred_at.toISOString(),
+    created_at: r.created_iso,
+    occurred_at: r.occurred_iso,
     supersedes_id: r.supersedes_id ?? null,
   };
 }

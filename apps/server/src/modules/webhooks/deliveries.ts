@@ -6,6 +6,7 @@ import {
   type WebhookDelivery,
   type WebhookDeliveryAttempt,
 } from '@merma/schema';
+import { isoSql } from '../../calendar.js';
 import type { DataScope } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -32,9 +33,9 @@ const SELECT_DELIVERY = `
   SELECT d.id::text, d.event_id::text, d.event_type, d.status, d.attempts, d.next_attempt_at, d.created_at,
     coalesce((SELECT json_agg(json_build_object(
         'attempt', a.attempt,
-        'attempted_at', to_char(a.attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'attempted_at', ${isoSql('a.attempted_at')},
         'response_status', a.response_status, 'duration_ms', a.duration_ms, 'error', a.error,
-        'next_attempt_at', to_char(a.next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'next_attempt_at', ${isoSql('a.next_attempt_at')},
         'response_body', a.response_body, 'response_body_truncated', a.response_body_truncated)
       ORDER BY a.attempt) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempt_rows,
     -- The body as attempt.ts sends it: a record event's data rendered from its record.
