@@ -32,7 +32,10 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    sourcemap: true,
+    // No source maps in the build: the server never serves `.map` files (a `.map` URL is a 404), and
+    // maps would only ship the sources with the app. `DASHBOARD_SOURCEMAP=1` writes hidden ones (no
+    // `sourceMappingURL` in the scripts) to see what a chunk is made of; see the README's Size.
+    sourcemap: process.env.DASHBOARD_SOURCEMAP ? 'hidden' : false,
     target: 'es2022',
   },
 });
