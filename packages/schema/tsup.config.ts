@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/dashboard.ts'],
+  entry: ['src/index.ts', 'src/dashboard.ts', 'src/roles.ts'],
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -6,7 +6,7 @@ import { RouterProvider } from '@tanstack/react-router';
 import { lazy, StrictMode, Suspense, useMemo } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
-import './i18n/index.ts';
+import { i18nReady } from './i18n/index.ts';
 import { router } from './router.tsx';
 import { buildTheme, cssVariablesResolver } from './theme.ts';
 import { queryClient } from './trpc.ts';
@@ -33,6 +33,8 @@ function App() {
   );
 }
 
+// The chosen language's messages first (a small chunk loaded beside the app's own).
+await i18nReady;
 createRoot(container).render(
   <StrictMode>
     <App />

@@ -12,6 +12,7 @@ import {
 import { KeysetCursor } from './cursor.js';
 import { AnalyticsQuery, BenchmarkResult } from './insights.js';
 import { CreateRecordInput, WasteRecord } from './records.js';
+import { ROLES } from './roles.js';
 import { ListSessionsQuery } from './sessions.js';
 import { CreateWebhookInput, RotateWebhookSecretInput, UpdateWebhookInput } from './webhooks.js';
 
@@ -21,24 +22,11 @@ import { CreateWebhookInput, RotateWebhookSecretInput, UpdateWebhookInput } from
  * and the SDK's bundle never carries them.
  */
 
-/** A member's role in an organisation, strongest first. */
-export const ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
+export { type Capability, ROLE_CAPABILITIES, ROLES, roleCan } from './roles.js';
+
+/** A member's role in an organisation, strongest first (the list and the table of what each may do: roles.ts). */
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
-
-/**
- * What each role may do: the one table. The server's procedures name the roles they allow from it
- * (and refuse the others, whatever the page shows); the dashboard reads it to show only the
- * controls a member may use. Every member reads every waste page.
- */
-export const ROLE_CAPABILITIES = {
-  /** Build and run integrations and the data: API keys, integrations, webhooks, shifts and registration sessions, records by hand, the plan. */
-  build: ['owner', 'admin', 'developer'],
-  /** Run the organisation: the team (invite, change roles, remove) and the audit log. */
-  administer: ['owner', 'admin'],
-} as const satisfies Record<string, readonly Role[]>;
-export type Capability = keyof typeof ROLE_CAPABILITIES;
-export const roleCan = (role: Role, capability: Capability): boolean => (ROLE_CAPABILITIES[capability] as readonly Role[]).includes(role);
 
 /**
  * Password rules (NIST SP 800-63B, OWASP ASVS 2.1.1): long rather than complex. 12 characters at

@@ -1,7 +1,6 @@
-import i18next from 'i18next';
+import i18next, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import en from './en.json';
-import es from './es.json';
+import type es from './es.json';
 
 /** The languages the dashboard speaks; the first is the default. */
 export const LANGUAGES = ['es', 'en'] as const;
@@ -63,24 +62,52 @@ export function formatLocale(language: string): string {
   }
 }
 
+/**
+ * Each language's messages are a chunk of their own (~15 kB gzipped each), loaded when the language
+ * is used: a page loads one language, not both.
+ */
+async function load(language: string) {
+  // One import per branch: each loads its own chunk and nothing of the other.
+  if (language === 'en') return (await import('./en.json')).default;
+  return (await import('./es.json')).default;
+}
+
+const messages: BackendModule = {
+  type: 'backend',
+  init() {},
+  read(language, _namespace, done) {
+    load(language).then(
+      (m) => done(null, m),
+      (error: Error) => done(error, false),
+    );
+  },
+};
+
 export const i18n = i18next.createInstance();
 
-void i18n.use(initReactI18next).init({
-  resources: { es: { translation: es }, en: { translation: en } },
-  lng: detectLanguage(),
-  fallbackLng: LANGUAGES[0],
-  supportedLngs: [...LANGUAGES],
-  nsSeparator: false,
-  interpolation: { escapeValue: false }, // React escapes
-  initAsync: false,
-});
+/**
+ * Resolves once the chosen language's messages are loaded: main.tsx renders after it. No fallback
+ * language (that would load the other file too): both files have the same keys (dashboard-i18n test).
+ */
+export const i18nReady = i18n
+  .use(messages)
+  .use(initReactI18next)
+  .init({
+    lng: detectLanguage(),
+    fallbackLng: false,
+    supportedLngs: [...LANGUAGES],
+    ns: ['translation'],
+    defaultNS: 'translation',
+    nsSeparator: false,
+    interpolation: { escapeValue: false }, // React escapes
+  });
 
 function applyLanguage(language: string) {
   document.documentElement.lang = language;
   document.title = i18n.t('app.name');
 }
 
-applyLanguage(i18n.language);
+void i18nReady.then(() => applyLanguage(i18n.language));
 i18n.on('languageChanged', applyLanguage);
 
 /** Switches the language and remembers the choice. */

@@ -1,4 +1,4 @@
-import { type Role, roleCan } from '@merma/schema/dashboard';
+import { type Role, roleCan } from '@merma/schema/roles';
 
 /**
  * What each role may do, to hide or disable controls: read from the one table the server's

@@ -237,6 +237,9 @@ async function serveApp(app: FastifyInstance, options: DashboardOptions) {
     // The build writes .br and .gz copies beside each file (apps/dashboard/vite.config.ts): the
     // one the browser accepts is sent, with `Vary: Accept-Encoding`; others get the plain file.
     preCompressed: true,
+    // Source maps are never served, whatever the folder holds (a build with DASHBOARD_SOURCEMAP=1
+    // writes some): they would publish the app's sources. A `.map` URL answers 404.
+    allowedPath: (pathName) => !pathName.endsWith('.map'),
     setHeaders: (res, path) => {
       res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     },

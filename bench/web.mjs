@@ -1,0 +1,188 @@
+// pnpm bench:web: the customers' dashboard as a browser on a phone and on a desktop sees it.
+// Starts the real server with the built dashboard (apps/dashboard/dist) on a fresh PostgreSQL
+// database, makes the demo organisation (`merma-admin quickstart`), adds two months of records
+// through the API, signs in with the demo owner's one-time link, then runs Lighthouse (mobile and
+// desktop presets, performance only) on the sign-in, overview, records and forecast pages, the
+// signed-in ones with the session cookie as an extra header. Prints, per page and preset: the
+// performance score, LCP, CLS, TBT and the bytes transferred (all, and scripts), and a MISSED line
+// for each goal not met. Not part of `pnpm test`: these are timings on this machine.
+// Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change) and Chromium (CHROMIUM_PATH,
+// /usr/bin/chromium by default); creates and drops merma_bench_web. BENCH_WEB_RUNS=n runs each page
+// n times and keeps the median score (1 by default).
+import { execFileSync, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import desktopConfig from 'lighthouse/core/config/desktop-config.js';
+import pg from 'pg';
+import { freePort, stopAndDrop, waitFor } from './lib.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'merma_bench_web';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const RUNS = Math.max(1, Number(process.env.BENCH_WEB_RUNS ?? 1));
+const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b'; // a destination of the seeded catalogue
+const GOALS = { mobileScore: 90, lcpMs: 2500, cls: 0.1 };
+
+const dbUrl = (() => {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${DB_NAME}`;
+  return u.toString();
+})();
+
+const children = [];
+
+function startServer(port) {
+  const child = spawn(process.execPath, ['apps/server/dist/main.js'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_ENABLED: 'false',
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.push(child);
+  return child;
+}
+
+/** The demo organisation, its establishment, a test key and a one-time sign-in link. */
+function quickstart(port) {
+  const out = execFileSync(process.execPath, ['apps/server/bin/merma-admin.mjs', 'quickstart'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: dbUrl, NODE_ENV: 'development', PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
+
+/** Two months of records, a few a day, so that the overview, records and forecast pages have data. */
+async function seedRecords(base, demo) {
+  const categories = ['bakery', 'dairy', 'meat', 'fish', 'fruit_veg'];
+  const now = Date.now();
+  const records = Array.from({ length: 480 }, (_, i) => ({
+    food_category: categories[i % categories.length],
+    weight_kg: 0.5 + (i % 9) / 4,
+    destino_id: DESTINO,
+    product_name: `Producto ${i % 40}`,
+    occurred_at: new Date(now - (i * 3 + 1) * 3_600_000).toISOString(),
+  }));
+  const res = await fetch(`${base}/api/v1/records/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${demo.key.key}`, 'x-establishment': demo.establishment.id },
+    body: JSON.stringify({ records }),
+  });
+  if (!res.ok) throw new Error(`seeding records: ${res.status} ${await res.text()}`);
+}
+
+/** The session's cookies, as the browser would send them after following the sign-in link. */
+async function signIn(base, link) {
+  const token = new URL(link).searchParams.get('token');
+  const res = await fetch(`${base}/trpc/accounts.signInWithLink`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', origin: base },
+    body: JSON.stringify({ token }),
+  });
+  if (!res.ok) throw new Error(`sign-in: ${res.status} ${await res.text()}`);
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function measure(port, url, preset, cookie) {
+  const flags = {
+    port,
+    output: 'json',
+    logLevel: 'error',
+    onlyCategories: ['performance'],
+    ...(cookie ? { extraHeaders: { Cookie: cookie } } : {}),
+  };
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) {
+    const result = await lighthouse(url, flags, preset === 'desktop' ? desktopConfig : undefined);
+    const lhr = result.lhr;
+    if (lhr.runtimeError) throw new Error(`${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+    const requests = lhr.audits['network-requests']?.details?.items ?? [];
+    runs.push({
+      score: Math.round((lhr.categories.performance.score ?? 0) * 100),
+      lcp: lhr.audits['largest-contentful-paint'].numericValue,
+      cls: lhr.audits['cumulative-layout-shift'].numericValue,
+      tbt: lhr.audits['total-blocking-time'].numericValue,
+      bytes: lhr.audits['total-byte-weight'].numericValue,
+      jsBytes: requests.filter((r) => r.resourceType === 'Script').reduce((sum, r) => sum + (r.transferSize ?? 0), 0),
+      scripts: requests.filter((r) => r.resourceType === 'Script').length,
+      finalUrl: lhr.finalDisplayedUrl,
+    });
+  }
+  const scores = runs.map((r) => r.score);
+  return runs.find((r) => r.score === median(scores));
+}
+
+const kB = (bytes) => `${(bytes / 1000).toFixed(0)} kB`;
+
+async function main() {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  await admin.end();
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  startServer(port);
+  await waitFor(`${base}/readyz`);
+  const demo = quickstart(port);
+  await seedRecords(base, demo);
+  const cookie = await signIn(base, demo.dashboard.sign_in_link);
+  const scope = `establishment=${demo.establishment.id}&mode=test`;
+  const pages = [
+    { name: 'sign-in', path: '/dashboard/sign-in' },
+    { name: 'overview', path: `/dashboard/overview?${scope}`, signedIn: true },
+    { name: 'records', path: `/dashboard/records?${scope}`, signedIn: true },
+    { name: 'forecast', path: `/dashboard/forecast?${scope}`, signedIn: true },
+  ];
+
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROMIUM,
+    chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  const missed = [];
+  const rows = [];
+  try {
+    for (const preset of ['mobile', 'desktop']) {
+      for (const page of pages) {
+        const r = await measure(chrome.port, `${base}${page.path}`, preset, page.signedIn ? cookie : undefined);
+        if (page.signedIn && !new URL(r.finalUrl).pathname.endsWith(page.name))
+          throw new Error(`${page.name}: ended at ${r.finalUrl} (not signed in?)`);
+        rows.push({ page: page.name, preset, ...r });
+        console.log(
+          `${preset.padEnd(7)} ${page.name.padEnd(9)} performance ${String(r.score).padStart(3)}  LCP ${(r.lcp / 1000).toFixed(2)} s  CLS ${r.cls.toFixed(3)}  TBT ${Math.round(r.tbt)} ms  transferred ${kB(r.bytes)} (JS ${kB(r.jsBytes)} in ${r.scripts} files)`,
+        );
+        if (preset === 'mobile' && r.score < GOALS.mobileScore)
+          missed.push(`${page.name} (mobile): performance ${r.score} < ${GOALS.mobileScore}`);
+        if (r.lcp >= GOALS.lcpMs) missed.push(`${page.name} (${preset}): LCP ${(r.lcp / 1000).toFixed(2)} s ≥ ${GOALS.lcpMs / 1000} s`);
+        if (r.cls >= GOALS.cls) missed.push(`${page.name} (${preset}): CLS ${r.cls.toFixed(3)} ≥ ${GOALS.cls}`);
+      }
+    }
+  } finally {
+    await chrome.kill();
+  }
+  for (const line of missed) console.log(`MISSED ${line}`);
+  if (missed.length === 0) console.log('all goals met: mobile performance ≥ 90, LCP < 2.5 s, CLS < 0.1 on every page');
+  if (process.env.BENCH_WEB_JSON) console.log(JSON.stringify(rows));
+}
+
+try {
+  await main();
+} finally {
+  await stopAndDrop(children, ADMIN_URL, DB_NAME);
+}
