@@ -15,8 +15,8 @@ import { API_VERSION_PREFIX } from '@merma/schema';
 import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
-import { type Db, type DbTx, poolOf } from '../db/client.js';
-import { sqlOfPool, sqlOfTransaction } from '../db/sql.js';
+import type { Db, DbTx } from '../db/client.js';
+import { type Sql, sqlOfTransaction, type TransactionalSql } from '../db/sql.js';
 import { toAppError, validationError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
 import { inSpan } from '../tracing/spans.js';
@@ -74,13 +74,15 @@ export function registerProcedureRoutes(
   deps: {
     router: AppRouter;
     db: Db;
+    /** The pool under `db`, and the runner for reads that may lag (services.ts). */
+    sql: { primary: TransactionalSql; replica: Sql };
     clock: Clock;
     /** Seals the stored Idempotency-Key answers (idempotency.ts). */
     secrets: SecretBox;
   },
 ) {
   const createCaller = createCallerFactory(deps.router);
-  const pooled = sqlOfPool(poolOf(deps.db));
+  const pooled = deps.sql.primary;
 
   for (const { path, meta } of listOpenApiProcedures(deps.router)) {
     const { method, path: openapiPath } = meta.openapi;
@@ -103,8 +105,11 @@ export function registerProcedureRoutes(
         hasPathParams && (raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw)))
           ? { ...(raw as object | undefined), ...(request.params as object) }
           : raw;
-      const sql = db === deps.db ? pooled : sqlOfTransaction(db);
-      const ctx: Context = { db, sql, auth: request.auth, clock: deps.clock, requestId: request.id, idempotencyKey };
+      // In a request's transaction (an Idempotency-Key POST) every read is the transaction's own.
+      const inTx = db !== deps.db;
+      const sql = inTx ? sqlOfTransaction(db) : pooled;
+      const replica = inTx ? sql : deps.sql.replica;
+      const ctx: Context = { db, sql, replica, auth: request.auth, clock: deps.clock, requestId: request.id, idempotencyKey };
       const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
       return inSpan(`procedure ${path}`, { attributes, expected: isClientError }, async () =>
         JSON.stringify(await resolve(createCaller(ctx), path)(input)),
