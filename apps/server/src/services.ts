@@ -69,7 +69,6 @@ export function createServices(deps: {
     config,
     db,
     sql: { primary, replica: replica?.sql ?? primary },
-    readReplica: replica,
     clock,
     log: deps.log,
     metrics,

@@ -5,7 +5,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Config } from '../config.js';
 import type { AuthContext, Clock } from '../context.js';
 import type { Db } from '../db/client.js';
-import type { ReadReplica } from '../db/replica.js';
 import type { Sql, TransactionalSql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import { type Logger, urlForLogs } from '../log.js';
@@ -44,8 +43,6 @@ export type AppServices = {
    * `primary` itself without one).
    */
   sql: { primary: TransactionalSql; replica: Sql };
-  /** The streaming replica, when one is configured (its state, for tests and logs). */
-  readReplica?: ReadReplica | undefined;
   clock: Clock;
   log: Logger;
   metrics: Metrics;
