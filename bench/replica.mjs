@@ -183,7 +183,8 @@ async function main() {
     const metricsPort = await freePort();
     startServer('with replica', {
       DATABASE_URL: dbUrl(),
-      DATABASE_REPLICA_URL: dbUrl(standbyPort),
+      // BENCH_REPLICA=primary: the control, the same second pool and checks pointed at the primary itself.
+      DATABASE_REPLICA_URL: process.env.BENCH_REPLICA === 'primary' ? dbUrl() : dbUrl(standbyPort),
       PORT: String(replicaPort),
       METRICS_PORT: String(metricsPort),
       MIGRATE_ON_BOOT: 'false',
