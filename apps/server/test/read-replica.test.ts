@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, type Db } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
+import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, buildTestApp, createTenant, createTestDatabase, type Tenant, type TestDatabase, testConfig, validRecord } from './helpers.js';
 
 const run = promisify(execFile);
@@ -217,12 +218,31 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     await database?.drop();
   }, 60_000);
 
-  it('serves lists and analytics from the standby: a write it has not replayed is not in them yet', async () => {
+  it('serves lists, analytics and the CSV export from the standby, on both doors: a write it has not replayed is not in them yet', async () => {
     const tenant = await createTenant(db);
+    const member = await createMember(db, tenant.organizationId, 'viewer');
+    const browser = new DashboardBrowser(patient.app);
+    await browser.signIn(member.email, PASSWORD);
+    const scope = { establishment_id: tenant.establishmentId, livemode: false };
+    /** The records table, the overview's total and the CSV export of the dashboard. */
+    const dashboard = async () => {
+      const csv = await patient.app.inject({
+        method: 'GET',
+        url: `/export/records.csv?establishment_id=${tenant.establishmentId}&mode=test`,
+        headers: { cookie: [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'sec-fetch-site': 'same-origin' },
+      });
+      expect(csv.statusCode).toBe(200);
+      return {
+        table: (await browser.query<{ data: { id: string }[] }>('records.list', scope)).data.map((r) => r.id),
+        kg: (await browser.query<{ total_kg: number }>('analytics.get', scope)).total_kg,
+        csvLines: csv.body.trim().split('\n').length - 1,
+      };
+    };
     const first = await write(tenant, 2);
     await caughtUp();
     expect(await listed(patient.app, tenant)).toEqual([first]);
     expect(await totalKg(patient.app, tenant)).toBe(2);
+    expect(await dashboard()).toEqual({ table: [first], kg: 2, csvLines: 1 });
     const fallbacks = await metric(patient.metrics, 'merma_db_replica_fallbacks_total', {});
 
     await (standby as pg.Client).query('SELECT pg_wal_replay_pause()');
@@ -233,6 +253,7 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
       expect(await db.record.count({ where: { establishment_id: tenant.establishmentId } })).toBe(2);
       expect(await listed(patient.app, tenant)).toEqual([first]);
       expect(await totalKg(patient.app, tenant)).toBe(2);
+      expect(await dashboard()).toEqual({ table: [first], kg: 2, csvLines: 1 });
       expect(await metric(patient.metrics, 'merma_db_replica_fallbacks_total', {})).toBe(fallbacks);
     } finally {
       await (standby as pg.Client).query('SELECT pg_wal_replay_resume()');
@@ -240,6 +261,7 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     await caughtUp();
     expect(await listed(patient.app, tenant)).toEqual([second, first]);
     expect(await totalKg(patient.app, tenant)).toBe(5);
+    expect(await dashboard()).toEqual({ table: [second, first], kg: 5, csvLines: 2 });
   });
 
   it('sends the reads to the primary while the standby is further behind than the max lag', async () => {
