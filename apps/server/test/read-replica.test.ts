@@ -1,12 +1,20 @@
 /*
- * Reads that may lag on a real streaming standby (db/replica.ts): the test makes a hot standby of
- * the PostgreSQL named by DATABASE_URL (pg_basebackup -R, then pg_ctl start on a free port), points
- * the app at both, and checks that the lists and analytics are served by the standby, and that the
- * API still answers right — from the primary, counted by the metrics — when the standby is stopped
- * and when its replay is paused past the max lag.
+ * Reads that may lag on a real streaming standby (db/replica.ts): the test makes its own throwaway
+ * primary (initdb in a temporary directory, trust for 127.0.0.1 including replication, started with
+ * pg_ctl on a free port) and a hot standby of it (pg_basebackup -R, pg_ctl start on another free
+ * port), migrates the primary, points the app at both, and checks that the lists and analytics are
+ * served by the standby, and that the API still answers right — from the primary, counted by the
+ * metrics — when the standby is stopped and when its replay is paused past the max lag.
+ *
+ * Always a cluster of its own rather than a standby of DATABASE_URL's: a shared cluster usually
+ * refuses replication connections (no `replication` line in its pg_hba.conf, as on the CI machine)
+ * and must not be reconfigured for a test, and a base backup of it would copy every other test's
+ * databases; one path, the same everywhere, is also the one that is tested. DATABASE_URL only
+ * selects the PostgreSQL pass (the embedded PGlite has no streaming replication); the test is
+ * skipped, with the reason, when the PostgreSQL server binaries are missing.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,46 +26,31 @@ import { createPrisma, type Db } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { api, buildTestApp, createTenant, createTestDatabase, type Tenant, type TestDatabase, testConfig, validRecord } from './helpers.js';
+import { api, buildTestApp, createTenant, type Tenant, testConfig, validRecord } from './helpers.js';
 
 const run = promisify(execFile);
 const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
-const primaryUrl = process.env.DATABASE_URL;
-/** pg_ctl refuses to run as root: the standby's commands then run as the postgres user. */
+/** initdb and pg_ctl refuse to run as root: the clusters' commands then run as the postgres user. */
 const asRoot = process.getuid?.() === 0;
+const TOOLS = ['initdb', 'pg_ctl', 'pg_basebackup', 'postgres'];
 
-/** Why this machine cannot run a standby of DATABASE_URL's cluster; undefined when it can. */
-async function cannotReplicate(): Promise<string | undefined> {
-  if (!primaryUrl) return 'needs DATABASE_URL (a PostgreSQL; the embedded PGlite has no streaming replication)';
-  for (const tool of ['pg_basebackup', 'pg_ctl']) if (!existsSync(join(BIN, tool))) return `no ${join(BIN, tool)} (set PG_BIN_DIR)`;
-  if (asRoot && !existsSync('/usr/sbin/runuser')) return 'running as root without runuser to start the standby as postgres';
-  const client = new pg.Client({ connectionString: primaryUrl });
-  try {
-    await client.connect();
-    const { rows } = await client.query<{ wal_level: string; senders: number }>(
-      "SELECT current_setting('wal_level') AS wal_level, current_setting('max_wal_senders')::int AS senders",
-    );
-    const r = rows[0];
-    if (r?.wal_level === 'minimal') return 'the primary has wal_level=minimal (needs replica)';
-    if (!r?.senders) return 'the primary has max_wal_senders=0';
-  } catch (err) {
-    return `cannot reach DATABASE_URL (${(err as Error).message})`;
-  } finally {
-    await client.end().catch(() => {});
-  }
-  // What pg_basebackup needs: a replication connection (pg_hba.conf's `replication` lines).
-  const replication = new pg.Client({ connectionString: primaryUrl, replication: true } as pg.ClientConfig);
-  try {
-    await replication.connect();
-  } catch (err) {
-    return `the primary refuses replication connections: ${(err as Error).message} (pg_hba.conf needs e.g. "host replication all 127.0.0.1/32 trust")`;
-  } finally {
-    await replication.end().catch(() => {});
+/** Why this machine cannot run the two clusters; undefined when it can. */
+function cannotRun(): string | undefined {
+  if (!process.env.DATABASE_URL) return 'runs in the PostgreSQL pass (DATABASE_URL set); the embedded PGlite has no streaming replication';
+  for (const tool of TOOLS)
+    if (!existsSync(join(BIN, tool))) return `no ${join(BIN, tool)}: the PostgreSQL server binaries are needed (set PG_BIN_DIR)`;
+  if (asRoot) {
+    if (!existsSync('/usr/sbin/runuser')) return 'running as root without /usr/sbin/runuser to run the clusters as the postgres user';
+    try {
+      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      return 'running as root and there is no postgres user to run the clusters as';
+    }
   }
   return undefined;
 }
 
-const reason = await cannotReplicate();
+const reason = cannotRun();
 
 async function asPostgres(tool: string, args: string[]) {
   const [file, argv] = asRoot ? ['/usr/sbin/runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]] : [join(BIN, tool), args];
@@ -85,10 +78,10 @@ async function until(what: string, probe: () => Promise<boolean>, ms = 20_000) {
 }
 
 describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${reason})` : ''}`, () => {
-  let dir: string;
-  let standbyPort: number;
-  let standbyRunning = false;
-  let database: TestDatabase;
+  let dir: string | undefined;
+  const ports = { primary: 0, standby: 0 };
+  const running = { primary: false, standby: false };
+  let databaseUrl: string;
   let db: Db;
   let standby: pg.Client | undefined;
   /** Max lag of an hour: serves from the standby even while its replay is paused. */
@@ -96,31 +89,41 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
   /** Max lag of one second. */
   let strict: { app: FastifyInstance; metrics: Metrics };
 
-  const pgCtl = (action: 'start' | 'stop') =>
-    asPostgres(
-      'pg_ctl',
-      action === 'start'
-        ? ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-o', `-p ${standbyPort} -k /tmp -c listen_addresses=127.0.0.1`, '-w', 'start']
-        : ['-D', join(dir, 'data'), '-m', 'fast', '-w', 'stop'],
-    );
+  type Node = keyof typeof ports;
+  const dataDir = (node: Node) => join(dir as string, node);
+  const pgCtl = async (node: Node, action: 'start' | 'stop') => {
+    if (action === 'start') {
+      await asPostgres('pg_ctl', [
+        '-D',
+        dataDir(node),
+        '-l',
+        join(dir as string, `${node}.log`),
+        // Its own socket directory: nothing shared with the machine's PostgreSQL.
+        '-o',
+        `-p ${ports[node]} -k ${dir} -c listen_addresses=127.0.0.1`,
+        '-w',
+        'start',
+      ]);
+      running[node] = true;
+    } else {
+      await asPostgres('pg_ctl', ['-D', dataDir(node), '-m', 'fast', '-w', 'stop']);
+      running[node] = false;
+    }
+  };
+  const urlOf = (node: Node, database = 'merma') => `postgresql://postgres@127.0.0.1:${ports[node]}/${database}`;
 
   const connectStandby = async () => {
-    const client = new pg.Client({ connectionString: standbyUrl() });
+    const client = new pg.Client({ connectionString: urlOf('standby') });
     client.on('error', () => {});
     await client.connect();
     return client;
-  };
-  const standbyUrl = () => {
-    const url = new URL(database.url);
-    url.host = `127.0.0.1:${standbyPort}`;
-    return url.toString();
   };
 
   const start = async (maxLagSeconds: string) => {
     const metrics = createMetrics();
     const config = testConfig({
-      DATABASE_URL: database.url,
-      DATABASE_REPLICA_URL: standbyUrl(),
+      DATABASE_URL: databaseUrl,
+      DATABASE_REPLICA_URL: urlOf('standby'),
       DATABASE_REPLICA_MAX_LAG_SECONDS: maxLagSeconds,
     });
     const app = await buildTestApp({ config, db, metrics });
@@ -168,13 +171,32 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrate(database.url);
-    db = createPrisma(database.url, 5);
-
-    dir = mkdtempSync(join(tmpdir(), 'merma-standby-'));
+    dir = mkdtempSync(join(tmpdir(), 'merma-replica-'));
     if (asRoot) await run('chown', ['postgres:postgres', dir]);
-    const primary = new URL(primaryUrl as string);
+    ports.primary = await freePort();
+    ports.standby = await freePort();
+
+    // The primary: trust from 127.0.0.1, replication connections included, and WAL for a standby.
+    await asPostgres('initdb', ['-D', dataDir('primary'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+    writeFileSync(
+      join(dataDir('primary'), 'pg_hba.conf'),
+      'local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n',
+    );
+    // A throwaway cluster: no fsync (the standby's copy inherits the settings, hot_standby is on by default).
+    appendFileSync(join(dataDir('primary'), 'postgresql.conf'), 'wal_level = replica\nmax_wal_senders = 4\nfsync = off\n');
+    await pgCtl('primary', 'start');
+    const admin = new pg.Client({ connectionString: urlOf('primary', 'postgres') });
+    await admin.connect();
+    try {
+      await admin.query('CREATE DATABASE merma');
+    } finally {
+      await admin.end();
+    }
+    databaseUrl = urlOf('primary');
+    await migrate(databaseUrl);
+    db = createPrisma(databaseUrl, 5);
+
+    // The standby: a base backup of the migrated primary, with its recovery settings (-R).
     await asPostgres('pg_basebackup', [
       '-R',
       // An immediate checkpoint: the default spreads it over minutes.
@@ -182,22 +204,15 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
       '-X',
       'stream',
       '-D',
-      join(dir, 'data'),
+      dataDir('standby'),
       '-h',
-      primary.hostname,
+      '127.0.0.1',
       '-p',
-      primary.port || '5432',
+      String(ports.primary),
       '-U',
-      decodeURIComponent(primary.username || 'postgres'),
+      'postgres',
     ]);
-    // Debian keeps postgresql.conf and pg_hba.conf outside the data directory: the copy gets its own.
-    const conf = join(dir, 'data', 'postgresql.conf');
-    if (!existsSync(conf)) writeFileSync(conf, 'hot_standby = on\n');
-    writeFileSync(join(dir, 'data', 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
-    if (asRoot) await run('chown', ['-R', 'postgres:postgres', dir]);
-    standbyPort = await freePort();
-    await pgCtl('start');
-    standbyRunning = true;
+    await pgCtl('standby', 'start');
     standby = await connectStandby();
     const { rows } = await standby.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
     expect(rows[0]?.r).toBe(true);
@@ -207,15 +222,25 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     for (const m of [patient.metrics, strict.metrics]) await until('the replica to be checked up', async () => (await stateOf(m)) === 'up');
   }, 180_000);
 
+  /** Runs every step even when one fails (or beforeAll stopped half-way), then reports the first failure. */
   afterAll(async () => {
-    await standby?.query('SELECT pg_wal_replay_resume()').catch(() => {});
-    await standby?.end().catch(() => {});
-    await patient?.app.close();
-    await strict?.app.close();
-    await db?.$disconnect();
-    if (standbyRunning) await pgCtl('stop').catch(() => {});
+    const errors: unknown[] = [];
+    const step = async (fn: () => Promise<unknown> | undefined) => {
+      try {
+        await fn();
+      } catch (err) {
+        errors.push(err);
+      }
+    };
+    await step(() => standby?.query('SELECT pg_wal_replay_resume()').catch(() => {}));
+    await step(() => standby?.end());
+    await step(() => patient?.app.close());
+    await step(() => strict?.app.close());
+    await step(() => db?.$disconnect());
+    if (running.standby) await step(() => pgCtl('standby', 'stop'));
+    if (running.primary) await step(() => pgCtl('primary', 'stop'));
     if (dir) rmSync(dir, { recursive: true, force: true });
-    await database?.drop();
+    if (errors.length) throw errors[0];
   }, 60_000);
 
   it('serves lists, analytics and the CSV export from the standby, on both doors: a write it has not replayed is not in them yet', async () => {
@@ -296,8 +321,7 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     expect(await totalKg(patient.app, tenant)).toBe(1);
     await standby?.end();
     standby = undefined;
-    await pgCtl('stop');
-    standbyRunning = false;
+    await pgCtl('standby', 'stop');
 
     // The first read may find its pooled connection dead (failed, run again on the primary), or
     // the check may have seen the standby down already: either way the answer is right.
@@ -313,8 +337,7 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     expect(ready.statusCode).toBe(200);
 
     // Back up: the next checks send the reads to it again.
-    await pgCtl('start');
-    standbyRunning = true;
+    await pgCtl('standby', 'start');
     standby = await connectStandby();
     await until('the patient app to see the standby up again', async () => (await stateOf(patient.metrics)) === 'up');
     const fallbacks = await metric(patient.metrics, 'merma_db_replica_fallbacks_total', { reason: 'down' });
