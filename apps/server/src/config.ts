@@ -28,6 +28,17 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default('./.data'),
   DATABASE_POOL_SIZE: int(10, 1),
   /**
+   * A streaming replica of DATABASE_URL (a hot standby) for the reads that may lag behind the
+   * writes: analytics, benchmarking, forecasts, the prevention plan, record lists and exports,
+   * registration session lists (db/replica.ts). Unset: every read goes to DATABASE_URL.
+   */
+  DATABASE_REPLICA_URL: urlOf(/^postgres(ql)?$/, 'postgresql://').optional(),
+  /**
+   * How far behind the primary the replica may be and still serve reads; further behind (or
+   * unreachable), they go to DATABASE_URL until it catches up.
+   */
+  DATABASE_REPLICA_MAX_LAG_SECONDS: z.coerce.number().positive().default(5),
+  /**
    * How long the boot waits for DATABASE_URL to accept connections (a database started with the
    * server, e.g. by compose, may take a few seconds); 0 tries once. A wrong password or database
    * name fails at once.
@@ -246,6 +257,14 @@ const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
       });
     }
   }
+  // A replica of the embedded database cannot exist: its reads would be another database's.
+  if (e.DATABASE_REPLICA_URL && !e.DATABASE_URL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DATABASE_REPLICA_URL'],
+      message: 'needs DATABASE_URL: the replica is a streaming standby of that PostgreSQL (the embedded database has none)',
+    });
+  }
   // A generated key would live on one replica's disk only, and a lost key makes every stored
   // secret unreadable: production names its keys explicitly.
   if (e.NODE_ENV === 'production' && !e.MERMA_ENCRYPTION_KEY) {
@@ -320,7 +339,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** The settings that hold secrets, which may be given as a file's path instead (`<NAME>_FILE`). */
-export const SECRET_FILE_SETTINGS = ['MERMA_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'METRICS_TOKEN'] as const;
+export const SECRET_FILE_SETTINGS = [
+  'MERMA_ENCRYPTION_KEY',
+  'DATABASE_URL',
+  'DATABASE_REPLICA_URL',
+  'REDIS_URL',
+  'SMTP_URL',
+  'METRICS_TOKEN',
+] as const;
 
 /**
  * `MERMA_ENCRYPTION_KEY_FILE=/run/secrets/merma_key` instead of the key itself: the convention of
@@ -364,6 +390,8 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     dataDir: e.DATA_DIR,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseStartupTimeoutMs: e.DATABASE_STARTUP_TIMEOUT_SECONDS * 1000,
+    /** The streaming replica for reads that may lag (db/replica.ts); undefined: none, they read DATABASE_URL. */
+    replica: e.DATABASE_REPLICA_URL ? { url: e.DATABASE_REPLICA_URL, maxLagMs: e.DATABASE_REPLICA_MAX_LAG_SECONDS * 1000 } : undefined,
     migrateOnBoot: e.MIGRATE_ON_BOOT,
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,

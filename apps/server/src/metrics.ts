@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReplicaObserver, ReplicaState } from './db/replica.js';
 
 /**
  * The process's Prometheus metrics (prom-client), served by serve.ts on METRICS_PORT and, when
@@ -51,6 +52,12 @@ export function createMetrics() {
       help: 'Outbox events turned into webhook deliveries by this process.',
       registers: [registry],
     }),
+    replicaFallbacks: new Counter({
+      name: 'merma_db_replica_fallbacks_total',
+      help: 'Reads that may lag sent to the primary instead of the streaming replica (DATABASE_REPLICA_URL), by reason: down (unreachable at the last check), lagging (further behind than DATABASE_REPLICA_MAX_LAG_SECONDS), failed (the replica failed this read; it ran again on the primary).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     /** Reports a connection pool's use as merma_db_pool_connections{pool=name}. */
     watchPool(name: string, pool: pg.Pool) {
       pools.set(name, pool);
@@ -75,6 +82,34 @@ export function createMetrics() {
       }
     },
   });
+
+  // The replica's gauges exist only when one is configured (a state of "down" without a replica
+  // would page someone for nothing).
+  let replicaGauges: { state: Gauge<'state'>; lag: Gauge } | undefined;
+  /** What the read replica (db/replica.ts) reports: its fallbacks and, at each check, its state and lag. */
+  const replicaObserver = (): ReplicaObserver => {
+    replicaGauges ??= {
+      state: new Gauge({
+        name: 'merma_db_replica_state',
+        help: 'The streaming replica as last checked (every second): 1 for its state (up: serving the reads that may lag; lagging: further behind than DATABASE_REPLICA_MAX_LAG_SECONDS; down: unreachable), 0 for the others.',
+        labelNames: ['state'] as const,
+        registers: [registry],
+      }),
+      lag: new Gauge({
+        name: 'merma_db_replica_lag_seconds',
+        help: 'How far the streaming replica was behind the primary at its last successful check (0 when it had replayed everything it received).',
+        registers: [registry],
+      }),
+    };
+    const gauges = replicaGauges;
+    return {
+      fallback: (reason) => metrics.replicaFallbacks.inc({ reason }),
+      status({ state, lagSeconds }) {
+        for (const s of ['up', 'lagging', 'down'] satisfies ReplicaState[]) gauges.state.set({ state: s }, s === state ? 1 : 0);
+        if (lagSeconds !== null) gauges.lag.set(lagSeconds);
+      },
+    };
+  };
 
   // The service-wide gauges, read in one statement per scrape (`scrape`; each part is an index
   // scan or a scan of a small table: waiting events, queued jobs, one chain head per establishment
@@ -114,7 +149,7 @@ export function createMetrics() {
     }
     return registry.metrics();
   };
-  return { ...metrics, scrape };
+  return { ...metrics, scrape, replicaObserver };
 }
 
 type ServiceSnapshot = {

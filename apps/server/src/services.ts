@@ -1,6 +1,8 @@
 import type { Config } from './config.js';
 import type { Clock } from './context.js';
 import { type Db, poolOf } from './db/client.js';
+import { createReadReplica } from './db/replica.js';
+import { sqlOfPool } from './db/sql.js';
 import type { AppServices } from './http/app.js';
 import { createAuthenticator } from './http/auth.js';
 import { createRateLimiter } from './http/rate-limit.js';
@@ -44,6 +46,17 @@ export function createServices(deps: {
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchPool('api', poolOf(db));
   metrics.readFrom(poolOf(db));
+  const primary = sqlOfPool(poolOf(db));
+  const replica = config.replica
+    ? createReadReplica({
+        ...config.replica,
+        primary,
+        poolSize: config.databasePoolSize,
+        observer: metrics.replicaObserver(),
+        log: deps.log,
+      })
+    : undefined;
+  if (replica) metrics.watchPool('replica', replica.pool);
   const catalog = createCatalogCache();
   const redis = createRedis(config.redisUrl);
   const rateLimiter = createRateLimiter(config, redis);
@@ -55,6 +68,7 @@ export function createServices(deps: {
   return {
     config,
     db,
+    sql: { primary, replica: replica?.sql ?? primary },
     clock,
     log: deps.log,
     metrics,
@@ -84,6 +98,7 @@ export function createServices(deps: {
     close: async () => {
       mailer.close();
       redis?.disconnect();
+      await replica?.close();
     },
   };
 }

@@ -38,6 +38,7 @@ beforeAll(async () => {
     createContext: async ({ req }: { req: unknown }): Promise<Context> => ({
       db: t.db,
       sql: sqlOfPool(poolOf(t.db)),
+      replica: sqlOfPool(poolOf(t.db)),
       auth: await authenticator.authenticate(req as FastifyRequest),
       clock: () => new Date(),
       requestId: 'reference',

@@ -38,6 +38,20 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATABASE_URL: 'localhost:5432/merma' })).toThrow(/DATABASE_URL: expected a postgresql:\/\/ URL/);
     expect(() => loadConfig({ REDIS_URL: 'http://cache:6379' })).toThrow(/REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/);
     expect(() => loadConfig({ SMTP_URL: 'mail.example.com:587' })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://db/merma', DATABASE_REPLICA_URL: 'replica:5432/merma' })).toThrow(
+      /DATABASE_REPLICA_URL: expected a postgresql:\/\/ URL/,
+    );
+  });
+
+  it('a replica needs DATABASE_URL (the embedded database has no standby)', () => {
+    expect(() => loadConfig({ DATABASE_REPLICA_URL: 'postgresql://replica/merma' })).toThrow(/DATABASE_REPLICA_URL: needs DATABASE_URL/);
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: 'postgresql://db/merma',
+        DATABASE_REPLICA_URL: 'postgresql://replica/merma',
+        DATABASE_REPLICA_MAX_LAG_SECONDS: '0',
+      }),
+    ).toThrow(/DATABASE_REPLICA_MAX_LAG_SECONDS/);
   });
 
   it('a secret may come from a file (<NAME>_FILE, as Docker and Kubernetes mount secrets), never from both forms', () => {
@@ -97,6 +111,18 @@ const ROWS: Record<string, Row> = {
     value: '/srv/merma-data',
     set: { dataDir: '/srv/merma-data', 'mail.dir': '/srv/merma-data/mail' },
     unset: { dataDir: './.data', 'mail.dir': join('./.data', 'mail') },
+  },
+  DATABASE_REPLICA_URL: {
+    value: 'postgresql://merma@replica-host:5434/merma_x',
+    with: { DATABASE_URL: 'postgresql://merma@db-host:5433/merma_x' },
+    set: { replica: { url: 'postgresql://merma@replica-host:5434/merma_x', maxLagMs: 5000 } },
+    unset: { replica: undefined },
+  },
+  DATABASE_REPLICA_MAX_LAG_SECONDS: {
+    value: '2.5',
+    with: { DATABASE_URL: 'postgresql://merma@db-host:5433/merma_x', DATABASE_REPLICA_URL: 'postgresql://merma@replica-host:5434/merma_x' },
+    set: { 'replica.maxLagMs': 2500 },
+    unset: { 'replica.maxLagMs': 5000 },
   },
   DATABASE_POOL_SIZE: { value: '23', set: { databasePoolSize: 23 }, unset: { databasePoolSize: 10 } },
   DATABASE_STARTUP_TIMEOUT_SECONDS: { value: '41', set: { databaseStartupTimeoutMs: 41_000 }, unset: { databaseStartupTimeoutMs: 60_000 } },

@@ -404,7 +404,7 @@ describe('plan history (service)', () => {
     // Another mode's plan is not this scope's.
     const live = await generatePlan({ db: t.db, sql, clock: () => new Date(at[2] as string) }, { ...scope, livemode: true }, 'en');
 
-    const first = await listPlans(t.db, scope, { limit: 2 });
+    const first = await listPlans(sql, scope, { limit: 2 });
     expect(first.data.map((p) => p.id)).toEqual([ids[2], ids[1]]);
     expect(first.data[0]).toEqual({
       id: ids[2],
@@ -414,23 +414,23 @@ describe('plan history (service)', () => {
       total_records: 1,
     });
     expect(first.next_cursor).toEqual(expect.any(String));
-    const second = await listPlans(t.db, scope, PreventionPlanHistoryQuery.parse({ limit: 2, cursor: first.next_cursor ?? undefined }));
+    const second = await listPlans(sql, scope, PreventionPlanHistoryQuery.parse({ limit: 2, cursor: first.next_cursor ?? undefined }));
     expect(second).toEqual({
       data: [expect.objectContaining({ id: ids[0], generated_at: '2026-04-01T08:00:00.000Z' })],
       next_cursor: null,
     });
     expect(PreventionPlanHistoryQuery.safeParse({ limit: 2, cursor: 'not-a-cursor' }).error?.issues[0]?.path).toEqual(['cursor']);
 
-    const old = await getPlan(t.db, scope, ids[0] as string, 'en', 'markdown');
+    const old = await getPlan(sql, scope, ids[0] as string, 'en', 'markdown');
     expect(old).toMatchObject({ id: ids[0], lang: 'en', by_category: [{ key: 'meat', label: 'Meat' }] });
     expect(old.markdown).toContain('Generated on 1 April 2026 at 10:00.');
-    expect((await getPlan(t.db, scope, ids[0] as string, 'es', 'json')).by_category[0]?.label).toBe('Carne');
-    expect((await latestPlan(t.db, scope, 'es', 'json')).id).toBe(ids[2]);
-    await expect(getPlan(t.db, scope, live.id, 'es', 'json')).rejects.toMatchObject({ code: 'not_found' });
-    await expect(getPlan(t.db, scope, 'nope', 'es', 'json')).rejects.toMatchObject({ code: 'not_found' });
+    expect((await getPlan(sql, scope, ids[0] as string, 'es', 'json')).by_category[0]?.label).toBe('Carne');
+    expect((await latestPlan(sql, scope, 'es', 'json')).id).toBe(ids[2]);
+    await expect(getPlan(sql, scope, live.id, 'es', 'json')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(getPlan(sql, scope, 'nope', 'es', 'json')).rejects.toMatchObject({ code: 'not_found' });
     const otherTenant = await createTenant(t.db);
     await expect(
-      getPlan(t.db, { ...scope, establishmentId: otherTenant.establishmentId }, ids[0] as string, 'es', 'json'),
+      getPlan(sql, { ...scope, establishmentId: otherTenant.establishmentId }, ids[0] as string, 'es', 'json'),
     ).rejects.toMatchObject({ code: 'not_found' });
   });
 });

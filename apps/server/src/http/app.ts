@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Config } from '../config.js';
 import type { AuthContext, Clock } from '../context.js';
 import type { Db } from '../db/client.js';
+import type { Sql, TransactionalSql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import { type Logger, urlForLogs } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -36,6 +37,12 @@ declare module 'fastify' {
 export type AppServices = {
   config: Config;
   db: Db;
+  /**
+   * Hand-written SQL on the pool under `db` (`primary`), and the runner for reads that may lag
+   * (`replica`: the streaming replica of DATABASE_REPLICA_URL while it is usable, db/replica.ts;
+   * `primary` itself without one).
+   */
+  sql: { primary: TransactionalSql; replica: Sql };
   clock: Clock;
   log: Logger;
   metrics: Metrics;
@@ -252,7 +259,14 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     if (closing) reply.header('connection', 'close');
   });
 
-  registerProcedureRoutes(app, { router, db, clock, secrets: services.secrets, responseCheck: services.config.apiResponseCheck });
+  registerProcedureRoutes(app, {
+    router,
+    db,
+    sql: services.sql,
+    clock,
+    secrets: services.secrets,
+    responseCheck: services.config.apiResponseCheck,
+  });
   registerIntegrationRoutes(app, {
     db,
     clock,
@@ -264,6 +278,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   });
   await registerDashboard(app, {
     db,
+    sql: services.sql,
     clock,
     log: services.log,
     accounts: services.dashboard.accounts,

@@ -16,7 +16,7 @@ import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
-import { sqlOfPool, sqlOfTransaction, type TransactionalSql } from '../db/sql.js';
+import { type Sql, sqlOfTransaction, type TransactionalSql } from '../db/sql.js';
 import { toAppError, validationError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
 import { inSpan } from '../tracing/spans.js';
@@ -75,6 +75,8 @@ export function registerProcedureRoutes(
   deps: {
     router: AppRouter;
     db: Db;
+    /** The pool under `db`, and the runner for reads that may lag (services.ts). */
+    sql: { primary: TransactionalSql; replica: Sql };
     clock: Clock;
     /** Seals the stored Idempotency-Key answers (idempotency.ts). */
     secrets: SecretBox;
@@ -83,7 +85,7 @@ export function registerProcedureRoutes(
 ) {
   const createCaller = createCallerFactory(deps.router);
   const pool = poolOf(deps.db);
-  const pooled = sqlOfPool(pool);
+  const pooled = deps.sql.primary;
 
   for (const { path, meta } of listOpenApiProcedures(deps.router)) {
     const { method, path: openapiPath } = meta.openapi;
@@ -106,10 +108,14 @@ export function registerProcedureRoutes(
         hasPathParams && (raw === undefined || (typeof raw === 'object' && raw !== null && !Array.isArray(raw)))
           ? { ...(raw as object | undefined), ...(request.params as object) }
           : raw;
-      const sql = runner ?? (db === deps.db ? pooled : sqlOfTransaction(db));
+      // In a request's transaction (an Idempotency-Key POST) every read is the transaction's own.
+      const inTx = db !== deps.db;
+      const sql = runner ?? (inTx ? sqlOfTransaction(db) : pooled);
+      const replica = inTx ? sql : deps.sql.replica;
       const ctx: Context = {
         db,
         sql,
+        replica,
         auth: request.auth,
         clock: deps.clock,
         requestId: request.id,

@@ -11,8 +11,8 @@ import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { csrfTokenFor, sameSecret } from '../auth/tokens.js';
 import type { Clock } from '../context.js';
-import { type Db, poolOf } from '../db/client.js';
-import { sqlOfPool } from '../db/sql.js';
+import type { Db } from '../db/client.js';
+import type { Sql, TransactionalSql } from '../db/sql.js';
 import { AppError, issueDetails, toAppError, validationError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { findLoginSession, type OpenedLoginSession, type SignedInUser } from '../modules/accounts/login-sessions.js';
@@ -46,6 +46,8 @@ export const CSRF_HEADER = 'x-csrf-token';
 
 export type DashboardOptions = {
   db: Db;
+  /** The pool under `db`, and the runner for reads that may lag (services.ts). */
+  sql: { primary: TransactionalSql; replica: Sql };
   clock: Clock;
   log: Logger;
   accounts: AccountDeps;
@@ -75,7 +77,7 @@ type Checked = { session: SignedInUser | null; token: string | null };
  */
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { db, clock, production } = options;
-  const sql = sqlOfPool(poolOf(db));
+  const { primary: sql, replica } = options.sql;
   await app.register(fastifyCookie);
 
   const names = sessionCookieNames(production);
@@ -129,6 +131,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       createContext: (): DashboardContext => ({
         db,
         sql,
+        replica,
         clock,
         log: request.log as Logger,
         accounts: options.accounts,
@@ -160,7 +163,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
     const { establishment_id, mode, dialect, ...filter } = parsed.data;
     const establishment = await findEstablishment(db, session.organizationId, establishment_id);
     const tenant = tenantOf(establishment, mode === 'live');
-    const csv = await exportRecordsCsv({ db, sql, clock, catalog: options.catalog }, tenant, filter, dialect);
+    const csv = await exportRecordsCsv({ db, sql: replica, clock, catalog: options.catalog }, tenant, filter, dialect);
     const day = localDate(clock(), tenant.timezone);
     return reply
       .header('content-type', 'text/csv; charset=utf-8')

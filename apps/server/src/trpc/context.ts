@@ -1,6 +1,6 @@
 import type { AuthContext, Clock } from '../context.js';
 import type { DbTx } from '../db/client.js';
-import type { TransactionalSql } from '../db/sql.js';
+import type { Sql, TransactionalSql } from '../db/sql.js';
 import type { ResponseCheck } from './responses.js';
 
 /** What every procedure receives. */
@@ -12,6 +12,13 @@ export type Context = {
    * pool, which is why it is not called one.
    */
   sql: TransactionalSql;
+  /**
+   * Where reads that may lag behind the writes run (analytics, forecasts, the plan, lists and
+   * exports): the streaming replica while it is usable (db/replica.ts), else the primary; `sql`
+   * itself when the request runs in a transaction. Never for a read that must see this request's
+   * (or this client's just answered) writes: those use `sql`.
+   */
+  replica: Sql;
   auth: AuthContext;
   clock: Clock;
   requestId: string;

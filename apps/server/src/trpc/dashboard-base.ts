@@ -21,6 +21,11 @@ export type DashboardContext = {
   db: Db;
   /** The same database, for the hand-written SQL of the read paths. */
   sql: Sql;
+  /**
+   * Where reads that may lag behind the writes run: the streaming replica while it is usable
+   * (db/replica.ts), else the primary (trpc/context.ts says which reads).
+   */
+  replica: Sql;
   clock: Clock;
   log: Log;
   accounts: AccountDeps;

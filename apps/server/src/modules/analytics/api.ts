@@ -20,7 +20,7 @@ export const analyticsRouter = router({
     })
     .input(AnalyticsQuery)
     .output(AnalyticsResponse)
-    .query(async ({ ctx, input }) => ok(await getAnalytics(ctx, ctx.auth, input))),
+    .query(async ({ ctx, input }) => ok(await getAnalytics({ sql: ctx.replica, clock: ctx.clock }, ctx.auth, input))),
 
   benchmarking: apiProcedure
     .meta({
@@ -37,5 +37,5 @@ export const analyticsRouter = router({
     })
     .input(BenchmarkingQuery)
     .output(BenchmarkingResponse)
-    .query(async ({ ctx, input }) => ok(await getBenchmark(ctx, ctx.auth, input))),
+    .query(async ({ ctx, input }) => ok(await getBenchmark({ sql: ctx.replica, clock: ctx.clock }, ctx.auth, input))),
 });

@@ -17,14 +17,14 @@ export const analyticsDashboardRouter = dashboardRouter({
     .output(AnalyticsResult)
     .query(({ ctx, input }) => {
       const { establishment_id: _e, livemode: _l, ...query } = input;
-      return getAnalytics(ctx, ctx.tenant, query);
+      return getAnalytics({ sql: ctx.replica, clock: ctx.clock }, ctx.tenant, query);
     }),
 
   periods: scopedProcedure
     .meta({ rateLimit: 'heavy' })
     .input(ModeScope)
     .output(z.array(PeriodComparison))
-    .query(({ ctx }) => comparePeriods(ctx, ctx.tenant)),
+    .query(({ ctx }) => comparePeriods({ sql: ctx.replica, clock: ctx.clock }, ctx.tenant)),
 
   /** The sector comparison; on a plan without it, why (the sample rule is in the result's note). */
   benchmark: scopedProcedure
@@ -34,12 +34,12 @@ export const analyticsDashboardRouter = dashboardRouter({
     .query(async ({ ctx }) => {
       if (ctx.tenant.plan !== 'enterprise' && ctx.tenant.plan !== 'enterprise_multi')
         return { available: false as const, reason: 'plan' as const };
-      return { available: true as const, result: await getBenchmark(ctx, ctx.tenant, {}) };
+      return { available: true as const, result: await getBenchmark({ sql: ctx.replica, clock: ctx.clock }, ctx.tenant, {}) };
     }),
 
   alerts: scopedProcedure
     .meta({ rateLimit: 'heavy' })
     .input(ModeScope)
     .output(z.array(SpikeAlert))
-    .query(async ({ ctx }) => (await recentAlerts(ctx, ctx.tenant)) as SpikeAlert[]),
+    .query(async ({ ctx }) => (await recentAlerts({ sql: ctx.replica, clock: ctx.clock }, ctx.tenant)) as SpikeAlert[]),
 });

@@ -38,5 +38,5 @@ export const planRouter = router({
     })
     .input(PreventionPlanQuery)
     .output(PreventionPlanResponse)
-    .query(async ({ ctx, input }) => ok(await latestPlan(ctx.db, ctx.auth, input.lang, input.format))),
+    .query(async ({ ctx, input }) => ok(await latestPlan(ctx.replica, ctx.auth, input.lang, input.format))),
 });

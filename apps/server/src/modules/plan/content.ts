@@ -1,5 +1,5 @@
 import type { PlanLanguage, PreventionPlan } from '@merma/schema';
-import type { DbTx } from '../../db/client.js';
+import type { Sql } from '../../db/sql.js';
 import { type CatalogNames, causeLabel, destinationLabel, foodCategoryLabel, NO_SHIFT_LABEL, wasteStageLabel } from './labels.js';
 import { measureIdsFor, measureText } from './measures.js';
 
@@ -75,11 +75,12 @@ export function readStoredPlan(content: unknown): StoredPlan {
 }
 
 /** The catalogues' names (one query), for `localizePlan`. */
-export async function loadCatalogNames(db: DbTx): Promise<CatalogNames> {
-  const rows = await db.$queryRaw<{ kind: 'cause' | 'destination'; key: string; nombre: string }[]>`
-    SELECT 'cause' AS kind, id::text AS key, nombre FROM causes
-    UNION ALL
-    SELECT 'destination' AS kind, code AS key, nombre FROM destinations`;
+export async function loadCatalogNames(sql: Sql): Promise<CatalogNames> {
+  const { rows } = await sql.query<{ kind: 'cause' | 'destination'; key: string; nombre: string }>(
+    `SELECT 'cause' AS kind, id::text AS key, nombre FROM causes
+     UNION ALL
+     SELECT 'destination' AS kind, code AS key, nombre FROM destinations`,
+  );
   const names: CatalogNames = { causes: new Map(), destinations: new Map() };
   for (const r of rows) (r.kind === 'cause' ? names.causes : names.destinations).set(r.key, r.nombre);
   return names;

@@ -1,6 +1,7 @@
 import { PlanLanguage, PreventionPlan, PreventionPlanHistory, PreventionPlanHistoryQuery, Uuid } from '@merma/schema';
 import { ModeScope } from '@merma/schema/dashboard';
 import { sqlOfTransaction } from '../../db/sql.js';
+import { AppError } from '../../errors.js';
 import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
 import { generatePlan, getPlan, latestPlan, listPlans } from './service.js';
 
@@ -13,17 +14,17 @@ export const planDashboardRouter = dashboardRouter({
   history: scopedProcedure
     .input(ModeScope.extend(PreventionPlanHistoryQuery.shape))
     .output(PreventionPlanHistory)
-    .query(({ ctx, input }) => listPlans(ctx.db, ctx.tenant, { limit: input.limit, cursor: input.cursor })),
+    .query(({ ctx, input }) => listPlans(ctx.replica, ctx.tenant, { limit: input.limit, cursor: input.cursor })),
 
   get: scopedProcedure
     .input(ModeScope.extend({ id: Uuid.optional(), lang: PlanLanguage }))
     .output(PreventionPlan.nullable())
     .query(async ({ ctx, input }) => {
-      if (input.id) return getPlan(ctx.db, ctx.tenant, input.id, input.lang, 'json');
-      const any = await ctx.db.preventionPlan.count({
-        where: { establishment_id: ctx.scope.establishmentId, livemode: ctx.scope.livemode },
+      if (input.id) return getPlan(ctx.replica, ctx.tenant, input.id, input.lang, 'json');
+      return latestPlan(ctx.replica, ctx.tenant, input.lang, 'json').catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'not_found') return null;
+        throw err;
       });
-      return any ? latestPlan(ctx.db, ctx.tenant, input.lang, 'json') : null;
     }),
 
   generate: scopedProcedure

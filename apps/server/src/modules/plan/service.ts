@@ -16,7 +16,6 @@ import { type Sql, sqlParams } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
-import { Prisma } from '../../generated/prisma/client.ts';
 import { dayTotalsSql } from '../records/rollup.js';
 import { loadCatalogNames, localizePlan, type Part, readStoredPlan, type StoredPlan } from './content.js';
 import { renderMarkdown } from './markdown.js';
@@ -152,22 +151,26 @@ export async function generatePlan(
       data: { establishment_id: scope.establishmentId, plan_id: plan.id, period: `${from}/${to}`, generated_at: plan.generated_at },
     });
   });
-  return localizePlan(plan, lang, await loadCatalogNames(deps.db));
+  return localizePlan(plan, lang, await loadCatalogNames(deps.sql));
 }
 
 type PlanRecord = { id: string; content: unknown };
 
 /** The plan in `lang`; with `format: 'markdown'` it also carries the printable document. */
 async function present(
-  db: DbTx,
+  sql: Sql,
   scope: PlanScope,
   row: PlanRecord,
   lang: PlanLanguage,
   format: 'json' | 'markdown',
 ): Promise<PreventionPlan> {
   const [names, establishment] = await Promise.all([
-    loadCatalogNames(db),
-    format === 'markdown' ? db.establishment.findUnique({ where: { id: scope.establishmentId }, select: { name: true, cif: true } }) : null,
+    loadCatalogNames(sql),
+    format === 'markdown'
+      ? sql
+          .query<{ name: string; cif: string }>('SELECT name, cif FROM establishments WHERE id = $1::uuid', [scope.establishmentId])
+          .then((r) => r.rows[0])
+      : undefined,
   ]);
   const plan = localizePlan(readStoredPlan(row.content), lang, names);
   if (format !== 'markdown') return plan;
@@ -184,33 +187,40 @@ async function present(
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** One stored plan of the scope, by id; `not_found` for an id of another establishment or mode. */
+/**
+ * One stored plan of the scope, by id; `not_found` for an id of another establishment or mode.
+ * Stored plans never change, so `sql` may be the replica (trpc/context.ts): a plan generated a
+ * moment ago may not be there yet, at most DATABASE_REPLICA_MAX_LAG_SECONDS.
+ */
 export async function getPlan(
-  db: DbTx,
+  sql: Sql,
   scope: PlanScope,
   id: string,
   lang: PlanLanguage,
   format: 'json' | 'markdown',
 ): Promise<PreventionPlan> {
   const row = UUID.test(id)
-    ? await db.preventionPlan.findFirst({
-        where: { id, establishment_id: scope.establishmentId, livemode: scope.livemode },
-        select: { id: true, content: true },
-      })
-    : null;
+    ? (
+        await sql.query<PlanRecord>(
+          'SELECT id::text, content FROM prevention_plans WHERE id = $1::uuid AND establishment_id = $2::uuid AND livemode = $3',
+          [id, scope.establishmentId, scope.livemode],
+        )
+      ).rows[0]
+    : undefined;
   if (!row) throw new AppError('not_found', 'No such prevention plan');
-  return present(db, scope, row, lang, format);
+  return present(sql, scope, row, lang, format);
 }
 
 /** The newest plan of the scope. */
-export async function latestPlan(db: DbTx, scope: PlanScope, lang: PlanLanguage, format: 'json' | 'markdown'): Promise<PreventionPlan> {
-  const latest = await db.preventionPlan.findFirst({
-    where: { establishment_id: scope.establishmentId, livemode: scope.livemode },
-    orderBy: [{ generated_at: 'desc' }, { id: 'desc' }],
-    select: { id: true },
-  });
+export async function latestPlan(sql: Sql, scope: PlanScope, lang: PlanLanguage, format: 'json' | 'markdown'): Promise<PreventionPlan> {
+  const { rows } = await sql.query<PlanRecord>(
+    `SELECT id::text, content FROM prevention_plans WHERE establishment_id = $1::uuid AND livemode = $2
+     ORDER BY generated_at DESC, id DESC LIMIT 1`,
+    [scope.establishmentId, scope.livemode],
+  );
+  const latest = rows[0];
   if (!latest) throw new AppError('not_found', 'No prevention plan yet: generate one with POST /api/v1/prevention-plan');
-  return getPlan(db, scope, latest.id, lang, format);
+  return present(sql, scope, latest, lang, format);
 }
 
 type SummaryRow = { id: string; generated_at: Date; period: { from: string; to: string }; total_kg: number; total_records: number };
@@ -221,19 +231,22 @@ type SummaryRow = { id: string; generated_at: Date; period: { from: string; to: 
  * the `next_cursor` of the previous page (@merma/schema's cursor.ts).
  */
 export async function listPlans(
-  db: DbTx,
+  sql: Sql,
   scope: PlanScope,
   page: { limit: number; cursor?: KeysetPosition | undefined },
 ): Promise<PreventionPlanHistory> {
   const after = page.cursor ?? null;
-  const rows = await db.$queryRaw<SummaryRow[]>`
-    SELECT id::text, generated_at, content->'period' AS period,
-           (content->>'total_kg')::float8 AS total_kg, (content->>'total_records')::int AS total_records
-    FROM prevention_plans
-    WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode}
-      ${after ? Prisma.sql`AND (generated_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
-    ORDER BY generated_at DESC, id DESC
-    LIMIT ${page.limit + 1}`;
+  const p = sqlParams();
+  const { rows } = await sql.query<SummaryRow>(
+    `SELECT id::text, generated_at, content->'period' AS period,
+            (content->>'total_kg')::float8 AS total_kg, (content->>'total_records')::int AS total_records
+     FROM prevention_plans
+     WHERE establishment_id = ${p.add(scope.establishmentId)}::uuid AND livemode = ${p.add(scope.livemode)}
+       ${after ? `AND (generated_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)` : ''}
+     ORDER BY generated_at DESC, id DESC
+     LIMIT ${p.add(page.limit + 1)}`,
+    p.values,
+  );
   const data: PreventionPlanSummary[] = rows.slice(0, page.limit).map((r) => ({
     id: r.id,
     generated_at: r.generated_at.toISOString(),

@@ -20,6 +20,10 @@ export const predictRouter = router({
     .input(PredictQuery)
     .output(PredictResponse)
     .query(async ({ ctx, input }) =>
-      ok(input.type === 'demand' ? await predictDemand(ctx, ctx.auth, input) : await predictWaste(ctx, ctx.auth, input)),
+      ok(
+        input.type === 'demand'
+          ? await predictDemand({ sql: ctx.replica, clock: ctx.clock }, ctx.auth, input)
+          : await predictWaste({ sql: ctx.replica, clock: ctx.clock }, ctx.auth, input),
+      ),
     ),
 });

@@ -13,12 +13,16 @@ export const predictDashboardRouter = dashboardRouter({
     .meta({ rateLimit: 'heavy' })
     .input(ForecastInput)
     .output(Prediction)
-    .query(({ ctx, input }) => predictWaste(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category })),
+    .query(({ ctx, input }) =>
+      predictWaste({ sql: ctx.replica, clock: ctx.clock }, ctx.tenant, { horizon: input.horizon, food_category: input.food_category }),
+    ),
 
   /** The Forecast page's production advice: `/api/v1/predict?type=demand` for the chosen days. */
   demand: scopedProcedure
     .meta({ rateLimit: 'heavy' })
     .input(DemandForecastInput)
     .output(DemandPrediction)
-    .query(({ ctx, input }) => predictDemand(ctx, ctx.tenant, { horizon: input.horizon, food_category: input.food_category })),
+    .query(({ ctx, input }) =>
+      predictDemand({ sql: ctx.replica, clock: ctx.clock }, ctx.tenant, { horizon: input.horizon, food_category: input.food_category }),
+    ),
 });

@@ -79,7 +79,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
       .input(ListRecordsQuery)
       .output(ListRecordsResponse)
       .query(async ({ ctx, input }) => {
-        const { data, pagination } = await listRecords(ctx, ctx.auth, input);
+        const { data, pagination } = await listRecords({ sql: ctx.replica, clock: ctx.clock }, ctx.auth, input);
         return { ...ok(data), meta: { pagination } };
       }),
 

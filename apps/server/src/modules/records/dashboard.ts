@@ -34,7 +34,7 @@ export const recordsDashboardRouter = (signer: CheckpointSigner, catalog: Catalo
       .output(RecordsPage)
       .query(({ ctx, input }) => {
         const { establishment_id: _e, livemode: _l, ...filter } = input;
-        return listRecordsPage(ctx, ctx.tenant, filter);
+        return listRecordsPage({ sql: ctx.replica, clock: ctx.clock }, ctx.tenant, filter);
       }),
 
     get: scopedProcedure

@@ -17,7 +17,7 @@ export const sessionsRouter = router({
     .input(ListSessionsQuery)
     .output(ListSessionsResponse)
     .query(async ({ ctx, input }) => {
-      const { data, pagination } = await listSessions(ctx.sql, ctx.auth, input);
+      const { data, pagination } = await listSessions(ctx.replica, ctx.auth, input);
       return { ...ok(data), meta: { pagination } };
     }),
 

@@ -11,7 +11,7 @@ export const sessionsDashboardRouter = dashboardRouter({
     .output(z.object({ data: z.array(Session), total: z.number().int() }))
     .query(async ({ ctx, input }) => {
       const { establishment_id: _e, livemode: _l, ...query } = input;
-      const { data, pagination } = await listSessions(ctx.sql, ctx.tenant, query);
+      const { data, pagination } = await listSessions(ctx.replica, ctx.tenant, query);
       return { data, total: pagination.total };
     }),
 
