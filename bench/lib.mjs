@@ -1,8 +1,25 @@
-// Helpers shared by the benchmarks (run.mjs, scale.mjs).
+// Helpers shared by the benchmarks (run.mjs, scale.mjs, replica.mjs).
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+
+/**
+ * Starts `node args…` in `cwd` pinned to one core (`taskset`; the benchmarks keep servers on core 0
+ * and load generators on core 1) with `env` over this process's, and adds it to `children` (which
+ * `stopAndDrop` stops).
+ */
+export function startPinned(children, { label, args, env = {}, core = '0', cwd }) {
+  const child = spawn('taskset', ['-c', core, process.execPath, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.label = label;
+  children.push(child);
+  return child;
+}
 
 /** A free TCP port on loopback. */
 export const freePort = () =>

@@ -4,7 +4,7 @@
 // two servers of the same build on core 0 — one with DATABASE_URL only, one with
 // DATABASE_REPLICA_URL too — and loads them in turn from core 1 (A, B, A, B; the better run of each
 // counts). Drops its database and removes the standby at the end.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { rebuildDayTotals } from './insights.mjs';
-import { freePort, newKey, sha256, stopAndDrop, waitFor } from './lib.mjs';
+import { freePort, newKey, sha256, startPinned, stopAndDrop, waitFor } from './lib.mjs';
 
 const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,22 +41,20 @@ const asPostgres = (tool, args) =>
 
 const children = [];
 function startServer(label, env) {
-  const child = spawn('taskset', ['-c', '0', process.execPath, 'apps/server/dist/main.js'], {
+  return startPinned(children, {
+    label,
+    args: ['apps/server/dist/main.js'],
     cwd: ROOT,
     env: {
-      ...process.env,
       NODE_ENV: 'development',
+      API_RESPONSE_CHECK: 'off', // as in production (the development default parses every answer)
       LOG_LEVEL: 'warn',
       RATE_LIMIT_ENABLED: 'false',
       DATABASE_POOL_SIZE: '10',
       WORKER_CONCURRENCY: '0',
       ...env,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
   });
-  child.label = label;
-  children.push(child);
-  return child;
 }
 
 async function seed(client) {

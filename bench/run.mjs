@@ -1,7 +1,6 @@
 // pnpm bench: our endpoints against a bare baseline (bench/baseline.mjs) on the same PostgreSQL,
 // in one run, alternating A and B. Prints requests/s, p50/p99 latency and the ratios.
 // Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change); creates and drops merma_bench.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,7 +9,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { measureSdkBundles } from '../packages/sdk-runtimes/src/bundle-size.mjs';
 import { measureInsights, rebuildDayTotals } from './insights.mjs';
-import { freePort, newKey, sha256, stopAndDrop, waitFor } from './lib.mjs';
+import { freePort, newKey, sha256, startPinned, stopAndDrop, waitFor } from './lib.mjs';
 import { measureRetention, printRetention } from './retention.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 
@@ -34,17 +33,8 @@ const dbUrl = (() => {
 })();
 
 const children = [];
-function start(label, args, env, core = '0') {
-  // Servers on core 0, the load generator (this process) and the webhook receiver on core 1.
-  const child = spawn('taskset', ['-c', core, process.execPath, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  child.label = label;
-  children.push(child);
-  return child;
-}
+// Servers on core 0, the load generator (this process) and the webhook receiver on core 1.
+const start = (label, args, env, core = '0') => startPinned(children, { label, args, env, core, cwd: ROOT });
 
 async function seed(client) {
   const org = randomUUID();
