@@ -31,6 +31,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // What `expect.poll` waits for (a page that reloads its table, a job that runs) arrives in a
+    // few hundred milliseconds on an idle machine, but CI runs two test files and their browsers at
+    // once: vitest's default of 1 s failed a browser test there. The assertions are unchanged; only
+    // how long they may take to become true.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
