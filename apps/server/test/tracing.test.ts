@@ -182,6 +182,26 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(request?.attributes['http.response.status_code']).toBe(400);
   });
 
+  it('a replayed Idempotency-Key is answered its stored record, and its span is not marked as a failure', { timeout: 60_000 }, async () => {
+    const key = `replay-${randomBytes(4).toString('hex')}`;
+    const first = await post('/api/v1/records', validRecord(), { 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    const traceId = randomBytes(16).toString('hex');
+    const again = await post('/api/v1/records', validRecord(), {
+      'idempotency-key': key,
+      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+    });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    const procedure = await waitFor(
+      () => spansOf(collector).find((s) => s.traceId === traceId && s.name === 'procedure records.create'),
+      15_000,
+      'the replayed procedure span',
+    );
+    expect(procedure.status?.code ?? 0).not.toBe(STATUS_ERROR);
+  });
+
   it('an Odoo integration URL: the span keeps the token’s last four characters only', { timeout: 60_000 }, async () => {
     const traceId = randomBytes(16).toString('hex');
     const token = 'mit_Qq81kQpL0aB3cD4eF5gH6iJ7kL8mN9xY';

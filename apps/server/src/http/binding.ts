@@ -24,7 +24,7 @@ import type { Context } from '../trpc/context.js';
 import type { ResponseCheck } from '../trpc/responses.js';
 import type { AppRouter } from '../trpc/router.js';
 import { authorizeProcedure, createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
-import { fingerprint, lazyIdempotency, parseIdempotencyKey, type StoredResponse, withIdempotency } from './idempotency.js';
+import { fingerprint, isReplay, lazyIdempotency, parseIdempotencyKey, type StoredResponse, withIdempotency } from './idempotency.js';
 
 /** What each API route carries in its Fastify config: the auth hook, the rate limiter and the logs read it. */
 export type RouteConfig = { api: true; bucket: RateBucket; procedure: string };
@@ -67,8 +67,11 @@ function mergeQueryIntoBody(query: Record<string, unknown>, body: unknown): unkn
   return { ...query, ...fields };
 }
 
-/** A refusal the contract foresees (a 4xx answer), not a failure of the service: its span is not failed. */
-const isClientError = (err: unknown) => toAppError(err).appError.status < 500;
+/**
+ * A refusal the contract foresees (a 4xx answer), or a procedure stopped at its first write to
+ * replay an Idempotency-Key's stored answer: not a failure of the service, so its span is not failed.
+ */
+const isExpected = (err: unknown) => isReplay(err) || toAppError(err).appError.status < 500;
 
 export function registerProcedureRoutes(
   app: FastifyInstance,
@@ -123,7 +126,7 @@ export function registerProcedureRoutes(
         responseCheck: deps.responseCheck,
       };
       const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
-      return inSpan(`procedure ${path}`, { attributes, expected: isClientError }, async () =>
+      return inSpan(`procedure ${path}`, { attributes, expected: isExpected }, async () =>
         JSON.stringify(await resolve(createCaller(ctx), path)(input)),
       );
     };

@@ -220,7 +220,7 @@ export function lazyIdempotency(pool: pg.Pool, box: SecretBox, auth: AuthContext
 class Replay extends Error {}
 
 /** Replay, as thrown or as the cause tRPC wrapped it in. */
-function isReplay(err: unknown): boolean {
+export function isReplay(err: unknown): boolean {
   for (let e = err; e instanceof Error; e = e.cause) if (e instanceof Replay) return true;
   return false;
 }
