@@ -161,9 +161,8 @@ export function lazyIdempotency(pool: pg.Pool, box: SecretBox, auth: AuthContext
     client.release(broken);
     client = undefined;
   };
-  /** Opens the transaction and claims the key, once; throws Replay when it is not ours to claim. */
-  const begin = async (): Promise<pg.PoolClient> => {
-    if (client) return client;
+  /** Opens the transaction and claims the key; throws Replay when it is not ours to claim. */
+  const open = async (): Promise<pg.PoolClient> => {
     const c = await pool.connect();
     client = c;
     c.on('error', lost);
@@ -173,6 +172,12 @@ export function lazyIdempotency(pool: pg.Pool, box: SecretBox, auth: AuthContext
     if (claimed.rows.length === 0) throw new Replay();
     claimId = id;
     return c;
+  };
+  // Once, however many statements ask for it at the same moment.
+  let opened: Promise<pg.PoolClient> | undefined;
+  const begin = () => {
+    opened ??= open();
+    return opened;
   };
   const inTransaction: Sql = {
     query: async (text, values) => (await begin()).query(text, values) as never,
