@@ -171,8 +171,12 @@ describe('the SDK against the server', () => {
     await t.admin(['product', 'import', '--org', tenant.organizationId, '--file', file]);
     rmSync(dir, { recursive: true, force: true });
 
+    // Days in the establishment's zone (the server's default, Europe/Madrid): near midnight UTC,
+    // the UTC date is a day behind Madrid's, and the forecast counts its history in Madrid's days.
+    const madrid = (ahead: number) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(Date.now() + ahead * 86_400_000);
     // Three weeks of day totals, then one sale line that the server cannot use.
-    const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+    const day = (back: number) => madrid(-back);
     const sales = Array.from({ length: 21 }, (_, i) => ({
       product_ref: 'CRO-1',
       quantity: 30 + (i % 7) * 5,
@@ -190,9 +194,7 @@ describe('the SDK against the server', () => {
     expect(demand.type).toBe('demand');
     const [croissant] = demand.products;
     expect(croissant).toMatchObject({ product_name: 'Croissant', unit: 'unit', history_days: 21 });
-    // Tomorrow and the day after, in the establishment's zone (the server's default, Europe/Madrid).
-    const madrid = (ahead: number) =>
-      new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(Date.now() + ahead * 86_400_000);
+    // Tomorrow and the day after, in the establishment's zone.
     expect(croissant?.points.map((p) => p.date)).toEqual([madrid(1), madrid(2)]);
     expect(Number.isInteger(croissant?.points[0]?.advised)).toBe(true);
     expect(await merma.predict.get({ type: 'demand', horizon: 2 })).toEqual({ ...demand, generated_at: expect.any(String) });
