@@ -159,8 +159,13 @@ describe('pos-inventory-bridge against the server', () => {
   });
 });
 
-/** The UTC calendar day `days` before now: never ahead of the establishment's day (Europe/Madrid). */
-const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+/**
+ * The calendar day `days` before today in the establishment's zone (Europe/Madrid), as a POS there
+ * dates its sales: the forecast counts its history in that zone's days, and in the hour after
+ * Madrid's midnight the UTC date is still the day before.
+ */
+const daysAgo = (days: number) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(Date.now() - days * 86_400_000);
 
 /**
  * The sales fixture with its day (2026-11-23) moved to yesterday, so the test keeps working once
