@@ -164,8 +164,7 @@ describe('pos-inventory-bridge against the server', () => {
  * dates its sales: the forecast counts its history in that zone's days, and in the hour after
  * Madrid's midnight the UTC date is still the day before.
  */
-const daysAgo = (days: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(Date.now() - days * 86_400_000);
+const daysAgo = (days: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(Date.now() - days * 86_400_000);
 
 /**
  * The sales fixture with its day (2026-11-23) moved to yesterday, so the test keeps working once

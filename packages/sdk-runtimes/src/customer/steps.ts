@@ -176,8 +176,7 @@ export async function runSteps(load: () => Promise<SdkModule>, settings: StepSet
     // sent twice (the second time: duplicates), then tomorrow's production advice.
     // Dated in the establishment's zone (Europe/Madrid), as a POS there dates its sales: the
     // forecast counts its history in that zone's days, and after Madrid's midnight UTC is a day behind.
-    const day = (back: number) =>
-      new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(Date.now() - back * 86_400_000);
+    const day = (back: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(Date.now() - back * 86_400_000);
     const sales = Array.from({ length: 21 }, (_, i) => ({
       product_ref: 'RT-CROISSANT',
       quantity: 20 + (i % 7) * 3,
