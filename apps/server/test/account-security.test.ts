@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Mail, Mailer } from '../src/mail.js';
 import { MAX_CONSECUTIVE_FAILURES, MAX_FAILURES_PER_IP, MAX_LINK_ATTEMPTS_PER_HOUR } from '../src/modules/accounts/lockout.js';
 import { createUserToken, SIGN_IN_LINK_TTL_MS } from '../src/modules/accounts/service.js';
@@ -27,27 +27,33 @@ vi.mock('../src/modules/accounts/password.js', async (importOriginal) => {
   };
 });
 
-/** A mailer whose deliveries wait until `release()`: a request that sends mail itself cannot answer meanwhile. */
+/**
+ * A mailer whose deliveries wait, from `hold()` until `release()`: a request that sends mail
+ * itself cannot answer meanwhile. It delivers at once otherwise, so the tests that only need mail
+ * do not depend on which test ran before them (the tests run in a random order).
+ */
 function blockingMailer() {
   const captured = capturingMailer();
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let blocked = true;
-  const mailer: Mailer & { sent: Mail[]; linkTo(to: string): string; release(): void; failFor: Set<string> } = {
+  let gate: Promise<void> | null = null;
+  let open = () => {};
+  const mailer: Mailer & { sent: Mail[]; linkTo(to: string): string; hold(): void; release(): void; failFor: Set<string> } = {
     sent: captured.sent,
     linkTo: captured.linkTo,
     failFor: new Set(),
     async send(mail) {
-      if (blocked) await gate;
+      if (gate) await gate;
       if (mailer.failFor.has(mail.to)) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:25'), { code: 'ESOCKET' });
       await captured.send(mail);
     },
     close() {},
+    hold() {
+      gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+    },
     release() {
-      blocked = false;
-      release();
+      gate = null;
+      open();
     },
   };
   return mailer;
@@ -161,6 +167,8 @@ describe('password reset does not reveal who has an account', () => {
     const member = await createMember(t.db, org.organizationId, 'developer');
     const ghost = `ghost-${randomUUID()}@example.com`;
     // While the mail server hangs, a request that sent the mail itself could not answer.
+    mailer.hold();
+    onTestFinished(() => mailer.release());
     const known = await new DashboardBrowser(t.app).raw('mutation', 'accounts.requestPasswordReset', { email: member.email });
     const unknown = await new DashboardBrowser(t.app).raw('mutation', 'accounts.requestPasswordReset', { email: ghost });
     expect(known.statusCode).toBe(200);
@@ -266,7 +274,6 @@ describe('guessable passwords', () => {
   });
 
   it('refuses a guessable password when an invitation creates the account', async () => {
-    mailer.release();
     const admin = await createMember(t.db, org.organizationId, 'owner');
     const browser = new DashboardBrowser(t.app);
     await browser.signIn(admin.email, PASSWORD);
