@@ -1,7 +1,8 @@
 // pnpm bench:scale — the service at 10 million records over 5,000 establishments, on the local
 // PostgreSQL (BENCH_DATABASE_URL to change). Seeds with set-based SQL, starts the built server on it,
 // times what a customer calls (lists, analytics, benchmarking, chain verification, forecast, plan),
-// prints a table, writes bench/results/scale.json and drops its database. Not part of CI: the seed
+// prints a table, writes bench/results/scale.json and drops its database (run under tsx, which loads the
+// server's TypeScript modules it imports, as `pnpm bench:scale` does). Not part of CI: the seed
 // alone takes several minutes and about 8 GB of disk.
 //
 // The data:
