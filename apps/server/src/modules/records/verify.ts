@@ -19,6 +19,8 @@ const REASON_ORDER: FailureReason[] = ['sequence_gap', 'broken_link', 'hash_mism
  * `prev_hash` equal to the record before, with `lag()` in sequence order); the content (each record
  * re-hashed from its canonical JSON built in SQL, hash.ts — row by row with no order between rows,
  * so PostgreSQL spreads it over parallel workers); and the signed checkpoints in the range.
+ * The three are sent at once: on a pool they run on three connections, so the walk of the links
+ * (one process) overlaps the re-hashing instead of adding to it; on one connection they queue.
  * Answers the first failure a walk in order would meet, or the count and the last hash.
  */
 async function firstFailure(
@@ -30,8 +32,9 @@ async function firstFailure(
 ): Promise<{ bad: Failure | null; rows: number; lastHash: string | null }> {
   const range = [scope.establishmentId, scope.livemode, from.toString(), to.toString()];
   const inRange = `r.establishment_id = $1::uuid AND r.livemode = $2 AND r.chain_seq >= $3::bigint AND r.chain_seq <= $4::bigint`;
-  const links = await sql.query<{ rows: number; bad: { seq: string; id: string; reason: FailureReason } | null }>(
-    `SELECT count(*)::int AS rows,
+  const [links, content, signed] = await Promise.all([
+    sql.query<{ rows: number; bad: { seq: string; id: string; reason: FailureReason } | null }>(
+      `SELECT count(*)::int AS rows,
        (array_agg(json_build_object('seq', (CASE WHEN chain_seq <> expected_seq THEN expected_seq ELSE chain_seq END)::text, 'id', id,
           'reason', CASE WHEN chain_seq <> expected_seq THEN 'sequence_gap' ELSE 'broken_link' END) ORDER BY chain_seq)
          FILTER (WHERE chain_seq <> expected_seq OR prev_hash <> before))[1] AS bad
@@ -41,22 +44,23 @@ async function firstFailure(
        FROM records r WHERE ${inRange}
        WINDOW w AS (ORDER BY r.chain_seq)
      ) walk`,
-    [...range, prev],
-  );
-  const content = await sql.query<{ seq: string | null }>(
-    `SELECT min(r.chain_seq + 0)::text AS seq FROM records r
+      [...range, prev],
+    ),
+    sql.query<{ seq: string | null }>(
+      `SELECT min(r.chain_seq + 0)::text AS seq FROM records r
      WHERE ${inRange}
        AND r.record_hash <> encode(sha256(convert_to(r.prev_hash || ${CANONICAL_RECORD_JSON_SQL}, 'UTF8')), 'hex')`,
-    range,
-  );
-  const signed = await sql.query<{ seq: string; id: string | null }>(
-    `SELECT cp.seq::text, r.id::text FROM chain_checkpoints cp
+      range,
+    ),
+    sql.query<{ seq: string; id: string | null }>(
+      `SELECT cp.seq::text, r.id::text FROM chain_checkpoints cp
      LEFT JOIN records r ON r.establishment_id = cp.establishment_id AND r.livemode = cp.livemode AND r.chain_seq = cp.seq
      WHERE cp.establishment_id = $1::uuid AND cp.livemode = $2 AND cp.seq >= $3::bigint AND cp.seq <= $4::bigint
        AND r.record_hash IS DISTINCT FROM cp.head_hash
      ORDER BY cp.seq LIMIT 1`,
-    range,
-  );
+      range,
+    ),
+  ]);
   const found: Failure[] = [];
   const link = links.rows[0]?.bad;
   if (link) found.push({ seq: BigInt(link.seq), id: link.id, reason: link.reason });
