@@ -152,8 +152,10 @@ async function main() {
 
   const ourPort = await freePort();
   const basePort = await freePort();
-  const profile = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : [];
-  start('merma', [...profile, 'apps/server/dist/main.js'], {
+  // BENCH_PROFILE=<dir>: a CPU profile of our server in <dir>/merma and of the baseline in <dir>/baseline,
+  // to compare where each spends a request and how long each sits idle.
+  const profile = (who) => (PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', `${PROFILE_DIR}/${who}`] : []);
+  start('merma', [...profile('merma'), 'apps/server/dist/main.js'], {
     DATABASE_URL: dbUrl,
     PORT: String(ourPort),
     NODE_ENV: 'development',
@@ -194,7 +196,11 @@ async function main() {
   await client.connect();
   console.log(`seeding ${ESTABLISHMENTS * RECORDS_PER_ESTABLISHMENT} records over ${ESTABLISHMENTS} establishments…`);
   const { seeded, baselineEstablishment } = await seed(client);
-  start('baseline', ['bench/baseline.mjs'], { DATABASE_URL: dbUrl, PORT: String(basePort), ESTABLISHMENT_ID: baselineEstablishment });
+  start('baseline', [...profile('baseline'), 'bench/baseline.mjs'], {
+    DATABASE_URL: dbUrl,
+    PORT: String(basePort),
+    ESTABLISHMENT_ID: baselineEstablishment,
+  });
   await waitFor(`http://127.0.0.1:${basePort}/records?limit=1`);
 
   // Writers spread over the 200 establishments, as a multi-tenant service sees them. Appends to one
