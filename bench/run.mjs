@@ -2,7 +2,7 @@
 // in one run, alternating A and B. Prints requests/s, p50/p99 latency and the ratios.
 // Needs PostgreSQL on 127.0.0.1:5432 (BENCH_DATABASE_URL to change); creates and drops merma_bench.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -103,6 +103,29 @@ function load({ url, method = 'GET', body, connections, headersFor }) {
     );
     instance.on('error', fail);
   });
+}
+
+/**
+ * CPU time (ms) a process has used so far, user and system, from /proc/<pid>/stat (fields 14 and
+ * 15, in clock ticks of 10 ms); null where /proc is not there.
+ */
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** A load's figures, with the CPU the server process `pid` spent per request meanwhile (µs). */
+async function measured(config, pid) {
+  const before = cpuMs(pid);
+  const r = await load(config);
+  const after = cpuMs(pid);
+  const cpuUs = before === null || after === null || !r.requests.total ? null : ((after - before) * 1000) / r.requests.total;
+  return { ...summary(r), cpuUs };
 }
 
 function summary(r) {
@@ -339,9 +362,10 @@ async function main() {
     await load({ ...s.base, connections: 2 }).catch(() => {});
     const ours = [];
     const base = [];
+    const pidOf = (label) => children.find((c) => c.label === label)?.pid;
     for (let round = 0; round < 2; round++) {
-      ours.push(summary(await load(s.ours)));
-      base.push(summary(await load(s.base)));
+      ours.push(await measured(s.ours, pidOf('merma')));
+      base.push(await measured(s.base, pidOf('baseline')));
     }
     const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
     const o = best(ours);
@@ -359,6 +383,8 @@ async function main() {
     );
     if (r.rows)
       console.log(`${''.padEnd(44)}rows/s: ours ${(r.ours.rps * r.rows).toFixed(0)}, baseline ${(r.baseline.rps * r.rows).toFixed(0)}`);
+    if (r.ours.cpuUs !== null && r.baseline.cpuUs !== null)
+      console.log(`${''.padEnd(44)}server CPU per request: ours ${r.ours.cpuUs.toFixed(0)} µs, baseline ${r.baseline.cpuUs.toFixed(0)} µs`);
     if (r.ours.non2xx || r.ours.errors) console.log(`${''.padEnd(44)}!! ours: ${r.ours.non2xx} non-2xx, ${r.ours.errors} errors`);
   }
   printGoals(results);

@@ -17,7 +17,14 @@ export async function serve(options: { config: Config; log: Logger; version: str
   const { config, log, version, tracing } = options;
   const database = await openDatabase(config, { migrate: config.migrateOnBoot, log });
   const metrics = createMetrics();
-  const services = createServices({ config, db: database.prisma, log, metrics, secrets: database.secrets });
+  const services = createServices({
+    config,
+    db: database.prisma,
+    log,
+    metrics,
+    secrets: database.secrets,
+    namedStatements: !database.embedded,
+  });
   // Every replica runs a worker unless WORKER_CONCURRENCY=0 (then other replicas take the jobs);
   // this process's writes wake its own dispatcher.
   let worker: Worker | undefined;

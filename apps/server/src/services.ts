@@ -41,12 +41,17 @@ export function createServices(deps: {
   secrets?: SecretBox;
   /** Where invitations and password resets go; SMTP_URL (or the log) when not given. */
   mailer?: Mailer;
+  /**
+   * Whether the pool may prepare the hottest statements under a name (sqlOfPool): true on a real
+   * PostgreSQL, false (the default) on the embedded one, whose connections share one session.
+   */
+  namedStatements?: boolean;
 }): Services {
   const { config, db } = deps;
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchPool('api', poolOf(db));
   metrics.readFrom(poolOf(db));
-  const primary = sqlOfPool(poolOf(db));
+  const primary = sqlOfPool(poolOf(db), { namedStatements: deps.namedStatements ?? false });
   const replica = config.replica
     ? createReadReplica({
         ...config.replica,

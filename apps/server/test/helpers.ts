@@ -110,6 +110,8 @@ export async function buildTestApp(options: {
   metrics?: Metrics;
   /** Where the dashboard's e-mails (invitations, password resets) go. */
   mailer?: Mailer;
+  /** As serve.ts: true on a real PostgreSQL (createServices). */
+  namedStatements?: boolean;
 }): Promise<FastifyInstance> {
   const log = createLogger(options.config, {
     pretty: false,
@@ -123,6 +125,7 @@ export async function buildTestApp(options: {
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.mailer ? { mailer: options.mailer } : {}),
+    ...(options.namedStatements ? { namedStatements: true } : {}),
   });
   return buildApp(services, options.afterWrite ? { afterWrite: options.afterWrite } : {});
 }
@@ -150,6 +153,7 @@ export async function startTestApp(
     config,
     db,
     metrics,
+    namedStatements: database.kind !== 'pglite',
     afterWrite: () => {
       for (const w of workers) w.wake();
     },

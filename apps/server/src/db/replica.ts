@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Log } from '../context.js';
-import type { Sql } from './sql.js';
+import { pgQuery, type Sql } from './sql.js';
 
 /**
  * Reads that may lag behind the writes (analytics, benchmarking, forecasts, the prevention plan,
@@ -124,20 +124,21 @@ export function createReadReplica(options: {
   timer.unref();
 
   const sql: Sql = {
-    async query(text, values) {
+    async query(text, values, options) {
       const state = current.state;
       if (state !== 'up') {
         observer.fallback(state);
-        return primary.query(text, values);
+        return primary.query(text, values, options);
       }
       try {
-        return (await pool.query(text, values)) as never;
+        // A replica is always a real PostgreSQL: its connections may hold prepared statements.
+        return (await pool.query(pgQuery(text, values, options, true))) as never;
       } catch (err) {
         const retry = worthRetrying(err);
         if (!retry) throw err;
         if (retry.connection && current.state === 'up') set({ state: 'down', lagSeconds: current.lagSeconds }, err);
         observer.fallback('failed');
-        return primary.query(text, values);
+        return primary.query(text, values, options);
       }
     },
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { DbTx } from './client.js';
 import { inTransaction } from './transaction.js';
@@ -8,7 +9,31 @@ import { inTransaction } from './transaction.js';
  * transaction, so that a request never waits on a second connection while holding one (which
  * would deadlock on the embedded PGlite, where a transaction holds the only backend).
  */
-export type Sql = { query<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: T[] }> };
+export type Sql = {
+  query<T = Record<string, unknown>>(text: string, values?: unknown[], options?: QueryOptions): Promise<{ rows: T[] }>;
+};
+
+export type QueryOptions = {
+  /**
+   * The statement is one of a bounded set (every value in it is a parameter, so each call of the
+   * same code sends the same text) and runs often: a pool on a real PostgreSQL prepares it once
+   * per connection, under a name drawn from its text, and from then on only binds and executes
+   * it, so the database skips parsing and analysing it on every call (`namedStatements`). For the
+   * hottest reads only: every distinct text stays prepared on each connection of the pool.
+   */
+  prepare?: boolean;
+};
+
+/**
+ * The name a prepared statement gets on a connection: from its text, so that the same name is
+ * always the same statement (pg refuses a name reused for another text).
+ */
+export const statementName = (text: string): string => `merma_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+
+/** pg's query arguments for `text`, named when it is to be prepared and the pool may do so. */
+export function pgQuery(text: string, values: unknown[] | undefined, options: QueryOptions | undefined, namedStatements: boolean) {
+  return options?.prepare && namedStatements ? { name: statementName(text), text, values: values ?? [] } : { text, values: values ?? [] };
+}
 
 /**
  * A runner that can also run several statements in one transaction: on the pool, one connection
@@ -17,9 +42,15 @@ export type Sql = { query<T = Record<string, unknown>>(text: string, values?: un
  */
 export type TransactionalSql = Sql & { transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> };
 
-export function sqlOfPool(pool: pg.Pool): TransactionalSql {
+/**
+ * Statements on a pg pool. `namedStatements`: the pool may prepare the statements asked to be
+ * (QueryOptions.prepare). Only on a real PostgreSQL: the embedded one is a single session that all
+ * the pool's connections share (embedded.ts), where a second connection preparing the same name
+ * would be refused.
+ */
+export function sqlOfPool(pool: pg.Pool, { namedStatements = false }: { namedStatements?: boolean } = {}): TransactionalSql {
   return {
-    query: async (text, values) => pool.query(text, values) as never,
+    query: async (text, values, options) => pool.query(pgQuery(text, values, options, namedStatements)) as never,
     async transaction(fn) {
       const client = await pool.connect();
       // A checked-out client has no listener of the pool's: a connection lost meanwhile (a database

@@ -17,7 +17,8 @@ export type ListRecordsParsed = {
  * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest waste
  * first (`occurred_at DESC, id DESC`, served by the matching index), with the total in the same
  * round trip (filter.ts, `countSql`: from the day totals for whole days). Dates are read in the establishment's time zone; by default the last 30
- * days up to and including today. Runs on the pg pool directly: this is the hottest read.
+ * days up to and including today. Runs on the pg pool directly: this is the hottest read, and its
+ * statement is prepared on each connection (its text depends only on which filters are given).
  */
 export async function listRecords(
   deps: { sql: Sql; clock: Clock },
@@ -31,6 +32,7 @@ export async function listRecords(
      ORDER BY occurred_at DESC, id DESC
      LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,
     p.values,
+    { prepare: true },
   );
   // A page past the end has no row to carry the total.
   const total = rows[0] ? Number(rows[0].total) : await countRecords(deps, auth, { ...query, from, to });
