@@ -73,7 +73,7 @@ export function createServices(deps: {
   return {
     config,
     db,
-    sql: { primary, replica: replica?.sql ?? primary },
+    sql: { primary, replica: replica?.sql ?? primary, namedStatements: deps.namedStatements ?? false },
     clock,
     log: deps.log,
     metrics,

@@ -42,7 +42,7 @@ export type AppServices = {
    * (`replica`: the streaming replica of DATABASE_REPLICA_URL while it is usable, db/replica.ts;
    * `primary` itself without one).
    */
-  sql: { primary: TransactionalSql; replica: Sql };
+  sql: { primary: TransactionalSql; replica: Sql; namedStatements?: boolean };
   clock: Clock;
   log: Logger;
   metrics: Metrics;

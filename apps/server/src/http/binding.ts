@@ -79,7 +79,7 @@ export function registerProcedureRoutes(
     router: AppRouter;
     db: Db;
     /** The pool under `db`, and the runner for reads that may lag (services.ts). */
-    sql: { primary: TransactionalSql; replica: Sql };
+    sql: { primary: TransactionalSql; replica: Sql; namedStatements?: boolean };
     clock: Clock;
     /** Seals the stored Idempotency-Key answers (idempotency.ts). */
     secrets: SecretBox;
@@ -144,7 +144,7 @@ export function registerProcedureRoutes(
         let stored: StoredResponse;
         if (meta.sqlWrites) {
           // Its writes all go through ctx.sql: the key is claimed on that connection, no Prisma transaction.
-          const once = lazyIdempotency(pool, deps.secrets, request.auth, key, print);
+          const once = lazyIdempotency(pool, deps.secrets, request.auth, key, print, deps.sql.namedStatements ?? false);
           try {
             stored = await once.finish({ status, body: await call(request, deps.db, undefined, once.sql) });
           } catch (err) {

@@ -47,7 +47,7 @@ export const CSRF_HEADER = 'x-csrf-token';
 export type DashboardOptions = {
   db: Db;
   /** The pool under `db`, and the runner for reads that may lag (services.ts). */
-  sql: { primary: TransactionalSql; replica: Sql };
+  sql: { primary: TransactionalSql; replica: Sql; namedStatements?: boolean };
   clock: Clock;
   log: Logger;
   accounts: AccountDeps;

@@ -27,7 +27,7 @@ import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema
 import type pg from 'pg';
 import type { AuthContext } from '../context.js';
 import type { Db, DbTx } from '../db/client.js';
-import type { Sql, TransactionalSql } from '../db/sql.js';
+import { pgQuery, type Sql, type TransactionalSql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
 
@@ -147,7 +147,18 @@ export async function withIdempotency(
  * in one statement at `finish`; one that fails before writing is answered the stored answer when
  * there is one, so a retry is never refused for a reason its first attempt did not meet.
  */
-export function lazyIdempotency(pool: pg.Pool, box: SecretBox, auth: AuthContext, key: string, print: string) {
+/** The claim and the stored answer are the same two statements on every keyed write: prepared where the pool may. */
+const PREPARE = { prepare: true };
+
+export function lazyIdempotency(
+  pool: pg.Pool,
+  box: SecretBox,
+  auth: AuthContext,
+  key: string,
+  print: string,
+  /** Whether statements asked to be prepared may be (sqlOfPool): not on the embedded database. */
+  namedStatements = false,
+) {
   let client: pg.PoolClient | undefined;
   let broken = false;
   let claimId: string | undefined;
@@ -168,7 +179,7 @@ export function lazyIdempotency(pool: pg.Pool, box: SecretBox, auth: AuthContext
     c.on('error', lost);
     await c.query('BEGIN');
     const id = randomUUID();
-    const claimed = await c.query<{ id: string }>(CLAIM_SQL, claimValues(auth, key, print, id, 0, ''));
+    const claimed = await c.query<{ id: string }>(pgQuery(CLAIM_SQL, claimValues(auth, key, print, id, 0, ''), PREPARE, namedStatements));
     if (claimed.rows.length === 0) throw new Replay();
     claimId = id;
     return c;
@@ -180,7 +191,7 @@ export function lazyIdempotency(pool: pg.Pool, box: SecretBox, auth: AuthContext
     return opened;
   };
   const inTransaction: Sql = {
-    query: async (text, values) => (await begin()).query(text, values) as never,
+    query: async (text, values, options) => (await begin()).query(pgQuery(text, values, options, namedStatements)) as never,
   };
   const sql: TransactionalSql = { ...inTransaction, transaction: async (fn) => fn(inTransaction) };
 
@@ -190,7 +201,9 @@ export function lazyIdempotency(pool: pg.Pool, box: SecretBox, auth: AuthContext
     async finish(answer: { status: number; body: string }): Promise<StoredResponse> {
       try {
         if (client && claimId) {
-          await client.query(STORE_SQL, [claimId, answer.status, box.seal(answer.body, bodyContext(claimId))]);
+          await client.query(
+            pgQuery(STORE_SQL, [claimId, answer.status, box.seal(answer.body, bodyContext(claimId))], PREPARE, namedStatements),
+          );
           await client.query('COMMIT');
           return { ...answer, replayed: false };
         }

@@ -216,7 +216,8 @@ export async function createRecord(
     ), emitted AS (${Prisma.raw(insertEventsSql('SELECT * FROM new_event'))}
     )
     SELECT record_hash FROM stored`;
-    const { rows } = await sql.query<{ record_hash: string }>(statement.text, statement.values);
+    // Prepared on a real PostgreSQL: its text is the same for every record (every value a parameter).
+    const { rows } = await sql.query<{ record_hash: string }>(statement.text, statement.values, { prepare: true });
     const stored = rows[0];
     if (stored) {
       return {
@@ -351,6 +352,7 @@ export async function createRecordsBatch(
       )
       SELECT (SELECT count(*) FROM head)::int AS head`,
       p.values,
+      { prepare: true }, // the same text for every batch: the records travel as one JSON parameter
     );
     if (stored[0]?.head !== 1) throw new AppError('internal', 'The record chain head could not be moved');
     return { inserted: inserted.length, failed: errors.length, errors, records: inserted };
