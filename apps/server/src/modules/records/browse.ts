@@ -22,7 +22,7 @@ async function pageRows(deps: { sql: Sql; clock: Clock }, tenant: Tenant, filter
   let { where } = await recordFilterSql(deps, tenant, filter, p);
   if (after) where += ` AND (occurred_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)`;
   const { rows } = await deps.sql.query<Row>(
-    `SELECT ${RECORD_COLUMNS_TEXT}, superseded_by::text FROM records WHERE ${where} ORDER BY occurred_at DESC, id DESC LIMIT ${p.add(take)}`,
+    `SELECT ${RECORD_COLUMNS_TEXT}, superseded_by::text FROM records WHERE ${where} ORDER BY occurred_at DESC, records.id DESC LIMIT ${p.add(take)}`,
     p.values,
   );
   return rows;

@@ -15,7 +15,8 @@ export type ListRecordsParsed = {
 /**
  * Lists the records that count — a corrected record is replaced by its correction, which carries
  * `supersedes_id` (the chain keeps both; GET /records/verify walks all of them) — newest waste
- * first (`occurred_at DESC, id DESC`, served by the matching index), with the total in the same
+ * first (`occurred_at DESC, records.id DESC`: the column, not the `id::text` the SELECT outputs under the
+ * same name, so the matching index gives the order without a sort), with the total in the same
  * round trip (filter.ts, `countSql`: from the day totals for whole days). Dates are read in the establishment's time zone; by default the last 30
  * days up to and including today. Runs on the pg pool directly: this is the hottest read, and its
  * statement is prepared on each connection (its text depends only on which filters are given).
@@ -29,7 +30,7 @@ export async function listRecords(
   const { where, from, to } = await recordFilterSql(deps, auth, query, p);
   const { rows } = await deps.sql.query<Omit<RecordRow, 'chain_seq'> & { total: string }>(
     `SELECT ${RECORD_COLUMNS_TEXT}, ${countSql(auth, { ...query, from, to }, p)} AS total FROM records WHERE ${where}
-     ORDER BY occurred_at DESC, id DESC
+     ORDER BY occurred_at DESC, records.id DESC
      LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}`,
     p.values,
     { prepare: true },
