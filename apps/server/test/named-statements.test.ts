@@ -35,6 +35,10 @@ describe('named statements', () => {
         expect((await sql.query<{ n: number }>(TEXT, [41], { prepare: true })).rows).toEqual([{ n: 42 }]);
         await sql.query('SELECT 1', [], {});
         expect(await preparedOn(pool)).toEqual([statementName(TEXT)]);
+        // Inside a transaction on the pool (a batch's statement) too.
+        const inside = 'SELECT $1::int * 2 AS n';
+        expect((await sql.transaction((tx) => tx.query<{ n: number }>(inside, [21], { prepare: true }))).rows).toEqual([{ n: 42 }]);
+        expect((await preparedOn(pool)).sort()).toEqual([statementName(TEXT), statementName(inside)].sort());
         expect(statementName(TEXT)).not.toBe(statementName(`${TEXT} `));
       } finally {
         await pool.end();

@@ -19,7 +19,7 @@ export type QueryOptions = {
    * same code sends the same text) and runs often: a pool on a real PostgreSQL prepares it once
    * per connection, under a name drawn from its text, and from then on only binds and executes
    * it, so the database skips parsing and analysing it on every call (`namedStatements`). For the
-   * hottest reads only: every distinct text stays prepared on each connection of the pool.
+   * hottest statements only: every distinct text stays prepared on each connection of the pool.
    */
   prepare?: boolean;
 };
@@ -63,7 +63,9 @@ export function sqlOfPool(pool: pg.Pool, { namedStatements = false }: { namedSta
       client.on('error', lost);
       try {
         await client.query('BEGIN');
-        const result = await fn({ query: async (text, values) => client.query(text, values) as never });
+        const result = await fn({
+          query: async (text, values, options) => client.query(pgQuery(text, values, options, namedStatements)) as never,
+        });
         await client.query('COMMIT');
         return result;
       } catch (err) {
