@@ -121,10 +121,40 @@ async function measure(port, url, preset, cookie) {
       jsBytes: requests.filter((r) => r.resourceType === 'Script').reduce((sum, r) => sum + (r.transferSize ?? 0), 0),
       scripts: requests.filter((r) => r.resourceType === 'Script').length,
       finalUrl: lhr.finalDisplayedUrl,
+      details: process.env.BENCH_WEB_DETAILS ? details(lhr) : undefined,
     });
   }
   const scores = runs.map((r) => r.score);
   return runs.find((r) => r.score === median(scores));
+}
+
+/** Where the main thread's time went (BENCH_WEB_DETAILS=1): by kind of work, and by script. */
+function details(lhr) {
+  const items = (id) => lhr.audits[id]?.details?.items ?? [];
+  const work = items('mainthread-work-breakdown').map((i) => `${i.groupLabel ?? i.group} ${Math.round(i.duration)} ms`);
+  const scripts = items('bootup-time')
+    .slice(0, 6)
+    .map((i) => `${String(i.url).split('/').pop()} ${Math.round(i.total)} ms (script ${Math.round(i.scripting)} ms)`);
+  const tasks = items('long-tasks')
+    .slice(0, 6)
+    .map((i) => `${String(i.url).split('/').pop() || i.url} @${Math.round(i.startTime)} ms: ${Math.round(i.duration)} ms`);
+  const lcpNode = JSON.stringify(lhr.audits['largest-contentful-paint-element']?.details ?? {}).match(/"snippet":"((?:[^"\\]|\\.)*)"/);
+  const lines = [
+    `  LCP element: ${lcpNode ? lcpNode[1].slice(0, 160) : 'unknown'}`,
+    `  main thread: ${work.join(', ')}`,
+    `  scripts: ${scripts.join(', ')}`,
+    `  long tasks: ${tasks.join(', ')}`,
+  ];
+  // BENCH_WEB_DETAILS=requests: every request with its start and end, the waterfall the page loads through.
+  if (process.env.BENCH_WEB_DETAILS === 'requests') {
+    for (const r of items('network-requests'))
+      lines.push(
+        `    ${Math.round(r.networkRequestTime)}–${Math.round(r.networkEndTime)} ms ${kB(r.transferSize ?? 0)} ${String(r.url)
+          .replace(/^https?:\/\/[^/]+/, '')
+          .slice(0, 90)}`,
+      );
+  }
+  return lines.join('\n');
 }
 
 const kB = (bytes) => `${(bytes / 1000).toFixed(0)} kB`;
@@ -158,8 +188,10 @@ async function main() {
   const missed = [];
   const rows = [];
   try {
-    for (const preset of ['mobile', 'desktop']) {
-      for (const page of pages) {
+    // BENCH_WEB_PAGES=overview,records and BENCH_WEB_PRESETS=mobile narrow a run to what is being worked on.
+    const only = (name, list) => (process.env[name] ? process.env[name].split(',').includes(list) : true);
+    for (const preset of ['mobile', 'desktop'].filter((p) => only('BENCH_WEB_PRESETS', p))) {
+      for (const page of pages.filter((p) => only('BENCH_WEB_PAGES', p.name))) {
         const r = await measure(chrome.port, `${base}${page.path}`, preset, page.signedIn ? cookie : undefined);
         if (page.signedIn && !new URL(r.finalUrl).pathname.endsWith(page.name))
           throw new Error(`${page.name}: ended at ${r.finalUrl} (not signed in?)`);
@@ -167,6 +199,7 @@ async function main() {
         console.log(
           `${preset.padEnd(7)} ${page.name.padEnd(9)} performance ${String(r.score).padStart(3)}  LCP ${(r.lcp / 1000).toFixed(2)} s  CLS ${r.cls.toFixed(3)}  TBT ${Math.round(r.tbt)} ms  transferred ${kB(r.bytes)} (JS ${kB(r.jsBytes)} in ${r.scripts} files)`,
         );
+        if (r.details) console.log(r.details);
         if (preset === 'mobile' && r.score < GOALS.mobileScore)
           missed.push(`${page.name} (mobile): performance ${r.score} < ${GOALS.mobileScore}`);
         if (r.lcp >= GOALS.lcpMs) missed.push(`${page.name} (${preset}): LCP ${(r.lcp / 1000).toFixed(2)} s ≥ ${GOALS.lcpMs / 1000} s`);

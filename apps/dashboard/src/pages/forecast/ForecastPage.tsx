@@ -3,7 +3,7 @@ import type { Prediction } from '@merma/schema';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useTranslation } from 'react-i18next';
-import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { ForecastBand } from '../../components/charts/index.tsx';
 import { EmptyHint, hintLink } from '../../components/EmptyHint.tsx';
 import { AnchorLink } from '../../components/links.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
@@ -142,34 +142,7 @@ function ForecastChart({ prediction }: { prediction: Prediction }) {
       <Text component="figcaption" fw={600} mb="sm">
         {t('forecast.chartTitle')}
       </Text>
-      <div style={{ width: '100%', height: 300 }} aria-hidden>
-        <ResponsiveContainer>
-          <ComposedChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 8 }} accessibilityLayer={false}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="day" fontSize={12} />
-            <YAxis fontSize={12} tickFormatter={(v: number) => format.kg(v)} width={80} />
-            <Tooltip
-              formatter={(value) => (Array.isArray(value) ? value.map((v) => format.kg(Number(v))).join(' – ') : format.kg(Number(value)))}
-            />
-            <Legend />
-            <Area
-              dataKey="interval"
-              name={t('forecast.interval')}
-              stroke="none"
-              fill="var(--mantine-color-teal-2)"
-              isAnimationActive={false}
-            />
-            <Line
-              dataKey="predicted"
-              name={t('forecast.predicted')}
-              stroke="var(--mantine-color-teal-8)"
-              strokeWidth={2}
-              dot={false}
-              isAnimationActive={false}
-            />
-          </ComposedChart>
-        </ResponsiveContainer>
-      </div>
+      <ForecastBand data={data} />
       <Table mt="md" striped>
         <Table.Caption>
           <VisuallyHidden>{t('forecast.tableCaption')}</VisuallyHidden>

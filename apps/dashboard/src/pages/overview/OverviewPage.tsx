@@ -1,5 +1,3 @@
-import '@mantine/charts/styles.css';
-import { AreaChart, BarChart } from '@mantine/charts';
 import { Alert, Badge, Card, Code, Group, List, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { type AnalyticsResult, keyPrefix } from '@merma/schema';
 import type { DashboardBenchmark, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
@@ -8,6 +6,7 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DestinationBars, KgBars, TrendChart } from '../../components/charts/index.tsx';
 import { AnchorLink } from '../../components/links.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
@@ -187,8 +186,7 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
   const { t } = useTranslation();
   const format = useFormat();
   const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
-  const kgSeries = (label: string) => [{ name: 'kg', label, color: 'teal.6' }];
-  const trend = analytics.trend.map((p) => ({ period: format.period(p.period), kg: p.total_kg }));
+  const trend = analytics.trend.map((p) => ({ label: format.period(p.period), kg: p.total_kg }));
   const categories = byKg(analytics.by_category).map(([code, kg]) => ({ label: t(`categories.${code}` as 'categories.others'), kg }));
   const causeName = (id: string) => (id === 'none' ? t('overview.noCause') : (catalog.causes.find((c) => c.id === id)?.nombre ?? id));
   const causes = byKg(analytics.by_cause).map(([id, kg]) => ({ label: causeName(id), kg }));
@@ -198,33 +196,13 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
     const kg = analytics.by_destino[d.id] ?? 0;
     return { label: `${d.orden}. ${d.nombre}`, recovered: d.es_recuperacion ? kg : 0, lost: d.es_recuperacion ? 0 : kg };
   });
-  const barHeight = (rows: number) => Math.max(120, rows * 36 + 40);
-  // A bar's printed figure stays on one line (the chart breaks a label at its spaces when the bar is short, as on a phone).
-  const barLabel = (v: unknown) => (typeof v === 'number' && v > 0 ? format.kg(v).replaceAll(' ', '\u00a0') : '');
-  // Room right of the longest bar for its printed figure.
-  const withRoomForLabels = { domain: [0, (max: number) => max * 1.3] as [number, (max: number) => number] };
-  const bars = (data: { label: string; kg: number }[], label: string) => (
-    <BarChart
-      h={barHeight(data.length)}
-      data={data}
-      dataKey="label"
-      orientation="vertical"
-      series={kgSeries(label)}
-      valueFormatter={format.kg}
-      withBarValueLabel
-      valueLabelProps={{ formatter: barLabel }}
-      xAxisProps={withRoomForLabels}
-      yAxisProps={{ width: 150 }}
-      gridAxis="none"
-    />
-  );
   const destinationFigures = destinations.map((d) => ({ label: d.label, kg: d.recovered + d.lost }));
 
   return (
     <Stack gap="lg">
       <ChartCard
         testId="chart-trend"
-        figures={trend.map((p) => ({ label: p.period, kg: p.kg }))}
+        figures={trend}
         title={t('overview.trend', { total: format.kg(analytics.total_kg), count: analytics.total_records })}
         footer={
           <Text size="sm" c="dimmed" mt="xs" data-testid="range-total">
@@ -232,18 +210,11 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
           </Text>
         }
       >
-        <AreaChart
-          h={260}
-          data={trend}
-          dataKey="period"
-          series={kgSeries(t('overview.kgWasted'))}
-          valueFormatter={format.kg}
-          curveType="monotone"
-        />
+        <TrendChart data={trend} />
       </ChartCard>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <ChartCard testId="chart-category" figures={categories} title={t('overview.byCategory')}>
-          {bars(categories, t('overview.kgWasted'))}
+          <KgBars data={categories} />
         </ChartCard>
         <ChartCard
           testId="chart-destination"
@@ -257,31 +228,13 @@ function Charts({ analytics }: { analytics: AnalyticsResult }) {
             </Text>
           }
         >
-          <BarChart
-            h={barHeight(destinations.length)}
-            data={destinations}
-            dataKey="label"
-            orientation="vertical"
-            type="stacked"
-            series={[
-              { name: 'recovered', label: t('overview.recovered'), color: 'teal.6' },
-              { name: 'lost', label: t('overview.notRecovered'), color: 'orange.6' },
-            ]}
-            valueFormatter={format.kg}
-            // Each destination's kg beside its bar (the segment that is not 0; an empty one prints nothing).
-            withBarValueLabel
-            valueLabelProps={{ formatter: barLabel }}
-            xAxisProps={withRoomForLabels}
-            yAxisProps={{ width: 170 }}
-            gridAxis="none"
-            withLegend
-          />
+          <DestinationBars data={destinations} />
         </ChartCard>
         <ChartCard testId="chart-cause" figures={causes} title={t('overview.byCause')}>
-          {bars(causes, t('overview.kgWasted'))}
+          <KgBars data={causes} />
         </ChartCard>
         <ChartCard testId="chart-stage" figures={stages} title={t('overview.byStage')}>
-          {bars(stages, t('overview.kgWasted'))}
+          <KgBars data={stages} />
         </ChartCard>
       </SimpleGrid>
     </Stack>
