@@ -30,8 +30,8 @@ export const FULL_WASTE_SHARE = 0.3;
 /** When the product's waste cannot be measured in its sales unit (see `adviceQuantile`). */
 export const DEFAULT_QUANTILE = 0.85;
 
-type ProductRow = { id: string; name: string; food_category: FoodCategory; unit_weight_kg: number | null; lines: number };
-type DayRow = { product_id: string; day: string; units: number; kg: number };
+export type ProductRow = { id: string; name: string; food_category: FoodCategory; unit_weight_kg: number | null; lines: number };
+export type DayRow = { product_id: string; day: string; units: number; kg: number };
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
@@ -153,7 +153,12 @@ export async function predictDemand(
   };
 }
 
-function productDemand(
+/**
+ * One product's forecast and advice from its daily sales (oldest first, days before `at.today`) and
+ * the kg wasted per local day of the last 4 weeks: the whole of the answer for one product, without
+ * the database, which is also how `pnpm bench:forecast` replays the served advice day by day.
+ */
+export function productDemand(
   product: ProductRow,
   sales: DayRow[],
   wasteKg: Map<string, number>,
