@@ -109,10 +109,13 @@ for (const [name, days] of top) {
       if (u > 0) sales.push({ product_id: name, day, units: u, kg: 0 });
     }
     if (sales.length === 0) continue;
-    const served = productDemand({ id: name, name, food_category: 'bakery', unit_weight_kg: null, lines: sales.length }, sales, new Map(), {
-      today: d,
-      horizon: 1,
-    }).points[0];
+    // The products' prices as a customer would set them; FORECAST_PRICES=none: without (the fixed service level).
+    const prices =
+      process.env.FORECAST_PRICES === 'none'
+        ? { price: null, unit_cost: null, salvage_value: null }
+        : { price: PRICE_RATIO, unit_cost: 1, salvage_value: null };
+    const product = { id: name, name, food_category: 'bakery', unit_weight_kg: null, lines: sales.length, ...prices };
+    const served = productDemand(product, sales, new Map(), { today: d, horizon: 1 }).points[0];
     const week = Array.from({ length: 7 }, (_, i) => unitsOn(addDays(d, -i)));
     const forecasts = {
       served: served.expected,

@@ -293,6 +293,22 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     expect(await refused(imp(file('dup.csv', `name,food_category,ean\nA,fish,${a}\nB,fish,${a}\n`)), 1)).toMatch(
       /line 3: ean \d+ repeats line 2/,
     );
+    // Prices: a decimal comma is read; a cost above the price, or a leftover worth more than its cost, stops the import.
+    const priced = file('priced.csv', `name;food_category;ean;price;unit_cost;salvage_value\nPan de barra;bakery;${b};1,10;0,35;0,05\n`);
+    expect(await ok(imp(priced))).toEqual({ organization_id: org.id, created: 0, updated: 1 });
+    expect(await sql('SELECT price::text, unit_cost::text, salvage_value::text FROM products WHERE ean = $1', [b])).toEqual([
+      { price: '1.1000', unit_cost: '0.3500', salvage_value: '0.0500' },
+    ]);
+    const losing = file(
+      'losing.csv',
+      `name,food_category,ean,price,unit_cost,salvage_value\nPan de barra,bakery,${b},1,2,\nRefresco,beverages,${c},-1,,\nPan,bakery,${a},2,1,1.5\n`,
+    );
+    const why = await refused(imp(losing), 1);
+    expect(why).toMatch(/line 2: unit_cost 2 is above price 1/);
+    expect(why).toMatch(/line 3: price "-1" is not an amount/);
+    expect(why).toMatch(/line 4: salvage_value 1.5 is above unit_cost 1/);
+    expect(await sql('SELECT price::text FROM products WHERE ean = $1', [b])).toEqual([{ price: '1.1000' }]);
+    await ok(imp(semi)); // back to the rows `expected` lists (and no prices)
     await refused(imp(file('empty.csv', 'name,food_category,ean\n')), 1);
     await refused(imp(join(tmp, 'missing.csv')), 1);
     await refused(['product', 'import', '--org', UNKNOWN, '--file', comma], 1);

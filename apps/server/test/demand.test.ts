@@ -152,6 +152,38 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(res.json().details).toEqual([{ path: 'product_id', message: 'no product of this organisation' }]);
   });
 
+  it("aims at the critical ratio of a product's prices, ahead of its waste, and says why", async () => {
+    const shop = await createTenant(t.db);
+    await importProducts(t.db, {
+      org: shop.organizationId,
+      csv: 'name;food_category;ean;price;unit_cost;salvage_value\nPalmera;bakery;8410000000047;1,20;0,40;\nTarta;bakery;8410000000054;;;\n',
+    });
+    const rows = await t.db.product.findMany({ where: { organization_id: shop.organizationId }, orderBy: { name: 'asc' } });
+    expect(rows.map((p) => [p.name, p.price?.toString() ?? null, p.unit_cost?.toString() ?? null])).toEqual([
+      ['Palmera', '1.2', '0.4'],
+      ['Tarta', null, null],
+    ]);
+    const [palmera, tarta] = rows.map((p) => p.id) as [string, string];
+    for (let i = HISTORY - 21; i < HISTORY; i++) {
+      const res = await api(t.app, shop.key).post('/api/v1/webhooks/inbound', {
+        event: 'sales.recorded',
+        payload: {
+          source: 'tpv',
+          sales: [20, 5].map((q, k) => ({ product_id: k === 0 ? palmera : tarta, quantity: q + (i % 7), sold_at: day(i) })),
+        },
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    const d = await demand('horizon=1', shop.key);
+    const of = (id: string) => d.products.find((p: { product_id: string }) => p.product_id === id);
+    expect(of(palmera).advice).toMatchObject({
+      quantile: 0.67,
+      reason: 'aims to cover 67 % of days: a leftover costs €0.40 and a missed sale €0.80',
+    });
+    // Without prices, the service level the waste decides (none recorded: the default).
+    expect(of(tarta).advice).toMatchObject({ quantile: 0.85, waste_share: null });
+  });
+
   it('needs the predict:read permission', async () => {
     const limited = await createTenant(t.db, { organizationId: bakery.organizationId, permissions: 'inbound:write' });
     expect((await api(t.app, limited.key).get('/api/v1/predict?type=demand')).statusCode).toBe(403);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adviceMargin, adviceQuantile, advisedQuantity } from '../src/modules/predict/demand.js';
+import { adviceMargin, adviceQuantile, advisedQuantity, pricedQuantile } from '../src/modules/predict/demand.js';
 import {
   backtest,
   fitHoltWinters,
@@ -68,6 +68,28 @@ describe('production advice, pure', () => {
     expect(adviceQuantile(0.2).reason).toBe('20 % of what was made was wasted over the last 4 weeks: the 82 % quantile');
     expect(adviceQuantile(0.123).reason).toBe('12.3 % of what was made was wasted over the last 4 weeks: the 87 % quantile');
     expect(adviceQuantile(null)).toEqual({ quantile: 0.85, reason: 'waste of this product in its sales unit unknown: the 85 % quantile' });
+  });
+
+  it('aims at the critical ratio (price − cost) / (price − salvage) when the product has a price above its cost, and says why', () => {
+    expect(pricedQuantile({ price: 1.2, unit_cost: 0.4, salvage_value: null })).toEqual({
+      quantile: 0.67,
+      reason: 'aims to cover 67 % of days: a leftover costs €0.40 and a missed sale €0.80',
+    });
+    // A leftover donated for €0.10 loses less: aim higher, (1.2 − 0.4) / (1.2 − 0.1) = 0.727.
+    expect(pricedQuantile({ price: 1.2, unit_cost: 0.4, salvage_value: 0.1 })).toEqual({
+      quantile: 0.73,
+      reason: 'aims to cover 73 % of days: a leftover costs €0.30 (€0.40 to make, €0.10 recovered) and a missed sale €0.80',
+    });
+    // A thin margin: prepare for the quiet days. Three times the cost: two days in three.
+    expect(pricedQuantile({ price: 1.1, unit_cost: 1, salvage_value: null })?.quantile).toBe(0.09);
+    expect(pricedQuantile({ price: 3, unit_cost: 1, salvage_value: null })?.quantile).toBe(0.67);
+    // Kept within 0.05..0.99: free to make, or a margin of a cent on a €100 cake.
+    expect(pricedQuantile({ price: 2, unit_cost: 0, salvage_value: null })?.quantile).toBe(0.99);
+    expect(pricedQuantile({ price: 100.01, unit_cost: 100, salvage_value: null })?.quantile).toBe(0.05);
+    // Without both prices, or with nothing to gain: the waste rule decides.
+    expect(pricedQuantile({ price: 1.2, unit_cost: null, salvage_value: null })).toBeNull();
+    expect(pricedQuantile({ price: null, unit_cost: 0.4, salvage_value: null })).toBeNull();
+    expect(pricedQuantile({ price: 1, unit_cost: 1, salvage_value: null })).toBeNull();
   });
 
   it('sets the margin from past errors once there are 14, else from a normal error; rounds up, never negative', () => {

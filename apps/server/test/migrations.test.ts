@@ -202,6 +202,18 @@ describe('migrations at boot', () => {
     await expect(
       db.record.create({ data: { ...base, id: randomUUID(), chain_seq: 52n, livemode: false, shift_id: shift.id } }),
     ).rejects.toThrow();
+    // A product's prices keep the advice's critical ratio a share: no negative amount, no cost above
+    // the price, no leftover worth more than its cost. The same prices in order are stored.
+    const product = (ean: string, prices: Record<string, string | null>) =>
+      db.product.create({ data: { id: randomUUID(), organization_id: org.id, name: ean, food_category: 'bakery', ean, ...prices } });
+    await expect(product('8410000000061', { price: '-1' })).rejects.toThrow(/products_price_check/);
+    await expect(product('8410000000078', { price: '1', unit_cost: '1.5' })).rejects.toThrow(/products_unit_cost_check/);
+    await expect(product('8410000000085', { price: '2', unit_cost: '1', salvage_value: '1.5' })).rejects.toThrow(
+      /products_salvage_value_check/,
+    );
+    await expect(product('8410000000092', { price: '2', unit_cost: '1', salvage_value: '0.5' })).resolves.toMatchObject({
+      ean: '8410000000092',
+    });
   });
 
   it('refuses to start when an applied migration file was edited', async () => {
@@ -469,7 +481,8 @@ describe('upgrading a database that holds data', () => {
       organizations: [{ canceled_at: null }],
       establishments: [{}],
       api_keys: [{ name: '', created_by: null, last_used_at: null }],
-      products: [{ pos_ref: null, unit_weight_kg: null }],
+      // A product stored before prices existed has none: its advice keeps the waste rule.
+      products: [{ pos_ref: null, unit_weight_kg: null, price: null, unit_cost: null, salvage_value: null }],
       // A shift that existed before archiving did is active.
       shifts: [{ archived_at: null }],
       sessions: [{}],

@@ -106,12 +106,18 @@ export type DemandPoint = z.infer<typeof DemandPoint>;
  */
 export const DemandAdvice = z
   .object({
-    quantile: z.number().describe('the quantile of the forecast advised, 0.5..0.95'),
+    quantile: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe(
+        'the quantile of the forecast advised (the share of days the quantity is meant to cover): the critical ratio (price − unit_cost) / (price − salvage_value), 0.05..0.99, when the product has a price above its unit cost; else 0.75..0.95 from the share of it recorded as waste (0.85 when that is unknown)',
+      ),
     waste_share: z
       .number()
       .nullable()
       .describe('share of what was made that was wasted over the last 4 weeks (waste / (sales + waste)); null when it cannot be measured'),
-    reason: z.string(),
+    reason: z.string().describe('why this quantile, in words: the prices weighed, or the waste recorded'),
     last_4_weeks: z.object({
       days: z.number().int().describe('days with sales or waste of the product among the last 28'),
       sold: z.number(),

@@ -234,7 +234,9 @@ export function isValidGtin(code: string): boolean {
 /**
  * Imports a product CSV (header `name,food_category,ean`, optionally `pos_ref` — the product's id
  * in the POS, for connectors — and `unit_weight_kg` — one unit's weight, for losses counted in
- * units; `,` or `;` separated). All rows are
+ * units — and `price`, `unit_cost`, `salvage_value` — euros per unit of sale, which let the demand
+ * advice weigh a leftover against a missed sale; a decimal comma is read as a point; `,` or `;`
+ * separated). All rows are
  * checked first: any invalid row aborts the import with every problem by line, writing nothing.
  * Products are matched by EAN within the organisation: a known EAN is updated, a new one created.
  */
@@ -280,7 +282,35 @@ export async function importProducts(db: Db, input: { org: string; csv: string }
     if (unitWeight !== null && !(Number.isFinite(unitWeight) && unitWeight > 0 && unitWeight <= 1000)) {
       problems.push(`line ${line}: unit_weight_kg "${row.unit_weight_kg}" is not a weight in kg`);
     }
-    return { name, food_category: category, ean, pos_ref: posRef, unit_weight_kg: unitWeight };
+    const money = (column: 'price' | 'unit_cost' | 'salvage_value') => {
+      const raw = (row[column] ?? '').replace(',', '.');
+      if (raw === '') return null;
+      const value = Number(raw);
+      if (Number.isFinite(value) && value >= 0 && value < 100_000_000) return value;
+      problems.push(`line ${line}: ${column} "${row[column]}" is not an amount in euros (0 or more)`);
+      return null;
+    };
+    const price = money('price');
+    const unitCost = money('unit_cost');
+    const salvage = money('salvage_value');
+    if (price !== null && unitCost !== null && unitCost > price) {
+      problems.push(`line ${line}: unit_cost ${unitCost} is above price ${price} (every sale would lose money)`);
+    }
+    if (unitCost !== null && salvage !== null && salvage > unitCost) {
+      problems.push(
+        `line ${line}: salvage_value ${salvage} is above unit_cost ${unitCost} (a leftover would be worth more than making it)`,
+      );
+    }
+    return {
+      name,
+      food_category: category,
+      ean,
+      pos_ref: posRef,
+      unit_weight_kg: unitWeight,
+      price,
+      unit_cost: unitCost,
+      salvage_value: salvage,
+    };
   });
   if (rows.length === 0) problems.push('the file has no product rows (expected a header name,food_category,ean)');
   if (problems.length) throw new AdminError(`Nothing imported. ${problems.join('; ')}`);
@@ -295,7 +325,15 @@ export async function importProducts(db: Db, input: { org: string; csv: string }
       db.product.upsert({
         where: { organization_id_ean: { organization_id: orgId, ean: p.ean } },
         create: { id: randomUUID(), organization_id: orgId, ...p },
-        update: { name: p.name, food_category: p.food_category, pos_ref: p.pos_ref, unit_weight_kg: p.unit_weight_kg },
+        update: {
+          name: p.name,
+          food_category: p.food_category,
+          pos_ref: p.pos_ref,
+          unit_weight_kg: p.unit_weight_kg,
+          price: p.price,
+          unit_cost: p.unit_cost,
+          salvage_value: p.salvage_value,
+        },
       }),
     ),
   );

@@ -301,10 +301,11 @@ export type DemandPoint = {
 };
 
 export type DemandAdvice = {
-    /** the quantile of the forecast advised, 0.5..0.95 */
+    /** the quantile of the forecast advised (the share of days the quantity is meant to cover): the critical ratio (price − unit_cost) / (price − salvage_value), 0.05..0.99, when the product has a price above its unit cost; else 0.75..0.95 from the share of it recorded as waste (0.85 when that is unknown) */
     quantile: number;
     /** share of what was made that was wasted over the last 4 weeks (waste / (sales + waste)); null when it cannot be measured */
     waste_share: number | null;
+    /** why this quantile, in words: the prices weighed, or the waste recorded */
     reason: string;
     last_4_weeks: {
         /** days with sales or waste of the product among the last 28 */

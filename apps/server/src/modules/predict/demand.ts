@@ -30,7 +30,17 @@ export const FULL_WASTE_SHARE = 0.3;
 /** When the product's waste cannot be measured in its sales unit (see `adviceQuantile`). */
 export const DEFAULT_QUANTILE = 0.85;
 
-export type ProductRow = { id: string; name: string; food_category: FoodCategory; unit_weight_kg: number | null; lines: number };
+export type ProductRow = {
+  id: string;
+  name: string;
+  food_category: FoodCategory;
+  unit_weight_kg: number | null;
+  lines: number;
+  /** Euros per unit of sale (products.price, unit_cost, salvage_value): null when not set. */
+  price: number | null;
+  unit_cost: number | null;
+  salvage_value: number | null;
+};
 export type DayRow = { product_id: string; day: string; units: number; kg: number };
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
@@ -53,6 +63,36 @@ export function adviceQuantile(wasteShare: number | null): { quantile: number; r
   const quantile = Math.round((MAX_QUANTILE - (MAX_QUANTILE - MIN_QUANTILE) * Math.min(1, wasteShare / FULL_WASTE_SHARE)) * 100) / 100;
   const pct = Math.round(wasteShare * 1000) / 10;
   return { quantile, reason: `${pct} % of what was made was wasted over the last 4 weeks: the ${Math.round(quantile * 100)} % quantile` };
+}
+
+/** The quantile a product's prices make sense of is kept within these (a 0 % or 100 % service level is no advice). */
+export const MIN_PRICED_QUANTILE = 0.05;
+export const MAX_PRICED_QUANTILE = 0.99;
+
+const euros = (v: number) => `€${v.toFixed(2)}`;
+
+/**
+ * The newsvendor's quantile when the product has a price and a unit cost: prepare so as to cover the
+ * demand on the share of days (price − cost) / (price − salvage) — the critical ratio, where one
+ * more unit made is as likely to pay its margin (price − cost) as to lose what a leftover costs
+ * (cost − salvage). A croissant sold at €1.20 that costs €0.40 to make and is worth nothing the
+ * next day: 0.80 / 1.20, cover 67 % of days. Null without both prices, or with a price not above
+ * the cost (nothing to gain by making it; the waste rule then applies).
+ */
+export function pricedQuantile(
+  product: Pick<ProductRow, 'price' | 'unit_cost' | 'salvage_value'>,
+): { quantile: number; reason: string } | null {
+  const { price, unit_cost: cost } = product;
+  if (price === null || cost === null || !(price > cost)) return null;
+  const salvage = Math.min(product.salvage_value ?? 0, cost);
+  const ratio = (price - cost) / (price - salvage);
+  const quantile = Math.round(Math.min(MAX_PRICED_QUANTILE, Math.max(MIN_PRICED_QUANTILE, ratio)) * 100) / 100;
+  const leftover = cost - salvage;
+  const missed = price - cost;
+  return {
+    quantile,
+    reason: `aims to cover ${Math.round(quantile * 100)} % of days: a leftover costs ${euros(leftover)}${salvage > 0 ? ` (${euros(cost)} to make, ${euros(salvage)} recovered)` : ''} and a missed sale ${euros(missed)}`,
+  };
 }
 
 /** Errors (actual − forecast) of at least this many past day-ahead forecasts set the advice's margin. */
@@ -81,7 +121,8 @@ export function advisedQuantity(value: number, margin: number, unit: 'unit' | 'k
  * the product's first sale. The model is the waste forecast's (additive Holt-Winters, weekly season;
  * a 7-day mean under 14 days of history) with its 14-day backtest beside seasonal naive's. A product
  * is counted in units, or in kg when it is sold by weight (sales in the other measure are converted
- * with `unit_weight_kg` when the product has one). Advice per day: see `adviceQuantile`; its replay
+ * with `unit_weight_kg` when the product has one). Advice per day: the quantile of `pricedQuantile`
+ * when the product has a price and a unit cost, else of `adviceQuantile`; its replay
  * over the last 28 days compares what the advice would have left over with the waste recorded for
  * the product (waste records whose `product_name` is the product's name, case aside).
  */
@@ -102,7 +143,8 @@ export async function predictDemand(
     if (rows.length === 0) throw validationError('Unknown product', [{ path: 'product_id', message: 'no product of this organisation' }]);
   }
   const products = await deps.sql.query<ProductRow>(
-    `SELECT p.id::text, p.name, p.food_category, p.unit_weight_kg::float8 AS unit_weight_kg, sum(t.lines)::int AS lines
+    `SELECT p.id::text, p.name, p.food_category, p.unit_weight_kg::float8 AS unit_weight_kg, sum(t.lines)::int AS lines,
+       p.price::float8 AS price, p.unit_cost::float8 AS unit_cost, p.salvage_value::float8 AS salvage_value
      FROM sale_day_totals t JOIN products p ON p.id = t.product_id
      WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date
        AND ($5::uuid IS NULL OR p.id = $5::uuid) AND ($6::text IS NULL OR p.food_category = $6)
@@ -224,7 +266,8 @@ export function productDemand(
       message: 'waste is recorded in kg and the product has no unit_weight_kg: set it to measure the advice',
     });
   }
-  const { quantile, reason } = adviceQuantile(wasteShare);
+  // The product's prices decide when it has them; else the waste it is known to leave.
+  const { quantile, reason } = pricedQuantile(product) ?? adviceQuantile(wasteShare);
 
   // Each replayed day advised as it would have been the evening before: its margin from the errors
   // of the days before it that the same model forecast (a 7-day mean misses a weekly pattern by far
