@@ -12,7 +12,9 @@
 // week, d − 6). Closed days are neither forecast nor scored.
 //
 // Printed: WAPE (Σ|error| / Σ actual); MASE (MAE over the in-sample MAE of the one-week-back
-// forecast, per product, then the mean); the share of actuals inside the 95 % interval; and, for
+// forecast, per product, then the mean); the share of actuals inside the 95 % interval — all three
+// against the sales, which is what the forecast is of; and, judged against the demand (the sales,
+// or more on a sold-out day when the data knows it), for
 // the advice at a price FORECAST_PRICE_RATIO times the unit cost (default 3, no salvage value),
 // units left over, units short, days short and the total cost (leftover × cost + short × margin,
 // in units of the unit cost) against each rule's quantity (the rule's forecast, rounded up).
@@ -85,6 +87,10 @@ const origins = [];
 for (let d = addDays(last, -1); origins.length < ORIGINS && d > first; d = addDays(d, -1))
   if (!closed.has(addDays(d, 1))) origins.unshift(d);
 
+// The days the shop sold anything (the server's open days: from every product's sales).
+const openDays = new Set();
+for (const days of byProduct.values()) for (const [d, v] of days) if (v.units > 0) openDays.add(d);
+
 const rules = ['yesterday', '7-day average', 'seasonal naive'];
 const methods = ['served', ...rules];
 const totals = Object.fromEntries(methods.map((m) => [m, { absErr: 0, leftover: 0, short: 0, shortDays: 0, cost: 0 }]));
@@ -99,9 +105,13 @@ for (const [name, days] of top) {
   const unitsOn = (d) => days.get(d)?.units ?? 0;
   const errors = Object.fromEntries(methods.map((m) => [m, 0]));
   let count = 0;
+  let productInside = 0;
   for (const d of origins) {
     const target = addDays(d, 1);
-    const actual = days.get(target)?.demand ?? 0;
+    // The forecast is of sales (what the data can show); the advice is judged against demand (what a
+    // larger batch would have sold: above the sales on a sold-out day, known in generated data).
+    const actual = unitsOn(target);
+    const demand = days.get(target)?.demand ?? actual;
     // The server's view on the evening of d: sale rows of the days before d (a day without sales has no row).
     const sales = [];
     for (let day = first; day < d; day = addDays(day, 1)) {
@@ -115,7 +125,7 @@ for (const [name, days] of top) {
         ? { price: null, unit_cost: null, salvage_value: null }
         : { price: PRICE_RATIO, unit_cost: 1, salvage_value: null };
     const product = { id: name, name, food_category: 'bakery', unit_weight_kg: null, lines: sales.length, ...prices };
-    const served = productDemand(product, sales, new Map(), { today: d, horizon: 1 }).points[0];
+    const served = productDemand(product, sales, new Map(), { today: d, horizon: 1, openDays }).points[0];
     const week = Array.from({ length: 7 }, (_, i) => unitsOn(addDays(d, -i)));
     const forecasts = {
       served: served.expected,
@@ -134,14 +144,17 @@ for (const [name, days] of top) {
       totals[m].absErr += err;
       errors[m] += err;
       const q = quantities[m];
-      const left = Math.max(0, q - actual);
-      const short = Math.max(0, actual - q);
+      const left = Math.max(0, q - demand);
+      const short = Math.max(0, demand - q);
       totals[m].leftover += left;
       totals[m].short += short;
       if (short > 0) totals[m].shortDays++;
       totals[m].cost += left * 1 + short * (PRICE_RATIO - 1);
     }
-    if (actual >= served.lower && actual <= served.upper) inside++;
+    if (actual >= served.lower && actual <= served.upper) {
+      inside++;
+      productInside++;
+    }
     actualSum += actual;
     scored++;
     count++;
@@ -151,12 +164,19 @@ for (const [name, days] of top) {
   let scaleN = 0;
   for (let day = addDays(first, 7); day < origins[0]; day = addDays(day, 1)) {
     if (closed.has(day) || closed.has(addDays(day, -7))) continue;
-    scaleSum += Math.abs((days.get(day)?.demand ?? 0) - unitsOn(addDays(day, -7)));
+    scaleSum += Math.abs(unitsOn(day) - unitsOn(addDays(day, -7)));
     scaleN++;
   }
   const scale = scaleN > 0 ? scaleSum / scaleN : 0;
   if (count > 0 && scale > 0) for (const m of methods) mase[m].push(errors[m] / count / scale);
   for (const r of rules) if (errors.served < errors[r]) beats[r]++;
+  // FORECAST_VERBOSE=1: each product's figures.
+  if (process.env.FORECAST_VERBOSE && count > 0) {
+    const sold = origins.reduce((a, d) => a + unitsOn(addDays(d, 1)), 0);
+    console.log(
+      `  ${name.padEnd(24)} sold ${String(sold).padStart(6)}  WAPE ${((errors.served / Math.max(1, sold)) * 100).toFixed(1).padStart(5)} %  coverage ${((productInside / count) * 100).toFixed(0).padStart(3)} %`,
+    );
+  }
 }
 
 const mean = (a) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : Number.NaN);

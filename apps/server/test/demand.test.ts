@@ -156,20 +156,25 @@ describe('GET /api/v1/predict?type=demand', () => {
     const shop = await createTenant(t.db);
     await importProducts(t.db, {
       org: shop.organizationId,
-      csv: 'name;food_category;ean;price;unit_cost;salvage_value\nPalmera;bakery;8410000000047;1,20;0,40;\nTarta;bakery;8410000000054;;;\n',
+      csv: 'name;food_category;ean;price;unit_cost;salvage_value\nPalmera;bakery;8410000000047;1,20;0,40;\nTarta;bakery;8410000000054;;;\nQuiche;prepared_meals;8410000000061;;;\n',
     });
     const rows = await t.db.product.findMany({ where: { organization_id: shop.organizationId }, orderBy: { name: 'asc' } });
     expect(rows.map((p) => [p.name, p.price?.toString() ?? null, p.unit_cost?.toString() ?? null])).toEqual([
       ['Palmera', '1.2', '0.4'],
+      ['Quiche', null, null],
       ['Tarta', null, null],
     ]);
-    const [palmera, tarta] = rows.map((p) => p.id) as [string, string];
+    const [palmera, quiche, tarta] = rows.map((p) => p.id) as [string, string, string];
     for (let i = HISTORY - 21; i < HISTORY; i++) {
       const res = await api(t.app, shop.key).post('/api/v1/webhooks/inbound', {
         event: 'sales.recorded',
         payload: {
           source: 'tpv',
-          sales: [20, 5].map((q, k) => ({ product_id: k === 0 ? palmera : tarta, quantity: q + (i % 7), sold_at: day(i) })),
+          sales: [
+            ...[20, 5].map((q, k) => ({ product_id: k === 0 ? palmera : tarta, quantity: q + (i % 7), sold_at: day(i) })),
+            // A quiche every other day: the days between, the shop was open and sold none.
+            ...(i % 2 === 0 ? [{ product_id: quiche, quantity: 1, sold_at: day(i) }] : []),
+          ],
         },
       });
       expect(res.statusCode).toBe(200);
@@ -182,6 +187,10 @@ describe('GET /api/v1/predict?type=demand', () => {
     });
     // Without prices, the service level the waste decides (none recorded: the default).
     expect(of(tarta).advice).toMatchObject({ quantile: 0.85, waste_share: null });
+    // Every day the shop sold anything is a day of the quiche's replay, those it sold none included:
+    // its series runs from its first sale (day 50) to yesterday (69), replayed from its third day
+    // (52): 18 days, 9 of them with a sale (counting only those would give 9 days).
+    expect(of(quiche).advice.last_4_weeks).toMatchObject({ days: 18, sold: 9 });
   });
 
   it('needs the predict:read permission', async () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { adviceMargin, adviceQuantile, advisedQuantity, pricedQuantile } from '../src/modules/predict/demand.js';
+import {
+  adviceMargin,
+  adviceQuantile,
+  advisedQuantity,
+  type DayRow,
+  type ProductRow,
+  pricedQuantile,
+  productDemand,
+} from '../src/modules/predict/demand.js';
 import {
   backtest,
   fitHoltWinters,
@@ -249,5 +257,48 @@ describe('the forecasting model, exactly', () => {
     expect(short[6]?.value).toBe(4);
     expect(short[6]?.sigma).toBeCloseTo(Math.sqrt(28 / 6), 12);
     expect(short).toHaveLength(8);
+  });
+});
+
+describe('one product, pure (productDemand)', () => {
+  const day = (i: number) => new Date(Date.UTC(2026, 8, 1 + i)).toISOString().slice(0, 10);
+  const product: ProductRow = {
+    id: 'p',
+    name: 'Tarta de cumpleaños',
+    food_category: 'bakery',
+    unit_weight_kg: null,
+    lines: 0,
+    price: null,
+    unit_cost: null,
+    salvage_value: null,
+  };
+  // A cake sold one day in three, in a shop open every day: most days its demand is 0.
+  const DAYS = 84;
+  const sales: DayRow[] = [];
+  for (let i = 0; i < DAYS; i++) if (i % 3 === 0) sales.push({ product_id: 'p', day: day(i), units: 1, kg: 0 });
+  const today = day(DAYS);
+  const open = new Set(Array.from({ length: DAYS }, (_, i) => day(i)));
+
+  it('counts a day the shop was open and the product sold nothing as a demand of 0, not as a closed day', () => {
+    const known = productDemand(product, sales, new Map(), { today, horizon: 1, openDays: open });
+    expect(known.advice.last_4_weeks.days).toBe(28);
+    // Its errors include the days it sold nothing (forecast above the sales): the interval goes below the forecast.
+    const point = known.points[0];
+    expect(point?.lower).toBeLessThan((point?.expected ?? 0) - 0.1);
+    // Without the shop's open days, only the days it sold count: every past error is a sale the
+    // forecast fell short of, and the interval (made from those errors) starts at the forecast.
+    const unknown = productDemand(product, sales, new Map(), { today, horizon: 1 });
+    expect(unknown.advice.last_4_weeks.days).toBe(9);
+    expect(unknown.points[0]?.lower).toBe(unknown.points[0]?.expected);
+  });
+
+  it('draws the 95 % interval from the past day-ahead errors once there are 14 of them', () => {
+    // Alternating 8 and 12 a day around 10: the errors are about ±2, the interval about 10 ± 2.
+    const steady: DayRow[] = Array.from({ length: DAYS }, (_, i) => ({ product_id: 'p', day: day(i), units: i % 2 ? 12 : 8, kg: 0 }));
+    const point = productDemand(product, steady, new Map(), { today, horizon: 1, openDays: open }).points[0];
+    expect(point?.expected).toBeGreaterThan(9);
+    expect(point?.expected).toBeLessThan(11);
+    expect((point?.upper ?? 0) - (point?.lower ?? 0)).toBeGreaterThan(3);
+    expect((point?.upper ?? 0) - (point?.lower ?? 0)).toBeLessThan(6);
   });
 });

@@ -90,7 +90,11 @@ export const DemandPoint = z
   .object({
     date: IsoDate,
     expected: z.number().describe("expected sales, in the product's `unit`"),
-    lower: z.number().describe('95 % interval'),
+    lower: z
+      .number()
+      .describe(
+        "95 % interval: the 2.5 % and 97.5 % quantiles of the day-ahead errors of the last 8 weeks added to `expected` (14 errors at least; before that, the model's own error scale)",
+      ),
     upper: z.number(),
     advised: z
       .number()
@@ -119,7 +123,12 @@ export const DemandAdvice = z
       .describe('share of what was made that was wasted over the last 4 weeks (waste / (sales + waste)); null when it cannot be measured'),
     reason: z.string().describe('why this quantile, in words: the prices weighed, or the waste recorded'),
     last_4_weeks: z.object({
-      days: z.number().int().describe('days with sales or waste of the product among the last 28'),
+      days: z
+        .number()
+        .int()
+        .describe(
+          'days among the last 28 on which the establishment sold anything (a day the product sold none counts as a demand of 0), or the product was wasted',
+        ),
       sold: z.number(),
       waste_kg: z.number().describe('waste recorded'),
       advised_waste_kg: z.number().nullable().describe('what would have been left over had the advice been prepared'),

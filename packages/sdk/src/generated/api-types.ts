@@ -293,7 +293,7 @@ export type DemandPoint = {
     date: string;
     /** expected sales, in the product's `unit` */
     expected: number;
-    /** 95 % interval */
+    /** 95 % interval: the 2.5 % and 97.5 % quantiles of the day-ahead errors of the last 8 weeks added to `expected` (14 errors at least; before that, the model's own error scale) */
     lower: number;
     upper: number;
     /** suggested quantity to prepare: the `advice.quantile` quantile of the forecast (whole units when counted) */
@@ -308,7 +308,7 @@ export type DemandAdvice = {
     /** why this quantile, in words: the prices weighed, or the waste recorded */
     reason: string;
     last_4_weeks: {
-        /** days with sales or waste of the product among the last 28 */
+        /** days among the last 28 on which the establishment sold anything (a day the product sold none counts as a demand of 0), or the product was wasted */
         days: number;
         sold: number;
         /** waste recorded */
