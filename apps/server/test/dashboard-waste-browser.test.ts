@@ -47,10 +47,11 @@ const DAYS = 35;
 const ZONE = 'Europe/Madrid';
 const SALES_DAYS = 21;
 const CATALOGUE = [
-  'name;food_category;ean;pos_ref;unit_weight_kg',
-  'Croissant;bakery;8410000000023;;0,06',
-  'Pan de barra;bakery;8410000000016;;0,25',
-  'Pollo asado;prepared_meals;8410000000030;;',
+  'name;food_category;ean;pos_ref;unit_weight_kg;price;unit_cost',
+  // Croissants have prices: their advice aims at the critical ratio, and the page says what weighs.
+  'Croissant;bakery;8410000000023;;0,06;1,20;0,40',
+  'Pan de barra;bakery;8410000000016;;0,25;;',
+  'Pollo asado;prepared_meals;8410000000030;;;;',
 ].join('\n');
 
 let t: TestContext;
@@ -279,7 +280,12 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
         expect(await row.getByRole('cell').nth(3).textContent()).toContain(
           `~${new Intl.NumberFormat('es-ES', { style: 'percent', maximumFractionDigits: 1 }).format(product.advice.quantile)} de los días`,
         );
+        expect(await row.getByTestId('demand-prices').count()).toBe(product.advice.prices ? 1 : 0);
       }
+      expect(demand.products[0].advice).toMatchObject({ quantile: 0.67, prices: { leftover_cost: 0.4, missed_sale_cost: 0.8 } });
+      expect(await productRows.nth(1).getByTestId('demand-prices').textContent()).toBe(
+        'un sobrante cuesta 0,40\u00a0€ y una venta perdida 0,80\u00a0€',
+      );
       // Bread's waste is recorded under its name: what the advice would have saved, in kg and %.
       // Croissants' is not: nothing to compare with, no figure, and the product says why. Chicken
       // has no unit weight, so its waste in kg cannot be set against units: no figure either.

@@ -184,9 +184,10 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(of(palmera).advice).toMatchObject({
       quantile: 0.67,
       reason: 'aims to cover 67 % of days: a leftover costs €0.40 and a missed sale €0.80',
+      prices: { leftover_cost: 0.4, missed_sale_cost: 0.8 },
     });
     // Without prices, the service level the waste decides (none recorded: the default).
-    expect(of(tarta).advice).toMatchObject({ quantile: 0.85, waste_share: null });
+    expect(of(tarta).advice).toMatchObject({ quantile: 0.85, waste_share: null, prices: null });
     // Every day the shop sold anything is a day of the quiche's replay, those it sold none included:
     // its series runs from its first sale (day 50) to yesterday (69), replayed from its third day
     // (52): 18 days, 9 of them with a sale (counting only those would give 9 days).

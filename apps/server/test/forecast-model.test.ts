@@ -82,11 +82,13 @@ describe('production advice, pure', () => {
     expect(pricedQuantile({ price: 1.2, unit_cost: 0.4, salvage_value: null })).toEqual({
       quantile: 0.67,
       reason: 'aims to cover 67 % of days: a leftover costs €0.40 and a missed sale €0.80',
+      prices: { leftover_cost: 0.4, missed_sale_cost: 0.8 },
     });
     // A leftover donated for €0.10 loses less: aim higher, (1.2 − 0.4) / (1.2 − 0.1) = 0.727.
     expect(pricedQuantile({ price: 1.2, unit_cost: 0.4, salvage_value: 0.1 })).toEqual({
       quantile: 0.73,
       reason: 'aims to cover 73 % of days: a leftover costs €0.30 (€0.40 to make, €0.10 recovered) and a missed sale €0.80',
+      prices: { leftover_cost: 0.3, missed_sale_cost: 0.8 },
     });
     // A thin margin: prepare for the quiet days. Three times the cost: two days in three.
     expect(pricedQuantile({ price: 1.1, unit_cost: 1, salvage_value: null })?.quantile).toBe(0.09);

@@ -122,6 +122,13 @@ export const DemandAdvice = z
       .nullable()
       .describe('share of what was made that was wasted over the last 4 weeks (waste / (sales + waste)); null when it cannot be measured'),
     reason: z.string().describe('why this quantile, in words: the prices weighed, or the waste recorded'),
+    prices: z
+      .object({
+        leftover_cost: z.number().describe('what one unit left over loses: unit_cost − salvage_value, in euros'),
+        missed_sale_cost: z.number().describe('what one sale missed loses: price − unit_cost, in euros'),
+      })
+      .nullable()
+      .describe("the product's prices the quantile was set from (the critical ratio); null when it was set from its waste"),
     last_4_weeks: z.object({
       days: z
         .number()

@@ -50,6 +50,8 @@ export function useFormat(timeZone?: string) {
     const kgSmall = new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumSignificantDigits: 1 });
     const kgPrecise = new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 });
     const percent = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 });
+    // Products' prices are in euros (products.price); two decimals, as a price tag.
+    const euros = new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' });
     const day = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' });
     const longDay = new Intl.DateTimeFormat(locale, {
       weekday: 'short',
@@ -73,6 +75,8 @@ export function useFormat(timeZone?: string) {
       /** One weighing, to the gram: only the records table. */
       kgPrecise: (value: number) => kgPrecise.format(value),
       percent: (share: number) => percent.format(share),
+      /** An amount in euros (a product's price or cost). */
+      euros: (value: number) => euros.format(value),
       /** A calendar date, short (`23 nov`). */
       day: (date: string) => day.format(calendarDate(date)),
       /** A calendar date in full, as a document writes it (`24 de noviembre de 2026`). */

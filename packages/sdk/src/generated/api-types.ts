@@ -307,6 +307,13 @@ export type DemandAdvice = {
     waste_share: number | null;
     /** why this quantile, in words: the prices weighed, or the waste recorded */
     reason: string;
+    /** the product's prices the quantile was set from (the critical ratio); null when it was set from its waste */
+    prices: {
+        /** what one unit left over loses: unit_cost − salvage_value, in euros */
+        leftover_cost: number;
+        /** what one sale missed loses: price − unit_cost, in euros */
+        missed_sale_cost: number;
+    } | null;
     last_4_weeks: {
         /** days among the last 28 on which the establishment sold anything (a day the product sold none counts as a demand of 0), or the product was wasted */
         days: number;

@@ -150,6 +150,14 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
       <Table.Td ta="right">{tomorrow ? quantity(tomorrow.expected, product.unit) : <EmptyCell />}</Table.Td>
       <Table.Td>
         <Text size="sm">{t('forecast.demand.coverage', { percent: format.percent(advice.quantile) })}</Text>
+        {advice.prices && (
+          <Text size="xs" c="dimmed" maw={220} data-testid="demand-prices">
+            {t('forecast.demand.prices', {
+              leftover: format.euros(advice.prices.leftover_cost),
+              missed: format.euros(advice.prices.missed_sale_cost),
+            })}
+          </Text>
+        )}
         {advice.waste_share !== null && advice.waste_share > 0 && (
           <Text size="xs" c="dimmed">
             {t('forecast.demand.wasteShare', { percent: format.percent(advice.waste_share) })}

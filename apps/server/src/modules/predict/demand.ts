@@ -50,6 +50,7 @@ export type ProductRow = {
 export type DayRow = { product_id: string; day: string; units: number; kg: number };
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
+const round4 = (v: number) => Math.round(v * 10000) / 10000;
 
 /**
  * The quantile of the forecast to prepare, from the share of what was made that ended as waste
@@ -87,7 +88,7 @@ const euros = (v: number) => `€${v.toFixed(2)}`;
  */
 export function pricedQuantile(
   product: Pick<ProductRow, 'price' | 'unit_cost' | 'salvage_value'>,
-): { quantile: number; reason: string } | null {
+): { quantile: number; reason: string; prices: { leftover_cost: number; missed_sale_cost: number } } | null {
   const { price, unit_cost: cost } = product;
   if (price === null || cost === null || !(price > cost)) return null;
   const salvage = Math.min(product.salvage_value ?? 0, cost);
@@ -97,6 +98,7 @@ export function pricedQuantile(
   const missed = price - cost;
   return {
     quantile,
+    prices: { leftover_cost: round4(leftover), missed_sale_cost: round4(missed) },
     reason: `aims to cover ${Math.round(quantile * 100)} % of days: a leftover costs ${euros(leftover)}${salvage > 0 ? ` (${euros(cost)} to make, ${euros(salvage)} recovered)` : ''} and a missed sale ${euros(missed)}`,
   };
 }
@@ -292,7 +294,8 @@ export function productDemand(
     });
   }
   // The product's prices decide when it has them; else the waste it is known to leave.
-  const { quantile, reason } = pricedQuantile(product) ?? adviceQuantile(wasteShare);
+  const priced = pricedQuantile(product);
+  const { quantile, reason } = priced ?? adviceQuantile(wasteShare);
 
   // Each replayed day advised as it would have been the evening before: its margin from the errors
   // of the days before it that the same model forecast (a 7-day mean misses a weekly pattern by far
@@ -330,6 +333,7 @@ export function productDemand(
     quantile,
     waste_share: wasteShare === null ? null : round3(wasteShare),
     reason,
+    prices: priced?.prices ?? null,
     last_4_weeks: {
       days: counted.length,
       sold: round3(sold),
