@@ -40,6 +40,9 @@ const FORMAT = process.env.FORECAST_FORMAT ?? 'long';
 const PRODUCTS = Number(process.env.FORECAST_PRODUCTS ?? 16);
 const ORIGINS = Number(process.env.FORECAST_ORIGINS ?? 28);
 const PRICE_RATIO = Number(process.env.FORECAST_PRICE_RATIO ?? 3);
+// The evening's advice is made after closing, with the day's sales in (as the server does once the
+// establishment's last shift has ended); FORECAST_TODAY=out: from the days before only (as before).
+const DAY_COMPLETE = process.env.FORECAST_TODAY !== 'out';
 const GOALS = { wape: 0.22, mase: 0.67, costCut: 0.2, coverageBand: 0.03, nominal: 0.95 };
 
 const addDays = (day, n) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -114,7 +117,7 @@ for (const [name, days] of top) {
     const demand = days.get(target)?.demand ?? actual;
     // The server's view on the evening of d: sale rows of the days before d (a day without sales has no row).
     const sales = [];
-    for (let day = first; day < d; day = addDays(day, 1)) {
+    for (let day = first; day < (DAY_COMPLETE ? addDays(d, 1) : d); day = addDays(day, 1)) {
       const u = unitsOn(day);
       if (u > 0) sales.push({ product_id: name, day, units: u, kg: 0 });
     }
@@ -125,7 +128,7 @@ for (const [name, days] of top) {
         ? { price: null, unit_cost: null, salvage_value: null }
         : { price: PRICE_RATIO, unit_cost: 1, salvage_value: null };
     const product = { id: name, name, food_category: 'bakery', unit_weight_kg: null, lines: sales.length, ...prices };
-    const served = productDemand(product, sales, new Map(), { today: d, horizon: 1, openDays }).points[0];
+    const served = productDemand(product, sales, new Map(), { today: d, horizon: 1, openDays, dayComplete: DAY_COMPLETE }).points[0];
     const week = Array.from({ length: 7 }, (_, i) => unitsOn(addDays(d, -i)));
     const forecasts = {
       served: served.expected,

@@ -6,6 +6,8 @@ import { rng } from './series.js';
 // Croissants sold by weekday (Sunday first): a bakery's week, busy at the weekend.
 const WEEKDAY = [90, 35, 30, 35, 40, 60, 85];
 const NOW = new Date('2026-11-24T10:00:00.000Z'); // a Tuesday; Madrid's local day is 2026-11-24
+/** The server's clock: NOW, but for the test that waits for the end of the working day. */
+let now = NOW;
 const HISTORY = 70;
 const BAKED = 100; // what the bakery makes every day today, whatever the day
 const UNIT_KG = 0.06;
@@ -19,7 +21,7 @@ describe('GET /api/v1/predict?type=demand', () => {
   let pollo: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ clock: () => NOW });
+    t = await startTestApp({ clock: () => now });
     bakery = await createTenant(t.db);
     await importProducts(t.db, {
       org: bakery.organizationId,
@@ -192,6 +194,41 @@ describe('GET /api/v1/predict?type=demand', () => {
     // its series runs from its first sale (day 50) to yesterday (69), replayed from its third day
     // (52): 18 days, 9 of them with a sale (counting only those would give 9 days).
     expect(of(quiche).advice.last_4_weeks).toMatchObject({ days: 18, sold: 9 });
+  });
+
+  it("counts today's sales once the establishment's last shift has ended, and says so", async () => {
+    const shop = await createTenant(t.db);
+    await importProducts(t.db, { org: shop.organizationId, csv: 'name;food_category;ean\nEnsaimada;bakery;8410000000078\n' });
+    const [ensaimada] = (await t.db.product.findMany({ where: { organization_id: shop.organizationId } })).map((p) => p.id) as [string];
+    for (const [name, start_time, end_time] of [
+      ['Mañana', '06:00', '11:30'],
+      ['Mediodía', '10:00', '14:30'],
+    ]) {
+      expect((await api(t.app, shop.key).post('/api/v1/shifts', { name, start_time, end_time })).statusCode).toBe(201);
+    }
+    // Three weeks of 20 a day up to yesterday; today, a fair: 80 sold by noon.
+    const sales = Array.from({ length: 21 }, (_, i) => ({ product_id: ensaimada, quantity: 20, sold_at: day(HISTORY - 21 + i) }));
+    sales.push({ product_id: ensaimada, quantity: 80, sold_at: day(HISTORY) });
+    const res = await api(t.app, shop.key).post('/api/v1/webhooks/inbound', { event: 'sales.recorded', payload: { source: 'tpv', sales } });
+    expect(res.statusCode, res.body).toBe(200);
+
+    // 11:00 in Madrid: the day is not over, today is left out.
+    const morning = (await demand('horizon=1', shop.key)).products[0];
+    expect(morning).toMatchObject({ history_days: 21, points: [{ date: day(HISTORY + 1) }] });
+    expect(morning.notes.map((n: { code: string }) => n.code)).not.toContain('today_included');
+    expect(morning.points[0].expected).toBeCloseTo(20, 0);
+    try {
+      now = new Date('2026-11-24T13:30:00.000Z'); // 14:30 in Madrid: the last shift has just ended
+      const evening = (await demand('horizon=1', shop.key)).products[0];
+      expect(evening).toMatchObject({ history_days: 22, points: [{ date: day(HISTORY + 1) }] });
+      expect(evening.notes).toContainEqual({
+        code: 'today_included',
+        message: "today's sales are included: the establishment's day ended at 14:30 (the end of its last shift)",
+      });
+      expect(evening.points[0].expected).toBeGreaterThan(morning.points[0].expected);
+    } finally {
+      now = NOW;
+    }
   });
 
   it('needs the predict:read permission', async () => {

@@ -18,6 +18,7 @@ import {
   seasonalNaive,
   seasonalNaiveBacktest,
 } from '../src/modules/predict/model.js';
+import { dayClosesAt } from '../src/modules/shifts/service.js';
 import { rng, series } from './series.js';
 
 /**
@@ -302,5 +303,30 @@ describe('one product, pure (productDemand)', () => {
     expect(point?.expected).toBeLessThan(11);
     expect((point?.upper ?? 0) - (point?.lower ?? 0)).toBeGreaterThan(3);
     expect((point?.upper ?? 0) - (point?.lower ?? 0)).toBeLessThan(6);
+  });
+});
+
+describe('the end of the working day', () => {
+  it('is the latest end of the shifts, or none without shifts or with one past midnight', () => {
+    expect(dayClosesAt([])).toBeNull();
+    expect(
+      dayClosesAt([
+        { start_time: '06:00', end_time: '14:30' },
+        { start_time: '07:00', end_time: '12:00' },
+      ]),
+    ).toBe('14:30');
+    expect(
+      dayClosesAt([
+        { start_time: '06:00', end_time: '14:30' },
+        { start_time: '22:00', end_time: '06:00' },
+      ]),
+    ).toBeNull();
+  });
+
+  it('replays a day from the day before it once days are complete, from two days before otherwise', () => {
+    const y = [10, 20, 30, 40, 50];
+    // Under 14 days: the mean of what was known the evening before.
+    expect(replayForecasts(y, 2, 1).map((s) => s.value)).toEqual([15, 20, 25]);
+    expect(replayForecasts(y, 2).map((s) => s.value)).toEqual([10, 15, 20]);
   });
 });

@@ -163,12 +163,12 @@ export const ProductDemand = z
     notes: z
       .array(
         z.object({
-          code: z.enum(['short_history', 'measure_left_out', 'no_unit_weight', 'no_waste']),
+          code: z.enum(['short_history', 'measure_left_out', 'no_unit_weight', 'no_waste', 'today_included']),
           message: z.string(),
         }),
       )
       .describe(
-        'why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with)',
+        'why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast)',
       ),
     backtest: z.object({
       metric: z.literal('mae'),

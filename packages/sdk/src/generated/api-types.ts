@@ -342,9 +342,9 @@ export type ProductDemand = {
     unit_weight_kg: number | null;
     method: string;
     history_days: number;
-    /** why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with) */
+    /** why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast) */
     notes: {
-        code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste";
+        code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste" | "today_included";
         message: string;
     }[];
     backtest: {

@@ -4,8 +4,10 @@ import { dayStartSql, localDaySql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
+import { dayClosesAt, localTime } from '../shifts/service.js';
 import {
   backtest,
+  forecast,
   forecastFromTomorrow,
   MIN_SEASONAL_HISTORY,
   replayForecasts,
@@ -142,7 +144,6 @@ export async function predictDemand(
   const now = deps.clock();
   const today = localDate(now, auth.timezone);
   const start = addDays(today, -HISTORY_DAYS);
-  const replayStart = addDays(today, -REPLAY_DAYS);
   if (query.product_id) {
     const { rows } = await deps.sql.query('SELECT 1 FROM products WHERE id = $1::uuid AND organization_id = $2::uuid', [
       query.product_id,
@@ -150,6 +151,16 @@ export async function predictDemand(
     ]);
     if (rows.length === 0) throw validationError('Unknown product', [{ path: 'product_id', message: 'no product of this organisation' }]);
   }
+  // Today's sales count once the establishment's day is over (the end of its last shift): tomorrow's
+  // advice, asked for in the evening, then knows what today sold.
+  const shifts = await deps.sql.query<{ start_time: string; end_time: string }>(
+    'SELECT start_time, end_time FROM shifts WHERE establishment_id = $1::uuid AND livemode = $2 AND archived_at IS NULL',
+    [auth.establishmentId, auth.livemode],
+  );
+  const closesAt = dayClosesAt(shifts.rows);
+  const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt;
+  const end = dayComplete ? addDays(today, 1) : today;
+  const replayStart = addDays(end, -REPLAY_DAYS);
   const products = await deps.sql.query<ProductRow>(
     `SELECT p.id::text, p.name, p.food_category, p.unit_weight_kg::float8 AS unit_weight_kg, sum(t.lines)::int AS lines,
        p.price::float8 AS price, p.unit_cost::float8 AS unit_cost, p.salvage_value::float8 AS salvage_value
@@ -157,7 +168,7 @@ export async function predictDemand(
      WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date
        AND ($5::uuid IS NULL OR p.id = $5::uuid) AND ($6::text IS NULL OR p.food_category = $6)
      GROUP BY p.id ORDER BY lines DESC, p.name LIMIT ${MAX_PRODUCTS}`,
-    [auth.establishmentId, auth.livemode, start, today, query.product_id ?? null, query.food_category ?? null],
+    [auth.establishmentId, auth.livemode, start, end, query.product_id ?? null, query.food_category ?? null],
   );
   const ids = products.rows.map((p) => p.id);
   const [days, waste, open] = await Promise.all([
@@ -166,7 +177,7 @@ export async function predictDemand(
        FROM sale_day_totals
        WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date AND product_id = ANY($5::uuid[])
        ORDER BY day`,
-      [auth.establishmentId, auth.livemode, start, today, ids],
+      [auth.establishmentId, auth.livemode, start, end, ids],
     ),
     // The products' recorded waste of the replayed days, by local day (matched by name).
     deps.sql.query<{ product_id: string; day: string; kg: number }>(
@@ -175,7 +186,7 @@ export async function predictDemand(
        WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
          AND r.occurred_at >= ${dayStartSql('$3::date', '$5')} AND r.occurred_at < ${dayStartSql('$4::date', '$5')}
        GROUP BY 1, 2`,
-      [auth.establishmentId, auth.livemode, replayStart, today, auth.timezone, ids],
+      [auth.establishmentId, auth.livemode, replayStart, end, auth.timezone, ids],
     ),
     // The days of the error window on which the establishment sold anything at all: open days. A
     // product that sold nothing on such a day had a demand of 0 (an intermittent seller's usual day),
@@ -183,7 +194,7 @@ export async function predictDemand(
     deps.sql.query<{ day: string }>(
       `SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM sale_day_totals
        WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date`,
-      [auth.establishmentId, auth.livemode, addDays(today, -ERROR_DAYS), today],
+      [auth.establishmentId, auth.livemode, addDays(end, -ERROR_DAYS), end],
     ),
   ]);
   const openDays = new Set(open.rows.map((r) => r.day));
@@ -206,7 +217,12 @@ export async function predictDemand(
     product_id: query.product_id ?? null,
     food_category: query.food_category ?? null,
     products: products.rows.map((p) =>
-      productDemand(p, salesOf.get(p.id) ?? [], wasteOf.get(p.id) ?? new Map(), { today, horizon: query.horizon, openDays }),
+      productDemand(p, salesOf.get(p.id) ?? [], wasteOf.get(p.id) ?? new Map(), {
+        today,
+        horizon: query.horizon,
+        openDays,
+        ...(dayComplete ? { dayComplete, closedAt: closesAt } : {}),
+      }),
     ),
     generated_at: now.toISOString(),
   };
@@ -226,6 +242,10 @@ export function productDemand(
     horizon: number;
     /** Days of the last ERROR_DAYS the establishment sold anything; without it, a day the product sold nothing counts as closed. */
     openDays?: ReadonlySet<string>;
+    /** Today's sales are complete (the establishment has closed for the day) and `sales` include them. */
+    dayComplete?: boolean;
+    /** When today closed (HH:MM, local), for the note that says today's sales are in. */
+    closedAt?: string | null;
   },
 ): ProductDemand {
   const weight = product.unit_weight_kg && product.unit_weight_kg > 0 ? product.unit_weight_kg : null;
@@ -243,18 +263,27 @@ export function productDemand(
   }
   const inUnit = (r: DayRow) => (unit === 'unit' ? r.units + (weight ? r.kg / weight : 0) : r.kg + (weight ? r.units * weight : 0));
 
-  // The daily series from the first day with sales to yesterday.
-  const first = sales[0]?.day ?? at.today;
-  const length = Math.round((Date.parse(`${at.today}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
+  // The daily series from the first day with sales to yesterday, or to today once today is complete.
+  const end = at.dayComplete ? addDays(at.today, 1) : at.today;
+  const first = sales[0]?.day ?? end;
+  const length = Math.round((Date.parse(`${end}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
   const series = new Array<number>(Math.max(0, length)).fill(0);
   const indexOf = (day: string) => Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
   for (const r of sales) series[indexOf(r.day)] = (series[indexOf(r.day)] ?? 0) + inUnit(r);
 
-  const f = forecastFromTomorrow(series, at.horizon);
+  // Tomorrow is the model's first step from a complete today, its second from yesterday.
+  const f = at.dayComplete ? forecast(series, at.horizon) : forecastFromTomorrow(series, at.horizon);
+  const ahead = at.dayComplete ? 1 : 2;
   if (series.length < MIN_SEASONAL_HISTORY) {
     notes.unshift({
       code: 'short_history',
       message: `${series.length} days of sales history: under ${MIN_SEASONAL_HISTORY}, a mean of the last days without the weekly pattern`,
+    });
+  }
+  if (at.dayComplete) {
+    notes.push({
+      code: 'today_included',
+      message: `today's sales are included: the establishment's day ended${at.closedAt ? ` at ${at.closedAt}` : ''} (the end of its last shift)`,
     });
   }
   const model = backtest(series, BACKTEST_DAYS);
@@ -262,8 +291,8 @@ export function productDemand(
 
   // The last 4 weeks: sales and waste per day in the product's unit.
   const replayFrom = Math.max(2, series.length - REPLAY_DAYS);
-  const errorFrom = Math.max(2, series.length - ERROR_DAYS);
-  const replay = replayForecasts(series, errorFrom);
+  const errorFrom = Math.max(at.dayComplete ? 1 : 2, series.length - ERROR_DAYS);
+  const replay = replayForecasts(series, errorFrom, ahead);
   // Whether day t of the series counts: a day the establishment was open (it sold something), or,
   // without that knowledge, a day the product sold or was wasted.
   const isOpen = (t: number, sold: number, wasted: number) =>

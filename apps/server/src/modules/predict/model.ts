@@ -160,27 +160,33 @@ export function backtest(y: number[], days = 14): number | null {
 export type StepForecast = { value: number; seasonal: boolean; sigma: number };
 
 /**
- * The forecasts of `y[from..]` (from its third value at the earliest) as they would have been made
- * the evening before each day, when that evening's day was not complete: day `t` from the values up
- * to `t − 2` — two steps ahead, as tomorrow is from a history that ends yesterday. Days with under
+ * The forecasts of `y[from..]` as they would have been made the evening before each day: when that
+ * evening's day was not complete (`ahead` 2, the default), day `t` from the values up to `t − 2` —
+ * two steps ahead, as tomorrow is from a history that ends yesterday, from the third value at the
+ * earliest; when it was (`ahead` 1: the day's sales are in once it has closed), from those up to
+ * `t − 1`, from the second value. Days with under
  * `MIN_SEASONAL_HISTORY` values known get the mean of the (up to) 7 days known; from then on the
  * weekly model, its smoothing constants chosen on the values known for the first such day, its
  * recursions running on and learning each day after it.
  */
-export function replayForecasts(y: number[], from: number): StepForecast[] {
-  const start = Math.max(2, from);
+export function replayForecasts(y: number[], from: number, ahead: 1 | 2 = 2): StepForecast[] {
+  const start = Math.max(ahead, from);
   const steps: StepForecast[] = [];
-  const seasonalFrom = Math.max(start, MIN_SEASONAL_HISTORY + 1);
+  const seasonalFrom = Math.max(start, MIN_SEASONAL_HISTORY + ahead - 1);
   for (let t = start; t < Math.min(y.length, seasonalFrom); t++) {
-    const known = y.slice(Math.max(0, t - 1 - SEASON), t - 1);
+    const known = y.slice(Math.max(0, t - (ahead - 1) - SEASON), t - (ahead - 1));
     const mean = known.reduce((a, b) => a + b, 0) / known.length;
     const sd = known.length > 1 ? Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / (known.length - 1)) : mean;
     steps.push({ value: mean, seasonal: false, sigma: sd });
   }
   if (seasonalFrom < y.length) {
-    const f = fitHoltWinters(y.slice(0, seasonalFrom - 1));
-    smooth(y, f.alpha, f.beta, f.gamma, initialState(y, seasonalFrom - 1), (t, _forecast, next) => {
-      if (t + 1 >= seasonalFrom && t + 1 < y.length) steps.push({ value: Math.max(0, next), seasonal: true, sigma: f.sigma });
+    // Fitted on the values known on the evening before the first seasonal day: up to seasonalFrom − ahead.
+    const known = seasonalFrom - ahead + 1;
+    const f = fitHoltWinters(y.slice(0, known));
+    smooth(y, f.alpha, f.beta, f.gamma, initialState(y, known), (t, forecast, next) => {
+      if (ahead === 1 && t >= seasonalFrom) steps.push({ value: Math.max(0, forecast), seasonal: true, sigma: f.sigma });
+      if (ahead === 2 && t + 1 >= seasonalFrom && t + 1 < y.length)
+        steps.push({ value: Math.max(0, next), seasonal: true, sigma: f.sigma });
     });
   }
   return steps;

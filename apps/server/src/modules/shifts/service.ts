@@ -122,13 +122,24 @@ const SHIFT_CACHE_MS = 5_000;
 const shiftCache = new Map<string, CachedShifts>();
 const timeFormats = new Map<string, Intl.DateTimeFormat>();
 
-function localTime(at: Date, timezone: string): string {
+/** The wall-clock time (HH:MM, 24 h) of `at` in `timezone`. */
+export function localTime(at: Date, timezone: string): string {
   let format = timeFormats.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     timeFormats.set(timezone, format);
   }
   return format.format(at);
+}
+
+/**
+ * When the establishment's working day is over: the latest end of its shifts (a bakery whose last
+ * shift ends at 14:30 has its day's sales complete from 14:30), or null when it has no shift or one
+ * that runs past midnight (22:00–06:00: that day ends the next morning, and is then yesterday).
+ */
+export function dayClosesAt(shifts: readonly Pick<Shift, 'start_time' | 'end_time'>[]): string | null {
+  if (shifts.length === 0 || shifts.some((s) => s.end_time <= s.start_time)) return null;
+  return shifts.reduce((latest, s) => (s.end_time > latest ? s.end_time : latest), '00:00');
 }
 
 /** Whether `time` (HH:MM) falls in a shift; an overnight shift (22:00–06:00) wraps past midnight. */
