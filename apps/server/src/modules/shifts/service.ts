@@ -139,7 +139,8 @@ export function localTime(at: Date, timezone: string): string {
  */
 export function dayClosesAt(shifts: readonly Pick<Shift, 'start_time' | 'end_time'>[]): string | null {
   if (shifts.length === 0 || shifts.some((s) => s.end_time <= s.start_time)) return null;
-  return shifts.reduce((latest, s) => (s.end_time > latest ? s.end_time : latest), '00:00');
+  // HH:MM sorts as text.
+  return shifts.map((s) => s.end_time).sort().at(-1) ?? null;
 }
 
 /** Whether `time` (HH:MM) falls in a shift; an overnight shift (22:00–06:00) wraps past midnight. */
