@@ -173,7 +173,9 @@ describe('GET /api/v1/predict?type=demand', () => {
         payload: {
           source: 'tpv',
           sales: [
-            ...[20, 5].map((q, k) => ({ product_id: k === 0 ? palmera : tarta, quantity: q + (i % 7), sold_at: day(i) })),
+            { product_id: palmera, quantity: 20 + (i % 7), sold_at: day(i) },
+            // Tarta by the slice, three tickets a day: more sale lines than the palmeras, fewer units.
+            ...[1, 2, 3].map((slice) => ({ product_id: tarta, quantity: slice + (i % 7) / 3, sold_at: day(i) })),
             // A quiche every other day: the days between, the shop was open and sold none.
             ...(i % 2 === 0 ? [{ product_id: quiche, quantity: 1, sold_at: day(i) }] : []),
           ],
@@ -182,6 +184,8 @@ describe('GET /api/v1/predict?type=demand', () => {
       expect(res.statusCode).toBe(200);
     }
     const d = await demand('horizon=1', shop.key);
+    // Best sellers first by what they sell, not by how many sale lines: palmeras, then tarta, then quiche.
+    expect(d.products.map((p: { product_name: string }) => p.product_name)).toEqual(['Palmera', 'Tarta', 'Quiche']);
     const of = (id: string) => d.products.find((p: { product_id: string }) => p.product_id === id);
     expect(of(palmera).advice).toMatchObject({
       quantile: 0.67,

@@ -190,7 +190,7 @@ export const DemandPrediction = z
     food_category: FoodCategory.nullable(),
     products: z
       .array(ProductDemand)
-      .describe('products with sales in the last year, most often sold (sale lines) first; at most 200 (`product_id` reaches the others)'),
+      .describe('products with sales in the last year, best sellers first (units sold, kg converted by the unit weight); at most 200 (`product_id` reaches the others)'),
     generated_at: Timestamp,
   })
   .meta({ id: 'DemandPrediction' });

@@ -363,7 +363,7 @@ export type DemandPrediction = {
     type: "demand";
     product_id: string | null;
     food_category: FoodCategory | null;
-    /** products with sales in the last year, most often sold (sale lines) first; at most 200 (`product_id` reaches the others) */
+    /** products with sales in the last year, best sellers first (units sold, kg converted by the unit weight); at most 200 (`product_id` reaches the others) */
     products: ProductDemand[];
     generated_at: string;
 };

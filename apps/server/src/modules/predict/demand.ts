@@ -16,7 +16,7 @@ import {
 } from './model.js';
 
 const HISTORY_DAYS = 365;
-/** Products in one answer, most often sold first; `product_id` reaches the others. */
+/** Products in one answer, best sellers (by quantity) first; `product_id` reaches the others. */
 export const MAX_PRODUCTS = 200;
 const BACKTEST_DAYS = 14;
 /** The advice is replayed over these last days to show what it would have saved. */
@@ -167,7 +167,11 @@ export async function predictDemand(
      FROM sale_day_totals t JOIN products p ON p.id = t.product_id
      WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date
        AND ($5::uuid IS NULL OR p.id = $5::uuid) AND ($6::text IS NULL OR p.food_category = $6)
-     GROUP BY p.id ORDER BY lines DESC, p.name LIMIT ${MAX_PRODUCTS}`,
+     GROUP BY p.id
+     -- Best sellers first by what they sell (kg converted with the unit weight where there is one),
+     -- not by how many sale lines: the 200 kept are those that matter most.
+     ORDER BY sum(t.units) + sum(t.kg) / coalesce(nullif(p.unit_weight_kg, 0), 1) DESC, p.name
+     LIMIT ${MAX_PRODUCTS}`,
     [auth.establishmentId, auth.livemode, start, end, query.product_id ?? null, query.food_category ?? null],
   );
   const ids = products.rows.map((p) => p.id);
