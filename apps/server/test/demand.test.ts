@@ -8,7 +8,7 @@ const WEEKDAY = [90, 35, 30, 35, 40, 60, 85];
 const NOW = new Date('2026-11-24T10:00:00.000Z'); // a Tuesday; Madrid's local day is 2026-11-24
 /** The server's clock: NOW, but for the test that waits for the end of the working day. */
 let now = NOW;
-const HISTORY = 70;
+const HISTORY = 126;
 const BAKED = 100; // what the bakery makes every day today, whatever the day
 const UNIT_KG = 0.06;
 const day = (i: number) => new Date(Date.UTC(2026, 10, 24 - HISTORY + i)).toISOString().slice(0, 10);
@@ -72,8 +72,12 @@ describe('GET /api/v1/predict?type=demand', () => {
     const c = d.products[0];
     expect(c).toMatchObject({ product_id: croissant, unit: 'unit', unit_weight_kg: 0.06, history_days: HISTORY, notes: [] });
     expect(c.method).toMatch(/holt-winters/);
-    expect(c.backtest.metric).toBe('mae');
+    // Rolling origin: each of the last 8 weeks' days forecast the evening before, as the advice is.
+    expect(c.backtest).toMatchObject({ metric: 'mae', days: 56 });
     expect(c.backtest.value).toBeLessThan(c.backtest.seasonal_naive);
+    expect(c.backtest.value).toBeLessThan(c.backtest.seven_day_average);
+    expect(c.backtest.mase).toBeLessThan(1);
+    expect(c.backtest.coverage).toBeGreaterThan(0.8);
     expect(c.points.map((p: { date: string }) => p.date)).toEqual([
       '2026-11-25',
       '2026-11-26',
@@ -125,7 +129,8 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(p.method).toMatch(/mean of the last 7 days/);
     expect(p.notes.map((n: { code: string }) => n.code)).toEqual(['short_history', 'no_waste']);
     expect(p.notes[0].message).toMatch(/10 days of sales history: under 14/);
-    expect(p.backtest).toEqual({ metric: 'mae', days: 14, value: null, seasonal_naive: null });
+    // Ten days: two of them have a week known before them to be scored; nothing before the window to scale by.
+    expect(p.backtest).toMatchObject({ metric: 'mae', days: 2, mase: null, coverage: null });
     // The mean of the last 7 days' kg (4, 5 and 6 kg in turn), advised at the default quantile.
     const last7 = Array.from({ length: 7 }, (_, k) => 4 + ((HISTORY - 7 + k) % 3));
     expect(p.points[0].expected).toBeCloseTo(last7.reduce((a, b) => a + b, 0) / 7, 3);

@@ -295,6 +295,21 @@ describe('one product, pure (productDemand)', () => {
     expect(unknown.points[0]?.lower).toBe(unknown.points[0]?.expected);
   });
 
+  it('backtests on a rolling origin beside same-day-last-week and the 7-day average, made the same evening', () => {
+    // Twenty weeks of the same week exactly: same-day-last-week is never wrong; the 7-day average
+    // is off by each weekday's distance from the week's mean, 148.57 / 7 = 21.224 on average.
+    const weekly: DayRow[] = Array.from({ length: 140 }, (_, i) => ({
+      product_id: 'p',
+      day: day(i),
+      units: WEEKDAY[(new Date(`${day(i)}T12:00:00Z`).getUTCDay() + 7) % 7] as number,
+      kg: 0,
+    }));
+    const all = new Set(weekly.map((r) => r.day));
+    const { backtest } = productDemand(product, weekly, new Map(), { today: day(140), horizon: 1, openDays: all });
+    expect(backtest).toMatchObject({ metric: 'mae', days: 56, seasonal_naive: 0, seven_day_average: 21.224, mase: null });
+    expect(backtest.value).toBeLessThan(1);
+  });
+
   it('draws the 95 % interval from the past day-ahead errors once there are 14 of them', () => {
     // Alternating 8 and 12 a day around 10: the errors are about ±2, the interval about 10 ± 2.
     const steady: DayRow[] = Array.from({ length: DAYS }, (_, i) => ({ product_id: 'p', day: day(i), units: i % 2 ? 12 : 8, kg: 0 }));

@@ -170,12 +170,30 @@ export const ProductDemand = z
       .describe(
         'why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast)',
       ),
-    backtest: z.object({
-      metric: z.literal('mae'),
-      days: z.number().int(),
-      value: z.number().nullable().describe("the model's mean absolute error over the last `days`, forecast from the days before"),
-      seasonal_naive: z.number().nullable().describe('the same for "same day last week", the baseline to beat'),
-    }),
+    backtest: z
+      .object({
+        metric: z.literal('mae'),
+        days: z
+          .number()
+          .int()
+          .describe('open days of the last 8 weeks each forecast the evening before, as the advice is (a rolling origin); 0 when none'),
+        value: z.number().nullable().describe("the model's mean absolute error over those days; null without any"),
+        seasonal_naive: z.number().nullable().describe('the same for "same day last week" made the same evening, the baseline to beat'),
+        seven_day_average: z.number().nullable().describe('the same for the average of the last 7 days known that evening'),
+        mase: z
+          .number()
+          .nullable()
+          .describe(
+            '`value` over the mean absolute error of "same day last week" within the history before those days (under 1: better than that baseline); null when it cannot be scaled',
+          ),
+        coverage: z
+          .number()
+          .nullable()
+          .describe(
+            'share of those days whose sales fell inside the 95 % interval as it would have been served that evening; null before 14 past errors',
+          ),
+      })
+      .describe('how the forecast did at the horizon the advice is used: each of the last open days forecast the evening before'),
     points: z.array(DemandPoint),
     advice: DemandAdvice,
   })
@@ -190,7 +208,9 @@ export const DemandPrediction = z
     food_category: FoodCategory.nullable(),
     products: z
       .array(ProductDemand)
-      .describe('products with sales in the last year, best sellers first (units sold, kg converted by the unit weight); at most 200 (`product_id` reaches the others)'),
+      .describe(
+        'products with sales in the last year, best sellers first (units sold, kg converted by the unit weight); at most 200 (`product_id` reaches the others)',
+      ),
     generated_at: Timestamp,
   })
   .meta({ id: 'DemandPrediction' });

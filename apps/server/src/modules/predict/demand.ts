@@ -5,20 +5,11 @@ import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import { dayClosesAt, localTime } from '../shifts/service.js';
-import {
-  backtest,
-  forecast,
-  forecastFromTomorrow,
-  MIN_SEASONAL_HISTORY,
-  replayForecasts,
-  type StepForecast,
-  seasonalNaiveBacktest,
-} from './model.js';
+import { forecast, forecastFromTomorrow, MIN_SEASONAL_HISTORY, replayForecasts, SEASON, type StepForecast } from './model.js';
 
 const HISTORY_DAYS = 365;
 /** Products in one answer, best sellers (by quantity) first; `product_id` reaches the others. */
 export const MAX_PRODUCTS = 200;
-const BACKTEST_DAYS = 14;
 /** The advice is replayed over these last days to show what it would have saved. */
 export const REPLAY_DAYS = 28;
 /**
@@ -290,8 +281,6 @@ export function productDemand(
       message: `today's sales are included: the establishment's day ended${at.closedAt ? ` at ${at.closedAt}` : ''} (the end of its last shift)`,
     });
   }
-  const model = backtest(series, BACKTEST_DAYS);
-  const naive = seasonalNaiveBacktest(series, BACKTEST_DAYS);
 
   // The last 4 weeks: sales and waste per day in the product's unit.
   const replayFrom = Math.max(2, series.length - REPLAY_DAYS);
@@ -398,12 +387,7 @@ export function productDemand(
     method: f.method,
     history_days: series.length,
     notes,
-    backtest: {
-      metric: 'mae',
-      days: BACKTEST_DAYS,
-      value: model === null ? null : round3(model),
-      seasonal_naive: naive === null ? null : round3(naive),
-    },
+    backtest: rollingBacktest(series, replay, errorFrom, ahead, isOpen),
     points: f.values.map((v, i) => ({
       date: addDays(at.today, i + 1),
       expected: round3(v),
@@ -413,5 +397,66 @@ export function productDemand(
       advised: advisedQuantity(v, margin * widening(i), unit),
     })),
     advice,
+  };
+}
+
+/**
+ * How the forecast did where the advice is used: every open day of the error window (the last
+ * `ERROR_DAYS`) forecast the evening before, as `replay` has it (a rolling origin, one day ahead of
+ * the evening), beside "same day last week" and the average of the 7 days known that evening,
+ * made the same evening; MASE scales the model's error by the in-sample error of "same day last
+ * week" before the window; coverage is the share of days inside the 95 % interval as it would have
+ * been served that evening (from the errors before it, once there are `MIN_ERRORS`). A day needs a
+ * week known before it to be scored.
+ */
+function rollingBacktest(
+  series: readonly number[],
+  replay: readonly StepForecast[],
+  from: number,
+  ahead: 1 | 2,
+  isOpen: (t: number, sold: number, wasted: number) => boolean,
+): ProductDemand['backtest'] {
+  let days = 0;
+  const sum = { model: 0, naive: 0, average: 0 };
+  let covered = 0;
+  let inside = 0;
+  const past: number[] = [];
+  for (let t = from; t < series.length; t++) {
+    const s = series[t] as number;
+    if (!isOpen(t, s, 0)) continue;
+    const value = (replay[t - from] as StepForecast).value;
+    if (t - ahead - 6 >= 0) {
+      days++;
+      sum.model += Math.abs(s - value);
+      sum.naive += Math.abs(s - (series[t - SEASON] as number));
+      const week = series.slice(t - ahead - 6, t - ahead + 1);
+      sum.average += Math.abs(s - week.reduce((a, b) => a + b, 0) / week.length);
+      if (past.length >= MIN_ERRORS) {
+        covered++;
+        const lower = Math.max(0, Math.min(value, value + quantileOf(past, 0.025)));
+        const upper = Math.max(value, value + quantileOf(past, 0.975));
+        if (s >= lower && s <= upper) inside++;
+      }
+    }
+    past.push(s - value);
+  }
+  let scale = 0;
+  let scaled = 0;
+  for (let t = SEASON; t < from; t++) {
+    const s = series[t] as number;
+    if (!isOpen(t, s, 0)) continue;
+    scale += Math.abs(s - (series[t - SEASON] as number));
+    scaled++;
+  }
+  const mae = (total: number) => (days === 0 ? null : round3(total / days));
+  const model = mae(sum.model);
+  return {
+    metric: 'mae',
+    days,
+    value: model,
+    seasonal_naive: mae(sum.naive),
+    seven_day_average: mae(sum.average),
+    mase: model === null || scaled === 0 || scale === 0 ? null : round3(model / (scale / scaled)),
+    coverage: covered === 0 ? null : round3(inside / covered),
   };
 }

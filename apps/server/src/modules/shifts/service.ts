@@ -140,7 +140,12 @@ export function localTime(at: Date, timezone: string): string {
 export function dayClosesAt(shifts: readonly Pick<Shift, 'start_time' | 'end_time'>[]): string | null {
   if (shifts.length === 0 || shifts.some((s) => s.end_time <= s.start_time)) return null;
   // HH:MM sorts as text.
-  return shifts.map((s) => s.end_time).sort().at(-1) ?? null;
+  return (
+    shifts
+      .map((s) => s.end_time)
+      .sort()
+      .at(-1) ?? null
+  );
 }
 
 /** Whether `time` (HH:MM) falls in a shift; an overnight shift (22:00–06:00) wraps past midnight. */
