@@ -177,7 +177,7 @@ export const ProductDemand = z
           .number()
           .int()
           .describe('open days of the last 8 weeks each forecast the evening before, as the advice is (a rolling origin); 0 when none'),
-        value: z.number().nullable().describe("the model's mean absolute error over those days; null without any"),
+        value: z.number().nullable().describe("the model's mean absolute error over those days; null when there are none"),
         seasonal_naive: z.number().nullable().describe('the same for "same day last week" made the same evening, the baseline to beat'),
         seven_day_average: z.number().nullable().describe('the same for the average of the last 7 days known that evening'),
         mase: z

@@ -347,13 +347,21 @@ export type ProductDemand = {
         code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste" | "today_included";
         message: string;
     }[];
+    /** how the forecast did at the horizon the advice is used: each of the last open days forecast the evening before */
     backtest: {
         metric: "mae";
+        /** open days of the last 8 weeks each forecast the evening before, as the advice is (a rolling origin); 0 when none */
         days: number;
-        /** the model's mean absolute error over the last `days`, forecast from the days before */
+        /** the model's mean absolute error over those days; null when there are none */
         value: number | null;
-        /** the same for "same day last week", the baseline to beat */
+        /** the same for "same day last week" made the same evening, the baseline to beat */
         seasonal_naive: number | null;
+        /** the same for the average of the last 7 days known that evening */
+        seven_day_average: number | null;
+        /** `value` over the mean absolute error of "same day last week" within the history before those days (under 1: better than that baseline); null when it cannot be scaled */
+        mase: number | null;
+        /** share of those days whose sales fell inside the 95 % interval as it would have been served that evening; null before 14 past errors */
+        coverage: number | null;
     };
     points: DemandPoint[];
     advice: DemandAdvice;
