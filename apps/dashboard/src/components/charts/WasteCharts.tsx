@@ -36,51 +36,48 @@ export function TrendChart({ data }: { data: KgPoint[] }) {
   );
 }
 
+/**
+ * What every horizontal bar chart here shares: a bar per row named by `label`, its kg printed
+ * beside it on one line, room right of the longest bar for that figure, no grid.
+ */
+function useHorizontalBars(rows: number) {
+  const format = useFormat();
+  const barLabel = useBarLabel();
+  return {
+    h: barChartHeight(rows),
+    dataKey: 'label',
+    orientation: 'vertical',
+    valueFormatter: format.kg,
+    withBarValueLabel: true,
+    valueLabelProps: { formatter: barLabel },
+    xAxisProps: withRoomForLabels,
+    gridAxis: 'none',
+  } as const;
+}
+
 /** kg per row (category, cause, stage), as horizontal bars with their figure printed. */
 export function KgBars({ data }: { data: KgPoint[] }) {
   const { t } = useTranslation();
-  const format = useFormat();
-  const barLabel = useBarLabel();
+  const bars = useHorizontalBars(data.length);
   return (
-    <BarChart
-      h={barChartHeight(data.length)}
-      data={data}
-      dataKey="label"
-      orientation="vertical"
-      series={[{ name: 'kg', label: t('overview.kgWasted'), color: 'teal.6' }]}
-      valueFormatter={format.kg}
-      withBarValueLabel
-      valueLabelProps={{ formatter: barLabel }}
-      xAxisProps={withRoomForLabels}
-      yAxisProps={{ width: 150 }}
-      gridAxis="none"
-    />
+    <BarChart {...bars} data={data} series={[{ name: 'kg', label: t('overview.kgWasted'), color: 'teal.6' }]} yAxisProps={{ width: 150 }} />
   );
 }
 
-/** kg per destination, recovered and not recovered stacked, in the hierarchy's order. */
+/** kg per destination, recovered and not recovered stacked, in the hierarchy's order (each destination's kg beside its bar). */
 export function DestinationBars({ data }: { data: { label: string; recovered: number; lost: number }[] }) {
   const { t } = useTranslation();
-  const format = useFormat();
-  const barLabel = useBarLabel();
+  const bars = useHorizontalBars(data.length);
   return (
     <BarChart
-      h={barChartHeight(data.length)}
+      {...bars}
       data={data}
-      dataKey="label"
-      orientation="vertical"
       type="stacked"
       series={[
         { name: 'recovered', label: t('overview.recovered'), color: 'teal.6' },
         { name: 'lost', label: t('overview.notRecovered'), color: 'orange.6' },
       ]}
-      valueFormatter={format.kg}
-      // Each destination's kg beside its bar (the segment that is not 0; an empty one prints nothing).
-      withBarValueLabel
-      valueLabelProps={{ formatter: barLabel }}
-      xAxisProps={withRoomForLabels}
       yAxisProps={{ width: 170 }}
-      gridAxis="none"
       withLegend
     />
   );
