@@ -215,11 +215,15 @@ describe('GET /api/v1/predict?type=demand', () => {
     ]) {
       expect((await api(t.app, shop.key).post('/api/v1/shifts', { name, start_time, end_time })).statusCode).toBe(201);
     }
-    // Three weeks of 20 a day up to yesterday; today, a fair: 80 sold by noon.
-    const sales = Array.from({ length: 21 }, (_, i) => ({ product_id: ensaimada, quantity: 20, sold_at: day(HISTORY - 21 + i) }));
-    sales.push({ product_id: ensaimada, quantity: 80, sold_at: day(HISTORY) });
-    const res = await api(t.app, shop.key).post('/api/v1/webhooks/inbound', { event: 'sales.recorded', payload: { source: 'tpv', sales } });
-    expect(res.statusCode, res.body).toBe(200);
+    // Three weeks of 20 a day up to yesterday; today, a fair: 80 sold, sent once the day is over.
+    const send = async (sales: object[]) => {
+      const res = await api(t.app, shop.key).post('/api/v1/webhooks/inbound', {
+        event: 'sales.recorded',
+        payload: { source: 'tpv', sales },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await send(Array.from({ length: 21 }, (_, i) => ({ product_id: ensaimada, quantity: 20, sold_at: day(HISTORY - 21 + i) })));
 
     // 11:00 in Madrid: the day is not over, today is left out.
     const morning = (await demand('horizon=1', shop.key)).products[0];
@@ -228,6 +232,11 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(morning.points[0].expected).toBeCloseTo(20, 0);
     try {
       now = new Date('2026-11-24T13:30:00.000Z'); // 14:30 in Madrid: the last shift has just ended
+      // ...but the POS has not sent today's sales yet: today is left out, not taken for a day of none.
+      const notYet = (await demand('horizon=1', shop.key)).products[0];
+      expect(notYet).toMatchObject({ history_days: 21 });
+      expect(notYet.points[0].expected).toBe(morning.points[0].expected);
+      await send([{ product_id: ensaimada, quantity: 80, sold_at: day(HISTORY) }]);
       const evening = (await demand('horizon=1', shop.key)).products[0];
       expect(evening).toMatchObject({ history_days: 22, points: [{ date: day(HISTORY + 1) }] });
       expect(evening.notes).toContainEqual({
@@ -235,6 +244,11 @@ describe('GET /api/v1/predict?type=demand', () => {
         message: "today's sales are included: the establishment's day ended at 14:30 (the end of its last shift)",
       });
       expect(evening.points[0].expected).toBeGreaterThan(morning.points[0].expected);
+      // Today's sales in, but at 11:00 the day is not over: they wait.
+      now = NOW;
+      const early = (await demand('horizon=1', shop.key)).products[0];
+      expect(early).toMatchObject({ history_days: 21 });
+      expect(early.notes.map((n: { code: string }) => n.code)).not.toContain('today_included');
     } finally {
       now = NOW;
     }

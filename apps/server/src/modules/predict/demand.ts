@@ -142,14 +142,23 @@ export async function predictDemand(
     ]);
     if (rows.length === 0) throw validationError('Unknown product', [{ path: 'product_id', message: 'no product of this organisation' }]);
   }
-  // Today's sales count once the establishment's day is over (the end of its last shift): tomorrow's
-  // advice, asked for in the evening, then knows what today sold.
-  const shifts = await deps.sql.query<{ start_time: string; end_time: string }>(
-    'SELECT start_time, end_time FROM shifts WHERE establishment_id = $1::uuid AND livemode = $2 AND archived_at IS NULL',
-    [auth.establishmentId, auth.livemode],
-  );
+  // Today's sales count once the establishment's day is over (the end of its last shift) and its
+  // sales of today have arrived (a POS that sends the day at night has sent nothing yet: today is
+  // then left out rather than read as a day of no sales): tomorrow's advice, asked for in the
+  // evening, then knows what today sold.
+  const [shifts, soldToday] = await Promise.all([
+    deps.sql.query<{ start_time: string; end_time: string }>(
+      'SELECT start_time, end_time FROM shifts WHERE establishment_id = $1::uuid AND livemode = $2 AND archived_at IS NULL',
+      [auth.establishmentId, auth.livemode],
+    ),
+    deps.sql.query('SELECT 1 FROM sale_day_totals WHERE establishment_id = $1::uuid AND livemode = $2 AND day = $3::date LIMIT 1', [
+      auth.establishmentId,
+      auth.livemode,
+      today,
+    ]),
+  ]);
   const closesAt = dayClosesAt(shifts.rows);
-  const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt;
+  const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt && soldToday.rows.length > 0;
   const end = dayComplete ? addDays(today, 1) : today;
   const replayStart = addDays(end, -REPLAY_DAYS);
   const products = await deps.sql.query<ProductRow>(
