@@ -40,6 +40,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async drop() {
       const c = new pg.Client({ connectionString: base });
       await c.connect();
+      // A pool's end() resolves once it has asked its connections to close, not once they have: a
+      // forced drop at that moment terminates a backend whose client is still closing, and that
+      // client reports the termination as an error nobody listens to. Wait for the database's
+      // backends to leave (a few ms), and only force what is still there after 5 s.
+      for (let waited = 0; waited < 5000; waited += 20) {
+        const { rows } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0]?.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },
