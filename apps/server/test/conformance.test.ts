@@ -173,10 +173,10 @@ async function call(method: Operation['method'], path: string, options: Call = {
 const expectStatus = (res: LightMyRequestResponse, status: number) => expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
 
 /** Ids of one of each resource, for the operations that name one in their path. */
-type Fixtures = { shift: string; session: string; record: string; webhook: string; delivery: string };
+type Fixtures = { shift: string; session: string; record: string; webhook: string; delivery: string; closure: string };
 let fixtures: Fixtures;
 const paramsFor = (path: string): Record<string, string> => ({
-  id: path.startsWith('/sessions') ? fixtures.session : fixtures.webhook,
+  id: path.startsWith('/sessions') ? fixtures.session : path.startsWith('/opening-calendar') ? fixtures.closure : fixtures.webhook,
   delivery_id: fixtures.delivery,
 });
 
@@ -194,6 +194,18 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/shifts'), 200);
     expectStatus(await call('POST', '/shifts', { body: { name: 'x', start_time: '25:00', end_time: '06:00' } }), 400);
     expectStatus(await call('POST', '/shifts', { body: { name: 'x', start_time: '22:00' } }), 400);
+  });
+
+  it('opening calendar', async () => {
+    expectStatus(await call('GET', '/opening-calendar'), 200);
+    expectStatus(await call('PUT', '/opening-calendar/weekdays', { body: { closed_weekdays: ['monday'] } }), 200);
+    expectStatus(await call('PUT', '/opening-calendar/weekdays', { body: { closed_weekdays: ['lunes'] } }), 400);
+    const created = await call('POST', '/opening-calendar/closures', { body: { starts_on: '2026-12-24', ends_on: '2026-12-26' } });
+    expectStatus(created, 201);
+    expectStatus(await call('POST', '/opening-calendar/closures', { body: { starts_on: '2026-12-26', ends_on: '2026-12-24' } }), 400);
+    const id = created.json().data.id;
+    expectStatus(await call('DELETE', '/opening-calendar/closures/{id}', { params: { id } }), 200);
+    expectStatus(await call('DELETE', '/opening-calendar/closures/{id}', { params: { id } }), 404);
   });
 
   it('sessions', async () => {
@@ -389,7 +401,9 @@ describe('the errors every operation can answer', () => {
     const record = (await call('POST', '/records', { body: validRecord() })).json().data.id;
     const webhook = (await call('POST', '/webhooks', { body: { url: PUBLIC_HOOK, events: ['subscription.canceled'] } })).json().data.id;
     const delivery = (await call('POST', '/webhooks/{id}/test', { params: { id: webhook } })).json().data.id;
-    fixtures = { shift, session, record, webhook, delivery };
+    const closure = (await call('POST', '/opening-calendar/closures', { body: { starts_on: '2027-01-06', ends_on: '2027-01-06' } })).json()
+      .data.id;
+    fixtures = { shift, session, record, webhook, delivery, closure };
   });
 
   const bodyFor = (op: Operation) => (op.method === 'GET' || op.method === 'DELETE' ? {} : { body: {} });

@@ -77,7 +77,7 @@ describe('preflight (OPTIONS) for /api/v1', () => {
     expect(res.status).toBe(204);
     expect(res.body).toBe('');
     expect(res.headers['access-control-allow-origin']).toBe(origin);
-    expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PATCH, DELETE');
+    expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PUT, PATCH, DELETE');
     expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, Idempotency-Key');
     expect(res.headers['access-control-max-age']).toBe('600');
     // A key is sent explicitly, never as an ambient credential.

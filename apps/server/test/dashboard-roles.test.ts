@@ -82,6 +82,7 @@ const make = {
   // 22:00–06:00 does not cover NOW (11:00 in Madrid), so no record takes it and it can be deleted.
   shift: async (o: Org) => (await rest(o, '/shifts', { name: `Noche ${++counter}`, start_time: '22:00', end_time: '06:00' })).id,
   session: async (o: Org) => (await rest(o, '/sessions', { name: `Cierre ${++counter}` })).id,
+  closure: async (o: Org) => (await rest(o, '/opening-calendar/closures', { starts_on: '2026-12-24', ends_on: '2026-12-26' })).id,
   webhook: async (o: Org) => (await rest(o, '/webhooks', { url: 'https://93.184.216.34/hook', events: ['record.created'] })).id,
   delivery: async (o: Org) => {
     const id = await make.webhook(o);
@@ -238,6 +239,13 @@ const TABLE: Record<string, Entry> = {
   },
   'shifts.archive': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of), archived: true }), foreign: 404 },
   'shifts.delete': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of) }), foreign: 404 },
+  'opening.get': { roles: EVERYONE, input: async (c) => mode(c) },
+  'opening.setClosedWeekdays': { roles: BUILDERS, input: async (c) => ({ ...mode(c), calendar: { closed_weekdays: ['sunday'] } }) },
+  'opening.createClosure': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), closure: { starts_on: '2027-01-06', ends_on: '2027-01-06', reason: 'Reyes' } }),
+  },
+  'opening.deleteClosure': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.closure(c.of) }), foreign: 404 },
   'sessions.list': { roles: EVERYONE, input: async (c) => mode(c) },
   'sessions.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.session(c.of) }), foreign: 404 },
 };

@@ -87,6 +87,8 @@ export const PERMISSIONS = [
   'benchmarking:read',
   'shifts:read',
   'shifts:write',
+  'opening:read',
+  'opening:write',
   'sessions:read',
   'sessions:write',
   'predict:read',

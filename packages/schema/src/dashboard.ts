@@ -11,6 +11,7 @@ import {
 } from './constants.js';
 import { KeysetCursor } from './cursor.js';
 import { AnalyticsQuery, BenchmarkResult } from './insights.js';
+import { CreateClosureInput, SetClosedWeekdaysInput } from './opening.js';
 import { CreateRecordInput, WasteRecord } from './records.js';
 import { ROLES } from './roles.js';
 import { ListSessionsQuery } from './sessions.js';
@@ -241,6 +242,9 @@ export const AUDIT_ACTIONS = [
   'shift.archived',
   'shift.restored',
   'shift.deleted',
+  'opening.weekdays_set',
+  'closure.created',
+  'closure.deleted',
   'plan.generated',
   'record.created',
   'record.corrected',
@@ -575,6 +579,17 @@ export type DashboardArchiveShiftInput = z.input<typeof DashboardArchiveShiftInp
 
 export const DashboardShiftIdInput = ModeScope.extend({ id: Uuid });
 export type DashboardShiftIdInput = z.input<typeof DashboardShiftIdInput>;
+
+/** The opening calendar's closed weekdays (`PUT /api/v1/opening-calendar/weekdays`'s body) of the chosen establishment and mode. */
+export const DashboardSetClosedWeekdaysInput = ModeScope.extend({ calendar: SetClosedWeekdaysInput });
+export type DashboardSetClosedWeekdaysInput = z.input<typeof DashboardSetClosedWeekdaysInput>;
+
+/** A new closure (`POST /api/v1/opening-calendar/closures`'s body) of the chosen establishment and mode. */
+export const DashboardCreateClosureInput = ModeScope.extend({ closure: CreateClosureInput });
+export type DashboardCreateClosureInput = z.input<typeof DashboardCreateClosureInput>;
+
+export const DashboardClosureIdInput = ModeScope.extend({ id: Uuid });
+export type DashboardClosureIdInput = z.input<typeof DashboardClosureIdInput>;
 
 export const DashboardSessionIdInput = ModeScope.extend({ id: Uuid });
 export type DashboardSessionIdInput = z.input<typeof DashboardSessionIdInput>;

@@ -7,6 +7,7 @@ export * from './envelope.js';
 export * from './events.js';
 export * from './insights.js';
 export * from './integrations.js';
+export * from './opening.js';
 export * from './plan.js';
 export * from './records.js';
 export * from './sales.js';

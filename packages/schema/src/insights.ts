@@ -98,7 +98,19 @@ export const DemandPoint = z
     upper: z.number(),
     advised: z
       .number()
-      .describe('suggested quantity to prepare: the `advice.quantile` quantile of the forecast (whole units when counted)'),
+      .describe(
+        'suggested quantity to prepare: the `advice.quantile` quantile of the forecast (whole units when counted); 0 on a closed day',
+      ),
+    closed: z
+      .boolean()
+      .describe(
+        'the establishment is closed that day (its opening calendar: a weekly closed day or a closure): every figure is 0, nothing to prepare',
+      ),
+    after_closure: z
+      .boolean()
+      .describe(
+        'one of the first 3 open days after a closure of the opening calendar: demand often differs from before it, so the forecast is less certain',
+      ),
   })
   .meta({ id: 'DemandPoint' });
 export type DemandPoint = z.infer<typeof DemandPoint>;
@@ -163,12 +175,12 @@ export const ProductDemand = z
     notes: z
       .array(
         z.object({
-          code: z.enum(['short_history', 'measure_left_out', 'no_unit_weight', 'no_waste', 'today_included']),
+          code: z.enum(['short_history', 'measure_left_out', 'no_unit_weight', 'no_waste', 'today_included', 'after_closure']),
           message: z.string(),
         }),
       )
       .describe(
-        'why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast)',
+        'why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast), `after_closure` (some of the days forecast follow a closure: see `points[].after_closure`). Days the opening calendar marks closed are left out of the fit and of these figures',
       ),
     backtest: z
       .object({

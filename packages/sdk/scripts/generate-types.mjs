@@ -45,6 +45,9 @@ const OUTPUTS = [
   'Establishment',
   'Product',
   'Shift',
+  'Weekday',
+  'Closure',
+  'OpeningCalendar',
   'Session',
   'AnalyticsResult',
   'BenchmarkResult',
@@ -73,6 +76,8 @@ const OUTPUTS = [
 const INPUTS = [
   'CreateRecordInput',
   'CreateShiftInput',
+  'SetClosedWeekdaysInput',
+  'CreateClosureInput',
   'CreateSessionInput',
   'CreateWebhookInput',
   'UpdateWebhookInput',

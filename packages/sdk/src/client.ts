@@ -4,6 +4,7 @@ import { type ClientEvents, countOption, durationOption, type FetchOptions, Http
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
+import { OpeningCalendar } from './resources/opening-calendar.js';
 import { Records } from './resources/records.js';
 import { Sessions } from './resources/sessions.js';
 import { Shifts } from './resources/shifts.js';
@@ -79,6 +80,8 @@ export class Merma {
   readonly predict: Predict;
   readonly preventionPlan: PreventionPlans;
   readonly shifts: Shifts;
+  /** Closed weekdays and closures, which the demand forecast reads. */
+  readonly openingCalendar: OpeningCalendar;
   readonly sessions: Sessions;
   readonly webhooks: Webhooks;
   readonly inbound: Inbound;
@@ -125,6 +128,7 @@ export class Merma {
     this.predict = new Predict(core);
     this.preventionPlan = new PreventionPlans(core);
     this.shifts = new Shifts(core);
+    this.openingCalendar = new OpeningCalendar(core);
     this.sessions = new Sessions(core);
     this.webhooks = new Webhooks(core);
     this.inbound = new Inbound(core);

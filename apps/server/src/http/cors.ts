@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
  * A request from an origin not listed gets no `Access-Control-Allow-Origin`: the browser keeps
  * the answer from the page. A plain OPTIONS that is not a preflight is the usual 404.
  */
-export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'];
+export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key'];
 /** What a page may read of an answer beyond the CORS-safelisted headers: what the SDK reads. */
 export const CORS_EXPOSED_HEADERS = [

@@ -6,6 +6,7 @@ import type { CatalogCache } from '../modules/catalog/service.js';
 import { inboundDashboardRouter } from '../modules/inbound/dashboard.js';
 import { integrationsDashboardRouter } from '../modules/integrations/dashboard.js';
 import { keysDashboardRouter } from '../modules/keys/dashboard.js';
+import { openingDashboardRouter } from '../modules/opening/dashboard.js';
 import { planDashboardRouter } from '../modules/plan/dashboard.js';
 import { predictDashboardRouter } from '../modules/predict/dashboard.js';
 import { recordsDashboardRouter } from '../modules/records/dashboard.js';
@@ -48,6 +49,7 @@ export function createDashboardRouter(deps: {
     plan: planDashboardRouter,
     records: recordsDashboardRouter(deps.signer, deps.catalog),
     shifts: shiftsDashboardRouter,
+    opening: openingDashboardRouter,
     sessions: sessionsDashboardRouter,
   });
 }

@@ -2,6 +2,7 @@ import { analyticsRouter } from '../modules/analytics/api.js';
 import { catalogRouter } from '../modules/catalog/api.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { inboundRouter } from '../modules/inbound/api.js';
+import { openingRouter } from '../modules/opening/api.js';
 import { planRouter } from '../modules/plan/api.js';
 import { predictRouter } from '../modules/predict/api.js';
 import { recordsRouter } from '../modules/records/api.js';
@@ -25,6 +26,7 @@ export function createAppRouter(deps: {
     records: recordsRouter(deps.catalog, deps.signer),
     catalog: catalogRouter(deps.catalog),
     shifts: shiftsRouter,
+    openingCalendar: openingRouter,
     analytics: analyticsRouter,
     sessions: sessionsRouter,
     predict: predictRouter,

@@ -12,7 +12,7 @@ import {
 import type { ClientLogger } from './log.js';
 import { VERSION } from './version.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * What `fetchOptions` may carry: any `RequestInit` field (`credentials`, `keepalive`, `cache`…) and

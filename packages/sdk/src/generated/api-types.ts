@@ -12,7 +12,7 @@ export type WebhookEventName = "record.created" | "record.updated" | "session.co
 
 export type InboundEventType = "waste.created" | "waste.updated" | "inventory.loss" | "sales.recorded";
 
-export type Permission = "records:read" | "records:write" | "catalog:read" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "sessions:read" | "sessions:write" | "predict:read" | "webhooks:read" | "webhooks:write" | "inbound:write";
+export type Permission = "records:read" | "records:write" | "catalog:read" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "opening:read" | "opening:write" | "sessions:read" | "sessions:write" | "predict:read" | "webhooks:read" | "webhooks:write" | "inbound:write";
 
 export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "plan_required" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "service_unavailable" | "internal";
 
@@ -217,6 +217,35 @@ export type Shift = {
     end_time: string;
 };
 
+export type Weekday = "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+
+export type Closure = {
+    id: string;
+    /** first closed day (local date) */
+    starts_on: string;
+    /** last closed day (local date; the same as `starts_on` for a single day) */
+    ends_on: string;
+    /** what the closure is for (a holiday, a winter break); shown in the dashboard */
+    reason: string | null;
+    created_at: string;
+};
+
+export type OpeningCalendar = {
+    /** the weekdays the establishment is closed every week, Monday first */
+    closed_weekdays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+    /** closures, the earliest first */
+    closures: {
+        id: string;
+        /** first closed day (local date) */
+        starts_on: string;
+        /** last closed day (local date; the same as `starts_on` for a single day) */
+        ends_on: string;
+        /** what the closure is for (a holiday, a winter break); shown in the dashboard */
+        reason: string | null;
+        created_at: string;
+    }[];
+};
+
 export type Session = {
     id: string;
     name: string;
@@ -296,8 +325,12 @@ export type DemandPoint = {
     /** 95 % interval: the 2.5 % and 97.5 % quantiles of the day-ahead errors of the last 8 weeks added to `expected` (14 errors at least; before that, the model's own error scale) */
     lower: number;
     upper: number;
-    /** suggested quantity to prepare: the `advice.quantile` quantile of the forecast (whole units when counted) */
+    /** suggested quantity to prepare: the `advice.quantile` quantile of the forecast (whole units when counted); 0 on a closed day */
     advised: number;
+    /** the establishment is closed that day (its opening calendar: a weekly closed day or a closure): every figure is 0, nothing to prepare */
+    closed: boolean;
+    /** one of the first 3 open days after a closure of the opening calendar: demand often differs from before it, so the forecast is less certain */
+    after_closure: boolean;
 };
 
 export type DemandAdvice = {
@@ -342,9 +375,9 @@ export type ProductDemand = {
     unit_weight_kg: number | null;
     method: string;
     history_days: number;
-    /** why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast) */
+    /** why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast), `after_closure` (some of the days forecast follow a closure: see `points[].after_closure`). Days the opening calendar marks closed are left out of the fit and of these figures */
     notes: {
-        code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste" | "today_included";
+        code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste" | "today_included" | "after_closure";
         message: string;
     }[];
     /** how the forecast did at the horizon the advice is used: each of the last open days forecast the evening before */
@@ -628,6 +661,16 @@ export type CreateShiftInput = {
     name: string;
     start_time: string;
     end_time: string;
+};
+
+export type SetClosedWeekdaysInput = {
+    closed_weekdays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+};
+
+export type CreateClosureInput = {
+    starts_on: string;
+    ends_on: string;
+    reason?: (string | null) | undefined;
 };
 
 export type CreateSessionInput = {

@@ -4,6 +4,7 @@ import { dayStartSql, localDaySql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
+import { closedDays } from '../opening/service.js';
 import { dayClosesAt, localTime } from '../shifts/service.js';
 import { forecast, forecastFromTomorrow, MIN_SEASONAL_HISTORY, replayForecasts, SEASON, type StepForecast } from './model.js';
 
@@ -146,7 +147,7 @@ export async function predictDemand(
   // sales of today have arrived (a POS that sends the day at night has sent nothing yet: today is
   // then left out rather than read as a day of no sales): tomorrow's advice, asked for in the
   // evening, then knows what today sold.
-  const [shifts, soldToday] = await Promise.all([
+  const [shifts, soldToday, calendar] = await Promise.all([
     deps.sql.query<{ start_time: string; end_time: string }>(
       'SELECT start_time, end_time FROM shifts WHERE establishment_id = $1::uuid AND livemode = $2 AND archived_at IS NULL',
       [auth.establishmentId, auth.livemode],
@@ -156,6 +157,8 @@ export async function predictDemand(
       auth.livemode,
       today,
     ]),
+    // The opening calendar over the history and the days forecast.
+    closedDays(deps.sql, auth, start, addDays(today, query.horizon + 1)),
   ]);
   const closesAt = dayClosesAt(shifts.rows);
   const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt && soldToday.rows.length > 0;
@@ -225,6 +228,8 @@ export async function predictDemand(
         today,
         horizon: query.horizon,
         openDays,
+        closedOn: calendar.closedOn,
+        reopening: calendar.reopening,
         ...(dayComplete ? { dayComplete, closedAt: closesAt } : {}),
       }),
     ),
@@ -250,6 +255,10 @@ export function productDemand(
     dayComplete?: boolean;
     /** When today closed (HH:MM, local), for the note that says today's sales are in. */
     closedAt?: string | null;
+    /** The establishment's opening calendar: whether it is closed on a day (YYYY-MM-DD). */
+    closedOn?: (day: string) => boolean;
+    /** The first open days after a closure (YYYY-MM-DD), whose demand is uncertain. */
+    reopening?: ReadonlySet<string>;
   },
 ): ProductDemand {
   const weight = product.unit_weight_kg && product.unit_weight_kg > 0 ? product.unit_weight_kg : null;
@@ -274,9 +283,13 @@ export function productDemand(
   const series = new Array<number>(Math.max(0, length)).fill(0);
   const indexOf = (day: string) => Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
   for (const r of sales) series[indexOf(r.day)] = (series[indexOf(r.day)] ?? 0) + inUnit(r);
+  // Days the calendar says the establishment was closed: not observations of demand. A day it sold
+  // on anyway counts as open (the calendar was wrong, or it opened for an event).
+  const closed = series.map((v, t) => v === 0 && (at.closedOn?.(addDays(first, t)) ?? false));
+  const closedIn = closed.some(Boolean) ? closed : undefined;
 
   // Tomorrow is the model's first step from a complete today, its second from yesterday.
-  const f = at.dayComplete ? forecast(series, at.horizon) : forecastFromTomorrow(series, at.horizon);
+  const f = at.dayComplete ? forecast(series, at.horizon, closedIn) : forecastFromTomorrow(series, at.horizon, closedIn);
   const ahead = at.dayComplete ? 1 : 2;
   if (series.length < MIN_SEASONAL_HISTORY) {
     notes.unshift({
@@ -294,11 +307,12 @@ export function productDemand(
   // The last 4 weeks: sales and waste per day in the product's unit.
   const replayFrom = Math.max(2, series.length - REPLAY_DAYS);
   const errorFrom = Math.max(at.dayComplete ? 1 : 2, series.length - ERROR_DAYS);
-  const replay = replayForecasts(series, errorFrom, ahead);
-  // Whether day t of the series counts: a day the establishment was open (it sold something), or,
-  // without that knowledge, a day the product sold or was wasted.
+  const replay = replayForecasts(series, errorFrom, ahead, closedIn);
+  // Whether day t of the series counts: not a closed day of the calendar, and a day the
+  // establishment was open (it sold something), or, without that knowledge, a day the product sold
+  // or was wasted.
   const isOpen = (t: number, sold: number, wasted: number) =>
-    at.openDays ? at.openDays.has(addDays(first, t)) || sold > 0 || wasted > 0 : sold > 0 || wasted > 0;
+    !closed[t] && (at.openDays ? at.openDays.has(addDays(first, t)) || sold > 0 || wasted > 0 : sold > 0 || wasted > 0);
   const toKg = (q: number) => (unit === 'kg' ? q : weight === null ? null : q * weight);
   const fromKg = (k: number) => (unit === 'kg' || k === 0 ? k : weight === null ? null : k / weight);
   let sold = 0;
@@ -386,6 +400,13 @@ export function productDemand(
   // The 95 % interval from the same past errors as the advice, once there are enough of them: the
   // model's own error scale made intervals that held 97–99 % of actuals (bench:forecast).
   const below = adviceMargin(pastErrors, width(0) / 1.96, 0.025);
+  const reopening = f.values.map((_, i) => addDays(at.today, i + 1)).filter((d) => at.reopening?.has(d) && !at.closedOn?.(d));
+  if (reopening.length > 0) {
+    notes.push({
+      code: 'after_closure',
+      message: `${reopening.join(', ')} ${reopening.length === 1 ? 'follows' : 'follow'} a closure: demand often differs from before it, prepare with care`,
+    });
+  }
   const above = adviceMargin(pastErrors, width(0) / 1.96, 0.975);
   return {
     product_id: product.id,
@@ -397,14 +418,21 @@ export function productDemand(
     history_days: series.length,
     notes,
     backtest: rollingBacktest(series, replay, errorFrom, ahead, isOpen),
-    points: f.values.map((v, i) => ({
-      date: addDays(at.today, i + 1),
-      expected: round3(v),
-      lower: round3(Math.max(0, Math.min(v, v + below * widening(i)))),
-      upper: round3(Math.max(v, v + above * widening(i))),
-      // The margin grows with the horizon as the interval does.
-      advised: advisedQuantity(v, margin * widening(i), unit),
-    })),
+    points: f.values.map((v, i) => {
+      const date = addDays(at.today, i + 1);
+      // A closed day: nothing to sell, nothing to prepare.
+      if (at.closedOn?.(date)) return { date, expected: 0, lower: 0, upper: 0, advised: 0, closed: true, after_closure: false };
+      return {
+        date,
+        expected: round3(v),
+        lower: round3(Math.max(0, Math.min(v, v + below * widening(i)))),
+        upper: round3(Math.max(v, v + above * widening(i))),
+        // The margin grows with the horizon as the interval does.
+        advised: advisedQuantity(v, margin * widening(i), unit),
+        closed: false,
+        after_closure: at.reopening?.has(date) ?? false,
+      };
+    }),
     advice,
   };
 }

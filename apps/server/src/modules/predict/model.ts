@@ -3,7 +3,9 @@
  * model is additive Holt-Winters with a 7-day season: level, trend and weekday effects smoothed
  * exponentially, the smoothing constants chosen by grid search on one-step-ahead squared error.
  * With under 14 days of history there are not two weeks to learn weekdays from, and the forecast
- * falls back to the mean of the last (up to) 7 days. Pure functions: tested on synthetic series.
+ * falls back to the mean of the last (up to) 7 open days. Days the establishment was closed (its
+ * opening calendar) are not observations of demand: the recursions step over them and the fits
+ * leave them out. Pure functions: tested on synthetic series.
  */
 export const SEASON = 7;
 export const MIN_SEASONAL_HISTORY = 14;
@@ -22,11 +24,37 @@ export type Fit = {
 type State = { level: number; trend: number; seasonals: number[] };
 
 /**
+ * The first `length` values with each closed day replaced by the mean of the open days of its
+ * weekday in them (or of every open day, when its weekday was never open): a closed day is not a
+ * day of no demand, and the initial weekday effects must not learn it as one.
+ */
+function filledIn(y: number[], length: number, closed: readonly boolean[]): number[] {
+  const sum = new Array<number>(SEASON).fill(0);
+  const count = new Array<number>(SEASON).fill(0);
+  let all = 0;
+  let open = 0;
+  for (let t = 0; t < length; t++) {
+    if (closed[t]) continue;
+    sum[t % SEASON] = (sum[t % SEASON] as number) + (y[t] as number);
+    count[t % SEASON] = (count[t % SEASON] as number) + 1;
+    all += y[t] as number;
+    open++;
+  }
+  const overall = open === 0 ? 0 : all / open;
+  return y.map((v, t) => {
+    if (!closed[t]) return v;
+    const c = count[t % SEASON] as number;
+    return c === 0 ? overall : (sum[t % SEASON] as number) / c;
+  });
+}
+
+/**
  * The initial state from every full week of the first `length` values (classical decomposition),
  * not the first week alone, so that one noisy week does not set the weekday effects. It does not
  * depend on the smoothing constants: a grid search computes it once.
  */
-function initialState(y: number[], length: number): State {
+function initialState(values: number[], length: number, closed?: readonly boolean[]): State {
+  const y = closed ? filledIn(values, length, closed) : values;
   const m = SEASON;
   const weeks = Math.floor(length / m);
   const weekMeans: number[] = [];
@@ -59,6 +87,7 @@ function smooth(
   gamma: number,
   start: State,
   onStep?: (t: number, forecast: number, next: number) => void,
+  closed?: readonly boolean[],
 ): Fit {
   const m = SEASON;
   let { level, trend } = start;
@@ -71,6 +100,12 @@ function smooth(
     const value = y[t] as number;
     const forecast = level + trend + s;
     if (onStep) onStep(t, forecast, level + 2 * trend + (seasonals[(t + 1) % m] as number));
+    if (closed?.[t]) {
+      // A closed day is a day without an observation: the state moves on by its trend and learns
+      // nothing (no zero pulls the level or the weekday down), and it adds no error.
+      level += trend;
+      continue;
+    }
     const err = value - forecast;
     sse += err * err;
     count++;
@@ -86,13 +121,14 @@ const ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7];
 const BETAS = [0, 0.01, 0.05, 0.1];
 const GAMMAS = [0.05, 0.1, 0.2, 0.3, 0.5];
 
-export function fitHoltWinters(y: number[]): Fit {
-  const start = initialState(y, y.length);
+/** The smoothing constants of least one-step squared error over the open days (`closed[t]`: day `t` was closed). */
+export function fitHoltWinters(y: number[], closed?: readonly boolean[]): Fit {
+  const start = initialState(y, y.length, closed);
   let best: Fit | undefined;
   for (const a of ALPHAS)
     for (const b of BETAS)
       for (const g of GAMMAS) {
-        const f = smooth(y, a, b, g, start);
+        const f = smooth(y, a, b, g, start, undefined, closed);
         if (!best || f.sse < best.sse) best = f;
       }
   return best as Fit;
@@ -100,11 +136,21 @@ export function fitHoltWinters(y: number[]): Fit {
 
 export type Forecast = { method: string; values: number[]; lower: number[]; upper: number[] };
 
-/** Forecasts `horizon` days after the series `y` (one value per day, oldest first). */
-export function forecast(y: number[], horizon: number): Forecast {
+/** The values of the last (up to) 7 open days before index `end`, oldest first (a closure is stepped over). */
+function lastOpen(y: number[], end: number, closed?: readonly boolean[]): number[] {
+  const values: number[] = [];
+  for (let t = end - 1; t >= 0 && values.length < SEASON; t--) if (!closed?.[t]) values.unshift(y[t] as number);
+  return values;
+}
+
+/**
+ * Forecasts `horizon` days after the series `y` (one value per day, oldest first); `closed[t]` says
+ * day `t` was closed (its value is not an observation of demand).
+ */
+export function forecast(y: number[], horizon: number, closed?: readonly boolean[]): Forecast {
   const clamp = (v: number) => Math.max(0, v);
   if (y.length >= MIN_SEASONAL_HISTORY) {
-    const f = fitHoltWinters(y);
+    const f = fitHoltWinters(y, closed);
     const values: number[] = [];
     const lower: number[] = [];
     const upper: number[] = [];
@@ -119,7 +165,7 @@ export function forecast(y: number[], horizon: number): Forecast {
     }
     return { method: `holt-winters additive, weekly season (alpha ${f.alpha}, beta ${f.beta}, gamma ${f.gamma})`, values, lower, upper };
   }
-  const recent = y.slice(-SEASON);
+  const recent = lastOpen(y, y.length, closed);
   const mean = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : 0;
   const sd = recent.length > 1 ? Math.sqrt(recent.reduce((a, b) => a + (b - mean) ** 2, 0) / (recent.length - 1)) : mean;
   const values = Array.from({ length: horizon }, () => clamp(mean));
@@ -135,8 +181,8 @@ export function forecast(y: number[], horizon: number): Forecast {
  * The days after today of a daily series that ends yesterday (today is not complete): step 1 of the
  * model is today, so tomorrow is step 2 — labelling step 1 as tomorrow would shift every weekday.
  */
-export function forecastFromTomorrow(y: number[], horizon: number): Forecast {
-  const f = forecast(y, horizon + 1);
+export function forecastFromTomorrow(y: number[], horizon: number, closed?: readonly boolean[]): Forecast {
+  const f = forecast(y, horizon + 1, closed);
   return { method: f.method, values: f.values.slice(1), lower: f.lower.slice(1), upper: f.upper.slice(1) };
 }
 
@@ -169,25 +215,33 @@ export type StepForecast = { value: number; seasonal: boolean; sigma: number };
  * weekly model, its smoothing constants chosen on the values known for the first such day, its
  * recursions running on and learning each day after it.
  */
-export function replayForecasts(y: number[], from: number, ahead: 1 | 2 = 2): StepForecast[] {
+export function replayForecasts(y: number[], from: number, ahead: 1 | 2 = 2, closed?: readonly boolean[]): StepForecast[] {
   const start = Math.max(ahead, from);
   const steps: StepForecast[] = [];
   const seasonalFrom = Math.max(start, MIN_SEASONAL_HISTORY + ahead - 1);
   for (let t = start; t < Math.min(y.length, seasonalFrom); t++) {
-    const known = y.slice(Math.max(0, t - (ahead - 1) - SEASON), t - (ahead - 1));
-    const mean = known.reduce((a, b) => a + b, 0) / known.length;
+    const known = lastOpen(y, t - (ahead - 1), closed);
+    const mean = known.length === 0 ? 0 : known.reduce((a, b) => a + b, 0) / known.length;
     const sd = known.length > 1 ? Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / (known.length - 1)) : mean;
     steps.push({ value: mean, seasonal: false, sigma: sd });
   }
   if (seasonalFrom < y.length) {
     // Fitted on the values known on the evening before the first seasonal day: up to seasonalFrom − ahead.
     const known = seasonalFrom - ahead + 1;
-    const f = fitHoltWinters(y.slice(0, known));
-    smooth(y, f.alpha, f.beta, f.gamma, initialState(y, known), (t, forecast, next) => {
-      if (ahead === 1 && t >= seasonalFrom) steps.push({ value: Math.max(0, forecast), seasonal: true, sigma: f.sigma });
-      if (ahead === 2 && t + 1 >= seasonalFrom && t + 1 < y.length)
-        steps.push({ value: Math.max(0, next), seasonal: true, sigma: f.sigma });
-    });
+    const f = fitHoltWinters(y.slice(0, known), closed?.slice(0, known));
+    smooth(
+      y,
+      f.alpha,
+      f.beta,
+      f.gamma,
+      initialState(y, known, closed),
+      (t, forecast, next) => {
+        if (ahead === 1 && t >= seasonalFrom) steps.push({ value: Math.max(0, forecast), seasonal: true, sigma: f.sigma });
+        if (ahead === 2 && t + 1 >= seasonalFrom && t + 1 < y.length)
+          steps.push({ value: Math.max(0, next), seasonal: true, sigma: f.sigma });
+      },
+      closed,
+    );
   }
   return steps;
 }
