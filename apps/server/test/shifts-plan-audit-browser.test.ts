@@ -51,6 +51,14 @@ const WORDS = {
     exportCsv: 'Exportar CSV',
     exportEs: 'CSV para hoja de cálculo en español (; y coma decimal)',
     range: (n: number) => `1–${n} de ${n}`,
+    monday: 'Lunes',
+    saveDays: 'Guardar días de cierre',
+    from: 'Primer día',
+    to: 'Último día',
+    reason: 'Motivo (opcional)',
+    addClosure: 'Añadir cierre',
+    endsBefore: 'El último día no puede ser anterior al primero',
+    closures: 'Cierres',
   },
   en: {
     plan: 'Prevention plan',
@@ -74,6 +82,14 @@ const WORDS = {
     exportCsv: 'Export CSV',
     exportEs: 'CSV for a spreadsheet in Spanish (; and decimal comma)',
     range: (n: number) => `1–${n} of ${n}`,
+    monday: 'Monday',
+    saveDays: 'Save closed days',
+    from: 'First day',
+    to: 'Last day',
+    reason: 'Reason (optional)',
+    addClosure: 'Add closure',
+    endsBefore: 'The last day cannot be before the first',
+    closures: 'Closures',
   },
 } as const;
 
@@ -236,6 +252,60 @@ describe.skipIf(!hasChromium)(
           expect(stored.archived_at).not.toBeNull();
           expect((await t.db.record.findUniqueOrThrow({ where: { id: record.json().data.id } })).shift_id).toBe(used.id);
           await page.screenshot({ path: join(TEST_RESULTS, `shifts-${tag}.png`), fullPage: true });
+        });
+      }
+    }, 180_000);
+
+    it('sets the closed weekdays, adds a closure (refusing one that ends before it starts) and deletes it', async () => {
+      const me = await owner();
+      const closures = () =>
+        t.db.$queryRawUnsafe<{ reason: string | null; starts_on: string; ends_on: string }[]>(
+          `SELECT reason, to_char(starts_on, 'YYYY-MM-DD') AS starts_on, to_char(ends_on, 'YYYY-MM-DD') AS ends_on
+           FROM closures WHERE establishment_id = $1::uuid AND livemode = false`,
+          tenant.establishmentId,
+        );
+      const weekdays = async () =>
+        (
+          await t.db.$queryRawUnsafe<{ weekday: number }[]>(
+            'SELECT weekday FROM weekly_closed_days WHERE establishment_id = $1::uuid AND livemode = false ORDER BY weekday',
+            tenant.establishmentId,
+          )
+        ).map((r) => Number(r.weekday));
+      for (const combo of COMBOS) {
+        const w = WORDS[combo.lang];
+        const tag = `${combo.lang}${combo.width}`;
+        await t.db.$executeRawUnsafe('DELETE FROM weekly_closed_days WHERE establishment_id = $1::uuid', tenant.establishmentId);
+        await t.db.$executeRawUnsafe('DELETE FROM closures WHERE establishment_id = $1::uuid', tenant.establishmentId);
+
+        await onPage(me, combo, async (page) => {
+          await page.goto(`${base}/dashboard/shifts`);
+          await heading(page, w.shifts).waitFor();
+          await page.getByRole('checkbox', { name: w.monday, exact: true }).check();
+          await page.getByRole('button', { name: w.saveDays }).click();
+          await expect.poll(weekdays).toEqual([1]);
+
+          // A closure whose last day is before its first: said under the field, nothing sent.
+          await page.getByLabel(w.from, { exact: true }).fill('2026-12-26');
+          await page.getByLabel(w.to, { exact: true }).fill('2026-12-24');
+          await page.getByRole('button', { name: w.addClosure }).click();
+          await page.getByText(w.endsBefore, { exact: true }).waitFor();
+          expect(await closures()).toEqual([]);
+
+          await page.getByLabel(w.to, { exact: true }).fill('2026-12-28');
+          await page.getByLabel(w.reason, { exact: true }).fill(`Navidad ${tag}`);
+          await page.getByRole('button', { name: w.addClosure }).click();
+          const row = page.getByRole('row').filter({ hasText: `Navidad ${tag}` });
+          await row.waitFor();
+          expect(await closures()).toEqual([{ reason: `Navidad ${tag}`, starts_on: '2026-12-26', ends_on: '2026-12-28' }]);
+          await page.mouse.move(0, 0);
+          await accessible(page, `opening calendar ${tag}`);
+          await page.screenshot({ path: join(TEST_RESULTS, `opening-calendar-${tag}.png`), fullPage: true });
+
+          await row.getByRole('button').click();
+          await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
+          await row.waitFor({ state: 'detached' });
+          expect(await closures()).toEqual([]);
+          expect(await weekdays()).toEqual([1]);
         });
       }
     }, 180_000);

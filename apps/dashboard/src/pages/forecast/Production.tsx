@@ -124,7 +124,10 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
   const tomorrow = product.points[0];
   const { advice } = product;
   const past = advice.last_4_weeks;
-  const notes = product.notes.map((note) => noteText(note, product, t));
+  // The table shows tomorrow: a closure's note only when tomorrow follows one.
+  const notes = product.notes
+    .filter((note) => note.code !== 'after_closure' || tomorrow?.after_closure)
+    .map((note) => noteText(note, product, t));
   return (
     <Table.Tr>
       <Table.Td>
@@ -139,7 +142,11 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
       </Table.Td>
       {/* What to prepare comes right after the product: on a phone it is what shows without scrolling. */}
       <Table.Td ta="right">
-        {tomorrow ? (
+        {tomorrow?.closed ? (
+          <Text size="sm" fw={600} data-testid="demand-closed">
+            {t('forecast.demand.closed')}
+          </Text>
+        ) : tomorrow ? (
           <Text fz="lg" fw={700} data-testid="demand-advised">
             {quantity(tomorrow.advised, product.unit)}
           </Text>
@@ -147,7 +154,7 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
           <EmptyCell />
         )}
       </Table.Td>
-      <Table.Td ta="right">{tomorrow ? quantity(tomorrow.expected, product.unit) : <EmptyCell />}</Table.Td>
+      <Table.Td ta="right">{tomorrow && !tomorrow.closed ? quantity(tomorrow.expected, product.unit) : <EmptyCell />}</Table.Td>
       <Table.Td>
         <Text size="sm">{t('forecast.demand.coverage', { percent: format.percent(advice.quantile) })}</Text>
         {advice.prices && (
@@ -215,6 +222,10 @@ function noteText(note: ProductDemand['notes'][number], product: ProductDemand, 
       return t('forecast.demand.notes.noUnitWeight');
     case 'no_waste':
       return t('forecast.demand.noWaste');
+    case 'today_included':
+      return t('forecast.demand.notes.todayIncluded');
+    case 'after_closure':
+      return t('forecast.demand.notes.afterClosure');
     default:
       return note.message;
   }

@@ -19,6 +19,7 @@ import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';
+import { OpeningCalendar } from './OpeningCalendar.tsx';
 
 export const SESSIONS_PAGE_SIZE = 20;
 type Scope = { establishment_id: string; livemode: boolean };
@@ -44,6 +45,7 @@ export function ShiftsPage() {
   return (
     <Page title={t('shifts.title')} description={t('shifts.description')}>
       <Shifts scope={scope} />
+      <OpeningCalendar scope={scope} timezone={establishment.timezone} />
       <Sessions scope={scope} timezone={establishment.timezone} />
     </Page>
   );
