@@ -43,6 +43,9 @@ const PRICE_RATIO = Number(process.env.FORECAST_PRICE_RATIO ?? 3);
 // The evening's advice is made after closing, with the day's sales in (as the server does once the
 // establishment's last shift has ended); FORECAST_TODAY=out: from the days before only (as before).
 const DAY_COMPLETE = process.env.FORECAST_TODAY !== 'out';
+// The closed days are declared in the opening calendar, as a customer does (the days on which no
+// product sold anything); FORECAST_CALENDAR=none: not declared, learnt as days of no demand.
+const CALENDAR = process.env.FORECAST_CALENDAR !== 'none';
 const GOALS = { wape: 0.22, mase: 0.67, costCut: 0.2, coverageBand: 0.03, nominal: 0.95 };
 
 const addDays = (day, n) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -85,9 +88,11 @@ const top = [...byProduct.entries()]
   .sort((a, b) => b[2] - a[2])
   .slice(0, PRODUCTS);
 
-// The origins: the last ORIGINS days d whose next day is open.
+// The origins: the last ORIGINS days d whose next day is open, up to FORECAST_UNTIL (a day, default
+// the data's last) — e.g. the weeks after a closure.
 const origins = [];
-for (let d = addDays(last, -1); origins.length < ORIGINS && d > first; d = addDays(d, -1))
+const until = process.env.FORECAST_UNTIL ?? last;
+for (let d = addDays(until, -1); origins.length < ORIGINS && d > first; d = addDays(d, -1))
   if (!closed.has(addDays(d, 1))) origins.unshift(d);
 
 // The days the shop sold anything (the server's open days: from every product's sales).
@@ -128,7 +133,13 @@ for (const [name, days] of top) {
         ? { price: null, unit_cost: null, salvage_value: null }
         : { price: PRICE_RATIO, unit_cost: 1, salvage_value: null };
     const product = { id: name, name, food_category: 'bakery', unit_weight_kg: null, lines: sales.length, ...prices };
-    const served = productDemand(product, sales, new Map(), { today: d, horizon: 1, openDays, dayComplete: DAY_COMPLETE }).points[0];
+    const served = productDemand(product, sales, new Map(), {
+      today: d,
+      horizon: 1,
+      openDays,
+      dayComplete: DAY_COMPLETE,
+      ...(CALENDAR ? { closedOn: (day) => closed.has(day) } : {}),
+    }).points[0];
     const week = Array.from({ length: 7 }, (_, i) => unitsOn(addDays(d, -i)));
     const forecasts = {
       served: served.expected,
@@ -185,7 +196,7 @@ for (const [name, days] of top) {
 const mean = (a) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : Number.NaN);
 const pct = (v) => `${(v * 100).toFixed(1)} %`;
 console.log(
-  `data: ${FORMAT === 'long' && !process.env.FORECAST_DATA ? 'bench/data/forecast-generated.csv' : DATA} (${FORMAT}), ${first} … ${last}, ${closed.size} closed days; ${top.length} products × ${origins.length} origins (${origins[0]} … ${origins.at(-1)}) = ${scored} forecasts; price ${PRICE_RATIO} × unit cost; ${Math.round(performance.now() - started)} ms`,
+  `data: ${FORMAT === 'long' && !process.env.FORECAST_DATA ? 'bench/data/forecast-generated.csv' : DATA} (${FORMAT}), ${first} … ${last}, ${closed.size} closed days (${CALENDAR ? "declared in the opening calendar" : "not declared"}); ${top.length} products × ${origins.length} origins (${origins[0]} … ${origins.at(-1)}) = ${scored} forecasts; price ${PRICE_RATIO} × unit cost; ${Math.round(performance.now() - started)} ms`,
 );
 console.log('method          WAPE     MASE   left over   short   days short   total cost');
 for (const m of methods) {
