@@ -110,6 +110,19 @@ describe('the SDK against the server', () => {
     expect(await merma.shifts.list()).toEqual([shift]);
   });
 
+  it('sets the opening calendar: closed weekdays (PUT) and a closure added and deleted', async () => {
+    expect(await merma.openingCalendar.setClosedWeekdays({ closed_weekdays: ['sunday', 'monday'] })).toEqual({
+      closed_weekdays: ['monday', 'sunday'],
+      closures: [],
+    });
+    const closure = await merma.openingCalendar.closures.create({ starts_on: '2026-12-24', ends_on: '2026-12-26', reason: 'Navidad' });
+    expect(closure).toMatchObject({ starts_on: '2026-12-24', ends_on: '2026-12-26', reason: 'Navidad' });
+    expect((await merma.openingCalendar.retrieve()).closures).toEqual([closure]);
+    expect(await merma.openingCalendar.closures.delete(closure.id)).toEqual({ id: closure.id, deleted: true });
+    await expect(merma.openingCalendar.closures.delete(closure.id)).rejects.toBeInstanceOf(NotFoundError);
+    await merma.openingCalendar.setClosedWeekdays({ closed_weekdays: [] });
+  });
+
   it('reads analytics, benchmarking, predictions, sessions and the prevention plan', async () => {
     const analytics = await merma.analytics.get({ group_by: 'week' });
     expect(analytics.total_records).toBeGreaterThanOrEqual(5);
