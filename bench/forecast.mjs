@@ -196,7 +196,7 @@ for (const [name, days] of top) {
 const mean = (a) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : Number.NaN);
 const pct = (v) => `${(v * 100).toFixed(1)} %`;
 console.log(
-  `data: ${FORMAT === 'long' && !process.env.FORECAST_DATA ? 'bench/data/forecast-generated.csv' : DATA} (${FORMAT}), ${first} … ${last}, ${closed.size} closed days (${CALENDAR ? "declared in the opening calendar" : "not declared"}); ${top.length} products × ${origins.length} origins (${origins[0]} … ${origins.at(-1)}) = ${scored} forecasts; price ${PRICE_RATIO} × unit cost; ${Math.round(performance.now() - started)} ms`,
+  `data: ${FORMAT === 'long' && !process.env.FORECAST_DATA ? 'bench/data/forecast-generated.csv' : DATA} (${FORMAT}), ${first} … ${last}, ${closed.size} closed days (${CALENDAR ? 'declared in the opening calendar' : 'not declared'}); ${top.length} products × ${origins.length} origins (${origins[0]} … ${origins.at(-1)}) = ${scored} forecasts; price ${PRICE_RATIO} × unit cost; ${Math.round(performance.now() - started)} ms`,
 );
 console.log('method          WAPE     MASE   left over   short   days short   total cost');
 for (const m of methods) {
