@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_OCCURRED_AT_AGE_DAYS } from '@merma/schema';
 import { z } from 'zod';
 import { parseEncryptionKeys } from './secrets/keys.js';
 
@@ -178,6 +179,12 @@ const EnvSchema = z.object({
   RETENTION_EVENT_DAYS: int(30, 1),
   /** Days an inbound event id is remembered: a resend within them is a duplicate. */
   INBOUND_DEDUPE_DAYS: int(30, 1),
+  /**
+   * Days of sales kept (sale lines and their daily totals; modules/retention/purge.ts): at least the
+   * oldest day a sale may be sent for (MAX_OCCURRED_AT_AGE_DAYS, 400), so that a line resent after
+   * its purge is refused rather than stored again. The demand forecast reads the last 365 days.
+   */
+  RETENTION_SALES_DAYS: int(MAX_OCCURRED_AT_AGE_DAYS, MAX_OCCURRED_AT_AGE_DAYS),
   /**
    * Keys that encrypt webhook signing secrets and integrations' credentials at rest: `<id>:<key>[,<id>:<key>…]`, each key 32 bytes
    * in base64 or hex, the one new values use first (secrets/keys.ts). Required in production;
@@ -441,7 +448,7 @@ function toConfig(e: z.output<typeof EnvSchema>) {
       testUrl: (e.SQUARE_API_URL ?? 'https://connect.squareupsandbox.com').replace(/\/+$/, ''),
     },
     alertMinKg: e.ALERT_MIN_KG,
-    retention: { eventDays: e.RETENTION_EVENT_DAYS, inboundDedupeDays: e.INBOUND_DEDUPE_DAYS },
+    retention: { eventDays: e.RETENTION_EVENT_DAYS, inboundDedupeDays: e.INBOUND_DEDUPE_DAYS, salesDays: e.RETENTION_SALES_DAYS },
     /** Configured encryption keys, current first; undefined: a key under DATA_DIR (not in production). */
     encryptionKeys: e.MERMA_ENCRYPTION_KEY,
     /** Set when traces are exported (an OTLP endpoint is configured and the SDK not disabled). */

@@ -43,6 +43,11 @@ describe('configuration', () => {
     );
   });
 
+  it('sales are kept at least as long as a sale may be sent late (400 days), so a purged line cannot be stored again', () => {
+    expect(loadConfig({ RETENTION_SALES_DAYS: '400' }).retention.salesDays).toBe(400);
+    expect(() => loadConfig({ RETENTION_SALES_DAYS: '365' })).toThrow(/RETENTION_SALES_DAYS/);
+  });
+
   it('a replica needs DATABASE_URL (the embedded database has no standby)', () => {
     expect(() => loadConfig({ DATABASE_REPLICA_URL: 'postgresql://replica/merma' })).toThrow(/DATABASE_REPLICA_URL: needs DATABASE_URL/);
     expect(() =>
@@ -182,6 +187,7 @@ const ROWS: Record<string, Row> = {
   ALERT_MIN_KG: { value: '7.5', set: { alertMinKg: 7.5 }, unset: { alertMinKg: 5 } },
   RETENTION_EVENT_DAYS: { value: '9', set: { 'retention.eventDays': 9 }, unset: { 'retention.eventDays': 30 } },
   INBOUND_DEDUPE_DAYS: { value: '17', set: { 'retention.inboundDedupeDays': 17 }, unset: { 'retention.inboundDedupeDays': 30 } },
+  RETENTION_SALES_DAYS: { value: '730', set: { 'retention.salesDays': 730 }, unset: { 'retention.salesDays': 400 } },
   OTEL_EXPORTER_OTLP_ENDPOINT: {
     value: 'http://collector:4318',
     set: { tracing: { serviceName: 'merma' } },

@@ -172,6 +172,8 @@ describe('the scheduled retention job', () => {
           inbound_events: older('inbound_events'),
           verification_runs: older('chain_verification_runs'),
           account_rows: older('user_sessions') + older('user_tokens') + older('invitations'),
+          sales: 0,
+          sale_day_totals: 0,
         },
         ms: expect.any(Number),
       },

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { addDays } from '@merma/schema';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importProducts } from '../src/admin/service.js';
 import { PURGE_BATCH, purgeExpired } from '../src/modules/retention/purge.js';
 import { createMember } from './dashboard-client.js';
 import { createTenant, startTestApp, subscribe, type Tenant, type TestContext } from './helpers.js';
@@ -105,9 +107,22 @@ describe('retention.purge', () => {
         },
       });
     }
+    // Sale lines and daily totals 402 and 401 days back: the first is past RETENTION_SALES_DAYS (400)
+    // and its day of margin, the second is kept.
+    await importProducts(t.db, { org: tenant.organizationId, csv: 'name;food_category;ean\nPan;bakery;8410000000016\n' });
+    const product = (await t.db.product.findFirstOrThrow({ where: { organization_id: tenant.organizationId } })).id;
+    for (const daysAgo of [402, 401]) {
+      const saleDay = addDays(T0.toISOString().slice(0, 10), -daysAgo);
+      await t.db
+        .$executeRaw`INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day)
+        VALUES (${randomUUID()}::uuid, ${tenant.establishmentId}::uuid, false, ${product}::uuid, 'tpv', ${`s-${daysAgo}`}, 3, 'unit',
+          ${at(-daysAgo)}, ${saleDay}::date)`;
+      await t.db.$executeRaw`INSERT INTO sale_day_totals (establishment_id, livemode, product_id, day, units, kg, lines)
+        VALUES (${tenant.establishmentId}::uuid, false, ${product}::uuid, ${saleDay}::date, 3, 0, 1)`;
+    }
     const recordsBefore = await count('records');
 
-    const report = await purgeExpired({ pool, clock: () => T0 }, { eventDays: 30, inboundDedupeDays: 30 });
+    const report = await purgeExpired({ pool, clock: () => T0 }, { eventDays: 30, inboundDedupeDays: 30, salesDays: 400 });
     expect(report).toEqual({
       idempotency_keys: 1,
       events: 3 + PURGE_BATCH * 2 + 5,
@@ -115,6 +130,8 @@ describe('retention.purge', () => {
       inbound_events: 1,
       verification_runs: 0,
       account_rows: 1,
+      sales: 1,
+      sale_day_totals: 1,
     });
 
     const left = (await pool.query<{ id: string }>('SELECT id::text FROM events')).rows.map((r) => r.id);
@@ -128,15 +145,21 @@ describe('retention.purge', () => {
     expect((await pool.query('SELECT external_ref FROM inbound_events')).rows).toEqual([{ external_ref: 'ev-29' }]);
     expect(await t.db.userSession.count({ where: { user_id: user.id } })).toBe(1);
     expect(await count('records')).toBe(recordsBefore);
+    expect((await pool.query('SELECT external_ref FROM sales')).rows).toEqual([{ external_ref: 's-401' }]);
+    expect((await pool.query("SELECT to_char(day, 'YYYY-MM-DD') AS day FROM sale_day_totals")).rows).toEqual([
+      { day: addDays(T0.toISOString().slice(0, 10), -401) },
+    ]);
 
     // A second run finds nothing more.
-    expect(await purgeExpired({ pool, clock: () => T0 }, { eventDays: 30, inboundDedupeDays: 30 })).toEqual({
+    expect(await purgeExpired({ pool, clock: () => T0 }, { eventDays: 30, inboundDedupeDays: 30, salesDays: 400 })).toEqual({
       idempotency_keys: 0,
       events: 0,
       deliveries: 0,
       inbound_events: 0,
       verification_runs: 0,
       account_rows: 0,
+      sales: 0,
+      sale_day_totals: 0,
     });
   });
 });

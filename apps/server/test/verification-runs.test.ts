@@ -128,10 +128,10 @@ describe('POST /api/v1/records/verifications', () => {
     await runVerification({ sql: sql, clock: () => new Date() }, { run_id: queued.id });
     const pg = new Pool({ connectionString: t.database.url, max: 1 });
     try {
-      await purgeExpired({ pool: pg, clock: () => new Date() }, { eventDays: 30, inboundDedupeDays: 30 });
+      await purgeExpired({ pool: pg, clock: () => new Date() }, { eventDays: 30, inboundDedupeDays: 30, salesDays: 400 });
       expect((await api(t.app, tenant.key).get(`/api/v1/records/verifications/${queued.id}`)).statusCode).toBe(200);
       const later = new Date(Date.now() + 31 * 86_400_000);
-      const report = await purgeExpired({ pool: pg, clock: () => later }, { eventDays: 30, inboundDedupeDays: 30 });
+      const report = await purgeExpired({ pool: pg, clock: () => later }, { eventDays: 30, inboundDedupeDays: 30, salesDays: 400 });
       expect(report.verification_runs).toBeGreaterThanOrEqual(1);
       expect((await api(t.app, tenant.key).get(`/api/v1/records/verifications/${queued.id}`)).statusCode).toBe(404);
     } finally {

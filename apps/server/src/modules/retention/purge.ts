@@ -12,7 +12,10 @@ import type { Clock, Log } from '../../context.js';
  * - inbound event ids after `inboundDedupeDays`: a resend of an event older than that is taken
  *   as a new event;
  * - finished chain verification runs after `eventDays` (their checkpoints stay);
- * - dashboard sessions, one-time links and invitations a week after they expired or were used.
+ * - dashboard sessions, one-time links and invitations a week after they expired or were used;
+ * - sale lines and their daily totals of days more than `salesDays` before today (UTC, and one day
+ *   more, so that no establishment's time zone makes it a day still accepted): the demand forecast
+ *   reads the last 365, and `salesDays` is at least the 400 a sale may be sent for late.
  *
  * Each statement deletes at most PURGE_BATCH rows (skipping rows another transaction holds), so a
  * purge never holds many locks nor blocks writers; a run stops after `budgetMs` and
@@ -22,9 +25,9 @@ export const PURGE_BATCH = 1000;
 const IDEMPOTENCY_HOURS = 24;
 const ACCOUNT_GRACE_DAYS = 7;
 
-export type RetentionSettings = { eventDays: number; inboundDedupeDays: number; budgetMs?: number };
+export type RetentionSettings = { eventDays: number; inboundDedupeDays: number; salesDays: number; budgetMs?: number };
 export type PurgeReport = Record<
-  'idempotency_keys' | 'events' | 'deliveries' | 'inbound_events' | 'verification_runs' | 'account_rows',
+  'idempotency_keys' | 'events' | 'deliveries' | 'inbound_events' | 'verification_runs' | 'account_rows' | 'sales' | 'sale_day_totals',
   number
 >;
 
@@ -32,7 +35,16 @@ export async function purgeExpired(deps: { pool: pg.Pool; clock: Clock; log?: Lo
   const now = deps.clock();
   const started = Date.now();
   const budget = settings.budgetMs ?? 30_000;
-  const report: PurgeReport = { idempotency_keys: 0, events: 0, deliveries: 0, inbound_events: 0, verification_runs: 0, account_rows: 0 };
+  const report: PurgeReport = {
+    idempotency_keys: 0,
+    events: 0,
+    deliveries: 0,
+    inbound_events: 0,
+    verification_runs: 0,
+    account_rows: 0,
+    sales: 0,
+    sale_day_totals: 0,
+  };
   const ago = (ms: number) => new Date(now.getTime() - ms);
   const day = 86_400_000;
 
@@ -96,6 +108,26 @@ export async function purgeExpired(deps: { pool: pg.Pool; clock: Clock; log?: Lo
       return n;
     });
   }
+  // Sales by their (local) day: the first day kept is salesDays + 1 before today's UTC date.
+  const firstSaleDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - settings.salesDays - 1))
+    .toISOString()
+    .slice(0, 10);
+  await drain(async () => {
+    const n = await deleted(oldest('sales', 'day < $1::date'), [firstSaleDay]);
+    report.sales += n;
+    return n;
+  });
+  // The daily totals have no id: a batch of their keys.
+  await drain(async () => {
+    const n = await deleted(
+      `DELETE FROM sale_day_totals WHERE (establishment_id, livemode, product_id, day) IN (
+         SELECT establishment_id, livemode, product_id, day FROM sale_day_totals WHERE day < $1::date LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`,
+      [firstSaleDay],
+    );
+    report.sale_day_totals += n;
+    return n;
+  });
+
   const total = Object.values(report).reduce((a, b) => a + b, 0);
   if (total > 0) deps.log?.info({ purged: report, ms: Date.now() - started }, 'expired rows purged');
   return report;
