@@ -173,10 +173,16 @@ async function call(method: Operation['method'], path: string, options: Call = {
 const expectStatus = (res: LightMyRequestResponse, status: number) => expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
 
 /** Ids of one of each resource, for the operations that name one in their path. */
-type Fixtures = { shift: string; session: string; record: string; webhook: string; delivery: string; closure: string };
+type Fixtures = { shift: string; session: string; record: string; webhook: string; delivery: string; closure: string; product: string };
 let fixtures: Fixtures;
 const paramsFor = (path: string): Record<string, string> => ({
-  id: path.startsWith('/sessions') ? fixtures.session : path.startsWith('/opening-calendar') ? fixtures.closure : fixtures.webhook,
+  id: path.startsWith('/sessions')
+    ? fixtures.session
+    : path.startsWith('/opening-calendar')
+      ? fixtures.closure
+      : path.startsWith('/products')
+        ? fixtures.product
+        : fixtures.webhook,
   delivery_id: fixtures.delivery,
 });
 
@@ -194,6 +200,23 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/shifts'), 200);
     expectStatus(await call('POST', '/shifts', { body: { name: 'x', start_time: '25:00', end_time: '06:00' } }), 400);
     expectStatus(await call('POST', '/shifts', { body: { name: 'x', start_time: '22:00' } }), 400);
+  });
+
+  it('products', async () => {
+    const body = { name: 'Barra', food_category: 'bakery', ean: '8410000000047', price: 1, unit_cost: 0.3 };
+    const created = await call('POST', '/products', { body });
+    expectStatus(created, 201);
+    expectStatus(await call('POST', '/products', { body }), 409);
+    expectStatus(await call('POST', '/products', { body: { ...body, ean: '123' } }), 400);
+    const id = created.json().data.id;
+    expectStatus(await call('PATCH', '/products/{id}', { params: { id }, body: { price: 1.1 } }), 200);
+    expectStatus(await call('PATCH', '/products/{id}', { params: { id }, body: { unit_cost: 5 } }), 400);
+    expectStatus(await call('GET', '/products', { query: 'include_inactive=true' }), 200);
+    expectStatus(
+      await call('POST', '/products/import', { body: { csv: 'name,food_category,ean\nPan,bakery,8410000000054\n', dry_run: true } }),
+      200,
+    );
+    expectStatus(await call('POST', '/products/import', { body: { csv: 'name,food_category,ean\nPan,bakery,1\n' } }), 400);
   });
 
   it('opening calendar', async () => {
@@ -403,7 +426,9 @@ describe('the errors every operation can answer', () => {
     const delivery = (await call('POST', '/webhooks/{id}/test', { params: { id: webhook } })).json().data.id;
     const closure = (await call('POST', '/opening-calendar/closures', { body: { starts_on: '2027-01-06', ends_on: '2027-01-06' } })).json()
       .data.id;
-    fixtures = { shift, session, record, webhook, delivery, closure };
+    const product = (await call('POST', '/products', { body: { name: 'Fixture', food_category: 'bakery', ean: '8410000000061' } })).json()
+      .data.id;
+    fixtures = { shift, session, record, webhook, delivery, closure, product };
   });
 
   const bodyFor = (op: Operation) => (op.method === 'GET' || op.method === 'DELETE' ? {} : { body: {} });

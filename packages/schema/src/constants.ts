@@ -83,6 +83,7 @@ export const PERMISSIONS = [
   'records:read',
   'records:write',
   'catalog:read',
+  'catalog:write',
   'analytics:read',
   'benchmarking:read',
   'shifts:read',

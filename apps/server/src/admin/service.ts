@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { ALL_PERMISSIONS, API_PLANS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
 import { parse } from 'csv-parse/sync';
 import { type Db, poolOf } from '../db/client.js';
+import { AppError } from '../errors.js';
 import { eventPayload, insertEventsSql } from '../events/outbox.js';
+import { importProductCsv } from '../modules/catalog/products.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../modules/keys/service.js';
 import { GENESIS_HASH } from '../modules/records/hash.js';
 import { markActive } from '../modules/webhooks/service.js';
@@ -222,123 +224,22 @@ export async function revokeKey(db: Db, input: { id: string }) {
   return { id, revoked_at: revoked.revoked_at as string };
 }
 
-/** GTIN (EAN-8, UPC-A, EAN-13, GTIN-14) with a valid check digit. */
-export function isValidGtin(code: string): boolean {
-  if (!/^(\d{8}|\d{12}|\d{13}|\d{14})$/.test(code)) return false;
-  const digits = [...code].map(Number);
-  const check = digits.pop() as number;
-  const sum = digits.reverse().reduce((acc, d, i) => acc + d * (i % 2 === 0 ? 3 : 1), 0);
-  return (10 - (sum % 10)) % 10 === check;
-}
-
 /**
- * Imports a product CSV (header `name,food_category,ean`, optionally `pos_ref` — the product's id
- * in the POS, for connectors — and `unit_weight_kg` — one unit's weight, for losses counted in
- * units — and `price`, `unit_cost`, `salvage_value` — euros per unit of sale, which let the demand
- * advice weigh a leftover against a missed sale; a decimal comma is read as a point; `,` or `;`
- * separated). All rows are
- * checked first: any invalid row aborts the import with every problem by line, writing nothing.
- * Products are matched by EAN within the organisation: a known EAN is updated, a new one created.
+ * Imports a product CSV into an organisation, as its customers do from the API and the dashboard
+ * (modules/catalog/products.ts: the columns, the checks by line, products matched by EAN). Any
+ * invalid line aborts the import with every problem by line, writing nothing.
  */
 export async function importProducts(db: Db, input: { org: string; csv: string }) {
   const orgId = assertUuid(input.org, '--org');
   const org = await db.organization.findUnique({ where: { id: orgId } });
   if (!org) throw new AdminError(`No organisation ${orgId}`);
-  // One delimiter for the whole file, the header's: a `;` file may have commas inside names.
-  const header = input.csv.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
-  let rows: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    rows = parse(input.csv, {
-      columns: (names: string[]) => names.map((h) => h.trim().toLowerCase()),
-      delimiter: header.includes(';') ? ';' : ',',
-      skip_empty_lines: true,
-      trim: true,
-      bom: true,
-      info: true,
-    });
+    const { created, updated } = await importProductCsv(db, orgId, { csv: input.csv, dryRun: false });
+    return { organization_id: orgId, created, updated };
   } catch (err) {
-    throw new AdminError(`The CSV cannot be read: ${(err as Error).message}`);
+    if (err instanceof AppError && err.code === 'validation_error') throw new AdminError(err.message);
+    throw err;
   }
-  const problems: string[] = [];
-  const seen = new Map<string, number>();
-  const seenRefs = new Map<string, number>();
-  const products = rows.map(({ record: row, info }) => {
-    const line = info.lines; // the file's line (blank lines are skipped, not renumbered)
-    const name = row.name ?? '';
-    const category = row.food_category ?? '';
-    const ean = row.ean ?? '';
-    if (!name) problems.push(`line ${line}: name is empty`);
-    if (!(FOOD_CATEGORIES as readonly string[]).includes(category)) {
-      problems.push(`line ${line}: food_category "${category}" is not one of ${FOOD_CATEGORIES.join(', ')}`);
-    }
-    if (!isValidGtin(ean)) problems.push(`line ${line}: ean "${ean}" is not a valid EAN/GTIN`);
-    if (seen.has(ean)) problems.push(`line ${line}: ean ${ean} repeats line ${seen.get(ean)}`);
-    seen.set(ean, line);
-    const posRef = row.pos_ref || null;
-    if (posRef && seenRefs.has(posRef)) problems.push(`line ${line}: pos_ref ${posRef} repeats line ${seenRefs.get(posRef)}`);
-    if (posRef) seenRefs.set(posRef, line);
-    const rawWeight = (row.unit_weight_kg ?? '').replace(',', '.');
-    const unitWeight = rawWeight === '' ? null : Number(rawWeight);
-    if (unitWeight !== null && !(Number.isFinite(unitWeight) && unitWeight > 0 && unitWeight <= 1000)) {
-      problems.push(`line ${line}: unit_weight_kg "${row.unit_weight_kg}" is not a weight in kg`);
-    }
-    const money = (column: 'price' | 'unit_cost' | 'salvage_value') => {
-      const raw = (row[column] ?? '').replace(',', '.');
-      if (raw === '') return null;
-      const value = Number(raw);
-      if (Number.isFinite(value) && value >= 0 && value < 100_000_000) return value;
-      problems.push(`line ${line}: ${column} "${row[column]}" is not an amount in euros (0 or more)`);
-      return null;
-    };
-    const price = money('price');
-    const unitCost = money('unit_cost');
-    const salvage = money('salvage_value');
-    if (price !== null && unitCost !== null && unitCost > price) {
-      problems.push(`line ${line}: unit_cost ${unitCost} is above price ${price} (every sale would lose money)`);
-    }
-    if (unitCost !== null && salvage !== null && salvage > unitCost) {
-      problems.push(
-        `line ${line}: salvage_value ${salvage} is above unit_cost ${unitCost} (a leftover would be worth more than making it)`,
-      );
-    }
-    return {
-      name,
-      food_category: category,
-      ean,
-      pos_ref: posRef,
-      unit_weight_kg: unitWeight,
-      price,
-      unit_cost: unitCost,
-      salvage_value: salvage,
-    };
-  });
-  if (rows.length === 0) problems.push('the file has no product rows (expected a header name,food_category,ean)');
-  if (problems.length) throw new AdminError(`Nothing imported. ${problems.join('; ')}`);
-
-  const existing = new Set(
-    (await db.product.findMany({ where: { organization_id: orgId, ean: { in: products.map((p) => p.ean) } }, select: { ean: true } })).map(
-      (p) => p.ean,
-    ),
-  );
-  await db.$transaction(
-    products.map((p) =>
-      db.product.upsert({
-        where: { organization_id_ean: { organization_id: orgId, ean: p.ean } },
-        create: { id: randomUUID(), organization_id: orgId, ...p },
-        update: {
-          name: p.name,
-          food_category: p.food_category,
-          pos_ref: p.pos_ref,
-          unit_weight_kg: p.unit_weight_kg,
-          price: p.price,
-          unit_cost: p.unit_cost,
-          salvage_value: p.salvage_value,
-        },
-      }),
-    ),
-  );
-  const updated = products.filter((p) => existing.has(p.ean)).length;
-  return { organization_id: orgId, created: products.length - updated, updated };
 }
 
 /** A demo organisation (Enterprise), establishment (in `timezone`) and test key with every permission. */

@@ -36,6 +36,12 @@ const CONFLICT_BESIDES_IDEMPOTENCY: Record<string, string> = {
   retryWebhookDelivery: 'the subscription is deactivated (reactivate it first)',
   testWebhook: 'the subscription is deactivated (reactivate it first)',
   recoverWebhookDeliveries: 'the subscription is deactivated (reactivate it first)',
+  createProduct: 'another product of the organisation has that EAN or POS reference',
+};
+
+/** Operations other than POST that answer 409, and when. */
+const CONFLICT_OTHER_METHODS: Record<string, string> = {
+  updateProduct: 'another product of the organisation has that EAN or POS reference',
 };
 
 /**
@@ -108,6 +114,8 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
         const conflict = CONFLICT_BESIDES_IDEMPOTENCY[op.operationId as string];
         responses['409'] = errorResponse(`Idempotency-Key reused with a different request${conflict ? `, or ${conflict}` : ''}`);
       }
+      const otherConflict = CONFLICT_OTHER_METHODS[op.operationId as string];
+      if (otherConflict) responses['409'] = errorResponse(otherConflict.charAt(0).toUpperCase() + otherConflict.slice(1));
       if (method !== 'get') {
         // Fastify parses a body on POST, PATCH and DELETE alike.
         responses['413'] = errorResponse('Body larger than 1 MiB');

@@ -72,17 +72,3 @@ export async function listEstablishments(db: DbTx, auth: AuthContext): Promise<E
   });
   return rows.map(({ id, name, cif, sector, timezone }) => ({ id, name, cif, sector: sector as Sector, timezone }));
 }
-
-/** The organisation's product catalogue (imported with `merma-admin product import`). */
-export async function listProducts(db: DbTx, auth: AuthContext): Promise<Product[]> {
-  const rows = await db.product.findMany({
-    where: { organization_id: auth.organizationId },
-    orderBy: [{ name: 'asc' }, { id: 'asc' }],
-  });
-  return rows.map(({ id, name, food_category, ean }) => ({
-    id,
-    name,
-    food_category: food_category as FoodCategory,
-    ean,
-  }));
-}

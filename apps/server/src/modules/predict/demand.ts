@@ -170,6 +170,8 @@ export async function predictDemand(
      FROM sale_day_totals t JOIN products p ON p.id = t.product_id
      WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date
        AND ($5::uuid IS NULL OR p.id = $5::uuid) AND ($6::text IS NULL OR p.food_category = $6)
+       -- A deactivated product is no longer forecast, unless asked for by its id.
+       AND (p.deactivated_at IS NULL OR p.id = $5::uuid)
      GROUP BY p.id
      -- Best sellers first by what they sell (kg converted with the unit weight where there is one),
      -- not by how many sale lines: the 200 kept are those that matter most.

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
+
+/**
+ * Customers manage their catalogue: `/api/v1/products` creates, changes, deactivates and lists
+ * products and imports a CSV (with a dry run to preview it), through the checks the operator's
+ * import has; bad input is a 400 that writes nothing, a taken EAN a 409.
+ */
+const NOW = new Date('2026-11-24T10:00:00.000Z');
+let t: TestContext;
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: () => NOW });
+});
+afterAll(() => t?.close());
+
+const send = (key: string, method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown) =>
+  t.app.inject({
+    method,
+    url: `/api/v1${url}`,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+
+const stored = (tenant: Tenant) => t.db.product.findMany({ where: { organization_id: tenant.organizationId }, orderBy: { name: 'asc' } });
+
+const CROISSANT = {
+  name: 'Croissant',
+  food_category: 'bakery',
+  ean: '8410000000023',
+  pos_ref: 'SQ-1',
+  unit_weight_kg: 0.06,
+  price: 1.2,
+  unit_cost: 0.4,
+};
+
+describe('/api/v1/products', () => {
+  it('creates a product with its prices, lists it, changes only what is sent and deactivates it', async () => {
+    const tenant = await createTenant(t.db);
+    const created = await send(tenant.key, 'POST', '/products', CROISSANT);
+    expect(created.statusCode, created.body).toBe(201);
+    const product = created.json().data;
+    expect(product).toEqual({ id: expect.any(String), ...CROISSANT, salvage_value: null, active: true });
+
+    const changed = await send(tenant.key, 'PATCH', `/products/${product.id}`, { salvage_value: 0.1, pos_ref: null });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json().data).toEqual({ ...product, salvage_value: 0.1, pos_ref: null });
+
+    // A cost above the price it keeps: refused, nothing changed.
+    const refused = await send(tenant.key, 'PATCH', `/products/${product.id}`, { unit_cost: 2 });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details).toEqual([{ path: 'unit_cost', message: '2 is above price 1.2 (every sale would lose money)' }]);
+    expect(Number((await stored(tenant))[0]?.unit_cost)).toBe(0.4);
+
+    const off = await send(tenant.key, 'PATCH', `/products/${product.id}`, { active: false });
+    expect(off.json().data.active).toBe(false);
+    expect((await stored(tenant))[0]?.deactivated_at).toEqual(NOW);
+    expect((await send(tenant.key, 'GET', '/products')).json().data).toEqual([]);
+    expect((await send(tenant.key, 'GET', '/products?include_inactive=true')).json().data).toEqual([off.json().data]);
+    const on = await send(tenant.key, 'PATCH', `/products/${product.id}`, { active: true });
+    expect(on.json().data.active).toBe(true);
+    expect((await send(tenant.key, 'GET', '/products')).json().data).toHaveLength(1);
+  });
+
+  it.each([
+    ['an EAN with a wrong check digit', { ...CROISSANT, ean: '8410000000024' }, 'ean'],
+    ['a cost above the price', { ...CROISSANT, unit_cost: 1.5 }, 'unit_cost'],
+    ['a leftover worth more than its cost', { ...CROISSANT, salvage_value: 0.5 }, 'salvage_value'],
+    ['a negative price', { ...CROISSANT, price: -1, unit_cost: null }, 'price'],
+    ['an unknown category', { ...CROISSANT, food_category: 'sweets' }, 'food_category'],
+    ['an empty name', { ...CROISSANT, name: '  ' }, 'name'],
+    ['an unknown field', { ...CROISSANT, colour: 'gold' }, ''],
+  ])('refuses %s with a 400 and stores nothing', async (_, body, path) => {
+    const tenant = await createTenant(t.db);
+    const res = await send(tenant.key, 'POST', '/products', body);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({ status: 400, code: 'validation_error' });
+    if (path) expect(res.json().details.map((d: { path: string }) => d.path)).toContain(path);
+    expect(await stored(tenant)).toEqual([]);
+  });
+
+  it('answers 409 for an EAN or POS reference another product has, 404 for another organisation’s product, 403 without catalog:write', async () => {
+    const tenant = await createTenant(t.db);
+    const first = (await send(tenant.key, 'POST', '/products', CROISSANT)).json().data;
+    const again = await send(tenant.key, 'POST', '/products', { ...CROISSANT, pos_ref: 'SQ-2' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toBe('Another product of this organisation has the EAN 8410000000023');
+    const ref = await send(tenant.key, 'POST', '/products', { ...CROISSANT, ean: '8410000000030' });
+    expect(ref.statusCode).toBe(409);
+    expect(ref.json().error).toBe('Another product of this organisation has pos_ref SQ-1');
+    expect(await stored(tenant)).toHaveLength(1);
+
+    const other = await createTenant(t.db);
+    expect((await send(other.key, 'PATCH', `/products/${first.id}`, { name: 'Mine' })).statusCode).toBe(404);
+    const reader = await createTenant(t.db, { permissions: 'catalog:read' });
+    expect((await send(reader.key, 'POST', '/products', CROISSANT)).statusCode).toBe(403);
+    expect(await stored(reader)).toEqual([]);
+  });
+
+  it('imports a CSV: a dry run previews it, a bad line refuses the whole file, and a known EAN is updated', async () => {
+    const tenant = await createTenant(t.db);
+    await send(tenant.key, 'POST', '/products', { ...CROISSANT, pos_ref: null });
+    const csv =
+      'name;food_category;ean;price;unit_cost\nCroissant de mantequilla;bakery;8410000000023;1,30;0,45\nBarra;bakery;8410000000030;0,9;0,2\n';
+
+    const preview = await send(tenant.key, 'POST', '/products/import', { csv, dry_run: true });
+    expect(preview.statusCode, preview.body).toBe(200);
+    expect(preview.json().data).toMatchObject({
+      dry_run: true,
+      created: 1,
+      updated: 1,
+      products: [
+        { line: 2, action: 'update', product: { name: 'Croissant de mantequilla', price: 1.3, unit_cost: 0.45 } },
+        { line: 3, action: 'create', product: { name: 'Barra', ean: '8410000000030' } },
+      ],
+    });
+    expect((await stored(tenant)).map((p) => p.name)).toEqual(['Croissant']);
+
+    const bad = `${csv}Leche;dairy;123;2;3\n`;
+    const refused = await send(tenant.key, 'POST', '/products/import', { csv: bad });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details).toEqual([
+      { path: 'csv', message: 'line 4: ean "123" is not a valid EAN/GTIN' },
+      { path: 'csv', message: 'line 4: unit_cost 3 is above price 2 (every sale would lose money)' },
+    ]);
+    expect((await stored(tenant)).map((p) => p.name)).toEqual(['Croissant']);
+
+    const done = await send(tenant.key, 'POST', '/products/import', { csv });
+    expect(done.json().data).toMatchObject({ dry_run: false, created: 1, updated: 1 });
+    const products = await stored(tenant);
+    expect(products.map((p) => [p.name, Number(p.price), Number(p.unit_cost)])).toEqual([
+      ['Barra', 0.9, 0.2],
+      ['Croissant de mantequilla', 1.3, 0.45],
+    ]);
+  });
+
+  it('a deactivated product is no longer forecast, unless asked for by its id', async () => {
+    const tenant = await createTenant(t.db);
+    const product = (await send(tenant.key, 'POST', '/products', CROISSANT)).json().data;
+    const sales = Array.from({ length: 20 }, (_, i) => ({
+      product_id: product.id,
+      quantity: 10 + (i % 7),
+      sold_at: new Date(NOW.getTime() - (i + 1) * 86_400_000).toISOString().slice(0, 10),
+    }));
+    expect(
+      (await api(t.app, tenant.key).post('/api/v1/webhooks/inbound', { event: 'sales.recorded', payload: { source: 'tpv', sales } }))
+        .statusCode,
+    ).toBe(200);
+    const demand = async (query = '') => (await api(t.app, tenant.key).get(`/api/v1/predict?type=demand${query}`)).json().data.products;
+    expect(await demand()).toHaveLength(1);
+    await send(tenant.key, 'PATCH', `/products/${product.id}`, { active: false });
+    expect(await demand()).toEqual([]);
+    expect(await demand(`&product_id=${product.id}`)).toHaveLength(1);
+  });
+});
