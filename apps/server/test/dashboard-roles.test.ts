@@ -77,11 +77,19 @@ async function roomForIntegration(c: Pick<Call, 'est' | 'livemode'>) {
 }
 
 /** Fresh objects of an organisation's establishment, in test mode (`rest` and `kept` note A's). */
+/** A valid EAN-13 of its own for each n: 20 + n, zero-padded, and its check digit. */
+function gtin(n: number): string {
+  const body = `20${String(n).padStart(10, '0')}`;
+  const sum = [...body].reverse().reduce((acc, d, i) => acc + Number(d) * (i % 2 === 0 ? 3 : 1), 0);
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
 const make = {
   record: async (o: Org) => (await rest(o, '/records', validRecord())).id,
   // 22:00–06:00 does not cover NOW (11:00 in Madrid), so no record takes it and it can be deleted.
   shift: async (o: Org) => (await rest(o, '/shifts', { name: `Noche ${++counter}`, start_time: '22:00', end_time: '06:00' })).id,
   session: async (o: Org) => (await rest(o, '/sessions', { name: `Cierre ${++counter}` })).id,
+  product: async (o: Org) => (await rest(o, '/products', { name: `Pan ${++counter}`, food_category: 'bakery', ean: gtin(counter) })).id,
   closure: async (o: Org) => (await rest(o, '/opening-calendar/closures', { starts_on: '2026-12-24', ends_on: '2026-12-26' })).id,
   webhook: async (o: Org) => (await rest(o, '/webhooks', { url: 'https://93.184.216.34/hook', events: ['record.created'] })).id,
   delivery: async (o: Org) => {
@@ -201,6 +209,16 @@ const TABLE: Record<string, Entry> = {
 
   'audit.list': { roles: ADMINS, input: async () => ({}) },
   'catalog.get': { roles: EVERYONE },
+  'catalog.products': { roles: EVERYONE },
+  'catalog.createProduct': {
+    roles: BUILDERS,
+    input: async () => ({ name: `Barra ${++counter}`, food_category: 'bakery', ean: gtin(counter) }),
+  },
+  'catalog.updateProduct': { roles: BUILDERS, input: async (c) => ({ id: await make.product(c.of), price: 2 }), foreign: 404 },
+  'catalog.importProducts': {
+    roles: BUILDERS,
+    input: async () => ({ csv: `name,food_category,ean\nHogaza ${++counter},bakery,${gtin(counter)}\n` }),
+  },
 
   'analytics.get': { roles: EVERYONE, input: async (c) => mode(c) },
   'analytics.periods': { roles: EVERYONE, input: async (c) => mode(c) },
