@@ -44,6 +44,7 @@ const OUTPUTS = [
   'Destination',
   'Establishment',
   'Product',
+  'ImportProductsResult',
   'Shift',
   'Weekday',
   'Closure',
@@ -76,6 +77,9 @@ const OUTPUTS = [
 const INPUTS = [
   'CreateRecordInput',
   'CreateShiftInput',
+  'CreateProductInput',
+  'UpdateProductInput',
+  'ImportProductsInput',
   'SetClosedWeekdaysInput',
   'CreateClosureInput',
   'CreateSessionInput',

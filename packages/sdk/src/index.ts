@@ -26,6 +26,7 @@ export { Page, PagePromise, type PaginationMeta } from './core/pagination.js';
 export { VERSION } from './core/version.js';
 // Every request, response and event shape, as plain types (generated from the API's schemas).
 export type * from './generated/api-types.js';
+export type { ProductsQuery } from './resources/catalog.js';
 export type { DemandQuery } from './resources/insights.js';
 export type { BatchOptions, BatchProgress, BatchRecord, BatchSummary } from './resources/records.js';
 export type { SalesInput } from './resources/webhooks.js';

@@ -393,6 +393,18 @@ describe('every resource calls its endpoint', () => {
     target: { baseline_year: null, baseline_kg: null, target_2030_kg: null, reduction: 0.5, note: 'n' },
   };
   const list = (data: unknown[]) => envelope(data, { meta: { pagination: { limit: 50, offset: 0, total: data.length, has_more: false } } });
+  const pan = {
+    id: uuid(3),
+    name: 'Pan',
+    food_category: 'bakery',
+    ean: '4006381333931',
+    pos_ref: null,
+    unit_weight_kg: null,
+    price: 1,
+    unit_cost: 0.3,
+    salvage_value: null,
+    active: true,
+  };
   const cases: [string, string, string, (m: Merma) => PromiseLike<unknown>, unknown, number?][] = [
     [
       'causas.list',
@@ -415,12 +427,28 @@ describe('every resource calls its endpoint', () => {
       (m) => m.establishments.list(),
       envelope([{ id: uuid(2), name: 'E', cif: 'B1', sector: 'horeca', timezone: 'Europe/Madrid' }]),
     ],
+    ['products.list', 'get', '/products', (m) => m.products.list({ include_inactive: true }), envelope([pan])],
     [
-      'products.list',
-      'get',
+      'products.create',
+      'post',
       '/products',
-      (m) => m.products.list(),
-      envelope([{ id: uuid(3), name: 'Pan', food_category: 'bakery', ean: '4006381333931' }]),
+      (m) => m.products.create({ name: 'Pan', food_category: 'bakery', ean: '4006381333931', price: 1, unit_cost: 0.3 }),
+      envelope(pan),
+      201,
+    ],
+    [
+      'products.update',
+      'patch',
+      `/products/${uuid(3)}`,
+      (m) => m.products.update(uuid(3), { active: false }),
+      envelope({ ...pan, active: false }),
+    ],
+    [
+      'products.import',
+      'post',
+      '/products/import',
+      (m) => m.products.import({ csv: 'name,food_category,ean\nPan,bakery,4006381333931\n', dry_run: true }),
+      envelope({ dry_run: true, created: 1, updated: 0, products: [] }),
     ],
     [
       'records.verify',
@@ -639,6 +667,10 @@ describe('every resource calls its endpoint', () => {
     'webhooks.rotateSecret': { body: { grace_period_seconds: 3600 } },
     'webhooks.recover': { body: { since: '2026-11-22T00:00:00.000Z', until: '2026-11-23T00:00:00.000Z' } },
     'webhooks.deliveries': { query: { offset: '0' } },
+    'products.list': { query: { include_inactive: 'true' } },
+    'products.create': { body: { name: 'Pan', food_category: 'bakery', ean: '4006381333931', price: 1, unit_cost: 0.3 } },
+    'products.update': { body: { active: false } },
+    'products.import': { body: { csv: 'name,food_category,ean\nPan,bakery,4006381333931\n', dry_run: true } },
     'openingCalendar.setClosedWeekdays': { body: { closed_weekdays: ['monday', 'sunday'] } },
     'openingCalendar.closures.create': { body: { starts_on: '2026-12-24', ends_on: '2026-12-26', reason: 'Navidad' } },
     'inbound.sales': {

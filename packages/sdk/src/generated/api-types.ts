@@ -12,7 +12,7 @@ export type WebhookEventName = "record.created" | "record.updated" | "session.co
 
 export type InboundEventType = "waste.created" | "waste.updated" | "inventory.loss" | "sales.recorded";
 
-export type Permission = "records:read" | "records:write" | "catalog:read" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "opening:read" | "opening:write" | "sessions:read" | "sessions:write" | "predict:read" | "webhooks:read" | "webhooks:write" | "inbound:write";
+export type Permission = "records:read" | "records:write" | "catalog:read" | "catalog:write" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "opening:read" | "opening:write" | "sessions:read" | "sessions:write" | "predict:read" | "webhooks:read" | "webhooks:write" | "inbound:write";
 
 export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "plan_required" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "service_unavailable" | "internal";
 
@@ -208,6 +208,45 @@ export type Product = {
     name: string;
     food_category: FoodCategory;
     ean: string;
+    /** the product's id in the POS, which connectors match sales by */
+    pos_ref: string | null;
+    /** one unit's weight, to convert units and kg */
+    unit_weight_kg: number | null;
+    /** sale price in euros per unit (per kg when sold by weight) */
+    price: number | null;
+    /** what one unit costs to make or buy, in euros */
+    unit_cost: number | null;
+    /** what a leftover unit is still worth (donated, sold off), in euros */
+    salvage_value: number | null;
+    /** false once deactivated: not listed by default nor forecast; its sales are kept */
+    active: boolean;
+};
+
+export type ImportProductsResult = {
+    dry_run: boolean;
+    created: number;
+    updated: number;
+    /** each line, as it is (or would be, on a dry run) stored */
+    products: {
+        /** the line of the file */
+        line: number;
+        action: "create" | "update";
+        product: {
+            name: string;
+            food_category: FoodCategory;
+            ean: string;
+            /** the product's id in the POS, which connectors match sales by */
+            pos_ref: string | null;
+            /** one unit's weight, to convert units and kg */
+            unit_weight_kg: number | null;
+            /** sale price in euros per unit (per kg when sold by weight) */
+            price: number | null;
+            /** what one unit costs to make or buy, in euros */
+            unit_cost: number | null;
+            /** what a leftover unit is still worth (donated, sold off), in euros */
+            salvage_value: number | null;
+        };
+    }[];
 };
 
 export type Shift = {
@@ -661,6 +700,37 @@ export type CreateShiftInput = {
     name: string;
     start_time: string;
     end_time: string;
+};
+
+export type CreateProductInput = {
+    name: string;
+    food_category: FoodCategory;
+    ean: string;
+    pos_ref?: (string | null) | undefined;
+    unit_weight_kg?: (number | null) | undefined;
+    price?: (number | null) | undefined;
+    unit_cost?: (number | null) | undefined;
+    salvage_value?: (number | null) | undefined;
+};
+
+export type UpdateProductInput = {
+    name?: string | undefined;
+    food_category?: FoodCategory | undefined;
+    ean?: string | undefined;
+    pos_ref?: ((string | null) | undefined) | undefined;
+    unit_weight_kg?: ((number | null) | undefined) | undefined;
+    price?: ((number | null) | undefined) | undefined;
+    unit_cost?: ((number | null) | undefined) | undefined;
+    salvage_value?: ((number | null) | undefined) | undefined;
+    id: string;
+    active?: boolean | undefined;
+};
+
+export type ImportProductsInput = {
+    /** the CSV file's text */
+    csv: string;
+    /** check and preview only: nothing is written */
+    dry_run?: boolean | undefined;
 };
 
 export type SetClosedWeekdaysInput = {

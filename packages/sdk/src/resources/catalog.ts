@@ -1,6 +1,16 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { HttpCore, RequestOptions } from '../core/http.js';
-import type { Cause, Destination, Establishment, Product } from '../generated/api-types.js';
+import type {
+  Cause,
+  CreateProductInput,
+  Destination,
+  Establishment,
+  ImportProductsInput,
+  ImportProductsResult,
+  Product,
+  UpdateProductInput,
+} from '../generated/api-types.js';
+import { segment } from './path.js';
 
 /** GET /api/v1/causas: the active causes of waste. */
 export class Causas {
@@ -26,10 +36,49 @@ export class Establishments {
   }
 }
 
-/** GET /api/v1/products: the organisation's product catalogue. */
+/**
+ * The organisation's product catalogue: what sales name and the demand forecast is made for. Prices
+ * are euros per unit of sale; with `price` and `unit_cost` the production advice weighs a leftover
+ * against a missed sale.
+ */
+/** What `products.list` may ask for. */
+export type ProductsQuery = { include_inactive?: boolean };
+
 export class Products {
   constructor(private readonly core: HttpCore) {}
-  list(options?: RequestOptions): APIPromise<Product[]> {
-    return this.core.request({ method: 'GET', path: '/products' }, options);
+
+  /**
+   * The active products by name; `list({ include_inactive: true })` lists deactivated ones too.
+   * `list(options)` (request options alone) still works, as before the query existed.
+   */
+  list(options?: RequestOptions): APIPromise<Product[]>;
+  list(query: ProductsQuery, options?: RequestOptions): APIPromise<Product[]>;
+  list(first?: ProductsQuery | RequestOptions, second?: RequestOptions): APIPromise<Product[]> {
+    const isQuery = first !== undefined && 'include_inactive' in first;
+    const query = isQuery ? (first as ProductsQuery) : {};
+    const options = isQuery ? second : (first as RequestOptions | undefined);
+    return this.core.request(
+      { method: 'GET', path: '/products', ...(query.include_inactive ? { query: { include_inactive: 'true' } } : {}) },
+      options,
+    );
+  }
+
+  /** Adds a product; its EAN (and POS reference) must be the organisation's only one (ConflictError otherwise). */
+  create(input: CreateProductInput, options?: RequestOptions): APIPromise<Product> {
+    return this.core.request({ method: 'POST', path: '/products', body: input }, options);
+  }
+
+  /** Changes the fields given (`null` clears one); `{ active: false }` deactivates the product. */
+  update(id: string, changes: Omit<UpdateProductInput, 'id'>, options?: RequestOptions): APIPromise<Product> {
+    return this.core.request({ method: 'PATCH', path: `/products/${segment(id)}`, body: changes }, options);
+  }
+
+  /**
+   * Imports a CSV's text (`name,food_category,ean` and optionally `pos_ref`, `unit_weight_kg`,
+   * `price`, `unit_cost`, `salvage_value`): all or nothing, a BadRequestError listing each bad
+   * line; `dry_run: true` previews without writing.
+   */
+  import(input: ImportProductsInput, options?: RequestOptions): APIPromise<ImportProductsResult> {
+    return this.core.request({ method: 'POST', path: '/products/import', body: input }, options);
   }
 }
