@@ -23,7 +23,10 @@ export async function measureRetention({ pool, client }) {
   const before = await sizes(client);
   const start = performance.now();
   const later = new Date(Date.now() + 31 * 86_400_000);
-  const report = await purgeExpired({ pool, clock: () => later }, { eventDays: 30, inboundDedupeDays: 30, salesDays: 400, budgetMs: 600_000 });
+  const report = await purgeExpired(
+    { pool, clock: () => later },
+    { eventDays: 30, inboundDedupeDays: 30, salesDays: 400, budgetMs: 600_000 },
+  );
   const seconds = (performance.now() - start) / 1000;
   await client.query(`VACUUM ${TABLES.join(', ')}`);
   const after = await sizes(client);

@@ -184,6 +184,13 @@ const shiftsRoute = createRoute({
   component: lazyRouteComponent(() => import('./pages/shifts/ShiftsPage.tsx'), 'ShiftsPage'),
 });
 
+const productsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'products',
+  loader: ({ context }) => context.queryClient.ensureQueryData(context.trpc.catalog.products.queryOptions()),
+  component: lazyRouteComponent(() => import('./pages/products/ProductsPage.tsx'), 'ProductsPage'),
+});
+
 const sessionRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'sessions/$id',
@@ -279,6 +286,7 @@ const routeTree = rootRoute.addChildren([
     forecastRoute,
     planRoute,
     shiftsRoute,
+    productsRoute,
     sessionRoute,
     keysRoute,
     integrationsRoute,

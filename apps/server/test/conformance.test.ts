@@ -203,20 +203,21 @@ describe('valid requests and their errors, operation by operation', () => {
   });
 
   it('products', async () => {
+    // The catalogue is changed with a live key; a test key gets 403.
+    const { key } = await addKey(t.db, tenant.establishmentId, 'live');
     const body = { name: 'Barra', food_category: 'bakery', ean: '8410000000047', price: 1, unit_cost: 0.3 };
-    const created = await call('POST', '/products', { body });
+    expectStatus(await call('POST', '/products', { body }), 403);
+    const created = await call('POST', '/products', { body, key });
     expectStatus(created, 201);
-    expectStatus(await call('POST', '/products', { body }), 409);
-    expectStatus(await call('POST', '/products', { body: { ...body, ean: '123' } }), 400);
+    expectStatus(await call('POST', '/products', { body, key }), 409);
+    expectStatus(await call('POST', '/products', { body: { ...body, ean: '123' }, key }), 400);
     const id = created.json().data.id;
-    expectStatus(await call('PATCH', '/products/{id}', { params: { id }, body: { price: 1.1 } }), 200);
-    expectStatus(await call('PATCH', '/products/{id}', { params: { id }, body: { unit_cost: 5 } }), 400);
+    expectStatus(await call('PATCH', '/products/{id}', { params: { id }, body: { price: 1.1 }, key }), 200);
+    expectStatus(await call('PATCH', '/products/{id}', { params: { id }, body: { unit_cost: 5 }, key }), 400);
     expectStatus(await call('GET', '/products', { query: 'include_inactive=true' }), 200);
-    expectStatus(
-      await call('POST', '/products/import', { body: { csv: 'name,food_category,ean\nPan,bakery,8410000000054\n', dry_run: true } }),
-      200,
-    );
-    expectStatus(await call('POST', '/products/import', { body: { csv: 'name,food_category,ean\nPan,bakery,1\n' } }), 400);
+    const csv = 'name,food_category,ean\nPan,bakery,8410000000054\n';
+    expectStatus(await call('POST', '/products/import', { body: { csv, dry_run: true } }), 200);
+    expectStatus(await call('POST', '/products/import', { body: { csv: 'name,food_category,ean\nPan,bakery,1\n' }, key }), 400);
   });
 
   it('opening calendar', async () => {
@@ -426,8 +427,10 @@ describe('the errors every operation can answer', () => {
     const delivery = (await call('POST', '/webhooks/{id}/test', { params: { id: webhook } })).json().data.id;
     const closure = (await call('POST', '/opening-calendar/closures', { body: { starts_on: '2027-01-06', ends_on: '2027-01-06' } })).json()
       .data.id;
-    const product = (await call('POST', '/products', { body: { name: 'Fixture', food_category: 'bakery', ean: '8410000000061' } })).json()
-      .data.id;
+    const live = await addKey(t.db, tenant.establishmentId, 'live');
+    const product = (
+      await call('POST', '/products', { body: { name: 'Fixture', food_category: 'bakery', ean: '8410000000061' }, key: live.key })
+    ).json().data.id;
     fixtures = { shift, session, record, webhook, delivery, closure, product };
   });
 

@@ -89,7 +89,13 @@ const make = {
   // 22:00–06:00 does not cover NOW (11:00 in Madrid), so no record takes it and it can be deleted.
   shift: async (o: Org) => (await rest(o, '/shifts', { name: `Noche ${++counter}`, start_time: '22:00', end_time: '06:00' })).id,
   session: async (o: Org) => (await rest(o, '/sessions', { name: `Cierre ${++counter}` })).id,
-  product: async (o: Org) => (await rest(o, '/products', { name: `Pan ${++counter}`, food_category: 'bakery', ean: gtin(counter) })).id,
+  // The catalogue is changed with a live key.
+  product: async (o: Org) => {
+    const { key } = await createKey(t.db, { establishment: o.establishmentId, mode: 'live' });
+    const res = await api(t.app, key).post('/api/v1/products', { name: `Pan ${++counter}`, food_category: 'bakery', ean: gtin(counter) });
+    if (res.statusCode !== 201) throw new Error(`POST /products answered ${res.statusCode}: ${res.body}`);
+    return kept(o, res.json().data.id);
+  },
   closure: async (o: Org) => (await rest(o, '/opening-calendar/closures', { starts_on: '2026-12-24', ends_on: '2026-12-26' })).id,
   webhook: async (o: Org) => (await rest(o, '/webhooks', { url: 'https://93.184.216.34/hook', events: ['record.created'] })).id,
   delivery: async (o: Org) => {

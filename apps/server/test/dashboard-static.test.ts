@@ -120,7 +120,10 @@ describe('/dashboard', () => {
     // it is served. 224 kB (both languages inside) before zod, the role table's schemas and the
     // second language left it; 204 kB since, in 9 files rather than 18. The goal is 120 kB
     // (apps/dashboard/README.md, Performance). Lower it as the page shrinks; raise it only with a reason.
-    const BUDGET_GZ = 205_000;
+    // Raised to 207 kB with the opening calendar's and the products page's texts (+1.2 kB): a
+    // language's messages are one file, every page's included, on the first load; splitting them by
+    // page is what would take them off it.
+    const BUDGET_GZ = 207_000;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));

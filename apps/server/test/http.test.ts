@@ -301,9 +301,24 @@ describe('OpenAPI document and docs page', () => {
         'POST /webhooks/{id}/recover',
         'POST /integrations/square/{id}',
         'POST /integrations/odoo/{token}',
+        'GET /opening-calendar',
+        'PUT /opening-calendar/weekdays',
+        'POST /opening-calendar/closures',
+        'DELETE /opening-calendar/closures/{id}',
+        'POST /products',
+        'PATCH /products/{id}',
+        'POST /products/import',
       ].sort(),
     );
-    const creates = new Set(['post /records', 'post /shifts', 'post /sessions', 'post /prevention-plan', 'post /webhooks']);
+    const creates = new Set([
+      'post /records',
+      'post /shifts',
+      'post /sessions',
+      'post /prevention-plan',
+      'post /webhooks',
+      'post /opening-calendar/closures',
+      'post /products',
+    ]);
     const ids = new Set<string>();
     for (const { method, path, op } of ops) {
       expect(op.operationId, path).toBeTruthy();

@@ -36,7 +36,7 @@ const CROISSANT = {
 
 describe('/api/v1/products', () => {
   it('creates a product with its prices, lists it, changes only what is sent and deactivates it', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await createTenant(t.db, { mode: 'live' });
     const created = await send(tenant.key, 'POST', '/products', CROISSANT);
     expect(created.statusCode, created.body).toBe(201);
     const product = created.json().data;
@@ -71,7 +71,7 @@ describe('/api/v1/products', () => {
     ['an empty name', { ...CROISSANT, name: '  ' }, 'name'],
     ['an unknown field', { ...CROISSANT, colour: 'gold' }, ''],
   ])('refuses %s with a 400 and stores nothing', async (_, body, path) => {
-    const tenant = await createTenant(t.db);
+    const tenant = await createTenant(t.db, { mode: 'live' });
     const res = await send(tenant.key, 'POST', '/products', body);
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, code: 'validation_error' });
@@ -80,7 +80,7 @@ describe('/api/v1/products', () => {
   });
 
   it('answers 409 for an EAN or POS reference another product has, 404 for another organisation’s product, 403 without catalog:write', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await createTenant(t.db, { mode: 'live' });
     const first = (await send(tenant.key, 'POST', '/products', CROISSANT)).json().data;
     const again = await send(tenant.key, 'POST', '/products', { ...CROISSANT, pos_ref: 'SQ-2' });
     expect(again.statusCode).toBe(409);
@@ -90,15 +90,38 @@ describe('/api/v1/products', () => {
     expect(ref.json().error).toBe('Another product of this organisation has pos_ref SQ-1');
     expect(await stored(tenant)).toHaveLength(1);
 
-    const other = await createTenant(t.db);
+    const other = await createTenant(t.db, { mode: 'live' });
     expect((await send(other.key, 'PATCH', `/products/${first.id}`, { name: 'Mine' })).statusCode).toBe(404);
-    const reader = await createTenant(t.db, { permissions: 'catalog:read' });
+    const reader = await createTenant(t.db, { permissions: 'catalog:read', mode: 'live' });
     expect((await send(reader.key, 'POST', '/products', CROISSANT)).statusCode).toBe(403);
     expect(await stored(reader)).toEqual([]);
   });
 
+  it('a test key reads the catalogue and previews an import, but changes nothing: the catalogue is shared by both modes', async () => {
+    const live = await createTenant(t.db, { mode: 'live' });
+    const product = (await send(live.key, 'POST', '/products', CROISSANT)).json().data;
+    const test = await createTenant(t.db, { organizationId: live.organizationId });
+    expect((await send(test.key, 'GET', '/products')).json().data).toEqual([product]);
+    for (const [method, url, body] of [
+      ['POST', '/products', { ...CROISSANT, ean: '8410000000030', pos_ref: null }],
+      ['PATCH', `/products/${product.id}`, { price: 9 }],
+      ['POST', '/products/import', { csv: 'name,food_category,ean\nBarra,bakery,8410000000030\n' }],
+    ] as const) {
+      const res = await send(test.key, method, url, body);
+      expect(res.statusCode, `${method} ${url}`).toBe(403);
+      expect(res.json().error).toMatch(/shared by test and live data: change it with a live key/);
+    }
+    const preview = await send(test.key, 'POST', '/products/import', {
+      csv: 'name,food_category,ean\nBarra,bakery,8410000000030\n',
+      dry_run: true,
+    });
+    expect(preview.statusCode).toBe(200);
+    expect(preview.json().data.created).toBe(1);
+    expect((await stored(live)).map((p) => [p.ean, Number(p.price)])).toEqual([['8410000000023', 1.2]]);
+  });
+
   it('imports a CSV: a dry run previews it, a bad line refuses the whole file, and a known EAN is updated', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await createTenant(t.db, { mode: 'live' });
     await send(tenant.key, 'POST', '/products', { ...CROISSANT, pos_ref: null });
     const csv =
       'name;food_category;ean;price;unit_cost\nCroissant de mantequilla;bakery;8410000000023;1,30;0,45\nBarra;bakery;8410000000030;0,9;0,2\n';
@@ -135,7 +158,7 @@ describe('/api/v1/products', () => {
   });
 
   it('a deactivated product is no longer forecast, unless asked for by its id', async () => {
-    const tenant = await createTenant(t.db);
+    const tenant = await createTenant(t.db, { mode: 'live' });
     const product = (await send(tenant.key, 'POST', '/products', CROISSANT)).json().data;
     const sales = Array.from({ length: 20 }, (_, i) => ({
       product_id: product.id,

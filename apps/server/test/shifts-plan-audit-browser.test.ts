@@ -59,6 +59,21 @@ const WORDS = {
     addClosure: 'Añadir cierre',
     endsBefore: 'El último día no puede ser anterior al primero',
     closures: 'Cierres',
+    products: 'Productos',
+    addProduct: 'Añadir producto',
+    productName: 'Nombre',
+    category: 'Categoría',
+    bakery: 'Panadería y bollería',
+    ean: 'EAN / GTIN',
+    price: 'Precio, € (opcional)',
+    cost: 'Coste por unidad, € (opcional)',
+    costAbove: 'El coste no puede superar el precio',
+    save2: 'Guardar cambios',
+    csvText: 'Contenido del CSV',
+    check: 'Comprobar',
+    importN: (n: number) => `Importar ${n} productos`,
+    deactivate: (name: string) => `Desactivar ${name}`,
+    inactive: 'Desactivado',
   },
   en: {
     plan: 'Prevention plan',
@@ -90,6 +105,21 @@ const WORDS = {
     addClosure: 'Add closure',
     endsBefore: 'The last day cannot be before the first',
     closures: 'Closures',
+    products: 'Products',
+    addProduct: 'Add product',
+    productName: 'Name',
+    category: 'Category',
+    bakery: 'Bakery',
+    ean: 'EAN / GTIN',
+    price: 'Price, € (optional)',
+    cost: 'Cost per unit, € (optional)',
+    costAbove: 'The cost cannot be above the price',
+    save2: 'Save changes',
+    csvText: 'CSV content',
+    check: 'Check',
+    importN: (n: number) => `Import ${n} products`,
+    deactivate: (name: string) => `Deactivate ${name}`,
+    inactive: 'Deactivated',
   },
 } as const;
 
@@ -309,6 +339,66 @@ describe.skipIf(!hasChromium)(
         });
       }
     }, 180_000);
+
+    it('adds a product (refusing a cost above its price), imports a CSV after its preview (refusing a bad line) and deactivates one', async () => {
+      const me = await owner();
+      const products = () => t.db.product.findMany({ where: { organization_id: tenant.organizationId }, orderBy: { ean: 'asc' } });
+      for (const combo of COMBOS) {
+        const w = WORDS[combo.lang];
+        const tag = `${combo.lang}${combo.width}`;
+        await t.db.$executeRawUnsafe('DELETE FROM products WHERE organization_id = $1::uuid', tenant.organizationId);
+
+        await onPage(me, combo, async (page) => {
+          await page.goto(`${base}/dashboard/products`);
+          await heading(page, w.products).waitFor();
+
+          // A product with a cost above its price: said under the field, nothing sent.
+          await page.getByRole('button', { name: w.addProduct }).click();
+          const dialog = page.getByRole('dialog');
+          await dialog.getByLabel(w.productName, { exact: true }).fill(`Croissant ${tag}`);
+          await dialog.getByLabel(w.category, { exact: true }).click();
+          await page.getByRole('option', { name: w.bakery }).click();
+          await dialog.getByLabel(w.ean, { exact: true }).fill('8410000000023');
+          await dialog.getByLabel(w.price, { exact: true }).fill('1.2');
+          await dialog.getByLabel(w.cost, { exact: true }).fill('2');
+          await dialog.getByRole('button', { name: w.save2, exact: true }).click();
+          await dialog.getByText(w.costAbove, { exact: true }).waitFor();
+          expect(await products()).toEqual([]);
+          await dialog.getByLabel(w.cost, { exact: true }).fill('0.4');
+          await dialog.getByRole('button', { name: w.save2, exact: true }).click();
+          await dialog.waitFor({ state: 'detached' });
+          await page.getByRole('cell', { name: `Croissant ${tag}`, exact: true }).waitFor();
+          expect((await products()).map((p) => [p.name, Number(p.price), Number(p.unit_cost)])).toEqual([[`Croissant ${tag}`, 1.2, 0.4]]);
+
+          // A CSV with a bad line: each problem listed, nothing written; fixed, previewed, then imported.
+          const text = page.getByLabel(w.csvText, { exact: true });
+          await text.fill('name;food_category;ean;price\nBarra;bakery;8410000000030;0,9\nLeche;dairy;123;1\n');
+          await page.getByRole('button', { name: w.check, exact: true }).click();
+          await page.getByTestId('import-problems').getByText('line 3: ean "123" is not a valid EAN/GTIN').waitFor();
+          expect(await products()).toHaveLength(1);
+          await text.fill('name;food_category;ean;price\nBarra;bakery;8410000000030;0,9\nCroissant grande;bakery;8410000000023;1,5\n');
+          await page.getByRole('button', { name: w.check, exact: true }).click();
+          await page.getByTestId('import-preview').getByRole('cell', { name: 'Barra', exact: true }).waitFor();
+          expect(await products()).toHaveLength(1);
+          await page.mouse.move(0, 0);
+          await accessible(page, `products ${tag}`);
+          await page.screenshot({ path: join(TEST_RESULTS, `products-${tag}.png`), fullPage: true });
+          await page.getByRole('button', { name: w.importN(2) }).click();
+          await page.getByRole('cell', { name: 'Barra', exact: true }).first().waitFor();
+          await expect
+            .poll(async () => (await products()).map((p) => [p.name, Number(p.price)]))
+            .toEqual([
+              ['Croissant grande', 1.5],
+              ['Barra', 0.9],
+            ]);
+
+          // Deactivated: marked in the list, and in the database.
+          await page.getByRole('button', { name: w.deactivate('Barra'), exact: true }).click();
+          await page.getByRole('row').filter({ hasText: 'Barra' }).getByText(w.inactive, { exact: true }).first().waitFor();
+          expect((await products()).find((p) => p.name === 'Barra')?.deactivated_at).not.toBeNull();
+        });
+      }
+    }, 240_000);
 
     it('opens a registration session to its records', async () => {
       const me = await owner();

@@ -35,6 +35,8 @@ const BODIES: Record<string, unknown> = {
   'POST /webhooks/{id}/rotate-secret': { grace_period_seconds: 0 },
   'POST /webhooks/{id}/recover': { since: '2000-01-01T00:00:00Z' },
   'POST /webhooks/inbound': { event: 'waste.created', payload: { ...validRecord(), source: 'walls' } },
+  'POST /opening-calendar/closures': { starts_on: '2026-12-24', ends_on: '2026-12-26' },
+  'POST /products': { name: 'Pan', food_category: 'bakery', ean: '8410000000023' },
 };
 const bodyFor = (method: string, path: string) => BODIES[`${method} ${path}`] ?? (method === 'GET' ? undefined : {});
 const fill = (path: string) =>
@@ -82,6 +84,9 @@ beforeAll(async () => {
   ids.shifts = (await post('/shifts')).id;
   ids.sessions = (await post('/sessions')).id;
   ids.webhooks = (await post('/webhooks')).id;
+  ids['opening-calendar'] = (await post('/opening-calendar/closures')).id;
+  // The catalogue is the organisation's, changed with a live key.
+  ids.products = (await request(bLive.key, 'POST', '/api/v1/products', BODIES['POST /products'])).json().data.id;
   await request(b.key, 'POST', '/api/v1/prevention-plan', {});
   ids.delivery = (await request(b.key, 'POST', `/api/v1/webhooks/${ids.webhooks}/test`, {})).json().data.id;
   // A failed delivery of B's record, so that a recovery reaching across the wall would show.
@@ -110,9 +115,14 @@ describe('tenant, mode and permission walls', () => {
         const res = await request(key, method, url, bodyFor(method, path));
         const label = `${who}: ${method} ${path}`;
         expect(res.statusCode, label).toBeLessThan(500);
-        if (path.includes('{id}')) expect(res.statusCode, label).toBe(404);
+        // The product catalogue is the organisation's, for both modes: B's live key changes B's
+        // products (an empty change here); A's test key may change no catalogue at all (403).
+        if (path === '/products/{id}') expect(res.statusCode, label).toBe(who === 'A' ? 403 : 200);
+        else if (path.includes('{id}')) expect(res.statusCode, label).toBe(404);
         // B's ids never appear, except one the caller sent itself (a 404 names what was asked for).
-        for (const id of bIds.filter((i) => !url.includes(i))) expect(res.body.includes(id), `${label} shows ${id}`).toBe(false);
+        // (B's products are B's organisation's, in both modes: B's live key sees them.)
+        const hidden = bIds.filter((i) => !url.includes(i) && !(who === 'B live' && i === ids.products));
+        for (const id of hidden) expect(res.body.includes(id), `${label} shows ${id}`).toBe(false);
         expect(res.headers['x-content-type-options'], label).toBe('nosniff');
         expect(res.headers['referrer-policy'], label).toBe('no-referrer');
         expect(res.headers['cache-control'], label).toBe('no-store');

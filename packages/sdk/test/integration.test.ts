@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Receiver, startReceiver, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConflictError, Merma, NotFoundError, RateLimitError, verifyCheckpoint, verifyWebhook } from '../src/index.js';
+import {
+  ConflictError,
+  Merma,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  verifyCheckpoint,
+  verifyWebhook,
+} from '../src/index.js';
 
 /**
  * The SDK against the real built server (@merma/test-server: apps/server/dist/main.js as a child
@@ -110,22 +118,29 @@ describe('the SDK against the server', () => {
     expect(await merma.shifts.list()).toEqual([shift]);
   });
 
-  it('adds, changes, deactivates and imports products', async () => {
-    const pan = await merma.products.create({ name: 'Pan', food_category: 'bakery', ean: '4006381333931', price: 1, unit_cost: 0.3 });
+  it('adds, changes, deactivates and imports products with a live key; a test key only reads and previews', async () => {
+    // The catalogue is shared by both modes: a live key of its own organisation changes it.
+    const own = await t.createTenant({ mode: 'live' });
+    const live = new Merma({ apiKey: own.key, baseUrl });
+    await expect(merma.products.create({ name: 'Pan', food_category: 'bakery', ean: '4006381333931' })).rejects.toBeInstanceOf(
+      PermissionDeniedError,
+    );
+    expect(await merma.products.import({ csv: 'name,food_category,ean\nPan,bakery,4006381333931\n', dry_run: true })).toMatchObject({
+      created: 1,
+    });
+    const pan = await live.products.create({ name: 'Pan', food_category: 'bakery', ean: '4006381333931', price: 1, unit_cost: 0.3 });
     expect(pan).toMatchObject({ name: 'Pan', price: 1, unit_cost: 0.3, active: true });
-    await expect(merma.products.create({ name: 'Otro', food_category: 'bakery', ean: '4006381333931' })).rejects.toBeInstanceOf(
+    await expect(live.products.create({ name: 'Otro', food_category: 'bakery', ean: '4006381333931' })).rejects.toBeInstanceOf(
       ConflictError,
     );
-    expect(await merma.products.update(pan.id, { active: false })).toMatchObject({ active: false });
-    expect(await merma.products.list()).not.toContainEqual(expect.objectContaining({ id: pan.id }));
-    expect(await merma.products.list({ include_inactive: true })).toContainEqual(expect.objectContaining({ id: pan.id, active: false }));
-    const preview = await merma.products.import({ csv: 'name;food_category;ean;price\nPan;bakery;4006381333931;1,10\n', dry_run: true });
+    expect(await live.products.update(pan.id, { active: false })).toMatchObject({ active: false });
+    expect(await live.products.list()).not.toContainEqual(expect.objectContaining({ id: pan.id }));
+    expect(await live.products.list({ include_inactive: true })).toContainEqual(expect.objectContaining({ id: pan.id, active: false }));
+    const preview = await live.products.import({ csv: 'name;food_category;ean;price\nPan;bakery;4006381333931;1,10\n', dry_run: true });
     expect(preview).toMatchObject({ dry_run: true, created: 0, updated: 1 });
-    await expect(merma.products.import({ csv: 'name,food_category,ean\nPan,bakery,1\n' })).rejects.toMatchObject({ status: 400 });
-    await merma.products.import({ csv: 'name;food_category;ean;price\nPan;bakery;4006381333931;1,10\n' });
-    expect(await merma.products.list()).toContainEqual(expect.objectContaining({ id: pan.id, price: 1.1, active: true }));
-    // Left deactivated: the catalogue test expects none active, whichever runs first.
-    await merma.products.update(pan.id, { active: false });
+    await expect(live.products.import({ csv: 'name,food_category,ean\nPan,bakery,1\n' })).rejects.toMatchObject({ status: 400 });
+    await live.products.import({ csv: 'name;food_category;ean;price\nPan;bakery;4006381333931;1,10\n' });
+    expect(await live.products.list()).toContainEqual(expect.objectContaining({ id: pan.id, price: 1.1, active: true }));
   });
 
   it('sets the opening calendar: closed weekdays (PUT) and a closure added and deleted', async () => {

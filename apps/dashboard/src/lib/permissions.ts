@@ -14,6 +14,8 @@ export const can = {
   viewAudit: (role: Role) => roleCan(role, 'administer'),
   /** Viewers see every waste page and change nothing there. */
   manageShifts: (role: Role) => roleCan(role, 'build'),
+  /** The organisation's products: add, edit, deactivate, import. */
+  manageProducts: (role: Role) => roleCan(role, 'build'),
   generatePlan: (role: Role) => roleCan(role, 'build'),
   /** Adding a record or correcting one by hand. */
   writeRecords: (role: Role) => roleCan(role, 'build'),

@@ -1,5 +1,6 @@
 import { Divider, NavLink, Stack } from '@mantine/core';
 import {
+  IconBaguette,
   IconChartBar,
   IconClock,
   IconFileText,
@@ -17,7 +18,7 @@ import { can } from '../lib/permissions.ts';
 import { useScope } from '../lib/scope.ts';
 
 type Item = {
-  to: '/overview' | '/records' | '/forecast' | '/plan' | '/shifts' | '/keys' | '/integrations' | '/team' | '/audit';
+  to: '/overview' | '/records' | '/forecast' | '/plan' | '/shifts' | '/products' | '/keys' | '/integrations' | '/team' | '/audit';
   label: string;
   icon: ReactNode;
 };
@@ -33,6 +34,7 @@ export function Navigation({ onNavigate }: { onNavigate: () => void }) {
     { to: '/forecast', label: t('nav.forecast'), icon: <IconTrendingUp size={18} aria-hidden /> },
     { to: '/plan', label: t('nav.plan'), icon: <IconFileText size={18} aria-hidden /> },
     { to: '/shifts', label: t('nav.shifts'), icon: <IconClock size={18} aria-hidden /> },
+    { to: '/products', label: t('nav.products'), icon: <IconBaguette size={18} aria-hidden /> },
   ];
   const items: Item[] = [
     ...(can.viewKeys(me.role) ? [{ to: '/keys' as const, label: t('nav.keys'), icon: <IconKey size={18} aria-hidden /> }] : []),

@@ -11,9 +11,24 @@ import {
   ProductResponse,
   UpdateProductInput,
 } from '@merma/schema';
+import { AppError } from '../../errors.js';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import { createProduct, importProductCsv, listProducts, updateProduct } from './products.js';
 import { type CatalogCache, listActiveCauses, listDestinations, listEstablishments } from './service.js';
+
+/**
+ * The product catalogue is the organisation's, shared by its test and live data (sales of both
+ * modes name the same products, and their prices steer the live advice): a test key reads it and
+ * may preview an import, a live key (or the dashboard) changes it.
+ */
+function liveOnly(livemode: boolean): void {
+  if (!livemode) {
+    throw new AppError(
+      'forbidden',
+      'The product catalogue is shared by test and live data: change it with a live key (svc_live_…) or in the dashboard; a test key reads it and may preview an import (dry_run)',
+    );
+  }
+}
 
 export function catalogRouter(cache: CatalogCache) {
   return router({
@@ -89,7 +104,7 @@ export function catalogRouter(cache: CatalogCache) {
           tags: ['catalogues'],
           summary: 'Add a product',
           description:
-            "A product of the organisation's catalogue (every establishment of it sees it). Its EAN, and its POS reference when given, are unique in the organisation (409 otherwise). With `price` and `unit_cost` the production advice weighs a leftover against a missed sale.",
+            "A product of the organisation's catalogue (every establishment of it sees it, in both modes: only a live key changes it). Its EAN, and its POS reference when given, are unique in the organisation (409 otherwise). With `price` and `unit_cost` the production advice weighs a leftover against a missed sale.",
           operationId: 'createProduct',
         },
         permission: 'catalog:write',
@@ -97,7 +112,10 @@ export function catalogRouter(cache: CatalogCache) {
       })
       .input(CreateProductInput)
       .output(ProductResponse)
-      .mutation(async ({ ctx, input }) => ok(await createProduct(ctx.db, ctx.auth.organizationId, input))),
+      .mutation(async ({ ctx, input }) => {
+        liveOnly(ctx.auth.livemode);
+        return ok(await createProduct(ctx.db, ctx.auth.organizationId, input));
+      }),
 
     updateProduct: apiProcedure
       .meta({
@@ -114,7 +132,10 @@ export function catalogRouter(cache: CatalogCache) {
       })
       .input(UpdateProductInput)
       .output(ProductResponse)
-      .mutation(async ({ ctx, input }) => ok((await updateProduct(ctx.db, ctx.auth.organizationId, input, ctx.clock())).after)),
+      .mutation(async ({ ctx, input }) => {
+        liveOnly(ctx.auth.livemode);
+        return ok((await updateProduct(ctx.db, ctx.auth.organizationId, input, ctx.clock())).after);
+      }),
 
     importProducts: apiProcedure
       .meta({
@@ -131,8 +152,9 @@ export function catalogRouter(cache: CatalogCache) {
       })
       .input(ImportProductsInput)
       .output(ImportProductsResponse)
-      .mutation(async ({ ctx, input }) =>
-        ok(await importProductCsv(ctx.db, ctx.auth.organizationId, { csv: input.csv, dryRun: input.dry_run })),
-      ),
+      .mutation(async ({ ctx, input }) => {
+        if (!input.dry_run) liveOnly(ctx.auth.livemode);
+        return ok(await importProductCsv(ctx.db, ctx.auth.organizationId, { csv: input.csv, dryRun: input.dry_run }));
+      }),
   });
 }
