@@ -240,6 +240,9 @@ function NoSales({ filtered }: { filtered: boolean }) {
       lines={[filtered && t('forecast.demand.empty.category'), t('forecast.demand.empty.body')]}
       links={
         <>
+          <AnchorLink to="/products" {...hintLink}>
+            {t('forecast.demand.empty.products')}
+          </AnchorLink>
           <AnchorLink to="/integrations" {...hintLink}>
             {t('forecast.demand.empty.integrations')}
           </AnchorLink>
