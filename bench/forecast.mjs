@@ -46,6 +46,9 @@ const DAY_COMPLETE = process.env.FORECAST_TODAY !== 'out';
 // The closed days are declared in the opening calendar, as a customer does (the days on which no
 // product sold anything); FORECAST_CALENDAR=none: not declared, learnt as days of no demand.
 const CALENDAR = process.env.FORECAST_CALENDAR !== 'none';
+// The sold-out days the data knows (the generated data's sold_out column) are sent as such, as a POS
+// that says so would; FORECAST_SOLD_OUT=none: not sent.
+const SOLD_OUT = process.env.FORECAST_SOLD_OUT !== 'none';
 const GOALS = { wape: 0.22, mase: 0.67, costCut: 0.2, coverageBand: 0.03, nominal: 0.95 };
 
 const addDays = (day, n) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -58,19 +61,30 @@ function load() {
     if (!byProduct.has(product)) byProduct.set(product, new Map());
     const days = byProduct.get(product);
     const prev = days.get(day);
-    days.set(day, prev ? { units: prev.units + v.units, demand: prev.demand + v.demand, closed: prev.closed && v.closed } : v);
+    days.set(
+      day,
+      prev
+        ? {
+            units: prev.units + v.units,
+            demand: prev.demand + v.demand,
+            closed: prev.closed && v.closed,
+            soldOut: prev.soldOut || v.soldOut,
+          }
+        : v,
+    );
   };
   for (const r of rows) {
     if (FORMAT === 'french-bakery-daily') {
       const price = Number(r.unit_price);
       const units = price > 0 ? Math.max(0, Math.round(Number(r.y) / price)) : 0;
-      put(r.unique_id, r.ds, { units, demand: units, closed: false });
+      put(r.unique_id, r.ds, { units, demand: units, closed: false, soldOut: false });
     } else {
       const units = Number(r.units);
       put(r.product, r.date, {
         units,
         demand: r.demand === undefined || r.demand === '' ? units : Number(r.demand),
         closed: r.closed === '1',
+        soldOut: r.sold_out === '1',
       });
     }
   }
@@ -124,7 +138,7 @@ for (const [name, days] of top) {
     const sales = [];
     for (let day = first; day < (DAY_COMPLETE ? addDays(d, 1) : d); day = addDays(day, 1)) {
       const u = unitsOn(day);
-      if (u > 0) sales.push({ product_id: name, day, units: u, kg: 0 });
+      if (u > 0) sales.push({ product_id: name, day, units: u, kg: 0, sold_out: SOLD_OUT && days.get(day)?.soldOut === true });
     }
     if (sales.length === 0) continue;
     // The products' prices as a customer would set them; FORECAST_PRICES=none: without (the fixed service level).

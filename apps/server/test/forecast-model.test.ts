@@ -9,6 +9,7 @@ import {
   productDemand,
 } from '../src/modules/predict/demand.js';
 import {
+  atLeast,
   backtest,
   fitHoltWinters,
   forecast,
@@ -343,5 +344,27 @@ describe('the end of the working day', () => {
     // Under 14 days: the mean of what was known the evening before.
     expect(replayForecasts(y, 2, 1).map((s) => s.value)).toEqual([15, 20, 25]);
     expect(replayForecasts(y, 2).map((s) => s.value)).toEqual([10, 15, 20]);
+  });
+});
+
+describe('atLeast: the demand expected given it was at least the sales of a sold-out day', () => {
+  it('is the normal mean truncated at the floor: above both, and the mean itself far below the floor', () => {
+    // At the mean: the half-normal's mean, √(2/π) ≈ 0.798 spreads above.
+    expect(atLeast(0, 1, 0)).toBeCloseTo(0.798, 2);
+    // A floor far under the mean changes almost nothing; far over it, a little more than the floor.
+    expect(atLeast(10, 2, 5)).toBeCloseTo(10.035, 2);
+    expect(atLeast(0, 1, 4)).toBeCloseTo(4.25, 2);
+    // Without a spread: the larger of the two.
+    expect(atLeast(7, 0, 9)).toBe(9);
+    for (const [mean, spread, floor] of [
+      [50, 5, 40],
+      [50, 5, 50],
+      [50, 5, 60],
+      [50, 5, 80],
+    ] as const) {
+      const v = atLeast(mean, spread, floor);
+      expect(v).toBeGreaterThanOrEqual(floor);
+      expect(v).toBeGreaterThanOrEqual(mean);
+    }
   });
 });

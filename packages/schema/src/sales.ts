@@ -41,6 +41,12 @@ export const SaleLine = z
     sold_at: IsoDate.or(z.iso.datetime({ offset: true })).describe(
       'when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone',
     ),
+    sold_out: z
+      .boolean()
+      .default(false)
+      .describe(
+        "the product ran out on this line's day: the day's sales are then a floor on its demand (the forecast reads them as at least that, not as the demand itself)",
+      ),
   })
   .refine((s) => s.product_id || s.ean || s.product_ref, { message: 'product_id, ean or product_ref is required', path: ['product_id'] })
   .meta({ id: 'SaleLine' });

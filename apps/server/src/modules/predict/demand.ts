@@ -6,7 +6,15 @@ import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import { closedDays } from '../opening/service.js';
 import { dayClosesAt, localTime } from '../shifts/service.js';
-import { forecast, forecastFromTomorrow, MIN_SEASONAL_HISTORY, replayForecasts, SEASON, type StepForecast } from './model.js';
+import {
+  type DayMarks,
+  forecast,
+  forecastFromTomorrow,
+  MIN_SEASONAL_HISTORY,
+  replayForecasts,
+  SEASON,
+  type StepForecast,
+} from './model.js';
 
 const HISTORY_DAYS = 365;
 /** Products in one answer, best sellers (by quantity) first; `product_id` reaches the others. */
@@ -41,7 +49,7 @@ export type ProductRow = {
   unit_cost: number | null;
   salvage_value: number | null;
 };
-export type DayRow = { product_id: string; day: string; units: number; kg: number };
+export type DayRow = { product_id: string; day: string; units: number; kg: number; sold_out?: boolean };
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 const round4 = (v: number) => Math.round(v * 10000) / 10000;
@@ -182,7 +190,7 @@ export async function predictDemand(
   const ids = products.rows.map((p) => p.id);
   const [days, waste, open] = await Promise.all([
     deps.sql.query<DayRow>(
-      `SELECT product_id::text, to_char(day, 'YYYY-MM-DD') AS day, units::float8 AS units, kg::float8 AS kg
+      `SELECT product_id::text, to_char(day, 'YYYY-MM-DD') AS day, units::float8 AS units, kg::float8 AS kg, sold_out
        FROM sale_day_totals
        WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date AND product_id = ANY($5::uuid[])
        ORDER BY day`,
@@ -288,10 +296,13 @@ export function productDemand(
   // Days the calendar says the establishment was closed: not observations of demand. A day it sold
   // on anyway counts as open (the calendar was wrong, or it opened for an event).
   const closed = series.map((v, t) => v === 0 && (at.closedOn?.(addDays(first, t)) ?? false));
-  const closedIn = closed.some(Boolean) ? closed : undefined;
+  // Days the product sold out: their sales are a floor on the demand (censored), not the demand.
+  const soldOut = new Array<boolean>(series.length).fill(false);
+  for (const r of sales) if (r.sold_out) soldOut[indexOf(r.day)] = true;
+  const marks: DayMarks = { closed: closed.some(Boolean) ? closed : undefined, soldOut: soldOut.some(Boolean) ? soldOut : undefined };
 
   // Tomorrow is the model's first step from a complete today, its second from yesterday.
-  const f = at.dayComplete ? forecast(series, at.horizon, closedIn) : forecastFromTomorrow(series, at.horizon, closedIn);
+  const f = at.dayComplete ? forecast(series, at.horizon, marks) : forecastFromTomorrow(series, at.horizon, marks);
   const ahead = at.dayComplete ? 1 : 2;
   if (series.length < MIN_SEASONAL_HISTORY) {
     notes.unshift({
@@ -309,7 +320,7 @@ export function productDemand(
   // The last 4 weeks: sales and waste per day in the product's unit.
   const replayFrom = Math.max(2, series.length - REPLAY_DAYS);
   const errorFrom = Math.max(at.dayComplete ? 1 : 2, series.length - ERROR_DAYS);
-  const replay = replayForecasts(series, errorFrom, ahead, closedIn);
+  const replay = replayForecasts(series, errorFrom, ahead, marks);
   // Whether day t of the series counts: not a closed day of the calendar, and a day the
   // establishment was open (it sold something), or, without that knowledge, a day the product sold
   // or was wasted.
@@ -320,7 +331,10 @@ export function productDemand(
   let sold = 0;
   let wasted = 0; // kg
   let wastedInUnit: number | null = 0;
-  const counted: { sold: number; forecast: StepForecast }[] = [];
+  const counted: { sold: number; forecast: StepForecast; censored: boolean }[] = [];
+  // A sold-out day sold less than the forecast: its error is unknown (the demand was at least the
+  // sales), and the advice's margins leave it out.
+  const censoredAt = (t: number, value: number) => soldOut[t] === true && (series[t] as number) < value;
   for (let t = replayFrom; t < series.length; t++) {
     const day = addDays(first, t);
     const s = series[t] as number;
@@ -330,7 +344,8 @@ export function productDemand(
     wasted += w;
     const wu = fromKg(w);
     wastedInUnit = wastedInUnit === null || wu === null ? null : wastedInUnit + wu;
-    counted.push({ sold: s, forecast: replay[t - errorFrom] as StepForecast });
+    const forecast = replay[t - errorFrom] as StepForecast;
+    counted.push({ sold: s, forecast, censored: censoredAt(t, forecast.value) });
   }
   // No waste recorded under the product's name is not evidence of none wasted: the share is unknown.
   const wasteShare = wastedInUnit === null || wasted === 0 || sold + wastedInUnit === 0 ? null : wastedInUnit / (sold + wastedInUnit);
@@ -355,9 +370,9 @@ export function productDemand(
   for (let t = errorFrom; t < replayFrom; t++) {
     const s = series[t] as number;
     const forecast = replay[t - errorFrom] as StepForecast;
-    if (isOpen(t, s, 0)) (forecast.seasonal ? errors.seasonal : errors.mean).push(s - forecast.value);
+    if (isOpen(t, s, 0) && !censoredAt(t, forecast.value)) (forecast.seasonal ? errors.seasonal : errors.mean).push(s - forecast.value);
   }
-  for (const { sold: s, forecast } of counted) {
+  for (const { sold: s, forecast, censored } of counted) {
     const past = forecast.seasonal ? errors.seasonal : errors.mean;
     const advised = advisedQuantity(forecast.value, adviceMargin(past, forecast.sigma, quantile), unit);
     leftOver += Math.max(0, advised - s);
@@ -365,7 +380,7 @@ export function productDemand(
       shortDays++;
       short += s - advised;
     }
-    past.push(s - forecast.value);
+    if (!censored) past.push(s - forecast.value);
   }
   const advisedWaste = toKg(leftOver);
   // Without recorded waste there is nothing to compare with: what was made is not known.
@@ -419,7 +434,7 @@ export function productDemand(
     method: f.method,
     history_days: series.length,
     notes,
-    backtest: rollingBacktest(series, replay, errorFrom, ahead, isOpen),
+    backtest: rollingBacktest(series, replay, errorFrom, ahead, isOpen, soldOut),
     points: f.values.map((v, i) => {
       const date = addDays(at.today, i + 1);
       // A closed day: nothing to sell, nothing to prepare.
@@ -454,6 +469,7 @@ function rollingBacktest(
   from: number,
   ahead: 1 | 2,
   isOpen: (t: number, sold: number, wasted: number) => boolean,
+  soldOut: readonly boolean[],
 ): ProductDemand['backtest'] {
   let days = 0;
   const sum = { model: 0, naive: 0, average: 0 };
@@ -477,7 +493,8 @@ function rollingBacktest(
         if (s >= lower && s <= upper) inside++;
       }
     }
-    past.push(s - value);
+    // A sold-out day under its forecast tells no error for the intervals (its demand is unknown).
+    if (!(soldOut[t] && s < value)) past.push(s - value);
   }
   let scale = 0;
   let scaled = 0;

@@ -1,3 +1,5 @@
+import { cumulativeStdNormalProbability } from 'simple-statistics';
+
 /**
  * Daily waste forecasting. Kitchens waste by the week (Monday deliveries, weekend service), so the
  * model is additive Holt-Winters with a 7-day season: level, trend and weekday effects smoothed
@@ -9,6 +11,13 @@
  */
 export const SEASON = 7;
 export const MIN_SEASONAL_HISTORY = 14;
+
+/**
+ * What a day of the series was, beside its value: `closed[t]` — the establishment was closed (the
+ * value is no observation of demand); `soldOut[t]` — the product ran out (the value is a floor on
+ * the demand: censored).
+ */
+export type DayMarks = { closed?: readonly boolean[] | undefined; soldOut?: readonly boolean[] | undefined };
 
 export type Fit = {
   alpha: number;
@@ -87,7 +96,7 @@ function smooth(
   gamma: number,
   start: State,
   onStep?: (t: number, forecast: number, next: number) => void,
-  closed?: readonly boolean[],
+  marks: DayMarks = {},
 ): Fit {
   const m = SEASON;
   let { level, trend } = start;
@@ -100,35 +109,56 @@ function smooth(
     const value = y[t] as number;
     const forecast = level + trend + s;
     if (onStep) onStep(t, forecast, level + 2 * trend + (seasonals[(t + 1) % m] as number));
-    if (closed?.[t]) {
+    if (marks.closed?.[t]) {
       // A closed day is a day without an observation: the state moves on by its trend and learns
       // nothing (no zero pulls the level or the weekday down), and it adds no error.
       level += trend;
       continue;
     }
-    const err = value - forecast;
-    sse += err * err;
-    count++;
+    // A sold-out day's sales are a floor on its demand: the state learns the demand expected given
+    // that it was at least the sales (the mean of the forecast's normal error truncated there, as a
+    // Tobit model's E-step does) — above the sales, and above the forecast — and its error, unknown,
+    // is not counted.
+    const censored = marks.soldOut?.[t] === true;
+    const spread = count > 0 ? Math.sqrt(sse / count) : Math.max(1, Math.abs(forecast) * 0.25);
+    const observed = censored ? atLeast(forecast, spread, value) : value;
+    const err = observed - forecast;
+    if (!censored) {
+      sse += err * err;
+      count++;
+    }
     const previous = level;
-    level = alpha * (value - s) + (1 - alpha) * (level + trend);
+    level = alpha * (observed - s) + (1 - alpha) * (level + trend);
     trend = beta * (level - previous) + (1 - beta) * trend;
-    seasonals[i] = gamma * (value - level) + (1 - gamma) * s;
+    seasonals[i] = gamma * (observed - level) + (1 - gamma) * s;
   }
   return { alpha, beta, gamma, sse, sigma: Math.sqrt(sse / Math.max(1, count)), level, trend, seasonals };
+}
+
+/**
+ * E[D | D ≥ floor] for D normal with this mean and spread: the mean plus the spread times the
+ * inverse Mills ratio φ(z) / (1 − Φ(z)) at z = (floor − mean) / spread (z + 1/z past z = 3,
+ * where 1 − Φ underflows). Always at least the floor and the mean.
+ */
+export function atLeast(mean: number, spread: number, floor: number): number {
+  if (!(spread > 0)) return Math.max(mean, floor);
+  const z = (floor - mean) / spread;
+  const ratio = z > 3 ? z + 1 / z : Math.exp(-(z * z) / 2) / Math.sqrt(2 * Math.PI) / (1 - cumulativeStdNormalProbability(z));
+  return Math.max(floor, mean + spread * ratio);
 }
 
 const ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7];
 const BETAS = [0, 0.01, 0.05, 0.1];
 const GAMMAS = [0.05, 0.1, 0.2, 0.3, 0.5];
 
-/** The smoothing constants of least one-step squared error over the open days (`closed[t]`: day `t` was closed). */
-export function fitHoltWinters(y: number[], closed?: readonly boolean[]): Fit {
-  const start = initialState(y, y.length, closed);
+/** The smoothing constants of least one-step squared error over the open, uncensored days. */
+export function fitHoltWinters(y: number[], marks: DayMarks = {}): Fit {
+  const start = initialState(y, y.length, marks.closed);
   let best: Fit | undefined;
   for (const a of ALPHAS)
     for (const b of BETAS)
       for (const g of GAMMAS) {
-        const f = smooth(y, a, b, g, start, undefined, closed);
+        const f = smooth(y, a, b, g, start, undefined, marks);
         if (!best || f.sse < best.sse) best = f;
       }
   return best as Fit;
@@ -143,14 +173,11 @@ function lastOpen(y: number[], end: number, closed?: readonly boolean[]): number
   return values;
 }
 
-/**
- * Forecasts `horizon` days after the series `y` (one value per day, oldest first); `closed[t]` says
- * day `t` was closed (its value is not an observation of demand).
- */
-export function forecast(y: number[], horizon: number, closed?: readonly boolean[]): Forecast {
+/** Forecasts `horizon` days after the series `y` (one value per day, oldest first; `marks`: closed and sold-out days). */
+export function forecast(y: number[], horizon: number, marks: DayMarks = {}): Forecast {
   const clamp = (v: number) => Math.max(0, v);
   if (y.length >= MIN_SEASONAL_HISTORY) {
-    const f = fitHoltWinters(y, closed);
+    const f = fitHoltWinters(y, marks);
     const values: number[] = [];
     const lower: number[] = [];
     const upper: number[] = [];
@@ -165,7 +192,7 @@ export function forecast(y: number[], horizon: number, closed?: readonly boolean
     }
     return { method: `holt-winters additive, weekly season (alpha ${f.alpha}, beta ${f.beta}, gamma ${f.gamma})`, values, lower, upper };
   }
-  const recent = lastOpen(y, y.length, closed);
+  const recent = lastOpen(y, y.length, marks.closed);
   const mean = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : 0;
   const sd = recent.length > 1 ? Math.sqrt(recent.reduce((a, b) => a + (b - mean) ** 2, 0) / (recent.length - 1)) : mean;
   const values = Array.from({ length: horizon }, () => clamp(mean));
@@ -181,8 +208,8 @@ export function forecast(y: number[], horizon: number, closed?: readonly boolean
  * The days after today of a daily series that ends yesterday (today is not complete): step 1 of the
  * model is today, so tomorrow is step 2 — labelling step 1 as tomorrow would shift every weekday.
  */
-export function forecastFromTomorrow(y: number[], horizon: number, closed?: readonly boolean[]): Forecast {
-  const f = forecast(y, horizon + 1, closed);
+export function forecastFromTomorrow(y: number[], horizon: number, marks: DayMarks = {}): Forecast {
+  const f = forecast(y, horizon + 1, marks);
   return { method: f.method, values: f.values.slice(1), lower: f.lower.slice(1), upper: f.upper.slice(1) };
 }
 
@@ -215,12 +242,12 @@ export type StepForecast = { value: number; seasonal: boolean; sigma: number };
  * weekly model, its smoothing constants chosen on the values known for the first such day, its
  * recursions running on and learning each day after it.
  */
-export function replayForecasts(y: number[], from: number, ahead: 1 | 2 = 2, closed?: readonly boolean[]): StepForecast[] {
+export function replayForecasts(y: number[], from: number, ahead: 1 | 2 = 2, marks: DayMarks = {}): StepForecast[] {
   const start = Math.max(ahead, from);
   const steps: StepForecast[] = [];
   const seasonalFrom = Math.max(start, MIN_SEASONAL_HISTORY + ahead - 1);
   for (let t = start; t < Math.min(y.length, seasonalFrom); t++) {
-    const known = lastOpen(y, t - (ahead - 1), closed);
+    const known = lastOpen(y, t - (ahead - 1), marks.closed);
     const mean = known.length === 0 ? 0 : known.reduce((a, b) => a + b, 0) / known.length;
     const sd = known.length > 1 ? Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / (known.length - 1)) : mean;
     steps.push({ value: mean, seasonal: false, sigma: sd });
@@ -228,19 +255,19 @@ export function replayForecasts(y: number[], from: number, ahead: 1 | 2 = 2, clo
   if (seasonalFrom < y.length) {
     // Fitted on the values known on the evening before the first seasonal day: up to seasonalFrom − ahead.
     const known = seasonalFrom - ahead + 1;
-    const f = fitHoltWinters(y.slice(0, known), closed?.slice(0, known));
+    const f = fitHoltWinters(y.slice(0, known), { closed: marks.closed?.slice(0, known), soldOut: marks.soldOut?.slice(0, known) });
     smooth(
       y,
       f.alpha,
       f.beta,
       f.gamma,
-      initialState(y, known, closed),
+      initialState(y, known, marks.closed),
       (t, forecast, next) => {
         if (ahead === 1 && t >= seasonalFrom) steps.push({ value: Math.max(0, forecast), seasonal: true, sigma: f.sigma });
         if (ahead === 2 && t + 1 >= seasonalFrom && t + 1 < y.length)
           steps.push({ value: Math.max(0, next), seasonal: true, sigma: f.sigma });
       },
-      closed,
+      marks,
     );
   }
   return steps;

@@ -39,6 +39,7 @@ type StoredLine = {
   unit: 'unit' | 'kg';
   sold_at: string;
   day: string;
+  sold_out: boolean;
 };
 
 /**
@@ -161,6 +162,7 @@ export async function storeSales(
       unit: counted ? 'unit' : 'kg',
       sold_at: when.at,
       day: when.day,
+      sold_out: line.sold_out,
     });
   }
   errors.sort((a, b) => a.index - b.index);
@@ -189,12 +191,12 @@ export async function storeSales(
     const chunk = lines.slice(from, from + MAX_SALES_PER_EVENT);
     const [result] = await tx.$queryRaw<{ stored: number }[]>(Prisma.sql`
       WITH ins AS (
-        INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day, inbound_event_id)
+        INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day, inbound_event_id, sold_out)
         SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.product_id, ${input.source}, u.ref, u.quantity, u.unit,
-          u.sold_at, u.day, ${input.eventId}::uuid
+          u.sold_at, u.day, ${input.eventId}::uuid, u.sold_out
         FROM ROWS FROM (json_to_recordset(${JSON.stringify(chunk)}::json)
-          AS (id uuid, product_id uuid, ref text, quantity numeric, unit text, sold_at timestamptz, day date))
-          WITH ORDINALITY AS u(id, product_id, ref, quantity, unit, sold_at, day, n)
+          AS (id uuid, product_id uuid, ref text, quantity numeric, unit text, sold_at timestamptz, day date, sold_out boolean))
+          WITH ORDINALITY AS u(id, product_id, ref, quantity, unit, sold_at, day, sold_out, n)
         ORDER BY u.n
         ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
         RETURNING 1
@@ -205,14 +207,16 @@ export async function storeSales(
   // The day totals of the lines this event stored (found through the establishment's day index).
   const days = [...new Set(lines.map((l) => l.day))];
   await tx.$executeRaw(Prisma.sql`
-    INSERT INTO sale_day_totals AS t (establishment_id, livemode, product_id, day, units, kg, lines)
+    INSERT INTO sale_day_totals AS t (establishment_id, livemode, product_id, day, units, kg, lines, sold_out)
     SELECT ${auth.establishmentId}::uuid, ${auth.livemode}, product_id, day,
-      coalesce(sum(quantity) FILTER (WHERE unit = 'unit'), 0), coalesce(sum(quantity) FILTER (WHERE unit = 'kg'), 0), count(*)::int
+      coalesce(sum(quantity) FILTER (WHERE unit = 'unit'), 0), coalesce(sum(quantity) FILTER (WHERE unit = 'kg'), 0), count(*)::int,
+      bool_or(sold_out)
     FROM sales
     WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode} AND day = ANY(${days}::date[])
       AND inbound_event_id = ${input.eventId}::uuid
     GROUP BY product_id, day ORDER BY product_id, day
     ON CONFLICT (establishment_id, livemode, product_id, day)
-    DO UPDATE SET units = t.units + excluded.units, kg = t.kg + excluded.kg, lines = t.lines + excluded.lines`);
+    DO UPDATE SET units = t.units + excluded.units, kg = t.kg + excluded.kg, lines = t.lines + excluded.lines,
+      sold_out = t.sold_out OR excluded.sold_out`);
   return { received: input.lines.length, stored, duplicates: lines.length - stored, errors };
 }
