@@ -799,6 +799,8 @@ export type SaleLine = {
     unit?: "unit" | "kg" | "g" | "lb" | "oz" | undefined;
     /** when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone */
     sold_at: string | string;
+    /** the product ran out on this line's day: the day's sales are then a floor on its demand (the forecast reads them as at least that, not as the demand itself) */
+    sold_out?: boolean | undefined;
 };
 
 export type ListRecordsQuery = {
