@@ -42,6 +42,7 @@ const record: fc.Arbitrary<HashedFields> = fc
     created: instant,
     occurred: fc.option(instant, { nil: null }),
     supersedes_id: maybe(fc.uuid()),
+    product_id: maybe(fc.uuid()),
   })
   .map(({ grams, created, occurred, ...r }) => ({
     ...r,
@@ -58,7 +59,8 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
      FROM (SELECT $1::uuid AS id, $2::uuid AS establishment_id, $3::boolean AS livemode, $4::text AS food_category,
        $5::decimal(12,3) AS weight_kg, $6::uuid AS destino_id, $7::uuid AS causa_id, $8::text AS product_name,
        $9::text AS waste_stage, $10::uuid AS shift_id, $11::uuid AS session_id, $12::text AS notes, $13::text AS photo_url,
-       $14::text AS source, $15::timestamptz AS created_at, $16::timestamptz AS occurred_at, $18::uuid AS supersedes_id) r`,
+       $14::text AS source, $15::timestamptz AS created_at, $16::timestamptz AS occurred_at, $18::uuid AS supersedes_id,
+       $19::uuid AS product_id) r`,
     r.id,
     r.establishment_id,
     r.livemode,
@@ -77,6 +79,7 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
     r.occurred_at,
     prev,
     r.supersedes_id ?? null,
+    r.product_id ?? null,
   );
   const [row] = rows;
   if (!row) throw new Error('no row');
@@ -126,5 +129,10 @@ describe('canonical record JSON: SQL builder = JS builder', () => {
     expect(dated.json).toContain(',"notes":"línea\\n2","occurred_at":"2026-06-14T09:00:00.001Z","photo_url":null,');
     expect(dated.json).toContain(',"source":"api","supersedes_id":"00000000-0000-4000-8000-000000000003","waste_stage":null,');
     expect(dated.json).toBe(canonicalRecordJson({ ...base, occurred_at: '2026-06-14T09:00:00.001Z', supersedes_id: base.destino_id }));
+    // A record naming its product: the key right before product_name; one without it hashes as before.
+    const named = await sqlCanonical({ ...base, product_id: base.id }, GENESIS_HASH);
+    expect(named.json).toContain(',"photo_url":null,"product_id":"00000000-0000-4000-8000-000000000001","product_name":');
+    expect(named.json).toBe(canonicalRecordJson({ ...base, product_id: base.id }));
+    expect(canonicalRecordJson({ ...base, product_id: null })).toBe(plain.json);
   });
 });

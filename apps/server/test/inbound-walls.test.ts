@@ -50,7 +50,14 @@ const isReference = (field: string) => /(_id|_ref|^ean)$/.test(field);
  */
 type Kind = 'product' | 'shift' | 'session' | 'record' | 'catalogue' | 'resend';
 const WALLS: Record<InboundEventType, Record<string, Kind>> = {
-  'waste.created': { external_id: 'resend', destino_id: 'catalogue', causa_id: 'catalogue', shift_id: 'shift', session_id: 'session' },
+  'waste.created': {
+    external_id: 'resend',
+    destino_id: 'catalogue',
+    causa_id: 'catalogue',
+    shift_id: 'shift',
+    session_id: 'session',
+    product_id: 'product',
+  },
   'waste.updated': {
     external_id: 'resend',
     record_id: 'record',
@@ -58,6 +65,7 @@ const WALLS: Record<InboundEventType, Record<string, Kind>> = {
     causa_id: 'catalogue',
     shift_id: 'shift',
     session_id: 'session',
+    product_id: 'product',
   },
   'inventory.loss': {
     external_id: 'resend',

@@ -481,16 +481,18 @@ describe('upgrading a database that holds data', () => {
       organizations: [{ canceled_at: null }],
       establishments: [{}],
       api_keys: [{ name: '', created_by: null, last_used_at: null }],
-      // A product stored before prices existed has none: its advice keeps the waste rule.
-      products: [{ pos_ref: null, unit_weight_kg: null, price: null, unit_cost: null, salvage_value: null }],
+      // A product stored before prices existed has none: its advice keeps the waste rule; and it is active.
+      products: [{ pos_ref: null, unit_weight_kg: null, price: null, unit_cost: null, salvage_value: null, deactivated_at: null }],
       // A shift that existed before archiving did is active.
       shifts: [{ archived_at: null }],
       sessions: [{}],
       // A record stored before occurred_at existed happened when it was stored.
+      // A record stored before records named their product names none (and hashes as it did).
       records: (afterFirst.records as { created_at: Date }[]).map((r) => ({
         supersedes_id: null,
         superseded_by: null,
         occurred_at: r.created_at,
+        product_id: null,
       })),
       record_chain_heads: [{}, {}],
       idempotency_keys: [],

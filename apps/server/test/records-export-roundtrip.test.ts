@@ -229,6 +229,7 @@ async function expectedRows(dialect: 'plain' | 'es'): Promise<string[][]> {
       r.product_name ?? '',
       r.notes ?? '',
       r.photo_url ?? '',
+      r.product_id ?? '',
       r.source,
       r.supersedes_id ?? '',
       r.record_hash,

@@ -118,7 +118,7 @@ export type DemandPoint = z.infer<typeof DemandPoint>;
 /**
  * How the advice was chosen and what it would have done over the last 4 weeks: each day's advice
  * made the evening before from the sales known then, against that day's sales and the product's
- * recorded waste (waste records whose `product_name` is the product's name).
+ * recorded waste (waste records that name the product by `product_id`, or else whose `product_name` is its name).
  */
 export const DemandAdvice = z
   .object({

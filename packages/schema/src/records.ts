@@ -59,6 +59,9 @@ export const CreateRecordInput = z
     notes: text(MAX_NOTES_LENGTH).nullish(),
     photo_url: HttpUrl.nullish(),
     occurred_at: OccurredAt.nullish(),
+    product_id: Uuid.nullish().describe(
+      'id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text',
+    ),
   })
   .meta({ id: 'CreateRecordInput' });
 export type CreateRecordInput = z.input<typeof CreateRecordInput>;
@@ -80,6 +83,7 @@ export const WasteRecord = z
     session_id: Uuid.nullable(),
     notes: z.string().nullable(),
     photo_url: z.string().nullable(),
+    product_id: Uuid.nullable().describe('the product of the catalogue it is of, when the record named one'),
     source: z.string(),
     record_hash: z.string().regex(/^[0-9a-f]{64}$/),
     created_at: Timestamp.describe('when the record was stored (the order of the hash chain)'),

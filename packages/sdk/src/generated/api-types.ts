@@ -44,6 +44,8 @@ export type WasteRecord = {
     session_id: string | null;
     notes: string | null;
     photo_url: string | null;
+    /** the product of the catalogue it is of, when the record named one */
+    product_id: string | null;
     source: string;
     record_hash: string;
     /** when the record was stored (the order of the hash chain) */
@@ -694,6 +696,8 @@ export type CreateRecordInput = {
     notes?: (string | null) | undefined;
     photo_url?: (string | null) | undefined;
     occurred_at?: (string | null) | undefined;
+    /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
+    product_id?: (string | null) | undefined;
 };
 
 export type CreateShiftInput = {

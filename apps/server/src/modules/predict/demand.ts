@@ -134,7 +134,7 @@ export function advisedQuantity(value: number, margin: number, unit: 'unit' | 'k
  * with `unit_weight_kg` when the product has one). Advice per day: the quantile of `pricedQuantile`
  * when the product has a price and a unit cost, else of `adviceQuantile`; its replay
  * over the last 28 days compares what the advice would have left over with the waste recorded for
- * the product (waste records whose `product_name` is the product's name, case aside).
+ * the product (waste records naming it by `product_id`, or else whose `product_name` is its name, case aside).
  */
 export async function predictDemand(
   deps: { sql: Sql; clock: Clock },
@@ -196,10 +196,12 @@ export async function predictDemand(
        ORDER BY day`,
       [auth.establishmentId, auth.livemode, start, end, ids],
     ),
-    // The products' recorded waste of the replayed days, by local day (matched by name).
+    // The products' recorded waste of the replayed days, by local day: a record that names its
+    // product (product_id) counts for it; one that does not, by its product_name.
     deps.sql.query<{ product_id: string; day: string; kg: number }>(
       `SELECT p.id::text AS product_id, to_char(${localDaySql('r.occurred_at', '$5')}, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
-       FROM records r JOIN products p ON p.id = ANY($6::uuid[]) AND lower(p.name) = lower(trim(r.product_name))
+       FROM records r JOIN products p ON p.id = ANY($6::uuid[])
+         AND (r.product_id = p.id OR (r.product_id IS NULL AND lower(p.name) = lower(trim(r.product_name))))
        WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
          AND r.occurred_at >= ${dayStartSql('$3::date', '$5')} AND r.occurred_at < ${dayStartSql('$4::date', '$5')}
        GROUP BY 1, 2`,
@@ -388,7 +390,7 @@ export function productDemand(
   if (counted.length > 0 && wasted === 0) {
     notes.push({
       code: 'no_waste',
-      message: "no waste recorded for this product in the last 4 weeks (records whose product_name is the product's name)",
+      message: 'no waste recorded for this product in the last 4 weeks (records with its product_id, or whose product_name is its name)',
     });
   }
   const advice: DemandAdvice = {

@@ -25,6 +25,7 @@ export const RECORD_FIELDS = [
   { name: 'product_name', type: 'text', es: 'Producto' },
   { name: 'notes', type: 'text', es: 'Notas' },
   { name: 'photo_url', type: 'text', es: 'URL de la foto' },
+  { name: 'product_id', type: 'uuid', es: 'ID producto' },
 ] as const satisfies readonly { name: keyof CreateRecordParsed; type: 'text' | 'uuid' | 'numeric'; es: string }[];
 
 export type RecordField = (typeof RECORD_FIELDS)[number];

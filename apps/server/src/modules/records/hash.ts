@@ -39,6 +39,8 @@ export type HashedFields = {
   occurred_at: string;
   /** Set on a correction only: the record it corrects (inbound waste.updated). */
   supersedes_id?: string | null;
+  /** The product of the catalogue, when the record names one. */
+  product_id?: string | null;
 };
 
 const HASHED_KEYS = [
@@ -59,23 +61,27 @@ const HASHED_KEYS = [
   'weight_kg',
 ] as const satisfies readonly (keyof HashedFields)[];
 
+/** Fields of the record hashed only when set (added after records were stored without them). */
+const HASHED_WHEN_SET = ['product_id'] as const satisfies readonly (keyof HashedFields)[];
+
 /**
  * The record's own fields (columns.ts) are all hashed: a field added there fails to compile here
  * until its place in the hash is decided (docs/new-record-field.md, step 4).
  */
-type Unhashed = Exclude<RecordFieldName, (typeof HASHED_KEYS)[number]>;
+type Unhashed = Exclude<RecordFieldName, (typeof HASHED_KEYS)[number] | (typeof HASHED_WHEN_SET)[number]>;
 export const EVERY_RECORD_FIELD_HASHED: [Unhashed] extends [never] ? true : Unhashed = true;
 
 /**
- * Keys in sorted order. Two take part only when they say something: `supersedes_id` when set (a
- * correction carries the link to what it corrects), and `occurred_at` when it differs from
- * `created_at` (a record dated by its sender). Every other record hashes as records always have,
- * so chains stored before these fields existed still verify — and the rule stays tamper-evident:
- * moving a stored `occurred_at` away from `created_at` adds it to the JSON, moving it onto
- * `created_at` removes it, and either way the hash no longer matches.
+ * Keys in sorted order. Three take part only when they say something: `supersedes_id` when set (a
+ * correction carries the link to what it corrects), `product_id` when set (a record that names its
+ * product), and `occurred_at` when it differs from `created_at` (a record dated by its sender).
+ * Every other record hashes as records always have, so chains stored before these fields existed
+ * still verify — and the rule stays tamper-evident: setting or clearing a stored `product_id`, or
+ * moving a stored `occurred_at` away from `created_at` or onto it, adds the key to the JSON or
+ * removes it, and either way the hash no longer matches.
  */
 export function canonicalRecordJson(r: HashedFields): string {
-  const keys = KEY_LISTS[(r.supersedes_id ? 2 : 0) + (r.occurred_at !== r.created_at ? 1 : 0)] as KeyList;
+  const keys = KEY_LISTS[(r.product_id ? 4 : 0) + (r.supersedes_id ? 2 : 0) + (r.occurred_at !== r.created_at ? 1 : 0)] as KeyList;
   let json = '';
   for (const { key, prefix } of keys) json += prefix + JSON.stringify(r[key]);
   return `${json}}`;
@@ -83,11 +89,12 @@ export function canonicalRecordJson(r: HashedFields): string {
 
 type KeyList = { key: keyof HashedFields; prefix: string }[];
 /**
- * The four key lists (without or with `supersedes_id`, without or with `occurred_at`), sorted,
+ * The eight key lists (without or with `product_id`, `supersedes_id`, `occurred_at`), sorted,
  * each key with its `{"key":` or `,"key":` written once: a batch builds 500 of these JSONs.
  */
-const KEY_LISTS: KeyList[] = [0, 1, 2, 3].map((i) => {
+const KEY_LISTS: KeyList[] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => {
   const keys: (keyof HashedFields)[] = [...HASHED_KEYS];
+  if (i & 4) keys.push('product_id');
   if (i & 2) keys.push('supersedes_id');
   if (i & 1) keys.push('occurred_at');
   return keys.sort().map((key, j) => ({ key, prefix: `${j ? ',' : '{'}${JSON.stringify(key)}:` }));
@@ -102,7 +109,7 @@ const uuidSql = (column: string) => `coalesce('"' || ${column}::text || '"', 'nu
  * `canonicalRecordJson` written in SQL over a `records` row aliased `r`, for verification done by
  * the database (verify.ts, verifyRecordChain): the same keys in the same order, the weight with
  * its trailing zeros trimmed (DECIMAL 1.500 → 1.5, as a JS number prints), the dates as
- * toISOString writes them, and the two optional keys under the same conditions.
+ * toISOString writes them, and the three optional keys under the same conditions.
  */
 export const CANONICAL_RECORD_JSON_SQL = `('{"causa_id":' || ${uuidSql('r.causa_id')}
   || ',"created_at":"' || ${isoSql('r.created_at')}
@@ -115,6 +122,7 @@ export const CANONICAL_RECORD_JSON_SQL = `('{"causa_id":' || ${uuidSql('r.causa_
   || CASE WHEN date_trunc('milliseconds', r.occurred_at) <> date_trunc('milliseconds', r.created_at)
        THEN ',"occurred_at":"' || ${isoSql('r.occurred_at')} || '"' ELSE '' END
   || ',"photo_url":' || ${textSql('r.photo_url')}
+  || CASE WHEN r.product_id IS NOT NULL THEN ',"product_id":"' || r.product_id::text || '"' ELSE '' END
   || ',"product_name":' || ${textSql('r.product_name')}
   || ',"session_id":' || ${uuidSql('r.session_id')}
   || ',"shift_id":' || ${uuidSql('r.shift_id')}

@@ -103,6 +103,7 @@ async function checkReferences(
   };
   const shiftIds = new Set<string>();
   const sessionIds = new Set<string>();
+  const productIds = new Set<string>();
   for (const { index, input } of items) {
     if (!catalog.destinationById.has(input.destino_id)) add(index, 'destino_id', 'no destination has this id');
     if (input.causa_id) {
@@ -112,10 +113,11 @@ async function checkReferences(
     }
     if (input.shift_id) shiftIds.add(input.shift_id);
     if (input.session_id) sessionIds.add(input.session_id);
+    if (input.product_id) productIds.add(input.product_id);
   }
-  if (shiftIds.size === 0 && sessionIds.size === 0) return problems;
+  if (shiftIds.size === 0 && sessionIds.size === 0 && productIds.size === 0) return problems;
 
-  const [shifts, sessions] = await Promise.all([
+  const [shifts, sessions, products] = await Promise.all([
     shiftIds.size
       ? db.shift.findMany({
           where: { id: { in: [...shiftIds] }, establishment_id: auth.establishmentId, livemode: auth.livemode },
@@ -128,11 +130,17 @@ async function checkReferences(
           select: { id: true, status: true },
         })
       : [],
+    // The organisation's catalogue, deactivated products included (a record of old stock names one).
+    productIds.size
+      ? db.product.findMany({ where: { id: { in: [...productIds] }, organization_id: auth.organizationId }, select: { id: true } })
+      : [],
   ]);
+  const knownProducts = new Set(products.map((p) => p.id));
   const knownShifts = new Set(shifts.map((s) => s.id));
   const sessionStatus = new Map(sessions.map((s) => [s.id, s.status]));
   for (const { index, input } of items) {
     if (input.shift_id && !knownShifts.has(input.shift_id)) add(index, 'shift_id', 'no shift of this establishment has this id');
+    if (input.product_id && !knownProducts.has(input.product_id)) add(index, 'product_id', 'no product of this organisation has this id');
     if (input.session_id) {
       const status = sessionStatus.get(input.session_id);
       if (!status) add(index, 'session_id', 'no session of this establishment has this id');
@@ -226,6 +234,7 @@ export async function createRecord(
         waste_stage: input.waste_stage ?? null,
         record_hash: stored.record_hash,
         supersedes_id: supersedesId,
+        product_id: fields.product_id ?? null,
       };
     }
     await ensureChainHead(sql, auth); // first record of this establishment and mode
