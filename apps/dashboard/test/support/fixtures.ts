@@ -80,6 +80,7 @@ export function wasteRecord(over: Partial<Output<'records.create'>> = {}): Outpu
     session_id: null,
     notes: null,
     photo_url: null,
+    product_id: null,
     source: 'dashboard',
     record_hash: 'a'.repeat(64),
     created_at: '2026-11-24T13:05:00.000Z',

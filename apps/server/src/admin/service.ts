@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ALL_PERMISSIONS, API_PLANS, FOOD_CATEGORIES, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
-import { parse } from 'csv-parse/sync';
+import { ALL_PERMISSIONS, API_PLANS, PERMISSIONS, PLANS, type Plan, SECTORS, type Sector } from '@merma/schema';
 import { type Db, poolOf } from '../db/client.js';
 import { AppError } from '../errors.js';
 import { eventPayload, insertEventsSql } from '../events/outbox.js';

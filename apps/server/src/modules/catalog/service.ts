@@ -1,4 +1,4 @@
-import type { Cause, Destination, Establishment, FoodCategory, Product, Sector } from '@merma/schema';
+import type { Cause, Destination, Establishment, Sector } from '@merma/schema';
 import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 
