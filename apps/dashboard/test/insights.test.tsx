@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { ApiError, api } from './support/api.ts';
+import { ApiError, api, type Output } from './support/api.ts';
 import { analytics, appFixtures, forecast, ids, noDemand, overviewFixtures } from './support/fixtures.ts';
 import { renderApp, t } from './support/render.tsx';
 
@@ -83,6 +83,65 @@ describe('forecast', () => {
     await waitFor(() => expect(search()).toMatchObject({ weeks: 4, category: 'fish' }));
     await waitFor(() => expect(api.last('predict.waste')).toEqual({ ...scope, horizon: 28, food_category: 'fish' }));
     await waitFor(() => expect(api.last('predict.demand')).toEqual({ ...scope, horizon: 1, food_category: 'fish' }));
+  });
+
+  it('says Closed for a product when tomorrow is a closed day, and notes a reopening', async () => {
+    forecastPage(30);
+    const product = (
+      name: string,
+      point: { closed: boolean; after_closure: boolean },
+      notes: Output<'predict.demand'>['products'][number]['notes'],
+    ) => ({
+      product_id: `a1f0c0de-0000-4000-8000-00000000000${name.length}`,
+      product_name: name,
+      food_category: 'bakery' as const,
+      unit: 'unit' as const,
+      unit_weight_kg: null,
+      method: 'holt-winters',
+      history_days: 120,
+      notes,
+      backtest: { metric: 'mae' as const, days: 56, value: 4, seasonal_naive: 6, seven_day_average: 7, mase: 0.6, coverage: 0.95 },
+      points: [
+        {
+          date: '2026-11-25',
+          expected: point.closed ? 0 : 40,
+          lower: 0,
+          upper: point.closed ? 0 : 50,
+          advised: point.closed ? 0 : 44,
+          ...point,
+        },
+      ],
+      advice: {
+        quantile: 0.85,
+        waste_share: null,
+        reason: 'default',
+        prices: null,
+        last_4_weeks: {
+          days: 20,
+          sold: 800,
+          waste_kg: 0,
+          advised_waste_kg: null,
+          avoided_kg: null,
+          avoided_pct: null,
+          short_days: 2,
+          short_quantity: 10,
+        },
+      },
+    });
+    api.use({
+      'predict.demand': {
+        ...noDemand,
+        products: [
+          product('Croissant', { closed: true, after_closure: false }, []),
+          product('Pan', { closed: false, after_closure: true }, [{ code: 'after_closure', message: '2026-11-25 follows a closure' }]),
+        ],
+      },
+    });
+    await renderApp('/forecast');
+    const section = screen.getByRole('region', { name: t('forecast.demand.title') });
+    expect(await within(section).findByTestId('demand-closed')).toHaveTextContent(t('forecast.demand.closed'));
+    expect(within(section).getAllByTestId('demand-advised')).toHaveLength(1);
+    expect(within(section).getByText(t('forecast.demand.notes.afterClosure'))).toBeInTheDocument();
   });
 
   it('shows a failed production advice in words, with a way to try again', async () => {
