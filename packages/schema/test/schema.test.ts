@@ -95,6 +95,7 @@ describe('response shapes', () => {
       session_id: null,
       notes: null,
       photo_url: null,
+      product_id: null,
       source: 'api',
       record_hash: 'a'.repeat(64),
       created_at: '2026-11-23T10:00:00.000Z',
