@@ -99,6 +99,7 @@ export const CreateProductInput = ProductFields.strict()
   })
   .meta({ id: 'CreateProductInput' });
 export type CreateProductInput = z.input<typeof CreateProductInput>;
+export type CreateProductParsed = z.output<typeof CreateProductInput>;
 
 /**
  * The fields to change (others keep their value); `null` clears an optional one; `active: false`

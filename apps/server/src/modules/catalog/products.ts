@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type CreateProductInput,
-  CreateProductInput as CreateProductSchema,
+  type CreateProductParsed,
   FOOD_CATEGORIES,
   type FoodCategory,
   type ImportProductsResult,
@@ -74,8 +73,8 @@ function conflictOf(err: unknown, input: { ean?: string | undefined; pos_ref?: s
   throw err;
 }
 
-export async function createProduct(db: DbTx, organizationId: string, input: CreateProductInput): Promise<Product> {
-  const p = CreateProductSchema.parse(input);
+/** `p` as the procedure's input schema parsed it (names trimmed, prices checked): not parsed again here. */
+export async function createProduct(db: DbTx, organizationId: string, p: CreateProductParsed): Promise<Product> {
   try {
     const row = await db.product.create({
       data: {
