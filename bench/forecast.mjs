@@ -27,6 +27,8 @@
 //   Bakery Daily Sales" (matthieugimbert), where y is the day's revenue: units = y / unit_price. The
 //   data set's page says "Data files © Original Authors": it is not committed here; download it
 //   yourself and give its path.
+// FORECAST_MODELS=<list> names the models that compete per product (choice.ts: holt-winters,
+// combined, tsb; all by default): FORECAST_MODELS=holt-winters scores Holt-Winters alone.
 // Run under tsx (it imports the server's TypeScript): `pnpm bench:forecast`.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -49,6 +51,8 @@ const CALENDAR = process.env.FORECAST_CALENDAR !== 'none';
 // The sold-out days the data knows (the generated data's sold_out column) are sent as such, as a POS
 // that says so would; FORECAST_SOLD_OUT=none: not sent.
 const SOLD_OUT = process.env.FORECAST_SOLD_OUT !== 'none';
+// The models that compete for each product (FORECAST_MODELS=holt-winters,weekday-average,tsb; all by default).
+const MODELS = process.env.FORECAST_MODELS?.split(',');
 const GOALS = { wape: 0.22, mase: 0.67, costCut: 0.2, coverageBand: 0.03, nominal: 0.95 };
 
 const addDays = (day, n) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -122,6 +126,8 @@ let scored = 0;
 const mase = Object.fromEntries(methods.map((m) => [m, []]));
 const beats = Object.fromEntries(rules.map((r) => [r, 0]));
 const started = performance.now();
+// Each product's method on the last origin (FORECAST_VERBOSE).
+const chosen = new Map();
 
 for (const [name, days] of top) {
   const unitsOn = (d) => days.get(d)?.units ?? 0;
@@ -147,13 +153,16 @@ for (const [name, days] of top) {
         ? { price: null, unit_cost: null, salvage_value: null }
         : { price: PRICE_RATIO, unit_cost: 1, salvage_value: null };
     const product = { id: name, name, food_category: 'bakery', unit_weight_kg: null, lines: sales.length, ...prices };
-    const served = productDemand(product, sales, new Map(), {
+    const answer = productDemand(product, sales, new Map(), {
       today: d,
       horizon: 1,
       openDays,
       dayComplete: DAY_COMPLETE,
       ...(CALENDAR ? { closedOn: (day) => closed.has(day) } : {}),
-    }).points[0];
+      ...(MODELS ? { models: MODELS } : {}),
+    });
+    chosen.set(name, answer.method);
+    const served = answer.points[0];
     const week = Array.from({ length: 7 }, (_, i) => unitsOn(addDays(d, -i)));
     const forecasts = {
       served: served.expected,
@@ -202,7 +211,7 @@ for (const [name, days] of top) {
   if (process.env.FORECAST_VERBOSE && count > 0) {
     const sold = origins.reduce((a, d) => a + unitsOn(addDays(d, 1)), 0);
     console.log(
-      `  ${name.padEnd(24)} sold ${String(sold).padStart(6)}  WAPE ${((errors.served / Math.max(1, sold)) * 100).toFixed(1).padStart(5)} %  coverage ${((productInside / count) * 100).toFixed(0).padStart(3)} %`,
+      `  ${name.padEnd(24)} sold ${String(sold).padStart(6)}  WAPE ${((errors.served / Math.max(1, sold)) * 100).toFixed(1).padStart(5)} %  coverage ${((productInside / count) * 100).toFixed(0).padStart(3)} %  ${chosen.get(name)}`,
     );
   }
 }

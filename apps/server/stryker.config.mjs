@@ -20,6 +20,7 @@ export default {
     'src/modules/records/export.ts:79-121',
     // The forecasting model and the production advice built on it.
     'src/modules/predict/model.ts',
+    'src/modules/predict/choice.ts',
     'src/modules/predict/demand.ts:38-76',
   ],
 };

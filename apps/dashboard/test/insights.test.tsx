@@ -97,6 +97,7 @@ describe('forecast', () => {
       food_category: 'bakery' as const,
       unit: 'unit' as const,
       unit_weight_kg: null,
+      model: 'holt-winters' as const,
       method: 'holt-winters',
       history_days: 120,
       notes,

@@ -71,7 +71,11 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(d.products.map((p: { product_name: string }) => p.product_name)).toEqual(['Croissant', 'Pollo asado']);
     const c = d.products[0];
     expect(c).toMatchObject({ product_id: croissant, unit: 'unit', unit_weight_kg: 0.06, history_days: HISTORY, notes: [] });
-    expect(c.method).toMatch(/holt-winters/);
+    // The model chosen for it, and why: each candidate's day-ahead error over the open days scored.
+    expect(c.model).toBe('holt-winters');
+    expect(c.method).toMatch(
+      /^holt-winters additive.*; chosen by the day-ahead error over the last \d+ open days: Holt-Winters [\d.]+, combined [\d.]+ \(MAE\)$/,
+    );
     // Rolling origin: each of the last 8 weeks' days forecast the evening before, as the advice is.
     expect(c.backtest).toMatchObject({ metric: 'mae', days: 56 });
     expect(c.backtest.value).toBeLessThan(c.backtest.seasonal_naive);
@@ -127,6 +131,7 @@ describe('GET /api/v1/predict?type=demand', () => {
     const p = (await demand('horizon=3')).products[1];
     expect(p).toMatchObject({ product_id: pollo, unit: 'kg', unit_weight_kg: null, history_days: 10 });
     expect(p.method).toMatch(/mean of the last 7 days/);
+    expect(p.model).toBe('recent-mean');
     expect(p.notes.map((n: { code: string }) => n.code)).toEqual(['short_history', 'no_waste']);
     expect(p.notes[0].message).toMatch(/10 days of sales history: under 14/);
     // Ten days: two of them have a week known before them to be scored; nothing before the window to scale by.

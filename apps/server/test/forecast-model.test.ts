@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CHALLENGER_EDGE, forecastChosen, replayChosen, replayTsb } from '../src/modules/predict/choice.js';
 import {
   adviceMargin,
   adviceQuantile,
@@ -319,6 +320,87 @@ describe('one product, pure (productDemand)', () => {
     expect(point?.expected).toBeLessThan(11);
     expect((point?.upper ?? 0) - (point?.lower ?? 0)).toBeGreaterThan(3);
     expect((point?.upper ?? 0) - (point?.lower ?? 0)).toBeLessThan(6);
+  });
+});
+
+describe('the model chosen per product (choice.ts)', () => {
+  // A bakery's week whose level swings every few days (weather, events) with large noise: the
+  // weekday average steadies what Holt-Winters' smoothing chases.
+  const swinging = (seed: number) => {
+    const r = rng(seed);
+    return Array.from({ length: 150 }, (_, t) => (WEEKDAY[t % 7] as number) * (1 + 0.3 * Math.sin(t / 3)) + (r() - 0.5) * 30);
+  };
+  const everyDay = () => true;
+
+  it('keeps Holt-Winters where it forecasts best, and says why', () => {
+    // A steady trend: the weekday average lags it by weeks.
+    const r = rng(7);
+    const y = Array.from({ length: 150 }, (_, t) => (WEEKDAY[t % 7] as number) + t * 0.5 + (r() - 0.5) * 6);
+    const { next } = replayChosen(y, 94, 1, {}, everyDay);
+    expect(next.model).toBe('holt-winters');
+    expect(next.days).toBe(56);
+    expect(next.mae.combined).toBeGreaterThan(2 * (next.mae['holt-winters'] as number));
+    // TSB competes only for intermittent sellers: this one sells every day.
+    expect(next.mae.tsb).toBeNull();
+    const f = forecastChosen(y, 3, {}, next);
+    expect(f.method).toMatch(/^holt-winters additive.*; chosen by the day-ahead error over the last 56 open days: Holt-Winters \d/);
+  });
+
+  it('chooses the combination with the weekday average where it is clearly better, and forecasts with it', () => {
+    const y = swinging(12);
+    const { next } = replayChosen(y, 94, 1, {}, everyDay);
+    expect(next.model).toBe('combined');
+    expect(next.mae.combined as number).toBeLessThan((next.mae['holt-winters'] as number) * (1 - CHALLENGER_EDGE));
+    const f = forecastChosen(y, 7, {}, next);
+    expect(f.method).toMatch(/^mean of Holt-Winters and the average of the same weekday over the last 4 open weeks; chosen/);
+    // Tomorrow is day 150: the last 4 of its weekday are days 143, 136, 129 and 122.
+    const weekday = [(y[143] as number) + (y[136] as number) + (y[129] as number) + (y[122] as number)].map((v) => v / 4)[0] as number;
+    const hw = forecast(y, 7).values[0] as number;
+    expect(f.values[0]).toBeCloseTo((hw + weekday) / 2, 6);
+    expect(f.lower[0]).toBeLessThan(f.values[0] as number);
+    expect(f.upper[0]).toBeGreaterThan(f.values[0] as number);
+  });
+
+  it('keeps Holt-Winters when a challenger is better by less than the edge (noise)', () => {
+    const { next } = replayChosen(swinging(2), 94, 1, {}, everyDay);
+    const ratio = (next.mae.combined as number) / (next.mae['holt-winters'] as number);
+    expect(ratio).toBeLessThan(1);
+    expect(ratio).toBeGreaterThan(1 - CHALLENGER_EDGE);
+    expect(next.model).toBe('holt-winters');
+  });
+
+  it('waits for 14 scored days, and scores only the days it is told (open, not sold out)', () => {
+    const y = swinging(12);
+    // Only 13 days of the last 56 may be scored: too few to leave Holt-Winters.
+    const few = replayChosen(y, 94, 1, {}, (t) => t >= 137);
+    expect(few.next).toMatchObject({ model: 'holt-winters', days: 13, mae: { 'holt-winters': null, combined: null, tsb: null } });
+    expect(replayChosen(y, 94, 1, {}, (t) => t >= 136).next.days).toBe(14);
+  });
+
+  it('replays each day with the model chosen the evening before, from what was known then', () => {
+    const y = swinging(12);
+    const { steps } = replayChosen(y, 94, 2, {}, everyDay);
+    expect(steps).toHaveLength(56);
+    // Changing day 120 changes nothing the evenings before it knew: the forecasts of days up to 121
+    // (made from the days up to 119).
+    const changed = [...y];
+    changed[120] = 900;
+    const again = replayChosen(changed, 94, 2, {}, everyDay).steps;
+    expect(again.slice(0, 122 - 94).map((s) => s.value)).toEqual(steps.slice(0, 122 - 94).map((s) => s.value));
+    expect(again[122 - 94]?.value).not.toBe(steps[122 - 94]?.value);
+  });
+
+  it('lets TSB compete for an intermittent seller, and its chance of selling decays when sales stop', () => {
+    const r = rng(7);
+    const rare = Array.from({ length: 150 }, () => (r() < 0.25 ? 8 + Math.round(r() * 4) : 0));
+    const { next } = replayChosen(rare, 94, 1, {}, everyDay);
+    expect(next.mae.tsb).not.toBeNull();
+    // Sold 10 every day, then nothing: Croston's method would go on forecasting 10; TSB falls.
+    const stopped = [...new Array<number>(100).fill(10), ...new Array<number>(30).fill(0)];
+    const values = replayTsb(stopped, 100, 1).map((s) => s.value);
+    expect(values[0]).toBeCloseTo(10, 6);
+    for (let i = 1; i < values.length; i++) expect(values[i]).toBeLessThan(values[i - 1] as number);
+    expect(values.at(-1)).toBeLessThan(6);
   });
 });
 

@@ -170,6 +170,11 @@ export const ProductDemand = z
     food_category: FoodCategory,
     unit: z.enum(['unit', 'kg']).describe('what the figures count: units, or kg for products sold by weight'),
     unit_weight_kg: z.number().nullable(),
+    model: z
+      .enum(['holt-winters', 'combined', 'tsb', 'recent-mean'])
+      .describe(
+        "the model that forecasts this product, chosen each evening by its day-ahead error over the last 56 open days: `holt-winters` (weekly season), `combined` (the mean of Holt-Winters and the same weekday's average over 4 weeks), `tsb` (for intermittent sellers), or `recent-mean` (the last 7 days' mean, under 14 days of history); `method` says it in words, with each candidate's error",
+      ),
     method: z.string(),
     history_days: z.number().int(),
     notes: z

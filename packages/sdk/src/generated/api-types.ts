@@ -414,6 +414,8 @@ export type ProductDemand = {
     /** what the figures count: units, or kg for products sold by weight */
     unit: "unit" | "kg";
     unit_weight_kg: number | null;
+    /** the model that forecasts this product, chosen each evening by its day-ahead error over the last 56 open days: `holt-winters` (weekly season), `combined` (the mean of Holt-Winters and the same weekday's average over 4 weeks), `tsb` (for intermittent sellers), or `recent-mean` (the last 7 days' mean, under 14 days of history); `method` says it in words, with each candidate's error */
+    model: "holt-winters" | "combined" | "tsb" | "recent-mean";
     method: string;
     history_days: number;
     /** why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast), `after_closure` (some of the days forecast follow a closure: see `points[].after_closure`). Days the opening calendar marks closed are left out of the fit and of these figures */

@@ -6,15 +6,8 @@ import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import { closedDays } from '../opening/service.js';
 import { dayClosesAt, localTime } from '../shifts/service.js';
-import {
-  type DayMarks,
-  forecast,
-  forecastFromTomorrow,
-  MIN_SEASONAL_HISTORY,
-  replayForecasts,
-  SEASON,
-  type StepForecast,
-} from './model.js';
+import { forecastChosen, type ModelName, replayChosen, SELECTION_DAYS } from './choice.js';
+import { type DayMarks, MIN_SEASONAL_HISTORY, SEASON, type StepForecast } from './model.js';
 
 const HISTORY_DAYS = 365;
 /** Products in one answer, best sellers (by quantity) first; `product_id` reaches the others. */
@@ -128,8 +121,10 @@ export function advisedQuantity(value: number, margin: number, unit: 'unit' | 'k
 /**
  * Demand forecast per product from the sales received (`sales.recorded`, read from
  * `sale_day_totals`): the last year up to yesterday, local days, days without sales counting 0 from
- * the product's first sale. The model is the waste forecast's (additive Holt-Winters, weekly season;
- * a 7-day mean under 14 days of history) with its 14-day backtest beside seasonal naive's. A product
+ * the product's first sale (or to today, once today's sales are complete). The model is chosen per
+ * product each evening among Holt-Winters (the waste forecast's), a weekday average and TSB by their
+ * day-ahead error (choice.ts; a 7-day mean under 14 days of history), and `backtest` is its rolling
+ * evaluation beside seasonal naive and the 7-day average. A product
  * is counted in units, or in kg when it is sold by weight (sales in the other measure are converted
  * with `unit_weight_kg` when the product has one). Advice per day: the quantile of `pricedQuantile`
  * when the product has a price and a unit cost, else of `adviceQuantile`; its replay
@@ -207,13 +202,13 @@ export async function predictDemand(
        GROUP BY 1, 2`,
       [auth.establishmentId, auth.livemode, replayStart, end, auth.timezone, ids],
     ),
-    // The days of the error window on which the establishment sold anything at all: open days. A
-    // product that sold nothing on such a day had a demand of 0 (an intermittent seller's usual day),
-    // not a closed shop.
+    // The days of the error and model-choice windows on which the establishment sold anything at
+    // all: open days. A product that sold nothing on such a day had a demand of 0 (an intermittent
+    // seller's usual day), not a closed shop.
     deps.sql.query<{ day: string }>(
       `SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM sale_day_totals
        WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date`,
-      [auth.establishmentId, auth.livemode, addDays(end, -ERROR_DAYS), end],
+      [auth.establishmentId, auth.livemode, addDays(end, -(ERROR_DAYS + SELECTION_DAYS)), end],
     ),
   ]);
   const openDays = new Set(open.rows.map((r) => r.day));
@@ -261,7 +256,7 @@ export function productDemand(
   at: {
     today: string;
     horizon: number;
-    /** Days of the last ERROR_DAYS the establishment sold anything; without it, a day the product sold nothing counts as closed. */
+    /** Days of the last ERROR_DAYS + SELECTION_DAYS the establishment sold anything; without it, a day the product sold nothing counts as closed. */
     openDays?: ReadonlySet<string>;
     /** Today's sales are complete (the establishment has closed for the day) and `sales` include them. */
     dayComplete?: boolean;
@@ -271,6 +266,8 @@ export function productDemand(
     closedOn?: (day: string) => boolean;
     /** The first open days after a closure (YYYY-MM-DD), whose demand is uncertain. */
     reopening?: ReadonlySet<string>;
+    /** The models that compete (choice.ts; all by default): `pnpm bench:forecast` compares them. */
+    models?: readonly ModelName[];
   },
 ): ProductDemand {
   const weight = product.unit_weight_kg && product.unit_weight_kg > 0 ? product.unit_weight_kg : null;
@@ -303,8 +300,6 @@ export function productDemand(
   for (const r of sales) if (r.sold_out) soldOut[indexOf(r.day)] = true;
   const marks: DayMarks = { closed: closed.some(Boolean) ? closed : undefined, soldOut: soldOut.some(Boolean) ? soldOut : undefined };
 
-  // Tomorrow is the model's first step from a complete today, its second from yesterday.
-  const f = at.dayComplete ? forecast(series, at.horizon, marks) : forecastFromTomorrow(series, at.horizon, marks);
   const ahead = at.dayComplete ? 1 : 2;
   if (series.length < MIN_SEASONAL_HISTORY) {
     notes.unshift({
@@ -322,12 +317,19 @@ export function productDemand(
   // The last 4 weeks: sales and waste per day in the product's unit.
   const replayFrom = Math.max(2, series.length - REPLAY_DAYS);
   const errorFrom = Math.max(at.dayComplete ? 1 : 2, series.length - ERROR_DAYS);
-  const replay = replayForecasts(series, errorFrom, ahead, marks);
   // Whether day t of the series counts: not a closed day of the calendar, and a day the
   // establishment was open (it sold something), or, without that knowledge, a day the product sold
   // or was wasted.
-  const isOpen = (t: number, sold: number, wasted: number) =>
-    !closed[t] && (at.openDays ? at.openDays.has(addDays(first, t)) || sold > 0 || wasted > 0 : sold > 0 || wasted > 0);
+  const shopOpen = at.openDays ? openIndex(first, series.length, at.openDays) : null;
+  const isOpen = (t: number, sold: number, wasted: number) => !closed[t] && (shopOpen?.[t] === true || sold > 0 || wasted > 0);
+  // The model chosen each evening among the candidates by its day-ahead error on the open days
+  // before (choice.ts), and the one chosen for tomorrow; sold-out days (demand unknown) don't score.
+  const scored = series.map((v, t) => !soldOut[t] && isOpen(t, v, 0));
+  const chosen = replayChosen(series, errorFrom, ahead, marks, (t) => scored[t] === true, at.models);
+  const replay = chosen.steps;
+  // Tomorrow is the model's first step from a complete today, its second from yesterday.
+  const full = forecastChosen(series, at.horizon + ahead - 1, marks, chosen.next);
+  const f = ahead === 1 ? full : { ...full, values: full.values.slice(1), lower: full.lower.slice(1), upper: full.upper.slice(1) };
   const toKg = (q: number) => (unit === 'kg' ? q : weight === null ? null : q * weight);
   const fromKg = (k: number) => (unit === 'kg' || k === 0 ? k : weight === null ? null : k / weight);
   let sold = 0;
@@ -433,6 +435,7 @@ export function productDemand(
     food_category: product.food_category,
     unit,
     unit_weight_kg: weight,
+    model: series.length < MIN_SEASONAL_HISTORY ? 'recent-mean' : chosen.next.model,
     method: f.method,
     history_days: series.length,
     notes,
@@ -454,6 +457,17 @@ export function productDemand(
     }),
     advice,
   };
+}
+
+/** Whether each of `length` days from `first` is in `days` (one date walked forward, not `addDays` per day). */
+function openIndex(first: string, length: number, days: ReadonlySet<string>): boolean[] {
+  const date = new Date(`${first}T00:00:00Z`);
+  const open = new Array<boolean>(length);
+  for (let t = 0; t < length; t++) {
+    open[t] = days.has(date.toISOString().slice(0, 10));
+    date.setUTCDate(date.getUTCDate() + 1);
+  }
+  return open;
 }
 
 /**

@@ -167,7 +167,7 @@ export function fitHoltWinters(y: number[], marks: DayMarks = {}): Fit {
 export type Forecast = { method: string; values: number[]; lower: number[]; upper: number[] };
 
 /** The values of the last (up to) 7 open days before index `end`, oldest first (a closure is stepped over). */
-function lastOpen(y: number[], end: number, closed?: readonly boolean[]): number[] {
+export function lastOpen(y: readonly number[], end: number, closed?: readonly boolean[]): number[] {
   const values: number[] = [];
   for (let t = end - 1; t >= 0 && values.length < SEASON; t--) if (!closed?.[t]) values.unshift(y[t] as number);
   return values;
