@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { ApiError, api, type Output } from './support/api.ts';
-import { analytics, appFixtures, forecast, ids, noDemand, overviewFixtures } from './support/fixtures.ts';
+import { analytics, appFixtures, defaultSettings, forecast, ids, noDemand, overviewFixtures } from './support/fixtures.ts';
 import { renderApp, t } from './support/render.tsx';
 
 /** Today in Madrid at the tests' "now": the 25th (UTC and New York are still on the 24th). */
@@ -55,7 +55,12 @@ describe('overview', () => {
 
 describe('forecast', () => {
   function forecastPage(historyDays: number) {
-    api.use({ ...appFixtures('owner'), 'predict.waste': (input) => forecast(input, historyDays), 'predict.demand': noDemand });
+    api.use({
+      ...appFixtures('owner'),
+      'predict.waste': (input) => forecast(input, historyDays),
+      'predict.demand': noDemand,
+      'predict.settings': defaultSettings,
+    });
   }
 
   it('says there is nothing to forecast before the first records, and no sales yet', async () => {
@@ -161,5 +166,49 @@ describe('forecast', () => {
     expect(alert).toHaveTextContent(t('errors.codes.plan_required'));
     await user.click(within(alert).getByRole('button', { name: t('common.retry') }));
     expect(await within(section).findByText(t('forecast.demand.empty.title'))).toBeInTheDocument();
+  });
+
+  it('shows the service level, and lets an owner set it in whole percents and put the default back', async () => {
+    forecastPage(30);
+    let settings: Output<'predict.settings'> = defaultSettings;
+    api.use({
+      'predict.settings': () => settings,
+      'predict.updateSettings': (input) => {
+        settings =
+          input.settings.service_level === null
+            ? defaultSettings
+            : { service_level: input.settings.service_level, is_default: false, updated_at: '2026-11-24T10:00:00.000Z' };
+        return settings;
+      },
+    });
+    const { user } = await renderApp('/forecast');
+    const section = screen.getByRole('region', { name: t('forecast.demand.title') });
+    expect(await within(section).findByText(t('forecast.serviceLevel.currentDefault', { percent: '85%' }))).toBeInTheDocument();
+    const demandCalls = api.inputs('predict.demand').length;
+    await user.click(within(section).getByRole('button', { name: t('forecast.serviceLevel.change') }));
+    const input = within(section).getByLabelText(t('forecast.serviceLevel.label'));
+    await user.clear(input);
+    await user.type(input, '92');
+    await user.click(within(section).getByRole('button', { name: t('common.save') }));
+    await waitFor(() => expect(api.last('predict.updateSettings')).toEqual({ ...scope, settings: { service_level: 0.92 } }));
+    expect(await within(section).findByText(t('forecast.serviceLevel.current', { percent: '92%' }))).toBeInTheDocument();
+    // The advice is asked for again, at the new level.
+    await waitFor(() => expect(api.inputs('predict.demand').length).toBeGreaterThan(demandCalls));
+    await user.click(within(section).getByRole('button', { name: t('forecast.serviceLevel.change') }));
+    await user.click(within(section).getByRole('button', { name: t('forecast.serviceLevel.reset', { percent: '85%' }) }));
+    await waitFor(() => expect(api.last('predict.updateSettings')).toEqual({ ...scope, settings: { service_level: null } }));
+    expect(await within(section).findByText(t('forecast.serviceLevel.currentDefault', { percent: '85%' }))).toBeInTheDocument();
+  });
+
+  it('shows a viewer the service level without a way to change it', async () => {
+    forecastPage(30);
+    api.use({
+      ...appFixtures('viewer'),
+      'predict.settings': { service_level: 0.7, is_default: false, updated_at: '2026-11-24T10:00:00.000Z' },
+    });
+    await renderApp('/forecast');
+    const section = screen.getByRole('region', { name: t('forecast.demand.title') });
+    expect(await within(section).findByText(t('forecast.serviceLevel.current', { percent: '70%' }))).toBeInTheDocument();
+    expect(within(section).queryByRole('button', { name: t('forecast.serviceLevel.change') })).not.toBeInTheDocument();
   });
 });

@@ -303,6 +303,10 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/predict', { query: 'type=demand&horizon=3' }), 200);
     expectStatus(await call('GET', '/predict', { query: 'type=demand&product_id=x' }), 400);
     expectStatus(await call('GET', '/predict', { query: 'horizon=29' }), 400);
+    expectStatus(await call('GET', '/predict/settings'), 200);
+    expectStatus(await call('GET', '/predict/settings', { query: 'unknown=1' }), 400);
+    expectStatus(await call('PUT', '/predict/settings', { body: { service_level: 0.9 } }), 200);
+    expectStatus(await call('PUT', '/predict/settings', { body: { service_level: 1.5 } }), 400);
   });
 
   it('prevention plan', async () => {

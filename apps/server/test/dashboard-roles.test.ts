@@ -232,6 +232,8 @@ const TABLE: Record<string, Entry> = {
   'analytics.alerts': { roles: EVERYONE, input: async (c) => mode(c) },
   'predict.waste': { roles: EVERYONE, input: async (c) => mode(c) },
   'predict.demand': { roles: EVERYONE, input: async (c) => mode(c) },
+  'predict.settings': { roles: EVERYONE, input: async (c) => mode(c) },
+  'predict.updateSettings': { roles: BUILDERS, input: async (c) => ({ ...mode(c), settings: { service_level: 0.9 } }) },
 
   'plan.history': { roles: EVERYONE, input: async (c) => mode(c) },
   'plan.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.plan(c.of), lang: 'es' }), foreign: 404 },

@@ -311,6 +311,29 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
       await production.getByText('Solo hay 10 días de ventas', { exact: false }).waitFor();
       await expectAccessible(page, 'forecast');
 
+      // The service level, raised to 95 %: the chicken (no prices, its waste not measurable in its
+      // unit) is now advised to cover 95 % of days, as the API says; stored, and in the audit log.
+      await production.getByText('el 85 % de los días (el valor por defecto)', { exact: false }).waitFor();
+      await production.getByRole('button', { name: 'Cambiar' }).click();
+      await production.getByLabel('Días que cubrir').fill('95');
+      await production.getByRole('button', { name: 'Guardar' }).click();
+      await production.getByText('el 95 % de los días (fijado para este establecimiento)', { exact: false }).waitFor();
+      const raised = (await client.get('/api/v1/predict', { query: { type: 'demand', horizon: '1' } })).json().data;
+      expect(raised.products[2].advice.quantile).toBe(0.95);
+      await expect.poll(() => productRows.nth(3).getByRole('cell').nth(3).textContent()).toContain(`~${new Intl.NumberFormat('es-ES', { style: 'percent' }).format(0.95)} de los días`);
+      await expect
+        .poll(() => productRows.nth(3).getByTestId('demand-advised').textContent())
+        .toBe(`${units.format(raised.products[2].points[0].advised)} u.`);
+      expect(
+        await t.db.$queryRawUnsafe(
+          'SELECT service_level::text FROM production_settings WHERE establishment_id = $1::uuid',
+          tenant.establishmentId,
+        ),
+      ).toEqual([{ service_level: '0.95' }]);
+      expect(await t.db.auditEvent.count({ where: { action: 'production_settings.updated', target: '95 %' } })).toBe(1);
+      await production.screenshot({ path: join(OUT, 'dashboard-forecast-service-level.png') });
+      await expectAccessible(page, 'forecast-service-level');
+
       // Shifts: an overnight shift added.
       await page.getByRole('link', { name: 'Turnos y sesiones' }).click();
       await heading(page, 'Turnos y sesiones').waitFor();

@@ -79,6 +79,22 @@ describe('production advice, pure', () => {
     expect(adviceQuantile(0.2).reason).toBe('20 % of what was made was wasted over the last 4 weeks: the 82 % quantile');
     expect(adviceQuantile(0.123).reason).toBe('12.3 % of what was made was wasted over the last 4 weeks: the 87 % quantile');
     expect(adviceQuantile(null)).toEqual({ quantile: 0.85, reason: 'waste of this product in its sales unit unknown: the 85 % quantile' });
+    // The establishment's service level moves the whole rule (±0.10 around it), within 0.05–0.99.
+    expect(adviceQuantile(null, 0.6)).toEqual({
+      quantile: 0.6,
+      reason: "waste of this product in its sales unit unknown: the 60 % quantile, the establishment's service level",
+    });
+    expect(adviceQuantile(0, 0.6).quantile).toBe(0.7);
+    expect(adviceQuantile(0.15, 0.6).quantile).toBe(0.6);
+    expect(adviceQuantile(0.3, 0.6)).toEqual({
+      quantile: 0.5,
+      reason:
+        "30 % of what was made was wasted over the last 4 weeks: the 50 % quantile (the establishment's service level, 60 %, lowered for the waste)",
+    });
+    expect(adviceQuantile(0, 0.95).quantile).toBe(0.99);
+    expect(adviceQuantile(0, 0.9).reason).toBe(
+      "0 % of what was made was wasted over the last 4 weeks: the 99 % quantile (the establishment's service level, 90 %, raised for the waste)",
+    );
   });
 
   it('aims at the critical ratio (price − cost) / (price − salvage) when the product has a price above its cost, and says why', () => {

@@ -308,6 +308,8 @@ describe('OpenAPI document and docs page', () => {
         'POST /products',
         'PATCH /products/{id}',
         'POST /products/import',
+        'GET /predict/settings',
+        'PUT /predict/settings',
       ].sort(),
     );
     const creates = new Set([

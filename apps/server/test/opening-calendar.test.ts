@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
-import { api, createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
+import { addKey, api, createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 import { rng } from './series.js';
 
 /**
@@ -127,7 +127,8 @@ describe('/api/v1/opening-calendar', () => {
     expect((await stored(reader)).weekdays).toHaveLength(0);
 
     const test = await createTenant(t.db);
-    const live = await createTenant(t.db, { organizationId: test.organizationId, mode: 'live' });
+    // The same establishment's live key.
+    const live = await addKey(t.db, test.establishmentId, 'live');
     const other = await createTenant(t.db);
     const closure = (await send(test.key, 'POST', '/opening-calendar/closures', { starts_on: '2026-12-24', ends_on: '2026-12-24' })).json()
       .data;

@@ -37,6 +37,7 @@ const BODIES: Record<string, unknown> = {
   'POST /webhooks/inbound': { event: 'waste.created', payload: { ...validRecord(), source: 'walls' } },
   'POST /opening-calendar/closures': { starts_on: '2026-12-24', ends_on: '2026-12-26' },
   'POST /products': { name: 'Pan', food_category: 'bakery', ean: '8410000000023' },
+  'PUT /predict/settings': { service_level: 0.6 },
 };
 const bodyFor = (method: string, path: string) => BODIES[`${method} ${path}`] ?? (method === 'GET' ? undefined : {});
 const fill = (path: string) =>
@@ -61,6 +62,8 @@ async function stateOf(tenant: Tenant) {
     plans: await t.db.preventionPlan.count({ where }),
     events: await t.db.event.count({ where }),
     inbound: await t.db.inboundEvent.count({ where }),
+    serviceLevel: await t.db
+      .$queryRaw`SELECT service_level::text FROM production_settings WHERE establishment_id = ${tenant.establishmentId}::uuid AND livemode = false`,
   };
 }
 
@@ -82,6 +85,8 @@ beforeAll(async () => {
   const post = async (path: string) => (await request(b.key, 'POST', `/api/v1${path}`, BODIES[`POST ${path}`])).json().data;
   ids.records = (await post('/records')).id;
   ids.shifts = (await post('/shifts')).id;
+  // B's service level in test mode, which another's PUT (0.6) must leave as it is.
+  expect((await request(b.key, 'PUT', '/api/v1/predict/settings', { service_level: 0.7 })).statusCode).toBe(200);
   ids.sessions = (await post('/sessions')).id;
   ids.webhooks = (await post('/webhooks')).id;
   ids['opening-calendar'] = (await post('/opening-calendar/closures')).id;
@@ -138,6 +143,7 @@ describe('tenant, mode and permission walls', () => {
     expect(after.plans).toBe(before.plans);
     expect(after.records).toBe(before.records);
     expect(after.shifts).toBe(before.shifts);
+    expect(after.serviceLevel).toEqual(before.serviceLevel);
   });
 
   it('answers 403 to a key without the operation’s permission, and writes nothing', async () => {

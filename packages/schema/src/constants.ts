@@ -93,6 +93,7 @@ export const PERMISSIONS = [
   'sessions:read',
   'sessions:write',
   'predict:read',
+  'predict:write',
   'webhooks:read',
   'webhooks:write',
   'inbound:write',

@@ -10,7 +10,7 @@ import {
   MODES,
 } from './constants.js';
 import { KeysetCursor } from './cursor.js';
-import { AnalyticsQuery, BenchmarkResult } from './insights.js';
+import { AnalyticsQuery, BenchmarkResult, UpdateProductionSettingsInput } from './insights.js';
 import { CreateClosureInput, SetClosedWeekdaysInput } from './opening.js';
 import { CreateRecordInput, WasteRecord } from './records.js';
 import { ROLES } from './roles.js';
@@ -245,6 +245,7 @@ export const AUDIT_ACTIONS = [
   'opening.weekdays_set',
   'closure.created',
   'closure.deleted',
+  'production_settings.updated',
   'product.created',
   'product.updated',
   'product.deactivated',
@@ -588,6 +589,10 @@ export type DashboardShiftIdInput = z.input<typeof DashboardShiftIdInput>;
 /** The opening calendar's closed weekdays (`PUT /api/v1/opening-calendar/weekdays`'s body) of the chosen establishment and mode. */
 export const DashboardSetClosedWeekdaysInput = ModeScope.extend({ calendar: SetClosedWeekdaysInput });
 export type DashboardSetClosedWeekdaysInput = z.input<typeof DashboardSetClosedWeekdaysInput>;
+
+/** The production advice's service level (`PUT /api/v1/predict/settings`'s body) of the chosen establishment and mode. */
+export const DashboardUpdateProductionSettingsInput = ModeScope.extend({ settings: UpdateProductionSettingsInput });
+export type DashboardUpdateProductionSettingsInput = z.input<typeof DashboardUpdateProductionSettingsInput>;
 
 /** A new closure (`POST /api/v1/opening-calendar/closures`'s body) of the chosen establishment and mode. */
 export const DashboardCreateClosureInput = ModeScope.extend({ closure: CreateClosureInput });

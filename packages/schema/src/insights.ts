@@ -116,6 +116,42 @@ export const DemandPoint = z
 export type DemandPoint = z.infer<typeof DemandPoint>;
 
 /**
+ * The share of days the production advice covers for a product without prices, before the waste
+ * it leaves adjusts it (±0.10: a product of which 30 % or more is wasted gets 0.10 less, one never
+ * wasted 0.10 more, within 0.05–0.99). Per establishment and mode, set in its production settings;
+ * 0.85 until then.
+ */
+export const DEFAULT_SERVICE_LEVEL = 0.85;
+export const MIN_SERVICE_LEVEL = 0.5;
+export const MAX_SERVICE_LEVEL = 0.99;
+
+export const ProductionSettings = z
+  .object({
+    service_level: z
+      .number()
+      .describe(
+        `the share of days the advised quantity aims to cover for a product without a price and a unit cost, before the adjustment for its recorded waste (${MIN_SERVICE_LEVEL}–${MAX_SERVICE_LEVEL}; ${DEFAULT_SERVICE_LEVEL} until set)`,
+      ),
+    is_default: z.boolean().describe('true while the establishment has not set its own service level'),
+    updated_at: Timestamp.nullable().describe('when it was last set; null while it is the default'),
+  })
+  .meta({ id: 'ProductionSettings' });
+export type ProductionSettings = z.infer<typeof ProductionSettings>;
+export const ProductionSettingsResponse = Envelope(ProductionSettings);
+
+export const UpdateProductionSettingsInput = z
+  .strictObject({
+    service_level: z
+      .number()
+      .min(MIN_SERVICE_LEVEL, `at least ${MIN_SERVICE_LEVEL}: an advice meant to run short on most days is no advice`)
+      .max(MAX_SERVICE_LEVEL, `at most ${MAX_SERVICE_LEVEL}: covering every day means preparing for the rarest`)
+      .nullable()
+      .describe(`the share of days to cover, rounded to hundredths; null goes back to the default (${DEFAULT_SERVICE_LEVEL})`),
+  })
+  .meta({ id: 'UpdateProductionSettingsInput' });
+export type UpdateProductionSettingsInput = z.input<typeof UpdateProductionSettingsInput>;
+
+/**
  * How the advice was chosen and what it would have done over the last 4 weeks: each day's advice
  * made the evening before from the sales known then, against that day's sales and the product's
  * recorded waste (waste records that name the product by `product_id`, or else whose `product_name` is its name).
@@ -127,7 +163,7 @@ export const DemandAdvice = z
       .min(0)
       .max(1)
       .describe(
-        'the quantile of the forecast advised (the share of days the quantity is meant to cover): the critical ratio (price − unit_cost) / (price − salvage_value), 0.05..0.99, when the product has a price above its unit cost; else 0.75..0.95 from the share of it recorded as waste (0.85 when that is unknown)',
+        "the quantile of the forecast advised (the share of days the quantity is meant to cover): the critical ratio (price − unit_cost) / (price − salvage_value), 0.05..0.99, when the product has a price above its unit cost; else the establishment's service level (`GET /predict/settings`, 0.85 by default) when the product's waste is unknown, or that level adjusted by the share of it recorded as waste, from 0.10 above (none wasted) to 0.10 below (30 % or more)",
       ),
     waste_share: z
       .number()

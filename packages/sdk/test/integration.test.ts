@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type Receiver, startReceiver, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  BadRequestError,
   ConflictError,
   Merma,
   NotFoundError,
@@ -141,6 +142,18 @@ describe('the SDK against the server', () => {
     await expect(live.products.import({ csv: 'name,food_category,ean\nPan,bakery,1\n' })).rejects.toMatchObject({ status: 400 });
     await live.products.import({ csv: 'name;food_category;ean;price\nPan;bakery;4006381333931;1,10\n' });
     expect(await live.products.list()).toContainEqual(expect.objectContaining({ id: pan.id, price: 1.1, active: true }));
+  });
+
+  it("sets the production advice's service level (PUT), refuses one out of range, and goes back to the default", async () => {
+    expect(await merma.predict.settings.retrieve()).toEqual({ service_level: 0.85, is_default: true, updated_at: null });
+    expect(await merma.predict.settings.update({ service_level: 0.9 })).toMatchObject({ service_level: 0.9, is_default: false });
+    await expect(merma.predict.settings.update({ service_level: 1.2 })).rejects.toBeInstanceOf(BadRequestError);
+    expect((await merma.predict.settings.retrieve()).service_level).toBe(0.9);
+    expect(await merma.predict.settings.update({ service_level: null })).toEqual({
+      service_level: 0.85,
+      is_default: true,
+      updated_at: null,
+    });
   });
 
   it('sets the opening calendar: closed weekdays (PUT) and a closure added and deleted', async () => {

@@ -551,6 +551,20 @@ describe('every resource calls its endpoint', () => {
       201,
     ],
     [
+      'predict.settings.retrieve',
+      'get',
+      '/predict/settings',
+      (m) => m.predict.settings.retrieve(),
+      envelope({ service_level: 0.85, is_default: true, updated_at: null }),
+    ],
+    [
+      'predict.settings.update',
+      'put',
+      '/predict/settings',
+      (m) => m.predict.settings.update({ service_level: 0.9 }),
+      envelope({ service_level: 0.9, is_default: false, updated_at: '2026-11-23T10:00:00.000Z' }),
+    ],
+    [
       'openingCalendar.retrieve',
       'get',
       '/opening-calendar',
@@ -672,6 +686,7 @@ describe('every resource calls its endpoint', () => {
     'products.update': { body: { active: false } },
     'products.import': { body: { csv: 'name,food_category,ean\nPan,bakery,4006381333931\n', dry_run: true } },
     'openingCalendar.setClosedWeekdays': { body: { closed_weekdays: ['monday', 'sunday'] } },
+    'predict.settings.update': { body: { service_level: 0.9 } },
     'openingCalendar.closures.create': { body: { starts_on: '2026-12-24', ends_on: '2026-12-26', reason: 'Navidad' } },
     'inbound.sales': {
       body: { event: 'sales.recorded', payload: { source: 'tpv', sales: [{ ean: '8410000000023', quantity: 12, sold_at: '2026-11-23' }] } },

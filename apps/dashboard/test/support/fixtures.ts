@@ -265,6 +265,9 @@ export function forecast(input: Scope & { horizon?: number }, historyDays: numbe
   };
 }
 
+/** The production settings of an establishment that has not set its service level. */
+export const defaultSettings: Output<'predict.settings'> = { service_level: 0.85, is_default: true, updated_at: null };
+
 export const noDemand: Output<'predict.demand'> = {
   type: 'demand',
   product_id: null,

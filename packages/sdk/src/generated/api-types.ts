@@ -12,7 +12,7 @@ export type WebhookEventName = "record.created" | "record.updated" | "session.co
 
 export type InboundEventType = "waste.created" | "waste.updated" | "inventory.loss" | "sales.recorded";
 
-export type Permission = "records:read" | "records:write" | "catalog:read" | "catalog:write" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "opening:read" | "opening:write" | "sessions:read" | "sessions:write" | "predict:read" | "webhooks:read" | "webhooks:write" | "inbound:write";
+export type Permission = "records:read" | "records:write" | "catalog:read" | "catalog:write" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "opening:read" | "opening:write" | "sessions:read" | "sessions:write" | "predict:read" | "predict:write" | "webhooks:read" | "webhooks:write" | "inbound:write";
 
 export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "plan_required" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "service_unavailable" | "internal";
 
@@ -375,7 +375,7 @@ export type DemandPoint = {
 };
 
 export type DemandAdvice = {
-    /** the quantile of the forecast advised (the share of days the quantity is meant to cover): the critical ratio (price − unit_cost) / (price − salvage_value), 0.05..0.99, when the product has a price above its unit cost; else 0.75..0.95 from the share of it recorded as waste (0.85 when that is unknown) */
+    /** the quantile of the forecast advised (the share of days the quantity is meant to cover): the critical ratio (price − unit_cost) / (price − salvage_value), 0.05..0.99, when the product has a price above its unit cost; else the establishment's service level (`GET /predict/settings`, 0.85 by default) when the product's waste is unknown, or that level adjusted by the share of it recorded as waste, from 0.10 above (none wasted) to 0.10 below (30 % or more) */
     quantile: number;
     /** share of what was made that was wasted over the last 4 weeks (waste / (sales + waste)); null when it cannot be measured */
     waste_share: number | null;
@@ -450,6 +450,15 @@ export type DemandPrediction = {
     /** products with sales in the last year, best sellers first (units sold, kg converted by the unit weight); at most 200 (`product_id` reaches the others) */
     products: ProductDemand[];
     generated_at: string;
+};
+
+export type ProductionSettings = {
+    /** the share of days the advised quantity aims to cover for a product without a price and a unit cost, before the adjustment for its recorded waste (0.5–0.99; 0.85 until set) */
+    service_level: number;
+    /** true while the establishment has not set its own service level */
+    is_default: boolean;
+    /** when it was last set; null while it is the default */
+    updated_at: string | null;
 };
 
 /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
@@ -747,6 +756,11 @@ export type CreateClosureInput = {
     starts_on: string;
     ends_on: string;
     reason?: (string | null) | undefined;
+};
+
+export type UpdateProductionSettingsInput = {
+    /** the share of days to cover, rounded to hundredths; null goes back to the default (0.85) */
+    service_level: number | null;
 };
 
 export type CreateSessionInput = {

@@ -11,6 +11,8 @@ import type {
   PredictQuery,
   PreventionPlan,
   PreventionPlanQuery,
+  ProductionSettings,
+  UpdateProductionSettingsInput,
 } from '../generated/api-types.js';
 
 /** GET /api/v1/analytics: totals, breakdowns and the trend (10 calls per hour per key by default). */
@@ -37,7 +39,12 @@ export type DemandQuery = Omit<PredictQuery, 'type'>;
  * per product with the quantity to prepare (`demand`, from the sales sent with `inbound.sales`).
  */
 export class Predict {
-  constructor(private readonly core: HttpCore) {}
+  /** The production advice's settings: the service level it aims at for products without prices. */
+  readonly settings: PredictSettings;
+
+  constructor(private readonly core: HttpCore) {
+    this.settings = new PredictSettings(core);
+  }
   get(query?: PredictQuery & { type?: 'waste' | undefined }, options?: RequestOptions): APIPromise<Prediction>;
   get(query: PredictQuery & { type: 'demand' }, options?: RequestOptions): APIPromise<DemandPrediction>;
   get(query: PredictQuery = {}, options?: RequestOptions): APIPromise<Prediction | DemandPrediction> {
@@ -51,6 +58,25 @@ export class Predict {
    */
   demand(query: DemandQuery = {}, options?: RequestOptions): APIPromise<DemandPrediction> {
     return this.core.request({ method: 'GET', path: '/predict', query: { ...query, type: 'demand' } }, options);
+  }
+}
+
+/**
+ * GET and PUT /api/v1/predict/settings: the share of days the advised quantity aims to cover for a
+ * product without a price and a unit cost (its `service_level`, 0.50–0.99; 0.85 until set), before
+ * the adjustment for the waste it is known to leave. Per establishment and mode: a test key's
+ * setting leaves the live advice as it is.
+ */
+export class PredictSettings {
+  constructor(private readonly core: HttpCore) {}
+
+  retrieve(options?: RequestOptions): APIPromise<ProductionSettings> {
+    return this.core.request({ method: 'GET', path: '/predict/settings' }, options);
+  }
+
+  /** Sets the service level (hundredths; `null` goes back to the default 0.85); answers the settings. */
+  update(input: UpdateProductionSettingsInput, options?: RequestOptions): APIPromise<ProductionSettings> {
+    return this.core.request({ method: 'PUT', path: '/predict/settings', body: input }, options);
   }
 }
 

@@ -12,6 +12,7 @@ import { AnchorLink } from '../../components/links.tsx';
 import { PagePending } from '../../components/states.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { trpc } from '../../trpc.ts';
+import { ServiceLevel } from './ServiceLevel.tsx';
 
 /**
  * Tomorrow's production (`GET /api/v1/predict?type=demand`, only its first day): per product sold,
@@ -44,6 +45,7 @@ export function Production({ input }: { input: DemandForecastInput }) {
           <Text size="sm" c="dimmed" maw={720}>
             {t('forecast.demand.description')}
           </Text>
+          <ServiceLevel scope={{ establishment_id: input.establishment_id, livemode: input.livemode }} />
         </Stack>
         {isPending ? (
           <PagePending />

@@ -29,7 +29,7 @@ export const openingRouter = router({
         '/opening-calendar',
         'Get the opening calendar',
         'getOpeningCalendar',
-        'The weekdays the establishment is closed every week and its closures (holidays, a winter break). The demand forecast (`GET /predict/demand`) leaves closed days out of what it learns from, advises nothing for them (`points[].closed`) and marks the first 3 open days after a closure (`points[].after_closure`).',
+        'The weekdays the establishment is closed every week and its closures (holidays, a winter break). The demand forecast (`GET /predict?type=demand`) leaves closed days out of what it learns from, advises nothing for them (`points[].closed`) and marks the first 3 open days after a closure (`points[].after_closure`).',
       ),
       permission: 'opening:read',
     })

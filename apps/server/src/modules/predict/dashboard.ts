@@ -1,12 +1,16 @@
-import { DemandPrediction, Prediction } from '@merma/schema';
-import { DemandForecastInput, ForecastInput } from '@merma/schema/dashboard';
-import { dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
+import { DemandPrediction, Prediction, ProductionSettings } from '@merma/schema';
+import { DashboardUpdateProductionSettingsInput, DemandForecastInput, ForecastInput, ModeScope } from '@merma/schema/dashboard';
+import { sqlOfTransaction } from '../../db/sql.js';
+import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
 import { predictDemand } from './demand.js';
 import { predictWaste } from './service.js';
+import { getProductionSettings, updateProductionSettings } from './settings.js';
 
 /**
  * The forecast page: the same services as `/api/v1/predict` (`type=waste` and `type=demand`), so
- * the dashboard's forecast equals the API's. Every member reads them.
+ * the dashboard's forecast equals the API's. Every member reads them, and the production
+ * settings (`/api/v1/predict/settings`); owners, admins and developers (who set the opening
+ * calendar) set the service level, each change in the audit log.
  */
 export const predictDashboardRouter = dashboardRouter({
   waste: scopedProcedure
@@ -25,4 +29,30 @@ export const predictDashboardRouter = dashboardRouter({
     .query(({ ctx, input }) =>
       predictDemand({ sql: ctx.replica, clock: ctx.clock }, ctx.tenant, { horizon: input.horizon, food_category: input.food_category }),
     ),
+
+  settings: scopedProcedure
+    .input(ModeScope)
+    .output(ProductionSettings)
+    .query(({ ctx }) => getProductionSettings(ctx.sql, ctx.tenant)),
+
+  updateSettings: scopedProcedure
+    .meta({ roles: BUILDERS })
+    .input(DashboardUpdateProductionSettingsInput)
+    .output(ProductionSettings)
+    .mutation(async ({ ctx, input }) => {
+      const { after } = await audited(
+        ctx,
+        'production_settings.updated',
+        (tx, now) => updateProductionSettings(sqlOfTransaction(tx), ctx.tenant, input.settings, now),
+        ({ before, after }) => ({
+          target: `${Math.round(after.service_level * 100)} %`,
+          details: {
+            before: before.is_default ? null : before.service_level,
+            after: after.is_default ? null : after.service_level,
+            livemode: input.livemode,
+          },
+        }),
+      );
+      return after;
+    }),
 });

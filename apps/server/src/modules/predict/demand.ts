@@ -1,4 +1,12 @@
-import { addDays, type DemandAdvice, type DemandPrediction, type FoodCategory, localDate, type ProductDemand } from '@merma/schema';
+import {
+  addDays,
+  DEFAULT_SERVICE_LEVEL,
+  type DemandAdvice,
+  type DemandPrediction,
+  type FoodCategory,
+  localDate,
+  type ProductDemand,
+} from '@merma/schema';
 import { probit, quantile as quantileOf } from 'simple-statistics';
 import { dayStartSql, localDaySql } from '../../calendar.js';
 import type { Clock, Tenant } from '../../context.js';
@@ -8,6 +16,7 @@ import { closedDays } from '../opening/service.js';
 import { dayClosesAt, localTime } from '../shifts/service.js';
 import { forecastChosen, type ModelName, replayChosen, SELECTION_DAYS } from './choice.js';
 import { type DayMarks, MIN_SEASONAL_HISTORY, SEASON, type StepForecast } from './model.js';
+import { getProductionSettings } from './settings.js';
 
 const HISTORY_DAYS = 365;
 /** Products in one answer, best sellers (by quantity) first; `product_id` reaches the others. */
@@ -20,17 +29,6 @@ export const REPLAY_DAYS = 28;
  * errors are little more than their extremes, and intervals made from them held 89 % of actuals.
  */
 export const ERROR_DAYS = 56;
-/**
- * The advised quantile runs from 0.95 for a product that is not wasted down to 0.75 for one that
- * loses `FULL_WASTE_SHARE` or more of what is made: the advice always covers the demand of at least
- * three days in four.
- */
-export const MAX_QUANTILE = 0.95;
-export const MIN_QUANTILE = 0.75;
-export const FULL_WASTE_SHARE = 0.3;
-/** When the product's waste cannot be measured in its sales unit (see `adviceQuantile`). */
-export const DEFAULT_QUANTILE = 0.85;
-
 export type ProductRow = {
   id: string;
   name: string;
@@ -48,23 +46,42 @@ const round3 = (v: number) => Math.round(v * 1000) / 1000;
 const round4 = (v: number) => Math.round(v * 10000) / 10000;
 
 /**
- * The quantile of the forecast to prepare, from the share of what was made that ended as waste
- * over the last 4 weeks (waste / (sales + waste)): the more a product is wasted, the lower the
- * quantile, linearly from 0.95 (none) to 0.75 (30 % or more). This is the newsvendor rule with the
- * cost of waste weighed higher where the kitchen shows it wastes most; no prices are needed. A
- * kitchen throwing away a fifth of a product is advised its 82 % quantile: enough on about four
- * days in five, much less left over.
+ * Without prices, the advised quantile is the establishment's service level (0.85 by default,
+ * `production_settings`) moved by the waste the product is known to leave: up to `WASTE_ADJUSTMENT`
+ * above it for a product that is not wasted, down to as much below it for one that loses
+ * `FULL_WASTE_SHARE` or more of what is made — at the default, 0.95 down to 0.75: the advice
+ * always covers the demand of at least three days in four.
  */
-export function adviceQuantile(wasteShare: number | null): { quantile: number; reason: string } {
+export const WASTE_ADJUSTMENT = 0.1;
+export const FULL_WASTE_SHARE = 0.3;
+
+const percent = (v: number) => Math.round(v * 100);
+
+/**
+ * The quantile of the forecast to prepare, from the establishment's service level and the share of
+ * what was made that ended as waste over the last 4 weeks (waste / (sales + waste)): the more a
+ * product is wasted, the lower the quantile, linearly from the level + 0.10 (none) to the level −
+ * 0.10 (30 % or more), within 0.05–0.99. This is the newsvendor rule with the cost of waste
+ * weighed higher where the kitchen shows it wastes most; no prices are needed. At the default
+ * level a kitchen throwing away a fifth of a product is advised its 82 % quantile: enough on about
+ * four days in five, much less left over.
+ */
+export function adviceQuantile(wasteShare: number | null, serviceLevel = DEFAULT_SERVICE_LEVEL): { quantile: number; reason: string } {
+  const level = percent(serviceLevel);
+  const custom = serviceLevel !== DEFAULT_SERVICE_LEVEL;
   if (wasteShare === null) {
     return {
-      quantile: DEFAULT_QUANTILE,
-      reason: `waste of this product in its sales unit unknown: the ${DEFAULT_QUANTILE * 100} % quantile`,
+      quantile: serviceLevel,
+      reason: `waste of this product in its sales unit unknown: the ${level} % quantile${custom ? ", the establishment's service level" : ''}`,
     };
   }
-  const quantile = Math.round((MAX_QUANTILE - (MAX_QUANTILE - MIN_QUANTILE) * Math.min(1, wasteShare / FULL_WASTE_SHARE)) * 100) / 100;
+  const shift = WASTE_ADJUSTMENT - 2 * WASTE_ADJUSTMENT * Math.min(1, wasteShare / FULL_WASTE_SHARE);
+  const quantile = Math.round(Math.min(MAX_PRICED_QUANTILE, Math.max(MIN_PRICED_QUANTILE, serviceLevel + shift)) * 100) / 100;
   const pct = Math.round(wasteShare * 1000) / 10;
-  return { quantile, reason: `${pct} % of what was made was wasted over the last 4 weeks: the ${Math.round(quantile * 100)} % quantile` };
+  return {
+    quantile,
+    reason: `${pct} % of what was made was wasted over the last 4 weeks: the ${percent(quantile)} % quantile${custom ? ` (the establishment's service level, ${level} %, ${quantile < serviceLevel ? 'lowered' : 'raised'} for the waste)` : ''}`,
+  };
 }
 
 /** The quantile a product's prices make sense of is kept within these (a 0 % or 100 % service level is no advice). */
@@ -127,7 +144,8 @@ export function advisedQuantity(value: number, margin: number, unit: 'unit' | 'k
  * evaluation beside seasonal naive and the 7-day average. A product
  * is counted in units, or in kg when it is sold by weight (sales in the other measure are converted
  * with `unit_weight_kg` when the product has one). Advice per day: the quantile of `pricedQuantile`
- * when the product has a price and a unit cost, else of `adviceQuantile`; its replay
+ * when the product has a price and a unit cost, else of `adviceQuantile` (from the establishment's
+ * service level, its production settings, and the product's recorded waste); its replay
  * over the last 28 days compares what the advice would have left over with the waste recorded for
  * the product (waste records naming it by `product_id`, or else whose `product_name` is its name, case aside).
  */
@@ -150,7 +168,7 @@ export async function predictDemand(
   // sales of today have arrived (a POS that sends the day at night has sent nothing yet: today is
   // then left out rather than read as a day of no sales): tomorrow's advice, asked for in the
   // evening, then knows what today sold.
-  const [shifts, soldToday, calendar] = await Promise.all([
+  const [shifts, soldToday, calendar, settings] = await Promise.all([
     deps.sql.query<{ start_time: string; end_time: string }>(
       'SELECT start_time, end_time FROM shifts WHERE establishment_id = $1::uuid AND livemode = $2 AND archived_at IS NULL',
       [auth.establishmentId, auth.livemode],
@@ -162,6 +180,8 @@ export async function predictDemand(
     ]),
     // The opening calendar over the history and the days forecast.
     closedDays(deps.sql, auth, start, addDays(today, query.horizon + 1)),
+    // The service level the advice aims at for products without prices.
+    getProductionSettings(deps.sql, auth),
   ]);
   const closesAt = dayClosesAt(shifts.rows);
   const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt && soldToday.rows.length > 0;
@@ -237,6 +257,7 @@ export async function predictDemand(
         openDays,
         closedOn: calendar.closedOn,
         reopening: calendar.reopening,
+        serviceLevel: settings.service_level,
         ...(dayComplete ? { dayComplete, closedAt: closesAt } : {}),
       }),
     ),
@@ -266,6 +287,8 @@ export function productDemand(
     closedOn?: (day: string) => boolean;
     /** The first open days after a closure (YYYY-MM-DD), whose demand is uncertain. */
     reopening?: ReadonlySet<string>;
+    /** The establishment's service level for products without prices (production settings; 0.85 by default). */
+    serviceLevel?: number;
     /** The models that compete (choice.ts; all by default): `pnpm bench:forecast` compares them. */
     models?: readonly ModelName[];
   },
@@ -361,7 +384,7 @@ export function productDemand(
   }
   // The product's prices decide when it has them; else the waste it is known to leave.
   const priced = pricedQuantile(product);
-  const { quantile, reason } = priced ?? adviceQuantile(wasteShare);
+  const { quantile, reason } = priced ?? adviceQuantile(wasteShare, at.serviceLevel);
 
   // Each replayed day advised as it would have been the evening before: its margin from the errors
   // of the days before it that the same model forecast (a 7-day mean misses a weekly pattern by far
