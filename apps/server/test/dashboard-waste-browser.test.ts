@@ -320,7 +320,9 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
       await production.getByText('el 95 % de los días (fijado para este establecimiento)', { exact: false }).waitFor();
       const raised = (await client.get('/api/v1/predict', { query: { type: 'demand', horizon: '1' } })).json().data;
       expect(raised.products[2].advice.quantile).toBe(0.95);
-      await expect.poll(() => productRows.nth(3).getByRole('cell').nth(3).textContent()).toContain(`~${new Intl.NumberFormat('es-ES', { style: 'percent' }).format(0.95)} de los días`);
+      await expect
+        .poll(() => productRows.nth(3).getByRole('cell').nth(3).textContent())
+        .toContain(`~${new Intl.NumberFormat('es-ES', { style: 'percent' }).format(0.95)} de los días`);
       await expect
         .poll(() => productRows.nth(3).getByTestId('demand-advised').textContent())
         .toBe(`${units.format(raised.products[2].points[0].advised)} u.`);

@@ -821,6 +821,8 @@ export type SaleLine = {
     sold_at: string | string;
     /** the product ran out on this line's day: the day's sales are then a floor on its demand (the forecast reads them as at least that, not as the demand itself) */
     sold_out?: boolean | undefined;
+    /** when it ran out (ISO 8601 with offset), on the line's local day; implies `sold_out`. With the establishment's shifts giving its opening hours, the forecast reads the day's demand as at least the sales scaled to the whole day (sold out at 14:00 of an 08:00–20:00 day: sales × 12 / 6), at most three times the sales; the earliest of a day's lines counts */
+    sold_out_at?: string | undefined;
 };
 
 export type ListRecordsQuery = {

@@ -40,7 +40,15 @@ export type ProductRow = {
   unit_cost: number | null;
   salvage_value: number | null;
 };
-export type DayRow = { product_id: string; day: string; units: number; kg: number; sold_out?: boolean };
+export type DayRow = {
+  product_id: string;
+  day: string;
+  units: number;
+  kg: number;
+  sold_out?: boolean;
+  /** When it ran out that day (HH:MM, local; the earliest line's), or null. */
+  sold_out_time?: string | null;
+};
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 const round4 = (v: number) => Math.round(v * 10000) / 10000;
@@ -184,6 +192,10 @@ export async function predictDemand(
     getProductionSettings(deps.sql, auth),
   ]);
   const closesAt = dayClosesAt(shifts.rows);
+  // The establishment's open day, from its first shift's start to its last one's end (none with an
+  // overnight shift): what a product's sold-out time is a share of.
+  const opensAt = shifts.rows.map((s) => s.start_time).sort()[0];
+  const openHours = closesAt !== null && opensAt !== undefined && opensAt < closesAt ? { opens: opensAt, closes: closesAt } : null;
   const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt && soldToday.rows.length > 0;
   const end = dayComplete ? addDays(today, 1) : today;
   const replayStart = addDays(end, -REPLAY_DAYS);
@@ -205,11 +217,12 @@ export async function predictDemand(
   const ids = products.rows.map((p) => p.id);
   const [days, waste, open] = await Promise.all([
     deps.sql.query<DayRow>(
-      `SELECT product_id::text, to_char(day, 'YYYY-MM-DD') AS day, units::float8 AS units, kg::float8 AS kg, sold_out
+      `SELECT product_id::text, to_char(day, 'YYYY-MM-DD') AS day, units::float8 AS units, kg::float8 AS kg, sold_out,
+         to_char(sold_out_at AT TIME ZONE $6, 'HH24:MI') AS sold_out_time
        FROM sale_day_totals
        WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date AND product_id = ANY($5::uuid[])
        ORDER BY day`,
-      [auth.establishmentId, auth.livemode, start, end, ids],
+      [auth.establishmentId, auth.livemode, start, end, ids, auth.timezone],
     ),
     // The products' recorded waste of the replayed days, by local day: a record that names its
     // product (product_id) counts for it; one that does not, by its product_name.
@@ -258,6 +271,7 @@ export async function predictDemand(
         closedOn: calendar.closedOn,
         reopening: calendar.reopening,
         serviceLevel: settings.service_level,
+        ...(openHours ? { openHours } : {}),
         ...(dayComplete ? { dayComplete, closedAt: closesAt } : {}),
       }),
     ),
@@ -287,6 +301,8 @@ export function productDemand(
     closedOn?: (day: string) => boolean;
     /** The first open days after a closure (YYYY-MM-DD), whose demand is uncertain. */
     reopening?: ReadonlySet<string>;
+    /** The establishment's open day (HH:MM, local; its shifts): a sold-out time is read as a share of it. */
+    openHours?: { opens: string; closes: string };
     /** The establishment's service level for products without prices (production settings; 0.85 by default). */
     serviceLevel?: number;
     /** The models that compete (choice.ts; all by default): `pnpm bench:forecast` compares them. */
@@ -320,8 +336,23 @@ export function productDemand(
   const closed = series.map((v, t) => v === 0 && (at.closedOn?.(addDays(first, t)) ?? false));
   // Days the product sold out: their sales are a floor on the demand (censored), not the demand.
   const soldOut = new Array<boolean>(series.length).fill(false);
-  for (const r of sales) if (r.sold_out) soldOut[indexOf(r.day)] = true;
-  const marks: DayMarks = { closed: closed.some(Boolean) ? closed : undefined, soldOut: soldOut.some(Boolean) ? soldOut : undefined };
+  // And how much of the open day had gone by when it did (1: unknown, or at closing).
+  const soldOutShare = new Array<number>(series.length).fill(1);
+  const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+  for (const r of sales) {
+    if (!r.sold_out) continue;
+    const t = indexOf(r.day);
+    soldOut[t] = true;
+    if (r.sold_out_time && at.openHours) {
+      const { opens, closes } = at.openHours;
+      soldOutShare[t] = Math.min(1, Math.max(0, (minutes(r.sold_out_time) - minutes(opens)) / (minutes(closes) - minutes(opens))));
+    }
+  }
+  const marks: DayMarks = {
+    closed: closed.some(Boolean) ? closed : undefined,
+    soldOut: soldOut.some(Boolean) ? soldOut : undefined,
+    soldOutShare: soldOutShare.some((s) => s < 1) ? soldOutShare : undefined,
+  };
 
   const ahead = at.dayComplete ? 1 : 2;
   if (series.length < MIN_SEASONAL_HISTORY) {

@@ -17,7 +17,24 @@ export const MIN_SEASONAL_HISTORY = 14;
  * value is no observation of demand); `soldOut[t]` — the product ran out (the value is a floor on
  * the demand: censored).
  */
-export type DayMarks = { closed?: readonly boolean[] | undefined; soldOut?: readonly boolean[] | undefined };
+export type DayMarks = {
+  closed?: readonly boolean[] | undefined;
+  soldOut?: readonly boolean[] | undefined;
+  /**
+   * `soldOutShare[t]`: the share of the open day that had gone by when the product ran out (from
+   * `MIN_SOLD_OUT_SHARE` to 1; 1, or absent, when the time is not known): the floor on that day's
+   * demand is its sales scaled to the whole day.
+   */
+  soldOutShare?: readonly number[] | undefined;
+};
+
+/**
+ * A product that ran out early is read as having had, at least, its sales scaled to the whole open
+ * day — demand arriving evenly over the hours it was missing, the usual estimate of lost sales from
+ * in-stock hours — but never more than three times its sales: demand is not even (a bakery sells
+ * most in the morning), and a product gone at opening would otherwise read as a day of any demand.
+ */
+export const MIN_SOLD_OUT_SHARE = 1 / 3;
 
 export type Fit = {
   alpha: number;
@@ -118,10 +135,11 @@ function smooth(
     // A sold-out day's sales are a floor on its demand: the state learns the demand expected given
     // that it was at least the sales (the mean of the forecast's normal error truncated there, as a
     // Tobit model's E-step does) — above the sales, and above the forecast — and its error, unknown,
-    // is not counted.
+    // is not counted. When it ran out early (`soldOutShare`), the floor is the sales scaled to the day.
     const censored = marks.soldOut?.[t] === true;
     const spread = count > 0 ? Math.sqrt(sse / count) : Math.max(1, Math.abs(forecast) * 0.25);
-    const observed = censored ? atLeast(forecast, spread, value) : value;
+    const floor = censored ? value / Math.max(MIN_SOLD_OUT_SHARE, Math.min(1, marks.soldOutShare?.[t] ?? 1)) : value;
+    const observed = censored ? atLeast(forecast, spread, floor) : value;
     const err = observed - forecast;
     if (!censored) {
       sse += err * err;
@@ -255,7 +273,11 @@ export function replayForecasts(y: number[], from: number, ahead: 1 | 2 = 2, mar
   if (seasonalFrom < y.length) {
     // Fitted on the values known on the evening before the first seasonal day: up to seasonalFrom − ahead.
     const known = seasonalFrom - ahead + 1;
-    const f = fitHoltWinters(y.slice(0, known), { closed: marks.closed?.slice(0, known), soldOut: marks.soldOut?.slice(0, known) });
+    const f = fitHoltWinters(y.slice(0, known), {
+      closed: marks.closed?.slice(0, known),
+      soldOut: marks.soldOut?.slice(0, known),
+      soldOutShare: marks.soldOutShare?.slice(0, known),
+    });
     smooth(
       y,
       f.alpha,

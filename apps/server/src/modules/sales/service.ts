@@ -40,6 +40,8 @@ type StoredLine = {
   sold_at: string;
   day: string;
   sold_out: boolean;
+  /** When it ran out (ISO), on the line's day; null when not said. */
+  sold_out_at: string | null;
 };
 
 /**
@@ -143,6 +145,12 @@ export async function storeSales(
     const problems: ErrorDetail[] = [];
     if (!productId) problems.push({ path: path(index, field), message: 'no product of this organisation' });
     if ('problem' in when) problems.push({ path: path(index, 'sold_at'), message: when.problem });
+    // The time it ran out is on the line's own local day (a day total's too), and not ahead of the clock.
+    const ranOut = line.sold_out_at === undefined ? null : new Date(line.sold_out_at);
+    if (ranOut && !('problem' in when) && localDate(ranOut, auth.timezone) !== when.day)
+      problems.push({ path: path(index, 'sold_out_at'), message: `not on the line's day (${when.day}, in the establishment's time zone)` });
+    else if (ranOut && ranOut.getTime() > input.now.getTime() + AHEAD_MS)
+      problems.push({ path: path(index, 'sold_out_at'), message: "ahead of the server's clock" });
     if (problems.length || !productId || 'problem' in when) {
       refuse(index, problems);
       continue;
@@ -162,7 +170,8 @@ export async function storeSales(
       unit: counted ? 'unit' : 'kg',
       sold_at: when.at,
       day: when.day,
-      sold_out: line.sold_out,
+      sold_out: line.sold_out || ranOut !== null,
+      sold_out_at: ranOut?.toISOString() ?? null,
     });
   }
   errors.sort((a, b) => a.index - b.index);
@@ -191,12 +200,14 @@ export async function storeSales(
     const chunk = lines.slice(from, from + MAX_SALES_PER_EVENT);
     const [result] = await tx.$queryRaw<{ stored: number }[]>(Prisma.sql`
       WITH ins AS (
-        INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day, inbound_event_id, sold_out)
+        INSERT INTO sales (id, establishment_id, livemode, product_id, source, external_ref, quantity, unit, sold_at, day, inbound_event_id,
+          sold_out, sold_out_at)
         SELECT u.id, ${auth.establishmentId}::uuid, ${auth.livemode}, u.product_id, ${input.source}, u.ref, u.quantity, u.unit,
-          u.sold_at, u.day, ${input.eventId}::uuid, u.sold_out
+          u.sold_at, u.day, ${input.eventId}::uuid, u.sold_out, u.sold_out_at
         FROM ROWS FROM (json_to_recordset(${JSON.stringify(chunk)}::json)
-          AS (id uuid, product_id uuid, ref text, quantity numeric, unit text, sold_at timestamptz, day date, sold_out boolean))
-          WITH ORDINALITY AS u(id, product_id, ref, quantity, unit, sold_at, day, sold_out, n)
+          AS (id uuid, product_id uuid, ref text, quantity numeric, unit text, sold_at timestamptz, day date, sold_out boolean,
+            sold_out_at timestamptz))
+          WITH ORDINALITY AS u(id, product_id, ref, quantity, unit, sold_at, day, sold_out, sold_out_at, n)
         ORDER BY u.n
         ON CONFLICT (establishment_id, livemode, source, external_ref) DO NOTHING
         RETURNING 1
@@ -207,16 +218,18 @@ export async function storeSales(
   // The day totals of the lines this event stored (found through the establishment's day index).
   const days = [...new Set(lines.map((l) => l.day))];
   await tx.$executeRaw(Prisma.sql`
-    INSERT INTO sale_day_totals AS t (establishment_id, livemode, product_id, day, units, kg, lines, sold_out)
+    INSERT INTO sale_day_totals AS t (establishment_id, livemode, product_id, day, units, kg, lines, sold_out, sold_out_at)
     SELECT ${auth.establishmentId}::uuid, ${auth.livemode}, product_id, day,
       coalesce(sum(quantity) FILTER (WHERE unit = 'unit'), 0), coalesce(sum(quantity) FILTER (WHERE unit = 'kg'), 0), count(*)::int,
-      bool_or(sold_out)
+      bool_or(sold_out), min(sold_out_at)
     FROM sales
     WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode} AND day = ANY(${days}::date[])
       AND inbound_event_id = ${input.eventId}::uuid
     GROUP BY product_id, day ORDER BY product_id, day
     ON CONFLICT (establishment_id, livemode, product_id, day)
     DO UPDATE SET units = t.units + excluded.units, kg = t.kg + excluded.kg, lines = t.lines + excluded.lines,
-      sold_out = t.sold_out OR excluded.sold_out`);
+      sold_out = t.sold_out OR excluded.sold_out,
+      -- The earliest time it ran out (LEAST ignores a NULL).
+      sold_out_at = LEAST(t.sold_out_at, excluded.sold_out_at)`);
   return { received: input.lines.length, stored, duplicates: lines.length - stored, errors };
 }
