@@ -338,6 +338,31 @@ describe('OpenAPI document and docs page', () => {
     expect(ids.size).toBe(ops.length);
   });
 
+  it("documents the inbound event's payload by event, each standard shape as a request takes it", async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const body = doc.paths['/webhooks/inbound'].post.requestBody.content['application/json'].schema;
+    const refs = body.properties.payload.anyOf.map((s: { $ref?: string; type?: string }) => s.$ref ?? s.type);
+    expect(refs).toEqual([
+      '#/components/schemas/WasteCreatedPayload',
+      '#/components/schemas/WasteUpdatedPayload',
+      '#/components/schemas/InventoryLossPayload',
+      '#/components/schemas/SalesRecordedBatch',
+      '#/components/schemas/SaleRecordedPayload',
+      'object',
+    ]);
+    const schemas = doc.components.schemas;
+    expect(schemas.SalesRecordedBatch.properties.sales.items).toEqual({ $ref: '#/components/schemas/SaleLine' });
+    // Inputs: a field with a default (unit, sold_out) is optional; a line is strict.
+    expect(schemas.SaleLine.required).toEqual(['quantity', 'sold_at']);
+    expect(schemas.SaleLine.additionalProperties).toBe(false);
+    expect(Object.keys(schemas.SaleLine.properties)).toEqual(expect.arrayContaining(['sold_out', 'sold_out_at', 'product_ref']));
+    expect(schemas.SaleRecordedPayload.required).toEqual(['source', 'quantity', 'sold_at']);
+    // A waste payload drops the fields it does not know (systems add their own): not refused.
+    expect(schemas.WasteCreatedPayload.required).toEqual(expect.arrayContaining(['source', 'food_category', 'weight_kg', 'destino_id']));
+    expect(schemas.WasteCreatedPayload.additionalProperties).toBeUndefined();
+    expect(schemas.WasteUpdatedPayload.required).toEqual(['source', 'record_id']);
+  });
+
   it('serves the interactive reference at /docs', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);

@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { INBOUND_EVENT_TYPES, type InboundEventType, SaleLine } from '@merma/schema';
+import {
+  INBOUND_EVENT_TYPES,
+  type InboundEventType,
+  InventoryLossPayload,
+  SaleLine,
+  WasteCreatedPayload,
+  WasteUpdatedPayload,
+} from '@merma/schema';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { importProducts } from '../src/admin/service.js';
-import { CONNECTORS, StandardInventoryLoss, StandardWasteCreated, StandardWasteUpdated } from '../src/modules/inbound/connectors/index.js';
+import { CONNECTORS } from '../src/modules/inbound/connectors/index.js';
 import { changedDigests, errorBodyProblems, tableDigests } from './contract.js';
 import {
   addKey,
@@ -35,9 +42,9 @@ let t: TestContext;
 
 /** The standard payload of each event type (what every connector maps to). */
 const PAYLOADS: Record<InboundEventType, z.ZodObject> = {
-  'waste.created': StandardWasteCreated,
-  'waste.updated': StandardWasteUpdated,
-  'inventory.loss': StandardInventoryLoss,
+  'waste.created': WasteCreatedPayload,
+  'waste.updated': WasteUpdatedPayload,
+  'inventory.loss': InventoryLossPayload,
   'sales.recorded': SaleLine,
 };
 /** A field that names something: an id, an EAN, a reference in another system. */

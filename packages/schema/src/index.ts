@@ -5,6 +5,7 @@ export * from './constants.js';
 export * from './cursor.js';
 export * from './envelope.js';
 export * from './events.js';
+export * from './inbound.js';
 export * from './insights.js';
 export * from './integrations.js';
 export * from './opening.js';

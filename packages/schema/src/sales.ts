@@ -21,41 +21,46 @@ export const ProductReference = {
   product_ref: z.string().trim().min(1).max(200).optional().describe("the product's id in the POS (pos_ref of the product catalogue)"),
 };
 
+/** The fields of a sale line (`SaleLine`), also those of a one-sale payload (`SaleRecordedPayload`). */
+const SaleLineFields = {
+  external_id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('the id of this sale line in the sending system; a resend with the same id and `source` is a duplicate'),
+  ...ProductReference,
+  quantity: z.number().positive().max(1_000_000),
+  unit: z.enum(SALE_UNITS).default('unit').describe('`unit` (counted, the default) or a mass: kg, g, lb, oz'),
+  sold_at: IsoDate.or(z.iso.datetime({ offset: true })).describe(
+    'when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone',
+  ),
+  sold_out: z
+    .boolean()
+    .default(false)
+    .describe(
+      "the product ran out on this line's day: the day's sales are then a floor on its demand (the forecast reads them as at least that, not as the demand itself)",
+    ),
+  sold_out_at: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(
+      "when it ran out (ISO 8601 with offset), on the line's local day; implies `sold_out`. With the establishment's shifts giving its opening hours, the forecast reads the day's demand as at least the sales scaled to the whole day (sold out at 14:00 of an 08:00–20:00 day: sales × 12 / 6), at most three times the sales; the earliest of a day's lines counts",
+    ),
+};
+
+const NAMES_A_PRODUCT = { message: 'product_id, ean or product_ref is required', path: ['product_id'] };
+
 /**
  * One sale line of `sales.recorded`: a product (by our id, its EAN or its id in the POS —
  * `pos_ref` in the product catalogue), how much was sold and when. Sales feed the demand forecast
  * only: they are never waste records and never enter the record chain.
  */
 export const SaleLine = z
-  .strictObject({
-    external_id: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe('the id of this sale line in the sending system; a resend with the same id and `source` is a duplicate'),
-    ...ProductReference,
-    quantity: z.number().positive().max(1_000_000),
-    unit: z.enum(SALE_UNITS).default('unit').describe('`unit` (counted, the default) or a mass: kg, g, lb, oz'),
-    sold_at: IsoDate.or(z.iso.datetime({ offset: true })).describe(
-      'when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone',
-    ),
-    sold_out: z
-      .boolean()
-      .default(false)
-      .describe(
-        "the product ran out on this line's day: the day's sales are then a floor on its demand (the forecast reads them as at least that, not as the demand itself)",
-      ),
-    sold_out_at: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .describe(
-        "when it ran out (ISO 8601 with offset), on the line's local day; implies `sold_out`. With the establishment's shifts giving its opening hours, the forecast reads the day's demand as at least the sales scaled to the whole day (sold out at 14:00 of an 08:00–20:00 day: sales × 12 / 6), at most three times the sales; the earliest of a day's lines counts",
-      ),
-  })
-  .refine((s) => s.product_id || s.ean || s.product_ref, { message: 'product_id, ean or product_ref is required', path: ['product_id'] })
-  .meta({ id: 'SaleLine' });
+  .strictObject(SaleLineFields)
+  .refine((s) => s.product_id || s.ean || s.product_ref, NAMES_A_PRODUCT)
+  .meta({ id: 'SaleLine', unusedIO: 'input' });
 export type SaleLine = z.input<typeof SaleLine>;
 
 /**
@@ -67,8 +72,15 @@ export const SalesRecordedBatch = z
     source: z.string().trim().min(1).max(100).describe('the system that sent the sales, e.g. "square"'),
     sales: z.array(z.unknown()).min(1).max(MAX_SALES_PER_EVENT).describe(`up to ${MAX_SALES_PER_EVENT} SaleLine items`),
   })
-  .meta({ id: 'SalesRecordedBatch' });
+  .meta({ id: 'SalesRecordedBatch', unusedIO: 'input' });
 export type SalesRecordedBatch = { source: string; sales: SaleLine[] };
+
+/** `payload` of a `sales.recorded` event of one sale: `source` and the fields of a line. */
+export const SaleRecordedPayload = z
+  .strictObject({ source: SalesRecordedBatch.shape.source, ...SaleLineFields })
+  .refine((s) => s.product_id || s.ean || s.product_ref, NAMES_A_PRODUCT)
+  .meta({ id: 'SaleRecordedPayload', unusedIO: 'input' });
+export type SaleRecordedPayload = z.input<typeof SaleRecordedPayload>;
 export type SalesRecordedPayload = SalesRecordedBatch | (SaleLine & { source: string });
 
 /** What a `sales.recorded` event stored: valid lines are stored, invalid ones reported by `index`. */

@@ -90,7 +90,11 @@ const INPUTS = [
   'RotateWebhookSecretInput',
   'RecoverWebhookInput',
   'InboundEventInput',
+  'WasteCreatedPayload',
+  'WasteUpdatedPayload',
+  'InventoryLossPayload',
   'SaleLine',
+  'SaleRecordedPayload',
 ];
 /** Query strings: every parameter optional. */
 const QUERIES = [

@@ -2,10 +2,16 @@ import {
   API_VERSION_PREFIX,
   ErrorBody,
   IntegrationReceiptResponse,
+  InventoryLossPayload,
   OdooIntegrationResponse,
   OdooWebhookBody,
   RateLimitErrorBody,
+  SaleLine,
+  SaleRecordedPayload,
+  SalesRecordedBatch,
   SquareNotification,
+  WasteCreatedPayload,
+  WasteUpdatedPayload,
 } from '@merma/schema';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../trpc/router.js';
@@ -43,6 +49,42 @@ const CONFLICT_BESIDES_IDEMPOTENCY: Record<string, string> = {
 const CONFLICT_OTHER_METHODS: Record<string, string> = {
   updateProduct: 'another product of the organisation has that EAN or POS reference',
 };
+
+/**
+ * `POST /webhooks/inbound`'s `payload` is checked by the server against the standard payload its
+ * `event` names (or by its connector): the schema says `object`, so the document lists the
+ * standard payloads, by event, and a connector's own (Square's, Odoo's) as any object. A batch's
+ * `sales` are checked line by line (a bad line is reported, the others stored), so the schema
+ * takes any item; the document names `SaleLine`.
+ */
+const PAYLOAD_BY_EVENT: [event: string, schema: string][] = [
+  ['waste.created', 'WasteCreatedPayload'],
+  ['waste.updated', 'WasteUpdatedPayload'],
+  ['inventory.loss', 'InventoryLossPayload'],
+  ['sales.recorded (a day of sales)', 'SalesRecordedBatch'],
+  ['sales.recorded (one sale)', 'SaleRecordedPayload'],
+];
+
+function describeInboundPayload(doc: OpenAPIObject): void {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, Json>;
+  const op = (doc.paths?.['/webhooks/inbound'] as Record<string, Json> | undefined)?.post;
+  const body = (
+    (op?.requestBody as Json | undefined)?.content as Record<string, { schema: { properties: Record<string, Json> } }> | undefined
+  )?.['application/json']?.schema;
+  const batch = schemas.SalesRecordedBatch as { properties: Record<string, Json> } | undefined;
+  const missing = PAYLOAD_BY_EVENT.map(([, schema]) => schema).filter((name) => !schemas[name]);
+  if (!body?.properties.payload || !batch || missing.length > 0 || !schemas.SaleLine) {
+    throw new Error(`The inbound payload's schemas are not where the document expects them (${missing.join(', ')})`);
+  }
+  body.properties.payload = {
+    description: `The event's payload. In the standard format, by \`event\`: ${PAYLOAD_BY_EVENT.map(([event, schema]) => `${event}: \`${schema}\``).join('; ')}. With \`connector\`, the system's own payload (Square's \`Order\`s or \`InventoryAdjustment\`, Odoo's records), which the connector maps to these.`,
+    anyOf: [
+      ...PAYLOAD_BY_EVENT.map(([, schema]) => ({ $ref: `#/components/schemas/${schema}` })),
+      { type: 'object', additionalProperties: {}, description: "a connector's payload (`connector`: square, odoo)" },
+    ],
+  };
+  batch.properties.sales = { ...batch.properties.sales, items: { $ref: '#/components/schemas/SaleLine' } };
+}
 
 /**
  * The body's fields of a `queryInput` POST, as the optional query parameters the binding also reads
@@ -87,6 +129,12 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
       OdooWebhookBody,
       IntegrationReceiptEnvelope: IntegrationReceiptResponse,
       OdooIntegrationEnvelope: OdooIntegrationResponse,
+      WasteCreatedPayload,
+      WasteUpdatedPayload,
+      InventoryLossPayload,
+      SalesRecordedBatch,
+      SaleRecordedPayload,
+      SaleLine,
     },
   });
 
@@ -147,6 +195,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
   }
   doc.security = [{ bearerAuth: [] }];
   Object.assign(doc.paths ?? {}, INTEGRATION_PATHS);
+  describeInboundPayload(doc);
   // The generator also emits schemas nothing refers to (its own error shapes, which the service
   // never sends): drop every component schema no operation reaches.
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;

@@ -807,7 +807,98 @@ export type InboundEventInput = {
     connector?: string | undefined;
 };
 
+export type WasteCreatedPayload = {
+    /** the system that sent the event, e.g. "sap-b1" */
+    source: string;
+    /** the id of the event in that system; a resend is a duplicate */
+    external_id?: string | undefined;
+    food_category: FoodCategory;
+    weight_kg: number;
+    /** id of a destination (GET /api/v1/destinos) */
+    destino_id: string;
+    /** id of a cause (GET /api/v1/causas) */
+    causa_id?: (string | null) | undefined;
+    product_name?: (string | null) | undefined;
+    waste_stage?: (WasteStage | null) | undefined;
+    /** id of a shift of this establishment */
+    shift_id?: (string | null) | undefined;
+    /** id of an open registration session of this establishment */
+    session_id?: (string | null) | undefined;
+    notes?: (string | null) | undefined;
+    photo_url?: (string | null) | undefined;
+    occurred_at?: (string | null) | undefined;
+    /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
+    product_id?: (string | null) | undefined;
+};
+
+export type WasteUpdatedPayload = {
+    /** the system that sent the event, e.g. "sap-b1" */
+    source: string;
+    /** the id of the event in that system; a resend is a duplicate */
+    external_id?: string | undefined;
+    /** the record corrected */
+    record_id: string;
+    food_category?: FoodCategory | undefined;
+    weight_kg?: number | undefined;
+    /** id of a destination (GET /api/v1/destinos) */
+    destino_id?: string | undefined;
+    /** id of a cause (GET /api/v1/causas) */
+    causa_id?: ((string | null) | undefined) | undefined;
+    product_name?: ((string | null) | undefined) | undefined;
+    waste_stage?: ((WasteStage | null) | undefined) | undefined;
+    /** id of a shift of this establishment */
+    shift_id?: ((string | null) | undefined) | undefined;
+    /** id of an open registration session of this establishment */
+    session_id?: ((string | null) | undefined) | undefined;
+    notes?: ((string | null) | undefined) | undefined;
+    photo_url?: ((string | null) | undefined) | undefined;
+    occurred_at?: ((string | null) | undefined) | undefined;
+    /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
+    product_id?: ((string | null) | undefined) | undefined;
+};
+
+export type InventoryLossPayload = {
+    /** the system that sent the event, e.g. "sap-b1" */
+    source: string;
+    /** the id of the event in that system; a resend is a duplicate */
+    external_id?: string | undefined;
+    product_id?: string | undefined;
+    ean?: string | undefined;
+    /** the product's id in the POS (pos_ref of the product catalogue) */
+    product_ref?: string | undefined;
+    quantity_kg?: number | undefined;
+    quantity?: number | undefined;
+    /** `unit` counts use the product’s unit weight */
+    unit?: ("kg" | "g" | "lb" | "oz" | "unit") | undefined;
+    reason?: string | undefined;
+    /** a date alone is noon of that day in the establishment time zone */
+    occurred_at?: string | undefined;
+    /** where the loss went; disposal (landfill) when not given */
+    destino_id?: string | undefined;
+    causa_id?: string | undefined;
+};
+
 export type SaleLine = {
+    /** the id of this sale line in the sending system; a resend with the same id and `source` is a duplicate */
+    external_id?: string | undefined;
+    product_id?: string | undefined;
+    ean?: string | undefined;
+    /** the product's id in the POS (pos_ref of the product catalogue) */
+    product_ref?: string | undefined;
+    quantity: number;
+    /** `unit` (counted, the default) or a mass: kg, g, lb, oz */
+    unit?: "unit" | "kg" | "g" | "lb" | "oz" | undefined;
+    /** when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone */
+    sold_at: string | string;
+    /** the product ran out on this line's day: the day's sales are then a floor on its demand (the forecast reads them as at least that, not as the demand itself) */
+    sold_out?: boolean | undefined;
+    /** when it ran out (ISO 8601 with offset), on the line's local day; implies `sold_out`. With the establishment's shifts giving its opening hours, the forecast reads the day's demand as at least the sales scaled to the whole day (sold out at 14:00 of an 08:00–20:00 day: sales × 12 / 6), at most three times the sales; the earliest of a day's lines counts */
+    sold_out_at?: string | undefined;
+};
+
+export type SaleRecordedPayload = {
+    /** the system that sent the sales, e.g. "square" */
+    source: string;
     /** the id of this sale line in the sending system; a resend with the same id and `source` is a duplicate */
     external_id?: string | undefined;
     product_id?: string | undefined;

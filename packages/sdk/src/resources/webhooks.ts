@@ -9,6 +9,7 @@ import type {
   RecoverWebhookResult,
   RotateWebhookSecretInput,
   SaleLine,
+  SaleRecordedPayload,
   UpdateWebhookInput,
   WebhookDelivery,
   WebhookSubscription,
@@ -91,7 +92,7 @@ export class Webhooks {
  * Sales for `inbound.sales`: one sale line with its `source`, or a batch — a day's sales, up to
  * 2000 lines — as `{ source, sales }`.
  */
-export type SalesInput = { source: string; sales: SaleLine[] } | (SaleLine & { source: string });
+export type SalesInput = { source: string; sales: SaleLine[] } | SaleRecordedPayload;
 
 /**
  * POST /api/v1/webhooks/inbound: events from your ERP or POS (waste.created, waste.updated,

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { CreateRecordInput, type ErrorDetail, type InboundEventResult } from '@merma/schema';
+import {
+  CreateRecordInput,
+  type ErrorDetail,
+  type InboundEventResult,
+  InventoryLossPayload,
+  WasteCreatedPayload,
+  WasteUpdatedPayload,
+} from '@merma/schema';
 import { DATE_ONLY, localNoon } from '../../calendar.js';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
@@ -11,14 +18,7 @@ import type { CatalogCache } from '../catalog/service.js';
 import { correctRecord } from '../records/correct.js';
 import { createRecord } from '../records/service.js';
 import { salesOfPayload, storeSales } from '../sales/service.js';
-import {
-  connectorFor,
-  lossKilograms,
-  type Mapped,
-  StandardInventoryLoss,
-  StandardWasteCreated,
-  StandardWasteUpdated,
-} from './connectors/index.js';
+import { connectorFor, lossKilograms, type Mapped, type StandardWasteUpdated } from './connectors/index.js';
 
 /** Disposal: where an inventory loss goes when the POS does not say. */
 const DEFAULT_LOSS_DESTINATION = 'landfill';
@@ -67,14 +67,14 @@ export async function receiveInboundEvent(
   let record: CreateRecordInput | undefined;
   let correction: StandardWasteUpdated | undefined;
   if (input.event === 'waste.created') {
-    const parsed = StandardWasteCreated.safeParse(standard);
+    const parsed = WasteCreatedPayload.safeParse(standard);
     if (!parsed.success) throw validationError('Invalid waste.created payload', issueDetails(parsed.error, 'payload'));
     const { source: s, external_id, ...fields } = parsed.data;
     source = s;
     externalId = external_id;
     record = fields as CreateRecordInput;
   } else if (input.event === 'inventory.loss') {
-    const parsed = StandardInventoryLoss.safeParse(standard);
+    const parsed = InventoryLossPayload.safeParse(standard);
     if (!parsed.success) throw validationError('Invalid inventory.loss payload', named(issueDetails(parsed.error, 'payload')));
     const loss = parsed.data;
     source = loss.source;
@@ -106,7 +106,7 @@ export async function receiveInboundEvent(
         : null,
     };
   } else {
-    const parsed = StandardWasteUpdated.safeParse(standard);
+    const parsed = WasteUpdatedPayload.safeParse(standard);
     if (!parsed.success) throw validationError('Invalid waste.updated payload', issueDetails(parsed.error, 'payload'));
     correction = parsed.data;
     source = correction.source;

@@ -14,9 +14,8 @@ export {
   type ConnectorSales,
   lossKilograms,
   type Mapped,
-  StandardInventoryLoss,
-  StandardWasteCreated,
-  StandardWasteUpdated,
+  type StandardInventoryLoss,
+  type StandardWasteUpdated,
 } from './standard.js';
 
 const standard: Connector = { name: 'standard', toStandard: (_event, payload) => ({ payload }) };
