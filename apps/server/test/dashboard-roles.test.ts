@@ -97,6 +97,13 @@ const make = {
     return kept(o, res.json().data.id);
   },
   closure: async (o: Org) => (await rest(o, '/opening-calendar/closures', { starts_on: '2026-12-24', ends_on: '2026-12-26' })).id,
+  // A station device waiting to be paired, of the establishment's test mode.
+  station: async (o: Org) => {
+    const id = randomUUID();
+    await t.db.$executeRaw`INSERT INTO station_devices (id, establishment_id, livemode, name, pairing_code_hash, pairing_expires_at)
+      VALUES (${id}::uuid, ${o.establishmentId}::uuid, false, ${`Tablet ${++counter}`}, ${randomUUID().replace(/-/g, '').padEnd(64, '0')}, ${new Date(NOW.getTime() + 600_000)})`;
+    return kept(o, id);
+  },
   webhook: async (o: Org) => (await rest(o, '/webhooks', { url: 'https://93.184.216.34/hook', events: ['record.created'] })).id,
   delivery: async (o: Org) => {
     const id = await make.webhook(o);
@@ -265,6 +272,9 @@ const TABLE: Record<string, Entry> = {
   },
   'shifts.archive': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of), archived: true }), foreign: 404 },
   'shifts.delete': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of) }), foreign: 404 },
+  'stations.list': { roles: ADMINS, input: async (c) => mode(c) },
+  'stations.startPairing': { roles: ADMINS, input: async (c) => ({ ...mode(c), name: 'Cocina' }) },
+  'stations.revoke': { roles: ADMINS, input: async (c) => ({ ...mode(c), id: await make.station(c.of) }), foreign: 404 },
   'opening.get': { roles: EVERYONE, input: async (c) => mode(c) },
   'opening.setClosedWeekdays': { roles: BUILDERS, input: async (c) => ({ ...mode(c), calendar: { closed_weekdays: ['sunday'] } }) },
   'opening.createClosure': {

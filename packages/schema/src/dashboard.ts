@@ -246,6 +246,8 @@ export const AUDIT_ACTIONS = [
   'closure.created',
   'closure.deleted',
   'production_settings.updated',
+  'station.pairing_started',
+  'station.revoked',
   'product.created',
   'product.updated',
   'product.deactivated',
@@ -606,3 +608,66 @@ export type DashboardSessionIdInput = z.input<typeof DashboardSessionIdInput>;
 
 export const DashboardSessionsInput = ListSessionsQuery.extend(ModeScope.shape);
 export type DashboardSessionsInput = z.input<typeof DashboardSessionsInput>;
+
+/**
+ * Kitchen stations (docs/decisions/0007-the-kitchen-station.md): tablets paired to one
+ * establishment and mode, recording waste with a device token instead of a person's session.
+ */
+export const STATION_TOKEN_PATTERN = /^stn_(live|test)_[0-9A-Za-z]{32}$/;
+/** Crockford's base 32: no I, L, O or U, so a code read aloud or typed is not mistaken. */
+export const PAIRING_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+export const PAIRING_CODE_LENGTH = 8;
+export const PAIRING_TTL_MINUTES = 10;
+
+/**
+ * A pairing code as typed: case, spaces and hyphens aside, and the letters Crockford's base 32
+ * reads as digits (I and L as 1, O as 0). Null when it cannot be a code.
+ */
+export function normalizePairingCode(input: string): string | null {
+  const code = input.toUpperCase().replace(/[\s-]/g, '').replace(/[IL]/g, '1').replace(/O/g, '0');
+  return code.length === PAIRING_CODE_LENGTH && [...code].every((c) => PAIRING_CODE_ALPHABET.includes(c)) ? code : null;
+}
+
+/** `pairing`: its code waits to be used; `expired`: the code was not used in time; `active`: paired; `revoked`. */
+export const StationDeviceStatus = z.enum(['pairing', 'expired', 'active', 'revoked']);
+export type StationDeviceStatus = z.infer<typeof StationDeviceStatus>;
+
+export const StationDevice = z.object({
+  id: Uuid,
+  name: z.string(),
+  mode: KeyMode,
+  status: StationDeviceStatus,
+  created_by: z.object({ id: Uuid, email: z.string(), name: z.string() }).nullable(),
+  created_at: Timestamp,
+  pairing_expires_at: Timestamp.nullable(),
+  paired_at: Timestamp.nullable(),
+  last_used_at: Timestamp.nullable(),
+  revoked_at: Timestamp.nullable(),
+});
+export type StationDevice = z.infer<typeof StationDevice>;
+
+export const DashboardStartPairingInput = ModeScope.extend({ name: text(60).trim().min(1) });
+export type DashboardStartPairingInput = z.input<typeof DashboardStartPairingInput>;
+
+/** A new pairing: the code is shown this once (the server keeps its hash). */
+export const StartedPairing = z.object({ device: StationDevice, code: z.string(), expires_at: Timestamp });
+export type StartedPairing = z.infer<typeof StartedPairing>;
+
+export const DashboardStationIdInput = ModeScope.extend({ id: Uuid });
+export type DashboardStationIdInput = z.input<typeof DashboardStationIdInput>;
+
+/** What a station is: its device, establishment and mode. */
+export const StationIdentity = z.object({
+  device: z.object({ id: Uuid, name: z.string() }),
+  establishment: z.object({ id: Uuid, name: z.string(), timezone: z.string() }),
+  mode: KeyMode,
+});
+export type StationIdentity = z.infer<typeof StationIdentity>;
+
+/** The station's side of a pairing: the code it was given. */
+export const RedeemPairingInput = z.strictObject({ code: z.string().max(40) });
+export type RedeemPairingInput = z.input<typeof RedeemPairingInput>;
+
+/** The device's token, shown this once; the station keeps it. */
+export const RedeemedPairing = StationIdentity.extend({ token: z.string() });
+export type RedeemedPairing = z.infer<typeof RedeemedPairing>;

@@ -26,6 +26,7 @@ import { assertStorableJson, registerJsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerPagePolicies } from './page-policy.js';
 import type { RateLimiter } from './rate-limit.js';
+import { registerStationRoutes } from './station.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -146,7 +147,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       throw new AppError('forbidden', 'HTTPS is required');
     }
     const route = request.routeOptions.config;
-    if (route?.integration || route?.api) reply.header('cache-control', 'no-store');
+    if (route?.integration || route?.api || route?.station) reply.header('cache-control', 'no-store');
   });
 
   // Browsers' cross-origin calls to /api/v1 (CORS_ORIGINS): after the HTTPS guard, before the
@@ -191,7 +192,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // A JSON body must be text the database can store as given (json-body.ts, assertStorableJson).
   app.addHook('preValidation', async (request) => {
     const route = request.routeOptions.config;
-    if (!(route?.api || route?.integration) || request.body === undefined) return;
+    if (!(route?.api || route?.integration || route?.station) || request.body === undefined) return;
     assertStorableJson(request.body);
   });
 
@@ -276,6 +277,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     publicUrl: config.publicUrl,
     dedupeDays: config.retention.inboundDedupeDays,
   });
+  registerStationRoutes(app, { sql: services.sql.primary, clock, rateLimiter });
   await registerDashboard(app, {
     db,
     sql: services.sql,

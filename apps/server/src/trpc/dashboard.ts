@@ -12,6 +12,7 @@ import { predictDashboardRouter } from '../modules/predict/dashboard.js';
 import { recordsDashboardRouter } from '../modules/records/dashboard.js';
 import { sessionsDashboardRouter } from '../modules/sessions/dashboard.js';
 import { shiftsDashboardRouter } from '../modules/shifts/dashboard.js';
+import { stationsDashboardRouter } from '../modules/stations/dashboard.js';
 import { teamDashboardRouter } from '../modules/team/dashboard.js';
 import type { InvitationLimiter } from '../modules/team/limits.js';
 import { webhooksDashboardRouter } from '../modules/webhooks/dashboard.js';
@@ -46,6 +47,7 @@ export function createDashboardRouter(deps: {
     catalog: catalogDashboardRouter(deps.catalog),
     analytics: analyticsDashboardRouter,
     predict: predictDashboardRouter,
+    stations: stationsDashboardRouter,
     plan: planDashboardRouter,
     records: recordsDashboardRouter(deps.signer, deps.catalog),
     shifts: shiftsDashboardRouter,

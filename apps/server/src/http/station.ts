@@ -1,0 +1,58 @@
+import { RedeemPairingInput, type StationIdentity } from '@merma/schema/dashboard';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../context.js';
+import type { Sql } from '../db/sql.js';
+import { AppError, issueDetails, validationError } from '../errors.js';
+import { redeemPairing, stationOf, touchDevice } from '../modules/stations/service.js';
+import { ok } from '../trpc/trpc.js';
+import type { RateLimiter } from './rate-limit.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A kitchen station's route: authenticated by its device token (or, to pair, by a one-time code), never a session or an API key. */
+    station?: boolean;
+  }
+}
+
+/** A device's last use is written at most this often by this process (and the statement skips a fresher row). */
+const LAST_USED_EVERY_MS = 60_000;
+
+/**
+ * The kitchen station's routes (docs/decisions/0007-the-kitchen-station.md), beside the dashboard's
+ * and apart from the public API: `POST /station/pair` redeems a pairing code for the device's
+ * token; every other route takes `Authorization: Bearer stn_…` and acts for that device's
+ * establishment and mode only. Answers in the API's envelope and error shapes, never cached. The
+ * station page is served from the same origin and sends no cookies, so there is nothing here for a
+ * cross-site request to borrow.
+ */
+export function registerStationRoutes(app: FastifyInstance, deps: { sql: Sql; clock: Clock; rateLimiter: RateLimiter }): void {
+  const lastWritten = new Map<string, number>();
+
+  /** The device of a request's token (401 otherwise), its last use noted. */
+  async function deviceOf(request: FastifyRequest): Promise<StationIdentity> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    const identity = match?.[1] ? await stationOf(deps.sql, match[1]) : null;
+    if (!identity)
+      throw new AppError('unauthorized', 'This station is not paired, or was unpaired: pair it again from the dashboard (Stations)');
+    const now = Date.now();
+    if (now - (lastWritten.get(identity.device.id) ?? 0) >= LAST_USED_EVERY_MS) {
+      if (lastWritten.size >= 10_000) lastWritten.clear();
+      lastWritten.set(identity.device.id, now);
+      touchDevice(deps.sql, identity.device.id).catch((err: unknown) =>
+        request.log.warn({ err, device_id: identity.device.id }, 'the station device could not be marked as used'),
+      );
+    }
+    return identity;
+  }
+
+  app.post('/station/pair', { config: { station: true } }, async (request) => {
+    // Every attempt counts against the address before the code is checked (as sign-ins do,
+    // docs/decisions/0004): guessing a code of 40 bits that lives 10 minutes stops at the limit.
+    await deps.rateLimiter.consumeIntegration('refused', `station-pair:${request.ip}`);
+    const parsed = RedeemPairingInput.safeParse(request.body);
+    if (!parsed.success) throw validationError('Invalid pairing request', issueDetails(parsed.error));
+    return ok(await redeemPairing(deps.sql, { code: parsed.data.code, now: deps.clock() }));
+  });
+
+  app.get('/station/me', { config: { station: true } }, async (request) => ok(await deviceOf(request)));
+}
