@@ -17,7 +17,8 @@
  * framing; (3) the records CSV holds one row per record and no cell a spreadsheet reads as a
  * formula; (4) an Idempotency-Key replay by a key without the permission is refused and shows no
  * secret; (10) crafted list cursors are 400; (11) very deep JSON bodies are 400 on every route;
- * (15) webhook URLs on IPv6 forms of internal IPv4 addresses are refused.
+ * (15) webhook URLs on IPv6 forms of internal IPv4 addresses are refused; (16) kitchen station
+ * pairing codes cannot be guessed at speed, and a forged device token is refused.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -309,6 +310,34 @@ async function main() {
   ]) {
     const res = await call('/api/v1/webhooks', json(webhookKey, { url: `https://${host}/hook`, events: ['record.created'] }));
     check(15, `webhook URL https://${host}/hook is refused`, res.status === 400, String(res.status));
+  }
+
+  // #16 Station pairing codes cannot be guessed at speed: every attempt from an address counts
+  // before its code is checked (30 a minute); a forged device token is refused.
+  {
+    const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+    const guess = () => Array.from({ length: 8 }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
+    const statuses = (
+      await Promise.all(
+        Array.from({ length: 60 }, () =>
+          fetch(`${BASE}/station/pair`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ code: guess() }),
+          }),
+        ),
+      )
+    ).map((r) => r.status);
+    const refused = statuses.filter((s) => s === 401).length;
+    const limited = statuses.filter((s) => s === 429).length;
+    check(
+      16,
+      '60 parallel station pairing guesses from one address: at most 30 checked, the rest 429',
+      refused <= 30 && refused + limited === 60,
+      `${refused}×401, ${limited}×429`,
+    );
+    const forged = await fetch(`${BASE}/station/me`, { headers: { authorization: `Bearer stn_test_${'A'.repeat(32)}` } });
+    check(16, 'a forged station device token is 401', forged.status === 401, String(forged.status));
   }
 
   const held = results.filter((r) => r.held).length;
