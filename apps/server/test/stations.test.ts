@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember, DashboardBrowser, failure, PASSWORD, randomIp } from './dashboard-client.js';
-import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
+import {
+  api,
+  CAUSA_CADUCIDAD,
+  createTenant,
+  DESTINO_DONATION,
+  DESTINO_LANDFILL,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+  validRecord,
+} from './helpers.js';
 
 /**
  * Kitchen stations' devices (docs/decisions/0007-the-kitchen-station.md): an owner or admin pairs
@@ -147,5 +157,62 @@ describe('pairing a station', () => {
     expect(limited.headers['retry-after']).toBeTruthy();
     // From another address the same code still works: it was not spent.
     expect((await pair(started.code)).statusCode).toBe(200);
+  });
+});
+
+describe("a station's setup", () => {
+  it('orders the categories and causes its kitchen uses most first, the destinations by the Ley, with the shift, sessions and today', async () => {
+    const kitchen = await createTenant(t.db);
+    const key = api(t.app, kitchen.key);
+    expect((await key.post('/api/v1/shifts', { name: 'Mañana', start_time: '07:00', end_time: '15:00' })).statusCode).toBe(201);
+    const session = (await key.post('/api/v1/sessions', { name: 'Cierre' })).json().data;
+    const records = [
+      validRecord({ food_category: 'fish', weight_kg: 1.25, destino_id: DESTINO_LANDFILL, causa_id: CAUSA_CADUCIDAD }),
+      validRecord({ food_category: 'fish', weight_kg: 0.5, destino_id: DESTINO_LANDFILL }),
+      validRecord({ food_category: 'bakery', weight_kg: 2, destino_id: DESTINO_DONATION, causa_id: CAUSA_CADUCIDAD }),
+      // Ten days ago: counts for the order, not for today.
+      validRecord({ food_category: 'fish', weight_kg: 3, occurred_at: '2026-11-14T10:00:00.000Z' }),
+    ];
+    expect((await key.post('/api/v1/records/batch', { records })).statusCode).toBe(200);
+    const ownerOf = await createMember(t.db, kitchen.organizationId, 'owner');
+    const admin = new DashboardBrowser(t.app);
+    await admin.signIn(ownerOf.email, PASSWORD);
+    const started = await admin.mutate('stations.startPairing', {
+      establishment_id: kitchen.establishmentId,
+      livemode: false,
+      name: 'Cubo',
+    });
+    const { token } = (await pair(started.code)).json().data;
+
+    const res = await t.app.inject({ method: 'GET', url: '/station/setup', headers: { authorization: `Bearer ${token}` } });
+    expect(res.statusCode, res.body).toBe(200);
+    const setup = res.json().data;
+    expect(setup.station).toMatchObject({ device: { name: 'Cubo' }, establishment: { id: kitchen.establishmentId }, mode: 'test' });
+    expect(setup.categories.slice(0, 2)).toEqual([
+      { food_category: 'fish', uses: 3 },
+      { food_category: 'bakery', uses: 1 },
+    ]);
+    expect(setup.categories).toHaveLength(9);
+    expect(setup.categories.slice(2).every((c: { uses: number }) => c.uses === 0)).toBe(true);
+    expect(setup.causes[0]).toMatchObject({ id: CAUSA_CADUCIDAD, uses: 2 });
+    // The Ley's order, whatever is used most (landfill was used twice, donation once).
+    const orders = setup.destinations.map((d: { orden: number }) => d.orden);
+    expect(orders).toEqual([...orders].sort((a, b) => a - b));
+    expect(setup.destinations.find((d: { id: string }) => d.id === DESTINO_LANDFILL).uses).toBe(2);
+    expect(setup.current_shift_id).toBe(setup.shifts[0].id);
+    expect(setup.sessions.map((s: { id: string }) => s.id)).toEqual([session.id]);
+    expect(setup.today).toEqual({ day: '2026-11-24', records: 3, kg: 3.75 });
+
+    // Another establishment's device sees its own, empty kitchen; a revoked one nothing.
+    const bare = await owner.mutate('stations.startPairing', { ...scope, name: 'Otra' });
+    const other = (await pair(bare.code)).json().data.token;
+    const theirs = (await t.app.inject({ method: 'GET', url: '/station/setup', headers: { authorization: `Bearer ${other}` } })).json()
+      .data;
+    expect(theirs.today.records).toBe(0);
+    expect(theirs.sessions).toEqual([]);
+    await admin.mutate('stations.revoke', { establishment_id: kitchen.establishmentId, livemode: false, id: started.device.id });
+    expect((await t.app.inject({ method: 'GET', url: '/station/setup', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(
+      401,
+    );
   });
 });

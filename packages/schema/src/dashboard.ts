@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CreateShiftInput, Shift } from './catalog.js';
+import { Cause, CreateShiftInput, Destination, Shift } from './catalog.js';
 import { DateOrDateTime, FoodCategory, IsoDate, Permission, Plan, Timestamp, text, Uuid } from './common.js';
 import {
   ALL_PERMISSIONS,
@@ -14,7 +14,7 @@ import { AnalyticsQuery, BenchmarkResult, UpdateProductionSettingsInput } from '
 import { CreateClosureInput, SetClosedWeekdaysInput } from './opening.js';
 import { CreateRecordInput, WasteRecord } from './records.js';
 import { ROLES } from './roles.js';
-import { ListSessionsQuery } from './sessions.js';
+import { ListSessionsQuery, Session } from './sessions.js';
 import { CreateWebhookInput, RotateWebhookSecretInput, UpdateWebhookInput } from './webhooks.js';
 
 /**
@@ -671,3 +671,21 @@ export type RedeemPairingInput = z.input<typeof RedeemPairingInput>;
 /** The device's token, shown this once; the station keeps it. */
 export const RedeemedPairing = StationIdentity.extend({ token: z.string() });
 export type RedeemedPairing = z.infer<typeof RedeemedPairing>;
+
+/**
+ * What a station shows before the first tap (`GET /station/setup`): the categories and causes its
+ * kitchen uses most first, the destinations in the Ley 1/2025 hierarchy (the preferred first),
+ * each with how many records of the last 90 days used it; the shifts and the one now on; the open
+ * registration sessions; and today's total.
+ */
+export const StationSetup = z.object({
+  station: StationIdentity,
+  categories: z.array(z.object({ food_category: FoodCategory, uses: z.number().int() })),
+  causes: z.array(Cause.extend({ uses: z.number().int() })),
+  destinations: z.array(Destination.extend({ uses: z.number().int() })),
+  shifts: z.array(Shift),
+  current_shift_id: Uuid.nullable(),
+  sessions: z.array(Session),
+  today: z.object({ day: IsoDate, records: z.number().int(), kg: z.number() }),
+});
+export type StationSetup = z.infer<typeof StationSetup>;

@@ -277,7 +277,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     publicUrl: config.publicUrl,
     dedupeDays: config.retention.inboundDedupeDays,
   });
-  registerStationRoutes(app, { sql: services.sql.primary, clock, rateLimiter });
+  registerStationRoutes(app, { db, sql: services.sql.primary, clock, rateLimiter, catalog: services.dashboard.catalog });
   await registerDashboard(app, {
     db,
     sql: services.sql,

@@ -1,9 +1,12 @@
-import { RedeemPairingInput, type StationIdentity } from '@merma/schema/dashboard';
+import { RedeemPairingInput } from '@merma/schema/dashboard';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
+import type { Db } from '../db/client.js';
 import type { Sql } from '../db/sql.js';
 import { AppError, issueDetails, validationError } from '../errors.js';
-import { redeemPairing, stationOf, touchDevice } from '../modules/stations/service.js';
+import type { CatalogCache } from '../modules/catalog/service.js';
+import { redeemPairing, type Station, stationOf, touchDevice } from '../modules/stations/service.js';
+import { stationSetup } from '../modules/stations/setup.js';
 import { ok } from '../trpc/trpc.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -25,24 +28,28 @@ const LAST_USED_EVERY_MS = 60_000;
  * station page is served from the same origin and sends no cookies, so there is nothing here for a
  * cross-site request to borrow.
  */
-export function registerStationRoutes(app: FastifyInstance, deps: { sql: Sql; clock: Clock; rateLimiter: RateLimiter }): void {
+export function registerStationRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; sql: Sql; clock: Clock; rateLimiter: RateLimiter; catalog: CatalogCache },
+): void {
   const lastWritten = new Map<string, number>();
 
-  /** The device of a request's token (401 otherwise), its last use noted. */
-  async function deviceOf(request: FastifyRequest): Promise<StationIdentity> {
+  /** The station of a request's token (401 otherwise), its last use noted. */
+  async function stationFor(request: FastifyRequest): Promise<Station> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    const identity = match?.[1] ? await stationOf(deps.sql, match[1]) : null;
-    if (!identity)
+    const station = match?.[1] ? await stationOf(deps.sql, match[1]) : null;
+    if (!station)
       throw new AppError('unauthorized', 'This station is not paired, or was unpaired: pair it again from the dashboard (Stations)');
+    const { device } = station.identity;
     const now = Date.now();
-    if (now - (lastWritten.get(identity.device.id) ?? 0) >= LAST_USED_EVERY_MS) {
+    if (now - (lastWritten.get(device.id) ?? 0) >= LAST_USED_EVERY_MS) {
       if (lastWritten.size >= 10_000) lastWritten.clear();
-      lastWritten.set(identity.device.id, now);
-      touchDevice(deps.sql, identity.device.id).catch((err: unknown) =>
-        request.log.warn({ err, device_id: identity.device.id }, 'the station device could not be marked as used'),
+      lastWritten.set(device.id, now);
+      touchDevice(deps.sql, device.id).catch((err: unknown) =>
+        request.log.warn({ err, device_id: device.id }, 'the station device could not be marked as used'),
       );
     }
-    return identity;
+    return station;
   }
 
   app.post('/station/pair', { config: { station: true } }, async (request) => {
@@ -54,5 +61,10 @@ export function registerStationRoutes(app: FastifyInstance, deps: { sql: Sql; cl
     return ok(await redeemPairing(deps.sql, { code: parsed.data.code, now: deps.clock() }));
   });
 
-  app.get('/station/me', { config: { station: true } }, async (request) => ok(await deviceOf(request)));
+  app.get('/station/me', { config: { station: true } }, async (request) => ok((await stationFor(request)).identity));
+
+  app.get('/station/setup', { config: { station: true } }, async (request) => {
+    const station = await stationFor(request);
+    return ok(await stationSetup({ db: deps.db, sql: deps.sql, catalog: deps.catalog, clock: deps.clock }, station));
+  });
 }

@@ -2,7 +2,7 @@ import { localDate } from '@merma/schema';
 import { localDaySql } from '../../calendar.js';
 import type { DataScope } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import type { SqlParams } from '../../db/sql.js';
+import { type Sql, type SqlParams, sqlParams } from '../../db/sql.js';
 
 /**
  * `record_day_totals`: kg and record count of the records that count (not superseded) per
@@ -40,6 +40,31 @@ export function dayTotalsSql(scope: DataScope, filter: CatalogueFilter & { from?
   if (filter.to) where += ` AND day <= ${p.add(filter.to)}::date`;
   where += catalogueFiltersSql(filter, p);
   return `(SELECT day, food_category, destino_id, causa_id, waste_stage, kg, records FROM record_day_totals WHERE ${where})`;
+}
+
+/**
+ * How often each category, cause and destination was used by the records of the local days
+ * `from`..`today`, and today's record count and kg: what a kitchen station orders its buttons by
+ * and shows as the day's total.
+ */
+export async function usageAndToday(
+  sql: Sql,
+  scope: DataScope,
+  range: { from: string; today: string },
+): Promise<{ uses: Map<string, number>; today: { records: number; kg: number } }> {
+  const p = sqlParams();
+  const source = dayTotalsSql(scope, { from: range.from, to: range.today }, p);
+  const today = p.add(range.today);
+  const { rows } = await sql.query<{ key: string; uses: number; kg: number }>(
+    `SELECT 'category:' || food_category AS key, sum(records)::int AS uses, 0::float8 AS kg FROM ${source} t GROUP BY 1
+     UNION ALL SELECT 'destination:' || destino_id, sum(records)::int, 0 FROM ${source} t GROUP BY 1
+     UNION ALL SELECT 'cause:' || causa_id, sum(records)::int, 0 FROM ${source} t WHERE causa_id IS NOT NULL GROUP BY 1
+     UNION ALL SELECT 'today', coalesce(sum(records), 0)::int, coalesce(sum(kg), 0)::float8 FROM ${source} t WHERE day = ${today}::date`,
+    p.values,
+  );
+  const uses = new Map(rows.filter((r) => r.key !== 'today').map((r) => [r.key, r.uses]));
+  const todayRow = rows.find((r) => r.key === 'today');
+  return { uses, today: { records: todayRow?.uses ?? 0, kg: Math.round((todayRow?.kg ?? 0) * 1000) / 1000 } };
 }
 
 /** The SQL of a bucket upsert from a row source `src` with the columns named below. */

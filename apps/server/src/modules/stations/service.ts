@@ -146,9 +146,6 @@ export async function revokeDevice(
 
 type Identity = { id: string; name: string; livemode: boolean; establishment_id: string; establishment_name: string; timezone: string };
 
-const IDENTITY = `d.id::text, d.name, d.livemode, e.id::text AS establishment_id, e.name AS establishment_name, e.timezone
-  FROM station_devices d JOIN establishments e ON e.id = d.establishment_id`;
-
 const toIdentity = (r: Identity): StationIdentity => ({
   device: { id: r.id, name: r.name },
   establishment: { id: r.establishment_id, name: r.establishment_name, timezone: r.timezone },
@@ -186,12 +183,32 @@ export async function redeemPairing(sql: Sql, input: { code: string; now: Date }
   return { ...toIdentity(row), token };
 }
 
+/** A station: what it is, and the data scope it acts in (its establishment and mode). */
+export type Station = { identity: StationIdentity; tenant: Tenant };
+
 /** A station request's device, by its token; null when the token is unknown or revoked. */
-export async function stationOf(sql: Sql, token: string): Promise<StationIdentity | null> {
+export async function stationOf(sql: Sql, token: string): Promise<Station | null> {
   if (!STATION_TOKEN_PATTERN.test(token)) return null;
-  const { rows } = await sql.query<Identity>(`SELECT ${IDENTITY} WHERE d.token_hash = $1 AND d.revoked_at IS NULL`, [sha256(token)]);
+  const { rows } = await sql.query<Identity & { organization_id: string; plan: string; sector: string }>(
+    `SELECT d.id::text, d.name, d.livemode, e.id::text AS establishment_id, e.name AS establishment_name, e.timezone,
+       e.organization_id::text, o.plan, e.sector
+     FROM station_devices d JOIN establishments e ON e.id = d.establishment_id JOIN organizations o ON o.id = e.organization_id
+     WHERE d.token_hash = $1 AND d.revoked_at IS NULL`,
+    [sha256(token)],
+  );
   const row = rows[0];
-  return row ? toIdentity(row) : null;
+  if (!row) return null;
+  return {
+    identity: toIdentity(row),
+    tenant: {
+      establishmentId: row.establishment_id,
+      livemode: row.livemode,
+      organizationId: row.organization_id,
+      plan: row.plan as Tenant['plan'],
+      timezone: row.timezone,
+      sector: row.sector as Tenant['sector'],
+    },
+  };
 }
 
 /** Marks a device as used (the dashboard's "last used"), at most once a minute. */
