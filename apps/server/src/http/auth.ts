@@ -18,12 +18,28 @@ export type Authenticator = { authenticate(request: FastifyRequest): Promise<Aut
 type CacheEntry = KeyCaller & { expires: number };
 const MAX_CACHE_ENTRIES = 10_000;
 
-/** A key's last use is written at most this often (per key, across replicas). */
+/** A credential's last use (an API key's, a station device's) is written at most this often by a process. */
 const LAST_USED_EVERY_MS = 60_000;
+
+/**
+ * Whether a credential's use is due to be written (the dashboard's "last used"): true at most once
+ * a minute per id in this process. The statements that write it also skip a row another replica
+ * wrote less than a minute ago.
+ */
+export function lastUseThrottle(): (id: string) => boolean {
+  const lastWritten = new Map<string, number>();
+  return (id) => {
+    const now = Date.now();
+    if (now - (lastWritten.get(id) ?? 0) < LAST_USED_EVERY_MS) return false;
+    if (lastWritten.size >= MAX_CACHE_ENTRIES) lastWritten.clear();
+    lastWritten.set(id, now);
+    return true;
+  };
+}
 
 export function createAuthenticator(db: Db, ttlMs: number, log?: Pick<Log, 'warn'>): Authenticator {
   const cache = new Map<string, CacheEntry>();
-  const lastWritten = new Map<string, number>();
+  const due = lastUseThrottle();
 
   /**
    * Records that a key was used (the dashboard's "last used"), off the request's path: at most once
@@ -31,10 +47,7 @@ export function createAuthenticator(db: Db, ttlMs: number, log?: Pick<Log, 'warn
    * minute ago by another replica.
    */
   function touch(keyId: string) {
-    const now = Date.now();
-    if (now - (lastWritten.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
-    if (lastWritten.size >= MAX_CACHE_ENTRIES) lastWritten.clear();
-    lastWritten.set(keyId, now);
+    if (!due(keyId)) return;
     db.$executeRaw`
       UPDATE api_keys SET last_used_at = now()
       WHERE id = ${keyId}::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`.catch((err: unknown) =>

@@ -8,6 +8,7 @@ import type { CatalogCache } from '../modules/catalog/service.js';
 import { redeemPairing, type Station, stationOf, touchDevice } from '../modules/stations/service.js';
 import { stationSetup } from '../modules/stations/setup.js';
 import { ok } from '../trpc/trpc.js';
+import { lastUseThrottle } from './auth.js';
 import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -16,9 +17,6 @@ declare module 'fastify' {
     station?: boolean;
   }
 }
-
-/** A device's last use is written at most this often by this process (and the statement skips a fresher row). */
-const LAST_USED_EVERY_MS = 60_000;
 
 /**
  * The kitchen station's routes (docs/decisions/0007-the-kitchen-station.md), beside the dashboard's
@@ -32,7 +30,7 @@ export function registerStationRoutes(
   app: FastifyInstance,
   deps: { db: Db; sql: Sql; clock: Clock; rateLimiter: RateLimiter; catalog: CatalogCache },
 ): void {
-  const lastWritten = new Map<string, number>();
+  const due = lastUseThrottle();
 
   /** The station of a request's token (401 otherwise), its last use noted. */
   async function stationFor(request: FastifyRequest): Promise<Station> {
@@ -41,10 +39,7 @@ export function registerStationRoutes(
     if (!station)
       throw new AppError('unauthorized', 'This station is not paired, or was unpaired: pair it again from the dashboard (Stations)');
     const { device } = station.identity;
-    const now = Date.now();
-    if (now - (lastWritten.get(device.id) ?? 0) >= LAST_USED_EVERY_MS) {
-      if (lastWritten.size >= 10_000) lastWritten.clear();
-      lastWritten.set(device.id, now);
+    if (due(device.id)) {
       touchDevice(deps.sql, device.id).catch((err: unknown) =>
         request.log.warn({ err, device_id: device.id }, 'the station device could not be marked as used'),
       );

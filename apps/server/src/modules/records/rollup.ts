@@ -55,16 +55,35 @@ export async function usageAndToday(
   const p = sqlParams();
   const source = dayTotalsSql(scope, { from: range.from, to: range.today }, p);
   const today = p.add(range.today);
-  const { rows } = await sql.query<{ key: string; uses: number; kg: number }>(
-    `SELECT 'category:' || food_category AS key, sum(records)::int AS uses, 0::float8 AS kg FROM ${source} t GROUP BY 1
-     UNION ALL SELECT 'destination:' || destino_id, sum(records)::int, 0 FROM ${source} t GROUP BY 1
-     UNION ALL SELECT 'cause:' || causa_id, sum(records)::int, 0 FROM ${source} t WHERE causa_id IS NOT NULL GROUP BY 1
-     UNION ALL SELECT 'today', coalesce(sum(records), 0)::int, coalesce(sum(kg), 0)::float8 FROM ${source} t WHERE day = ${today}::date`,
+  // One pass over the buckets: a row per category, per destination, per cause, and the grand total
+  // (whose today columns are the day's total).
+  const { rows } = await sql.query<{
+    food_category: string | null;
+    destino_id: string | null;
+    causa_id: string | null;
+    grouped: number;
+    uses: number;
+    today_records: number;
+    today_kg: number;
+  }>(
+    // GROUPING(…) tells the sets apart (a cause bucket of records without a cause is all NULLs too):
+    // 3 by category, 5 by destination, 6 by cause, 7 the total.
+    `SELECT food_category, destino_id::text, causa_id::text, GROUPING(food_category, destino_id, causa_id) AS grouped,
+       sum(records)::int AS uses,
+       coalesce(sum(records) FILTER (WHERE day = ${today}::date), 0)::int AS today_records,
+       coalesce(sum(kg) FILTER (WHERE day = ${today}::date), 0)::float8 AS today_kg
+     FROM ${source} t GROUP BY GROUPING SETS ((food_category), (destino_id), (causa_id), ())`,
     p.values,
   );
-  const uses = new Map(rows.filter((r) => r.key !== 'today').map((r) => [r.key, r.uses]));
-  const todayRow = rows.find((r) => r.key === 'today');
-  return { uses, today: { records: todayRow?.uses ?? 0, kg: Math.round((todayRow?.kg ?? 0) * 1000) / 1000 } };
+  const uses = new Map<string, number>();
+  let total = { records: 0, kg: 0 };
+  for (const r of rows) {
+    if (r.grouped === 3) uses.set(`category:${r.food_category}`, r.uses);
+    else if (r.grouped === 5) uses.set(`destination:${r.destino_id}`, r.uses);
+    else if (r.grouped === 6 && r.causa_id !== null) uses.set(`cause:${r.causa_id}`, r.uses);
+    else if (r.grouped === 7) total = { records: r.today_records, kg: Math.round(r.today_kg * 1000) / 1000 };
+  }
+  return { uses, today: total };
 }
 
 /** The SQL of a bucket upsert from a row source `src` with the columns named below. */

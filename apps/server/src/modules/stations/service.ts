@@ -1,4 +1,4 @@
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { Mode } from '@merma/schema';
 import {
   normalizePairingCode,
@@ -12,6 +12,7 @@ import {
   type StationIdentity,
 } from '@merma/schema/dashboard';
 import { randomToken } from '../../auth/keys.js';
+import { hashToken as sha256 } from '../../auth/tokens.js';
 import { isoSql } from '../../calendar.js';
 import type { Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
@@ -25,8 +26,6 @@ import { AppError } from '../../errors.js';
  * and mode, until it is revoked. Codes and tokens are looked up by their hash through unique
  * indexes, as API keys are (auth/keys.ts).
  */
-
-const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 /** A code of PAIRING_CODE_LENGTH characters drawn uniformly from Crockford's base 32, as `XXXX-XXXX`. */
 function newPairingCode(): { shown: string; normalized: string } {
@@ -50,11 +49,10 @@ type Row = {
   creator_name: string | null;
 };
 
+// (to_char of a NULL time is NULL.)
 const COLUMNS = `d.id::text, d.name, d.livemode, ${isoSql('d.created_at')} AS created_at,
-  CASE WHEN d.pairing_expires_at IS NULL THEN NULL ELSE ${isoSql('d.pairing_expires_at')} END AS pairing_expires_at,
-  CASE WHEN d.paired_at IS NULL THEN NULL ELSE ${isoSql('d.paired_at')} END AS paired_at,
-  CASE WHEN d.last_used_at IS NULL THEN NULL ELSE ${isoSql('d.last_used_at')} END AS last_used_at,
-  CASE WHEN d.revoked_at IS NULL THEN NULL ELSE ${isoSql('d.revoked_at')} END AS revoked_at,
+  ${isoSql('d.pairing_expires_at')} AS pairing_expires_at, ${isoSql('d.paired_at')} AS paired_at,
+  ${isoSql('d.last_used_at')} AS last_used_at, ${isoSql('d.revoked_at')} AS revoked_at,
   d.token_hash, u.id::text AS creator_id, u.email AS creator_email, u.name AS creator_name`;
 const FROM = 'station_devices d LEFT JOIN users u ON u.id = d.created_by';
 
