@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/dashboard.ts', 'src/roles.ts'],
+  entry: ['src/index.ts', 'src/dashboard.ts', 'src/roles.ts', 'src/station.ts'],
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -137,6 +137,13 @@ function isDatabaseUnavailable(err: unknown): boolean {
   return false;
 }
 
+/** A request that failed its schema: 400, every problem in the message (`Invalid input: path: message; …`) and in the details. */
+export function invalidInput(error: ZodError): AppError {
+  const details = issueDetails(error);
+  const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
+  return new AppError('validation_error', `Invalid input: ${summary}`, details);
+}
+
 /**
  * Turns anything thrown into an AppError: the one mapping from what failed to what the caller is
  * told, for the REST API and the dashboard alike. `unexpected` errors (internal, and the database's
@@ -150,11 +157,7 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
       // A procedure's answer failed its own output schema: a fault of the service, not of the request.
       return { appError: new AppError('internal', 'Internal server error'), unexpected: true };
     }
-    if (err.cause instanceof ZodError) {
-      const details = issueDetails(err.cause);
-      const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
-      return { appError: new AppError('validation_error', `Invalid input: ${summary}`, details), unexpected: false };
-    }
+    if (err.cause instanceof ZodError) return { appError: invalidInput(err.cause), unexpected: false };
     if (err.code === 'PARSE_ERROR' || err.code === 'BAD_REQUEST') {
       return { appError: new AppError('validation_error', err.message), unexpected: false };
     }
@@ -162,9 +165,7 @@ export function toAppError(err: unknown): { appError: AppError; unexpected: bool
     if (err.code === 'METHOD_NOT_SUPPORTED') return { appError: new AppError('method_not_allowed', err.message), unexpected: false };
     return toAppError(err.cause ?? new Error(err.message));
   }
-  if (err instanceof ZodError) {
-    return { appError: new AppError('validation_error', 'Invalid input', issueDetails(err)), unexpected: false };
-  }
+  if (err instanceof ZodError) return { appError: invalidInput(err), unexpected: false };
   const fastifyError = err as { code?: string; message?: string; statusCode?: number };
   if (fastifyError.code && FASTIFY_CODES[fastifyError.code]) {
     const code = FASTIFY_CODES[fastifyError.code] as ErrorCode;

@@ -43,9 +43,11 @@ const record: fc.Arbitrary<HashedFields> = fc
     occurred: fc.option(instant, { nil: null }),
     supersedes_id: maybe(fc.uuid()),
     product_id: maybe(fc.uuid()),
+    voided: fc.boolean(),
   })
-  .map(({ grams, created, occurred, ...r }) => ({
+  .map(({ grams, created, occurred, voided, ...r }) => ({
     ...r,
+    ...(voided ? { voided: true as const } : {}),
     weight_kg: grams / 1000,
     created_at: created.toISOString(),
     occurred_at: (occurred ?? created).toISOString(),
@@ -60,7 +62,7 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
        $5::decimal(12,3) AS weight_kg, $6::uuid AS destino_id, $7::uuid AS causa_id, $8::text AS product_name,
        $9::text AS waste_stage, $10::uuid AS shift_id, $11::uuid AS session_id, $12::text AS notes, $13::text AS photo_url,
        $14::text AS source, $15::timestamptz AS created_at, $16::timestamptz AS occurred_at, $18::uuid AS supersedes_id,
-       $19::uuid AS product_id) r`,
+       $19::uuid AS product_id, $20::boolean AS voided) r`,
     r.id,
     r.establishment_id,
     r.livemode,
@@ -80,6 +82,7 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
     prev,
     r.supersedes_id ?? null,
     r.product_id ?? null,
+    r.voided === true,
   );
   const [row] = rows;
   if (!row) throw new Error('no row');
@@ -134,5 +137,10 @@ describe('canonical record JSON: SQL builder = JS builder', () => {
     expect(named.json).toContain(',"photo_url":null,"product_id":"00000000-0000-4000-8000-000000000001","product_name":');
     expect(named.json).toBe(canonicalRecordJson({ ...base, product_id: base.id }));
     expect(canonicalRecordJson({ ...base, product_id: null })).toBe(plain.json);
+    // A voiding correction: `"voided":true` right after supersedes_id.
+    const voiding = { ...base, supersedes_id: base.destino_id, voided: true as const };
+    const voided = await sqlCanonical(voiding, GENESIS_HASH);
+    expect(voided.json).toContain(',"supersedes_id":"00000000-0000-4000-8000-000000000003","voided":true,"waste_stage":null,');
+    expect(voided.json).toBe(canonicalRecordJson(voiding));
   });
 });

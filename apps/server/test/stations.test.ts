@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember, DashboardBrowser, failure, PASSWORD, randomIp } from './dashboard-client.js';
 import {
@@ -214,5 +214,158 @@ describe("a station's setup", () => {
     expect((await t.app.inject({ method: 'GET', url: '/station/setup', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(
       401,
     );
+  });
+});
+
+/** A paired device of a new kitchen, with its owner's API key to look at what it stored. */
+async function pairedKitchen(name = 'Cubo') {
+  const kitchen = await createTenant(t.db);
+  const ownerOf = await createMember(t.db, kitchen.organizationId, 'owner');
+  const admin = new DashboardBrowser(t.app);
+  await admin.signIn(ownerOf.email, PASSWORD);
+  const started = await admin.mutate('stations.startPairing', { establishment_id: kitchen.establishmentId, livemode: false, name });
+  const { token, device } = (await pair(started.code)).json().data;
+  const send = (url: string, body: unknown, key: string | null = randomUUID()) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      payload: JSON.stringify(body),
+    });
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+  return { kitchen, admin, token, device: device as { id: string }, send, get, key: api(t.app, kitchen.key) };
+}
+
+const countRecords = (establishmentId: string) =>
+  t.db.$queryRawUnsafe<{ n: number; counting: number }[]>(
+    'SELECT count(*)::int AS n, count(*) FILTER (WHERE superseded_by IS NULL)::int AS counting FROM records WHERE establishment_id = $1::uuid',
+    establishmentId,
+  );
+
+describe("a station's records", () => {
+  it('stores a record once per Idempotency-Key, with its tap time and its device as source, in the register and the totals', async () => {
+    const s = await pairedKitchen();
+    const tap = new Date(now.getTime() - 90_000).toISOString();
+    const body = validRecord({ food_category: 'bakery', weight_kg: 0.75, causa_id: CAUSA_CADUCIDAD, occurred_at: tap });
+    const key = randomUUID();
+    const first = await s.send('/station/records', body, key);
+    expect(first.statusCode, first.body).toBe(201);
+    const record = first.json().data;
+    expect(record).toMatchObject({ food_category: 'bakery', weight_kg: 0.75, occurred_at: tap, source: `station:${s.device.id}` });
+    // Sent again (the answer was lost on the way): the same record, not a second one.
+    const again = await s.send('/station/records', body, key);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().data.id).toBe(record.id);
+    // The same key with another record is refused, and stores nothing.
+    expect((await s.send('/station/records', { ...body, weight_kg: 2 }, key)).statusCode).toBe(409);
+    expect(await countRecords(s.kitchen.establishmentId)).toEqual([{ n: 1, counting: 1 }]);
+    // The API sees it, and the chain holds.
+    const listed = (await s.key.get('/api/v1/records')).json().data;
+    expect(listed.map((r: { id: string }) => r.id)).toEqual([record.id]);
+    expect((await s.key.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 1 });
+    const recent = (await s.get('/station/records')).json().data;
+    expect(recent.records.map((r: { id: string }) => r.id)).toEqual([record.id]);
+    expect(recent.today).toEqual({ day: '2026-11-24', records: 1, kg: 0.75 });
+  });
+
+  it('refuses bad input with a clear message and stores nothing', async () => {
+    const s = await pairedKitchen();
+    const cases: [unknown, RegExp][] = [
+      [validRecord({ weight_kg: 0 }), /weight_kg/],
+      [validRecord({ weight_kg: -1 }), /weight_kg/],
+      [validRecord({ weight_kg: 1_000_001 }), /weight_kg/],
+      // A station's own limit, under the API's: 500 kg.
+      [validRecord({ weight_kg: 500.001 }), /weight_kg: at most 500 kg from a station/],
+      [validRecord({ food_category: 'gravel' }), /food_category/],
+      [validRecord({ destino_id: randomUUID() }), /destino_id: no destination has this id/],
+      [validRecord({ session_id: randomUUID() }), /session_id/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await s.send('/station/records', body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'validation_error' });
+      expect(res.json().error).toMatch(message);
+    }
+    const unkeyed = await s.send('/station/records', validRecord(), null);
+    expect(unkeyed.statusCode).toBe(400);
+    expect(unkeyed.json().details).toEqual([{ path: 'Idempotency-Key', message: expect.stringContaining('required') }]);
+    expect(await countRecords(s.kitchen.establishmentId)).toEqual([{ n: 0, counting: 0 }]);
+  });
+
+  it('undoes its own last record by a voiding correction, within the window only; the chain stays whole', async () => {
+    const s = await pairedKitchen();
+    const kept = (await s.send('/station/records', validRecord({ weight_kg: 1 }))).json().data;
+    const wrong = (await s.send('/station/records', validRecord({ weight_kg: 4.2 }))).json().data;
+    const undoKey = randomUUID();
+    const undo = await s.send(`/station/records/${wrong.id}/undo`, {}, undoKey);
+    expect(undo.statusCode, undo.body).toBe(200);
+    const voiding = undo.json().data;
+    expect(voiding).toMatchObject({ supersedes_id: wrong.id, voided: true, weight_kg: 4.2, source: `station:${s.device.id}` });
+    // Sent twice (no answer the first time): the same undo.
+    expect((await s.send(`/station/records/${wrong.id}/undo`, {}, undoKey)).json().data.id).toBe(voiding.id);
+    // A second undo under a new key: already undone.
+    expect((await s.send(`/station/records/${wrong.id}/undo`, {})).statusCode).toBe(409);
+    // Neither counts; the register keeps all three; the chain verifies.
+    expect(await countRecords(s.kitchen.establishmentId)).toEqual([{ n: 3, counting: 1 }]);
+    expect((await s.key.get('/api/v1/records')).json().data.map((r: { id: string }) => r.id)).toEqual([kept.id]);
+    expect((await s.get('/station/records')).json().data.today).toEqual({ day: '2026-11-24', records: 1, kg: 1 });
+    const day = (await s.key.get('/api/v1/analytics', { query: { from: '2026-11-24', to: '2026-11-24' } })).json().data;
+    expect(day.total_kg).toBe(1);
+    expect((await s.key.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 3 });
+    // The void is in its hash: clearing it breaks the chain.
+    await t.db.$executeRawUnsafe('UPDATE records SET voided = false WHERE id = $1::uuid', voiding.id);
+    const tampered = (await s.key.get('/api/v1/records/verify', { query: { full: 'true' } })).json().data;
+    expect(tampered).toMatchObject({ valid: false, first_invalid: { id: voiding.id, reason: 'hash_mismatch' } });
+    await t.db.$executeRawUnsafe('UPDATE records SET voided = true WHERE id = $1::uuid', voiding.id);
+
+    // Past the window: corrected from the dashboard instead.
+    const late = (await s.send('/station/records', validRecord({ weight_kg: 2 }))).json().data;
+    now = new Date(now.getTime() + 301_000);
+    try {
+      const refused = await s.send(`/station/records/${late.id}/undo`, {});
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().error).toMatch(/5 minutes.*dashboard/);
+    } finally {
+      now = new Date(now.getTime() - 301_000);
+    }
+    // Another source's record is not the station's to undo.
+    const fromApi = (await s.key.post('/api/v1/records', validRecord())).json().data;
+    expect((await s.send(`/station/records/${fromApi.id}/undo`, {})).statusCode).toBe(404);
+  });
+
+  it('starts and completes a registration session: its records carry it, and session.completed fires', async () => {
+    const s = await pairedKitchen();
+    const started = await s.send('/station/sessions', { name: 'Recuento de cierre' });
+    expect(started.statusCode, started.body).toBe(201);
+    const session = started.json().data;
+    expect(session).toMatchObject({ name: 'Recuento de cierre', status: 'open' });
+    expect((await s.send('/station/records', validRecord({ weight_kg: 1.5, session_id: session.id }))).statusCode).toBe(201);
+    expect((await s.get('/station/setup')).json().data.sessions.map((x: { id: string }) => x.id)).toEqual([session.id]);
+    const done = await s.send(`/station/sessions/${session.id}/complete`, {});
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json().data).toMatchObject({ status: 'completed', record_count: 1, total_kg: 1.5 });
+    const events = await t.db.event.findMany({ where: { establishment_id: s.kitchen.establishmentId, type: 'session.completed' } });
+    expect(events).toHaveLength(1);
+    // A completed session takes no more records.
+    expect((await s.send('/station/records', validRecord({ session_id: session.id }))).statusCode).toBe(400);
+  });
+
+  it('writes to its own establishment only, and stops writing once revoked', async () => {
+    const a = await pairedKitchen('A');
+    const b = await pairedKitchen('B');
+    // B's session, shift and records are not A's to use.
+    const theirs = (await b.send('/station/sessions', { name: 'B' })).json().data;
+    expect((await a.send('/station/records', validRecord({ session_id: theirs.id }))).statusCode).toBe(400);
+    expect((await a.send(`/station/sessions/${theirs.id}/complete`, {})).statusCode).toBe(404);
+    const bRecord = (await b.send('/station/records', validRecord())).json().data;
+    expect((await a.send(`/station/records/${bRecord.id}/undo`, {})).statusCode).toBe(404);
+    expect(await countRecords(a.kitchen.establishmentId)).toEqual([{ n: 0, counting: 0 }]);
+
+    await a.admin.mutate('stations.revoke', { establishment_id: a.kitchen.establishmentId, livemode: false, id: a.device.id });
+    const key = randomUUID();
+    const refused = await a.send('/station/records', validRecord(), key);
+    expect(refused.statusCode).toBe(401);
+    expect(await countRecords(a.kitchen.establishmentId)).toEqual([{ n: 0, counting: 0 }]);
   });
 });

@@ -609,24 +609,18 @@ export type DashboardSessionIdInput = z.input<typeof DashboardSessionIdInput>;
 export const DashboardSessionsInput = ListSessionsQuery.extend(ModeScope.shape);
 export type DashboardSessionsInput = z.input<typeof DashboardSessionsInput>;
 
-/**
- * Kitchen stations (docs/decisions/0007-the-kitchen-station.md): tablets paired to one
- * establishment and mode, recording waste with a device token instead of a person's session.
- */
-export const STATION_TOKEN_PATTERN = /^stn_(live|test)_[0-9A-Za-z]{32}$/;
-/** Crockford's base 32: no I, L, O or U, so a code read aloud or typed is not mistaken. */
-export const PAIRING_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-export const PAIRING_CODE_LENGTH = 8;
-export const PAIRING_TTL_MINUTES = 10;
-
-/**
- * A pairing code as typed: case, spaces and hyphens aside, and the letters Crockford's base 32
- * reads as digits (I and L as 1, O as 0). Null when it cannot be a code.
- */
-export function normalizePairingCode(input: string): string | null {
-  const code = input.toUpperCase().replace(/[\s-]/g, '').replace(/[IL]/g, '1').replace(/O/g, '0');
-  return code.length === PAIRING_CODE_LENGTH && [...code].every((c) => PAIRING_CODE_ALPHABET.includes(c)) ? code : null;
-}
+// Kitchen stations (docs/decisions/0007-the-kitchen-station.md): the constants the station's page
+// reads too live in station.ts, which imports no zod.
+export {
+  normalizePairingCode,
+  PAIRING_CODE_ALPHABET,
+  PAIRING_CODE_LENGTH,
+  PAIRING_TTL_MINUTES,
+  STATION_MAX_WEIGHT_KG,
+  STATION_TOKEN_PATTERN,
+  STATION_UNDO_SECONDS,
+  stationSource,
+} from './station.js';
 
 /** `pairing`: its code waits to be used; `expired`: the code was not used in time; `active`: paired; `revoked`. */
 export const StationDeviceStatus = z.enum(['pairing', 'expired', 'active', 'revoked']);
@@ -689,3 +683,10 @@ export const StationSetup = z.object({
   today: z.object({ day: IsoDate, records: z.number().int(), kg: z.number() }),
 });
 export type StationSetup = z.infer<typeof StationSetup>;
+
+/** The records a station shows (`GET /station/records`): today's that count, newest first, and today's total. */
+export const StationRecent = z.object({
+  records: z.array(WasteRecord),
+  today: z.object({ day: IsoDate, records: z.number().int(), kg: z.number() }),
+});
+export type StationRecent = z.infer<typeof StationRecent>;

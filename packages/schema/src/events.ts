@@ -14,6 +14,7 @@ export const RecordEventData = z.object({
   waste_stage: WasteStage.nullable().optional(),
   record_hash: z.string().optional(),
   supersedes_id: Uuid.nullable().optional().describe('record.updated: the record this version corrects'),
+  voided: z.literal(true).optional().describe('record.updated: present when this correction voids the record it supersedes (an undo)'),
 });
 export type RecordEventData = z.infer<typeof RecordEventData>;
 /** Kept for readability at call sites: record.created carries RecordEventData. */

@@ -91,6 +91,12 @@ export const WasteRecord = z
     supersedes_id: Uuid.nullable()
       .optional()
       .describe('set on a correction (inbound waste.updated): the record it replaces, which no longer counts in lists and totals'),
+    voided: z
+      .literal(true)
+      .optional()
+      .describe(
+        'present (true) on a correction that voids the record it supersedes — an undo at a kitchen station: neither counts in lists and totals, and both stay in the chain',
+      ),
   })
   .meta({ id: 'Record' });
 export type WasteRecord = z.infer<typeof WasteRecord>;

@@ -277,7 +277,14 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     publicUrl: config.publicUrl,
     dedupeDays: config.retention.inboundDedupeDays,
   });
-  registerStationRoutes(app, { db, sql: services.sql.primary, clock, rateLimiter, catalog: services.dashboard.catalog });
+  registerStationRoutes(app, {
+    db,
+    sql: services.sql.primary,
+    clock,
+    rateLimiter,
+    catalog: services.dashboard.catalog,
+    secrets: services.secrets,
+  });
   await registerDashboard(app, {
     db,
     sql: services.sql,

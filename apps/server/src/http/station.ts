@@ -1,14 +1,20 @@
+import { CreateRecordInput, CreateSessionInput, SessionIdParams } from '@merma/schema';
 import { RedeemPairingInput } from '@merma/schema/dashboard';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Clock } from '../context.js';
-import type { Db } from '../db/client.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { AuthContext, Clock } from '../context.js';
+import type { Db, DbTx } from '../db/client.js';
 import type { Sql } from '../db/sql.js';
-import { AppError, issueDetails, validationError } from '../errors.js';
+import { AppError, invalidInput, issueDetails, validationError } from '../errors.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { completeSession, createSession } from '../modules/sessions/service.js';
+import { createStationRecord, recentStationRecords, undoStationRecord } from '../modules/stations/records.js';
 import { redeemPairing, type Station, stationOf, touchDevice } from '../modules/stations/service.js';
 import { stationSetup } from '../modules/stations/setup.js';
+import type { SecretBox } from '../secrets/cipher.js';
 import { ok } from '../trpc/trpc.js';
 import { lastUseThrottle } from './auth.js';
+import { fingerprint, parseIdempotencyKey, withIdempotency } from './idempotency.js';
 import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -28,7 +34,7 @@ declare module 'fastify' {
  */
 export function registerStationRoutes(
   app: FastifyInstance,
-  deps: { db: Db; sql: Sql; clock: Clock; rateLimiter: RateLimiter; catalog: CatalogCache },
+  deps: { db: Db; sql: Sql; clock: Clock; rateLimiter: RateLimiter; catalog: CatalogCache; secrets: SecretBox },
 ): void {
   const due = lastUseThrottle();
 
@@ -62,4 +68,55 @@ export function registerStationRoutes(
     const station = await stationFor(request);
     return ok(await stationSetup({ db: deps.db, sql: deps.sql, catalog: deps.catalog, clock: deps.clock }, station));
   });
+
+  app.get('/station/records', { config: { station: true } }, async (request) =>
+    ok(await recentStationRecords({ sql: deps.sql, clock: deps.clock }, await stationFor(request))),
+  );
+
+  /**
+   * A station's write: its body checked by `schema`, run by `write` on a transaction under the
+   * request's Idempotency-Key — required, since a station sends each write again until it has an
+   * answer (its offline queue), and the key is what makes the second sending harmless. The key is
+   * the device's own (`idempotency_keys.api_key_id` holds the credential's id: an API key's or a
+   * device's), so a replay is only ever answered to the device that made the write.
+   */
+  function stationWrite<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    status: number,
+    write: (tx: DbTx, station: Station, input: z.output<S>) => Promise<unknown>,
+  ): void {
+    app.post(path, { config: { station: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+      const station = await stationFor(request);
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      if (!key) {
+        throw validationError('A station write needs an Idempotency-Key header', [
+          { path: 'Idempotency-Key', message: 'required: one key per record, made when it is tapped' },
+        ]);
+      }
+      const body = { ...(request.params as object), ...((request.body as object | undefined) ?? {}) };
+      const parsed = schema.safeParse(body);
+      if (!parsed.success) throw invalidInput(parsed.error);
+      const credential: AuthContext = { ...station.tenant, keyId: station.identity.device.id, permissions: [] };
+      const print = fingerprint('POST', request.url.split('?')[0] ?? path, body);
+      const stored = await withIdempotency(deps.db, deps.secrets, credential, key, print, async (tx) => ({
+        status,
+        body: JSON.stringify(ok(await write(tx, station, parsed.data))),
+      }));
+      if (stored.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(stored.status).type('application/json; charset=utf-8').send(stored.body);
+    });
+  }
+
+  const recordDeps = (tx: DbTx) => ({ tx, clock: deps.clock, catalog: deps.catalog });
+  stationWrite('/station/records', CreateRecordInput, 201, (tx, station, input) => createStationRecord(recordDeps(tx), station, input));
+  stationWrite('/station/records/:id/undo', SessionIdParams, 200, (tx, station, input) =>
+    undoStationRecord(recordDeps(tx), station, input.id),
+  );
+  stationWrite('/station/sessions', CreateSessionInput, 201, (tx, station, input) =>
+    createSession({ db: tx, clock: deps.clock }, station.tenant, input),
+  );
+  stationWrite('/station/sessions/:id/complete', SessionIdParams, 200, (tx, station, input) =>
+    completeSession({ db: tx, clock: deps.clock }, station.tenant, input.id),
+  );
 }

@@ -54,6 +54,8 @@ export type WasteRecord = {
     occurred_at: string;
     /** set on a correction (inbound waste.updated): the record it replaces, which no longer counts in lists and totals */
     supersedes_id?: (string | null) | undefined;
+    /** present (true) on a correction that voids the record it supersedes — an undo at a kitchen station: neither counts in lists and totals, and both stay in the chain */
+    voided?: true | undefined;
 };
 
 export type BatchItemError = {
@@ -649,6 +651,8 @@ export type RecordEventData = {
     record_hash?: string | undefined;
     /** record.updated: the record this version corrects */
     supersedes_id?: (string | null) | undefined;
+    /** record.updated: present when this correction voids the record it supersedes (an undo) */
+    voided?: true | undefined;
 };
 
 export type SessionCompletedEventData = {

@@ -26,6 +26,11 @@ export type RecordChanges = Partial<Record<keyof CreateRecordInput, unknown>>;
  * original's date is kept however old). Runs on the caller's transaction, which holds the
  * original's row lock until it ends, so two corrections of one record cannot both land.
  *
+ * With `voids`, the correction keeps every field of the original and *voids* it (the kitchen
+ * station's undo, docs/decisions/0007): the new record carries `voided: true` in its hash, and
+ * neither it nor the original counts in lists, totals, the forecast or the plan; the register
+ * (`include_superseded`) shows both.
+ *
  * `options.name` turns the details' paths (the record's fields: `weight_kg`) into where the
  * caller's request has them (`payload.weight_kg` for an inbound event); `options.invalid` is the
  * message of an invalid corrected record (by default, its details).
@@ -33,7 +38,7 @@ export type RecordChanges = Partial<Record<keyof CreateRecordInput, unknown>>;
 export async function correctRecord(
   deps: { tx: DbTx; clock: Clock; catalog: CatalogCache },
   tenant: Tenant,
-  correction: { record_id: string; changes: RecordChanges; source: string },
+  correction: { record_id: string; changes: RecordChanges; source: string; voids?: boolean },
   options: { name?: (details: ErrorDetail[]) => ErrorDetail[]; invalid?: string } = {},
 ): Promise<WasteRecord> {
   const name = options.name ?? ((d: ErrorDetail[]) => d);
@@ -71,9 +76,13 @@ export async function correctRecord(
     parsed.data,
     correction.source,
     original.id,
+    correction.voids === true,
   ).catch((err: unknown) => {
     throw renamedValidationError(err, name);
   });
   await supersede(tx, tenant, original.id, created.id);
+  // A voiding correction takes itself out too: nothing replaces it, so it is its own end
+  // (`superseded_by` = its own id), and every "counts" filter (`superseded_by IS NULL`) leaves both out.
+  if (correction.voids) await supersede(tx, tenant, created.id, created.id);
   return created;
 }

@@ -7,7 +7,7 @@ import { isoSql } from '../../calendar.js';
  * The outbox row of a record event: `{event, timestamp, data: {id, record_hash}}`, about a fifth of
  * the delivered body (the `record.created`/`record.updated` of @merma/schema: id, establishment_id,
  * food_category, weight_kg, created_at, occurred_at, the names of the cause and destination,
- * waste_stage, record_hash and, on a correction, supersedes_id). A record never changes once stored, so the delivery renders the rest from it
+ * waste_stage, record_hash and, on a correction, supersedes_id, and voided on an undo). A record never changes once stored, so the delivery renders the rest from it
  * when it is sent (webhooks/attempt.ts, with RECORD_EVENT_DATA_SQL below) instead of every write storing
  * a copy. `hash` null: the caller fills it in SQL.
  */
@@ -26,4 +26,5 @@ export const RECORD_EVENT_DATA_SQL = `jsonb_build_object(
     'created_at', ${isoSql('r.created_at')},
     'occurred_at', ${isoSql('r.occurred_at')},
     'cause', rc.nombre, 'destination', coalesce(rd.nombre, ''), 'waste_stage', r.waste_stage, 'record_hash', r.record_hash)
-  || CASE WHEN r.supersedes_id IS NOT NULL THEN jsonb_build_object('supersedes_id', r.supersedes_id) ELSE '{}'::jsonb END`;
+  || CASE WHEN r.supersedes_id IS NOT NULL THEN jsonb_build_object('supersedes_id', r.supersedes_id) ELSE '{}'::jsonb END
+  || CASE WHEN r.voided THEN jsonb_build_object('voided', true) ELSE '{}'::jsonb END`;

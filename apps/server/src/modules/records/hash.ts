@@ -41,6 +41,8 @@ export type HashedFields = {
   supersedes_id?: string | null;
   /** The product of the catalogue, when the record names one. */
   product_id?: string | null;
+  /** Set on a correction that voids what it supersedes (an undo): neither record counts. */
+  voided?: true;
 };
 
 const HASHED_KEYS = [
@@ -72,16 +74,19 @@ type Unhashed = Exclude<RecordFieldName, (typeof HASHED_KEYS)[number] | (typeof 
 export const EVERY_RECORD_FIELD_HASHED: [Unhashed] extends [never] ? true : Unhashed = true;
 
 /**
- * Keys in sorted order. Three take part only when they say something: `supersedes_id` when set (a
+ * Keys in sorted order. Four take part only when they say something: `supersedes_id` when set (a
  * correction carries the link to what it corrects), `product_id` when set (a record that names its
- * product), and `occurred_at` when it differs from `created_at` (a record dated by its sender).
+ * product), `voided` when true (a correction that voids what it corrects: `"voided":true`), and
+ * `occurred_at` when it differs from `created_at` (a record dated by its sender).
  * Every other record hashes as records always have, so chains stored before these fields existed
  * still verify — and the rule stays tamper-evident: setting or clearing a stored `product_id`, or
  * moving a stored `occurred_at` away from `created_at` or onto it, adds the key to the JSON or
  * removes it, and either way the hash no longer matches.
  */
 export function canonicalRecordJson(r: HashedFields): string {
-  const keys = KEY_LISTS[(r.product_id ? 4 : 0) + (r.supersedes_id ? 2 : 0) + (r.occurred_at !== r.created_at ? 1 : 0)] as KeyList;
+  const keys = KEY_LISTS[
+    (r.voided ? 8 : 0) + (r.product_id ? 4 : 0) + (r.supersedes_id ? 2 : 0) + (r.occurred_at !== r.created_at ? 1 : 0)
+  ] as KeyList;
   let json = '';
   for (const { key, prefix } of keys) json += prefix + JSON.stringify(r[key]);
   return `${json}}`;
@@ -89,11 +94,12 @@ export function canonicalRecordJson(r: HashedFields): string {
 
 type KeyList = { key: keyof HashedFields; prefix: string }[];
 /**
- * The eight key lists (without or with `product_id`, `supersedes_id`, `occurred_at`), sorted,
- * each key with its `{"key":` or `,"key":` written once: a batch builds 500 of these JSONs.
+ * The sixteen key lists (without or with `voided`, `product_id`, `supersedes_id`, `occurred_at`),
+ * sorted, each key with its `{"key":` or `,"key":` written once: a batch builds 500 of these JSONs.
  */
-const KEY_LISTS: KeyList[] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => {
+const KEY_LISTS: KeyList[] = Array.from({ length: 16 }, (_, i) => {
   const keys: (keyof HashedFields)[] = [...HASHED_KEYS];
+  if (i & 8) keys.push('voided');
   if (i & 4) keys.push('product_id');
   if (i & 2) keys.push('supersedes_id');
   if (i & 1) keys.push('occurred_at');
@@ -109,7 +115,7 @@ const uuidSql = (column: string) => `coalesce('"' || ${column}::text || '"', 'nu
  * `canonicalRecordJson` written in SQL over a `records` row aliased `r`, for verification done by
  * the database (verify.ts, verifyRecordChain): the same keys in the same order, the weight with
  * its trailing zeros trimmed (DECIMAL 1.500 → 1.5, as a JS number prints), the dates as
- * toISOString writes them, and the three optional keys under the same conditions.
+ * toISOString writes them, and the four optional keys under the same conditions.
  */
 export const CANONICAL_RECORD_JSON_SQL = `('{"causa_id":' || ${uuidSql('r.causa_id')}
   || ',"created_at":"' || ${isoSql('r.created_at')}
@@ -128,6 +134,7 @@ export const CANONICAL_RECORD_JSON_SQL = `('{"causa_id":' || ${uuidSql('r.causa_
   || ',"shift_id":' || ${uuidSql('r.shift_id')}
   || ',"source":' || to_json(r.source)::text
   || CASE WHEN r.supersedes_id IS NOT NULL THEN ',"supersedes_id":"' || r.supersedes_id::text || '"' ELSE '' END
+  || CASE WHEN r.voided THEN ',"voided":true' ELSE '' END
   || ',"waste_stage":' || ${textSql('r.waste_stage')}
   || ',"weight_kg":' || trim_scale(r.weight_kg)::text
   || '}')`;

@@ -20,7 +20,7 @@ export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
 /** The columns of a record as the service reads them: one list, for Prisma queries and plain pg. */
 /** The dates come as text under their own names: an ORDER BY occurred_at still means the column (and its index). */
 export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, ${RECORD_FIELD_COLUMNS_SQL},
-  source, prev_hash, record_hash, ${isoSql('created_at')} AS created_iso, ${isoSql('occurred_at')} AS occurred_iso, supersedes_id::text`;
+  source, prev_hash, record_hash, ${isoSql('created_at')} AS created_iso, ${isoSql('occurred_at')} AS occurred_iso, supersedes_id::text, voided`;
 
 export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
   return {
@@ -34,5 +34,7 @@ export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
     created_at: r.created_iso,
     occurred_at: r.occurred_iso,
     supersedes_id: r.supersedes_id ?? null,
+    // Only on a voiding correction (an undo), as the hash has it.
+    ...(r.voided ? { voided: true } : {}),
   };
 }

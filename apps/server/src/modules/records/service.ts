@@ -172,6 +172,7 @@ export async function createRecord(
   input: CreateRecordParsed,
   source = 'api',
   supersedesId: string | null = null,
+  voided = false,
 ): Promise<WasteRecord> {
   const catalog = await deps.catalog.get(deps.db);
   const now = deps.clock();
@@ -187,6 +188,7 @@ export async function createRecord(
   const fields: HashedFields = {
     ...hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt, occurred.at),
     supersedes_id: supersedesId,
+    ...(voided ? { voided: true as const } : {}),
   };
   const canonical = canonicalRecordJson(fields);
   const day = bucketDay(fields.occurred_at, auth.timezone);
@@ -207,9 +209,9 @@ export async function createRecord(
         RETURNING seq, last_hash, prev_hash
       ), stored AS (
       INSERT INTO records (id, establishment_id, livemode, chain_seq, ${Prisma.raw(RECORD_FIELD_NAMES_SQL)}, source, prev_hash,
-        record_hash, created_at, occurred_at, supersedes_id)
+        record_hash, created_at, occurred_at, supersedes_id, voided)
       SELECT ${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, moved.seq, ${fieldValues}, ${source}, moved.prev_hash,
-        moved.last_hash, ${createdAt}::timestamptz, ${fields.occurred_at}::timestamptz, ${supersedesId}::uuid
+        moved.last_hash, ${createdAt}::timestamptz, ${fields.occurred_at}::timestamptz, ${supersedesId}::uuid, ${voided}::boolean
       FROM moved
       RETURNING record_hash, establishment_id, livemode, food_category, destino_id, causa_id, waste_stage, weight_kg
     ), src AS (
@@ -235,6 +237,7 @@ export async function createRecord(
         record_hash: stored.record_hash,
         supersedes_id: supersedesId,
         product_id: fields.product_id ?? null,
+        ...(voided ? { voided: true as const } : {}),
       };
     }
     await ensureChainHead(sql, auth); // first record of this establishment and mode
