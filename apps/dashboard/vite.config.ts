@@ -1,6 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { defaultClientConditions, defineConfig } from 'vite';
 import { compression, defineAlgorithm } from 'vite-plugin-compression2';
+import { VitePWA } from 'vite-plugin-pwa';
 
 /** Where `pnpm dev` sends `/trpc` calls: the Merma server started with `pnpm dev` at the repo root (PORT 3000). */
 const apiTarget = 'http://127.0.0.1:3000';
@@ -21,6 +22,26 @@ export default defineConfig({
       algorithms: [defineAlgorithm('brotliCompress'), defineAlgorithm('gzip', { level: 9 })],
       logLevel: 'silent',
     }),
+    // The kitchen station's service worker (docs/decisions/0007-the-kitchen-station.md): the built
+    // files precached, so the station (station.html) opens and records with the network down. It
+    // controls the station's page only (registered with scope /dashboard/station by
+    // src/station/pwa.ts); the dashboard's own pages always come from the network. The manifest is
+    // a static file (public/station.webmanifest), linked from station.html alone, so the dashboard
+    // itself is not offered for installation.
+    VitePWA({
+      injectRegister: false,
+      manifest: false,
+      filename: 'station-sw.js',
+      workbox: {
+        globPatterns: ['**/*.{js,css,html,png,svg,webmanifest}'],
+        // The station's address (and its ?code= from a pairing QR) opens the precached page offline.
+        navigateFallback: 'station.html',
+        navigateFallbackAllowlist: [/^\/dashboard\/station\/?$/],
+        cleanupOutdatedCaches: true,
+        // The station's routes (/station/…) are never cached: the outbox speaks to the server itself.
+        runtimeCaching: [],
+      },
+    }),
   ],
   resolve: {
     // Read @merma/schema from its sources, as the server's dev mode does: no build needed first.
@@ -38,6 +59,8 @@ export default defineConfig({
     sourcemap: process.env.DASHBOARD_SOURCEMAP ? 'hidden' : false,
     target: 'es2022',
     rolldownOptions: {
+      // Two pages: the dashboard, and the kitchen station (its own entry: none of the dashboard's pages).
+      input: { main: 'index.html', station: 'station.html' },
       output: {
         // Fewer, larger files for the first load: a phone on HTTP/1.1 fetches six at a time, a round
         // trip each, and the sign-in page was 30 files, most under 1 kB (now about 10).

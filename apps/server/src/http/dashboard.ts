@@ -214,6 +214,9 @@ async function serveApp(app: FastifyInstance, options: DashboardOptions) {
     app.addHook('onClose', async () => vite.close());
     const viaVite = (request: FastifyRequest, reply: FastifyReply) => {
       reply.hijack();
+      // The station is the build's second page (station.html), as the built app serves it below.
+      if (STATION_PAGE.test(request.raw.url ?? ''))
+        request.raw.url = (request.raw.url ?? '').replace(/^\/dashboard\/station\/?/, '/dashboard/station.html');
       vite.middlewares(request.raw, reply.raw, () => {
         reply.raw.statusCode = 404;
         reply.raw.end();
@@ -258,4 +261,12 @@ async function serveApp(app: FastifyInstance, options: DashboardOptions) {
   };
   app.get('/dashboard', page);
   app.get('/dashboard/*', page);
+  // The kitchen station: the build's second page, with its own manifest and service worker
+  // (docs/decisions/0007-the-kitchen-station.md); `?code=` from a pairing QR is read by the page.
+  const stationPage = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.header('cache-control', 'no-cache').sendFile('station.html');
+  app.get('/dashboard/station', stationPage);
 }
+
+/** The station's address, with or without a trailing slash, with any query. */
+const STATION_PAGE = /^\/dashboard\/station\/?(\?.*)?$/;

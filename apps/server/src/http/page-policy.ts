@@ -34,7 +34,11 @@ export function registerPagePolicies(app: FastifyInstance): void {
 
   app.addHook('onSend', async (request, reply, payload) => {
     const type = reply.getHeader('content-type');
-    if (typeof type === 'string' && /^text\/html\b/i.test(type)) {
+    if (request.url.split('?')[0] === STATION_WORKER) {
+      // A service worker runs under the policy its own script was sent with: it loads its workbox
+      // runtime and fetches the files it precaches, from this origin only.
+      reply.header('content-security-policy', WORKER_POLICY);
+    } else if (typeof type === 'string' && /^text\/html\b/i.test(type)) {
       reply.header('content-security-policy', pagePolicy(request, payload));
       reply.header('x-frame-options', 'DENY');
     } else {
@@ -45,6 +49,10 @@ export function registerPagePolicies(app: FastifyInstance): void {
 }
 
 const NOT_A_PAGE = "default-src 'none'; frame-ancestors 'none'";
+
+/** The kitchen station's service worker (apps/dashboard/vite.config.ts) and its policy. */
+const STATION_WORKER = '/dashboard/station-sw.js';
+const WORKER_POLICY = "default-src 'none'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
 
 /**
  * The policy of our pages: everything from our own origin; scripts also from `scriptSources`;

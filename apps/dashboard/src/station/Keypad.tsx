@@ -1,0 +1,119 @@
+import { Alert, Button, Group, SimpleGrid, Text, UnstyledButton } from '@mantine/core';
+import { STATION_MAX_WEIGHT_KG, WEIGHT_DECIMALS } from '@merma/schema/station';
+import { IconBackspace } from '@tabler/icons-react';
+import { useTranslation } from 'react-i18next';
+import classes from './station.module.css';
+
+/**
+ * The weight as typed on the keypad: whole kilos and, after the decimal key, up to three decimals
+ * (grams). Kept as text so that "1," and "0,050" show as typed; `weightOf` reads the number.
+ */
+export type TypedWeight = { whole: string; fraction: string | null };
+export const EMPTY_WEIGHT: TypedWeight = { whole: '', fraction: null };
+
+export function weightOf(typed: TypedWeight): number | null {
+  if (!typed.whole && !typed.fraction) return null;
+  const value = Number(`${typed.whole || '0'}.${typed.fraction ?? ''}`);
+  return Number.isFinite(value) ? value : null;
+}
+
+/** A weight read from a scale, as the keypad shows it (to the gram, trailing zeros kept off). */
+export function typedOf(kg: number): TypedWeight {
+  const [whole, fraction] = kg.toFixed(WEIGHT_DECIMALS).replace(/\.?0+$/, '').split('.');
+  return { whole: whole ?? '', fraction: fraction ?? null };
+}
+
+/** Why the typed weight cannot be saved (a message key), or null when it can. */
+export function weightProblem(typed: TypedWeight): 'empty' | 'tooHeavy' | null {
+  const kg = weightOf(typed);
+  if (kg === null || kg <= 0) return 'empty';
+  if (kg > STATION_MAX_WEIGHT_KG) return 'tooHeavy';
+  return null;
+}
+
+/** A key's effect on the typed weight; keys that would make it unreadable do nothing. */
+export function press(typed: TypedWeight, key: string): TypedWeight {
+  if (key === 'clear') return EMPTY_WEIGHT;
+  if (key === 'delete') {
+    if (typed.fraction !== null) return typed.fraction ? { ...typed, fraction: typed.fraction.slice(0, -1) } : { ...typed, fraction: null };
+    return { ...typed, whole: typed.whole.slice(0, -1) };
+  }
+  if (key === 'decimal') return typed.fraction === null ? { whole: typed.whole || '0', fraction: '' } : typed;
+  if (!/^\d$/.test(key)) return typed;
+  if (typed.fraction !== null) return typed.fraction.length < WEIGHT_DECIMALS ? { ...typed, fraction: typed.fraction + key } : typed;
+  // No leading zeros, and never more digits than the station's maximum has.
+  const whole = typed.whole === '0' ? key : typed.whole + key;
+  return whole.length > String(STATION_MAX_WEIGHT_KG).length ? typed : { ...typed, whole };
+}
+
+/**
+ * The large keypad: the weight shown big in kg with the language's decimal mark, digits in the
+ * telephone's layout, the decimal mark, delete, and Save. Every key at least 64 px high, for wet
+ * fingers; a physical keyboard types too (digits, `,`/`.`, Backspace, Enter).
+ */
+export function Keypad({
+  typed,
+  onChange,
+  onSave,
+  saving,
+  extra,
+}: {
+  typed: TypedWeight;
+  onChange: (typed: TypedWeight) => void;
+  onSave: () => void;
+  saving: boolean;
+  extra?: React.ReactNode;
+}) {
+  const { t, i18n } = useTranslation();
+  const mark = (0.5).toLocaleString(i18n.resolvedLanguage ?? 'es').charAt(1);
+  const problem = weightProblem(typed);
+  const shown = `${typed.whole || '0'}${typed.fraction !== null ? mark + typed.fraction : ''}`;
+  const key = (label: React.ReactNode, value: string, aria?: string) => (
+    <UnstyledButton key={value} className={classes.key} onClick={() => onChange(press(typed, value))} aria-label={aria}>
+      {label}
+    </UnstyledButton>
+  );
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the keys are buttons; this only lets a keyboard type too
+    <div
+      onKeyDown={(e) => {
+        if (/^\d$/.test(e.key)) onChange(press(typed, e.key));
+        else if (e.key === ',' || e.key === '.') onChange(press(typed, 'decimal'));
+        else if (e.key === 'Backspace') onChange(press(typed, 'delete'));
+        else if (e.key === 'Enter' && !problem) onSave();
+        else return;
+        e.preventDefault();
+      }}
+    >
+      <Group justify="space-between" align="baseline" mb="sm">
+        <output className={classes.weight} aria-label={t('station.keypad.label')} aria-live="polite">
+          {shown}
+          <Text span inherit c="dimmed" ml={8}>
+            kg
+          </Text>
+        </output>
+        {extra}
+      </Group>
+      {problem === 'tooHeavy' && (
+        <Alert color="red" variant="light" mb="sm" role="alert">
+          {t('station.keypad.tooHeavy', { max: STATION_MAX_WEIGHT_KG })}
+        </Alert>
+      )}
+      <SimpleGrid cols={3} spacing="xs">
+        {['7', '8', '9', '4', '5', '6', '1', '2', '3'].map((d) => key(d, d))}
+        {key(mark, 'decimal', t('station.keypad.decimal'))}
+        {key('0', '0')}
+        {key(<IconBackspace size={32} aria-hidden />, 'delete', t('station.keypad.delete'))}
+      </SimpleGrid>
+      <Button fullWidth size="xl" mt="sm" h={72} onClick={onSave} disabled={problem !== null} loading={saving} className={classes.save}>
+        {t('station.keypad.save')}
+      </Button>
+      {problem === 'empty' && typed.whole === '' && typed.fraction === null && (
+        <Text size="sm" c="dimmed" mt={4} ta="center">
+          {t('station.keypad.empty')}
+        </Text>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,675 @@
+import {
+  Alert,
+  Badge,
+  Box,
+  Button,
+  Center,
+  Container,
+  Grid,
+  Group,
+  Loader,
+  Modal,
+  SegmentedControl,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  UnstyledButton,
+} from '@mantine/core';
+import type { StationSetup } from '@merma/schema/dashboard';
+import { normalizePairingCode, STATION_UNDO_SECONDS } from '@merma/schema/station';
+import { IconCloudOff, IconCloudUpload, IconScale, IconWifi } from '@tabler/icons-react';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { changeLanguage, currentLanguage, LANGUAGES, type Language } from '../i18n/index.ts';
+import { StationError, stationApi } from './client.ts';
+import { EMPTY_WEIGHT, Keypad, type TypedWeight, typedOf, weightOf } from './Keypad.tsx';
+import { hasSerial, readScale } from './serial.ts';
+import classes from './station.module.css';
+import type { OutboxItem, RecordBody } from './store.ts';
+import { type StationState, useStation } from './useStation.ts';
+
+/**
+ * The kitchen station (docs/decisions/0007-the-kitchen-station.md): a paired tablet at the bin.
+ * A record is category → cause → destination → weight → Save: four taps and the weight. Every
+ * record goes to the outbox first, so the station works the same with the network down.
+ */
+export function StationApp() {
+  const station = useStation();
+  if (!station) {
+    return (
+      <Center h="100vh">
+        <Loader aria-label="…" />
+      </Center>
+    );
+  }
+  if (!station.pairing || station.status.unpaired) return <PairScreen station={station} />;
+  return <RecordingScreen station={station} />;
+}
+
+// --- Pairing -----------------------------------------------------------------------------------
+
+function PairScreen({ station }: { station: StationState }) {
+  const { t } = useTranslation();
+  // A QR code from the dashboard opens /dashboard/station?code=…: the code is typed for the cook.
+  const [code, setCode] = useState(() => new URLSearchParams(location.search).get('code') ?? '');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async () => {
+    const normalized = normalizePairingCode(code);
+    if (!normalized) return setError(t('station.pair.invalid'));
+    setBusy(true);
+    setError(undefined);
+    try {
+      await station.pair(normalized);
+      // The code is spent: not left in the address bar, nor in a bookmark of the installed app.
+      history.replaceState(null, '', location.pathname);
+    } catch (err) {
+      if (err instanceof StationError) setError(err.status === 0 ? t('station.pair.offline') : err.message);
+      else throw err;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Box className={classes.shell}>
+      <Container size={560} py={48}>
+        <Group justify="space-between" mb="lg">
+          <Title order={1}>{t('station.pair.title')}</Title>
+          <LanguageControl />
+        </Group>
+        {station.status.unpaired && (
+          <Alert color="orange" variant="light" mb="md">
+            {t('station.pair.unpaired')}
+          </Alert>
+        )}
+        <Text mb="lg">{t('station.pair.intro')}</Text>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit();
+          }}
+        >
+          <TextInput
+            size="xl"
+            label={t('station.pair.code')}
+            description={t('station.pair.codeHint')}
+            value={code}
+            onChange={(e) => setCode(e.currentTarget.value)}
+            error={error}
+            autoComplete="off"
+            autoCapitalize="characters"
+            spellCheck={false}
+            styles={{ input: { letterSpacing: '0.15em', fontSize: '1.75rem', height: 64 } }}
+          />
+          <Button type="submit" size="xl" h={64} mt="lg" fullWidth loading={busy}>
+            {t('station.pair.submit')}
+          </Button>
+        </form>
+      </Container>
+    </Box>
+  );
+}
+
+function LanguageControl() {
+  const { t, i18n } = useTranslation();
+  return (
+    <SegmentedControl
+      aria-label={t('station.header.language')}
+      size="md"
+      value={i18n.resolvedLanguage ?? currentLanguage()}
+      onChange={(v) => changeLanguage(v as Language)}
+      data={LANGUAGES.map((l) => ({ value: l, label: l.toUpperCase() }))}
+    />
+  );
+}
+
+// --- Recording ---------------------------------------------------------------------------------
+
+type Flow = {
+  category?: string;
+  /** null: "no cause" chosen. */
+  cause?: string | null;
+  destination?: string;
+  typed: TypedWeight;
+  /** The refused outbox item this flow corrects, if any. */
+  correcting?: number;
+};
+const START: Flow = { typed: EMPTY_WEIGHT };
+type Step = 'category' | 'cause' | 'destination' | 'weight';
+const stepOf = (f: Flow): Step =>
+  f.category === undefined ? 'category' : f.cause === undefined ? 'cause' : f.destination === undefined ? 'destination' : 'weight';
+
+/** The catalogue's names in the station's language: the server's (Spanish) names are the fallback. */
+function useLabels(setup: StationSetup | undefined) {
+  const { t, i18n } = useTranslation();
+  return useMemo(() => {
+    const causes = new Map(setup?.causes.map((c) => [c.id, c]) ?? []);
+    const destinations = new Map(setup?.destinations.map((d) => [d.id, d]) ?? []);
+    return {
+      category: (key: string) => t(`categories.${key}` as 'categories.meat', { defaultValue: key }),
+      cause: (id: string | null | undefined) => {
+        if (!id) return t('station.steps.noCause');
+        const c = causes.get(id);
+        return c ? t(`station.causes.${c.icono}` as 'station.title', { defaultValue: c.nombre }) : id;
+      },
+      destination: (id: string) => {
+        const d = destinations.get(id);
+        return d ? t(`station.destinations.${d.code}` as 'station.title', { defaultValue: d.nombre }) : id;
+      },
+      kg: (kg: number) =>
+        new Intl.NumberFormat(i18n.resolvedLanguage, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 }).format(kg),
+    };
+  }, [setup, t, i18n.resolvedLanguage]);
+}
+
+function RecordingScreen({ station }: { station: StationState }) {
+  const { t } = useTranslation();
+  const { setup, pairing } = station;
+  const labels = useLabels(setup);
+  const [flow, setFlow] = useState<Flow>(START);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState<string>();
+  const [sessionId, setSessionId] = useState<string | null>(() => localStorage.getItem('merma.station.session'));
+  const session = setup?.sessions.find((s) => s.id === sessionId) ?? null;
+  useEffect(() => {
+    // A session completed elsewhere (or from here) no longer takes records.
+    if (setup && sessionId && !session) setSessionId(null);
+  }, [setup, sessionId, session]);
+  useEffect(() => {
+    if (sessionId) localStorage.setItem('merma.station.session', sessionId);
+    else localStorage.removeItem('merma.station.session');
+  }, [sessionId]);
+  const step = stepOf(flow);
+
+  const save = async () => {
+    const kg = weightOf(flow.typed);
+    if (kg === null || flow.category === undefined || flow.destination === undefined) return;
+    const body: Omit<RecordBody, 'occurred_at'> = {
+      food_category: flow.category,
+      weight_kg: kg,
+      destino_id: flow.destination,
+      causa_id: flow.cause ?? null,
+      ...(session ? { session_id: session.id } : {}),
+    };
+    setSaving(true);
+    try {
+      if (flow.correcting !== undefined) await station.outbox.correct(flow.correcting, body);
+      else await station.outbox.record(body);
+      setSaved(t('station.saved', { weight: labels.kg(kg), category: labels.category(flow.category) }));
+      setFlow(START);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const correct = (item: OutboxItem) => {
+    if (item.kind !== 'record' || item.seq === undefined) return;
+    setFlow({ category: item.body.food_category, typed: typedOf(item.body.weight_kg), correcting: item.seq });
+    setSaved(undefined);
+  };
+
+  if (!pairing) return null;
+  return (
+    <Box className={classes.shell}>
+      <StationHeader station={station} />
+      <Container fluid p="md">
+        <Grid gap="md">
+          <Grid.Col span={{ base: 12, md: 8 }}>
+            <Box className={classes.panel}>
+              {saved && step === 'category' && (
+                <Alert color="teal" variant="light" mb="md" role="status" withCloseButton onClose={() => setSaved(undefined)}>
+                  {saved}
+                </Alert>
+              )}
+              <FlowSummary flow={flow} labels={labels} onChange={setFlow} />
+              {!setup ? (
+                <Center py="xl">
+                  <Loader />
+                </Center>
+              ) : step === 'category' ? (
+                <Choices
+                  title={t('station.steps.category')}
+                  items={setup.categories.map((c) => ({ value: c.food_category, label: labels.category(c.food_category) }))}
+                  onPick={(category) => setFlow((f) => ({ ...f, category }))}
+                />
+              ) : step === 'cause' ? (
+                <Choices
+                  title={t('station.steps.cause')}
+                  items={[
+                    ...setup.causes.map((c) => ({ value: c.id, label: labels.cause(c.id) })),
+                    { value: '', label: t('station.steps.noCause') },
+                  ]}
+                  onPick={(cause) => setFlow((f) => ({ ...f, cause: cause || null }))}
+                />
+              ) : step === 'destination' ? (
+                <Choices
+                  title={t('station.steps.destination')}
+                  items={setup.destinations.map((d) => ({ value: d.id, label: labels.destination(d.id) }))}
+                  onPick={(destination) => setFlow((f) => ({ ...f, destination }))}
+                />
+              ) : (
+                <Stack gap="sm">
+                  <Title order={2} size="h3">
+                    {t('station.steps.weight')}
+                  </Title>
+                  <Keypad
+                    typed={flow.typed}
+                    onChange={(typed) => setFlow((f) => ({ ...f, typed }))}
+                    onSave={() => void save()}
+                    saving={saving}
+                    extra={<ScaleButton onWeight={(kg) => setFlow((f) => ({ ...f, typed: typedOf(kg) }))} />}
+                  />
+                </Stack>
+              )}
+              {step !== 'category' && (
+                <Group mt="md" grow>
+                  <Button variant="default" size="lg" h={56} onClick={() => setFlow(START)}>
+                    {t('station.steps.startOver')}
+                  </Button>
+                </Group>
+              )}
+            </Box>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 4 }}>
+            <Stack gap="md">
+              <Refused station={station} labels={labels} onCorrect={correct} />
+              <Today station={station} labels={labels} />
+              <SessionControl station={station} session={session} onSession={setSessionId} labels={labels} />
+              <Recent station={station} labels={labels} />
+            </Stack>
+          </Grid.Col>
+        </Grid>
+      </Container>
+    </Box>
+  );
+}
+
+type Labels = ReturnType<typeof useLabels>;
+
+function StationHeader({ station }: { station: StationState }) {
+  const { t } = useTranslation();
+  const [confirming, setConfirming] = useState(false);
+  const identity = station.pairing?.identity;
+  const waiting = station.status.waiting;
+  return (
+    <Group component="header" className={classes.header} justify="space-between" wrap="wrap" gap="sm">
+      <Box>
+        <Text fw={800} size="xl" component="h1" m={0}>
+          {identity?.device.name}
+        </Text>
+        <Text size="md" c="dimmed">
+          {identity?.establishment.name}
+          {identity?.mode === 'test' ? ' · TEST' : ''}
+        </Text>
+      </Box>
+      <Group gap="sm">
+        <Badge
+          size="xl"
+          h={48}
+          color={station.online ? 'teal' : 'orange'}
+          variant="light"
+          leftSection={station.online ? <IconWifi size={20} aria-hidden /> : <IconCloudOff size={20} aria-hidden />}
+        >
+          {station.online ? t('station.header.online') : t('station.header.offline')}
+        </Badge>
+        <Badge
+          size="xl"
+          h={48}
+          color={waiting ? 'orange' : 'gray'}
+          variant="light"
+          leftSection={<IconCloudUpload size={20} aria-hidden />}
+          role="status"
+          data-testid="waiting"
+        >
+          {waiting ? t('station.header.waiting', { count: waiting }) : t('station.header.allSent')}
+        </Badge>
+        <LanguageControl />
+        <Button variant="subtle" color="gray" size="md" h={48} onClick={() => setConfirming(true)}>
+          {t('station.header.unpair')}
+        </Button>
+      </Group>
+      <Modal opened={confirming} onClose={() => setConfirming(false)} title={t('station.header.unpair')} centered>
+        <Text mb="lg">{t('station.header.unpairConfirm')}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" size="lg" onClick={() => setConfirming(false)}>
+            {t('common.cancel')}
+          </Button>
+          <Button color="red" size="lg" onClick={() => void station.unpair().then(() => setConfirming(false))}>
+            {t('station.header.unpair')}
+          </Button>
+        </Group>
+      </Modal>
+    </Group>
+  );
+}
+
+function FlowSummary({ flow, labels, onChange }: { flow: Flow; labels: Labels; onChange: (f: Flow) => void }) {
+  const { t } = useTranslation();
+  const chips: { key: string; label: string; step: string; back: Flow }[] = [];
+  if (flow.category !== undefined)
+    chips.push({ key: 'category', label: labels.category(flow.category), step: t('station.steps.category'), back: { ...START } });
+  if (flow.cause !== undefined)
+    chips.push({ key: 'cause', label: labels.cause(flow.cause), step: t('station.steps.cause'), back: { ...START, category: flow.category } });
+  if (flow.destination !== undefined)
+    chips.push({
+      key: 'destination',
+      label: labels.destination(flow.destination),
+      step: t('station.steps.destination'),
+      back: { ...START, category: flow.category, cause: flow.cause },
+    });
+  if (!chips.length) return null;
+  return (
+    <Group gap="xs" mb="md">
+      {chips.map((c) => (
+        <Button
+          key={c.key}
+          variant="light"
+          size="md"
+          h={48}
+          aria-label={t('station.steps.change', { step: c.step })}
+          onClick={() => onChange({ ...c.back, typed: flow.typed, ...(flow.correcting !== undefined ? { correcting: flow.correcting } : {}) })}
+        >
+          {c.label}
+        </Button>
+      ))}
+    </Group>
+  );
+}
+
+function Choices({ title, items, onPick }: { title: string; items: { value: string; label: string }[]; onPick: (value: string) => void }) {
+  return (
+    <Stack gap="sm">
+      <Title order={2} size="h3">
+        {title}
+      </Title>
+      <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="sm">
+        {items.map((item) => (
+          <UnstyledButton key={item.value || 'none'} className={classes.choice} onClick={() => onPick(item.value)}>
+            {item.label}
+          </UnstyledButton>
+        ))}
+      </SimpleGrid>
+    </Stack>
+  );
+}
+
+function ScaleButton({ onWeight }: { onWeight: (kg: number) => void }) {
+  const { t } = useTranslation();
+  const [state, setState] = useState<'idle' | 'reading' | 'failed'>('idle');
+  if (!hasSerial()) return null;
+  return (
+    <Stack gap={4} align="flex-end">
+      <Button
+        variant="default"
+        size="lg"
+        h={56}
+        leftSection={<IconScale size={22} aria-hidden />}
+        loading={state === 'reading'}
+        onClick={() => {
+          setState('reading');
+          readScale().then(
+            (kg) => {
+              if (kg !== null) onWeight(kg);
+              setState(kg === null ? 'failed' : 'idle');
+            },
+            () => setState('failed'),
+          );
+        }}
+      >
+        {t('station.keypad.scale')}
+      </Button>
+      {state === 'reading' && <Text size="sm">{t('station.keypad.scaleWaiting')}</Text>}
+      {state === 'failed' && (
+        <Text size="sm" c="red.9">
+          {t('station.keypad.scaleUnavailable')}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function Panel({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Box component="section" className={classes.panel} aria-label={title}>
+      <Title order={2} size="h4" mb="xs">
+        {title}
+      </Title>
+      {children}
+    </Box>
+  );
+}
+
+function Today({ station, labels }: { station: StationState; labels: Labels }) {
+  const { t } = useTranslation();
+  // The server's figures for today, plus what waits on this tablet to be sent.
+  const waiting = station.items.filter((i) => i.kind === 'record' && i.state === 'waiting');
+  const kg = (station.recent?.today.kg ?? 0) + waiting.reduce((s, i) => s + (i.kind === 'record' ? i.body.weight_kg : 0), 0);
+  const count = (station.recent?.today.records ?? 0) + waiting.length;
+  return (
+    <Panel title={t('station.today.title')}>
+      <Text className={classes.total} data-testid="today-total">
+        {t('station.today.total', { kg: labels.kg(Math.round(kg * 1000) / 1000), count })}
+      </Text>
+    </Panel>
+  );
+}
+
+type Row = { key: string; record: { food_category: string; weight_kg: number; occurred_at: string }; waiting?: number; undo?: () => void; undone?: boolean };
+
+function Recent({ station, labels }: { station: StationState; labels: Labels }) {
+  const { t, i18n } = useTranslation();
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 10_000);
+    return () => clearInterval(timer);
+  }, []);
+  const zone = station.pairing?.identity.establishment.timezone;
+  const time = new Intl.DateTimeFormat(i18n.resolvedLanguage, { hour: '2-digit', minute: '2-digit', ...(zone ? { timeZone: zone } : {}) });
+  const sentById = new Map(station.sent.map((s) => [s.id, s]));
+  const rows: Row[] = [
+    ...station.items
+      .filter((i): i is OutboxItem & { kind: 'record' } => i.kind === 'record' && i.state === 'waiting')
+      .reverse()
+      .map((i) => ({
+        key: `q${i.seq}`,
+        record: i.body,
+        waiting: i.seq,
+        undo: () => void station.outbox.discard(i.seq as number),
+      })),
+    ...(station.recent?.records ?? []).map((r) => {
+      const mine = sentById.get(r.id);
+      const open = mine && !mine.undone && now - Date.parse(r.created_at) < STATION_UNDO_SECONDS * 1000;
+      return {
+        key: r.id,
+        record: r,
+        ...(mine?.undone ? { undone: true } : {}),
+        ...(open ? { undo: () => void station.outbox.undo(r.id) } : {}),
+      };
+    }),
+  ].slice(0, 10);
+  return (
+    <Panel title={t('station.recent.title')}>
+      {rows.length === 0 ? (
+        <Text c="dimmed">{t('station.recent.empty')}</Text>
+      ) : (
+        <Stack gap="xs" component="ol" p={0} m={0} style={{ listStyle: 'none' }}>
+          {rows.map((row) => {
+            const weight = labels.kg(row.record.weight_kg);
+            const category = labels.category(row.record.food_category);
+            return (
+              <Group key={row.key} component="li" justify="space-between" wrap="nowrap" gap="xs" mih={48}>
+                <Box>
+                  <Text fw={700} td={row.undone ? 'line-through' : undefined}>
+                    {weight} · {category}
+                  </Text>
+                  <Text size="sm" c="dimmed">
+                    {time.format(new Date(row.record.occurred_at))}
+                    {row.waiting !== undefined && ` · ${t('station.recent.waiting')}`}
+                    {row.undone && ` · ${t('station.recent.undone')}`}
+                  </Text>
+                </Box>
+                {row.undo && (
+                  <Button variant="default" size="md" h={48} onClick={row.undo} aria-label={t('station.recent.undoLabel', { weight, category })}>
+                    {t('station.recent.undo')}
+                  </Button>
+                )}
+              </Group>
+            );
+          })}
+        </Stack>
+      )}
+    </Panel>
+  );
+}
+
+function Refused({ station, labels, onCorrect }: { station: StationState; labels: Labels; onCorrect: (item: OutboxItem) => void }) {
+  const { t } = useTranslation();
+  const refused = station.status.refused;
+  if (!refused.length) return null;
+  return (
+    <Alert color="red" variant="light" title={t('station.refused.title', { count: refused.length })} role="alert">
+      <Text size="sm" mb="sm">
+        {t('station.refused.intro')}
+      </Text>
+      <Stack gap="sm">
+        {refused.map((item) => (
+          <Box key={item.seq}>
+            {item.kind === 'record' && (
+              <Text fw={700}>
+                {labels.kg(item.body.weight_kg)} · {labels.category(item.body.food_category)}
+              </Text>
+            )}
+            <Text size="sm">{item.error?.message}</Text>
+            <Group gap="xs" mt={4}>
+              {item.kind === 'record' && (
+                <Button size="md" h={48} onClick={() => onCorrect(item)}>
+                  {t('station.refused.correct')}
+                </Button>
+              )}
+              <Button size="md" h={48} variant="default" onClick={() => void station.outbox.discard(item.seq as number)}>
+                {t('station.refused.discard')}
+              </Button>
+            </Group>
+          </Box>
+        ))}
+      </Stack>
+    </Alert>
+  );
+}
+
+function SessionControl({
+  station,
+  session,
+  onSession,
+  labels,
+}: {
+  station: StationState;
+  session: StationSetup['sessions'][number] | null;
+  onSession: (id: string | null) => void;
+  labels: Labels;
+}) {
+  const { t } = useTranslation();
+  const [starting, setStarting] = useState(false);
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string>();
+  const token = station.pairing?.token;
+  const open = station.setup?.sessions ?? [];
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setMessage(undefined);
+    try {
+      await work();
+    } catch (err) {
+      if (err instanceof StationError) setMessage(err.status === 0 ? t('station.session.needsNetwork') : err.message);
+      else throw err;
+    } finally {
+      setBusy(false);
+    }
+  };
+  const start = (sessionName: string) =>
+    run(async () => {
+      if (!token) return;
+      const created = await stationApi.startSession(token, crypto.randomUUID(), sessionName);
+      await station.reload();
+      onSession(created.id);
+      setStarting(false);
+      setName('');
+    });
+  const complete = () =>
+    run(async () => {
+      if (!token || !session) return;
+      // What is waiting is sent first, so the session's count includes it.
+      await station.outbox.flush();
+      const done = await stationApi.completeSession(token, crypto.randomUUID(), session.id);
+      onSession(null);
+      await station.reload();
+      setMessage(t('station.session.completed', { name: done.name, count: done.record_count, kg: labels.kg(done.total_kg) }));
+    });
+  const presets = ['closing', 'breakfast', 'lunch', 'dinner'] as const;
+  return (
+    <Panel title={t('station.session.title')}>
+      <Stack gap="xs">
+        <SegmentedControl
+          fullWidth
+          orientation="vertical"
+          size="md"
+          value={session?.id ?? ''}
+          onChange={(v) => onSession(v || null)}
+          data={[{ value: '', label: t('station.session.none') }, ...open.map((s) => ({ value: s.id, label: s.name }))]}
+          aria-label={t('station.session.title')}
+        />
+        {session && (
+          <>
+            <Text size="sm">{t('station.session.recording', { name: session.name })}</Text>
+            <Button size="md" h={48} variant="default" loading={busy} disabled={!station.online} onClick={() => void complete()}>
+              {t('station.session.complete')}
+            </Button>
+          </>
+        )}
+        <Button size="md" h={48} variant="light" disabled={!station.online} onClick={() => setStarting(true)}>
+          {t('station.session.start')}
+        </Button>
+        {!station.online && (
+          <Text size="sm" c="dimmed">
+            {t('station.session.needsNetwork')}
+          </Text>
+        )}
+        {message && (
+          <Text size="sm" role="status">
+            {message}
+          </Text>
+        )}
+      </Stack>
+      <Modal opened={starting} onClose={() => setStarting(false)} title={t('station.session.start')} centered size="lg">
+        <Stack>
+          <SimpleGrid cols={2} spacing="sm">
+            {presets.map((p) => (
+              <Button key={p} variant="default" size="lg" h={64} loading={busy} onClick={() => void start(t(`station.session.presets.${p}`))}>
+                {t(`station.session.presets.${p}`)}
+              </Button>
+            ))}
+          </SimpleGrid>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (name.trim()) void start(name.trim());
+            }}
+          >
+            <TextInput size="lg" label={t('station.session.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} />
+            <Button type="submit" size="lg" h={56} mt="sm" fullWidth loading={busy} disabled={!name.trim()}>
+              {t('station.session.create')}
+            </Button>
+          </form>
+          {message && (
+            <Text size="sm" c="red.9">
+              {message}
+            </Text>
+          )}
+        </Stack>
+      </Modal>
+    </Panel>
+  );
+}

@@ -1,0 +1,74 @@
+import type { Session, WasteRecord } from '@merma/schema';
+import type { RedeemedPairing, StationRecent, StationSetup } from '@merma/schema/dashboard';
+
+/**
+ * The station's calls to its routes (`/station/…`, apps/server/src/http/station.ts): plain fetch,
+ * the device's token as `Authorization: Bearer`, the API's envelope (`{data}`) and error shape
+ * (`{code, error, details}`). Only types come from @merma/schema: the page ships no zod.
+ */
+
+/** Where the station's routes are: the page's own origin. */
+const BASE = '/station';
+
+/** An answer other than 2xx, or no answer at all (`status` 0: offline, or the connection dropped). */
+export class StationError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: { path: string; message: string }[] = [],
+    /** Seconds the server asked to wait (Retry-After), if it did. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'StationError';
+  }
+
+  /** No answer, a 5xx, a 429 or a 409 "in progress": worth sending again later, unchanged. */
+  get retryable(): boolean {
+    return this.status === 0 || this.status >= 500 || this.status === 429 || this.code === 'in_progress';
+  }
+
+  /** The device's token no longer works (revoked, or unknown): the station must be paired again. */
+  get unpaired(): boolean {
+    return this.status === 401;
+  }
+}
+
+async function call<T>(path: string, init: RequestInit & { token?: string | undefined; idempotencyKey?: string }): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.idempotencyKey) headers['idempotency-key'] = init.idempotencyKey;
+  let res: Response;
+  try {
+    res = await fetch(`${BASE}${path}`, { ...init, headers, cache: 'no-store' });
+  } catch {
+    throw new StationError(0, 'offline', 'No connection');
+  }
+  const body = (await res.json().catch(() => null)) as {
+    data?: T;
+    code?: string;
+    error?: string;
+    details?: { path: string; message: string }[];
+  } | null;
+  if (res.ok && body && 'data' in body) return body.data as T;
+  const retryAfter = Number(res.headers.get('retry-after')) || undefined;
+  // A key being answered by another request right now: the same request, a little later.
+  const code = res.status === 409 && /in progress/i.test(body?.error ?? '') ? 'in_progress' : (body?.code ?? 'unknown');
+  throw new StationError(res.status, code, body?.error ?? `HTTP ${res.status}`, body?.details ?? [], retryAfter);
+}
+
+export const stationApi = {
+  pair: (code: string) => call<RedeemedPairing>('/pair', { method: 'POST', body: JSON.stringify({ code }) }),
+  setup: (token: string) => call<StationSetup>('/setup', { method: 'GET', token }),
+  recent: (token: string) => call<StationRecent>('/records', { method: 'GET', token }),
+  createRecord: (token: string, idempotencyKey: string, body: unknown) =>
+    call<WasteRecord>('/records', { method: 'POST', token, idempotencyKey, body: JSON.stringify(body) }),
+  undo: (token: string, idempotencyKey: string, recordId: string) =>
+    call<WasteRecord>(`/records/${encodeURIComponent(recordId)}/undo`, { method: 'POST', token, idempotencyKey, body: '{}' }),
+  startSession: (token: string, idempotencyKey: string, name: string) =>
+    call<Session>('/sessions', { method: 'POST', token, idempotencyKey, body: JSON.stringify({ name }) }),
+  completeSession: (token: string, idempotencyKey: string, id: string) =>
+    call<Session>(`/sessions/${encodeURIComponent(id)}/complete`, { method: 'POST', token, idempotencyKey, body: '{}' }),
+};
