@@ -1,4 +1,4 @@
-import { Alert, Button, Group, SimpleGrid, Text, UnstyledButton } from '@mantine/core';
+import { Alert, Button, Grid, SimpleGrid, Stack, Text, Title, UnstyledButton } from '@mantine/core';
 import { STATION_MAX_WEIGHT_KG, WEIGHT_DECIMALS } from '@merma/schema/station';
 import { IconBackspace } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
@@ -19,7 +19,10 @@ export function weightOf(typed: TypedWeight): number | null {
 
 /** A weight read from a scale, as the keypad shows it (to the gram, trailing zeros kept off). */
 export function typedOf(kg: number): TypedWeight {
-  const [whole, fraction] = kg.toFixed(WEIGHT_DECIMALS).replace(/\.?0+$/, '').split('.');
+  const [whole, fraction] = kg
+    .toFixed(WEIGHT_DECIMALS)
+    .replace(/\.?0+$/, '')
+    .split('.');
   return { whole: whole ?? '', fraction: fraction ?? null };
 }
 
@@ -52,12 +55,14 @@ export function press(typed: TypedWeight, key: string): TypedWeight {
  * fingers; a physical keyboard types too (digits, `,`/`.`, Backspace, Enter).
  */
 export function Keypad({
+  title,
   typed,
   onChange,
   onSave,
   saving,
   extra,
 }: {
+  title: string;
   typed: TypedWeight;
   onChange: (typed: TypedWeight) => void;
   onSave: () => void;
@@ -86,34 +91,53 @@ export function Keypad({
         e.preventDefault();
       }}
     >
-      <Group justify="space-between" align="baseline" mb="sm">
-        <output className={classes.weight} aria-label={t('station.keypad.label')} aria-live="polite">
-          {shown}
-          <Text span inherit c="dimmed" ml={8}>
-            kg
-          </Text>
-        </output>
-        {extra}
-      </Group>
-      {problem === 'tooHeavy' && (
-        <Alert color="red" variant="light" mb="sm" role="alert">
-          {t('station.keypad.tooHeavy', { max: STATION_MAX_WEIGHT_KG })}
-        </Alert>
-      )}
-      <SimpleGrid cols={3} spacing="xs">
-        {['7', '8', '9', '4', '5', '6', '1', '2', '3'].map((d) => key(d, d))}
-        {key(mark, 'decimal', t('station.keypad.decimal'))}
-        {key('0', '0')}
-        {key(<IconBackspace size={32} aria-hidden />, 'delete', t('station.keypad.delete'))}
-      </SimpleGrid>
-      <Button fullWidth size="xl" mt="sm" h={72} onClick={onSave} disabled={problem !== null} loading={saving} className={classes.save}>
-        {t('station.keypad.save')}
-      </Button>
-      {problem === 'empty' && typed.whole === '' && typed.fraction === null && (
-        <Text size="sm" c="dimmed" mt={4} ta="center">
-          {t('station.keypad.empty')}
-        </Text>
-      )}
+      {/* The weight and Save beside the keys: both in view on a tablet, landscape or portrait. */}
+      <Grid gap="md">
+        <Grid.Col span={5}>
+          <Stack gap="sm" h="100%">
+            <Title order={2} size="h3">
+              {title}
+            </Title>
+            <output className={classes.weight} aria-label={t('station.keypad.label')} aria-live="polite">
+              {shown}
+              <Text span inherit c="dimmed" ml={8}>
+                kg
+              </Text>
+            </output>
+            {problem === 'tooHeavy' && (
+              <Alert color="red" variant="light" role="alert">
+                {t('station.keypad.tooHeavy', { max: STATION_MAX_WEIGHT_KG })}
+              </Alert>
+            )}
+            {problem === 'empty' && typed.whole === '' && typed.fraction === null && (
+              <Text size="md" c="dimmed">
+                {t('station.keypad.empty')}
+              </Text>
+            )}
+            {extra}
+            <Button
+              fullWidth
+              size="xl"
+              h={80}
+              mt="auto"
+              onClick={onSave}
+              disabled={problem !== null}
+              loading={saving}
+              className={classes.save}
+            >
+              {t('station.keypad.save')}
+            </Button>
+          </Stack>
+        </Grid.Col>
+        <Grid.Col span={7}>
+          <SimpleGrid cols={3} spacing="xs">
+            {['7', '8', '9', '4', '5', '6', '1', '2', '3'].map((d) => key(d, d))}
+            {key(mark, 'decimal', t('station.keypad.decimal'))}
+            {key('0', '0')}
+            {key(<IconBackspace size={32} aria-hidden />, 'delete', t('station.keypad.delete'))}
+          </SimpleGrid>
+        </Grid.Col>
+      </Grid>
     </div>
   );
 }

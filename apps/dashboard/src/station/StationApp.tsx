@@ -219,7 +219,15 @@ function RecordingScreen({ station }: { station: StationState }) {
           <Grid.Col span={{ base: 12, md: 8 }}>
             <Box className={classes.panel}>
               {saved && step === 'category' && (
-                <Alert color="teal" variant="light" mb="md" role="status" withCloseButton onClose={() => setSaved(undefined)}>
+                <Alert
+                  color="teal"
+                  variant="light"
+                  mb="md"
+                  role="status"
+                  withCloseButton
+                  closeButtonLabel={t('common.close')}
+                  onClose={() => setSaved(undefined)}
+                >
                   {saved}
                 </Alert>
               )}
@@ -250,25 +258,14 @@ function RecordingScreen({ station }: { station: StationState }) {
                   onPick={(destination) => setFlow((f) => ({ ...f, destination }))}
                 />
               ) : (
-                <Stack gap="sm">
-                  <Title order={2} size="h3">
-                    {t('station.steps.weight')}
-                  </Title>
-                  <Keypad
-                    typed={flow.typed}
-                    onChange={(typed) => setFlow((f) => ({ ...f, typed }))}
-                    onSave={() => void save()}
-                    saving={saving}
-                    extra={<ScaleButton onWeight={(kg) => setFlow((f) => ({ ...f, typed: typedOf(kg) }))} />}
-                  />
-                </Stack>
-              )}
-              {step !== 'category' && (
-                <Group mt="md" grow>
-                  <Button variant="default" size="lg" h={56} onClick={() => setFlow(START)}>
-                    {t('station.steps.startOver')}
-                  </Button>
-                </Group>
+                <Keypad
+                  title={t('station.steps.weight')}
+                  typed={flow.typed}
+                  onChange={(typed) => setFlow((f) => ({ ...f, typed }))}
+                  onSave={() => void save()}
+                  saving={saving}
+                  extra={<ScaleButton onWeight={(kg) => setFlow((f) => ({ ...f, typed: typedOf(kg) }))} />}
+                />
               )}
             </Box>
           </Grid.Col>
@@ -294,54 +291,63 @@ function StationHeader({ station }: { station: StationState }) {
   const identity = station.pairing?.identity;
   const waiting = station.status.waiting;
   return (
-    <Group component="header" className={classes.header} justify="space-between" wrap="wrap" gap="sm">
-      <Box>
-        <Text fw={800} size="xl" component="h1" m={0}>
-          {identity?.device.name}
-        </Text>
-        <Text size="md" c="dimmed">
-          {identity?.establishment.name}
-          {identity?.mode === 'test' ? ' · TEST' : ''}
-        </Text>
-      </Box>
-      <Group gap="sm">
-        <Badge
-          size="xl"
-          h={48}
-          color={station.online ? 'teal' : 'orange'}
-          variant="light"
-          leftSection={station.online ? <IconWifi size={20} aria-hidden /> : <IconCloudOff size={20} aria-hidden />}
-        >
-          {station.online ? t('station.header.online') : t('station.header.offline')}
-        </Badge>
-        <Badge
-          size="xl"
-          h={48}
-          color={waiting ? 'orange' : 'gray'}
-          variant="light"
-          leftSection={<IconCloudUpload size={20} aria-hidden />}
-          role="status"
-          data-testid="waiting"
-        >
-          {waiting ? t('station.header.waiting', { count: waiting }) : t('station.header.allSent')}
-        </Badge>
-        <LanguageControl />
-        <Button variant="subtle" color="gray" size="md" h={48} onClick={() => setConfirming(true)}>
-          {t('station.header.unpair')}
-        </Button>
-      </Group>
-      <Modal opened={confirming} onClose={() => setConfirming(false)} title={t('station.header.unpair')} centered>
-        <Text mb="lg">{t('station.header.unpairConfirm')}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" size="lg" onClick={() => setConfirming(false)}>
-            {t('common.cancel')}
-          </Button>
-          <Button color="red" size="lg" onClick={() => void station.unpair().then(() => setConfirming(false))}>
+    <>
+      <Group component="header" className={classes.header} justify="space-between" wrap="wrap" gap="xs">
+        <Box>
+          <Text fw={800} size="xl" component="h1" m={0} lh={1.2}>
+            {identity?.device.name}
+          </Text>
+          <Text size="md" c="dimmed">
+            {identity?.establishment.name}
+            {identity?.mode === 'test' ? ' · TEST' : ''}
+          </Text>
+        </Box>
+        <Group gap="xs">
+          <Badge
+            size="xl"
+            h={48}
+            tt="none"
+            color={station.online ? 'teal' : 'orange'}
+            variant="light"
+            leftSection={station.online ? <IconWifi size={20} aria-hidden /> : <IconCloudOff size={20} aria-hidden />}
+          >
+            {station.online ? t('station.header.online') : t('station.header.offline')}
+          </Badge>
+          <Badge
+            size="xl"
+            h={48}
+            tt="none"
+            color={waiting ? 'orange' : 'gray'}
+            variant="light"
+            leftSection={<IconCloudUpload size={20} aria-hidden />}
+            role="status"
+            data-testid="waiting"
+          >
+            {waiting ? t('station.header.waiting', { count: waiting }) : t('station.header.allSent')}
+          </Badge>
+          <LanguageControl />
+          <Button variant="subtle" color="gray" size="md" h={48} px="xs" onClick={() => setConfirming(true)}>
             {t('station.header.unpair')}
           </Button>
         </Group>
-      </Modal>
-    </Group>
+        <Modal opened={confirming} onClose={() => setConfirming(false)} title={t('station.header.unpair')} centered>
+          <Text mb="lg">{t('station.header.unpairConfirm')}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" size="lg" onClick={() => setConfirming(false)}>
+              {t('common.cancel')}
+            </Button>
+            <Button color="red" size="lg" onClick={() => void station.unpair().then(() => setConfirming(false))}>
+              {t('station.header.unpair')}
+            </Button>
+          </Group>
+        </Modal>
+      </Group>
+      {!station.online && (
+        <Alert color="orange" variant="light" radius={0} py="xs" icon={<IconCloudOff size={20} aria-hidden />}>
+          {t('station.header.offlineBanner')}
+        </Alert>
+      )}
+    </>
   );
 }
 
@@ -351,7 +357,12 @@ function FlowSummary({ flow, labels, onChange }: { flow: Flow; labels: Labels; o
   if (flow.category !== undefined)
     chips.push({ key: 'category', label: labels.category(flow.category), step: t('station.steps.category'), back: { ...START } });
   if (flow.cause !== undefined)
-    chips.push({ key: 'cause', label: labels.cause(flow.cause), step: t('station.steps.cause'), back: { ...START, category: flow.category } });
+    chips.push({
+      key: 'cause',
+      label: labels.cause(flow.cause),
+      step: t('station.steps.cause'),
+      back: { ...START, category: flow.category },
+    });
   if (flow.destination !== undefined)
     chips.push({
       key: 'destination',
@@ -362,14 +373,20 @@ function FlowSummary({ flow, labels, onChange }: { flow: Flow; labels: Labels; o
   if (!chips.length) return null;
   return (
     <Group gap="xs" mb="md">
+      <Button variant="default" size="md" h={48} onClick={() => onChange(START)}>
+        {t('station.steps.startOver')}
+      </Button>
       {chips.map((c) => (
         <Button
           key={c.key}
           variant="light"
           size="md"
           h={48}
-          aria-label={t('station.steps.change', { step: c.step })}
-          onClick={() => onChange({ ...c.back, typed: flow.typed, ...(flow.correcting !== undefined ? { correcting: flow.correcting } : {}) })}
+          // The visible name first (WCAG 2.5.3, label in name), then what tapping it does.
+          aria-label={`${c.label} — ${t('station.steps.change', { step: c.step })}`}
+          onClick={() =>
+            onChange({ ...c.back, typed: flow.typed, ...(flow.correcting !== undefined ? { correcting: flow.correcting } : {}) })
+          }
         >
           {c.label}
         </Button>
@@ -400,7 +417,7 @@ function ScaleButton({ onWeight }: { onWeight: (kg: number) => void }) {
   const [state, setState] = useState<'idle' | 'reading' | 'failed'>('idle');
   if (!hasSerial()) return null;
   return (
-    <Stack gap={4} align="flex-end">
+    <Stack gap={4}>
       <Button
         variant="default"
         size="lg"
@@ -456,7 +473,13 @@ function Today({ station, labels }: { station: StationState; labels: Labels }) {
   );
 }
 
-type Row = { key: string; record: { food_category: string; weight_kg: number; occurred_at: string }; waiting?: number; undo?: () => void; undone?: boolean };
+type Row = {
+  key: string;
+  record: { food_category: string; weight_kg: number; occurred_at: string };
+  waiting?: number;
+  undo?: () => void;
+  undone?: boolean;
+};
 
 function Recent({ station, labels }: { station: StationState; labels: Labels }) {
   const { t, i18n } = useTranslation();
@@ -500,7 +523,7 @@ function Recent({ station, labels }: { station: StationState; labels: Labels }) 
             const category = labels.category(row.record.food_category);
             return (
               <Group key={row.key} component="li" justify="space-between" wrap="nowrap" gap="xs" mih={48}>
-                <Box>
+                <Box style={{ flex: 1, minWidth: 0 }}>
                   <Text fw={700} td={row.undone ? 'line-through' : undefined}>
                     {weight} · {category}
                   </Text>
@@ -511,7 +534,14 @@ function Recent({ station, labels }: { station: StationState; labels: Labels }) 
                   </Text>
                 </Box>
                 {row.undo && (
-                  <Button variant="default" size="md" h={48} onClick={row.undo} aria-label={t('station.recent.undoLabel', { weight, category })}>
+                  <Button
+                    variant="default"
+                    size="md"
+                    h={48}
+                    style={{ flexShrink: 0 }}
+                    onClick={row.undo}
+                    aria-label={t('station.recent.undoLabel', { weight, category })}
+                  >
                     {t('station.recent.undo')}
                   </Button>
                 )}
@@ -647,7 +677,14 @@ function SessionControl({
         <Stack>
           <SimpleGrid cols={2} spacing="sm">
             {presets.map((p) => (
-              <Button key={p} variant="default" size="lg" h={64} loading={busy} onClick={() => void start(t(`station.session.presets.${p}`))}>
+              <Button
+                key={p}
+                variant="default"
+                size="lg"
+                h={64}
+                loading={busy}
+                onClick={() => void start(t(`station.session.presets.${p}`))}
+              >
                 {t(`station.session.presets.${p}`)}
               </Button>
             ))}
@@ -658,7 +695,13 @@ function SessionControl({
               if (name.trim()) void start(name.trim());
             }}
           >
-            <TextInput size="lg" label={t('station.session.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} maxLength={100} />
+            <TextInput
+              size="lg"
+              label={t('station.session.name')}
+              value={name}
+              onChange={(e) => setName(e.currentTarget.value)}
+              maxLength={100}
+            />
             <Button type="submit" size="lg" h={56} mt="sm" fullWidth loading={busy} disabled={!name.trim()}>
               {t('station.session.create')}
             </Button>

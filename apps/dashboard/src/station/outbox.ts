@@ -73,7 +73,14 @@ export class Outbox {
 
   /** Queues the undo of a stored record (the server voids it). */
   async undo(recordId: string, tappedAt = new Date()): Promise<void> {
-    await this.store.enqueue({ kind: 'undo', scope: this.scope(), key: this.newKey(), state: 'waiting', record_id: recordId, tapped_at: tappedAt.toISOString() });
+    await this.store.enqueue({
+      kind: 'undo',
+      scope: this.scope(),
+      key: this.newKey(),
+      state: 'waiting',
+      record_id: recordId,
+      tapped_at: tappedAt.toISOString(),
+    });
     await this.store.markUndone(recordId);
     await this.refresh();
     void this.flush();

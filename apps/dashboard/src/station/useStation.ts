@@ -134,7 +134,10 @@ export function useStation(): StationState | undefined {
     async (code: string) => {
       if (!store) return;
       const redeemed = await stationApi.pair(code);
-      const next: Pairing = { token: redeemed.token, identity: { device: redeemed.device, establishment: redeemed.establishment, mode: redeemed.mode } };
+      const next: Pairing = {
+        token: redeemed.token,
+        identity: { device: redeemed.device, establishment: redeemed.establishment, mode: redeemed.mode },
+      };
       await store.setPairing(next);
       pairingRef.current = next;
       setPairing(next);

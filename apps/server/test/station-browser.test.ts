@@ -1,0 +1,212 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { expectAccessible, hasChromium, settled, startBrowserSuite, TEST_RESULTS } from './browser.js';
+import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
+import { api, createTenant, type TestContext } from './helpers.js';
+
+/**
+ * The kitchen station in a real browser (Debian's chromium through playwright-core, on the built
+ * dashboard and its service worker) at tablet sizes, landscape 1024×768 and portrait 768×1024,
+ * with axe-core: pairing with the code an owner was shown; a record in four taps and the weight;
+ * bad weights answered on the keypad; 25 records made offline across a reload, then sent exactly
+ * once, in tap order, with their tap times, when the sync is cut midway; an undo; a revoked
+ * tablet back at the pairing screen with its waiting records kept. Screenshots in test-results/.
+ */
+let t: TestContext;
+let browser: Browser;
+let base: string;
+startBrowserSuite((suite) => ({ t, browser, base } = suite));
+
+const SIZES = { landscape: { width: 1024, height: 768 }, portrait: { width: 768, height: 1024 } } as const;
+
+/** A new kitchen, its owner signed in, and a pairing code the owner was shown for a device named `name`. */
+async function kitchenWithCode(name = 'Cocina — cubo 1') {
+  const tenant = await createTenant(t.db);
+  const owner = await createMember(t.db, tenant.organizationId, 'owner');
+  const http = new DashboardBrowser(t.app);
+  await http.signIn(owner.email, PASSWORD);
+  const scope = { establishment_id: tenant.establishmentId, livemode: false };
+  const started = await http.mutate('stations.startPairing', { ...scope, name });
+  return { tenant, http, scope, code: started.code as string, deviceId: started.device.id as string };
+}
+
+async function stationPage(size: keyof typeof SIZES, locale = 'es-ES'): Promise<{ context: BrowserContext; page: Page }> {
+  // bypassCSP only lets axe-core be injected (the page allows no inline script).
+  const context = await browser.newContext({ locale, viewport: SIZES[size], bypassCSP: true, hasTouch: true });
+  return { context, page: await context.newPage() };
+}
+
+async function pairWith(page: Page, code: string) {
+  await page.goto(`${base}/dashboard/station?code=${encodeURIComponent(code)}`);
+  await page.getByRole('button', { name: 'Vincular', exact: true }).click();
+  await page.getByRole('heading', { name: '¿Qué se tira?' }).waitFor();
+}
+
+/** One record through the four taps and the keypad: category, cause, destination, the weight's keys, Save. */
+async function record(page: Page, r: { category: string; cause: string; destination: string; weight: string }) {
+  await page.getByRole('button', { name: r.category, exact: true }).click();
+  await page.getByRole('button', { name: r.cause, exact: true }).click();
+  await page.getByRole('button', { name: r.destination, exact: true }).click();
+  for (const key of r.weight) {
+    await page.getByRole('button', { name: key === ',' ? 'Coma decimal' : key, exact: true }).click();
+  }
+  await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+  await page.getByRole('heading', { name: '¿Qué se tira?' }).waitFor();
+}
+
+const stationRecords = (establishmentId: string) =>
+  t.db.$queryRawUnsafe<{ weight_kg: number; occurred_at: Date; created_at: Date; source: string; voided: boolean; counts: boolean }[]>(
+    `SELECT weight_kg::float8 AS weight_kg, occurred_at, created_at, source, voided, superseded_by IS NULL AS counts
+     FROM records WHERE establishment_id = $1::uuid ORDER BY chain_seq`,
+    establishmentId,
+  );
+
+describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when skipped: no chromium)', () => {
+  it('pairs with the code, records in four taps and the weight, refuses bad weights, and undoes', async () => {
+    mkdirSync(TEST_RESULTS, { recursive: true });
+    const kitchen = await kitchenWithCode();
+    const { context, page } = await stationPage('landscape');
+    try {
+      await pairWith(page, kitchen.code);
+      await expect(page.getByRole('heading', { name: 'Cocina — cubo 1', level: 1 }).isVisible()).resolves.toBe(true);
+      // The code is spent and no longer in the address bar.
+      expect(new URL(page.url()).search).toBe('');
+      await expectAccessible(page, 'station, first step');
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-landscape.png') });
+
+      // Four taps and the weight.
+      const started = Date.now();
+      await record(page, { category: 'Panadería y bollería', cause: 'Caducidad', destination: 'Donación', weight: '1,25' });
+      await page.getByText('Guardado: 1,25 kg de Panadería y bollería').waitFor();
+      await page.getByText('Todos los registros enviados').waitFor();
+      const [stored] = await stationRecords(kitchen.tenant.establishmentId);
+      expect(stored).toMatchObject({ weight_kg: 1.25, source: `station:${kitchen.deviceId}`, counts: true });
+      expect(stored?.occurred_at.getTime()).toBeGreaterThanOrEqual(started - 1000);
+      await page.getByTestId('today-total').filter({ hasText: '1,25 kg en 1 registro' }).waitFor();
+
+      // Bad weights are answered on the keypad: zero, and over the station's 500 kg.
+      await page.getByRole('button', { name: 'Pescado', exact: true }).click();
+      await page.getByRole('button', { name: 'Sin causa', exact: true }).click();
+      await page.getByRole('button', { name: 'Vertedero', exact: true }).click();
+      const save = page.getByRole('button', { name: 'Guardar', exact: true });
+      expect(await save.isDisabled()).toBe(true);
+      await page.getByRole('button', { name: '0', exact: true }).click();
+      expect(await save.isDisabled()).toBe(true);
+      for (const key of '600') await page.getByRole('button', { name: key, exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: 'Como máximo 500 kg desde una estación' }).waitFor();
+      expect(await save.isDisabled()).toBe(true);
+      await expectAccessible(page, 'station, weight refused');
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-keypad-refused.png') });
+      await page.getByRole('button', { name: 'Empezar de nuevo' }).click();
+
+      // Undo the last record: a correction that voids it; nothing counts.
+      await page.getByRole('button', { name: 'Deshacer el registro de 1,25 kg de Panadería y bollería' }).click();
+      await page.getByText('Aún no hay registros hoy.').waitFor();
+      const after = await stationRecords(kitchen.tenant.establishmentId);
+      expect(after.map((r) => [r.weight_kg, r.voided, r.counts])).toEqual([
+        [1.25, false, false],
+        [1.25, true, false],
+      ]);
+      const key = api(t.app, kitchen.tenant.key);
+      expect((await key.get('/api/v1/records')).json().data).toEqual([]);
+      expect((await key.get('/api/v1/records/verify', { query: { full: 'true' } })).json().data).toMatchObject({ valid: true, checked: 2 });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('records 25 times offline across a reload, then stores each exactly once, in tap order, when the sync is cut midway', async () => {
+    const kitchen = await kitchenWithCode('Obrador');
+    const { context, page } = await stationPage('portrait');
+    try {
+      await pairWith(page, kitchen.code);
+      // The service worker has the app: the page opens without the network from now on.
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      await context.setOffline(true);
+      await page.getByText('Sin conexión: los registros se guardan en la tableta y se envían cuando vuelva la red.').waitFor();
+
+      const wentOffline = Date.now();
+      for (let i = 1; i <= 25; i++) {
+        await record(page, { category: 'Lácteos', cause: 'Caducidad', destination: 'Compost o digestato', weight: String(i) });
+        if (i === 12) {
+          // A reload with the network down: the page comes from the service worker, the queue from IndexedDB.
+          await page.reload();
+          await page.getByRole('heading', { name: '¿Qué se tira?' }).waitFor();
+          await page.getByTestId('waiting').filter({ hasText: '12 registros pendientes de enviar' }).waitFor();
+        }
+      }
+      await page.getByTestId('waiting').filter({ hasText: '25 registros pendientes de enviar' }).waitFor();
+      await expectAccessible(page, 'station, offline with records waiting');
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-portrait-offline.png') });
+      expect(await stationRecords(kitchen.tenant.establishmentId)).toEqual([]);
+      const lastTap = Date.now();
+
+      // Back online, with the connection cut twice after the server stored a record but before the
+      // tablet heard the answer: it sends those again, under the same keys.
+      let posts = 0;
+      await context.route('**/station/records', async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        posts++;
+        const response = await route.fetch();
+        if (posts === 5 || posts === 13) return route.abort('connectionreset');
+        return route.fulfill({ response });
+      });
+      await context.setOffline(false);
+      await page.getByText('Todos los registros enviados').waitFor({ timeout: 60_000 });
+
+      const stored = await stationRecords(kitchen.tenant.establishmentId);
+      expect(stored.map((r) => r.weight_kg)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      // Each with the time of its tap, not of its sending: in order, all before the network came back.
+      const taps = stored.map((r) => r.occurred_at.getTime());
+      expect(taps).toEqual([...taps].sort((a, b) => a - b));
+      expect(taps[0]).toBeGreaterThanOrEqual(wentOffline - 1000);
+      expect(taps[24]).toBeLessThanOrEqual(lastTap);
+      expect(stored.every((r) => r.created_at.getTime() >= lastTap)).toBe(true);
+      expect(posts).toBeGreaterThanOrEqual(27);
+      // In the register and the totals once each.
+      const key = api(t.app, kitchen.tenant.key);
+      const listed = (await key.get('/api/v1/records')).json();
+      expect(listed.meta.pagination.total).toBe(25);
+      await page.getByTestId('today-total').filter({ hasText: '325 kg en 25 registros' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a revoked tablet returns to pairing and keeps what it had not sent', async () => {
+    const kitchen = await kitchenWithCode('Barra');
+    const { context, page } = await stationPage('landscape', 'en-GB');
+    try {
+      await page.goto(`${base}/dashboard/station?code=${encodeURIComponent(kitchen.code)}`);
+      // The station speaks the browser's language: English here.
+      await page.getByRole('button', { name: 'Pair', exact: true }).click();
+      await page.getByRole('heading', { name: 'What was thrown away?' }).waitFor();
+      await expectAccessible(page, 'station in English');
+      await context.setOffline(true);
+      await page.getByRole('button', { name: 'Fish', exact: true }).click();
+      await page.getByRole('button', { name: 'No cause', exact: true }).click();
+      await page.getByRole('button', { name: 'Landfill', exact: true }).click();
+      await page.getByRole('button', { name: '2', exact: true }).click();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByTestId('waiting').filter({ hasText: '1 record waiting to be sent' }).waitFor();
+
+      await kitchen.http.mutate('stations.revoke', { ...kitchen.scope, id: kitchen.deviceId });
+      await context.setOffline(false);
+      await page.getByText('This tablet was unpaired from the dashboard').waitFor({ timeout: 30_000 });
+      expect(await stationRecords(kitchen.tenant.establishmentId)).toEqual([]);
+      // Paired again (a new code) the record it kept is sent.
+      const again = await kitchen.http.mutate('stations.startPairing', { ...kitchen.scope, name: 'Barra' });
+      await page.getByLabel('Pairing code').fill(again.code);
+      await page.getByRole('button', { name: 'Pair', exact: true }).click();
+      await page.getByText('All records sent').waitFor({ timeout: 30_000 });
+      await settled(page);
+      expect((await stationRecords(kitchen.tenant.establishmentId)).map((r) => r.weight_kg)).toEqual([2]);
+    } finally {
+      await context.close();
+    }
+  });
+});
