@@ -221,6 +221,18 @@ const keysRoute = createRoute({
   component: lazyRouteComponent(() => import('./pages/keys/KeysPage.tsx'), 'KeysPage'),
 });
 
+const stationsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'stations',
+  loaderDeps: ({ search }) => ({ establishment: search.establishment, mode: search.mode }),
+  loader: async ({ context, deps }) => {
+    const found = scopeOf(context.me, deps);
+    if (found && can.manageTeam(context.me.role))
+      await context.queryClient.ensureQueryData(context.trpc.stations.list.queryOptions(found.scope));
+  },
+  component: lazyRouteComponent(() => import('./pages/stations/StationsPage.tsx'), 'StationsPage'),
+});
+
 const integrationsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'integrations',
@@ -289,6 +301,7 @@ const routeTree = rootRoute.addChildren([
     productsRoute,
     sessionRoute,
     keysRoute,
+    stationsRoute,
     integrationsRoute,
     integrationRoute,
     teamRoute,

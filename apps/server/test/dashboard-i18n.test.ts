@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The dashboard shows no word that is not in its message files (src/i18n/es.json, the typed key
- * source, and en.json): every source file under apps/dashboard/src is parsed with the TypeScript
+ * source, and en.json; the kitchen station's in station.es.json and station.en.json): every source file under apps/dashboard/src is parsed with the TypeScript
  * compiler and these are refused:
  *
  * - JSX text with a letter (`<Button>Save</Button>`), or a string as a JSX child (`{'Save'}`);
@@ -229,8 +229,14 @@ const files = sources(DASHBOARD_SRC).map((path) => ({
   name: relative(DASHBOARD_SRC, path).replaceAll('\\', '/'),
   text: readFileSync(path, 'utf8'),
 }));
-const es = JSON.parse(readFileSync(join(DASHBOARD_SRC, 'i18n/es.json'), 'utf8')) as Messages;
-const en = JSON.parse(readFileSync(join(DASHBOARD_SRC, 'i18n/en.json'), 'utf8')) as Messages;
+/** A language's messages: the dashboard's, and the kitchen station's namespace (its keys start with `station.`). */
+const messages = (language: string) =>
+  ({
+    ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/${language}.json`), 'utf8')),
+    ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/station.${language}.json`), 'utf8')),
+  }) as Messages;
+const es = messages('es');
+const en = messages('en');
 
 describe('the hard-coded string checker', () => {
   it('reports JSX text and a user-facing attribute', () => {

@@ -123,7 +123,10 @@ describe('/dashboard', () => {
     // Raised to 207 kB with the opening calendar's and the products page's texts (+1.2 kB): a
     // language's messages are one file, every page's included, on the first load; splitting them by
     // page is what would take them off it.
-    const BUDGET_GZ = 207_000;
+    // Raised to 207.5 kB with the Stations page's route and the loader of message namespaces
+    // (+0.3 kB); the kitchen station's and the Stations page's texts are that first namespace of
+    // their own, kept off this load (+0.5 kB had they been in the main file).
+    const BUDGET_GZ = 207_500;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectAccessible, hasChromium, settled, startBrowserSuite, TEST_RESULTS } from './browser.js';
+import { expectAccessible, hasChromium, settled, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, createTenant, type TestContext } from './helpers.js';
 
@@ -205,6 +205,111 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       await page.getByText('All records sent').waitFor({ timeout: 30_000 });
       await settled(page);
       expect((await stationRecords(kitchen.tenant.establishmentId)).map((r) => r.weight_kg)).toEqual([2]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('an owner pairs a tablet from the Stations page with the code or its QR, sees its last use, and unpairs it', async () => {
+    const tenant = await createTenant(t.db);
+    const owner = await createMember(t.db, tenant.organizationId, 'owner');
+    const http = new DashboardBrowser(t.app);
+    await http.signIn(owner.email, PASSWORD);
+    const { context, page } = await signedInPage({ browser, base }, { http }, 'es-ES');
+    const tablet = await stationPage('landscape');
+    try {
+      await page.goto(`${base}/dashboard/stations`);
+      await page.getByRole('heading', { name: 'Estaciones', level: 1 }).waitFor();
+      await page.getByText('Aún no hay estaciones').waitFor();
+      await page.getByRole('button', { name: 'Vincular una estación' }).click();
+      await page.getByLabel('Nombre').fill('Cocina — cubo 2');
+      await page.getByRole('button', { name: 'Mostrar el código' }).click();
+      const code = (await page.getByTestId('pairing-code').textContent())?.trim() ?? '';
+      expect(code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+      await page.getByRole('img', { name: 'Código QR que abre la página de la estación con este código' }).waitFor();
+      await page.getByText(`${base}/dashboard/station`).waitFor();
+      await expectAccessible(page, 'stations page, pairing code shown');
+      await page.screenshot({ path: join(TEST_RESULTS, 'stations-pairing-code.png') });
+      await page.getByRole('button', { name: 'Hecho' }).click();
+
+      // The tablet opens what the QR code holds (the station's address with the code) and pairs.
+      await pairWith(tablet.page, code);
+      await record(tablet.page, { category: 'Carne', cause: 'Sobreproducción', destination: 'Alimentación animal', weight: '3' });
+      await tablet.page.getByText('Todos los registros enviados').waitFor();
+
+      await page.reload();
+      const row = page.getByRole('row', { name: /Cocina — cubo 2/ });
+      await row.getByText('Activa').waitFor();
+      expect(await row.getByText('Nunca').count()).toBe(0);
+      await expectAccessible(page, 'stations page with an active station');
+      await page.getByRole('button', { name: 'Desvincular Cocina — cubo 2' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Desvincular' }).click();
+      await row.getByText('Desvinculada').waitFor();
+      // The tablet finds out at its next request.
+      await tablet.page.reload();
+      await tablet.page.getByText('Esta tableta se desvinculó desde el panel.').waitFor({ timeout: 30_000 });
+
+      // A viewer has no Stations page in the navigation.
+      const viewer = await createMember(t.db, tenant.organizationId, 'viewer');
+      const viewerHttp = new DashboardBrowser(t.app);
+      await viewerHttp.signIn(viewer.email, PASSWORD);
+      const seen = await signedInPage({ browser, base }, { http: viewerHttp }, 'es-ES');
+      await seen.page.goto(`${base}/dashboard/overview`);
+      await seen.page.getByRole('link', { name: 'Registros' }).waitFor();
+      expect(await seen.page.getByRole('link', { name: 'Estaciones' }).count()).toBe(0);
+      await seen.context.close();
+    } finally {
+      await tablet.context.close();
+      await context.close();
+    }
+  });
+
+  it('starts and completes a registration session; a record refused on sync waits for the cook to correct it', async () => {
+    const kitchen = await kitchenWithCode('Desayunos');
+    const { context, page } = await stationPage('landscape');
+    try {
+      await pairWith(page, kitchen.code);
+      await page.getByRole('button', { name: 'Empezar una sesión' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Servicio de desayuno' }).click();
+      await page.getByText('Los registros van a «Servicio de desayuno»').waitFor();
+      await record(page, { category: 'Panadería y bollería', cause: 'Sobreproducción', destination: 'Donación', weight: '2,5' });
+      await page.getByText('Todos los registros enviados').waitFor();
+
+      // Offline, one more record in the session; meanwhile the session is completed through the API.
+      await context.setOffline(true);
+      await record(page, { category: 'Panadería y bollería', cause: 'Sobreproducción', destination: 'Donación', weight: '1' });
+      const [session] = await t.db.$queryRawUnsafe<{ id: string }[]>(
+        'SELECT id::text FROM sessions WHERE establishment_id = $1::uuid',
+        kitchen.tenant.establishmentId,
+      );
+      const completed = await api(t.app, kitchen.tenant.key).post(`/api/v1/sessions/${session?.id}/complete`, {});
+      expect(completed.statusCode).toBe(200);
+      await context.setOffline(false);
+      const refused = page.getByRole('alert').filter({ hasText: '1 registro necesita tu atención' });
+      await refused.waitFor({ timeout: 30_000 });
+      await refused.getByText('La sesión de registro ya se terminó: guarda el registro sin ella.').waitFor();
+      await expectAccessible(page, 'station with a refused record');
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-refused.png') });
+      // The session is gone from the station: corrected, the record goes in without it.
+      await page.getByText('Los registros van a «Servicio de desayuno»').waitFor({ state: 'detached', timeout: 70_000 });
+      await refused.getByRole('button', { name: 'Corregir' }).click();
+      await page.getByRole('button', { name: 'Sobreproducción', exact: true }).click();
+      await page.getByRole('button', { name: 'Donación', exact: true }).click();
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await refused.waitFor({ state: 'detached' });
+      // Sent, and counted in the server's figures for today.
+      await page.getByTestId('today-total').filter({ hasText: '3,5 kg en 2 registros' }).waitFor();
+      await page.getByText('Todos los registros enviados').waitFor();
+      const stored = await t.db.$queryRawUnsafe<{ weight_kg: number; session_id: string | null }[]>(
+        'SELECT weight_kg::float8 AS weight_kg, session_id::text FROM records WHERE establishment_id = $1::uuid ORDER BY chain_seq',
+        kitchen.tenant.establishmentId,
+      );
+      expect(stored).toEqual([
+        { weight_kg: 2.5, session_id: session?.id },
+        { weight_kg: 1, session_id: null },
+      ]);
+      const events = await t.db.event.findMany({ where: { establishment_id: kitchen.tenant.establishmentId, type: 'session.completed' } });
+      expect(events).toHaveLength(1);
     } finally {
       await context.close();
     }

@@ -1,6 +1,7 @@
 import i18next, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import type es from './es.json';
+import type stationEs from './station.es.json';
 
 /** The languages the dashboard speaks; the first is the default. */
 export const LANGUAGES = ['es', 'en'] as const;
@@ -11,7 +12,7 @@ const STORAGE_KEY = 'merma.language';
 declare module 'i18next' {
   interface CustomTypeOptions {
     defaultNS: 'translation';
-    resources: { translation: typeof es };
+    resources: { translation: typeof es; station: typeof stationEs };
     // Permission names (`records:read`) are message keys: ':' is not a namespace separator here.
     nsSeparator: false;
   }
@@ -64,10 +65,17 @@ export function formatLocale(language: string): string {
 
 /**
  * Each language's messages are a chunk of their own (~15 kB gzipped each), loaded when the language
- * is used: a page loads one language, not both.
+ * is used: a page loads one language, not both. The kitchen station's words (its page's and the
+ * dashboard's Stations page's) are a namespace of their own (`station`, station.es.json and
+ * station.en.json), loaded when one of those pages is opened: the sign-in page's first load does
+ * not carry them.
  */
-async function load(language: string) {
-  // One import per branch: each loads its own chunk and nothing of the other.
+async function load(language: string, namespace: string) {
+  // One import per branch: each loads its own chunk and nothing of the others.
+  if (namespace === 'station') {
+    if (language === 'en') return (await import('./station.en.json')).default;
+    return (await import('./station.es.json')).default;
+  }
   if (language === 'en') return (await import('./en.json')).default;
   return (await import('./es.json')).default;
 }
@@ -75,8 +83,8 @@ async function load(language: string) {
 const messages: BackendModule = {
   type: 'backend',
   init() {},
-  read(language, _namespace, done) {
-    load(language).then(
+  read(language, namespace, done) {
+    load(language, namespace).then(
       (m) => done(null, m),
       (error: Error) => done(error, false),
     );

@@ -3,6 +3,7 @@ import {
   IconBaguette,
   IconChartBar,
   IconClock,
+  IconDeviceTablet,
   IconFileText,
   IconHistory,
   IconKey,
@@ -18,7 +19,18 @@ import { can } from '../lib/permissions.ts';
 import { useScope } from '../lib/scope.ts';
 
 type Item = {
-  to: '/overview' | '/records' | '/forecast' | '/plan' | '/shifts' | '/products' | '/keys' | '/integrations' | '/team' | '/audit';
+  to:
+    | '/overview'
+    | '/records'
+    | '/forecast'
+    | '/plan'
+    | '/shifts'
+    | '/products'
+    | '/keys'
+    | '/stations'
+    | '/integrations'
+    | '/team'
+    | '/audit';
   label: string;
   icon: ReactNode;
 };
@@ -38,6 +50,9 @@ export function Navigation({ onNavigate }: { onNavigate: () => void }) {
   ];
   const items: Item[] = [
     ...(can.viewKeys(me.role) ? [{ to: '/keys' as const, label: t('nav.keys'), icon: <IconKey size={18} aria-hidden /> }] : []),
+    ...(can.manageTeam(me.role)
+      ? [{ to: '/stations' as const, label: t('nav.stations'), icon: <IconDeviceTablet size={18} aria-hidden /> }]
+      : []),
     { to: '/integrations', label: t('nav.integrations'), icon: <IconPlugConnected size={18} aria-hidden /> },
     { to: '/team', label: t('nav.team'), icon: <IconUsers size={18} aria-hidden /> },
   ];

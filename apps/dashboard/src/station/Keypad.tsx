@@ -69,7 +69,7 @@ export function Keypad({
   saving: boolean;
   extra?: React.ReactNode;
 }) {
-  const { t, i18n } = useTranslation();
+  const { t, i18n } = useTranslation('station');
   const mark = (0.5).toLocaleString(i18n.resolvedLanguage ?? 'es').charAt(1);
   const problem = weightProblem(typed);
   const shown = `${typed.whole || '0'}${typed.fraction !== null ? mark + typed.fraction : ''}`;
@@ -101,7 +101,7 @@ export function Keypad({
             <output className={classes.weight} aria-label={t('station.keypad.label')} aria-live="polite">
               {shown}
               <Text span inherit c="dimmed" ml={8}>
-                kg
+                {t('station.keypad.unit')}
               </Text>
             </output>
             {problem === 'tooHeavy' && (

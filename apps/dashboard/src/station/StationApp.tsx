@@ -51,7 +51,7 @@ export function StationApp() {
 // --- Pairing -----------------------------------------------------------------------------------
 
 function PairScreen({ station }: { station: StationState }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('station');
   // A QR code from the dashboard opens /dashboard/station?code=…: the code is typed for the cook.
   const [code, setCode] = useState(() => new URLSearchParams(location.search).get('code') ?? '');
   const [error, setError] = useState<string>();
@@ -63,8 +63,6 @@ function PairScreen({ station }: { station: StationState }) {
     setError(undefined);
     try {
       await station.pair(normalized);
-      // The code is spent: not left in the address bar, nor in a bookmark of the installed app.
-      history.replaceState(null, '', location.pathname);
     } catch (err) {
       if (err instanceof StationError) setError(err.status === 0 ? t('station.pair.offline') : err.message);
       else throw err;
@@ -113,7 +111,7 @@ function PairScreen({ station }: { station: StationState }) {
 }
 
 function LanguageControl() {
-  const { t, i18n } = useTranslation();
+  const { t, i18n } = useTranslation('station');
   return (
     <SegmentedControl
       aria-label={t('station.header.language')}
@@ -143,12 +141,14 @@ const stepOf = (f: Flow): Step =>
 
 /** The catalogue's names in the station's language: the server's (Spanish) names are the fallback. */
 function useLabels(setup: StationSetup | undefined) {
-  const { t, i18n } = useTranslation();
+  const { t, i18n } = useTranslation('station');
+  // The food categories' names are the dashboard's own (its default namespace).
+  const { t: dashboard } = useTranslation();
   return useMemo(() => {
     const causes = new Map(setup?.causes.map((c) => [c.id, c]) ?? []);
     const destinations = new Map(setup?.destinations.map((d) => [d.id, d]) ?? []);
     return {
-      category: (key: string) => t(`categories.${key}` as 'categories.meat', { defaultValue: key }),
+      category: (key: string) => dashboard(`categories.${key}` as 'categories.meat', { defaultValue: key }),
       cause: (id: string | null | undefined) => {
         if (!id) return t('station.steps.noCause');
         const c = causes.get(id);
@@ -161,11 +161,11 @@ function useLabels(setup: StationSetup | undefined) {
       kg: (kg: number) =>
         new Intl.NumberFormat(i18n.resolvedLanguage, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 }).format(kg),
     };
-  }, [setup, t, i18n.resolvedLanguage]);
+  }, [setup, t, dashboard, i18n.resolvedLanguage]);
 }
 
 function RecordingScreen({ station }: { station: StationState }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('station');
   const { setup, pairing } = station;
   const labels = useLabels(setup);
   const [flow, setFlow] = useState<Flow>(START);
@@ -225,7 +225,7 @@ function RecordingScreen({ station }: { station: StationState }) {
                   mb="md"
                   role="status"
                   withCloseButton
-                  closeButtonLabel={t('common.close')}
+                  closeButtonLabel={t('station.close')}
                   onClose={() => setSaved(undefined)}
                 >
                   {saved}
@@ -286,7 +286,7 @@ function RecordingScreen({ station }: { station: StationState }) {
 type Labels = ReturnType<typeof useLabels>;
 
 function StationHeader({ station }: { station: StationState }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('station');
   const [confirming, setConfirming] = useState(false);
   const identity = station.pairing?.identity;
   const waiting = station.status.waiting;
@@ -299,7 +299,7 @@ function StationHeader({ station }: { station: StationState }) {
           </Text>
           <Text size="md" c="dimmed">
             {identity?.establishment.name}
-            {identity?.mode === 'test' ? ' · TEST' : ''}
+            {identity?.mode === 'test' ? ` · ${t('station.header.testMode')}` : ''}
           </Text>
         </Box>
         <Group gap="xs">
@@ -334,7 +334,7 @@ function StationHeader({ station }: { station: StationState }) {
           <Text mb="lg">{t('station.header.unpairConfirm')}</Text>
           <Group justify="flex-end">
             <Button variant="default" size="lg" onClick={() => setConfirming(false)}>
-              {t('common.cancel')}
+              {t('station.cancel')}
             </Button>
             <Button color="red" size="lg" onClick={() => void station.unpair().then(() => setConfirming(false))}>
               {t('station.header.unpair')}
@@ -352,7 +352,7 @@ function StationHeader({ station }: { station: StationState }) {
 }
 
 function FlowSummary({ flow, labels, onChange }: { flow: Flow; labels: Labels; onChange: (f: Flow) => void }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('station');
   const chips: { key: string; label: string; step: string; back: Flow }[] = [];
   if (flow.category !== undefined)
     chips.push({ key: 'category', label: labels.category(flow.category), step: t('station.steps.category'), back: { ...START } });
@@ -413,7 +413,7 @@ function Choices({ title, items, onPick }: { title: string; items: { value: stri
 }
 
 function ScaleButton({ onWeight }: { onWeight: (kg: number) => void }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('station');
   const [state, setState] = useState<'idle' | 'reading' | 'failed'>('idle');
   if (!hasSerial()) return null;
   return (
@@ -459,7 +459,7 @@ function Panel({ title, children }: { title: string; children: ReactNode }) {
 }
 
 function Today({ station, labels }: { station: StationState; labels: Labels }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('station');
   // The server's figures for today, plus what waits on this tablet to be sent.
   const waiting = station.items.filter((i) => i.kind === 'record' && i.state === 'waiting');
   const kg = (station.recent?.today.kg ?? 0) + waiting.reduce((s, i) => s + (i.kind === 'record' ? i.body.weight_kg : 0), 0);
@@ -482,7 +482,7 @@ type Row = {
 };
 
 function Recent({ station, labels }: { station: StationState; labels: Labels }) {
-  const { t, i18n } = useTranslation();
+  const { t, i18n } = useTranslation('station');
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 10_000);
@@ -554,10 +554,18 @@ function Recent({ station, labels }: { station: StationState; labels: Labels }) 
   );
 }
 
+/** Fields whose refusal the station explains in its own words (what the cook can do about it). */
+const EXPLAINED = ['session_id', 'causa_id', 'destino_id', 'weight_kg', 'occurred_at'] as const;
+
 function Refused({ station, labels, onCorrect }: { station: StationState; labels: Labels; onCorrect: (item: OutboxItem) => void }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('station');
   const refused = station.status.refused;
   if (!refused.length) return null;
+  // The server's words where the station has none of its own (they name the field and the reason).
+  const refusal = (item: OutboxItem) => {
+    const field = EXPLAINED.find((f) => item.error?.details.some((d) => d.path === f));
+    return field ? t(`station.refused.because.${field}`) : item.error?.message;
+  };
   return (
     <Alert color="red" variant="light" title={t('station.refused.title', { count: refused.length })} role="alert">
       <Text size="sm" mb="sm">
@@ -571,7 +579,7 @@ function Refused({ station, labels, onCorrect }: { station: StationState; labels
                 {labels.kg(item.body.weight_kg)} · {labels.category(item.body.food_category)}
               </Text>
             )}
-            <Text size="sm">{item.error?.message}</Text>
+            <Text size="sm">{refusal(item)}</Text>
             <Group gap="xs" mt={4}>
               {item.kind === 'record' && (
                 <Button size="md" h={48} onClick={() => onCorrect(item)}>
@@ -600,7 +608,7 @@ function SessionControl({
   onSession: (id: string | null) => void;
   labels: Labels;
 }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('station');
   const [starting, setStarting] = useState(false);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);

@@ -3,7 +3,7 @@ import { MantineProvider } from '@mantine/core';
 import { StrictMode, useMemo } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
-import { i18nReady } from '../i18n/index.ts';
+import { i18n, i18nReady } from '../i18n/index.ts';
 import { buildTheme, cssVariablesResolver } from '../theme.ts';
 import { registerServiceWorker } from './pwa.ts';
 import { StationApp } from './StationApp.tsx';
@@ -26,6 +26,7 @@ function App() {
 }
 
 await i18nReady;
+await i18n.loadNamespaces('station');
 createRoot(container).render(
   <StrictMode>
     <App />

@@ -132,6 +132,12 @@ export class Outbox {
     return this.flushing;
   }
 
+  /** The server refused the device's token on another request: nothing is sent until it is paired again. */
+  markUnpaired(): void {
+    this.status = { ...this.status, unpaired: true };
+    for (const listener of this.listeners) listener();
+  }
+
   /** Stops the retry timer (the page is closing, or the station is unpaired). */
   stop(): void {
     clearTimeout(this.timer);

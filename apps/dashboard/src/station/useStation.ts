@@ -80,6 +80,8 @@ export function useStation(): StationState | undefined {
       return p ? { token: p.token, scope: scopeOf(p.identity) } : undefined;
     });
   }, [store]);
+  const outboxRef = useRef<Outbox | undefined>(undefined);
+  outboxRef.current = outbox;
 
   const reload = useCallback(async () => {
     const p = pairingRef.current;
@@ -91,7 +93,7 @@ export function useStation(): StationState | undefined {
       await Promise.all([store.setSetup(s), store.setRecent(r)]);
     } catch (err) {
       // Offline: what was read last stays on screen. Unpaired: the outbox says so at its next send.
-      if (err instanceof StationError && err.unpaired) setStatus((st) => ({ ...st, unpaired: true }));
+      if (err instanceof StationError && err.unpaired) outboxRef.current?.markUnpaired();
       else if (!(err instanceof StationError)) throw err;
     }
   }, [store]);
@@ -139,11 +141,13 @@ export function useStation(): StationState | undefined {
         identity: { device: redeemed.device, establishment: redeemed.establishment, mode: redeemed.mode },
       };
       await store.setPairing(next);
+      // The code is spent: not left in the address bar, nor in a bookmark of the installed app.
+      history.replaceState(null, '', location.pathname);
       pairingRef.current = next;
       setPairing(next);
-      setStatus((st) => ({ ...st, unpaired: false }));
+      // The flush starts by clearing `unpaired`, and sends what waited for the new pairing.
+      await outbox?.flush();
       await reload();
-      void outbox?.flush();
     },
     [store, reload, outbox],
   );
