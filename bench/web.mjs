@@ -179,6 +179,8 @@ async function main() {
     { name: 'overview', path: `/dashboard/overview?${scope}`, signedIn: true },
     { name: 'records', path: `/dashboard/records?${scope}`, signedIn: true },
     { name: 'forecast', path: `/dashboard/forecast?${scope}`, signedIn: true },
+    // The kitchen station's page as a tablet opens it (its own entry, without the dashboard's pages).
+    { name: 'station', path: '/dashboard/station' },
   ];
 
   const chrome = await chromeLauncher.launch({

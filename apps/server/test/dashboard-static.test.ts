@@ -207,6 +207,32 @@ describe('the real build, served over HTTP in a production configuration', () =>
     expect(page.headers['cache-control']).toBe('no-cache');
   });
 
+  it("serves the kitchen station's page, its manifest and its service worker, the worker under a policy of its own", async () => {
+    for (const url of ['/dashboard/station', '/dashboard/station/', '/dashboard/station?code=ABCD-EFGH']) {
+      const page = await get(`${base}${url}`, {});
+      expect(page.status, url).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.body.toString()).toContain('<link rel="manifest" href="/dashboard/station.webmanifest"');
+      expect(page.headers['content-security-policy']).toMatch(/default-src 'self'.*script-src 'self';.*frame-ancestors 'none'/);
+      expect(page.headers['cache-control']).toBe('no-cache');
+    }
+    // The dashboard's own page names no manifest: only the station is offered for installation.
+    expect((await get(`${base}/dashboard/sign-in`, {})).body.toString()).not.toContain('rel="manifest"');
+    const manifest = await get(`${base}/dashboard/station.webmanifest`, {});
+    expect(manifest.headers['content-type']).toMatch(/^application\/manifest\+json/);
+    expect(JSON.parse(manifest.body.toString())).toMatchObject({ start_url: '/dashboard/station', display: 'standalone' });
+    const worker = await get(`${base}/dashboard/station-sw.js`, {});
+    expect(worker.status).toBe(200);
+    expect(worker.headers['content-type']).toMatch(/javascript/);
+    // Never kept stale: a new build's worker is found at the next visit.
+    expect(worker.headers['cache-control']).toBe('no-cache');
+    // It loads its runtime and fetches what it precaches from this origin, and nothing else.
+    expect(worker.headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+    );
+    expect(worker.body.toString()).toContain('station.html');
+  });
+
   it('answers 404 for any source map URL', async () => {
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const entry = /\/dashboard\/(assets\/index-[^"]+\.js)"/.exec(index)?.[1] as string;

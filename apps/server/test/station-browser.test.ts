@@ -1,8 +1,17 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectAccessible, hasChromium, settled, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
+import {
+  expectAccessible,
+  hasChromium,
+  launchPersistentChromium,
+  settled,
+  signedInPage,
+  startBrowserSuite,
+  TEST_RESULTS,
+} from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, createTenant, type TestContext } from './helpers.js';
 
@@ -74,6 +83,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       // The code is spent and no longer in the address bar.
       expect(new URL(page.url()).search).toBe('');
       await expectAccessible(page, 'station, first step');
+
       await page.screenshot({ path: join(TEST_RESULTS, 'station-landscape.png') });
 
       // Four taps and the weight.
@@ -312,6 +322,32 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       expect(events).toHaveLength(1);
     } finally {
       await context.close();
+    }
+  });
+
+  it('is installable as Chromium judges it: its manifest, icons and service worker, at the start URL', async () => {
+    const profile = mkdtempSync(join(tmpdir(), 'merma-station-profile-'));
+    const context = await launchPersistentChromium(profile, { viewport: SIZES.landscape, locale: 'es-ES' });
+    try {
+      const page = context.pages()[0] ?? (await context.newPage());
+      await page.goto(`${base}/dashboard/station`);
+      await page.getByRole('heading', { name: 'Vincular esta tableta' }).waitFor();
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      const cdp = await context.newCDPSession(page);
+      const manifest = await cdp.send('Page.getAppManifest');
+      expect(manifest.url).toBe(`${base}/dashboard/station.webmanifest`);
+      expect(manifest.errors).toEqual([]);
+      const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+      expect(installabilityErrors).toEqual([]);
+      // The dashboard itself is not offered as an app: no manifest on its pages.
+      await page.goto(`${base}/dashboard/sign-in`);
+      await page.getByRole('button').first().waitFor();
+      expect((await cdp.send('Page.getAppManifest')).url).toBe('');
+    } finally {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
     }
   });
 });
