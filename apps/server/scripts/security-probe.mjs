@@ -18,7 +18,9 @@
  * formula; (4) an Idempotency-Key replay by a key without the permission is refused and shows no
  * secret; (10) crafted list cursors are 400; (11) very deep JSON bodies are 400 on every route;
  * (15) webhook URLs on IPv6 forms of internal IPv4 addresses are refused; (16) kitchen station
- * pairing codes cannot be guessed at speed, and a forged device token is refused.
+ * pairing codes cannot be guessed at speed, and a forged device token is refused; (17) a paired
+ * device writes only as a station (its token is no API key), once per Idempotency-Key, within
+ * its limit, and not at all once revoked.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -310,6 +312,63 @@ async function main() {
   ]) {
     const res = await call('/api/v1/webhooks', json(webhookKey, { url: `https://${host}/hook`, events: ['record.created'] }));
     check(15, `webhook URL https://${host}/hook is refused`, res.status === 400, String(res.status));
+  }
+
+  // #17 A paired station device writes only as a station, once per key, and stops when revoked:
+  // its token is no API key; a write without an Idempotency-Key, or over the station's 500 kg, is
+  // refused; a replay of its key with another body is 409; revoked, it is 401. (Paired before #16
+  // spends this address's pairing allowance.)
+  {
+    const scope = { establishment_id: establishmentId, livemode: false };
+    const started = await (await browser.mutate('stations.startPairing', { ...scope, name: 'probe' })).json();
+    const code = started.result?.data?.code;
+    const paired = await fetch(`${BASE}/station/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+    });
+    const token = (await paired.json()).data?.token;
+    check(
+      17,
+      'a pairing code shown on the dashboard pairs a device',
+      paired.status === 200 && /^stn_test_/.test(token ?? ''),
+      String(paired.status),
+    );
+    const destinations = (await (await call('/api/v1/destinos', { headers: { authorization: `Bearer ${key}` } })).json()).data;
+    const record = { food_category: 'bakery', weight_kg: 1.5, destino_id: destinations[0].id };
+    const write = (body, idempotencyKey, auth = token) =>
+      fetch(`${BASE}/station/records`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${auth}`,
+          'content-type': 'application/json',
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const asApiKey = await call('/api/v1/records', json(token, record), { waitOn429: false });
+    check(17, 'a station token is not an API key (401 on /api/v1)', asApiKey.status === 401, String(asApiKey.status));
+    const keyAsToken = await write(record, randomUUID(), key);
+    check(17, 'an API key is not a station token (401 on /station)', keyAsToken.status === 401, String(keyAsToken.status));
+    const unkeyed = await write(record);
+    check(17, 'a station write without an Idempotency-Key is 400', unkeyed.status === 400, String(unkeyed.status));
+    const heavy = await write({ ...record, weight_kg: 500.5 }, randomUUID());
+    check(17, 'a station record over 500 kg is 400', heavy.status === 400, String(heavy.status));
+    const once = randomUUID();
+    const first = await write(record, once);
+    const again = await write(record, once);
+    const other = await write({ ...record, weight_kg: 2 }, once);
+    const firstId = first.status === 201 ? (await first.json()).data.id : null;
+    const againId = again.status === 201 ? (await again.json()).data.id : null;
+    check(
+      17,
+      "a station's key stores once, and is 409 with another body",
+      first.status === 201 && againId === firstId && other.status === 409,
+      `${first.status} ${again.status} ${other.status}`,
+    );
+    await browser.mutate('stations.revoke', { ...scope, id: started.result?.data?.device?.id });
+    const revoked = await write(record, randomUUID());
+    check(17, 'a revoked device cannot write (401)', revoked.status === 401, String(revoked.status));
   }
 
   // #16 Station pairing codes cannot be guessed at speed: every attempt from an address counts

@@ -362,6 +362,17 @@ describe("a station's records", () => {
     expect((await a.send(`/station/records/${bRecord.id}/undo`, {})).statusCode).toBe(404);
     expect(await countRecords(a.kitchen.establishmentId)).toEqual([{ n: 0, counting: 0 }]);
 
+    // A device's token is not an API key, nor an API key a device's token.
+    expect((await api(t.app, a.token).post('/api/v1/records', validRecord())).statusCode).toBe(401);
+    const withKey = await t.app.inject({
+      method: 'POST',
+      url: '/station/records',
+      headers: { authorization: `Bearer ${a.kitchen.key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      payload: JSON.stringify(validRecord()),
+    });
+    expect(withKey.statusCode).toBe(401);
+    expect(await countRecords(a.kitchen.establishmentId)).toEqual([{ n: 0, counting: 0 }]);
+
     await a.admin.mutate('stations.revoke', { establishment_id: a.kitchen.establishmentId, livemode: false, id: a.device.id });
     const key = randomUUID();
     const refused = await a.send('/station/records', validRecord(), key);
