@@ -109,6 +109,11 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       expect(await save.isDisabled()).toBe(true);
       await expectAccessible(page, 'station, weight refused');
       await page.screenshot({ path: join(TEST_RESULTS, 'station-keypad-refused.png') });
+      // A weight it takes: what the README shows (docs/screenshots/station-tablet.png).
+      for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Borrar el último dígito' }).click();
+      for (const key of '0,85') await page.getByRole('button', { name: key === ',' ? 'Coma decimal' : key, exact: true }).click();
+      expect(await save.isDisabled()).toBe(false);
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-tablet.png') });
       await page.getByRole('button', { name: 'Empezar de nuevo' }).click();
 
       // Undo the last record: a correction that voids it; nothing counts.
