@@ -127,6 +127,18 @@ describe('records: states', () => {
     expect(screen.getByTestId('records-total')).toHaveTextContent(t('records.total', { count: 1, records: '1', kg: '1.235 kg' }));
   });
 
+  it('marks an undo made at a kitchen station, links the record it voids, and offers no correction of it', async () => {
+    const original = '7d0c9a53-0000-4000-8000-000000000001';
+    const voiding = '7d0c9a53-0000-4000-8000-000000000002';
+    records('owner', [recordRow({ id: voiding, supersedes_id: original, superseded_by: voiding, voided: true })]);
+    await renderApp('/records');
+    const table = screen.getByRole('table', { name: t('records.title') });
+    expect(within(table).getByText(t('records.voiding'))).toBeInTheDocument();
+    expect(within(table).getByRole('link', { name: t('records.seeVoided') })).toHaveAttribute('href', expect.stringContaining(original));
+    // Not "corrected, see the correction" pointing at itself.
+    expect(within(table).queryByText(t('records.superseded'))).not.toBeInTheDocument();
+  });
+
   it('shows a refused call as the words for its code, with a way to try again', async () => {
     expectRouteError();
     api.use({

@@ -307,7 +307,15 @@ export function RecordsTable({
       render: (r) => (
         <Stack gap={2} align="flex-start">
           <span>{format.dateTime(r.occurred_at)}</span>
-          {r.superseded_by ? (
+          {r.voided ? (
+            // An undo at a kitchen station: it voids the record it names, and counts no more than it.
+            <Group gap={4} wrap="nowrap">
+              <Badge color="gray" variant="light" size="sm">
+                {t('records.voiding')}
+              </Badge>
+              {r.supersedes_id && <RecordLink id={r.supersedes_id}>{t('records.seeVoided')}</RecordLink>}
+            </Group>
+          ) : r.superseded_by ? (
             <Group gap={4} wrap="nowrap">
               <Badge color="gray" variant="outline" size="sm">
                 {t('records.superseded')}
@@ -408,7 +416,11 @@ function RecordDetail({ id, scope, timezone }: { id: string; scope: { establishm
       {row(t('records.detail.source'), <Code>{r.source}</Code>)}
       {r.notes && row(t('records.detail.notes'), r.notes)}
       {r.supersedes_id && row(t('records.detail.supersedes'), <RecordLink id={r.supersedes_id}>{r.supersedes_id}</RecordLink>)}
-      {data.superseded_by && row(t('records.detail.supersededBy'), <RecordLink id={data.superseded_by}>{data.superseded_by}</RecordLink>)}
+      {r.voided && row(t('records.detail.voided'), t('records.detail.voidedText'))}
+      {/* A voiding record is its own end (superseded by itself): nothing to link to. */}
+      {data.superseded_by &&
+        data.superseded_by !== r.id &&
+        row(t('records.detail.supersededBy'), <RecordLink id={data.superseded_by}>{data.superseded_by}</RecordLink>)}
       {/* Only the record that counts is corrected (a replaced one points to its correction). */}
       {!data.superseded_by && can.writeRecords(me.role) && (
         <Group>
