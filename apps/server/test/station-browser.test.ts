@@ -13,7 +13,7 @@ import {
   TEST_RESULTS,
 } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { api, createTenant, type TestContext } from './helpers.js';
+import { api, CAUSA_CADUCIDAD, createTenant, type TestContext } from './helpers.js';
 
 /**
  * The kitchen station in a real browser (Debian's chromium through playwright-core, on the built
@@ -54,12 +54,24 @@ async function pairWith(page: Page, code: string) {
 }
 
 /** One record through the four taps and the keypad: category, cause, destination, the weight's keys, Save. */
-async function record(page: Page, r: { category: string; cause: string; destination: string; weight: string }) {
+async function record(
+  page: Page,
+  r: { category: string; cause: string; destination: string; weight: string; stage?: string; product?: string },
+) {
   await page.getByRole('button', { name: r.category, exact: true }).click();
   await page.getByRole('button', { name: r.cause, exact: true }).click();
   await page.getByRole('button', { name: r.destination, exact: true }).click();
   for (const key of r.weight) {
     await page.getByRole('button', { name: key === ',' ? 'Coma decimal' : key, exact: true }).click();
+  }
+  if (r.stage || r.product) {
+    // The optional details, behind one button.
+    await page.getByRole('button', { name: 'Más detalles' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Más detalles' });
+    if (r.stage) await dialog.getByText(r.stage, { exact: true }).click();
+    if (r.product) await dialog.getByLabel('Producto').fill(r.product);
+    await dialog.getByRole('button', { name: 'Listo' }).click();
+    await dialog.waitFor({ state: 'detached' });
   }
   await page.getByRole('button', { name: 'Guardar', exact: true }).click();
   await page.getByRole('heading', { name: '¿Qué se tira?' }).waitFor();
@@ -88,11 +100,23 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
 
       // Four taps and the weight.
       const started = Date.now();
-      await record(page, { category: 'Panadería y bollería', cause: 'Caducidad', destination: 'Donación', weight: '1,25' });
+      await record(page, {
+        category: 'Panadería y bollería',
+        cause: 'Caducidad',
+        destination: 'Donación',
+        weight: '1,25',
+        stage: 'Almacenamiento',
+        product: 'Pan de ayer',
+      });
       await page.getByText('Guardado: 1,25 kg de Panadería y bollería').waitFor();
       await page.getByText('Todos los registros enviados').waitFor();
       const [stored] = await stationRecords(kitchen.tenant.establishmentId);
       expect(stored).toMatchObject({ weight_kg: 1.25, source: `station:${kitchen.deviceId}`, counts: true });
+      const [details] = await t.db.$queryRawUnsafe<{ waste_stage: string; product_name: string; causa_id: string }[]>(
+        'SELECT waste_stage, product_name, causa_id::text FROM records WHERE establishment_id = $1::uuid',
+        kitchen.tenant.establishmentId,
+      );
+      expect(details).toEqual({ waste_stage: 'storage', product_name: 'Pan de ayer', causa_id: CAUSA_CADUCIDAD });
       expect(stored?.occurred_at.getTime()).toBeGreaterThanOrEqual(started - 1000);
       await page.getByTestId('today-total').filter({ hasText: '1,25 kg en 1 registro' }).waitFor();
 

@@ -131,10 +131,15 @@ type Flow = {
   cause?: string | null;
   destination?: string;
   typed: TypedWeight;
+  /** Optional details, given at the weight step ("More details"). */
+  details?: Details;
   /** The refused outbox item this flow corrects, if any. */
   correcting?: number;
 };
 const START: Flow = { typed: EMPTY_WEIGHT };
+type Details = { waste_stage: string | null; product_name: string; notes: string };
+const NO_DETAILS: Details = { waste_stage: null, product_name: '', notes: '' };
+const STAGES = ['receiving', 'storage', 'preparation', 'service', 'post_service'] as const;
 type Step = 'category' | 'cause' | 'destination' | 'weight';
 const stepOf = (f: Flow): Step =>
   f.category === undefined ? 'category' : f.cause === undefined ? 'cause' : f.destination === undefined ? 'destination' : 'weight';
@@ -192,6 +197,9 @@ function RecordingScreen({ station }: { station: StationState }) {
       destino_id: flow.destination,
       causa_id: flow.cause ?? null,
       ...(session ? { session_id: session.id } : {}),
+      ...(flow.details?.waste_stage ? { waste_stage: flow.details.waste_stage } : {}),
+      ...(flow.details?.product_name.trim() ? { product_name: flow.details.product_name.trim() } : {}),
+      ...(flow.details?.notes.trim() ? { notes: flow.details.notes.trim() } : {}),
     };
     setSaving(true);
     try {
@@ -206,7 +214,12 @@ function RecordingScreen({ station }: { station: StationState }) {
 
   const correct = (item: OutboxItem) => {
     if (item.kind !== 'record' || item.seq === undefined) return;
-    setFlow({ category: item.body.food_category, typed: typedOf(item.body.weight_kg), correcting: item.seq });
+    setFlow({
+      category: item.body.food_category,
+      typed: typedOf(item.body.weight_kg),
+      details: { waste_stage: item.body.waste_stage ?? null, product_name: item.body.product_name ?? '', notes: item.body.notes ?? '' },
+      correcting: item.seq,
+    });
     setSaved(undefined);
   };
 
@@ -264,7 +277,12 @@ function RecordingScreen({ station }: { station: StationState }) {
                   onChange={(typed) => setFlow((f) => ({ ...f, typed }))}
                   onSave={() => void save()}
                   saving={saving}
-                  extra={<ScaleButton onWeight={(kg) => setFlow((f) => ({ ...f, typed: typedOf(kg) }))} />}
+                  extra={
+                    <>
+                      <ScaleButton onWeight={(kg) => setFlow((f) => ({ ...f, typed: typedOf(kg) }))} />
+                      <MoreDetails details={flow.details ?? NO_DETAILS} onChange={(details) => setFlow((f) => ({ ...f, details }))} />
+                    </>
+                  }
                 />
               )}
             </Box>
@@ -409,6 +427,87 @@ function Choices({ title, items, onPick }: { title: string; items: { value: stri
         ))}
       </SimpleGrid>
     </Stack>
+  );
+}
+
+/** Stage, product and notes: optional, behind one button so the four taps stay four. */
+function MoreDetails({ details, onChange }: { details: Details; onChange: (details: Details) => void }) {
+  const { t } = useTranslation('station');
+  const { t: dashboard } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const [draft, setDraft] = useState(details);
+  const given = [
+    details.waste_stage ? dashboard(`stages.${details.waste_stage}` as 'stages.storage') : null,
+    details.product_name.trim() || null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  return (
+    <>
+      <Button
+        variant="default"
+        size="lg"
+        h={56}
+        onClick={() => {
+          setDraft(details);
+          setOpen(true);
+        }}
+      >
+        {given ? `${t('station.details.title')}: ${given}` : t('station.details.title')}
+      </Button>
+      <Modal opened={open} onClose={() => setOpen(false)} title={t('station.details.title')} centered size="lg">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            onChange(draft);
+            setOpen(false);
+          }}
+        >
+          <Stack>
+            <Box>
+              <Text fw={600} mb={4} id="station-stage">
+                {t('station.details.stage')}
+              </Text>
+              <SegmentedControl
+                aria-labelledby="station-stage"
+                fullWidth
+                size="md"
+                orientation="vertical"
+                value={draft.waste_stage ?? ''}
+                onChange={(v) => setDraft((d) => ({ ...d, waste_stage: v || null }))}
+                data={[
+                  { value: '', label: t('station.details.noStage') },
+                  ...STAGES.map((s) => ({ value: s, label: dashboard(`stages.${s}`) })),
+                ]}
+              />
+            </Box>
+            <TextInput
+              size="lg"
+              label={t('station.details.product')}
+              value={draft.product_name}
+              maxLength={200}
+              onChange={(e) => {
+                const product_name = e.currentTarget.value;
+                setDraft((d) => ({ ...d, product_name }));
+              }}
+            />
+            <TextInput
+              size="lg"
+              label={t('station.details.notes')}
+              value={draft.notes}
+              maxLength={500}
+              onChange={(e) => {
+                const notes = e.currentTarget.value;
+                setDraft((d) => ({ ...d, notes }));
+              }}
+            />
+            <Button type="submit" size="lg" h={56}>
+              {t('station.details.done')}
+            </Button>
+          </Stack>
+        </form>
+      </Modal>
+    </>
   );
 }
 

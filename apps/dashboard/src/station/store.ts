@@ -15,6 +15,9 @@ export type RecordBody = {
   destino_id: string;
   causa_id?: string | null;
   session_id?: string | null;
+  waste_stage?: string | null;
+  product_name?: string | null;
+  notes?: string | null;
   occurred_at: string;
 };
 
