@@ -167,5 +167,15 @@ describe('the outbox', () => {
     await outbox.flush();
     expect(server.undone).toEqual(['r1']);
     expect((await store.sent('r1'))?.undone).toBe(true);
+
+    // Offline, a record still waiting is undone on the tablet: it is never sent.
+    server.failNext(new StationError(0, 'offline', 'No connection'));
+    const waiting = await outbox.record(body(7));
+    await outbox.flush();
+    outbox.stop();
+    await outbox.discard(waiting.seq as number);
+    await outbox.flush();
+    expect(server.stored.map((s) => s.body.weight_kg)).toEqual([1]);
+    expect(outbox.status.waiting).toBe(0);
   });
 });

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { hasSerial, readScale } from '../src/station/serial.ts';
+
+/**
+ * The scale through Web Serial (station/serial.ts), with a port that plays a recorded byte
+ * stream of an MT-SICS scale, split where a serial port splits it: the reading settles on the
+ * first stable weight, and the port is closed again whatever happens.
+ */
+
+type FakePort = {
+  opened: number[];
+  closed: number;
+  open(o: { baudRate: number }): Promise<void>;
+  close(): Promise<void>;
+  readable: ReadableStream<Uint8Array>;
+};
+
+function portPlaying(chunks: string[]): FakePort {
+  const encoder = new TextEncoder();
+  const port: FakePort = {
+    opened: [],
+    closed: 0,
+    async open({ baudRate }) {
+      port.opened.push(baudRate);
+    },
+    async close() {
+      port.closed++;
+    },
+    readable: new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+        // The scale keeps talking; the reader stops at the first stable weight.
+      },
+    }),
+  };
+  return port;
+}
+
+function withSerial(port: FakePort | undefined, known = false) {
+  Object.defineProperty(navigator, 'serial', {
+    configurable: true,
+    value: port && {
+      getPorts: async () => (known ? [port] : []),
+      requestPort: async () => port,
+    },
+  });
+}
+
+afterEach(() => {
+  Reflect.deleteProperty(navigator, 'serial');
+});
+
+describe('reading the scale', () => {
+  it('fills in the first stable weight, at 9600 baud, and closes the port', async () => {
+    const port = portPlaying(['S D      0.5', '12 kg\r\nS D      0.518 kg\r\nS S', '      0.518 kg\r\n', 'S S      0.600 kg\r\n']);
+    withSerial(port);
+    expect(hasSerial()).toBe(true);
+    expect(await readScale(2_000)).toBe(0.518);
+    expect(port.opened).toEqual([9600]);
+    expect(port.closed).toBe(1);
+  });
+
+  it('gives nothing when no stable weight comes in time, and still closes the port', async () => {
+    const port = portPlaying(['S D      0.512 kg\r\n', 'S D      0.530 kg\r\n']);
+    withSerial(port, true);
+    expect(await readScale(200)).toBeNull();
+    expect(port.closed).toBe(1);
+  });
+
+  it('is absent where the browser has no Web Serial: the keypad alone', async () => {
+    withSerial(undefined);
+    Reflect.deleteProperty(navigator, 'serial');
+    expect(hasSerial()).toBe(false);
+    expect(await readScale(100)).toBeNull();
+  });
+});
