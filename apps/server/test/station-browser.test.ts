@@ -77,6 +77,13 @@ async function record(
   await page.getByRole('heading', { name: '¿Qué se tira?' }).waitFor();
 }
 
+/** Resolves once the page's service worker is active (it has precached the app). */
+const serviceWorkerReady = (page: Page) =>
+  page.evaluate(async () => {
+    // The page's own globals (this project's TypeScript has no DOM library).
+    await (globalThis as unknown as { navigator: { serviceWorker: { ready: Promise<unknown> } } }).navigator.serviceWorker.ready;
+  });
+
 const stationRecords = (establishmentId: string) =>
   t.db.$queryRawUnsafe<{ weight_kg: number; occurred_at: Date; created_at: Date; source: string; voided: boolean; counts: boolean }[]>(
     `SELECT weight_kg::float8 AS weight_kg, occurred_at, created_at, source, voided, superseded_by IS NULL AS counts
@@ -162,9 +169,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
     try {
       await pairWith(page, kitchen.code);
       // The service worker has the app: the page opens without the network from now on.
-      await page.evaluate(async () => {
-        await navigator.serviceWorker.ready;
-      });
+      await serviceWorkerReady(page);
       await context.setOffline(true);
       await page.getByText('Sin conexión: los registros se guardan en la tableta y se envían cuando vuelva la red.').waitFor();
 
@@ -361,9 +366,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       const page = context.pages()[0] ?? (await context.newPage());
       await page.goto(`${base}/dashboard/station`);
       await page.getByRole('heading', { name: 'Vincular esta tableta' }).waitFor();
-      await page.evaluate(async () => {
-        await navigator.serviceWorker.ready;
-      });
+      await serviceWorkerReady(page);
       const cdp = await context.newCDPSession(page);
       const manifest = await cdp.send('Page.getAppManifest');
       expect(manifest.url).toBe(`${base}/dashboard/station.webmanifest`);
