@@ -380,3 +380,47 @@ describe("a station's records", () => {
     expect(await countRecords(a.kitchen.establishmentId)).toEqual([{ n: 0, counting: 0 }]);
   });
 });
+
+describe("a station's allowance", () => {
+  it("is an API key's allowance of record writes, per device: past it 429 with Retry-After, and nothing stored", async () => {
+    const limited = await startTestApp({ config: { RATE_LIMIT_RECORDS_PER_MINUTE: '3' }, clock: () => now });
+    try {
+      const kitchen = await createTenant(limited.db);
+      const o = await createMember(limited.db, kitchen.organizationId, 'owner');
+      const admin = new DashboardBrowser(limited.app);
+      await admin.signIn(o.email, PASSWORD);
+      const scope = { establishment_id: kitchen.establishmentId, livemode: false };
+      const tokenOf = async (name: string) => {
+        const started = await admin.mutate('stations.startPairing', { ...scope, name });
+        const res = await limited.app.inject({
+          method: 'POST',
+          url: '/station/pair',
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ code: started.code }),
+        });
+        return res.json().data.token as string;
+      };
+      const send = (token: string) =>
+        limited.app.inject({
+          method: 'POST',
+          url: '/station/records',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          payload: JSON.stringify(validRecord()),
+        });
+      const first = await tokenOf('Uno');
+      for (let i = 0; i < 3; i++) expect((await send(first)).statusCode).toBe(201);
+      const refused = await send(first);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // Another device of the same kitchen has its own allowance.
+      expect((await send(await tokenOf('Dos'))).statusCode).toBe(201);
+      const [count] = await limited.db.$queryRawUnsafe<{ n: number }[]>(
+        'SELECT count(*)::int AS n FROM records WHERE establishment_id = $1::uuid',
+        kitchen.establishmentId,
+      );
+      expect(count?.n).toBe(4);
+    } finally {
+      await limited.close();
+    }
+  });
+});

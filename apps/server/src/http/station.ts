@@ -88,6 +88,10 @@ export function registerStationRoutes(
   ): void {
     app.post(path, { config: { station: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
       const station = await stationFor(request);
+      // Each device has an API key's allowance of record writes (RATE_LIMIT_RECORDS_PER_MINUTE):
+      // far above a cook's pace; a backlog sent after a day offline drains at it (the outbox waits
+      // out each 429's Retry-After).
+      await deps.rateLimiter.consume('records_create', `station:${station.identity.device.id}`, reply);
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       if (!key) {
         throw validationError('A station write needs an Idempotency-Key header', [
