@@ -38,6 +38,9 @@ export default defineConfig({
         navigateFallback: 'station.html',
         navigateFallbackAllowlist: [/^\/dashboard\/station\/?$/],
         cleanupOutdatedCaches: true,
+        // A new build's worker takes over at once; the page reloads between two records (src/station/pwa.ts).
+        skipWaiting: true,
+        clientsClaim: true,
         // The station's routes (/station/…) are never cached: the outbox speaks to the server itself.
         runtimeCaching: [],
       },

@@ -25,6 +25,7 @@ import { useTranslation } from 'react-i18next';
 import { changeLanguage, currentLanguage, LANGUAGES, type Language } from '../i18n/index.ts';
 import { StationError, stationApi } from './client.ts';
 import { EMPTY_WEIGHT, Keypad, type TypedWeight, typedOf, weightOf } from './Keypad.tsx';
+import { onUpdate } from './pwa.ts';
 import { hasSerial, readScale } from './serial.ts';
 import classes from './station.module.css';
 import type { OutboxItem, RecordBody } from './store.ts';
@@ -187,6 +188,12 @@ function RecordingScreen({ station }: { station: StationState }) {
     else localStorage.removeItem('merma.station.session');
   }, [sessionId]);
   const step = stepOf(flow);
+  // A new version of the station took over: reload between two records, when nothing is half-typed.
+  const [updated, setUpdated] = useState(false);
+  useEffect(() => onUpdate(() => setUpdated(true)), []);
+  useEffect(() => {
+    if (updated && step === 'category' && !saving && flow.correcting === undefined) location.reload();
+  }, [updated, step, saving, flow.correcting]);
 
   const save = async () => {
     const kg = weightOf(flow.typed);
