@@ -68,6 +68,8 @@ async function record(
     // The optional details, behind one button.
     await page.getByRole('button', { name: 'Más detalles' }).click();
     const dialog = page.getByRole('dialog', { name: 'Más detalles' });
+    await dialog.getByRole('button', { name: 'Listo' }).waitFor();
+    expect(await smallTargets(page)).toEqual([]);
     if (r.stage) await dialog.getByText(r.stage, { exact: true }).click();
     if (r.product) await dialog.getByLabel('Producto').fill(r.product);
     await dialog.getByRole('button', { name: 'Listo' }).click();
@@ -82,6 +84,28 @@ const serviceWorkerReady = (page: Page) =>
   page.evaluate(async () => {
     // The page's own globals (this project's TypeScript has no DOM library).
     await (globalThis as unknown as { navigator: { serviceWorker: { ready: Promise<unknown> } } }).navigator.serviceWorker.ready;
+  });
+
+/** Controls smaller than 48×48 px (WCAG 2.5.5's target size, for wet fingers): their names and sizes. */
+const smallTargets = (page: Page) =>
+  page.evaluate(() => {
+    type El = {
+      tagName: string;
+      control?: { type: string } | null;
+      getBoundingClientRect(): { width: number; height: number };
+      textContent: string | null;
+      getAttribute(n: string): string | null;
+    };
+    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): El[] } }).document;
+    // A radio's label is what is tapped (a segmented control's option); a text field's label is not.
+    return [...doc.querySelectorAll('button, a[href], input:not([type=radio]), textarea, select, label[for]')]
+      .filter((el) => el.tagName !== 'LABEL' || el.control?.type === 'radio')
+      .map((el) => ({ el, box: el.getBoundingClientRect() }))
+      .filter(({ box }) => box.width > 0 && box.height > 0 && (box.width < 48 || box.height < 48))
+      .map(
+        ({ el, box }) =>
+          `${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '?'} ${Math.round(box.width)}×${Math.round(box.height)}`,
+      );
   });
 
 const stationRecords = (establishmentId: string) =>
@@ -102,6 +126,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       // The code is spent and no longer in the address bar.
       expect(new URL(page.url()).search).toBe('');
       await expectAccessible(page, 'station, first step');
+      expect(await smallTargets(page)).toEqual([]);
 
       await page.screenshot({ path: join(TEST_RESULTS, 'station-landscape.png') });
 
@@ -139,6 +164,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       await page.getByRole('alert').filter({ hasText: 'Como máximo 500 kg desde una estación' }).waitFor();
       expect(await save.isDisabled()).toBe(true);
       await expectAccessible(page, 'station, weight refused');
+      expect(await smallTargets(page)).toEqual([]);
       await page.screenshot({ path: join(TEST_RESULTS, 'station-keypad-refused.png') });
       // A weight it takes: what the README shows (docs/screenshots/station-tablet.png).
       for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Borrar el último dígito' }).click();
@@ -185,6 +211,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       }
       await page.getByTestId('waiting').filter({ hasText: '25 registros pendientes de enviar' }).waitFor();
       await expectAccessible(page, 'station, offline with records waiting');
+      expect(await smallTargets(page)).toEqual([]);
       await page.screenshot({ path: join(TEST_RESULTS, 'station-portrait-offline.png') });
       expect(await stationRecords(kitchen.tenant.establishmentId)).toEqual([]);
       const lastTap = Date.now();
@@ -314,6 +341,8 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
     try {
       await pairWith(page, kitchen.code);
       await page.getByRole('button', { name: 'Empezar una sesión' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Servicio de desayuno' }).waitFor();
+      expect(await smallTargets(page)).toEqual([]);
       await page.getByRole('dialog').getByRole('button', { name: 'Servicio de desayuno' }).click();
       await page.getByText('Los registros van a «Servicio de desayuno»').waitFor();
       await record(page, { category: 'Panadería y bollería', cause: 'Sobreproducción', destination: 'Donación', weight: '2,5' });
@@ -333,6 +362,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       await refused.waitFor({ timeout: 30_000 });
       await refused.getByText('La sesión de registro ya se terminó: guarda el registro sin ella.').waitFor();
       await expectAccessible(page, 'station with a refused record');
+      expect(await smallTargets(page)).toEqual([]);
       await page.screenshot({ path: join(TEST_RESULTS, 'station-refused.png') });
       // The session is gone from the station: corrected, the record goes in without it.
       await page.getByText('Los registros van a «Servicio de desayuno»').waitFor({ state: 'detached', timeout: 70_000 });

@@ -111,12 +111,19 @@ function PairScreen({ station }: { station: StationState }) {
   );
 }
 
+/** A segmented control's options as tall as every other target of the station (48 px). */
+const TALL_SEGMENTS = { label: { minHeight: 48, display: 'flex', alignItems: 'center', justifyContent: 'center' } } as const;
+
+/** A dialog's close button as large as the station's other targets. */
+const bigClose = (label: string) => ({ 'aria-label': label, size: 'xl', style: { width: 48, height: 48 } }) as const;
+
 function LanguageControl() {
   const { t, i18n } = useTranslation('station');
   return (
     <SegmentedControl
       aria-label={t('station.header.language')}
       size="md"
+      styles={TALL_SEGMENTS}
       value={i18n.resolvedLanguage ?? currentLanguage()}
       onChange={(v) => changeLanguage(v as Language)}
       data={LANGUAGES.map((l) => ({ value: l, label: l.toUpperCase() }))}
@@ -239,15 +246,8 @@ function RecordingScreen({ station }: { station: StationState }) {
           <Grid.Col span={{ base: 12, md: 8 }}>
             <Box className={classes.panel}>
               {saved && step === 'category' && (
-                <Alert
-                  color="teal"
-                  variant="light"
-                  mb="md"
-                  role="status"
-                  withCloseButton
-                  closeButtonLabel={t('station.close')}
-                  onClose={() => setSaved(undefined)}
-                >
+                // Until the next record is started: nothing to close.
+                <Alert color="teal" variant="light" mb="md" role="status">
                   {saved}
                 </Alert>
               )}
@@ -355,7 +355,13 @@ function StationHeader({ station }: { station: StationState }) {
             {t('station.header.unpair')}
           </Button>
         </Group>
-        <Modal opened={confirming} onClose={() => setConfirming(false)} title={t('station.header.unpair')} centered>
+        <Modal
+          opened={confirming}
+          onClose={() => setConfirming(false)}
+          title={t('station.header.unpair')}
+          centered
+          closeButtonProps={bigClose(t('station.close'))}
+        >
           <Text mb="lg">{t('station.header.unpairConfirm')}</Text>
           <Group justify="flex-end">
             <Button variant="default" size="lg" onClick={() => setConfirming(false)}>
@@ -462,7 +468,14 @@ function MoreDetails({ details, onChange }: { details: Details; onChange: (detai
       >
         {given ? `${t('station.details.title')}: ${given}` : t('station.details.title')}
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={t('station.details.title')} centered size="lg">
+      <Modal
+        opened={open}
+        onClose={() => setOpen(false)}
+        title={t('station.details.title')}
+        centered
+        size="lg"
+        closeButtonProps={bigClose(t('station.close'))}
+      >
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -480,6 +493,7 @@ function MoreDetails({ details, onChange }: { details: Details; onChange: (detai
                 fullWidth
                 size="md"
                 orientation="vertical"
+                styles={TALL_SEGMENTS}
                 value={draft.waste_stage ?? ''}
                 onChange={(v) => setDraft((d) => ({ ...d, waste_stage: v || null }))}
                 data={[
@@ -760,6 +774,7 @@ function SessionControl({
           fullWidth
           orientation="vertical"
           size="md"
+          styles={TALL_SEGMENTS}
           value={session?.id ?? ''}
           onChange={(v) => onSession(v || null)}
           data={[{ value: '', label: t('station.session.none') }, ...open.map((s) => ({ value: s.id, label: s.name }))]}
@@ -787,7 +802,14 @@ function SessionControl({
           </Text>
         )}
       </Stack>
-      <Modal opened={starting} onClose={() => setStarting(false)} title={t('station.session.start')} centered size="lg">
+      <Modal
+        opened={starting}
+        onClose={() => setStarting(false)}
+        title={t('station.session.start')}
+        centered
+        size="lg"
+        closeButtonProps={bigClose(t('station.close'))}
+      >
         <Stack>
           <SimpleGrid cols={2} spacing="sm">
             {presets.map((p) => (
