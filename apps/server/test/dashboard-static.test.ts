@@ -126,7 +126,10 @@ describe('/dashboard', () => {
     // Raised to 207.5 kB with the Stations page's route and the loader of message namespaces
     // (+0.3 kB); the kitchen station's and the Stations page's texts are that first namespace of
     // their own, kept off this load (+0.5 kB had they been in the main file).
-    const BUDGET_GZ = 207_500;
+    // Raised to 207.7 kB when the router, query cache and tRPC client left the `core` chunk for one
+    // of their own (`app`), which the kitchen station does not load (−54 kB gzipped there): one
+    // more file here, compressed on its own (+0.2 kB).
+    const BUDGET_GZ = 207_700;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));
