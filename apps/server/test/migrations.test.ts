@@ -488,11 +488,13 @@ describe('upgrading a database that holds data', () => {
       sessions: [{}],
       // A record stored before occurred_at existed happened when it was stored.
       // A record stored before records named their product names none (and hashes as it did).
+      // A record stored before undos existed voids nothing (and hashes as it did).
       records: (afterFirst.records as { created_at: Date }[]).map((r) => ({
         supersedes_id: null,
         superseded_by: null,
         occurred_at: r.created_at,
         product_id: null,
+        voided: false,
       })),
       record_chain_heads: [{}, {}],
       idempotency_keys: [],
