@@ -95,7 +95,7 @@ export class Outbox {
   /** Replaces a refused record by its corrected body (the tap time kept) under a new key, and sends it. */
   async correct(seq: number, body: Omit<RecordBody, 'occurred_at'>): Promise<void> {
     const item = (await this.store.outbox()).find((i) => i.seq === seq);
-    if (!item || item.kind !== 'record') return;
+    if (item?.kind !== 'record') return;
     await this.store.updateItem({
       kind: 'record',
       seq,

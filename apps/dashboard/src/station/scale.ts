@@ -102,7 +102,7 @@ function parseToledo(frame: number[]): ScaleReading | null {
 }
 
 const NUMBER = String.raw`([+-]?)\s*(\d+(?:[.,]\d+)?|[.,]\d+)`;
-const UNIT = String.raw`(kg|g|lb|oz)`;
+const UNIT = '(kg|g|lb|oz)';
 const MT_SICS = new RegExp(String.raw`^S\s+([SD])\s+${NUMBER}\s*${UNIT}$`, 'i');
 const MT_SICS_RANGE = /^S\s+([+-])$/;
 const STATUS_MODE = new RegExp(String.raw`^(ST|US|OL),(GS|NT),(?:[^,]{1,2},)?\s*${NUMBER}\s*${UNIT}$`, 'i');
