@@ -114,6 +114,24 @@ describe('the outbox', () => {
     expect(outbox.status.waiting).toBe(0);
   });
 
+  it('sends again what the server marks X-Should-Retry (the same key being answered), and holds what it does not', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    server.failNext(new StationError(409, 'conflict', 'A request with this Idempotency-Key is in progress; retry', [], undefined, true));
+    await outbox.record(body(1));
+    await outbox.flush();
+    expect(outbox.status).toMatchObject({ waiting: 1, retrying: true, refused: [] });
+    await outbox.flush();
+    outbox.stop();
+    expect(server.stored).toHaveLength(1);
+    server.failNext(
+      new StationError(409, 'conflict', 'This Idempotency-Key was already used with a different request', [], undefined, false),
+    );
+    await outbox.record(body(2));
+    await outbox.flush();
+    expect(outbox.status.refused).toHaveLength(1);
+  });
+
   it('holds a refused record for the cook, sends the ones after it, and sends it corrected with its tap time', async () => {
     const server = fakeServer();
     const outbox = new Outbox(store, sender, server.api, newKey);

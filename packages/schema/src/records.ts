@@ -257,6 +257,9 @@ export const ChainVerificationRunResponse = Envelope(ChainVerificationRun);
 export const StartVerificationRunInput = z.strictObject({}).meta({ id: 'StartVerificationRunInput' });
 export const VerificationRunParams = z.strictObject({ id: Uuid });
 
+/** A record named in a path (`/station/records/{id}/undo`). */
+export const RecordIdParams = z.strictObject({ id: Uuid });
+
 /** `GET /api/v1/records/checkpoints`: the newest `limit` (default 20, at most 100). */
 export const ListCheckpointsQuery = z.strictObject({ limit: queryInt(1, 100).default(20) }).meta({ id: 'ListCheckpointsQuery' });
 export const ListCheckpointsResponse = Envelope(z.array(ChainCheckpoint));

@@ -19,14 +19,19 @@ export class StationError extends Error {
     readonly details: { path: string; message: string }[] = [],
     /** Seconds the server asked to wait (Retry-After), if it did. */
     readonly retryAfter?: number,
+    /** The server's `X-Should-Retry`, when it said. */
+    readonly shouldRetry?: boolean,
   ) {
     super(message);
     this.name = 'StationError';
   }
 
-  /** No answer, a 5xx, a 429 or a 409 "in progress": worth sending again later, unchanged. */
+  /**
+   * No answer, a 5xx, a 429, or an answer the server marks `X-Should-Retry: true` (a 409 while
+   * the same key is being answered): worth sending again later, unchanged.
+   */
   get retryable(): boolean {
-    return this.status === 0 || this.status >= 500 || this.status === 429 || this.code === 'in_progress';
+    return this.status === 0 || this.status >= 500 || this.status === 429 || this.shouldRetry === true;
   }
 
   /** The device's token no longer works (revoked, or unknown): the station must be paired again. */
@@ -54,9 +59,15 @@ async function call<T>(path: string, init: RequestInit & { token?: string | unde
   } | null;
   if (res.ok && body && 'data' in body) return body.data as T;
   const retryAfter = Number(res.headers.get('retry-after')) || undefined;
-  // A key being answered by another request right now: the same request, a little later.
-  const code = res.status === 409 && /in progress/i.test(body?.error ?? '') ? 'in_progress' : (body?.code ?? 'unknown');
-  throw new StationError(res.status, code, body?.error ?? `HTTP ${res.status}`, body?.details ?? [], retryAfter);
+  const shouldRetry = res.headers.has('x-should-retry') ? res.headers.get('x-should-retry') === 'true' : undefined;
+  throw new StationError(
+    res.status,
+    body?.code ?? 'unknown',
+    body?.error ?? `HTTP ${res.status}`,
+    body?.details ?? [],
+    retryAfter,
+    shouldRetry,
+  );
 }
 
 export const stationApi = {

@@ -1,4 +1,4 @@
-import { CreateRecordInput, CreateSessionInput, SessionIdParams } from '@merma/schema';
+import { CreateRecordInput, CreateSessionInput, RecordIdParams, SessionIdParams } from '@merma/schema';
 import { RedeemPairingInput } from '@merma/schema/dashboard';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -114,7 +114,7 @@ export function registerStationRoutes(
 
   const recordDeps = (tx: DbTx) => ({ tx, clock: deps.clock, catalog: deps.catalog });
   stationWrite('/station/records', CreateRecordInput, 201, (tx, station, input) => createStationRecord(recordDeps(tx), station, input));
-  stationWrite('/station/records/:id/undo', SessionIdParams, 200, (tx, station, input) =>
+  stationWrite('/station/records/:id/undo', RecordIdParams, 200, (tx, station, input) =>
     undoStationRecord(recordDeps(tx), station, input.id),
   );
   stationWrite('/station/sessions', CreateSessionInput, 201, (tx, station, input) =>
