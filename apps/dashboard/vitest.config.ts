@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { defineConfig, mergeConfig } from 'vitest/config';
 import viteConfig from './vite.config.ts';
 
@@ -16,7 +17,8 @@ export default mergeConfig(
       // The browser's zone is neither UTC nor the establishment's (Madrid): a date taken in the
       // wrong zone shows. Its language is English (test/setup.ts).
       env: { TZ: 'America/New_York' },
-      testTimeout: 15_000,
+      testTimeout: deadline(15_000),
+      expect: { poll: { timeout: deadline(1_000) } },
     },
   }),
 );

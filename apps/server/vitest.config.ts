@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -29,13 +30,14 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@merma/source'] } },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Guards against hangs, stretched by the run's scale (TEST_TIME_SCALE; 3 in CI): @merma/testing.
+    testTimeout: deadline(30_000),
+    hookTimeout: deadline(60_000),
     // What `expect.poll` waits for (a page that reloads its table, a job that runs) arrives in a
     // few hundred milliseconds on an idle machine, but CI runs two test files and their browsers at
     // once: vitest's default of 1 s failed a browser test there. The assertions are unchanged; only
     // how long they may take to become true.
-    expect: { poll: { timeout: 10_000 } },
+    expect: { poll: { timeout: deadline(10_000) } },
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,

@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { defineConfig } from 'vitest/config';
 
 /** `pnpm test:load`: the durability and fault suite (a built server as a child process, real PostgreSQL). */
@@ -6,8 +7,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@merma/source'] } },
   test: {
     include: ['load/**/*.test.ts'],
-    testTimeout: 15 * 60_000,
-    hookTimeout: 120_000,
+    testTimeout: deadline(15 * 60_000),
+    hookTimeout: deadline(120_000),
     pool: 'forks',
     fileParallelism: false,
   },

@@ -1,8 +1,9 @@
+import { deadline } from '@merma/testing';
 import { defineConfig } from 'vitest/config';
 
 // The tests start the real built server (@merma/test-server runs apps/server/dist/main.js as a
 // child process on a fresh database; its boot migrates the embedded database, hence the hook
 // timeout) and use @merma/sdk as built (dist), as an application installing it from npm would.
 export default defineConfig({
-  test: { include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 120_000 },
+  test: { include: ['test/**/*.test.ts'], testTimeout: deadline(60_000), hookTimeout: deadline(120_000) },
 });

@@ -1,10 +1,11 @@
+import { deadline } from '@merma/testing';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Each runtime starts a process, installs nothing, and talks to a real server: seconds, not ms.
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
+    testTimeout: deadline(180_000),
+    hookTimeout: deadline(180_000),
   },
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { deadline } from '@merma/testing';
 import { defineConfig } from 'vitest/config';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
@@ -14,5 +15,5 @@ export default defineConfig({
     alias: { '@merma/test-server': fileURLToPath(new URL('../test-server/src/index.ts', import.meta.url)) },
   },
   ssr: { resolve: { conditions: ['@merma/source'] } },
-  test: { include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+  test: { include: ['test/**/*.test.ts'], testTimeout: deadline(60_000), hookTimeout: deadline(60_000) },
 });

@@ -1,6 +1,7 @@
+import { deadline } from '@merma/testing';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // Each test starts the built server (the embedded database migrates at boot): seconds, not ms.
-  test: { include: ['test/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 },
+  test: { include: ['test/**/*.test.ts'], testTimeout: deadline(120_000), hookTimeout: deadline(120_000) },
 });

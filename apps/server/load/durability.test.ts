@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Merma } from '@merma/sdk';
+import { deadline } from '@merma/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
@@ -38,7 +39,7 @@ const ENCRYPTION_KEY = `load:${randomBytes(32).toString('base64')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const redisUp = () => {
   try {
-    return execFileSync('redis-cli', ['-u', REDIS_URL, 'ping'], { encoding: 'utf8', timeout: 2000 }).trim() === 'PONG';
+    return execFileSync('redis-cli', ['-u', REDIS_URL, 'ping'], { encoding: 'utf8', timeout: deadline(2000) }).trim() === 'PONG';
   } catch {
     return false;
   }

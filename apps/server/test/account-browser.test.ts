@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUserToken, RESET_TTL_MS } from '../src/modules/accounts/service.js';
@@ -23,7 +24,7 @@ beforeAll(async () => {
   if (!hasChromium) return;
   served = await startServedDashboard({ REDIS_URL: '' });
   ({ t, base, browser } = served);
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await served?.close();

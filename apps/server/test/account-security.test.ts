@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Mail, Mailer } from '../src/mail.js';
 import { MAX_CONSECUTIVE_FAILURES, MAX_FAILURES_PER_IP, MAX_LINK_ATTEMPTS_PER_HOUR } from '../src/modules/accounts/lockout.js';
@@ -74,7 +75,7 @@ beforeAll(async () => {
     worker: { mailer },
   });
   org = await createTenant(t.db);
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   mailer.release();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { deadline } from '@merma/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/db/migrate.js';
@@ -35,7 +36,7 @@ async function cli(args: string[], env: Env): Promise<Result> {
       cwd: SERVER_DIR,
       // The tests' key unless a test decides (else the CLI would keep a key in ./.data).
       env: childEnv({ MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...env }),
-      timeout: 60_000,
+      timeout: deadline(60_000),
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -97,7 +98,7 @@ afterAll(async () => {
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
+describe('merma-admin against DATABASE_URL', { timeout: deadline(90_000) }, () => {
   it('org create (every plan) and org set-plan; a bad plan or id writes nothing', async () => {
     for (const plan of ['basic', 'pro', 'enterprise', 'enterprise_multi']) {
       // The admin is invited as the organisation's owner; without SMTP_URL nothing is mailed or
@@ -359,7 +360,7 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
     const { stdout } = await exec('pnpm', ['admin', 'quickstart'], {
       cwd: resolve(SERVER_DIR, '../..'),
       env: childEnv({ MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATABASE_URL: database.url, DATA_DIR: cliDataDir() }),
-      timeout: 60_000,
+      timeout: deadline(60_000),
     });
     const out = JSON.parse(stdout) as { key: { key: string } };
     expect(out.key.key).toMatch(/^svc_test_/);
@@ -460,80 +461,87 @@ describe('merma-admin against DATABASE_URL', { timeout: 90_000 }, () => {
 });
 
 describe('merma-admin with the embedded database', () => {
-  it('joins the database of a running server (no DATABASE_URL), whose API accepts the printed key', async () => {
-    const dataDir = join(tmp, 'embedded');
-    const port = await new Promise<number>((done) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => done(p));
+  it(
+    'joins the database of a running server (no DATABASE_URL), whose API accepts the printed key',
+    async () => {
+      const dataDir = join(tmp, 'embedded');
+      const port = await new Promise<number>((done) => {
+        const s = createServer().listen(0, '127.0.0.1', () => {
+          const p = (s.address() as { port: number }).port;
+          s.close(() => done(p));
+        });
       });
-    });
-    // No key configured: the server generates one under DATA_DIR, and the CLI uses the same.
-    const env = { DATABASE_URL: undefined, DATA_DIR: dataDir, MERMA_ENCRYPTION_KEY: undefined };
-    const server: ChildProcess = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
-      cwd: SERVER_DIR,
-      env: childEnv({ ...env, PORT: String(port), LOG_LEVEL: 'warn', HOST: '127.0.0.1' }),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    server.stderr?.on('data', (d) => (log += d));
-    const exited = new Promise<number | null>((done) => server.once('exit', (code) => done(code)));
-    try {
-      let up = false;
-      for (let i = 0; i < 300 && !up && server.exitCode === null; i++) {
-        up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-          (r) => r.ok,
-          () => false,
+      // No key configured: the server generates one under DATA_DIR, and the CLI uses the same.
+      const env = { DATABASE_URL: undefined, DATA_DIR: dataDir, MERMA_ENCRYPTION_KEY: undefined };
+      const server: ChildProcess = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
+        cwd: SERVER_DIR,
+        env: childEnv({ ...env, PORT: String(port), LOG_LEVEL: 'warn', HOST: '127.0.0.1' }),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let log = '';
+      server.stderr?.on('data', (d) => (log += d));
+      const exited = new Promise<number | null>((done) => server.once('exit', (code) => done(code)));
+      try {
+        let up = false;
+        for (let i = 0; i < 300 && !up && server.exitCode === null; i++) {
+          up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          );
+          if (!up) await sleep(100);
+        }
+        expect(up, log).toBe(true);
+        const keyFile = join(dataDir, 'encryption.key');
+        expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+        const generated = readFileSync(keyFile, 'utf8');
+
+        // The server's PORT was given to the server only: the link still names the port it listens on.
+        expect(JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8'))).toEqual({
+          pid: server.pid,
+          url: `http://127.0.0.1:${port}`,
+        });
+        const quick = await cli(['quickstart'], env);
+        expect(quick.code, quick.stderr).toBe(0);
+        const { key, establishment, organization, dashboard } = JSON.parse(quick.stdout);
+        expect(dashboard.sign_in_link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/dashboard/link\\?token=[\\w-]{43}$`));
+        const page = await fetch(dashboard.sign_in_link);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+
+        const again = await cli(['quickstart'], env);
+        expect(again.code, again.stderr).toBe(0);
+        const second = JSON.parse(again.stdout);
+        expect(second).toMatchObject({ reused: true, organization: { id: organization.id }, establishment: { id: establishment.id } });
+        expect(second.key.id).not.toBe(key.id);
+        expect(second.dashboard.sign_in_link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/dashboard/link\\?token=`));
+        const res = await fetch(`http://127.0.0.1:${port}/api/v1/destinos`, { headers: { authorization: `Bearer ${key.key}` } });
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+
+        server.kill('SIGTERM');
+        const code = await Promise.race([exited, sleep(30_000).then(() => 'timeout')]);
+        expect(code, log).toBe(0);
+        expect(existsSync(join(dataDir, 'embedded.json'))).toBe(false);
+        expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
+
+        // With the server gone the CLI opens the files itself, and finds what quickstart wrote.
+        const list = await cli(['key', 'list', '--establishment', establishment.id], env);
+        expect(list.code, list.stderr).toBe(0);
+        expect(JSON.parse(list.stdout)).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ id: key.id, last4: key.key.slice(-4) }),
+            expect.objectContaining({ id: second.key.id }),
+          ]),
         );
-        if (!up) await sleep(100);
+        expect(JSON.parse(list.stdout)).toHaveLength(2);
+        expect(readFileSync(keyFile, 'utf8')).toBe(generated); // kept, not generated again
+      } finally {
+        if (server.exitCode === null && server.signalCode === null) {
+          server.kill('SIGKILL');
+          await exited;
+        }
       }
-      expect(up, log).toBe(true);
-      const keyFile = join(dataDir, 'encryption.key');
-      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
-      const generated = readFileSync(keyFile, 'utf8');
-
-      // The server's PORT was given to the server only: the link still names the port it listens on.
-      expect(JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8'))).toEqual({ pid: server.pid, url: `http://127.0.0.1:${port}` });
-      const quick = await cli(['quickstart'], env);
-      expect(quick.code, quick.stderr).toBe(0);
-      const { key, establishment, organization, dashboard } = JSON.parse(quick.stdout);
-      expect(dashboard.sign_in_link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/dashboard/link\\?token=[\\w-]{43}$`));
-      const page = await fetch(dashboard.sign_in_link);
-      expect(page.status).toBe(200);
-      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-
-      const again = await cli(['quickstart'], env);
-      expect(again.code, again.stderr).toBe(0);
-      const second = JSON.parse(again.stdout);
-      expect(second).toMatchObject({ reused: true, organization: { id: organization.id }, establishment: { id: establishment.id } });
-      expect(second.key.id).not.toBe(key.id);
-      expect(second.dashboard.sign_in_link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/dashboard/link\\?token=`));
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/destinos`, { headers: { authorization: `Bearer ${key.key}` } });
-      expect(res.status).toBe(200);
-      expect(((await res.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
-
-      server.kill('SIGTERM');
-      const code = await Promise.race([exited, sleep(30_000).then(() => 'timeout')]);
-      expect(code, log).toBe(0);
-      expect(existsSync(join(dataDir, 'embedded.json'))).toBe(false);
-      expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
-
-      // With the server gone the CLI opens the files itself, and finds what quickstart wrote.
-      const list = await cli(['key', 'list', '--establishment', establishment.id], env);
-      expect(list.code, list.stderr).toBe(0);
-      expect(JSON.parse(list.stdout)).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({ id: key.id, last4: key.key.slice(-4) }),
-          expect.objectContaining({ id: second.key.id }),
-        ]),
-      );
-      expect(JSON.parse(list.stdout)).toHaveLength(2);
-      expect(readFileSync(keyFile, 'utf8')).toBe(generated); // kept, not generated again
-    } finally {
-      if (server.exitCode === null && server.signalCode === null) {
-        server.kill('SIGKILL');
-        await exited;
-      }
-    }
-  }, 120_000);
+    },
+    deadline(120_000),
+  );
 });

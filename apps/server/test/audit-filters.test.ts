@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
 import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
@@ -49,7 +50,7 @@ beforeAll(async () => {
       });
     }
   }
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -150,7 +151,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
  * notification sliding in), checking again after two frames in case one was about to start; at most
  * `timeoutMs`. Endless animations (a loader) are not waited for.
  */
-export async function settled(page: Page, timeoutMs = 5_000): Promise<void> {
+export async function settled(page: Page, timeoutMs = deadline(5_000)): Promise<void> {
   await page.evaluate(async (timeout) => {
     // The page's own globals (this project's TypeScript has no DOM library).
     type Animation = {

@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolOf } from '../src/db/client.js';
@@ -83,34 +84,38 @@ async function walkInOrder(tenant: Tenant) {
 }
 
 describe('a full verification split into segments', () => {
-  it('answers as a walk in order does, for any damage and any segment size', async () => {
-    const sql = sqlOfPool(poolOf(t.db));
-    const scope = (tenant: Tenant) => ({ establishmentId: tenant.establishmentId, livemode: false });
-    await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 1, max: 24 }).chain((n) =>
-          fc.record({
-            n: fc.constant(n),
-            damages: fc.array(
-              fc.record({
-                kind: fc.constantFrom<Damage['kind']>('content', 'link', 'delete', 'move', 'forge'),
-                at: fc.integer({ min: 1, max: n }),
-              }),
-              { maxLength: 2 },
-            ),
-          }),
+  it(
+    'answers as a walk in order does, for any damage and any segment size',
+    async () => {
+      const sql = sqlOfPool(poolOf(t.db));
+      const scope = (tenant: Tenant) => ({ establishmentId: tenant.establishmentId, livemode: false });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 24 }).chain((n) =>
+            fc.record({
+              n: fc.constant(n),
+              damages: fc.array(
+                fc.record({
+                  kind: fc.constantFrom<Damage['kind']>('content', 'link', 'delete', 'move', 'forge'),
+                  at: fc.integer({ min: 1, max: n }),
+                }),
+                { maxLength: 2 },
+              ),
+            }),
+          ),
+          async ({ n, damages }) => {
+            const tenant = await chainOf(n);
+            for (const d of damages) await damage(tenant, d);
+            const expected = await walkInOrder(tenant);
+            for (const segment of [1_000_000, 7, 5, 4, 2, 1]) {
+              const got = await verifyRecordChain(sql, scope(tenant), { full: true, segment });
+              expect({ segment, ...got }).toEqual({ segment, ...expected });
+            }
+          },
         ),
-        async ({ n, damages }) => {
-          const tenant = await chainOf(n);
-          for (const d of damages) await damage(tenant, d);
-          const expected = await walkInOrder(tenant);
-          for (const segment of [1_000_000, 7, 5, 4, 2, 1]) {
-            const got = await verifyRecordChain(sql, scope(tenant), { full: true, segment });
-            expect({ segment, ...got }).toEqual({ segment, ...expected });
-          }
-        },
-      ),
-      { numRuns: 40 },
-    );
-  }, 120_000);
+        { numRuns: 40 },
+      );
+    },
+    deadline(120_000),
+  );
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_BODY_BYTES } from '@merma/schema';
+import { deadline } from '@merma/testing';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -546,7 +547,7 @@ describe('the document itself', () => {
       writeFileSync(file, JSON.stringify(doc, null, 2));
       const run = spawnSync(process.execPath, [cli, 'lint', file, '--config', config, '--format', 'stylish'], {
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: deadline(60_000),
         // No usage data and no update check: the lint needs no network.
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
       });

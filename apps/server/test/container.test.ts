@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createTestDatabase, TEST_ENCRYPTION_KEY, type TestDatabase } from './helpers.js';
@@ -83,7 +84,7 @@ describe('the container image', { shuffle: false }, () => {
     const refused = await promisify(execFile)(bin === 'node' ? process.execPath : bin, args, {
       cwd: SERVER_DIR,
       env,
-      timeout: 30_000,
+      timeout: deadline(30_000),
     }).then(
       () => ({ code: 0, stderr: '' }),
       (err: { code?: number; stderr?: string }) => ({ code: err.code, stderr: err.stderr ?? '' }),
@@ -116,14 +117,14 @@ describe('the container image', { shuffle: false }, () => {
     child.stdout?.on('data', (d) => (output += d));
     child.stderr?.on('data', (d) => (output += d));
 
-    const deadline = Date.now() + 30_000;
-    while (!/"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"/.test(output) && Date.now() < deadline && child.exitCode === null) {
+    const readyBy = Date.now() + deadline(30_000);
+    while (!/"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"/.test(output) && Date.now() < readyBy && child.exitCode === null) {
       await new Promise((r) => setTimeout(r, 100));
     }
     port = Number(/"msg":"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/.exec(output)?.[1]);
     expect(port, output).toBeGreaterThan(0);
     let ready = false;
-    while (!ready && Date.now() < deadline && child.exitCode === null) {
+    while (!ready && Date.now() < readyBy && child.exitCode === null) {
       ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
         (r) => r.ok,
         () => false,
@@ -137,7 +138,7 @@ describe('the container image', { shuffle: false }, () => {
     const [hcBin, ...hcArgs] = JSON.parse(healthcheck as string) as [string, ...string[]];
     const run = promisify(execFile);
     await expect(
-      run(hcBin === 'node' ? process.execPath : hcBin, hcArgs, { env: { ...process.env, PORT: String(port) }, timeout: 5_000 }),
+      run(hcBin === 'node' ? process.execPath : hcBin, hcArgs, { env: { ...process.env, PORT: String(port) }, timeout: deadline(5_000) }),
     ).resolves.toBeDefined();
     // Production mode: plain HTTP to the API is refused, probes are not.
     const api = await fetch(`http://127.0.0.1:${port}/api/v1/causas`);

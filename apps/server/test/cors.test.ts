@@ -1,4 +1,5 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -59,7 +60,7 @@ beforeAll(async () => {
   t = await startTestApp({ config: { CORS_ORIGINS: `${PAGE}, ${DEV_PAGE}` } });
   tenant = await createTenant(t.db);
   base = await listen(t.app);
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   for (const app of others) await app.close();

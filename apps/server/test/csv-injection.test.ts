@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, CSV_HEADERS_ES } from '../src/modules/records/export.js';
 import { assertNoFormula, DIALECTS, expectedCell, FORMULA_CHARS, parseCsv } from './csv.js';
@@ -65,7 +66,7 @@ describe('records CSV export: formula injection', () => {
     const member = await createMember(t.db, tenant.organizationId, 'owner');
     owner = new DashboardBrowser(t.app);
     await owner.signIn(member.email, PASSWORD);
-  }, 60_000);
+  }, deadline(60_000));
 
   afterAll(async () => {
     await t?.close();

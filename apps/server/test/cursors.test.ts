@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeKeysetCursor, encodeKeysetCursor, KeysetCursor } from '@merma/schema';
+import { deadline } from '@merma/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordAudit } from '../src/modules/audit/service.js';
@@ -62,7 +63,7 @@ beforeAll(async () => {
   const member = await createMember(t.db, tenant.organizationId, 'owner');
   owner = new DashboardBrowser(t.app);
   await owner.signIn(member.email, PASSWORD);
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

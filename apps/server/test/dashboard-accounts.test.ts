@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoOwnerLink, inviteFirstOwner } from '../src/admin/accounts.js';
 import { capturingMailer, createMember, DashboardBrowser, failure, jobsDone, NO_SESSION, PASSWORD, tokenOf } from './dashboard-client.js';
@@ -23,7 +24,7 @@ beforeAll(async () => {
     mailer,
     worker: { mailer },
   });
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Role } from '@merma/schema/dashboard';
+import { deadline } from '@merma/testing';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Db } from '../src/db/client.js';
 import type { Mail, Mailer } from '../src/mail.js';
@@ -170,14 +171,14 @@ export const tokenOf = (link: string) => new URL(link).searchParams.get('token')
  * test of the file may leave a job of the same task waiting for a retry).
  */
 export async function jobsDone(db: Db, task: string, timeoutMs = 15_000, payload: Record<string, string> = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const giveUpAt = Date.now() + deadline(timeoutMs);
   const fields = JSON.stringify(payload);
   for (;;) {
     const [row] = await db.$queryRaw<{ left: number }[]>`
       SELECT count(*)::int AS left FROM graphile_worker.jobs j JOIN graphile_worker._private_jobs p ON p.id = j.id
       WHERE j.task_identifier = ${task} AND j.attempts < j.max_attempts AND p.payload::jsonb @> ${fields}::jsonb`;
     if (row?.left === 0) return;
-    if (Date.now() > deadline) throw new Error(`jobs ${task} still queued after ${timeoutMs} ms`);
+    if (Date.now() > giveUpAt) throw new Error(`jobs ${task} still queued after ${deadline(timeoutMs)} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

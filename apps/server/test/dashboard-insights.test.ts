@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
@@ -55,7 +56,7 @@ beforeAll(async () => {
   viewer = new DashboardBrowser(t.app);
   await owner.signIn(o.email, PASSWORD);
   await viewer.signIn(v.email, PASSWORD);
-}, 120_000);
+}, deadline(120_000));
 
 afterAll(async () => {
   await t?.close();

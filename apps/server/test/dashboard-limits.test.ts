@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_LIMITS } from '../src/http/rate-limit.js';
@@ -20,7 +21,7 @@ beforeAll(async () => {
   scope = { establishment_id: tenant.establishmentId, livemode: false };
   const client = api(t.app, tenant.key);
   for (let i = 0; i < 3; i++) expect((await client.post('/api/v1/records', validRecord())).statusCode).toBe(201);
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
 import {
@@ -61,7 +62,7 @@ beforeAll(async () => {
   await owner.signIn(o.email, PASSWORD);
   await developer.signIn(d.email, PASSWORD);
   await viewer.signIn(v.email, PASSWORD);
-}, 120_000);
+}, deadline(120_000));
 
 afterAll(async () => {
   await t?.close();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CONSECUTIVE_FAILURES } from '../src/modules/accounts/lockout.js';
 import { capturingMailer, createMember, DashboardBrowser, failure, jobsDone, NO_SESSION, PASSWORD } from './dashboard-client.js';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   orgB = await createTenant(t.db);
   ownerA = await createMember(t.db, orgA.organizationId, 'owner');
   ownerB = await createMember(t.db, orgB.organizationId, 'owner');
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

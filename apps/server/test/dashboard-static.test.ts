@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST } from './browser.js';
 import { startTestApp, type TestContext } from './helpers.js';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   // What a build with DASHBOARD_SOURCEMAP=1 leaves beside a script.
   writeFileSync(join(dir, 'assets', 'chart-def456.js.map'), '{"version":3,"sources":["../src/secret.ts"],"mappings":""}');
   built = await startTestApp({ config: { DASHBOARD_DIR: dir } });
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await built?.close();
@@ -181,7 +182,7 @@ describe('the real build, served over HTTP in a production configuration', () =>
     });
     await served.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(served.app.server.address() as { port: number }).port}`;
-  }, 60_000);
+  }, deadline(60_000));
   afterAll(async () => {
     await served?.close();
   });

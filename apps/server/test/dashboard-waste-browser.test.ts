@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,7 +106,7 @@ beforeAll(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   browser = await launchChromium();
-}, 120_000);
+}, deadline(120_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -130,251 +131,259 @@ async function signIn(page: Page, email: string, language: 'en' | 'es' = 'en') {
 }
 
 describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped: no chromium on this machine)', () => {
-  it('overview = API analytics; records filtered, verified and exported = API list; Spanish; plan; forecast; shifts', async () => {
-    mkdirSync(OUT, { recursive: true });
-    const owner = await createMember(t.db, tenant.organizationId, 'owner');
-    // bypassCSP only lets axe-core be injected: the page's own CSP allows no inline script.
-    const context = await browser.newContext({
-      locale: 'en-GB',
-      viewport: { width: 1400, height: 1000 },
-      bypassCSP: true,
-      acceptDownloads: true,
-    });
-    const page = await context.newPage();
-    const pageErrors: string[] = [];
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    const client = api(t.app, tenant.key);
-    try {
-      await signIn(page, owner.email);
-      await heading(page, 'Overview').waitFor();
+  it(
+    'overview = API analytics; records filtered, verified and exported = API list; Spanish; plan; forecast; shifts',
+    async () => {
+      mkdirSync(OUT, { recursive: true });
+      const owner = await createMember(t.db, tenant.organizationId, 'owner');
+      // bypassCSP only lets axe-core be injected: the page's own CSP allows no inline script.
+      const context = await browser.newContext({
+        locale: 'en-GB',
+        viewport: { width: 1400, height: 1000 },
+        bypassCSP: true,
+        acceptDownloads: true,
+      });
+      const page = await context.newPage();
+      const pageErrors: string[] = [];
+      page.on('pageerror', (err) => pageErrors.push(err.message));
+      const client = api(t.app, tenant.key);
+      try {
+        await signIn(page, owner.email);
+        await heading(page, 'Overview').waitFor();
 
-      // Load figures of a fresh page: first contentful paint, and the overview with its charts drawn.
-      const started = Date.now();
-      await page.goto(`${base}/dashboard/overview`);
-      await page.getByTestId('range-total').waitFor();
-      await page.locator('.recharts-surface').first().waitFor();
-      const overviewMs = Date.now() - started;
-      // The paint entry, read through a buffered observer (it may be recorded after the load event).
-      const fcp = await page.evaluate(
-        () =>
-          new Promise<number | null>((resolve) => {
-            new PerformanceObserver((list) => {
-              const entry = list.getEntriesByName('first-contentful-paint')[0];
-              if (entry) resolve(entry.startTime);
-            }).observe({ type: 'paint' as 'mark', buffered: true }); // Node's types lack the browser's entry types
-            setTimeout(() => resolve(null), 5000);
-          }),
-      );
-      writeFileSync(
-        join(OUT, 'dashboard-perf.json'),
-        `${JSON.stringify({ first_contentful_paint_ms: fcp, overview_loaded_ms: overviewMs }, null, 2)}\n`,
-      );
-      console.log(`dashboard: first contentful paint ${fcp?.toFixed(0)} ms; overview with charts ${overviewMs} ms`);
-
-      // The overview's figures are the API's for the same range (the last 30 days, by day).
-      const range = { from: addDays(today(), -29), to: today(), group_by: 'day' };
-      const analytics = (await client.get('/api/v1/analytics', { query: range })).json().data;
-      expect(analytics.total_records).toBe(30 * 3);
-      expect(await page.getByTestId('range-total').textContent()).toBe(
-        `${kgFormat('en-GB').format(analytics.total_kg)} in ${analytics.total_records} records in this period.`,
-      );
-      const todayKg = (await client.get('/api/v1/analytics', { query: { from: today(), to: today() } })).json().data.total_kg;
-      expect(await page.getByTestId('period-today-kg').textContent()).toBe(
-        new Intl.NumberFormat('en-GB', { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 }).format(todayKg),
-      );
-      expect(await page.locator('.recharts-surface').count()).toBeGreaterThanOrEqual(5);
-      await page.getByText('Recovery rate:').waitFor();
-      await page.getByText('The sector comparison comes with').or(page.getByText('You:')).first().waitFor();
-      await expectAccessible(page, 'overview');
-      await page.screenshot({ path: join(OUT, 'dashboard-overview.png'), fullPage: true });
-
-      // Records: filtered by category; the count and rows are the API's.
-      await page.getByRole('link', { name: 'Records' }).click();
-      await heading(page, 'Records').waitFor();
-      await page.getByRole('combobox', { name: 'Category' }).click();
-      await page.getByRole('option', { name: 'Fish', exact: true }).click();
-      await page.waitForURL(/category=fish/);
-      const fish = (
-        await client.get('/api/v1/records', { query: { food_category: 'fish', from: addDays(today(), -29), to: today(), limit: '100' } })
-      ).json();
-      await page
-        .getByTestId('records-count')
-        .filter({ hasText: `1–${fish.meta.pagination.total} of ${fish.meta.pagination.total}` })
-        .waitFor();
-      expect(await page.getByRole('row').count()).toBe(fish.meta.pagination.total + 1);
-      await page
-        .getByRole('button', { name: /^Show details of record/ })
-        .first()
-        .click();
-      await page.getByText(fish.data[0].record_hash).waitFor();
-      await page.getByRole('button', { name: 'Verify the chain' }).click();
-      await page.getByText('The chain is intact').waitFor();
-      await expectAccessible(page, 'records');
-
-      // The CSV export of the filtered table, in the Spanish spreadsheet form.
-      await page.getByRole('button', { name: 'Export CSV' }).click();
-      const [download] = await Promise.all([
-        page.waitForEvent('download'),
-        page.getByRole('menuitem', { name: /spreadsheet in Spanish/ }).click(),
-      ]);
-      const file = readFileSync(await download.path());
-      expect(file.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
-      const rows = parse(file, { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
-      // Spanish headers and names in this form (records-export.test.ts checks every column).
-      expect(rows.map((r) => r.ID)).toEqual(fish.data.map((r: { id: string }) => r.id));
-      expect(rows.map((r) => r['Peso (kg)'])).toEqual(fish.data.map((r: { weight_kg: number }) => String(r.weight_kg).replace('.', ',')));
-      expect(new Set(rows.map((r) => r['Categoría']))).toEqual(new Set(['Pescado']));
-
-      // Spanish: the same page, every word in Spanish.
-      await page.getByRole('combobox', { name: 'Language' }).selectOption('es');
-      await heading(page, 'Registros').waitFor();
-      await page
-        .getByTestId('records-count')
-        .filter({ hasText: `de ${fish.meta.pagination.total}` })
-        .waitFor();
-      expect(await page.locator('html').getAttribute('lang')).toBe('es');
-
-      // The prevention plan, generated and read in Spanish; printed without the app's frame.
-      await page.getByRole('link', { name: 'Plan de prevención' }).click();
-      await heading(page, 'Plan de prevención').waitFor();
-      await page.getByRole('button', { name: 'Generar el plan' }).click();
-      await page.waitForURL(/plan=/);
-      // The link of the plan opens it again (and the button is out of its loading state for axe).
-      await page.reload();
-      const doc = page.getByTestId('plan-document');
-      await doc.getByText('Puntos críticos y medidas').waitFor();
-      const text = (await doc.textContent()) ?? '';
-      expect(text).toContain('Platos preparados');
-      expect(text).not.toMatch(/prepared_meals|bakery|fruit_veg|post_service/);
-      expect(await t.db.preventionPlan.count({ where: { establishment_id: tenant.establishmentId } })).toBe(1);
-      await expectAccessible(page, 'plan');
-      await page.screenshot({ path: join(OUT, 'dashboard-plan.png'), fullPage: true });
-      await page.emulateMedia({ media: 'print' });
-      expect(await page.getByRole('navigation').first().isVisible()).toBe(false);
-      expect(await page.getByRole('button', { name: 'Imprimir o guardar en PDF' }).isVisible()).toBe(false);
-      expect(await doc.isVisible()).toBe(true);
-      await page.screenshot({ path: join(OUT, 'dashboard-plan-print.png') });
-      await page.emulateMedia({ media: 'screen' });
-
-      // The forecast: the chart, the method and its backtest.
-      await page.getByRole('link', { name: 'Previsión' }).click();
-      await heading(page, 'Previsión').waitFor();
-      await page.getByText('Holt-Winters con estacionalidad semanal', { exact: false }).waitFor();
-      expect(await page.locator('.recharts-area').count()).toBe(1);
-      await page.getByText('4 semanas', { exact: true }).click();
-      await page.waitForURL(/weeks=4/);
-      await expect.poll(() => page.getByRole('table', { name: 'La previsión día a día' }).getByRole('row').count()).toBe(28 + 1);
-
-      // Tomorrow's production: a row per product sold, most sold first, advising what the API does.
-      const demand = (await client.get('/api/v1/predict', { query: { type: 'demand', horizon: '1' } })).json().data;
-      expect(demand.products.map((p: { product_name: string }) => p.product_name)).toEqual(['Croissant', 'Pan de barra', 'Pollo asado']);
-      const production = page.getByRole('region', { name: 'Producción de mañana' });
-      await production.getByRole('row').nth(3).waitFor();
-      const productRows = production.getByRole('row');
-      expect(await productRows.count()).toBe(3 + 1);
-      const units = new Intl.NumberFormat('es-ES', { maximumFractionDigits: 1 });
-      for (const [i, product] of demand.products.entries()) {
-        const row = productRows.nth(i + 1);
-        expect(await row.getByRole('cell').first().textContent()).toContain(product.product_name);
-        expect(await row.getByTestId('demand-advised').textContent()).toBe(`${units.format(product.points[0].advised)} u.`);
-        expect(await row.getByRole('cell').nth(3).textContent()).toContain(
-          `~${new Intl.NumberFormat('es-ES', { style: 'percent', maximumFractionDigits: 1 }).format(product.advice.quantile)} de los días`,
+        // Load figures of a fresh page: first contentful paint, and the overview with its charts drawn.
+        const started = Date.now();
+        await page.goto(`${base}/dashboard/overview`);
+        await page.getByTestId('range-total').waitFor();
+        await page.locator('.recharts-surface').first().waitFor();
+        const overviewMs = Date.now() - started;
+        // The paint entry, read through a buffered observer (it may be recorded after the load event).
+        const fcp = await page.evaluate(
+          () =>
+            new Promise<number | null>((resolve) => {
+              new PerformanceObserver((list) => {
+                const entry = list.getEntriesByName('first-contentful-paint')[0];
+                if (entry) resolve(entry.startTime);
+              }).observe({ type: 'paint' as 'mark', buffered: true }); // Node's types lack the browser's entry types
+              setTimeout(() => resolve(null), 5000);
+            }),
         );
-        expect(await row.getByTestId('demand-prices').count()).toBe(product.advice.prices ? 1 : 0);
+        writeFileSync(
+          join(OUT, 'dashboard-perf.json'),
+          `${JSON.stringify({ first_contentful_paint_ms: fcp, overview_loaded_ms: overviewMs }, null, 2)}\n`,
+        );
+        console.log(`dashboard: first contentful paint ${fcp?.toFixed(0)} ms; overview with charts ${overviewMs} ms`);
+
+        // The overview's figures are the API's for the same range (the last 30 days, by day).
+        const range = { from: addDays(today(), -29), to: today(), group_by: 'day' };
+        const analytics = (await client.get('/api/v1/analytics', { query: range })).json().data;
+        expect(analytics.total_records).toBe(30 * 3);
+        expect(await page.getByTestId('range-total').textContent()).toBe(
+          `${kgFormat('en-GB').format(analytics.total_kg)} in ${analytics.total_records} records in this period.`,
+        );
+        const todayKg = (await client.get('/api/v1/analytics', { query: { from: today(), to: today() } })).json().data.total_kg;
+        expect(await page.getByTestId('period-today-kg').textContent()).toBe(
+          new Intl.NumberFormat('en-GB', { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 }).format(todayKg),
+        );
+        expect(await page.locator('.recharts-surface').count()).toBeGreaterThanOrEqual(5);
+        await page.getByText('Recovery rate:').waitFor();
+        await page.getByText('The sector comparison comes with').or(page.getByText('You:')).first().waitFor();
+        await expectAccessible(page, 'overview');
+        await page.screenshot({ path: join(OUT, 'dashboard-overview.png'), fullPage: true });
+
+        // Records: filtered by category; the count and rows are the API's.
+        await page.getByRole('link', { name: 'Records' }).click();
+        await heading(page, 'Records').waitFor();
+        await page.getByRole('combobox', { name: 'Category' }).click();
+        await page.getByRole('option', { name: 'Fish', exact: true }).click();
+        await page.waitForURL(/category=fish/);
+        const fish = (
+          await client.get('/api/v1/records', { query: { food_category: 'fish', from: addDays(today(), -29), to: today(), limit: '100' } })
+        ).json();
+        await page
+          .getByTestId('records-count')
+          .filter({ hasText: `1–${fish.meta.pagination.total} of ${fish.meta.pagination.total}` })
+          .waitFor();
+        expect(await page.getByRole('row').count()).toBe(fish.meta.pagination.total + 1);
+        await page
+          .getByRole('button', { name: /^Show details of record/ })
+          .first()
+          .click();
+        await page.getByText(fish.data[0].record_hash).waitFor();
+        await page.getByRole('button', { name: 'Verify the chain' }).click();
+        await page.getByText('The chain is intact').waitFor();
+        await expectAccessible(page, 'records');
+
+        // The CSV export of the filtered table, in the Spanish spreadsheet form.
+        await page.getByRole('button', { name: 'Export CSV' }).click();
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('menuitem', { name: /spreadsheet in Spanish/ }).click(),
+        ]);
+        const file = readFileSync(await download.path());
+        expect(file.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+        const rows = parse(file, { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
+        // Spanish headers and names in this form (records-export.test.ts checks every column).
+        expect(rows.map((r) => r.ID)).toEqual(fish.data.map((r: { id: string }) => r.id));
+        expect(rows.map((r) => r['Peso (kg)'])).toEqual(fish.data.map((r: { weight_kg: number }) => String(r.weight_kg).replace('.', ',')));
+        expect(new Set(rows.map((r) => r['Categoría']))).toEqual(new Set(['Pescado']));
+
+        // Spanish: the same page, every word in Spanish.
+        await page.getByRole('combobox', { name: 'Language' }).selectOption('es');
+        await heading(page, 'Registros').waitFor();
+        await page
+          .getByTestId('records-count')
+          .filter({ hasText: `de ${fish.meta.pagination.total}` })
+          .waitFor();
+        expect(await page.locator('html').getAttribute('lang')).toBe('es');
+
+        // The prevention plan, generated and read in Spanish; printed without the app's frame.
+        await page.getByRole('link', { name: 'Plan de prevención' }).click();
+        await heading(page, 'Plan de prevención').waitFor();
+        await page.getByRole('button', { name: 'Generar el plan' }).click();
+        await page.waitForURL(/plan=/);
+        // The link of the plan opens it again (and the button is out of its loading state for axe).
+        await page.reload();
+        const doc = page.getByTestId('plan-document');
+        await doc.getByText('Puntos críticos y medidas').waitFor();
+        const text = (await doc.textContent()) ?? '';
+        expect(text).toContain('Platos preparados');
+        expect(text).not.toMatch(/prepared_meals|bakery|fruit_veg|post_service/);
+        expect(await t.db.preventionPlan.count({ where: { establishment_id: tenant.establishmentId } })).toBe(1);
+        await expectAccessible(page, 'plan');
+        await page.screenshot({ path: join(OUT, 'dashboard-plan.png'), fullPage: true });
+        await page.emulateMedia({ media: 'print' });
+        expect(await page.getByRole('navigation').first().isVisible()).toBe(false);
+        expect(await page.getByRole('button', { name: 'Imprimir o guardar en PDF' }).isVisible()).toBe(false);
+        expect(await doc.isVisible()).toBe(true);
+        await page.screenshot({ path: join(OUT, 'dashboard-plan-print.png') });
+        await page.emulateMedia({ media: 'screen' });
+
+        // The forecast: the chart, the method and its backtest.
+        await page.getByRole('link', { name: 'Previsión' }).click();
+        await heading(page, 'Previsión').waitFor();
+        await page.getByText('Holt-Winters con estacionalidad semanal', { exact: false }).waitFor();
+        expect(await page.locator('.recharts-area').count()).toBe(1);
+        await page.getByText('4 semanas', { exact: true }).click();
+        await page.waitForURL(/weeks=4/);
+        await expect.poll(() => page.getByRole('table', { name: 'La previsión día a día' }).getByRole('row').count()).toBe(28 + 1);
+
+        // Tomorrow's production: a row per product sold, most sold first, advising what the API does.
+        const demand = (await client.get('/api/v1/predict', { query: { type: 'demand', horizon: '1' } })).json().data;
+        expect(demand.products.map((p: { product_name: string }) => p.product_name)).toEqual(['Croissant', 'Pan de barra', 'Pollo asado']);
+        const production = page.getByRole('region', { name: 'Producción de mañana' });
+        await production.getByRole('row').nth(3).waitFor();
+        const productRows = production.getByRole('row');
+        expect(await productRows.count()).toBe(3 + 1);
+        const units = new Intl.NumberFormat('es-ES', { maximumFractionDigits: 1 });
+        for (const [i, product] of demand.products.entries()) {
+          const row = productRows.nth(i + 1);
+          expect(await row.getByRole('cell').first().textContent()).toContain(product.product_name);
+          expect(await row.getByTestId('demand-advised').textContent()).toBe(`${units.format(product.points[0].advised)} u.`);
+          expect(await row.getByRole('cell').nth(3).textContent()).toContain(
+            `~${new Intl.NumberFormat('es-ES', { style: 'percent', maximumFractionDigits: 1 }).format(product.advice.quantile)} de los días`,
+          );
+          expect(await row.getByTestId('demand-prices').count()).toBe(product.advice.prices ? 1 : 0);
+        }
+        expect(demand.products[0].advice).toMatchObject({ quantile: 0.67, prices: { leftover_cost: 0.4, missed_sale_cost: 0.8 } });
+        expect(await productRows.nth(1).getByTestId('demand-prices').textContent()).toBe(
+          'un sobrante cuesta 0,40\u00a0€ y una venta perdida 0,80\u00a0€',
+        );
+        // Bread's waste is recorded under its name: what the advice would have saved, in kg and %.
+        // Croissants' is not: nothing to compare with, no figure, and the product says why. Chicken
+        // has no unit weight, so its waste in kg cannot be set against units: no figure either.
+        const kg = new Intl.NumberFormat('es-ES', { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 });
+        const avoidedCell = (i: number) =>
+          productRows
+            .nth(i + 1)
+            .getByRole('cell')
+            .nth(4);
+        const croissant = demand.products[0].advice.last_4_weeks;
+        const bread = demand.products[1].advice.last_4_weeks;
+        expect(bread.avoided_kg).toBeGreaterThan(0);
+        expect(await avoidedCell(1).textContent()).toBe(
+          `${kg.format(bread.avoided_kg)} (${new Intl.NumberFormat('es-ES', { style: 'percent', maximumFractionDigits: 1 }).format(bread.avoided_pct / 100)})`,
+        );
+        expect(croissant).toMatchObject({ waste_kg: 0, avoided_kg: null, avoided_pct: null });
+        expect(await avoidedCell(0).textContent()).toBe('—');
+        expect(await productRows.nth(1).getByRole('cell').first().textContent()).toContain(
+          'No hay merma registrada con el nombre de este producto',
+        );
+        expect(await avoidedCell(2).textContent()).toBe('—');
+        // Ten days of chicken: the note says why the forecast is simpler.
+        await production.getByText('Solo hay 10 días de ventas', { exact: false }).waitFor();
+        await expectAccessible(page, 'forecast');
+
+        // The service level, raised to 95 %: the chicken (no prices, its waste not measurable in its
+        // unit) is now advised to cover 95 % of days, as the API says; stored, and in the audit log.
+        await production.getByText('el 85 % de los días (el valor por defecto)', { exact: false }).waitFor();
+        await production.getByRole('button', { name: 'Cambiar' }).click();
+        await production.getByLabel('Días que cubrir').fill('95');
+        await production.getByRole('button', { name: 'Guardar' }).click();
+        await production.getByText('el 95 % de los días (fijado para este establecimiento)', { exact: false }).waitFor();
+        const raised = (await client.get('/api/v1/predict', { query: { type: 'demand', horizon: '1' } })).json().data;
+        expect(raised.products[2].advice.quantile).toBe(0.95);
+        await expect
+          .poll(() => productRows.nth(3).getByRole('cell').nth(3).textContent())
+          .toContain(`~${new Intl.NumberFormat('es-ES', { style: 'percent' }).format(0.95)} de los días`);
+        await expect
+          .poll(() => productRows.nth(3).getByTestId('demand-advised').textContent())
+          .toBe(`${units.format(raised.products[2].points[0].advised)} u.`);
+        expect(
+          await t.db.$queryRawUnsafe(
+            'SELECT service_level::text FROM production_settings WHERE establishment_id = $1::uuid',
+            tenant.establishmentId,
+          ),
+        ).toEqual([{ service_level: '0.95' }]);
+        expect(await t.db.auditEvent.count({ where: { action: 'production_settings.updated', target: '95 %' } })).toBe(1);
+        await production.screenshot({ path: join(OUT, 'dashboard-forecast-service-level.png') });
+        await expectAccessible(page, 'forecast-service-level');
+
+        // Shifts: an overnight shift added.
+        await page.getByRole('link', { name: 'Turnos y sesiones' }).click();
+        await heading(page, 'Turnos y sesiones').waitFor();
+        await page.getByLabel('Nombre').fill('Noche');
+        await page.getByLabel('Empieza').fill('22:00');
+        await page.getByLabel('Termina').fill('06:00');
+        await page.getByRole('button', { name: 'Añadir turno' }).click();
+        await page.getByRole('cell', { name: 'Noche', exact: true }).waitFor();
+        await page.getByText('Nocturno', { exact: true }).waitFor();
+        expect(
+          await t.db.shift.count({
+            where: { establishment_id: tenant.establishmentId, name: 'Noche', start_time: '22:00', end_time: '06:00' },
+          }),
+        ).toBe(1);
+        await expectAccessible(page, 'shifts');
+        expect(pageErrors).toEqual([]);
+      } finally {
+        await context.close();
       }
-      expect(demand.products[0].advice).toMatchObject({ quantile: 0.67, prices: { leftover_cost: 0.4, missed_sale_cost: 0.8 } });
-      expect(await productRows.nth(1).getByTestId('demand-prices').textContent()).toBe(
-        'un sobrante cuesta 0,40\u00a0€ y una venta perdida 0,80\u00a0€',
-      );
-      // Bread's waste is recorded under its name: what the advice would have saved, in kg and %.
-      // Croissants' is not: nothing to compare with, no figure, and the product says why. Chicken
-      // has no unit weight, so its waste in kg cannot be set against units: no figure either.
-      const kg = new Intl.NumberFormat('es-ES', { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 });
-      const avoidedCell = (i: number) =>
-        productRows
-          .nth(i + 1)
-          .getByRole('cell')
-          .nth(4);
-      const croissant = demand.products[0].advice.last_4_weeks;
-      const bread = demand.products[1].advice.last_4_weeks;
-      expect(bread.avoided_kg).toBeGreaterThan(0);
-      expect(await avoidedCell(1).textContent()).toBe(
-        `${kg.format(bread.avoided_kg)} (${new Intl.NumberFormat('es-ES', { style: 'percent', maximumFractionDigits: 1 }).format(bread.avoided_pct / 100)})`,
-      );
-      expect(croissant).toMatchObject({ waste_kg: 0, avoided_kg: null, avoided_pct: null });
-      expect(await avoidedCell(0).textContent()).toBe('—');
-      expect(await productRows.nth(1).getByRole('cell').first().textContent()).toContain(
-        'No hay merma registrada con el nombre de este producto',
-      );
-      expect(await avoidedCell(2).textContent()).toBe('—');
-      // Ten days of chicken: the note says why the forecast is simpler.
-      await production.getByText('Solo hay 10 días de ventas', { exact: false }).waitFor();
-      await expectAccessible(page, 'forecast');
+    },
+    deadline(180_000),
+  );
 
-      // The service level, raised to 95 %: the chicken (no prices, its waste not measurable in its
-      // unit) is now advised to cover 95 % of days, as the API says; stored, and in the audit log.
-      await production.getByText('el 85 % de los días (el valor por defecto)', { exact: false }).waitFor();
-      await production.getByRole('button', { name: 'Cambiar' }).click();
-      await production.getByLabel('Días que cubrir').fill('95');
-      await production.getByRole('button', { name: 'Guardar' }).click();
-      await production.getByText('el 95 % de los días (fijado para este establecimiento)', { exact: false }).waitFor();
-      const raised = (await client.get('/api/v1/predict', { query: { type: 'demand', horizon: '1' } })).json().data;
-      expect(raised.products[2].advice.quantile).toBe(0.95);
-      await expect
-        .poll(() => productRows.nth(3).getByRole('cell').nth(3).textContent())
-        .toContain(`~${new Intl.NumberFormat('es-ES', { style: 'percent' }).format(0.95)} de los días`);
-      await expect
-        .poll(() => productRows.nth(3).getByTestId('demand-advised').textContent())
-        .toBe(`${units.format(raised.products[2].points[0].advised)} u.`);
-      expect(
-        await t.db.$queryRawUnsafe(
-          'SELECT service_level::text FROM production_settings WHERE establishment_id = $1::uuid',
-          tenant.establishmentId,
-        ),
-      ).toEqual([{ service_level: '0.95' }]);
-      expect(await t.db.auditEvent.count({ where: { action: 'production_settings.updated', target: '95 %' } })).toBe(1);
-      await production.screenshot({ path: join(OUT, 'dashboard-forecast-service-level.png') });
-      await expectAccessible(page, 'forecast-service-level');
-
-      // Shifts: an overnight shift added.
-      await page.getByRole('link', { name: 'Turnos y sesiones' }).click();
-      await heading(page, 'Turnos y sesiones').waitFor();
-      await page.getByLabel('Nombre').fill('Noche');
-      await page.getByLabel('Empieza').fill('22:00');
-      await page.getByLabel('Termina').fill('06:00');
-      await page.getByRole('button', { name: 'Añadir turno' }).click();
-      await page.getByRole('cell', { name: 'Noche', exact: true }).waitFor();
-      await page.getByText('Nocturno', { exact: true }).waitFor();
-      expect(
-        await t.db.shift.count({
-          where: { establishment_id: tenant.establishmentId, name: 'Noche', start_time: '22:00', end_time: '06:00' },
-        }),
-      ).toBe(1);
-      await expectAccessible(page, 'shifts');
-      expect(pageErrors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 180_000);
-
-  it('a viewer sees every waste page and changes nothing', async () => {
-    const viewer = await createMember(t.db, tenant.organizationId, 'viewer');
-    const context = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 900 }, bypassCSP: true });
-    const page = await context.newPage();
-    try {
-      await signIn(page, viewer.email, 'es');
-      await heading(page, 'Resumen').waitFor();
-      await page.getByTestId('range-total').waitFor();
-      await page.getByRole('link', { name: 'Plan de prevención' }).click();
-      await heading(page, 'Plan de prevención').waitFor();
-      expect(await page.getByRole('button', { name: 'Generar el plan' }).count()).toBe(0);
-      await page.getByRole('link', { name: 'Turnos y sesiones' }).click();
-      await heading(page, 'Turnos y sesiones').waitFor();
-      expect(await page.getByRole('button', { name: 'Añadir turno' }).count()).toBe(0);
-      await page.getByText('Con el rol de lector se ven los turnos').waitFor();
-      await expectAccessible(page, 'shifts as a viewer');
-    } finally {
-      await context.close();
-    }
-  }, 60_000);
+  it(
+    'a viewer sees every waste page and changes nothing',
+    async () => {
+      const viewer = await createMember(t.db, tenant.organizationId, 'viewer');
+      const context = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 900 }, bypassCSP: true });
+      const page = await context.newPage();
+      try {
+        await signIn(page, viewer.email, 'es');
+        await heading(page, 'Resumen').waitFor();
+        await page.getByTestId('range-total').waitFor();
+        await page.getByRole('link', { name: 'Plan de prevención' }).click();
+        await heading(page, 'Plan de prevención').waitFor();
+        expect(await page.getByRole('button', { name: 'Generar el plan' }).count()).toBe(0);
+        await page.getByRole('link', { name: 'Turnos y sesiones' }).click();
+        await heading(page, 'Turnos y sesiones').waitFor();
+        expect(await page.getByRole('button', { name: 'Añadir turno' }).count()).toBe(0);
+        await page.getByText('Con el rol de lector se ven los turnos').waitFor();
+        await expectAccessible(page, 'shifts as a viewer');
+      } finally {
+        await context.close();
+      }
+    },
+    deadline(60_000),
+  );
 });

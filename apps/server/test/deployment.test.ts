@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../src/admin/service.js';
 import { api, buildTestApp, createTenant, startTestApp, type TestContext, testConfig } from './helpers.js';
@@ -46,9 +47,9 @@ describe('API key cache', () => {
       const tenant = await createTenant(t.db);
       expect((await api(app, tenant.key).get('/api/v1/causas')).statusCode).toBe(200);
       await revokeKey(t.db, { id: tenant.keyId });
-      const deadline = Date.now() + 5_000;
+      const giveUpAt = Date.now() + deadline(5_000);
       let status = 200;
-      while (status === 200 && Date.now() < deadline) {
+      while (status === 200 && Date.now() < giveUpAt) {
         status = (await api(app, tenant.key).get('/api/v1/causas')).statusCode;
         if (status === 200) await new Promise((r) => setTimeout(r, 50));
       }

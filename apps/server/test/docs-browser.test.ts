@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { hasChromium, startBrowserSuite, TEST_RESULTS } from './browser.js';
@@ -31,7 +32,7 @@ describe.skipIf(!hasChromium)('the API reference page (reason when skipped: no c
     await page
       .getByText(summaries[0] as string)
       .first()
-      .waitFor({ timeout: 15_000 });
+      .waitFor({ timeout: deadline(15_000) });
     // The sidebar lists every operation by its summary once its tag group is opened.
     mkdirSync(TEST_RESULTS, { recursive: true });
     const closed = page.getByRole('button', { name: /^Open Group - (?!Models)/ });

@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANONICAL_RECORD_JSON_SQL, canonicalRecordJson, chainHash, GENESIS_HASH, type HashedFields } from '../src/modules/records/hash.js';
@@ -90,17 +91,21 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
 }
 
 describe('canonical record JSON: SQL builder = JS builder', () => {
-  it('gives the same JSON and the same chain hash for random records', async () => {
-    await fc.assert(
-      fc.asyncProperty(record, fc.constantFrom(GENESIS_HASH, 'ab'.repeat(32)), async (r, prev) => {
-        const js = canonicalRecordJson(r);
-        const sql = await sqlCanonical(r, prev);
-        expect(sql.json).toBe(js);
-        expect(sql.hash).toBe(chainHash(prev, js));
-      }),
-      { numRuns: 400 },
-    );
-  }, 120_000);
+  it(
+    'gives the same JSON and the same chain hash for random records',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(record, fc.constantFrom(GENESIS_HASH, 'ab'.repeat(32)), async (r, prev) => {
+          const js = canonicalRecordJson(r);
+          const sql = await sqlCanonical(r, prev);
+          expect(sql.json).toBe(js);
+          expect(sql.hash).toBe(chainHash(prev, js));
+        }),
+        { numRuns: 400 },
+      );
+    },
+    deadline(120_000),
+  );
 
   it('writes the optional keys only when they say something, in sorted place', async () => {
     const base: HashedFields = {

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
@@ -340,7 +341,7 @@ export async function drain(
   } = {},
 ): Promise<void> {
   const now = options.now ?? (() => new Date());
-  const deadline = performance.now() + (options.timeoutMs ?? 15_000);
+  const giveUpAt = performance.now() + deadline(options.timeoutMs ?? 15_000);
   for (;;) {
     const [state] = await rows<{ waiting: number; jobs: { task: string; run_at: string; locked_by: string | null }[] | null }>(
       on,
@@ -352,7 +353,7 @@ export async function drain(
       [now(), options.deadWorkers ?? []],
     );
     if (state && (state.waiting === 0 || options.leaveOutbox) && !state.jobs) return;
-    if (performance.now() > deadline) {
+    if (performance.now() > giveUpAt) {
       throw new Error(`the queue did not drain: ${state?.waiting} events waiting, jobs ${JSON.stringify(state?.jobs)}`);
     }
     await new Promise((r) => setTimeout(r, 20));

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { MAX_BODY_BYTES } from '@merma/schema';
+import { deadline } from '@merma/testing';
 import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -622,7 +623,7 @@ describe('generated requests for every documented operation', () => {
   });
 
   for (const op of operations) {
-    it(`${op.method} ${op.path}: never 5xx, refusals in the error shape, nothing written`, { timeout: 120_000 }, async () => {
+    it(`${op.method} ${op.path}: never 5xx, refusals in the error shape, nothing written`, { timeout: deadline(120_000) }, async () => {
       const fixtures = await freshFixtures();
       await fc.assert(
         fc.asyncProperty(requestPlans(op, fixtures), async (plan) => {
@@ -833,7 +834,7 @@ describe('classic attacks', () => {
         const giveUp = setTimeout(() => {
           socket.destroy();
           reject(new Error(`still open after 15 s; received ${JSON.stringify(reply.slice(0, 200))}`));
-        }, 15_000);
+        }, deadline(15_000));
         socket.on('data', (chunk) => {
           reply += chunk.toString('latin1');
         });

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
@@ -34,7 +35,7 @@ beforeAll(async () => {
   owner = await createMember(t.db, tenant.organizationId, 'owner');
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();
@@ -388,7 +389,10 @@ describe.skipIf(!hasChromium)('the API reference under its policy, in a browser 
         document.addEventListener('securitypolicyviolation', (e) => cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`,
     });
     await page.goto(`${base}/docs/`, { waitUntil: 'networkidle' });
-    await page.getByText('Merma').first().waitFor({ timeout: 15_000 });
+    await page
+      .getByText('Merma')
+      .first()
+      .waitFor({ timeout: deadline(15_000) });
     // The bundle's zod probes whether it may compile validators (`new Function('')`) and, refused,
     // validates without: that probe is the one refusal expected.
     const violations = (await page.evaluate('cspViolations')) as string[];
@@ -432,7 +436,7 @@ describe.skipIf(!hasChromium)('the built dashboard in production, in a browser (
   });
 
   it('signs in and makes a change with the __Host- cookies (the page reads the CSRF token under its production name)', {
-    timeout: 60_000,
+    timeout: deadline(60_000),
   }, async () => {
     // As behind the TLS-terminating proxy: every request says it came over HTTPS. Chromium keeps
     // Secure cookies for loopback addresses, so the __Host- cookies work here.

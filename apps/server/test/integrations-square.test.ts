@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
 import { createMember, DashboardBrowser, jobsDone } from './dashboard-client.js';
@@ -196,7 +197,7 @@ describe('a Square order notification', () => {
       orderUpdatedEvent({ orderId: 'ORDER-5', locationId: LOCATION, state: 'COMPLETED', createdAt: new Date().toISOString() }),
     );
     expect(res.json().data).toMatchObject({ status: 'queued' });
-    await expect.poll(async () => (await integrationRow(s)).last_error, { timeout: 10_000 }).toMatch(/429|rate/i);
+    await expect.poll(async () => (await integrationRow(s)).last_error, { timeout: deadline(10_000) }).toMatch(/429|rate/i);
     await jobsDone(t.db, 'integrations.square_fetch', 30_000);
     expect(await salesOf(s)).toHaveLength(2);
     expect(orderCalls()).toHaveLength(2);

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
@@ -243,7 +244,7 @@ describe('Odoo integrations', () => {
     const res = await post(made.secret_url, { _model: 'pos.order', _id: 78, id: 78, state: 'paid', lines: [9101] });
     expect(res.json().data).toMatchObject({ status: 'queued' });
     await expect
-      .poll(async () => (await t.db.integration.findUniqueOrThrow({ where: { id: made.id } })).last_error, { timeout: 10_000 })
+      .poll(async () => (await t.db.integration.findUniqueOrThrow({ where: { id: made.id } })).last_error, { timeout: deadline(10_000) })
       .toContain('did not accept the login');
     // Left in the queue to be tried again (graphile-worker's backoff), the failure recorded. The
     // worker records it on the job just after the task has noted it on the integration: wait for it.
@@ -253,7 +254,7 @@ describe('Odoo integrations', () => {
           SELECT j.attempts, j.max_attempts, j.last_error FROM graphile_worker.jobs j JOIN graphile_worker._private_jobs p ON p.id = j.id
           WHERE j.task_identifier = 'integrations.odoo_order' AND p.payload->>'integration_id' = ${made.id}`
       )[0];
-    await expect.poll(async () => (await jobOf())?.last_error ?? null, { timeout: 10_000 }).not.toBeNull();
+    await expect.poll(async () => (await jobOf())?.last_error ?? null, { timeout: deadline(10_000) }).not.toBeNull();
     const job = await jobOf();
     expect(job).toMatchObject({ max_attempts: 15 });
     expect(job?.last_error).toContain('did not accept the login');

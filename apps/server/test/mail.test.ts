@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreatedInvitation } from '@merma/schema/dashboard';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember, DashboardBrowser, failure, PASSWORD } from './dashboard-client.js';
 import { createTenant, drain, startTestApp, type TestContext } from './helpers.js';
@@ -32,7 +33,7 @@ describe('with an SMTP server', () => {
       config: { SMTP_URL: smtp.url, MAIL_FROM: 'Merma <cuentas@merma.test>', API_KEY_CACHE_TTL_MS: '0', TRUST_PROXY: 'true' },
       worker: true,
     });
-  }, 60_000);
+  }, deadline(60_000));
   afterAll(async () => {
     await t?.close();
     await smtp?.close();
@@ -113,7 +114,7 @@ describe('without an SMTP server', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'merma-mail-'));
     t = await startTestApp({ config: { DATA_DIR: dataDir, API_KEY_CACHE_TTL_MS: '0', TRUST_PROXY: 'true' } });
-  }, 60_000);
+  }, deadline(60_000));
   afterAll(async () => {
     await t?.close();
     rmSync(dataDir, { recursive: true, force: true });

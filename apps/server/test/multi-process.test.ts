@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, type Db } from '../src/db/client.js';
 import { type BuiltServer, startBuiltServer } from './fixtures/built-server.js';
@@ -35,7 +36,7 @@ describe.skipIf(!process.env.DATABASE_URL)('two servers on one PostgreSQL (needs
     servers = await Promise.all([0, 1].map(() => startBuiltServer({ databaseUrl: database.url, env })));
     db = createPrisma(database.url, 4);
     tenant = await createTenant(db);
-  }, 180_000);
+  }, deadline(180_000));
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()));

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { deadline } from '@merma/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
@@ -66,7 +67,7 @@ describe('pnpm install of a fresh checkout', () => {
   });
 });
 
-describe('pnpm start, then stopped', { timeout: 240_000 }, () => {
+describe('pnpm start, then stopped', { timeout: deadline(240_000) }, () => {
   const dirs: string[] = [];
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -84,15 +85,15 @@ describe('pnpm start, then stopped', { timeout: 240_000 }, () => {
     child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     try {
-      const deadline = Date.now() + 180_000;
+      const giveUpAt = Date.now() + deadline(180_000);
       let url: string | undefined;
-      while (!url && Date.now() < deadline && child.exitCode === null) {
+      while (!url && Date.now() < giveUpAt && child.exitCode === null) {
         url = /"msg":"Server listening at (http:\/\/[^"]+)"/.exec(output)?.[1];
         if (!url) await new Promise((r) => setTimeout(r, 100));
       }
       expect(url, output).toBeDefined();
       let ready = false;
-      while (!ready && Date.now() < deadline) {
+      while (!ready && Date.now() < giveUpAt) {
         ready = await fetch(`${url}/readyz`).then(
           (r) => r.ok,
           () => false,

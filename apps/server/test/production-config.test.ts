@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createMailer, mailOptionsOf, redactLinks } from '../src/mail.js';
@@ -86,7 +87,7 @@ describe('behind one trusted proxy (TRUST_PROXY=loopback, production)', () => {
   let t: TestContext;
   beforeAll(async () => {
     t = await startTestApp({ config: { NODE_ENV: 'production', TRUST_PROXY: 'loopback', REDIS_URL: '' } });
-  }, 60_000);
+  }, deadline(60_000));
   afterAll(async () => {
     await t?.close();
   });
@@ -225,8 +226,8 @@ describe('mail without SMTP', () => {
         { headers: { 'x-forwarded-proto': 'https' } },
       );
       expect(res.statusCode).toBe(200);
-      const deadline = Date.now() + 15_000;
-      while (!lines.some((l) => l.includes('reset-password?token=')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      const giveUpAt = Date.now() + deadline(15_000);
+      while (!lines.some((l) => l.includes('reset-password?token=')) && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 25));
       const logged = lines.filter((l) => l.includes('reset-password?token='));
       expect(logged).toHaveLength(1);
       expect(logged[0]).toMatch(/reset-password\?token=\[redacted\]/);

@@ -13,12 +13,14 @@
  * selects the PostgreSQL pass (the embedded PGlite has no streaming replication); the test is
  * skipped, with the reason, when the PostgreSQL server binaries are missing.
  */
+
 import { execFile, execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +56,7 @@ const reason = cannotRun();
 
 async function asPostgres(tool: string, args: string[]) {
   const [file, argv] = asRoot ? ['/usr/sbin/runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]] : [join(BIN, tool), args];
-  return run(file, argv, { timeout: 120_000 });
+  return run(file, argv, { timeout: deadline(120_000) });
 }
 
 async function freePort(): Promise<number> {
@@ -70,9 +72,9 @@ async function freePort(): Promise<number> {
 
 /** Polls `probe` until it returns true (or fails the test after `ms`). */
 async function until(what: string, probe: () => Promise<boolean>, ms = 20_000) {
-  const deadline = Date.now() + ms;
+  const giveUpAt = Date.now() + deadline(ms);
   while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -220,7 +222,7 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     patient = await start('3600');
     strict = await start('1');
     for (const m of [patient.metrics, strict.metrics]) await until('the replica to be checked up', async () => (await stateOf(m)) === 'up');
-  }, 180_000);
+  }, deadline(180_000));
 
   /** Runs every step even when one fails (or beforeAll stopped half-way), then reports the first failure. */
   afterAll(async () => {
@@ -241,7 +243,7 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     if (running.primary) await step(() => pgCtl('primary', 'stop'));
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (errors.length) throw errors[0];
-  }, 60_000);
+  }, deadline(60_000));
 
   it('serves lists, analytics and the CSV export from the standby, on both doors: a write it has not replayed is not in them yet', async () => {
     const tenant = await createTenant(db);

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { deadline } from '@merma/testing';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -37,11 +38,11 @@ export async function startSmtp() {
 
 /** Polls `check` until it returns a truthy value (or fails after `timeoutMs` of real time). */
 export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = performance.now() + timeoutMs;
+  const giveUpAt = performance.now() + deadline(timeoutMs);
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    if (performance.now() > giveUpAt) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedCell, PLAIN_HEADERS, SPANISH_HEADERS } from './csv.js';
@@ -173,7 +174,7 @@ beforeAll(async () => {
   cookie = `merma_session=${browser.cookies.get('merma_session')}`;
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAIN_HEADERS, SPANISH_HEADERS } from './csv.js';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   const o = await createMember(t.db, tenant.organizationId, 'viewer');
   owner = new DashboardBrowser(t.app);
   await owner.signIn(o.email, PASSWORD);
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMember } from './dashboard-client.js';
 import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
@@ -24,7 +25,7 @@ let tenant: Tenant;
 beforeAll(async () => {
   t = await startTestApp({ config: { RETENTION_EVENT_DAYS: String(EVENT_DAYS), INBOUND_DEDUPE_DAYS: String(INBOUND_DAYS) } });
   tenant = await createTenant(t.db);
-}, 60_000);
+}, deadline(60_000));
 afterEach(() => vi.useRealTimers());
 afterAll(async () => {
   await t?.close();

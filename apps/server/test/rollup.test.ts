@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
@@ -53,7 +54,7 @@ beforeAll(async () => {
     });
     expect(again.statusCode, again.body).toBe(200);
   }
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(() => t?.close());
 

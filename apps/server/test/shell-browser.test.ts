@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectAccessible, hasChromium, signedInPage, startBrowserSuite } from './browser.js';
@@ -207,52 +208,56 @@ describe.skipIf(!hasChromium)('the dashboard shell in a browser (reason when ski
     120_000,
   );
 
-  it("en-GB, a browser in New York: times are on the establishment's clock (Madrid), with its zone named, day before month", async () => {
-    const who = await owner();
-    const key = (await who.http.mutate('keys.create', {
-      establishment_id: tenant.establishmentId,
-      name: 'Zoned',
-      mode: 'test',
-      permissions: ['*'],
-    })) as { id: string };
-    const stored = await t.db.apiKey.findUniqueOrThrow({ where: { id: key.id } });
-    const { context, page } = await signedInPage({ browser, base }, who, 'en-GB', 1280, { timezoneId: 'America/New_York' });
-    try {
-      expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe('America/New_York');
-      const madrid = (at: Date) =>
-        new Intl.DateTimeFormat('en-GB', {
-          day: 'numeric',
-          month: 'short',
-          year: 'numeric',
-          hour: '2-digit',
-          minute: '2-digit',
-          timeZoneName: 'short',
-          timeZone: 'Europe/Madrid',
-        }).format(at);
-      const expected = madrid(stored.created_at);
-      expect(expected).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} CES?T$/);
+  it(
+    "en-GB, a browser in New York: times are on the establishment's clock (Madrid), with its zone named, day before month",
+    async () => {
+      const who = await owner();
+      const key = (await who.http.mutate('keys.create', {
+        establishment_id: tenant.establishmentId,
+        name: 'Zoned',
+        mode: 'test',
+        permissions: ['*'],
+      })) as { id: string };
+      const stored = await t.db.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+      const { context, page } = await signedInPage({ browser, base }, who, 'en-GB', 1280, { timezoneId: 'America/New_York' });
+      try {
+        expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe('America/New_York');
+        const madrid = (at: Date) =>
+          new Intl.DateTimeFormat('en-GB', {
+            day: 'numeric',
+            month: 'short',
+            year: 'numeric',
+            hour: '2-digit',
+            minute: '2-digit',
+            timeZoneName: 'short',
+            timeZone: 'Europe/Madrid',
+          }).format(at);
+        const expected = madrid(stored.created_at);
+        expect(expected).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} CES?T$/);
 
-      await page.goto(`${base}/dashboard/keys`);
-      await heading(page, 'API keys').waitFor();
-      const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Zoned', exact: true }) });
-      await row.getByRole('cell', { name: expected, exact: true }).waitFor();
+        await page.goto(`${base}/dashboard/keys`);
+        await heading(page, 'API keys').waitFor();
+        const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Zoned', exact: true }) });
+        await row.getByRole('cell', { name: expected, exact: true }).waitFor();
 
-      // The audit log too: the key's creation, at the same minute on the same clock.
-      await page.goto(`${base}/dashboard/audit`);
-      await heading(page, 'Audit log').waitFor();
-      const created = await t.db.auditEvent.findFirstOrThrow({
-        where: { organization_id: tenant.organizationId, action: 'api_key.created' },
-        orderBy: { created_at: 'desc' },
-      });
-      await page
-        .getByRole('cell', { name: madrid(created.created_at), exact: true })
-        .first()
-        .waitFor();
-      await expectAccessible(page, 'audit log, en-GB in New York');
-    } finally {
-      await context.close();
-    }
-  }, 60_000);
+        // The audit log too: the key's creation, at the same minute on the same clock.
+        await page.goto(`${base}/dashboard/audit`);
+        await heading(page, 'Audit log').waitFor();
+        const created = await t.db.auditEvent.findFirstOrThrow({
+          where: { organization_id: tenant.organizationId, action: 'api_key.created' },
+          orderBy: { created_at: 'desc' },
+        });
+        await page
+          .getByRole('cell', { name: madrid(created.created_at), exact: true })
+          .first()
+          .waitFor();
+        await expectAccessible(page, 'audit log, en-GB in New York');
+      } finally {
+        await context.close();
+      }
+    },
+    deadline(60_000),
+  );
 
   it.each([
     { language: 'es', width: 390 },

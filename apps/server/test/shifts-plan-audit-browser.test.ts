@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -169,317 +170,344 @@ async function onPage(me: { http: DashboardBrowser }, combo: (typeof COMBOS)[num
 describe.skipIf(!hasChromium)(
   'plan, shifts, sessions and audit pages in a browser (reason when skipped: no chromium on this machine)',
   () => {
-    it("the plan of test data is marked, on screen and in print, and names the establishment's CIF; a live plan is not marked", async () => {
-      mkdirSync(TEST_RESULTS, { recursive: true });
-      const me = await owner();
-      const { cif } = await t.db.establishment.findUniqueOrThrow({ where: { id: tenant.establishmentId } });
-      const client = api(t.app, tenant.key);
-      expect((await client.post('/api/v1/records', validRecord({ weight_kg: 4 }))).statusCode).toBe(201);
-      expect((await client.post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
-      const live = await addKey(t.db, tenant.establishmentId, 'live');
-      expect((await api(t.app, live.key).post('/api/v1/records', validRecord({ weight_kg: 2 }))).statusCode).toBe(201);
-      expect((await api(t.app, live.key).post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
+    it(
+      "the plan of test data is marked, on screen and in print, and names the establishment's CIF; a live plan is not marked",
+      async () => {
+        mkdirSync(TEST_RESULTS, { recursive: true });
+        const me = await owner();
+        const { cif } = await t.db.establishment.findUniqueOrThrow({ where: { id: tenant.establishmentId } });
+        const client = api(t.app, tenant.key);
+        expect((await client.post('/api/v1/records', validRecord({ weight_kg: 4 }))).statusCode).toBe(201);
+        expect((await client.post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
+        const live = await addKey(t.db, tenant.establishmentId, 'live');
+        expect((await api(t.app, live.key).post('/api/v1/records', validRecord({ weight_kg: 2 }))).statusCode).toBe(201);
+        expect((await api(t.app, live.key).post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
 
-      for (const combo of COMBOS) {
-        const w = WORDS[combo.lang];
-        await onPage(me, combo, async (page) => {
-          await page.goto(`${base}/dashboard/plan`);
-          await heading(page, w.plan).waitFor();
-          const doc = page.getByTestId('plan-document');
-          const marker = doc.getByTestId('plan-test-marker');
-          await marker.getByText('TEST DATA / DATOS DE PRUEBA', { exact: true }).waitFor();
-          await doc
-            .getByTestId('plan-cif')
-            .filter({ hasText: w.cif(cif) })
-            .waitFor();
-          await accessible(page, `plan ${combo.lang} ${combo.width}`);
-          // On paper: the app's frame and buttons gone, the marker and the CIF still there.
-          await page.emulateMedia({ media: 'print' });
-          expect(await page.getByRole('button', { name: w.print }).isVisible()).toBe(false);
-          expect(await marker.isVisible()).toBe(true);
-          expect(await doc.getByTestId('plan-cif').isVisible()).toBe(true);
-          // The print stylesheet's heavy border: the marker survives "print backgrounds: off".
-          const border = await marker.evaluate(
-            (el) =>
-              (globalThis as unknown as { getComputedStyle(e: unknown): { borderTopWidth: string } }).getComputedStyle(el).borderTopWidth,
-          );
-          expect(border).toBe('3px');
-          if (combo.width === 1280)
-            await page.screenshot({ path: join(TEST_RESULTS, `plan-test-data-print-${combo.lang}.png`), fullPage: true });
-          await page.emulateMedia({ media: 'screen' });
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/plan`);
+            await heading(page, w.plan).waitFor();
+            const doc = page.getByTestId('plan-document');
+            const marker = doc.getByTestId('plan-test-marker');
+            await marker.getByText('TEST DATA / DATOS DE PRUEBA', { exact: true }).waitFor();
+            await doc
+              .getByTestId('plan-cif')
+              .filter({ hasText: w.cif(cif) })
+              .waitFor();
+            await accessible(page, `plan ${combo.lang} ${combo.width}`);
+            // On paper: the app's frame and buttons gone, the marker and the CIF still there.
+            await page.emulateMedia({ media: 'print' });
+            expect(await page.getByRole('button', { name: w.print }).isVisible()).toBe(false);
+            expect(await marker.isVisible()).toBe(true);
+            expect(await doc.getByTestId('plan-cif').isVisible()).toBe(true);
+            // The print stylesheet's heavy border: the marker survives "print backgrounds: off".
+            const border = await marker.evaluate(
+              (el) =>
+                (globalThis as unknown as { getComputedStyle(e: unknown): { borderTopWidth: string } }).getComputedStyle(el).borderTopWidth,
+            );
+            expect(border).toBe('3px');
+            if (combo.width === 1280)
+              await page.screenshot({ path: join(TEST_RESULTS, `plan-test-data-print-${combo.lang}.png`), fullPage: true });
+            await page.emulateMedia({ media: 'screen' });
 
-          // The live plan: the CIF, no marker.
-          await page.goto(`${base}/dashboard/plan?mode=live`);
-          await doc
-            .getByTestId('plan-cif')
-            .filter({ hasText: w.cif(cif) })
-            .waitFor();
-          expect(await doc.getByTestId('plan-test-marker').count()).toBe(0);
-          expect(await doc.textContent()).not.toContain('DATOS DE PRUEBA');
-        });
-      }
-    }, 180_000);
-
-    it('edits a shift, deletes an unused one, and archives one in use when its deletion is refused', async () => {
-      const me = await owner();
-      const scope = { establishment_id: tenant.establishmentId, livemode: false };
-      for (const combo of COMBOS) {
-        const w = WORDS[combo.lang];
-        const tag = `${combo.lang}${combo.width}`;
-        const edited = await me.http.mutate('shifts.create', {
-          ...scope,
-          shift: { name: `Mañana ${tag}`, start_time: '07:00', end_time: '15:00' },
-        });
-        const unused = await me.http.mutate('shifts.create', {
-          ...scope,
-          shift: { name: `Libre ${tag}`, start_time: '01:00', end_time: '02:00' },
-        });
-        const used = await me.http.mutate('shifts.create', {
-          ...scope,
-          shift: { name: `Usado ${tag}`, start_time: '03:00', end_time: '04:00' },
-        });
-        const record = await api(t.app, tenant.key).post('/api/v1/records', validRecord({ shift_id: used.id }));
-        expect(record.statusCode).toBe(201);
-
-        await onPage(me, combo, async (page) => {
-          await page.goto(`${base}/dashboard/shifts`);
-          await heading(page, w.shifts).waitFor();
-          await accessible(page, `shifts ${tag}`);
-
-          // Edit: a dialog with the shift's values; saved, the table and the database have the new ones.
-          await page.getByRole('button', { name: w.edit(edited.name), exact: true }).click();
-          const dialog = page.getByRole('dialog');
-          const name = dialog.getByLabel(w.name, { exact: true });
-          expect(await name.inputValue()).toBe(edited.name);
-          await accessible(page, `edit shift ${tag}`);
-          await name.fill(`Comidas ${tag}`);
-          await dialog.getByRole('button', { name: w.save }).click();
-          await dialog.waitFor({ state: 'detached' });
-          await page.getByRole('cell', { name: `Comidas ${tag}`, exact: true }).waitFor();
-          expect(await t.db.shift.findUniqueOrThrow({ where: { id: edited.id } })).toMatchObject({
-            name: `Comidas ${tag}`,
-            start_time: '07:00',
+            // The live plan: the CIF, no marker.
+            await page.goto(`${base}/dashboard/plan?mode=live`);
+            await doc
+              .getByTestId('plan-cif')
+              .filter({ hasText: w.cif(cif) })
+              .waitFor();
+            expect(await doc.getByTestId('plan-test-marker').count()).toBe(0);
+            expect(await doc.textContent()).not.toContain('DATOS DE PRUEBA');
           });
+        }
+      },
+      deadline(180_000),
+    );
 
-          // Delete an unused shift: asked first, then gone from the page and the database.
-          await page.getByRole('button', { name: w.del(unused.name), exact: true }).click();
-          await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
-          await page.getByRole('cell', { name: unused.name, exact: true }).waitFor({ state: 'detached' });
-          expect(await t.db.shift.findUnique({ where: { id: unused.id } })).toBeNull();
+    it(
+      'edits a shift, deletes an unused one, and archives one in use when its deletion is refused',
+      async () => {
+        const me = await owner();
+        const scope = { establishment_id: tenant.establishmentId, livemode: false };
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          const tag = `${combo.lang}${combo.width}`;
+          const edited = await me.http.mutate('shifts.create', {
+            ...scope,
+            shift: { name: `Mañana ${tag}`, start_time: '07:00', end_time: '15:00' },
+          });
+          const unused = await me.http.mutate('shifts.create', {
+            ...scope,
+            shift: { name: `Libre ${tag}`, start_time: '01:00', end_time: '02:00' },
+          });
+          const used = await me.http.mutate('shifts.create', {
+            ...scope,
+            shift: { name: `Usado ${tag}`, start_time: '03:00', end_time: '04:00' },
+          });
+          const record = await api(t.app, tenant.key).post('/api/v1/records', validRecord({ shift_id: used.id }));
+          expect(record.statusCode).toBe(201);
 
-          // Delete a shift in use: refused, and the page offers to archive it.
-          await page.getByRole('button', { name: w.del(used.name), exact: true }).click();
-          await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
-          const offer = page.getByRole('dialog', { name: w.inUse(used.name) });
-          await offer.waitFor();
-          // The pointer rests where the first dialog's button was, over this one's: move it away so axe
-          // sees the button as it stays (a hovered filled button is a shade lighter).
-          await page.mouse.move(0, 0);
-          await accessible(page, `shift in use ${tag}`);
-          await offer.getByRole('button', { name: w.archive, exact: true }).click();
-          await page.getByRole('row').filter({ hasText: used.name }).getByText(w.archived, { exact: true }).waitFor();
-          const stored = await t.db.shift.findUniqueOrThrow({ where: { id: used.id } });
-          expect(stored.archived_at).not.toBeNull();
-          expect((await t.db.record.findUniqueOrThrow({ where: { id: record.json().data.id } })).shift_id).toBe(used.id);
-          await page.screenshot({ path: join(TEST_RESULTS, `shifts-${tag}.png`), fullPage: true });
-        });
-      }
-    }, 180_000);
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/shifts`);
+            await heading(page, w.shifts).waitFor();
+            await accessible(page, `shifts ${tag}`);
 
-    it('sets the closed weekdays, adds a closure (refusing one that ends before it starts) and deletes it', async () => {
-      const me = await owner();
-      const closures = () =>
-        t.db.$queryRawUnsafe<{ reason: string | null; starts_on: string; ends_on: string }[]>(
-          `SELECT reason, to_char(starts_on, 'YYYY-MM-DD') AS starts_on, to_char(ends_on, 'YYYY-MM-DD') AS ends_on
+            // Edit: a dialog with the shift's values; saved, the table and the database have the new ones.
+            await page.getByRole('button', { name: w.edit(edited.name), exact: true }).click();
+            const dialog = page.getByRole('dialog');
+            const name = dialog.getByLabel(w.name, { exact: true });
+            expect(await name.inputValue()).toBe(edited.name);
+            await accessible(page, `edit shift ${tag}`);
+            await name.fill(`Comidas ${tag}`);
+            await dialog.getByRole('button', { name: w.save }).click();
+            await dialog.waitFor({ state: 'detached' });
+            await page.getByRole('cell', { name: `Comidas ${tag}`, exact: true }).waitFor();
+            expect(await t.db.shift.findUniqueOrThrow({ where: { id: edited.id } })).toMatchObject({
+              name: `Comidas ${tag}`,
+              start_time: '07:00',
+            });
+
+            // Delete an unused shift: asked first, then gone from the page and the database.
+            await page.getByRole('button', { name: w.del(unused.name), exact: true }).click();
+            await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
+            await page.getByRole('cell', { name: unused.name, exact: true }).waitFor({ state: 'detached' });
+            expect(await t.db.shift.findUnique({ where: { id: unused.id } })).toBeNull();
+
+            // Delete a shift in use: refused, and the page offers to archive it.
+            await page.getByRole('button', { name: w.del(used.name), exact: true }).click();
+            await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
+            const offer = page.getByRole('dialog', { name: w.inUse(used.name) });
+            await offer.waitFor();
+            // The pointer rests where the first dialog's button was, over this one's: move it away so axe
+            // sees the button as it stays (a hovered filled button is a shade lighter).
+            await page.mouse.move(0, 0);
+            await accessible(page, `shift in use ${tag}`);
+            await offer.getByRole('button', { name: w.archive, exact: true }).click();
+            await page.getByRole('row').filter({ hasText: used.name }).getByText(w.archived, { exact: true }).waitFor();
+            const stored = await t.db.shift.findUniqueOrThrow({ where: { id: used.id } });
+            expect(stored.archived_at).not.toBeNull();
+            expect((await t.db.record.findUniqueOrThrow({ where: { id: record.json().data.id } })).shift_id).toBe(used.id);
+            await page.screenshot({ path: join(TEST_RESULTS, `shifts-${tag}.png`), fullPage: true });
+          });
+        }
+      },
+      deadline(180_000),
+    );
+
+    it(
+      'sets the closed weekdays, adds a closure (refusing one that ends before it starts) and deletes it',
+      async () => {
+        const me = await owner();
+        const closures = () =>
+          t.db.$queryRawUnsafe<{ reason: string | null; starts_on: string; ends_on: string }[]>(
+            `SELECT reason, to_char(starts_on, 'YYYY-MM-DD') AS starts_on, to_char(ends_on, 'YYYY-MM-DD') AS ends_on
            FROM closures WHERE establishment_id = $1::uuid AND livemode = false`,
-          tenant.establishmentId,
-        );
-      const weekdays = async () =>
-        (
-          await t.db.$queryRawUnsafe<{ weekday: number }[]>(
-            'SELECT weekday FROM weekly_closed_days WHERE establishment_id = $1::uuid AND livemode = false ORDER BY weekday',
             tenant.establishmentId,
-          )
-        ).map((r) => Number(r.weekday));
-      for (const combo of COMBOS) {
-        const w = WORDS[combo.lang];
-        const tag = `${combo.lang}${combo.width}`;
-        await t.db.$executeRawUnsafe('DELETE FROM weekly_closed_days WHERE establishment_id = $1::uuid', tenant.establishmentId);
-        await t.db.$executeRawUnsafe('DELETE FROM closures WHERE establishment_id = $1::uuid', tenant.establishmentId);
+          );
+        const weekdays = async () =>
+          (
+            await t.db.$queryRawUnsafe<{ weekday: number }[]>(
+              'SELECT weekday FROM weekly_closed_days WHERE establishment_id = $1::uuid AND livemode = false ORDER BY weekday',
+              tenant.establishmentId,
+            )
+          ).map((r) => Number(r.weekday));
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          const tag = `${combo.lang}${combo.width}`;
+          await t.db.$executeRawUnsafe('DELETE FROM weekly_closed_days WHERE establishment_id = $1::uuid', tenant.establishmentId);
+          await t.db.$executeRawUnsafe('DELETE FROM closures WHERE establishment_id = $1::uuid', tenant.establishmentId);
 
-        await onPage(me, combo, async (page) => {
-          await page.goto(`${base}/dashboard/shifts`);
-          await heading(page, w.shifts).waitFor();
-          await page.getByRole('checkbox', { name: w.monday, exact: true }).check();
-          await page.getByRole('button', { name: w.saveDays }).click();
-          await expect.poll(weekdays).toEqual([1]);
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/shifts`);
+            await heading(page, w.shifts).waitFor();
+            await page.getByRole('checkbox', { name: w.monday, exact: true }).check();
+            await page.getByRole('button', { name: w.saveDays }).click();
+            await expect.poll(weekdays).toEqual([1]);
 
-          // A closure whose last day is before its first: said under the field, nothing sent.
-          await page.getByLabel(w.from, { exact: true }).fill('2026-12-26');
-          await page.getByLabel(w.to, { exact: true }).fill('2026-12-24');
-          await page.getByRole('button', { name: w.addClosure }).click();
-          await page.getByText(w.endsBefore, { exact: true }).waitFor();
-          expect(await closures()).toEqual([]);
+            // A closure whose last day is before its first: said under the field, nothing sent.
+            await page.getByLabel(w.from, { exact: true }).fill('2026-12-26');
+            await page.getByLabel(w.to, { exact: true }).fill('2026-12-24');
+            await page.getByRole('button', { name: w.addClosure }).click();
+            await page.getByText(w.endsBefore, { exact: true }).waitFor();
+            expect(await closures()).toEqual([]);
 
-          await page.getByLabel(w.to, { exact: true }).fill('2026-12-28');
-          await page.getByLabel(w.reason, { exact: true }).fill(`Navidad ${tag}`);
-          await page.getByRole('button', { name: w.addClosure }).click();
-          const row = page.getByRole('row').filter({ hasText: `Navidad ${tag}` });
-          await row.waitFor();
-          expect(await closures()).toEqual([{ reason: `Navidad ${tag}`, starts_on: '2026-12-26', ends_on: '2026-12-28' }]);
-          await page.mouse.move(0, 0);
-          await accessible(page, `opening calendar ${tag}`);
-          await page.screenshot({ path: join(TEST_RESULTS, `opening-calendar-${tag}.png`), fullPage: true });
+            await page.getByLabel(w.to, { exact: true }).fill('2026-12-28');
+            await page.getByLabel(w.reason, { exact: true }).fill(`Navidad ${tag}`);
+            await page.getByRole('button', { name: w.addClosure }).click();
+            const row = page.getByRole('row').filter({ hasText: `Navidad ${tag}` });
+            await row.waitFor();
+            expect(await closures()).toEqual([{ reason: `Navidad ${tag}`, starts_on: '2026-12-26', ends_on: '2026-12-28' }]);
+            await page.mouse.move(0, 0);
+            await accessible(page, `opening calendar ${tag}`);
+            await page.screenshot({ path: join(TEST_RESULTS, `opening-calendar-${tag}.png`), fullPage: true });
 
-          await row.getByRole('button').click();
-          await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
-          await row.waitFor({ state: 'detached' });
-          expect(await closures()).toEqual([]);
-          expect(await weekdays()).toEqual([1]);
-        });
-      }
-    }, 180_000);
+            await row.getByRole('button').click();
+            await page.getByRole('dialog').getByRole('button', { name: w.confirmDelete, exact: true }).click();
+            await row.waitFor({ state: 'detached' });
+            expect(await closures()).toEqual([]);
+            expect(await weekdays()).toEqual([1]);
+          });
+        }
+      },
+      deadline(180_000),
+    );
 
-    it('adds a product (refusing a cost above its price), imports a CSV after its preview (refusing a bad line) and deactivates one', async () => {
-      const me = await owner();
-      const products = () => t.db.product.findMany({ where: { organization_id: tenant.organizationId }, orderBy: { ean: 'asc' } });
-      for (const combo of COMBOS) {
-        const w = WORDS[combo.lang];
-        const tag = `${combo.lang}${combo.width}`;
-        await t.db.$executeRawUnsafe('DELETE FROM products WHERE organization_id = $1::uuid', tenant.organizationId);
+    it(
+      'adds a product (refusing a cost above its price), imports a CSV after its preview (refusing a bad line) and deactivates one',
+      async () => {
+        const me = await owner();
+        const products = () => t.db.product.findMany({ where: { organization_id: tenant.organizationId }, orderBy: { ean: 'asc' } });
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          const tag = `${combo.lang}${combo.width}`;
+          await t.db.$executeRawUnsafe('DELETE FROM products WHERE organization_id = $1::uuid', tenant.organizationId);
 
-        await onPage(me, combo, async (page) => {
-          await page.goto(`${base}/dashboard/products`);
-          await heading(page, w.products).waitFor();
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/products`);
+            await heading(page, w.products).waitFor();
 
-          // A product with a cost above its price: said under the field, nothing sent.
-          await page.getByRole('button', { name: w.addProduct }).click();
-          const dialog = page.getByRole('dialog');
-          await dialog.getByLabel(w.productName, { exact: true }).fill(`Croissant ${tag}`);
-          await dialog.getByLabel(w.category, { exact: true }).click();
-          await page.getByRole('option', { name: w.bakery }).click();
-          await dialog.getByLabel(w.ean, { exact: true }).fill('8410000000023');
-          await dialog.getByLabel(w.price, { exact: true }).fill('1.2');
-          await dialog.getByLabel(w.cost, { exact: true }).fill('2');
-          await dialog.getByRole('button', { name: w.save2, exact: true }).click();
-          await dialog.getByText(w.costAbove, { exact: true }).waitFor();
-          expect(await products()).toEqual([]);
-          await dialog.getByLabel(w.cost, { exact: true }).fill('0.4');
-          await dialog.getByRole('button', { name: w.save2, exact: true }).click();
-          await dialog.waitFor({ state: 'detached' });
-          await page.getByRole('cell', { name: `Croissant ${tag}`, exact: true }).waitFor();
-          expect((await products()).map((p) => [p.name, Number(p.price), Number(p.unit_cost)])).toEqual([[`Croissant ${tag}`, 1.2, 0.4]]);
+            // A product with a cost above its price: said under the field, nothing sent.
+            await page.getByRole('button', { name: w.addProduct }).click();
+            const dialog = page.getByRole('dialog');
+            await dialog.getByLabel(w.productName, { exact: true }).fill(`Croissant ${tag}`);
+            await dialog.getByLabel(w.category, { exact: true }).click();
+            await page.getByRole('option', { name: w.bakery }).click();
+            await dialog.getByLabel(w.ean, { exact: true }).fill('8410000000023');
+            await dialog.getByLabel(w.price, { exact: true }).fill('1.2');
+            await dialog.getByLabel(w.cost, { exact: true }).fill('2');
+            await dialog.getByRole('button', { name: w.save2, exact: true }).click();
+            await dialog.getByText(w.costAbove, { exact: true }).waitFor();
+            expect(await products()).toEqual([]);
+            await dialog.getByLabel(w.cost, { exact: true }).fill('0.4');
+            await dialog.getByRole('button', { name: w.save2, exact: true }).click();
+            await dialog.waitFor({ state: 'detached' });
+            await page.getByRole('cell', { name: `Croissant ${tag}`, exact: true }).waitFor();
+            expect((await products()).map((p) => [p.name, Number(p.price), Number(p.unit_cost)])).toEqual([[`Croissant ${tag}`, 1.2, 0.4]]);
 
-          // A CSV with a bad line: each problem listed, nothing written; fixed, previewed, then imported.
-          const text = page.getByLabel(w.csvText, { exact: true });
-          await text.fill('name;food_category;ean;price\nBarra;bakery;8410000000030;0,9\nLeche;dairy;123;1\n');
-          await page.getByRole('button', { name: w.check, exact: true }).click();
-          await page.getByTestId('import-problems').getByText('line 3: ean "123" is not a valid EAN/GTIN').waitFor();
-          expect(await products()).toHaveLength(1);
-          await text.fill('name;food_category;ean;price\nBarra;bakery;8410000000030;0,9\nCroissant grande;bakery;8410000000023;1,5\n');
-          await page.getByRole('button', { name: w.check, exact: true }).click();
-          await page.getByTestId('import-preview').getByRole('cell', { name: 'Barra', exact: true }).waitFor();
-          expect(await products()).toHaveLength(1);
-          await page.mouse.move(0, 0);
-          await accessible(page, `products ${tag}`);
-          await page.screenshot({ path: join(TEST_RESULTS, `products-${tag}.png`), fullPage: true });
-          await page.getByRole('button', { name: w.importN(2) }).click();
-          await page.getByRole('cell', { name: 'Barra', exact: true }).first().waitFor();
-          await expect
-            .poll(async () => (await products()).map((p) => [p.name, Number(p.price)]))
-            .toEqual([
-              ['Croissant grande', 1.5],
-              ['Barra', 0.9],
-            ]);
+            // A CSV with a bad line: each problem listed, nothing written; fixed, previewed, then imported.
+            const text = page.getByLabel(w.csvText, { exact: true });
+            await text.fill('name;food_category;ean;price\nBarra;bakery;8410000000030;0,9\nLeche;dairy;123;1\n');
+            await page.getByRole('button', { name: w.check, exact: true }).click();
+            await page.getByTestId('import-problems').getByText('line 3: ean "123" is not a valid EAN/GTIN').waitFor();
+            expect(await products()).toHaveLength(1);
+            await text.fill('name;food_category;ean;price\nBarra;bakery;8410000000030;0,9\nCroissant grande;bakery;8410000000023;1,5\n');
+            await page.getByRole('button', { name: w.check, exact: true }).click();
+            await page.getByTestId('import-preview').getByRole('cell', { name: 'Barra', exact: true }).waitFor();
+            expect(await products()).toHaveLength(1);
+            await page.mouse.move(0, 0);
+            await accessible(page, `products ${tag}`);
+            await page.screenshot({ path: join(TEST_RESULTS, `products-${tag}.png`), fullPage: true });
+            await page.getByRole('button', { name: w.importN(2) }).click();
+            await page.getByRole('cell', { name: 'Barra', exact: true }).first().waitFor();
+            await expect
+              .poll(async () => (await products()).map((p) => [p.name, Number(p.price)]))
+              .toEqual([
+                ['Croissant grande', 1.5],
+                ['Barra', 0.9],
+              ]);
 
-          // Deactivated: marked in the list, and in the database.
-          await page.getByRole('button', { name: w.deactivate('Barra'), exact: true }).click();
-          await page.getByRole('row').filter({ hasText: 'Barra' }).getByText(w.inactive, { exact: true }).first().waitFor();
-          expect((await products()).find((p) => p.name === 'Barra')?.deactivated_at).not.toBeNull();
-        });
-      }
-    }, 240_000);
+            // Deactivated: marked in the list, and in the database.
+            await page.getByRole('button', { name: w.deactivate('Barra'), exact: true }).click();
+            await page.getByRole('row').filter({ hasText: 'Barra' }).getByText(w.inactive, { exact: true }).first().waitFor();
+            expect((await products()).find((p) => p.name === 'Barra')?.deactivated_at).not.toBeNull();
+          });
+        }
+      },
+      deadline(240_000),
+    );
 
-    it('opens a registration session to its records', async () => {
-      const me = await owner();
-      const client = api(t.app, tenant.key);
-      const session = (await client.post('/api/v1/sessions', { name: 'Inventario de cámara' })).json().data;
-      const records = [1.5, 2.25, 3].map((kg) => validRecord({ session_id: session.id, weight_kg: kg, product_name: `Producto ${kg}` }));
-      expect((await client.post('/api/v1/records/batch', { records })).statusCode).toBe(200);
-      expect((await client.post('/api/v1/records', validRecord({ product_name: 'Fuera de la sesión' }))).statusCode).toBe(201);
+    it(
+      'opens a registration session to its records',
+      async () => {
+        const me = await owner();
+        const client = api(t.app, tenant.key);
+        const session = (await client.post('/api/v1/sessions', { name: 'Inventario de cámara' })).json().data;
+        const records = [1.5, 2.25, 3].map((kg) => validRecord({ session_id: session.id, weight_kg: kg, product_name: `Producto ${kg}` }));
+        expect((await client.post('/api/v1/records/batch', { records })).statusCode).toBe(200);
+        expect((await client.post('/api/v1/records', validRecord({ product_name: 'Fuera de la sesión' }))).statusCode).toBe(201);
 
-      for (const combo of COMBOS) {
-        const w = WORDS[combo.lang];
-        await onPage(me, combo, async (page) => {
-          await page.goto(`${base}/dashboard/shifts`);
-          await heading(page, w.shifts).waitFor();
-          await page.getByRole('link', { name: session.name, exact: true }).click();
-          await page.waitForURL(new RegExp(`/dashboard/sessions/${session.id}`));
-          await heading(page, session.name).waitFor();
-          await page
-            .getByTestId('session-records-count')
-            .filter({ hasText: w.range(3) })
-            .waitFor();
-          const table = page.getByRole('table');
-          for (const kg of [1.5, 2.25, 3]) await table.getByRole('cell', { name: `Producto ${kg}`, exact: true }).waitFor();
-          expect(await table.getByText('Fuera de la sesión').count()).toBe(0);
-          await accessible(page, `session ${combo.lang} ${combo.width}`);
-          await page.screenshot({ path: join(TEST_RESULTS, `session-${combo.lang}${combo.width}.png`), fullPage: true });
-          // The session's records as the Spanish CSV: those three, under their Spanish headers.
-          await page.getByRole('button', { name: w.exportCsv }).click();
-          const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: w.exportEs }).click()]);
-          const rows = parse(readFileSync(await download.path()), { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
-          expect(rows.map((r) => r.Producto).sort()).toEqual(['Producto 1.5', 'Producto 2.25', 'Producto 3']);
-          expect(new Set(rows.map((r) => r['ID sesión de registro']))).toEqual(new Set([session.id]));
-          // Back to the list, in the same scope.
-          await page.getByRole('main').getByRole('link', { name: w.shifts, exact: true }).click();
-          await heading(page, w.shifts).waitFor();
-        });
-      }
-    }, 180_000);
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/shifts`);
+            await heading(page, w.shifts).waitFor();
+            await page.getByRole('link', { name: session.name, exact: true }).click();
+            await page.waitForURL(new RegExp(`/dashboard/sessions/${session.id}`));
+            await heading(page, session.name).waitFor();
+            await page
+              .getByTestId('session-records-count')
+              .filter({ hasText: w.range(3) })
+              .waitFor();
+            const table = page.getByRole('table');
+            for (const kg of [1.5, 2.25, 3]) await table.getByRole('cell', { name: `Producto ${kg}`, exact: true }).waitFor();
+            expect(await table.getByText('Fuera de la sesión').count()).toBe(0);
+            await accessible(page, `session ${combo.lang} ${combo.width}`);
+            await page.screenshot({ path: join(TEST_RESULTS, `session-${combo.lang}${combo.width}.png`), fullPage: true });
+            // The session's records as the Spanish CSV: those three, under their Spanish headers.
+            await page.getByRole('button', { name: w.exportCsv }).click();
+            const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: w.exportEs }).click()]);
+            const rows = parse(readFileSync(await download.path()), { bom: true, delimiter: ';', columns: true }) as Record<
+              string,
+              string
+            >[];
+            expect(rows.map((r) => r.Producto).sort()).toEqual(['Producto 1.5', 'Producto 2.25', 'Producto 3']);
+            expect(new Set(rows.map((r) => r['ID sesión de registro']))).toEqual(new Set([session.id]));
+            // Back to the list, in the same scope.
+            await page.getByRole('main').getByRole('link', { name: w.shifts, exact: true }).click();
+            await heading(page, w.shifts).waitFor();
+          });
+        }
+      },
+      deadline(180_000),
+    );
 
-    it('filters the audit log from the URL and from its form', async () => {
-      const me = await owner();
-      const other = await createMember(t.db, tenant.organizationId, 'admin');
-      const otherHttp = new DashboardBrowser(t.app);
-      await otherHttp.signIn(other.email, PASSWORD);
-      const scope = { establishment_id: tenant.establishmentId, livemode: false };
-      // A shift added by each of them: entries of this action by more than one person, whatever the other tests added.
-      await me.http.mutate('shifts.create', { ...scope, shift: { name: 'De la dueña', start_time: '04:00', end_time: '05:00' } });
-      await otherHttp.mutate('shifts.create', { ...scope, shift: { name: 'Del admin', start_time: '05:00', end_time: '06:00' } });
+    it(
+      'filters the audit log from the URL and from its form',
+      async () => {
+        const me = await owner();
+        const other = await createMember(t.db, tenant.organizationId, 'admin');
+        const otherHttp = new DashboardBrowser(t.app);
+        await otherHttp.signIn(other.email, PASSWORD);
+        const scope = { establishment_id: tenant.establishmentId, livemode: false };
+        // A shift added by each of them: entries of this action by more than one person, whatever the other tests added.
+        await me.http.mutate('shifts.create', { ...scope, shift: { name: 'De la dueña', start_time: '04:00', end_time: '05:00' } });
+        await otherHttp.mutate('shifts.create', { ...scope, shift: { name: 'Del admin', start_time: '05:00', end_time: '06:00' } });
 
-      for (const combo of COMBOS) {
-        const w = WORDS[combo.lang];
-        await onPage(me, combo, async (page) => {
-          await page.goto(`${base}/dashboard/audit?action=shift.created`);
-          await heading(page, w.audit).waitFor();
-          const rows = page.getByRole('table').getByRole('row');
-          await rows.filter({ hasText: 'Del admin' }).waitFor();
-          // Only shift creations: every body row says so.
-          const actions = await page.getByRole('table').locator('tbody tr td:nth-child(3)').allTextContents();
-          expect(actions.length).toBeGreaterThan(1);
-          expect(new Set(actions)).toEqual(new Set([w.shiftCreated]));
-          await accessible(page, `audit ${combo.lang} ${combo.width}`);
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/audit?action=shift.created`);
+            await heading(page, w.audit).waitFor();
+            const rows = page.getByRole('table').getByRole('row');
+            await rows.filter({ hasText: 'Del admin' }).waitFor();
+            // Only shift creations: every body row says so.
+            const actions = await page.getByRole('table').locator('tbody tr td:nth-child(3)').allTextContents();
+            expect(actions.length).toBeGreaterThan(1);
+            expect(new Set(actions)).toEqual(new Set([w.shiftCreated]));
+            await accessible(page, `audit ${combo.lang} ${combo.width}`);
 
-          // The actor typed in the form goes to the URL, and only their entries remain.
-          const form = page.getByRole('search', { name: w.filters });
-          await form.getByLabel(w.actor).fill(other.email);
-          await form.getByRole('button', { name: w.filter, exact: true }).click();
-          await expect.poll(() => new URL(page.url()).searchParams.get('actor')).toBe(other.email);
-          expect(new URL(page.url()).searchParams.get('action')).toBe('shift.created');
-          await expect.poll(() => page.getByRole('table').locator('tbody tr').count()).toBe(1);
-          expect(await page.getByRole('table').locator('tbody tr td:nth-child(2)').textContent()).toBe(other.email);
+            // The actor typed in the form goes to the URL, and only their entries remain.
+            const form = page.getByRole('search', { name: w.filters });
+            await form.getByLabel(w.actor).fill(other.email);
+            await form.getByRole('button', { name: w.filter, exact: true }).click();
+            await expect.poll(() => new URL(page.url()).searchParams.get('actor')).toBe(other.email);
+            expect(new URL(page.url()).searchParams.get('action')).toBe('shift.created');
+            await expect.poll(() => page.getByRole('table').locator('tbody tr').count()).toBe(1);
+            expect(await page.getByRole('table').locator('tbody tr td:nth-child(2)').textContent()).toBe(other.email);
 
-          // A reload keeps the filter; clearing it empties the URL.
-          await page.reload();
-          expect(await form.getByLabel(w.actor).inputValue()).toBe(other.email);
-          await expect.poll(() => page.getByRole('table').locator('tbody tr').count()).toBe(1);
-          await form.getByRole('button', { name: w.clear }).click();
-          await expect.poll(() => new URL(page.url()).searchParams.get('actor')).toBeNull();
-          expect(new URL(page.url()).searchParams.get('action')).toBeNull();
-          await expect.poll(async () => (await page.getByRole('table').locator('tbody tr').count()) > 1).toBe(true);
-        });
-      }
-    }, 180_000);
+            // A reload keeps the filter; clearing it empties the URL.
+            await page.reload();
+            expect(await form.getByLabel(w.actor).inputValue()).toBe(other.email);
+            await expect.poll(() => page.getByRole('table').locator('tbody tr').count()).toBe(1);
+            await form.getByRole('button', { name: w.clear }).click();
+            await expect.poll(() => new URL(page.url()).searchParams.get('actor')).toBeNull();
+            expect(new URL(page.url()).searchParams.get('action')).toBeNull();
+            await expect.poll(async () => (await page.getByRole('table').locator('tbody tr').count()) > 1).toBe(true);
+          });
+        }
+      },
+      deadline(180_000),
+    );
   },
 );

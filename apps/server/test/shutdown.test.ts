@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { deadline } from '@merma/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../src/db/client.js';
 import { type BuiltServer, startBuiltServer } from './fixtures/built-server.js';
@@ -124,7 +125,9 @@ describe('SIGTERM with work in flight', () => {
     return answer;
   }
 
-  it('answers the request still being received, records the delivery being sent, then exits 0', { timeout: 120_000 }, async () => {
+  it('answers the request still being received, records the delivery being sent, then exits 0', {
+    timeout: deadline(120_000),
+  }, async () => {
     // The receiver holds its answer for a second: the delivery is in flight while the server stops.
     receiver = await startReceiver((_req, res) => {
       setTimeout(() => res.end('ok'), 1_000);
@@ -186,7 +189,7 @@ describe('SIGTERM with work in flight', () => {
   // answered during the drain must not keep the server from closing: answers sent once close began
   // say `Connection: close` (http/app.ts). Without it app.close() waited for that connection and
   // the 25-second guard in serve.ts ended the process with exit code 1.
-  it('closes a kept-alive connection once its in-flight request is answered, then exits 0', { timeout: 120_000 }, async () => {
+  it('closes a kept-alive connection once its in-flight request is answered, then exits 0', { timeout: deadline(120_000) }, async () => {
     const { server, tenant } = await serverWithTenant({});
     const inFlight = await halfSentRecord(server, tenant.key, 'keep-alive');
     try {

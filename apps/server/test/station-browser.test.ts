@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -189,7 +190,11 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
     }
   });
 
-  it('records 25 times offline across a reload, then stores each exactly once, in tap order, when the sync is cut midway', async () => {
+  // About 150 taps and a sync that pauses after each cut connection: a long scenario, given a
+  // budget of its own (20 s on an idle machine).
+  it('records 25 times offline across a reload, then stores each exactly once, in tap order, when the sync is cut midway', {
+    timeout: deadline(90_000),
+  }, async () => {
     const kitchen = await kitchenWithCode('Obrador');
     const { context, page } = await stationPage('portrait');
     try {
@@ -227,7 +232,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
         return route.fulfill({ response });
       });
       await context.setOffline(false);
-      await page.getByText('Todos los registros enviados').waitFor({ timeout: 60_000 });
+      await page.getByText('Todos los registros enviados').waitFor({ timeout: deadline(60_000) });
 
       const stored = await stationRecords(kitchen.tenant.establishmentId);
       expect(stored.map((r) => r.weight_kg)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
@@ -267,13 +272,13 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
 
       await kitchen.http.mutate('stations.revoke', { ...kitchen.scope, id: kitchen.deviceId });
       await context.setOffline(false);
-      await page.getByText('This tablet was unpaired from the dashboard').waitFor({ timeout: 30_000 });
+      await page.getByText('This tablet was unpaired from the dashboard').waitFor({ timeout: deadline(30_000) });
       expect(await stationRecords(kitchen.tenant.establishmentId)).toEqual([]);
       // Paired again (a new code) the record it kept is sent.
       const again = await kitchen.http.mutate('stations.startPairing', { ...kitchen.scope, name: 'Barra' });
       await page.getByLabel('Pairing code').fill(again.code);
       await page.getByRole('button', { name: 'Pair', exact: true }).click();
-      await page.getByText('All records sent').waitFor({ timeout: 30_000 });
+      await page.getByText('All records sent').waitFor({ timeout: deadline(30_000) });
       await settled(page);
       expect((await stationRecords(kitchen.tenant.establishmentId)).map((r) => r.weight_kg)).toEqual([2]);
     } finally {
@@ -318,7 +323,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       await row.getByText('Desvinculada').waitFor();
       // The tablet finds out at its next request.
       await tablet.page.reload();
-      await tablet.page.getByText('Esta tableta se desvinculó desde el panel.').waitFor({ timeout: 30_000 });
+      await tablet.page.getByText('Esta tableta se desvinculó desde el panel.').waitFor({ timeout: deadline(30_000) });
 
       // A viewer has no Stations page in the navigation.
       const viewer = await createMember(t.db, tenant.organizationId, 'viewer');
@@ -359,13 +364,13 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       expect(completed.statusCode).toBe(200);
       await context.setOffline(false);
       const refused = page.getByRole('alert').filter({ hasText: '1 registro necesita tu atención' });
-      await refused.waitFor({ timeout: 30_000 });
+      await refused.waitFor({ timeout: deadline(30_000) });
       await refused.getByText('La sesión de registro ya se terminó: guarda el registro sin ella.').waitFor();
       await expectAccessible(page, 'station with a refused record');
       expect(await smallTargets(page)).toEqual([]);
       await page.screenshot({ path: join(TEST_RESULTS, 'station-refused.png') });
       // The session is gone from the station: corrected, the record goes in without it.
-      await page.getByText('Los registros van a «Servicio de desayuno»').waitFor({ state: 'detached', timeout: 70_000 });
+      await page.getByText('Los registros van a «Servicio de desayuno»').waitFor({ state: 'detached', timeout: deadline(70_000) });
       await refused.getByRole('button', { name: 'Corregir' }).click();
       await page.getByRole('button', { name: 'Sobreproducción', exact: true }).click();
       await page.getByRole('button', { name: 'Donación', exact: true }).click();

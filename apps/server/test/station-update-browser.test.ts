@@ -1,6 +1,7 @@
 import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST, hasChromium, requireBuiltDashboard, startBrowserSuite } from './browser.js';
@@ -63,7 +64,9 @@ describe.skipIf(!hasChromium)('a new version of the station (reason when skipped
       await page.getByRole('button', { name: '2', exact: true }).click();
       await page.getByRole('button', { name: 'Guardar', exact: true }).click();
       // Saved: back at the first step, the page reloads into the new version.
-      await page.waitForFunction(() => (globalThis as { __merma_mark?: boolean }).__merma_mark !== true, undefined, { timeout: 15_000 });
+      await page.waitForFunction(() => (globalThis as { __merma_mark?: boolean }).__merma_mark !== true, undefined, {
+        timeout: deadline(15_000),
+      });
       await page.getByRole('heading', { name: '¿Qué se tira?' }).waitFor();
       await page.getByText('Todos los registros enviados').waitFor();
       const [row] = await t.db.$queryRawUnsafe<{ n: number }[]>(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CONSECUTIVE_FAILURES } from '../src/modules/accounts/lockout.js';
 import { ENQUEUE_DELIVERY_SQL } from '../src/modules/webhooks/queue.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   });
   t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true', TRUST_PROXY: 'true' }, worker: true });
   tenant = await createTenant(t.db);
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

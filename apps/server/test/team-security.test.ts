@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteFirstOwner } from '../src/admin/accounts.js';
 import { createEstablishment } from '../src/admin/service.js';
@@ -20,7 +21,7 @@ const mailer = capturingMailer();
 
 beforeAll(async () => {
   t = await startTestApp({ config: { TRUST_PROXY: 'true', API_KEY_CACHE_TTL_MS: '0' }, mailer });
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await t?.close();

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../src/db/client.js';
 import { type BuiltServer, startBuiltServer } from './fixtures/built-server.js';
@@ -98,7 +99,7 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     });
     const setup = createPrisma(server.databaseUrl, 2);
     tenant = await createTenant(setup).finally(() => setup.$disconnect());
-  }, 180_000);
+  }, deadline(180_000));
 
   afterAll(async () => {
     await server?.close();
@@ -113,7 +114,9 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
       body: JSON.stringify(body),
     });
 
-  it('a request: its server span continues the caller’s trace, with the procedure and its SQL under it', { timeout: 60_000 }, async () => {
+  it('a request: its server span continues the caller’s trace, with the procedure and its SQL under it', {
+    timeout: deadline(60_000),
+  }, async () => {
     expect(server.output()).toMatch(/"traces":"OpenTelemetry \(OTLP\)"/);
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
@@ -165,7 +168,9 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(record.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('a refused request (400) is answered, and its spans are not marked as failures of the service', { timeout: 60_000 }, async () => {
+  it('a refused request (400) is answered, and its spans are not marked as failures of the service', {
+    timeout: deadline(60_000),
+  }, async () => {
     const traceId = randomBytes(16).toString('hex');
     const res = await post('/api/v1/records', validRecord({ weight_kg: -1 }), {
       traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
@@ -182,7 +187,9 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(request?.attributes['http.response.status_code']).toBe(400);
   });
 
-  it('a replayed Idempotency-Key is answered its stored record, and its span is not marked as a failure', { timeout: 60_000 }, async () => {
+  it('a replayed Idempotency-Key is answered its stored record, and its span is not marked as a failure', {
+    timeout: deadline(60_000),
+  }, async () => {
     const key = `replay-${randomBytes(4).toString('hex')}`;
     const first = await post('/api/v1/records', validRecord(), { 'idempotency-key': key });
     expect(first.status).toBe(201);
@@ -202,7 +209,7 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(procedure.status?.code ?? 0).not.toBe(STATUS_ERROR);
   });
 
-  it('an Odoo integration URL: the span keeps the token’s last four characters only', { timeout: 60_000 }, async () => {
+  it('an Odoo integration URL: the span keeps the token’s last four characters only', { timeout: deadline(60_000) }, async () => {
     const traceId = randomBytes(16).toString('hex');
     const token = 'mit_Qq81kQpL0aB3cD4eF5gH6iJ7kL8mN9xY';
     const res = await fetch(`${server.url}/api/v1/integrations/odoo/${token}`, {
@@ -221,7 +228,7 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
   });
 
   it('a webhook delivery: one span per attempt, linked to the request that wrote the event, with the POST and the SQL under it', {
-    timeout: 60_000,
+    timeout: deadline(60_000),
   }, async () => {
     const subscription = await post('/api/v1/webhooks', {
       url: `${webhooks.url}/hook?token=secreto-del-receptor`,
@@ -284,7 +291,7 @@ describe('OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     expect(JSON.parse(line)).toMatchObject({ span_id: delivery.spanId, attempt: 1, status: 200 });
   });
 
-  it('traces no probe, and no SQL outside a request or a job (the worker’s polling)', { timeout: 60_000 }, async () => {
+  it('traces no probe, and no SQL outside a request or a job (the worker’s polling)', { timeout: deadline(60_000) }, async () => {
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     // A traced request after the probe: once its span is exported, a span of the probe would be too.
     const traceId = randomBytes(16).toString('hex');

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deadline } from '@merma/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, signedInPage } from './browser.js';
@@ -46,7 +47,7 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ received: true, note: 'gracias desde el receptor' }));
   });
-}, 60_000);
+}, deadline(60_000));
 
 afterAll(async () => {
   await receiver?.close();
@@ -135,8 +136,8 @@ describe.skipIf(!hasChromium)('the delivery log, the deactivation banner and inv
           // Pending first, then delivered, on the same page (no reload, no navigation).
           const navigations: string[] = [];
           page.on('framenavigated', (frame) => navigations.push(frame.url()));
-          await log.getByText(text.pending, { exact: true }).waitFor({ timeout: 10_000 });
-          await log.getByText(text.delivered, { exact: true }).waitFor({ timeout: 15_000 });
+          await log.getByText(text.pending, { exact: true }).waitFor({ timeout: deadline(10_000) });
+          await log.getByText(text.delivered, { exact: true }).waitFor({ timeout: deadline(15_000) });
           expect(navigations).toEqual([]);
           const stored = await t.db.webhookDelivery.findFirstOrThrow({ where: { subscription_id: sub.id } });
           expect(stored).toMatchObject({ status: 'succeeded', attempts: 1 });

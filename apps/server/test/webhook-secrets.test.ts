@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { verifyDelivery } from '@merma/signing';
+import { deadline } from '@merma/testing';
 import { Webhook as StandardWebhooks } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
@@ -33,7 +34,7 @@ async function run(entry: 'admin' | 'main', args: string[], env: Record<string, 
     const { stdout, stderr } = await exec(process.execPath, ['--conditions=@merma/source', '--import', 'tsx', `src/${entry}.ts`, ...args], {
       cwd: SERVER_DIR,
       env: merged,
-      timeout: 60_000,
+      timeout: deadline(60_000),
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -271,7 +272,7 @@ describe('webhook secrets at rest', () => {
   });
 });
 
-describe('key rotation with merma-admin secrets reencrypt', { timeout: 90_000 }, () => {
+describe('key rotation with merma-admin secrets reencrypt', { timeout: deadline(90_000) }, () => {
   const K1 = newKey('k1');
   const K2 = newKey('k2');
   let t: TestContext;
@@ -361,7 +362,7 @@ describe('key rotation with merma-admin secrets reencrypt', { timeout: 90_000 },
   });
 });
 
-describe('production without MERMA_ENCRYPTION_KEY', { timeout: 60_000 }, () => {
+describe('production without MERMA_ENCRYPTION_KEY', { timeout: deadline(60_000) }, () => {
   const MESSAGE =
     'MERMA_ENCRYPTION_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted with it): generate a key with `openssl rand -base64 32` and set MERMA_ENCRYPTION_KEY=k1:<that key>';
   const env = {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Merma } from '@merma/sdk';
 import { CAUSA_CADUCIDAD, DESTINO_DONATION, DESTINO_LANDFILL, startTestServer, type TestServer } from '@merma/test-server';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { occurredAt, parseDate, parseWeight } from '../src/import.mjs';
 
@@ -200,8 +201,8 @@ describe('erp-csv-import against the server', () => {
     // committed, possibly before the answer reached it.
     const first = start([file], tenant.key);
     const count = async () => (await countRecords(tenant.establishmentId)) ?? 0;
-    const deadline = Date.now() + 30_000;
-    while ((await count()) < 500 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const giveUpAt = Date.now() + deadline(30_000);
+    while ((await count()) < 500 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 10));
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.code).toBeNull();

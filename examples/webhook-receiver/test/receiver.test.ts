@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Merma, signWebhook, verifyWebhook, type WebhookEvent } from '@merma/sdk';
 import { DESTINO_DONATION, startTestServer, type TestServer } from '@merma/test-server';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/express.mjs';
 import { createReceiver, SeenIds } from '../src/server.mjs';
@@ -40,11 +41,11 @@ async function startVariant(make: (o: Options) => Server, secret = SECRET) {
 }
 
 async function waitFor<T>(check: () => T, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
+  const giveUpAt = Date.now() + deadline(timeoutMs);
   for (;;) {
     const value = check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    if (Date.now() > giveUpAt) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureSdkBundles, type SdkBundleFigures } from '../src/bundle-size.mjs';
 import { extractPackedSdk, type PackedSdk, packSdk } from './support/pack.js';
@@ -15,7 +16,7 @@ let extracted: Awaited<ReturnType<typeof extractPackedSdk>> | undefined;
 beforeAll(async () => {
   packed = await packSdk();
   extracted = await extractPackedSdk(packed.tarball);
-}, 120_000);
+}, deadline(120_000));
 
 afterAll(() => {
   extracted?.cleanup();

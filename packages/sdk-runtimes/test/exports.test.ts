@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declaredValueExports, importedSpecifiers, packageName } from './support/declarations.js';
 import { installPackedSdk, type PackedManifest, type PackedSdk, packSdk, tempProject } from './support/pack.js';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   project = tempProject('exports');
   manifest = await installPackedSdk(project.dir, packed.tarball, { type: 'module' });
   sdkDir = join(project.dir, 'node_modules/@merma/sdk');
-}, 120_000);
+}, deadline(120_000));
 
 afterAll(() => {
   project?.cleanup();

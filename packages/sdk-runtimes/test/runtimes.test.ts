@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '@merma/test-server';
+import { deadline } from '@merma/testing';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,7 @@ beforeAll(async () => {
   // receiver listens on 127.0.0.1, which the SSRF guard refuses unless told.
   server = await startTestServer({ worker: true, env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
   hub = await startHub(server.url);
-}, 180_000);
+}, deadline(180_000));
 
 afterAll(async () => {
   console.log(`\n${matrix.render(COLUMN_ORDER)}\n`);
@@ -61,7 +62,7 @@ afterAll(async () => {
   await server?.close();
   packed?.cleanup();
   for (const cleanup of cleanups) cleanup();
-}, 60_000);
+}, deadline(60_000));
 
 /** A fresh customer project with the packed SDK in node_modules. */
 async function customerProject(label: string, packageJson: Record<string, unknown>): Promise<string> {
@@ -254,7 +255,7 @@ describe('the packed SDK in every runtime, against the built server', () => {
         page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
         await page.goto(`${(hub as Hub).url}/browser/`);
         await page.waitForFunction(() => (window as { __mermaResult?: unknown }).__mermaResult !== undefined, undefined, {
-          timeout: 30_000,
+          timeout: deadline(30_000),
         });
         ok = await page.evaluate(() => (window as unknown as { __mermaResult: Promise<boolean> }).__mermaResult);
       } catch (err) {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Receiver, startReceiver, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   BadRequestError,
@@ -306,7 +307,7 @@ describe('webhook deliveries, end to end', () => {
   });
 
   const deliveredTo = async (count: number) => {
-    await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: deadline(20_000), interval: 50 });
     return receiver.received[count - 1] as (typeof receiver.received)[number];
   };
   const verify = (got: { headers: Record<string, unknown>; body: string }, secret: string | string[]) =>
@@ -326,7 +327,7 @@ describe('webhook deliveries, end to end', () => {
         const page = await client.webhooks.deliveries(hook.id);
         expect(page.data[0]).toMatchObject({ id: test.id, status: 'succeeded', attempts: [{ attempt: 1, response_status: 200 }] });
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: deadline(10_000), interval: 100 },
     );
 
     const again = await client.webhooks.retryDelivery(hook.id, test.id);

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { deadline } from '@merma/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, Merma, MermaError } from '../src/index.js';
 import { DESTINO, KEY, record, uuid } from './setup.js';
@@ -145,14 +146,18 @@ describe('the timeout and the signal cover the whole answer, body included', () 
 });
 
 describe('options and servers that misbehave', () => {
-  it('reads NaN, negative and infinite options as mistakes, not as "forever"', async () => {
-    handle = (_req, res) => json(res, 503, { error: 'down', status: 503, code: 'service_unavailable' });
-    const err = await client({ maxRetries: Number.NaN, timeout: Number.POSITIVE_INFINITY })
-      .causas.list({ maxRetries: -1 })
-      .catch((e) => e);
-    expect(err.status).toBe(503);
-    expect(seen).toHaveLength(3); // the default: 2 retries
-  }, 20_000);
+  it(
+    'reads NaN, negative and infinite options as mistakes, not as "forever"',
+    async () => {
+      handle = (_req, res) => json(res, 503, { error: 'down', status: 503, code: 'service_unavailable' });
+      const err = await client({ maxRetries: Number.NaN, timeout: Number.POSITIVE_INFINITY })
+        .causas.list({ maxRetries: -1 })
+        .catch((e) => e);
+      expect(err.status).toBe(503);
+      expect(seen).toHaveLength(3); // the default: 2 retries
+    },
+    deadline(20_000),
+  );
 
   it('stops iterating when a page brings nothing new, instead of asking forever', async () => {
     handle = (_req, res) =>

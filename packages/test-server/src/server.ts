@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { deadline } from '@merma/testing';
 import pg from 'pg';
 import { freshDatabase } from './database.js';
 
@@ -133,7 +134,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       child,
       () => announced,
       () => log,
-      options.readyTimeoutMs ?? 120_000,
+      options.readyTimeoutMs ?? deadline(120_000),
     );
     databaseUrl = database.url ?? embeddedUrl(dataDir);
     sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
@@ -185,7 +186,7 @@ function embeddedUrl(dataDir: string): string {
 }
 
 async function waitReady(child: ChildProcess, announced: () => string | undefined, output: () => string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
+  const giveUpAt = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before /readyz answered:\n${output()}`);
@@ -199,7 +200,7 @@ async function waitReady(child: ChildProcess, announced: () => string | undefine
         // not answering yet
       }
     }
-    if (Date.now() > deadline) throw new Error(`the server was not ready within ${timeoutMs} ms:\n${output()}`);
+    if (Date.now() > giveUpAt) throw new Error(`the server was not ready within ${timeoutMs} ms:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
