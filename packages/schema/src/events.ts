@@ -1,16 +1,27 @@
 import { z } from 'zod';
 import { FoodCategory, Plan, Timestamp, Uuid, WasteStage } from './common.js';
 
-/** `data` of `record.created` and `record.updated`. */
+/**
+ * `data` of `record.created` and `record.updated`: the stored record's fields an ERP files it with
+ * (ids of its destination, cause, product and shift, notes, mode) plus the names of its cause and
+ * destination, rendered from the record when each delivery is sent.
+ */
 export const RecordEventData = z.object({
   id: Uuid,
   establishment_id: Uuid,
   food_category: FoodCategory,
   weight_kg: z.number(),
+  livemode: z.boolean().describe('true for live data (svc_live_ keys), false for test data'),
   created_at: Timestamp,
   occurred_at: Timestamp.optional().describe('when the waste happened (absent in events sent before it existed)'),
+  destino_id: Uuid.describe('id of the destination (GET /api/v1/destinos)'),
+  causa_id: Uuid.nullable().describe('id of the cause (GET /api/v1/causas)'),
   cause: z.string().nullable().describe('name of the cause'),
   destination: z.string().describe('name of the destination'),
+  product_id: Uuid.nullable().describe('the product of the catalogue the record is of, when it named one'),
+  product_name: z.string().nullable().describe("the record's free-text product name, as stored (GET /api/v1/records)"),
+  shift_id: Uuid.nullable(),
+  notes: z.string().nullable(),
   waste_stage: WasteStage.nullable().optional(),
   record_hash: z.string().optional(),
   supersedes_id: Uuid.nullable().optional().describe('record.updated: the record this version corrects'),
