@@ -1,4 +1,5 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { CURRENT_API_VERSION } from '@merma/schema';
 import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +37,7 @@ const preflight = (
   path: string,
   origin: string,
   method = 'POST',
-  requestHeaders = 'authorization,content-type,idempotency-key',
+  requestHeaders = 'authorization,content-type,idempotency-key,x-merma-sdk,merma-version',
 ) =>
   send(base, 'OPTIONS', path, {
     origin,
@@ -79,7 +80,8 @@ describe('preflight (OPTIONS) for /api/v1', () => {
     expect(res.body).toBe('');
     expect(res.headers['access-control-allow-origin']).toBe(origin);
     expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PUT, PATCH, DELETE');
-    expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, Idempotency-Key');
+    // What the SDK sends: its own X-Merma-SDK on every call and Merma-Version when pinned.
+    expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, Idempotency-Key, X-Merma-SDK, Merma-Version');
     expect(res.headers['access-control-max-age']).toBe('600');
     // A key is sent explicitly, never as an ambient credential.
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
@@ -109,8 +111,9 @@ describe('answers to a listed origin', () => {
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe(PAGE);
     expect(res.headers['access-control-expose-headers']).toBe(
-      'X-Request-Id, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed',
+      'X-Request-Id, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed, Merma-Version',
     );
+    expect(res.headers['merma-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     expect(res.headers['x-ratelimit-limit']).toBeDefined();
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
@@ -257,12 +260,19 @@ describe('in a browser (chromium): a page on another origin calls the API', () =
         const page = await browser.newPage();
         await page.goto(origin);
         return page.evaluate(
-          async ({ api, key, body }) => {
+          async ({ api, key, body, version }) => {
             try {
               const send = () =>
                 fetch(`${api}/api/v1/records`, {
                   method: 'POST',
-                  headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'browser-1' },
+                  headers: {
+                    Authorization: `Bearer ${key}`,
+                    'Content-Type': 'application/json',
+                    'Idempotency-Key': 'browser-1',
+                    // What @merma/sdk adds to every call, and to a pinned one.
+                    'X-Merma-SDK': 'js/0.0.0',
+                    'Merma-Version': version,
+                  },
                   body,
                 });
               const first = await send();
@@ -272,12 +282,13 @@ describe('in a browser (chromium): a page on another origin calls the API', () =
                 requestId: first.headers.get('x-request-id'),
                 remaining: first.headers.get('x-ratelimit-remaining'),
                 replayed: again.headers.get('idempotent-replayed'),
+                version: first.headers.get('merma-version'),
               };
             } catch (err) {
               return { error: String(err) };
             }
           },
-          { api, key: tenant.key, body: JSON.stringify(validRecord({ notes: origin })) },
+          { api, key: tenant.key, body: JSON.stringify(validRecord({ notes: origin })), version: CURRENT_API_VERSION },
         );
       };
       expect(await call(listed.origin)).toEqual({
@@ -285,6 +296,7 @@ describe('in a browser (chromium): a page on another origin calls the API', () =
         requestId: expect.stringMatching(/^req_/),
         remaining: expect.stringMatching(/^\d+$/),
         replayed: 'true',
+        version: CURRENT_API_VERSION,
       });
       expect(await call(unlisted.origin)).toEqual({ error: expect.stringContaining('Failed to fetch') });
       // The refused page's POST never ran: the preflight stopped it.

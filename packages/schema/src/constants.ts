@@ -29,6 +29,16 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const IDEMPOTENCY_TTL_HOURS = 24;
 /**
+ * The versions of the API's contract a caller may pin with the `Merma-Version` request header,
+ * oldest first; the last is the current one. Every `/api/v1` answer names, in the same header, the
+ * version it was answered with (the pinned one, else the current); an unknown version is refused
+ * with 400. A version is added here, with its date, only when a change would break a caller.
+ */
+export const API_VERSIONS = ['2026-11-28'] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
+export const CURRENT_API_VERSION: ApiVersion = API_VERSIONS[API_VERSIONS.length - 1] as ApiVersion;
+export const API_VERSION_HEADER = 'Merma-Version';
+/**
  * How long a webhook secret replaced by `POST /api/v1/webhooks/{id}/rotate-secret` keeps signing
  * beside the new one, by default and at most (1 day, 7 days).
  */
@@ -70,6 +80,7 @@ export const EVENT_TYPES = [
   'alert.spike_detected',
   'alert.triggered',
   'plan.generated',
+  'integration.lines_refused',
 ] as const;
 
 /** Events accepted by `POST /api/v1/webhooks/inbound`. */

@@ -16,6 +16,7 @@ import type { SecretBox } from '../secrets/cipher.js';
 import type { CheckpointSigner } from '../secrets/signing.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
 import type { AppRouter } from '../trpc/router.js';
+import { resolveApiVersion } from './api-version.js';
 import type { Authenticator } from './auth.js';
 import { registerProcedureRoutes } from './binding.js';
 import { registerCors } from './cors.js';
@@ -157,6 +158,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.config;
     if (!route?.api) return;
+    resolveApiVersion(request, reply);
     request.auth = await authenticator.authenticate(request);
     // Every later line of this request (and its "request completed" line) names who asked: added
     // to the request's own child logger (Fastify makes one per request, carrying reqId, shared with

@@ -1,4 +1,5 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
+import { API_VERSION_HEADER } from '@merma/schema';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
@@ -19,7 +20,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
  * the answer from the page. A plain OPTIONS that is not a preflight is the usual 404.
  */
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key'];
+/**
+ * What a page may send: the headers the SDK sets (`X-Merma-SDK` on every call, `Merma-Version` when
+ * a version is pinned) besides the key, the body's type and the Idempotency-Key. A header missing
+ * here makes the browser refuse every call of the SDK ("Failed to fetch").
+ */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Merma-SDK', API_VERSION_HEADER];
 /** What a page may read of an answer beyond the CORS-safelisted headers: what the SDK reads. */
 export const CORS_EXPOSED_HEADERS = [
   'X-Request-Id',
@@ -28,6 +34,7 @@ export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
   'Idempotent-Replayed',
+  API_VERSION_HEADER,
 ];
 /** How long a browser may reuse a preflight's answer (Chrome caps it at 2 hours). */
 export const CORS_MAX_AGE_SECONDS = 600;

@@ -1,5 +1,8 @@
 import {
+  API_VERSION_HEADER,
   API_VERSION_PREFIX,
+  API_VERSIONS,
+  CURRENT_API_VERSION,
   ErrorBody,
   IntegrationReceiptResponse,
   InventoryLossPayload,
@@ -115,7 +118,8 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
   const doc = generateOpenApiDocument(router, {
     title: 'Merma API',
     description:
-      'Food-waste ("merma") records: create and read records, catalogues and shifts. Every request needs `Authorization: Bearer <API_KEY>` (`svc_live_…` for production data, `svc_test_…` for test data). Successful responses are wrapped in `{ success, data, meta?, timestamp }`.',
+      'Food-waste ("merma") records: create and read records, catalogues and shifts. Every request needs `Authorization: Bearer <API_KEY>` (`svc_live_…` for production data, `svc_test_…` for test data). Successful responses are wrapped in `{ success, data, meta?, timestamp }`. ' +
+      `An optional \`${API_VERSION_HEADER}: <date>\` header pins the contract version (${API_VERSIONS.map((v) => `\`${v}\``).join(', ')}; the current is \`${CURRENT_API_VERSION}\`); every answer names the version it was answered with in \`${API_VERSION_HEADER}\`, and an unknown version is refused with 400.`,
     version,
     openApiVersion: '3.1.0',
     baseUrl: API_VERSION_PREFIX,
