@@ -15,9 +15,17 @@ const event = {
     establishment_id: uuid(2),
     food_category: 'bakery',
     weight_kg: 3.2,
+    livemode: true,
     created_at: '2026-11-23T09:59:59.000Z',
+    occurred_at: '2026-11-23T09:30:00.000Z',
+    destino_id: uuid(3),
+    causa_id: uuid(4),
     cause: 'Caducidad',
     destination: 'Donación para consumo humano',
+    product_id: uuid(5),
+    product_name: 'cruasán',
+    shift_id: uuid(6),
+    notes: 'albarán 1234',
   },
 };
 const body = JSON.stringify(event);
@@ -70,6 +78,22 @@ describe('verifyWebhook', () => {
       expect(verified.event).toBe('record.created');
       if (verified.event === 'record.created') expect(verified.data.id).toBe(uuid(1));
     }
+    // The ids an ERP files the record by are typed.
+    const full = await verifyWebhook({
+      payload: body,
+      headers: await signWebhook({ payload: body, secret: SECRET, timestamp: TS }),
+      secret: SECRET,
+      now: NOW,
+    });
+    if (full.event !== 'record.created') throw new Error('expected record.created');
+    const filed: [string, string | null, string | null, string | null, boolean] = [
+      full.data.destino_id,
+      full.data.causa_id,
+      full.data.product_id,
+      full.data.shift_id,
+      full.data.livemode,
+    ];
+    expect(filed).toEqual([uuid(3), uuid(4), uuid(5), uuid(6), true]);
   });
 
   it('returns an event type added later as a generic event, not an exception', async () => {

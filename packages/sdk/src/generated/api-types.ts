@@ -640,13 +640,25 @@ export type RecordEventData = {
     establishment_id: string;
     food_category: FoodCategory;
     weight_kg: number;
+    /** true for live data (svc_live_ keys), false for test data */
+    livemode: boolean;
     created_at: string;
     /** when the waste happened (absent in events sent before it existed) */
     occurred_at?: string | undefined;
+    /** id of the destination (GET /api/v1/destinos) */
+    destino_id: string;
+    /** id of the cause (GET /api/v1/causas) */
+    causa_id: string | null;
     /** name of the cause */
     cause: string | null;
     /** name of the destination */
     destination: string;
+    /** the product of the catalogue the record is of, when it named one */
+    product_id: string | null;
+    /** the record's free-text product name, as stored (GET /api/v1/records) */
+    product_name: string | null;
+    shift_id: string | null;
+    notes: string | null;
     waste_stage?: (WasteStage | null) | undefined;
     record_hash?: string | undefined;
     /** record.updated: the record this version corrects */
