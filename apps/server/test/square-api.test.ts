@@ -1,3 +1,4 @@
+import { deadline } from '@merma/testing';
 import { WebhooksHelper } from 'square';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SQUARE_VERSION, SquareApiError, squareApi } from '../src/modules/integrations/square/api.js';
@@ -22,12 +23,11 @@ import {
  */
 const TOKEN = 'EAAAl-test-merchant-token-0123456789';
 let square: LocalSquareApi;
-let startupMs = 0;
 
+// A stand-in that does not start fails this hook, and so the file (its deadline scales with the
+// machine: fixtures/square-api.ts); how fast it starts is no test's business.
 beforeAll(async () => {
-  const started = performance.now();
   square = await startSquareApi({ accessToken: TOKEN });
-  startupMs = performance.now() - started;
 });
 afterAll(async () => {
   await square?.close();
@@ -58,10 +58,9 @@ async function failure(promise: Promise<unknown>): Promise<SquareApiError> {
 const orderId = (i: number) => `ORDER${String(i).padStart(4, '0')}`;
 
 describe('the local Square API', () => {
-  it('starts Prism in front of the fake within a few seconds', () => {
+  it('starts Prism in front of the fake', () => {
     expect(square.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(square.url).not.toBe(square.upstreamUrl);
-    expect(startupMs).toBeLessThan(15_000);
     expect(SQUARE_EXTRACT['x-extract']).toMatchObject({
       repository: 'https://github.com/square/connect-api-specification',
       file: 'api.json',
@@ -327,10 +326,10 @@ describe('errors', () => {
   });
 
   it('a timeout is retryable', async () => {
-    square.stallNext(3_000);
-    const started = performance.now();
+    // The answer is held far longer than the test may run: only the client's own 300 ms timeout
+    // ends the call (were it ignored, the test would time out instead of reading this error).
+    square.stallNext(deadline(10 * 60_000));
     const error = await failure(client({ timeoutMs: 300 }).batchRetrieveOrders({ orderIds: ['A'] }));
-    expect(performance.now() - started).toBeLessThan(2_500);
     expect(error).toMatchObject({ status: null, retryable: true, retryAfterSeconds: null });
     expect(error.message).toMatch(/did not answer within 300 ms/);
   });
