@@ -101,6 +101,34 @@ describe('the outbox', () => {
     expect((await store.sentRecords()).map((s) => s.id)).toEqual(['r3', 'r2', 'r1']);
   });
 
+  it('holds the records after one that failed briefly, and sends them after it, in tap order', async () => {
+    // Three records queued while one send is in doubt: only the first fails (a dropped connection,
+    // a 503, a 429), and only once. Nothing after it may reach the server before it does.
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    for (const kg of [1, 2, 3])
+      await store.enqueue({
+        kind: 'record',
+        scope: 'e1:test',
+        key: newKey(),
+        state: 'waiting',
+        body: { ...body(kg), occurred_at: new Date(Date.UTC(2026, 10, 24, 10, 0, kg)).toISOString() },
+      });
+    for (const failure of [
+      new StationError(0, 'offline', 'No connection'),
+      new StationError(503, 'service_unavailable', 'The database is unavailable; retry shortly', [], 1),
+    ]) {
+      server.failNext(failure);
+      await outbox.flush();
+      expect(outbox.status).toMatchObject({ retrying: true, refused: [] });
+      expect(server.stored.map((s) => s.body.weight_kg)).toEqual([]);
+    }
+    await outbox.flush();
+    outbox.stop();
+    expect(server.stored.map((s) => s.body.weight_kg)).toEqual([1, 2, 3]);
+    expect(outbox.status).toMatchObject({ waiting: 0, retrying: false });
+  });
+
   it('stores a record once when the answer is lost after the server stored it', async () => {
     const server = fakeServer();
     const outbox = new Outbox(store, sender, server.api, newKey);
