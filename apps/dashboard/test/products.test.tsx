@@ -55,11 +55,42 @@ describe('products: states and forms', () => {
     await user.type(within(dialog).getByLabelText(t('products.form.ean')), '8410000000024');
     await user.type(within(dialog).getByLabelText(t('products.form.price')), '1');
     await user.type(within(dialog).getByLabelText(t('products.form.cost')), '2');
-    await user.click(within(dialog).getByRole('button', { name: t('common.save') }));
+    // A new product is created, not "saved changes".
+    expect(within(dialog).queryByRole('button', { name: t('common.save') })).not.toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: t('products.form.create') }));
     expect(await within(dialog).findByText(t('products.form.eanInvalid'))).toBeInTheDocument();
     expect(within(dialog).getByText(t('products.form.costAbovePrice'))).toBeInTheDocument();
     expect(within(dialog).getByText(t('products.form.categoryRequired'))).toBeInTheDocument();
     expect(api.inputs('catalog.createProduct')).toHaveLength(0);
+  });
+
+  it('reads pasted amounts in either decimal mark, and refuses one that reads two ways under its field', async () => {
+    api.use({ ...appFixtures('owner'), 'catalog.products': [], 'catalog.createProduct': (input) => ({ ...croissant, ...input }) });
+    const { user } = await renderApp('/products');
+    await user.click(screen.getByRole('button', { name: t('products.add') }));
+    const dialog = await screen.findByRole('dialog', { name: t('products.form.newTitle') });
+    await user.type(within(dialog).getByLabelText(t('products.form.name')), 'Barra');
+    await user.click(within(dialog).getByRole('combobox', { name: t('products.form.category') }));
+    await user.click(await screen.findByRole('option', { name: t('categories.bakery') }));
+    await user.type(within(dialog).getByLabelText(t('products.form.ean')), '8410000000023');
+    const paste = async (label: string, text: string) => {
+      await user.clear(within(dialog).getByLabelText(label));
+      await user.click(within(dialog).getByLabelText(label));
+      await user.paste(text);
+    };
+    await paste(t('products.form.unitWeight'), '0,35');
+    await paste(t('products.form.price'), '1.234,5');
+    await paste(t('products.form.cost'), '7,50');
+    await paste(t('products.form.salvage'), '1,234');
+    await user.click(within(dialog).getByRole('button', { name: t('products.form.create') }));
+    // English reads `1,234` as thousands or a Spanish decimal: refused, nothing sent.
+    expect(await within(dialog).findByText(t('numbers.ambiguous', { text: '1,234', whole: '1234', decimal: '1.234' }))).toBeInTheDocument();
+    expect(api.inputs('catalog.createProduct')).toHaveLength(0);
+    await paste(t('products.form.salvage'), '1.60');
+    await user.click(within(dialog).getByRole('button', { name: t('products.form.create') }));
+    await waitFor(() =>
+      expect(api.last('catalog.createProduct')).toMatchObject({ unit_weight_kg: 0.35, price: 1234.5, unit_cost: 7.5, salvage_value: 1.6 }),
+    );
   });
 
   it("lists an import's problems by line and offers no import until the file passes", async () => {

@@ -1,6 +1,7 @@
 import { createContext, useContext, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatLocale } from '../i18n/index.ts';
+import { formatKg } from './decimal.ts';
 
 /** A calendar date `YYYY-MM-DD` as a Date at noon UTC, so no time zone moves it to another day. */
 const calendarDate = (date: string) => new Date(`${date}T12:00:00Z`);
@@ -22,7 +23,7 @@ export const DisplayTimeZone = createContext<string | undefined>(undefined);
  *   the shell provides) and always say which zone (`24 nov 2026, 10:30 CET`): times of several
  *   zones are never shown side by side without a label.
  *
- * Kilograms, one rule for the whole dashboard:
+ * Kilograms, one rule for the whole dashboard and the station (`formatKg`, lib/decimal.ts):
  * - `kg`: every figure that sums, averages or predicts weights (totals, charts, forecasts,
  *   shift totals): at most one decimal (`679,5 kg` beside `559 kg`); an amount under 1 kg keeps
  *   its first significant digit (`0,04 kg`), so that a small amount never reads "0 kg".
@@ -46,9 +47,6 @@ export function useFormat(timeZone?: string) {
       ...(zone ? { timeZone: zone } : {}),
     });
     const number = new Intl.NumberFormat(locale);
-    const kg = new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 });
-    const kgSmall = new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumSignificantDigits: 1 });
-    const kgPrecise = new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 });
     const percent = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 });
     // Products' prices are in euros (products.price); two decimals, as a price tag.
     const euros = new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' });
@@ -71,9 +69,9 @@ export function useFormat(timeZone?: string) {
       dateTime: (iso: string) => dateTime.format(new Date(iso)),
       number: (value: number) => number.format(value),
       /** A total, average or predicted weight: at most one decimal (see above). */
-      kg: (value: number) => (value !== 0 && Math.abs(value) < 1 ? kgSmall : kg).format(value),
+      kg: (value: number) => formatKg(value, locale),
       /** One weighing, to the gram: only the records table. */
-      kgPrecise: (value: number) => kgPrecise.format(value),
+      kgPrecise: (value: number) => formatKg(value, locale, 'weighing'),
       percent: (share: number) => percent.format(share),
       /** An amount in euros (a product's price or cost). */
       euros: (value: number) => euros.format(value),

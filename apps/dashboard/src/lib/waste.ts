@@ -122,18 +122,3 @@ export function zonedInput(instant: string | Date, timeZone: string): string {
   const shifted = new Date(at.getTime() + offsetMinutes(at, timeZone) * 60_000);
   return shifted.toISOString().slice(0, 16);
 }
-
-/**
- * Kilograms as a person types them: a decimal comma (`1,5`, Spanish) or point (`1.5`); with both,
- * the last one is the decimal mark and the other groups thousands (`1.234,5`). Null when it is not
- * a number.
- */
-export function parseKg(text: string): number | null {
-  let s = text.trim().replace(/\s|\u00a0|kg$/gi, '');
-  const comma = s.lastIndexOf(',');
-  const point = s.lastIndexOf('.');
-  if (comma >= 0 && point >= 0) s = comma > point ? s.replaceAll('.', '').replace(',', '.') : s.replaceAll(',', '');
-  else s = s.replace(',', '.');
-  if (!/^\d+(\.\d+)?$|^\.\d+$/.test(s)) return null;
-  return Number(s);
-}

@@ -2,6 +2,7 @@ import { Alert, Button, Grid, SimpleGrid, Stack, Text, Title, UnstyledButton } f
 import { STATION_MAX_WEIGHT_KG, WEIGHT_DECIMALS } from '@merma/schema/station';
 import { IconBackspace } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { decimalMark } from '../lib/decimal.ts';
 import classes from './station.module.css';
 
 /**
@@ -70,7 +71,8 @@ export function Keypad({
   extra?: React.ReactNode;
 }) {
   const { t, i18n } = useTranslation('station');
-  const mark = (0.5).toLocaleString(i18n.resolvedLanguage ?? 'es').charAt(1);
+  // The language's decimal mark, from the reader every numeric field of the dashboard uses.
+  const mark = decimalMark(i18n.resolvedLanguage ?? 'es');
   const problem = weightProblem(typed);
   const shown = `${typed.whole || '0'}${typed.fraction !== null ? mark + typed.fraction : ''}`;
   const key = (label: React.ReactNode, value: string, aria?: string) => (

@@ -23,6 +23,7 @@ import { IconCloudOff, IconCloudUpload, IconScale, IconWifi } from '@tabler/icon
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { changeLanguage, currentLanguage, LANGUAGES, type Language } from '../i18n/index.ts';
+import { formatKg } from '../lib/decimal.ts';
 import { StationError, stationApi } from './client.ts';
 import { EMPTY_WEIGHT, Keypad, type TypedWeight, typedOf, weightOf } from './Keypad.tsx';
 import { onUpdate } from './pwa.ts';
@@ -171,8 +172,10 @@ function useLabels(setup: StationSetup | undefined) {
         const d = destinations.get(id);
         return d ? t(`station.destinations.${d.code}` as 'station.title', { defaultValue: d.nombre }) : id;
       },
-      kg: (kg: number) =>
-        new Intl.NumberFormat(i18n.resolvedLanguage, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 3 }).format(kg),
+      /** One weighing, to the gram. */
+      kg: (kg: number) => formatKg(kg, i18n.resolvedLanguage ?? 'es', 'weighing'),
+      /** A sum of weighings (today's, a session's), as the dashboard shows totals. */
+      totalKg: (kg: number) => formatKg(kg, i18n.resolvedLanguage ?? 'es'),
     };
   }, [setup, t, dashboard, i18n.resolvedLanguage]);
 }
@@ -587,7 +590,7 @@ function Today({ station, labels }: { station: StationState; labels: Labels }) {
   return (
     <Panel title={t('station.today.title')}>
       <Text className={classes.total} data-testid="today-total">
-        {t('station.today.total', { kg: labels.kg(Math.round(kg * 1000) / 1000), count })}
+        {t('station.today.total', { kg: labels.totalKg(kg), count })}
       </Text>
     </Panel>
   );
@@ -764,7 +767,7 @@ function SessionControl({
       const done = await stationApi.completeSession(token, crypto.randomUUID(), session.id);
       onSession(null);
       await station.reload();
-      setMessage(t('station.session.completed', { name: done.name, count: done.record_count, kg: labels.kg(done.total_kg) }));
+      setMessage(t('station.session.completed', { name: done.name, count: done.record_count, kg: labels.totalKg(done.total_kg) }));
     });
   const presets = ['closing', 'breakfast', 'lunch', 'dinner'] as const;
   return (

@@ -1,9 +1,10 @@
-import { Button, Group, NumberInput, Stack, Text } from '@mantine/core';
+import { Button, Group, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { DEFAULT_SERVICE_LEVEL, MAX_SERVICE_LEVEL, MIN_SERVICE_LEVEL } from '@merma/schema';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DecimalInput, decimalError, decimalValue } from '../../components/DecimalInput.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
@@ -12,8 +13,8 @@ import { queryClient, trpc } from '../../trpc.ts';
 
 type Scope = { establishment_id: string; livemode: boolean };
 
-/** A whole percent the server takes (it clamps on leaving the field, so a half-typed value is not sent). */
-const inRange = (percent: number) => percent >= MIN_SERVICE_LEVEL * 100 && percent <= MAX_SERVICE_LEVEL * 100;
+/** The whole percents the server takes. */
+const PERCENTS = { min: Math.round(MIN_SERVICE_LEVEL * 100), max: Math.round(MAX_SERVICE_LEVEL * 100), integer: true };
 
 /**
  * The production advice's service level (`/api/v1/predict/settings`), under the production
@@ -27,7 +28,8 @@ export function ServiceLevel({ scope }: { scope: Scope }) {
   const { me } = useScope();
   const { data } = useQuery(trpc.predict.settings.queryOptions(scope));
   const manage = can.manageShifts(me.role);
-  const [editing, setEditing] = useState<number | null>(null);
+  // The percent as typed (lib/decimal.ts reads it); null while not editing.
+  const [editing, setEditing] = useState<string | null>(null);
   const save = useMutation(
     trpc.predict.updateSettings.mutationOptions({
       meta: { inlineError: true },
@@ -46,6 +48,7 @@ export function ServiceLevel({ scope }: { scope: Scope }) {
   );
   if (!data) return null;
   const level = format.percent(data.service_level);
+  const problem = editing === null ? null : decimalError(t, editing, format.language, PERCENTS);
   return (
     <Stack gap={6} data-testid="service-level">
       <Group gap="xs" wrap="wrap">
@@ -53,7 +56,7 @@ export function ServiceLevel({ scope }: { scope: Scope }) {
           {t(data.is_default ? 'forecast.serviceLevel.currentDefault' : 'forecast.serviceLevel.current', { percent: level })}
         </Text>
         {manage && editing === null && (
-          <Button size="compact-sm" variant="subtle" onClick={() => setEditing(Math.round(data.service_level * 100))}>
+          <Button size="compact-sm" variant="subtle" onClick={() => setEditing(String(Math.round(data.service_level * 100)))}>
             {t('forecast.serviceLevel.change')}
           </Button>
         )}
@@ -62,22 +65,21 @@ export function ServiceLevel({ scope }: { scope: Scope }) {
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            save.mutate({ ...scope, settings: { service_level: editing / 100 } });
+            const percent = decimalValue(editing, format.language);
+            if (!problem && percent !== null) save.mutate({ ...scope, settings: { service_level: percent / 100 } });
           }}
         >
           <Group gap="sm" align="flex-end" wrap="wrap">
-            <NumberInput
+            <DecimalInput
               label={t('forecast.serviceLevel.label')}
               description={t('forecast.serviceLevel.hint')}
               value={editing}
-              onChange={(v) => setEditing(typeof v === 'number' ? v : Number(v) || 0)}
-              min={MIN_SERVICE_LEVEL * 100}
-              max={MAX_SERVICE_LEVEL * 100}
-              allowDecimal={false}
-              suffix=" %"
+              onChange={(e) => setEditing(e.currentTarget.value)}
+              error={problem}
+              rightSection="%"
               w={220}
             />
-            <Button type="submit" size="sm" loading={save.isPending} disabled={!inRange(editing)}>
+            <Button type="submit" size="sm" loading={save.isPending} disabled={problem !== null}>
               {t('common.save')}
             </Button>
             {!data.is_default && (

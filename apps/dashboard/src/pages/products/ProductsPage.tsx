@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, Modal, NumberInput, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, Modal, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { FOOD_CATEGORIES, type ImportProductsResult, isValidGtin, type Product } from '@merma/schema';
@@ -6,8 +6,10 @@ import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
+import { DecimalInput, decimalError, decimalValue } from '../../components/DecimalInput.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Page } from '../../components/Page.tsx';
+import { formatDecimal } from '../../lib/decimal.ts';
 import { errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
@@ -125,39 +127,46 @@ type Values = {
   food_category: string;
   ean: string;
   pos_ref: string;
-  unit_weight_kg: number | string;
-  price: number | string;
-  unit_cost: number | string;
-  salvage_value: number | string;
+  /** The amounts as typed or pasted, in either decimal mark (lib/decimal.ts); empty is none. */
+  unit_weight_kg: string;
+  price: string;
+  unit_cost: string;
+  salvage_value: string;
 };
 
-/** A number input's value as the API takes it: empty is null. */
-const amount = (v: number | string) => (v === '' ? null : Number(v));
-
-/** A new product (`product` null) or one's fields; the server checks again and says what it refuses. */
+/**
+ * A new product (`product` null) or one's fields; the server checks again and says what it refuses.
+ * Amounts are shown in the language's decimal mark and read from what is typed or pasted in
+ * either mark (`7,50`, `7.50`, `1.234,5`); one that reads two ways is refused under its field.
+ */
 function ProductForm({ product, onClose }: { product: Product | null; onClose: () => void }) {
   const { t } = useTranslation();
+  const { language } = useFormat();
+  const shown = (v: number | null | undefined) => (v === null || v === undefined ? '' : formatDecimal(v, language));
+  const amount = (v: string) => decimalValue(v, language);
+  const checked = (v: string) => decimalError(t, v, language, { min: 0, optional: true });
   const form = useForm<Values>({
     initialValues: {
       name: product?.name ?? '',
       food_category: product?.food_category ?? '',
       ean: product?.ean ?? '',
       pos_ref: product?.pos_ref ?? '',
-      unit_weight_kg: product?.unit_weight_kg ?? '',
-      price: product?.price ?? '',
-      unit_cost: product?.unit_cost ?? '',
-      salvage_value: product?.salvage_value ?? '',
+      unit_weight_kg: shown(product?.unit_weight_kg),
+      price: shown(product?.price),
+      unit_cost: shown(product?.unit_cost),
+      salvage_value: shown(product?.salvage_value),
     },
     validate: {
       name: (v) => (v.trim() ? null : t('products.form.nameRequired')),
       food_category: (v) => (v ? null : t('products.form.categoryRequired')),
       ean: (v) => (isValidGtin(v.trim()) ? null : t('products.form.eanInvalid')),
+      unit_weight_kg: (v) => checked(v),
+      price: (v) => checked(v),
       unit_cost: (v, values) =>
-        amount(v) !== null && amount(values.price) !== null && Number(v) > Number(values.price) ? t('products.form.costAbovePrice') : null,
+        checked(v) ?? ((amount(v) ?? 0) > (amount(values.price) ?? Number.POSITIVE_INFINITY) ? t('products.form.costAbovePrice') : null),
       salvage_value: (v, values) =>
-        amount(v) !== null && amount(values.unit_cost) !== null && Number(v) > Number(values.unit_cost)
-          ? t('products.form.salvageAboveCost')
-          : null,
+        checked(v) ??
+        ((amount(v) ?? 0) > (amount(values.unit_cost) ?? Number.POSITIVE_INFINITY) ? t('products.form.salvageAboveCost') : null),
     },
   });
   const done = async (p: Product) => {
@@ -203,12 +212,12 @@ function ProductForm({ product, onClose }: { product: Product | null; onClose: (
           </Group>
           <Group grow align="flex-start">
             <TextInput label={t('products.form.posRef')} {...form.getInputProps('pos_ref')} maxLength={100} />
-            <NumberInput label={t('products.form.unitWeight')} {...form.getInputProps('unit_weight_kg')} min={0} decimalScale={3} />
+            <DecimalInput label={t('products.form.unitWeight')} {...form.getInputProps('unit_weight_kg')} />
           </Group>
           <Group grow align="flex-start">
-            <NumberInput label={t('products.form.price')} {...form.getInputProps('price')} min={0} decimalScale={4} />
-            <NumberInput label={t('products.form.cost')} {...form.getInputProps('unit_cost')} min={0} decimalScale={4} />
-            <NumberInput label={t('products.form.salvage')} {...form.getInputProps('salvage_value')} min={0} decimalScale={4} />
+            <DecimalInput label={t('products.form.price')} {...form.getInputProps('price')} />
+            <DecimalInput label={t('products.form.cost')} {...form.getInputProps('unit_cost')} />
+            <DecimalInput label={t('products.form.salvage')} {...form.getInputProps('salvage_value')} />
           </Group>
           <Text size="xs" c="dimmed">
             {t('products.form.pricesHint')}
@@ -219,7 +228,7 @@ function ProductForm({ product, onClose }: { product: Product | null; onClose: (
               {t('common.cancel')}
             </Button>
             <Button type="submit" loading={pending}>
-              {t('common.save')}
+              {t(product ? 'common.save' : 'products.form.create')}
             </Button>
           </Group>
         </Stack>

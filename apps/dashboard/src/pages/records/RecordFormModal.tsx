@@ -4,10 +4,12 @@ import { notifications } from '@mantine/notifications';
 import { MAX_NOTES_LENGTH, MAX_PRODUCT_NAME_LENGTH, WASTE_STAGES, type WasteRecord } from '@merma/schema';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { DecimalInput, decimalError, decimalValue } from '../../components/DecimalInput.tsx';
 import { ModalForm } from '../../components/SecretFormModal.tsx';
+import { formatDecimal, parseDecimal } from '../../lib/decimal.ts';
 import { errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
-import { CATEGORIES, parseKg, zonedDateTime, zonedInput } from '../../lib/waste.ts';
+import { CATEGORIES, zonedDateTime, zonedInput } from '../../lib/waste.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 
 type Values = {
@@ -58,7 +60,7 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
   const initial: Values = correcting
     ? {
         food_category: correcting.food_category,
-        weight: String(correcting.weight_kg).replace('.', format.language.startsWith('es') ? ',' : '.'),
+        weight: formatDecimal(correcting.weight_kg, format.language, 3),
         destino_id: correcting.destino_id,
         causa_id: correcting.causa_id ?? '',
         waste_stage: correcting.waste_stage ?? '',
@@ -81,8 +83,10 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
     validate: {
       food_category: (v) => (v ? null : t('records.form.required')),
       weight: (v) => {
-        const kg = parseKg(v);
-        return kg === null ? t('records.form.weightInvalid') : kg <= 0 ? t('records.form.weightPositive') : null;
+        const read = parseDecimal(v, format.language);
+        if (read.problem === 'ambiguous') return decimalError(t, v, format.language);
+        if (read.problem) return t('records.form.weightInvalid');
+        return read.value <= 0 ? t('records.form.weightPositive') : null;
       },
       destino_id: (v) => (v ? null : t('records.form.required')),
       occurred_at: (v) => (v === '' || zonedDateTime(v, timezone) ? null : t('records.form.dateInvalid')),
@@ -122,7 +126,7 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
   const submit = (v: Values) => {
     const fields = {
       food_category: v.food_category as WasteRecord['food_category'],
-      weight_kg: parseKg(v.weight) as number,
+      weight_kg: decimalValue(v.weight, format.language) as number,
       destino_id: v.destino_id,
       causa_id: v.causa_id || null,
       waste_stage: (v.waste_stage || null) as WasteRecord['waste_stage'],
@@ -168,12 +172,10 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
             data={CATEGORIES.map((c) => ({ value: c, label: t(`categories.${c}`) }))}
             {...form.getInputProps('food_category')}
           />
-          <TextInput
+          <DecimalInput
             label={t('records.form.weight')}
             description={t('records.form.weightHint')}
             required
-            inputMode="decimal"
-            autoComplete="off"
             {...form.getInputProps('weight')}
           />
           <Select
