@@ -69,7 +69,7 @@ const WORDS = {
     price: 'Precio, € (opcional)',
     cost: 'Coste por unidad, € (opcional)',
     costAbove: 'El coste no puede superar el precio',
-    save2: 'Guardar cambios',
+    createProduct: 'Crear producto',
     csvText: 'Contenido del CSV',
     check: 'Comprobar',
     importN: (n: number) => `Importar ${n} productos`,
@@ -115,7 +115,7 @@ const WORDS = {
     price: 'Price, € (optional)',
     cost: 'Cost per unit, € (optional)',
     costAbove: 'The cost cannot be above the price',
-    save2: 'Save changes',
+    createProduct: 'Create product',
     csvText: 'CSV content',
     check: 'Check',
     importN: (n: number) => `Import ${n} products`,
@@ -376,11 +376,11 @@ describe.skipIf(!hasChromium)(
             await dialog.getByLabel(w.ean, { exact: true }).fill('8410000000023');
             await dialog.getByLabel(w.price, { exact: true }).fill('1.2');
             await dialog.getByLabel(w.cost, { exact: true }).fill('2');
-            await dialog.getByRole('button', { name: w.save2, exact: true }).click();
+            await dialog.getByRole('button', { name: w.createProduct, exact: true }).click();
             await dialog.getByText(w.costAbove, { exact: true }).waitFor();
             expect(await products()).toEqual([]);
             await dialog.getByLabel(w.cost, { exact: true }).fill('0.4');
-            await dialog.getByRole('button', { name: w.save2, exact: true }).click();
+            await dialog.getByRole('button', { name: w.createProduct, exact: true }).click();
             await dialog.waitFor({ state: 'detached' });
             await page.getByRole('cell', { name: `Croissant ${tag}`, exact: true }).waitFor();
             expect((await products()).map((p) => [p.name, Number(p.price), Number(p.unit_cost)])).toEqual([[`Croissant ${tag}`, 1.2, 0.4]]);
