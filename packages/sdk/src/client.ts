@@ -1,6 +1,17 @@
 import { keyMode, LIVE_KEY_PREFIX, TEST_KEY_PREFIX } from '@merma/schema';
+import { APIPromise } from './core/api-promise.js';
 import { MermaError } from './core/errors.js';
-import { type ClientEvents, countOption, durationOption, type FetchOptions, HttpCore, type Listeners, waitCapOption } from './core/http.js';
+import {
+  type ClientEvents,
+  countOption,
+  durationOption,
+  type FetchOptions,
+  HttpCore,
+  type HttpMethod,
+  type Listeners,
+  type RequestOptions,
+  waitCapOption,
+} from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
@@ -37,6 +48,13 @@ export type MermaOptions = {
   /** Extra headers sent with every request. */
   defaultHeaders?: Record<string, string> | undefined;
   /**
+   * Pins the API version (`Merma-Version: <date>`, e.g. '2026-11-28'): the server answers every
+   * call with that version's contract and names it in the answer's `Merma-Version`. Unset: the
+   * server's current version. A call's `apiVersion` option overrides it; a version the server does
+   * not know is refused with 400 (BadRequestError).
+   */
+  apiVersion?: string | undefined;
+  /**
    * API keys give full access to an establishment and must not ship in frontend code. In a
    * browser-like runtime the client refuses to start unless this is true.
    */
@@ -68,6 +86,29 @@ function isBrowserLike(): boolean {
   return typeof g.window !== 'undefined' && typeof g.window.document !== 'undefined';
 }
 
+/**
+ * The options of `client.get/post/put/patch/delete`: the per-call options of every method, plus the
+ * query string and (except for GET) the JSON body.
+ */
+export type GenericRequestOptions = RequestOptions & {
+  /** Added to the URL as a query string; `undefined` and `null` values are left out. */
+  query?: Record<string, string | number | boolean | undefined | null> | undefined;
+  /** Sent as JSON. */
+  body?: unknown;
+};
+
+const API_PREFIX = '/api/v1';
+
+/** The API path of a generic call: relative to /api/v1 (which may be written out), never another host. */
+function apiPath(path: string): string {
+  if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) {
+    throw new MermaError(`Invalid path ${JSON.stringify(path)}: give the API path, e.g. '/records' (relative to ${API_PREFIX})`);
+  }
+  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`) || path.startsWith(`${API_PREFIX}?`)
+    ? path.slice(API_PREFIX.length) || '/'
+    : path;
+}
+
 /** The Merma API client. */
 export class Merma {
   readonly records: Records;
@@ -88,6 +129,7 @@ export class Merma {
   /** true for a `svc_live_` key (production data), false for `svc_test_`. */
   readonly livemode: boolean;
   readonly #listeners: Listeners = { request: new Set(), response: new Set() };
+  readonly #core: HttpCore;
 
   constructor(options: MermaOptions = {}) {
     const apiKey = options.apiKey ?? env('MERMA_API_KEY');
@@ -115,8 +157,10 @@ export class Merma {
       fetchOptions: options.fetchOptions,
       listeners: this.#listeners,
       defaultHeaders: options.defaultHeaders,
+      apiVersion: options.apiVersion,
       log: makeLogger(logLevel, options.logger ?? globalThis.console),
     });
+    this.#core = core;
     this.livemode = mode === 'live';
     this.records = new Records(core);
     this.causas = new Causas(core);
@@ -132,6 +176,51 @@ export class Merma {
     this.sessions = new Sessions(core);
     this.webhooks = new Webhooks(core);
     this.inbound = new Inbound(core);
+  }
+
+  /**
+   * Calls an endpoint the SDK has no method for yet, as openai-node's and stripe-node's generic
+   * methods do: the same key, retries, `Idempotency-Key` on POSTs (generated once per call unless
+   * given), typed errors and `{ data }` unwrapping as every other method; the result is typed `T`
+   * (default `unknown`), not checked. `path` is relative to /api/v1 (`'/records'`; a path written
+   * with `/api/v1` is taken as it is); a query string in it is kept. Never sent to another host.
+   */
+  get<T = unknown>(path: string, options?: Omit<GenericRequestOptions, 'body'>): APIPromise<T> {
+    return this.#generic('GET', path, options);
+  }
+
+  /** A POST through the generic door (see `get`): retried only with its Idempotency-Key. */
+  post<T = unknown>(path: string, options?: GenericRequestOptions): APIPromise<T> {
+    return this.#generic('POST', path, options);
+  }
+
+  /** A PUT through the generic door (see `get`). */
+  put<T = unknown>(path: string, options?: GenericRequestOptions): APIPromise<T> {
+    return this.#generic('PUT', path, options);
+  }
+
+  /** A PATCH through the generic door (see `get`). */
+  patch<T = unknown>(path: string, options?: GenericRequestOptions): APIPromise<T> {
+    return this.#generic('PATCH', path, options);
+  }
+
+  /** A DELETE through the generic door (see `get`). */
+  delete<T = unknown>(path: string, options?: GenericRequestOptions): APIPromise<T> {
+    return this.#generic('DELETE', path, options);
+  }
+
+  #generic<T>(method: HttpMethod, path: string, options: GenericRequestOptions = {}): APIPromise<T> {
+    const { query, body, ...requestOptions } = options;
+    let target: string;
+    try {
+      target = apiPath(path);
+    } catch (err) {
+      return new APIPromise<T>(Promise.reject(err));
+    }
+    const [bare = '/', search] = target.split(/\?(.*)/s, 2);
+    const merged: Record<string, string | number | boolean | undefined | null> = Object.fromEntries(new URLSearchParams(search ?? ''));
+    Object.assign(merged, query);
+    return this.#core.request<T>({ method, path: bare, query: merged, ...(body !== undefined ? { body } : {}) }, requestOptions);
   }
 
   /**

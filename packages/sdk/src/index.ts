@@ -1,7 +1,7 @@
 import { Merma } from './client.js';
 
 export { type CheckpointKey, type CheckpointKeySet, checkpointMessage, verifyCheckpoint } from './checkpoints.js';
-export { DEFAULT_BASE_URL, Merma, type MermaOptions } from './client.js';
+export { DEFAULT_BASE_URL, type GenericRequestOptions, Merma, type MermaOptions } from './client.js';
 export { APIPromise, type APIResponse, type WithRequestId } from './core/api-promise.js';
 export {
   APIConnectionError,

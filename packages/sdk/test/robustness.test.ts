@@ -192,10 +192,46 @@ describe('options and servers that misbehave', () => {
   it('stops a batch on a mistake of the caller instead of reporting it as a connection failure', async () => {
     handle = (_req, res) => json(res, 200, envelope({ inserted: 1, failed: 0, errors: [] }));
     const err = await client()
-      .records.batch([valid], { idempotencyKey: 'k'.repeat(255) })
+      .records.batch([valid], { idempotencyKey: 'k'.repeat(254) })
       .catch((e) => e);
     expect(err).toBeInstanceOf(MermaError);
     expect(err.message).toMatch(/Invalid idempotency key/);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('checks a batch key against the API limit less the chunk suffix, before sending, and says so', async () => {
+    handle = (req, res) => {
+      const n = JSON.parse(req.body).records.length;
+      json(res, 200, envelope({ inserted: n, failed: 0, errors: [], records: [] }));
+    };
+    // One chunk: sent as `<key>:0`, so 253 characters is the longest key the API takes.
+    const longest = 'k'.repeat(253);
+    expect(await client().records.batch([valid], { idempotencyKey: longest })).toMatchObject({ inserted: 1, failed: 0 });
+    expect(seen.map((s) => s.headers['idempotency-key'])).toEqual([`${longest}:0`]);
+    expect(String(seen[0]?.headers['idempotency-key']).length).toBe(255);
+    seen.length = 0;
+    const err = await client()
+      .records.batch([valid], { idempotencyKey: 'k'.repeat(254) })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(MermaError);
+    expect(err.message).toBe(
+      'Invalid idempotency key for records.batch: it has 254 characters, and the API accepts 1 to 253 visible ASCII characters here, ' +
+        'because chunk n is sent as `<key>:<n>` (up to ":0" for 1 items) and the API\'s limit is 255 characters',
+    );
+    // 11 chunks: `:10` leaves 252.
+    const many = Array.from({ length: 5_001 }, () => valid);
+    const eleven = await client()
+      .records.batch(many, { idempotencyKey: 'k'.repeat(253) })
+      .catch((e) => e);
+    expect(eleven.message).toContain('1 to 252 visible ASCII characters here');
+    expect(seen).toHaveLength(0);
+    // A single call's key: the API's own limit, 255.
+    const single = await client()
+      .records.create(valid, { idempotencyKey: 'k'.repeat(256) })
+      .catch((e) => e);
+    expect(single.message).toBe(
+      `Invalid idempotency key "${'k'.repeat(60)}…": it has 256 characters, and the API accepts 1 to 255 visible ASCII characters`,
+    );
     expect(seen).toHaveLength(0);
   });
 
@@ -229,5 +265,42 @@ describe('a custom fetch that ignores its signal', () => {
     const err = await pending;
     expect(err).toBeInstanceOf(APIUserAbortError);
     expect(err.cause).toEqual(new Error('enough'));
+  });
+});
+
+describe('records.batch: a chunk whose answer is lost', () => {
+  const many = (n: number) => Array.from({ length: n }, () => valid);
+
+  it('after its body was sent is unknown_outcome (it may be stored), never connection_error', async () => {
+    // The server reads each whole chunk (it could have stored it), then the connection breaks.
+    handle = (_req, res) => res.socket?.destroy();
+    const result = await client({ maxRetries: 0 }).records.batch(many(503), { idempotencyKey: 'lost-answer' });
+    expect(seen.map((s) => JSON.parse(s.body).records.length)).toEqual([500, 3]);
+    expect(result).toMatchObject({ inserted: 0, replayed: 0, failed: 503 });
+    expect(new Set(result.errors.map((e) => e.code))).toEqual(new Set(['unknown_outcome']));
+    expect(result.errors[0]?.error).toMatch(
+      /^chunk 0 failed: Connection error: .+ \(outcome unknown: rerun with the same idempotencyKey to store exactly once\)$/,
+    );
+  });
+
+  it('after a retry whose first attempt was lost is unknown_outcome, whatever the last attempt met', async () => {
+    // Attempt 1 is read and cut off; attempt 2 finds the key still in flight (409), attempt 3 too.
+    handle = (_req, res) =>
+      seen.length === 1 ? res.socket?.destroy() : json(res, 409, { error: 'in progress', status: 409, code: 'conflict' });
+    const result = await client({ maxRetries: 2 }).records.batch(many(2), { idempotencyKey: 'in-flight', maxRetryAfter: 0 });
+    expect(seen).toHaveLength(3);
+    expect(result.errors.map((e) => e.code)).toEqual(['unknown_outcome', 'unknown_outcome']);
+  });
+
+  it('is connection_error only when the connection could not be made (nothing was sent)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const result = await new Merma({ apiKey: KEY, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 }).records.batch(many(2), {
+      idempotencyKey: 'refused',
+    });
+    expect(result.errors.map((e) => e.code)).toEqual(['connection_error', 'connection_error']);
+    expect(result.errors[0]?.error).not.toContain('outcome unknown');
   });
 });

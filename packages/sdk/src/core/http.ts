@@ -1,3 +1,4 @@
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
 import { APIPromise, type APIResponse, withRequestId } from './api-promise.js';
 import {
   APIConnectionError,
@@ -44,6 +45,11 @@ export type RequestOptions = {
   idempotencyKey?: string | false | undefined;
   /** Extra headers for this call. */
   headers?: Record<string, string> | undefined;
+  /**
+   * The API version this call is answered with (`Merma-Version`, a date such as `2026-11-28`),
+   * over the client's `apiVersion`. The server refuses a version it does not know (BadRequestError).
+   */
+  apiVersion?: string | undefined;
   /** Extra options for `fetch` on this call, over the client's `fetchOptions` (see FetchOptions). */
   fetchOptions?: FetchOptions | undefined;
 };
@@ -85,6 +91,8 @@ export type CoreOptions = {
   fetch?: typeof fetch | undefined;
   fetchOptions?: FetchOptions | undefined;
   defaultHeaders?: Record<string, string> | undefined;
+  /** Sent as `Merma-Version` on every call when set (none: the server's current version). */
+  apiVersion?: string | undefined;
   log: ClientLogger;
   listeners?: Listeners | undefined;
 };
@@ -101,7 +109,14 @@ export type Call = {
  * attempts that may have been carried out without our hearing of it (no answer, a timeout, a 408
  * or a 5xx). A 409 or 429 is a refusal: that attempt changed nothing.
  */
-export type SendTrace = { unsureAttempts: number };
+export type SendTrace = {
+  unsureAttempts: number;
+  /**
+   * Set when the call failed without an answer: whether its last attempt may have been carried out
+   * (false only when the connection could not be made, see `neverSent`).
+   */
+  lastAttemptUnsure?: boolean;
+};
 
 /** Statuses retried (ky's `statusCodes`): 408, 409 (a key still in flight), 429 and every 5xx. */
 const RETRY_STATUS = [408, 409, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
@@ -175,7 +190,56 @@ export function waitCapOption(value: number | undefined, fallback: number): numb
 export function durationOption(value: number | undefined, fallback: number): number {
   return typeof value === 'number' && value > 0 ? Math.min(value, MAX_TIMER_MS) : fallback;
 }
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Visible ASCII, no spaces: what the API accepts in Idempotency-Key (up to MAX_IDEMPOTENCY_KEY_LENGTH). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]+$/;
+
+/**
+ * Why `key` is not an Idempotency-Key the API accepts (1 to MAX_IDEMPOTENCY_KEY_LENGTH visible
+ * ASCII characters, the server's own limit), or undefined when it is one.
+ */
+export function invalidIdempotencyKey(key: string, maxLength = MAX_IDEMPOTENCY_KEY_LENGTH): string | undefined {
+  if (key.length === 0 || key.length > maxLength)
+    return `it has ${key.length} characters, and the API accepts 1 to ${maxLength} visible ASCII characters`;
+  if (!IDEMPOTENCY_KEY.test(key)) return 'the API accepts visible ASCII characters only (no spaces)';
+  return undefined;
+}
+
+/**
+ * Error codes of a connection that failed before the request could be sent (the host was not
+ * found, refused or was unreachable): nothing reached the server. Node (undici), Bun and Deno put
+ * these on the fetch error's `cause`.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ConnectionRefused',
+]);
+
+/**
+ * true when a failed exchange certainly never reached the server: the connection itself could not
+ * be made (see NOT_SENT_CODES, looked for along the error's causes). Anything else — a connection
+ * lost after the request was sent, a timeout, a browser's bare "Failed to fetch", which says
+ * nothing — may have been carried out.
+ */
+export function neverSent(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [error];
+  while (stack.length > 0) {
+    const e = stack.pop();
+    if (typeof e !== 'object' || e === null || seen.has(e)) continue;
+    seen.add(e);
+    const { code, cause, errors } = e as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
+    stack.push(cause);
+    if (Array.isArray(errors)) stack.push(...errors);
+  }
+  return false;
+}
 
 /** A random UUID v4, also outside secure contexts (an http:// page has no crypto.randomUUID). */
 export function uuid4(): string {
@@ -343,7 +407,8 @@ export class HttpCore {
         fetch: exchange as typeof fetch,
         retry: {
           limit: safe ? maxRetries : 0,
-          methods: ['get', 'post', 'patch', 'delete'],
+          // Every method the API has; a POST is retried only with its Idempotency-Key (`safe`).
+          methods: ['get', 'put', 'post', 'patch', 'delete'],
           statusCodes: RETRY_STATUS,
           afterStatusCodes: WAIT_STATUS,
           maxRetryAfter,
@@ -390,7 +455,11 @@ export class HttpCore {
           ],
           beforeRetry: [
             ({ error }) => {
-              if (trace && (!(error instanceof HTTPError) || error.response.status === 408 || error.response.status >= 500)) {
+              const unanswered = !(error instanceof HTTPError);
+              if (
+                trace &&
+                ((unanswered && !neverSent(error)) || (!unanswered && (error.response.status === 408 || error.response.status >= 500)))
+              ) {
                 trace.unsureAttempts++;
               }
             },
@@ -442,6 +511,7 @@ export class HttpCore {
         log.warn(`✗ ${target}: ${answer.status} ${error.message}${about(answer)}`);
         throw error;
       }
+      if (trace) trace.lastAttemptUnsure = err instanceof TimeoutError || !neverSent(err);
       const failure =
         err instanceof TimeoutError
           ? new APIConnectionTimeoutError(`Request timed out after ${timeout} ms`, { cause: err })
@@ -479,6 +549,8 @@ export class HttpCore {
     if (!headers.has('accept')) headers.set('accept', 'application/json');
     if (call.body !== undefined) headers.set('content-type', 'application/json');
     headers.set('x-merma-sdk', `js/${VERSION}`);
+    const apiVersion = opts.apiVersion ?? this.options.apiVersion;
+    if (apiVersion !== undefined) headers.set('merma-version', apiVersion);
     headers.set('authorization', `Bearer ${this.options.apiKey}`);
     return headers;
   }
@@ -486,7 +558,7 @@ export class HttpCore {
   /**
    * A POST's Idempotency-Key: `idempotencyKey` when given, else an `Idempotency-Key` header the
    * caller set, else a new UUID (none with `idempotencyKey: false`, nor on other methods). A key
-   * must be 1 to 255 visible ASCII characters, as the API requires; another is refused here,
+   * must be 1 to MAX_IDEMPOTENCY_KEY_LENGTH (255) visible ASCII characters, the API's limit; another is refused here,
    * before anything is sent. Removes the header from `headers` (the hook sets the key chosen).
    */
   private idempotencyKeyFor(call: Call, opts: RequestOptions, headers: Headers): string | undefined {
@@ -494,8 +566,9 @@ export class HttpCore {
     headers.delete('idempotency-key');
     if (call.method !== 'POST' || opts.idempotencyKey === false) return undefined;
     const key = opts.idempotencyKey || given || uuid4();
-    if (!IDEMPOTENCY_KEY.test(key)) {
-      throw new MermaError(`Invalid idempotency key ${JSON.stringify(key)}: use 1 to 255 visible ASCII characters (no spaces)`);
+    const problem = invalidIdempotencyKey(key);
+    if (problem) {
+      throw new MermaError(`Invalid idempotency key ${JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key)}: ${problem}`);
     }
     return key;
   }

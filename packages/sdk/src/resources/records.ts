@@ -1,7 +1,7 @@
-import { MAX_BATCH_RECORDS } from '@merma/schema';
+import { MAX_BATCH_RECORDS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
 import type { APIPromise } from '../core/api-promise.js';
-import { APIConnectionError, APIError } from '../core/errors.js';
-import { countOption, type HttpCore, type RequestOptions, type SendTrace, sleep } from '../core/http.js';
+import { APIConnectionError, APIError, MermaError } from '../core/errors.js';
+import { countOption, type HttpCore, invalidIdempotencyKey, type RequestOptions, type SendTrace, sleep } from '../core/http.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
   BatchInsertedItem,
@@ -135,10 +135,15 @@ export class Records {
    * array. The API checks each item and reports the invalid ones by index; the others are stored.
    *
    * With `idempotencyKey`, chunk n is sent with `${key}:${n}`, so rerunning the same import after
-   * a crash stores nothing twice; the chunks stored by the first run come back as `replayed`.
+   * a crash stores nothing twice; the chunks stored by the first run come back as `replayed`. The
+   * API accepts keys of at most 255 characters, suffix included: the key may have 255 minus the
+   * length of `:${last chunk}` (253 for up to 5,000 items); a longer one is refused before
+   * anything is sent.
    * A chunk that fails as a whole after its retries (connection lost, 5xx, 429 beyond
-   * `maxRetryAfter`) is reported item by item, never dropped; when the outcome is unknown
-   * (connection lost mid-request), rerun with the same `idempotencyKey` to store exactly once.
+   * `maxRetryAfter`) is reported item by item, never dropped: `connection_error` only when the
+   * connection could not even be made (nothing was sent), `unknown_outcome` when the request may
+   * have been carried out (the connection lost after it was sent, a timeout, a 5xx); then rerun with
+   * the same `idempotencyKey` to store exactly once.
    * An abort (`signal`) stops the batch and throws APIUserAbortError: chunks already answered
    * are stored, so give an `idempotencyKey` to make the rerun safe.
    */
@@ -148,6 +153,17 @@ export class Records {
     const summary: BatchSummary = { inserted: 0, replayed: 0, failed: 0, errors: [], records: [], requestIds: [] };
     const chunks: number[] = [];
     for (let start = 0; start < items.length; start += MAX_BATCH_RECORDS) chunks.push(start);
+    if (typeof idempotencyKey === 'string') {
+      // The longest key sent is the last chunk's: check it here, before any chunk is sent.
+      const suffix = `:${Math.max(0, chunks.length - 1)}`;
+      const problem = invalidIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH - suffix.length);
+      if (problem) {
+        throw new MermaError(
+          `Invalid idempotency key for records.batch: ${problem} here, because chunk n is sent as \`<key>:<n>\` ` +
+            `(up to "${suffix}" for ${items.length} items) and the API's limit is ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+        );
+      }
+    }
     let sent = 0;
     const report = () =>
       onProgress?.({ sent, total: items.length, inserted: summary.inserted, replayed: summary.replayed, failed: summary.failed });
@@ -194,9 +210,21 @@ export class Records {
           // A cancelled call, or a mistake of the caller (an invalid key), stops the whole batch.
           if (!(err instanceof APIError) && !(err instanceof APIConnectionError)) throw err;
           summary.requestIds[n] = err instanceof APIError ? err.requestId : undefined;
-          const code = err instanceof APIError ? (err.code ?? `http_${err.status}`) : 'connection_error';
+          // Possibly stored: an attempt that may have been carried out without our hearing of it (a
+          // connection lost after the body was sent, a timeout, a 5xx), now or on an earlier try.
+          const unknown =
+            trace.unsureAttempts > 0 ||
+            (err instanceof APIError ? err.status >= 500 || err.status === 408 : trace.lastAttemptUnsure !== false);
+          // The code says what to do: `unknown_outcome` (rerun with the same key) whenever an attempt
+          // may have stored the chunk, except a last answer that names the failure itself (a 5xx
+          // with nothing unsure before it keeps its code, with the hint below).
+          const code =
+            err instanceof APIError && trace.unsureAttempts === 0
+              ? (err.code ?? `http_${err.status}`)
+              : unknown
+                ? 'unknown_outcome'
+                : 'connection_error';
           const message = err instanceof Error ? err.message : String(err);
-          const unknown = !(err instanceof APIError) || err.status >= 500;
           const hint = unknown ? ' (outcome unknown: rerun with the same idempotencyKey to store exactly once)' : '';
           for (let i = 0; i < chunk.length; i++)
             summary.errors.push({ index: start + i, code, error: `chunk ${n} failed: ${message}${hint}` });
