@@ -46,7 +46,12 @@ const EnvSchema = z.object({
    */
   DATABASE_STARTUP_TIMEOUT_SECONDS: int(60),
   MIGRATE_ON_BOOT: bool.default(true),
-  /** Redis URL for rate limits shared by several replicas. Unset: in-memory limits. */
+  /**
+   * Redis URL for rate limits (and sign-in lockouts) shared by several replicas. Unset: in-memory
+   * limits, kept by each process alone — right for one replica; in production the server then
+   * starts with a warning in its log and `merma_rate_limits_shared 0` (services.ts), since N
+   * replicas without it allow N times the limits.
+   */
   REDIS_URL: urlOf(/^rediss?$/, 'redis:// or rediss://').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of the Prometheus endpoint (GET /metrics), apart from the API; 0 turns it off. Default: 9464 in production, off otherwise. */
@@ -83,8 +88,8 @@ const EnvSchema = z.object({
    * The proxies whose X-Forwarded-For/-Proto/-Host are believed: a comma list of their addresses
    * or CIDR ranges (`10.0.0.0/8`, `fd00::/8`) or the names `loopback`, `linklocal`, `uniquelocal`;
    * `false` (default) believes none. The client's address is then the right-most one no trusted
-   * proxy added, so a client cannot choose it by sending its own X-Forwarded-For. `true` (believe
-   * anyone) is refused in production; a hop count is refused everywhere (Fastify cannot tell a
+   * proxy added, so a client cannot choose it by sending its own X-Forwarded-For. Required in
+   * production (HTTPS reaches the server only through a proxy); `true` (believe anyone) is refused there; a hop count is refused everywhere (Fastify cannot tell a
    * proxy from a client by counting, and trusts nothing for a count).
    */
   TRUST_PROXY: z
@@ -227,6 +232,17 @@ const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
         path: ['TRUST_PROXY'],
         message:
           "true believes X-Forwarded-For/-Proto from anyone, so clients choose their address (rate limits, audit log) and pass plain HTTP as HTTPS: name your proxy's addresses or CIDR range (TRUST_PROXY=10.0.0.0/8), or loopback",
+      });
+    }
+    // The server does not terminate TLS: in production HTTPS reaches it through a proxy's
+    // X-Forwarded-Proto, so without a trusted proxy every request (the probes aside) would be
+    // refused as plain HTTP. A server that starts only to answer 403 to everyone is a broken deploy.
+    if (e.TRUST_PROXY === false) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TRUST_PROXY'],
+        message:
+          "required when NODE_ENV=production: the server does not terminate TLS, so it knows a request came over HTTPS only from a trusted proxy's X-Forwarded-Proto, and without one it refuses every request as plain HTTP. Name your load balancer's addresses or CIDR range (TRUST_PROXY=10.0.0.0/8), or loopback when it runs on this machine",
       });
     }
     // The embedded database is for trying Merma on one machine: in a container it lives in a

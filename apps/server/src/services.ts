@@ -64,6 +64,15 @@ export function createServices(deps: {
   if (replica) metrics.watchPool('replica', replica.pool);
   const catalog = createCatalogCache();
   const redis = createRedis(config.redisUrl);
+  metrics.rateLimitsShared.set(redis ? 1 : 0);
+  // One replica needs no Redis; several without it each count on their own. Said loudly at boot,
+  // and kept as a gauge an alert can watch.
+  if (!redis && config.env === 'production') {
+    deps.log.warn(
+      { rate_limits: 'memory' },
+      'REDIS_URL is not set: rate limits and sign-in lockouts are kept in this process alone. Fine for one replica; with N replicas clients get N times every limit. Set REDIS_URL when running more than one.',
+    );
+  }
   const rateLimiter = createRateLimiter(config, redis);
   const secrets = deps.secrets ?? loadSecretBox(config);
   const mailer = deps.mailer ?? createMailer({ ...mailOptionsOf(config), log: deps.log });

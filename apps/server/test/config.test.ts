@@ -285,6 +285,7 @@ describe('every setting: its default and where it lands', () => {
       DATABASE_URL: 'postgresql://merma@db:5432/merma',
       PUBLIC_URL: 'https://merma.example.org',
       MERMA_ENCRYPTION_KEY: `k1:${KEY_HEX}`,
+      TRUST_PROXY: '10.0.0.0/8',
     };
     expect(() => loadConfig(production)).toThrow(/SMTP_URL: required when NODE_ENV=production/);
     const config = loadConfig({ ...production, MAIL_TO_LOG: 'true' });

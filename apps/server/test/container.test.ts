@@ -57,6 +57,8 @@ const PLATFORM_SETTINGS = {
   PUBLIC_URL: 'https://merma.example.com',
   MAIL_TO_LOG: 'true',
   DATABASE_URL: 'postgresql://db.example.com/merma',
+  // The platform's load balancer (TEST-NET-1): required in production; this test's plain HTTP does not come from it.
+  TRUST_PROXY: '192.0.2.1',
 };
 
 // One scenario, in its order: the image's command is started, probed, then stopped.

@@ -71,10 +71,16 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     RATE_LIMIT_RECORDS_PER_MINUTE: '10000',
     RATE_LIMIT_ANALYTICS_PER_HOUR: '10000',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    // What production requires besides (config.ts): its database, public https address and a way for mail.
+    // What production requires besides (config.ts): its database, public https address, a way for mail and its proxy.
     // (The tests' app is handed its own database; the URL only satisfies production's rule.)
     ...(overrides.NODE_ENV === 'production'
-      ? { PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true', DATABASE_URL: 'postgresql://merma.test/merma' }
+      ? {
+          PUBLIC_URL: 'https://merma.test',
+          MAIL_TO_LOG: 'true',
+          DATABASE_URL: 'postgresql://merma.test/merma',
+          // A proxy (TEST-NET-1) no test request comes from: requests stay plain HTTP unless a test trusts one.
+          TRUST_PROXY: '192.0.2.1',
+        }
       : {}),
     ...overrides,
   });

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -19,6 +20,7 @@ const PRODUCTION = {
   MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
   PUBLIC_URL: 'https://merma.example.com',
   SMTP_URL: 'smtp://mail.example.com:587',
+  TRUST_PROXY: '10.0.0.0/8',
 };
 const messageOf = (env: Record<string, string>) => {
   try {
@@ -52,6 +54,17 @@ describe('a production configuration', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
   });
 
+  it('requires TRUST_PROXY: HTTPS reaches the server only through a proxy, so without one it would refuse every request', () => {
+    const { TRUST_PROXY: _, ...withoutProxy } = PRODUCTION;
+    expect(messageOf(withoutProxy)).toMatch(/TRUST_PROXY: required when NODE_ENV=production: the server does not terminate TLS/);
+    expect(messageOf({ ...withoutProxy, TRUST_PROXY: 'false' })).toMatch(/TRUST_PROXY: required when NODE_ENV=production/);
+    expect(loadConfig({ NODE_ENV: 'development' }).trustProxy).toBe(false); // development: plain HTTP is served
+  });
+
+  it('does not require REDIS_URL (one replica needs none)', () => {
+    expect(loadConfig(PRODUCTION).redisUrl).toBeUndefined();
+  });
+
   it('requires DATABASE_URL: a missing or misspelt one does not fall back to the embedded database', () => {
     const { DATABASE_URL: _, ...withoutDatabase } = PRODUCTION;
     expect(messageOf(withoutDatabase)).toMatch(
@@ -81,6 +94,57 @@ describe('a production configuration', () => {
     expect(config.metrics).toMatchObject({ port: 9464, host: '127.0.0.1' });
     expect(loadConfig({ ...PRODUCTION, METRICS_HOST: '0.0.0.0' }).metrics.host).toBe('0.0.0.0');
   });
+});
+
+describe('production without REDIS_URL', () => {
+  it(
+    'starts, says in its log that each replica keeps its own limits, and reports merma_rate_limits_shared 0',
+    async () => {
+      const lines: { level: number; msg: string }[] = [];
+      const logStream = new Writable({
+        write(chunk, _enc, done) {
+          for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+          done();
+        },
+      });
+      const t = await startTestApp({ config: { NODE_ENV: 'production', REDIS_URL: '' }, logStream, logLevel: 'info' });
+      try {
+        const warning = lines.find((l) => l.msg.startsWith('REDIS_URL is not set'));
+        expect(warning?.level).toBe(40);
+        expect(warning?.msg).toMatch(/with N replicas clients get N times every limit/);
+        const gauge = await t.metrics.registry.getSingleMetric('merma_rate_limits_shared')?.get();
+        expect(gauge?.values.map((v) => v.value)).toEqual([0]);
+        // It serves: the probe answers over plain HTTP, the API only through the proxy's HTTPS.
+        expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
+      } finally {
+        await t.close();
+      }
+    },
+    deadline(60_000),
+  );
+
+  it(
+    'with REDIS_URL, shares its limits and says nothing about it',
+    async () => {
+      if (!process.env.REDIS_URL) return; // needs a Redis (the CI's second run has one)
+      const lines: { msg: string }[] = [];
+      const logStream = new Writable({
+        write(chunk, _enc, done) {
+          for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+          done();
+        },
+      });
+      const t = await startTestApp({ config: { NODE_ENV: 'production' }, logStream, logLevel: 'info' });
+      try {
+        expect(lines.filter((l) => l.msg.startsWith('REDIS_URL is not set'))).toEqual([]);
+        const gauge = await t.metrics.registry.getSingleMetric('merma_rate_limits_shared')?.get();
+        expect(gauge?.values.map((v) => v.value)).toEqual([1]);
+      } finally {
+        await t.close();
+      }
+    },
+    deadline(60_000),
+  );
 });
 
 describe('behind one trusted proxy (TRUST_PROXY=loopback, production)', () => {

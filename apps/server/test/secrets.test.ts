@@ -123,7 +123,13 @@ describe('MERMA_ENCRYPTION_KEY', () => {
 
   it('is required in production, with a message saying how to make one', () => {
     expect(
-      configError({ NODE_ENV: 'production', DATABASE_URL: 'postgresql://db/merma', PUBLIC_URL: 'https://merma.test', MAIL_TO_LOG: 'true' }),
+      configError({
+        NODE_ENV: 'production',
+        DATABASE_URL: 'postgresql://db/merma',
+        PUBLIC_URL: 'https://merma.test',
+        MAIL_TO_LOG: 'true',
+        TRUST_PROXY: 'loopback',
+      }),
     ).toBe(
       'Invalid configuration:\n  MERMA_ENCRYPTION_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted with it): generate a key with `openssl rand -base64 32` and set MERMA_ENCRYPTION_KEY=k1:<that key>',
     );
@@ -133,6 +139,7 @@ describe('MERMA_ENCRYPTION_KEY', () => {
         DATABASE_URL: 'postgresql://db/merma',
         PUBLIC_URL: 'https://merma.test',
         MAIL_TO_LOG: 'true',
+        TRUST_PROXY: 'loopback',
         MERMA_ENCRYPTION_KEY: `k1:${b64}`,
       }).encryptionKeys?.map((k) => k.id),
     ).toEqual(['k1']);

@@ -295,6 +295,7 @@ describe('key rotation with merma-admin secrets reencrypt', { timeout: deadline(
       NODE_ENV: 'production',
       PUBLIC_URL: 'https://merma.test',
       MAIL_TO_LOG: 'true',
+      TRUST_PROXY: 'loopback',
       MERMA_ENCRYPTION_KEY: key,
     });
 
@@ -369,6 +370,7 @@ describe('production without MERMA_ENCRYPTION_KEY', { timeout: deadline(60_000) 
     NODE_ENV: 'production',
     PUBLIC_URL: 'https://merma.test',
     MAIL_TO_LOG: 'true',
+    TRUST_PROXY: 'loopback',
     MERMA_ENCRYPTION_KEY: undefined,
     PORT: '0',
     HOST: '127.0.0.1',
