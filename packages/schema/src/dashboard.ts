@@ -232,6 +232,7 @@ export const AUDIT_ACTIONS = [
   'integration.updated',
   'integration.secret_rotated',
   'integration.revoked',
+  'integration.line_mapped',
   'member.invited',
   'member.joined',
   'member.role_changed',
@@ -377,8 +378,44 @@ export const Integration = z.object({
   last_error_at: Timestamp.nullable(),
   /** Notifications whose orders or adjustments could not be read from the vendor after every retry (about a day and a half). */
   failed_count: z.number().int(),
+  /** Lines received and not stored (an item no product maps to, a custom amount…), kept until mapped: `refusedLines`. */
+  refused_count: z.number().int(),
 });
 export type Integration = z.infer<typeof Integration>;
+
+/** The lines an integration kept because it could not store them, newest first. */
+export const RefusedLinesInput = ModeScope.extend({ integration_id: Uuid });
+export type RefusedLinesInput = z.input<typeof RefusedLinesInput>;
+export const RefusedLine = z.object({
+  id: Uuid,
+  order_ref: z.string().nullable(),
+  line_ref: z.string(),
+  item_ref: z.string().nullable(),
+  item_name: z.string().nullable(),
+  reason: z.string(),
+  /** Mapping the item to a product stores it (and every kept line of the same item). */
+  mappable: z.boolean(),
+  quantity: z.number().nullable(),
+  unit: z.enum(['unit', 'kg']).nullable(),
+  sold_at: Timestamp.nullable(),
+  created_at: Timestamp,
+});
+export type RefusedLine = z.infer<typeof RefusedLine>;
+
+/**
+ * Maps a kept line's item to a product of the organisation: the product's `pos_ref` becomes the
+ * vendor's item id (so later lines are stored too) and every kept line of that item is stored.
+ * A line without an item id (a custom amount) is stored as that product, alone.
+ */
+export const MapRefusedLineInput = RefusedLinesInput.extend({ line_id: Uuid, product_id: Uuid });
+export type MapRefusedLineInput = z.input<typeof MapRefusedLineInput>;
+export const MapRefusedLineResult = z.object({
+  /** Kept lines stored as sales by this mapping. */
+  stored: z.number().int(),
+  /** Kept lines of the item still refused, with their new reason (a date out of the window…). */
+  still_refused: z.array(RefusedLine),
+});
+export type MapRefusedLineResult = z.infer<typeof MapRefusedLineResult>;
 
 /** An integration as made or rotated: Odoo's whole URL, token included, shown this once. */
 export const IntegrationWithUrl = Integration.extend({ secret_url: z.string().nullable() });

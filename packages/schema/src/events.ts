@@ -66,6 +66,31 @@ export const PlanGeneratedEventData = z.object({
   generated_at: Timestamp,
 });
 
+/** One line an integration could not store, as kept for the Integrations page (`IntegrationRefusedLine`). */
+export const RefusedLineEventItem = z.object({
+  id: Uuid,
+  order_ref: z.string().nullable().describe("the vendor's order id (Square order, Odoo pos.order)"),
+  line_ref: z.string().describe("the vendor's line id (Square `order:uid`, Odoo `pos.order.line:<id>`)"),
+  item_ref: z.string().nullable().describe("the vendor's item id (Square catalog variation, Odoo product id); null for a custom amount"),
+  item_name: z.string().nullable(),
+  reason: z.string(),
+  mappable: z.boolean().describe('mapping the item to a product in the dashboard stores it'),
+});
+
+/**
+ * `data` of `integration.lines_refused`: lines a Square or Odoo integration received and could not
+ * store (an item no product maps to, a custom amount, an order without its state), sent once per
+ * read of the vendor that refused new ones; `lines` holds the first 50 of them.
+ */
+export const IntegrationLinesRefusedEventData = z.object({
+  establishment_id: Uuid,
+  integration_id: Uuid,
+  kind: z.enum(['square', 'odoo']),
+  refused: z.number().int().describe('lines newly refused by this read'),
+  open_refused: z.number().int().describe('lines of the integration kept unresolved, these included'),
+  lines: z.array(RefusedLineEventItem),
+});
+
 /** `data` of `webhook.test`, sent by `POST /api/v1/webhooks/{id}/test`. */
 export const TestEventData = z.object({
   subscription_id: Uuid,
@@ -85,6 +110,7 @@ export const WebhookEvent = z.discriminatedUnion('event', [
   event('alert.spike_detected', AlertEventData),
   event('alert.triggered', AlertEventData),
   event('plan.generated', PlanGeneratedEventData),
+  event('integration.lines_refused', IntegrationLinesRefusedEventData),
   event('webhook.test', TestEventData),
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

@@ -3,6 +3,10 @@ import {
   Integration,
   IntegrationScope,
   IntegrationWithUrl,
+  MapRefusedLineInput,
+  MapRefusedLineResult,
+  RefusedLine,
+  RefusedLinesInput,
   RotateIntegrationInput,
   UpdateIntegrationInput,
 } from '@merma/schema/dashboard';
@@ -10,6 +14,7 @@ import { z } from 'zod';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
 import type { TargetPolicy } from '../webhooks/target.js';
+import { listRefusedLines, mapRefusedLine } from './refused.js';
 import { createIntegration, listIntegrations, revokeIntegration, rotateIntegration, updateIntegration } from './service.js';
 
 /** What the audit log keeps of an integration: never a secret, not even Odoo's redacted URL. */
@@ -69,6 +74,28 @@ export function integrationsDashboardRouter(secrets: SecretBox, publicUrl: strin
           'integration.secret_rotated',
           (tx, now) => rotateIntegration(tx, ctx.scope, deps, input, now),
           (i) => described(i, { grace_period_seconds: input.grace_period_seconds }),
+        ),
+      ),
+
+    /** The lines it received and could not store, kept until mapped (refused.ts). */
+    refusedLines: scopedProcedure
+      .input(RefusedLinesInput)
+      .output(z.array(RefusedLine))
+      .query(({ ctx, input }) => listRefusedLines(ctx.db, ctx.scope, input.integration_id)),
+
+    /** Maps a kept line's item to a product and stores the kept lines of that item. */
+    mapRefusedLine: writer
+      .input(MapRefusedLineInput)
+      .output(MapRefusedLineResult)
+      .mutation(({ ctx, input }) =>
+        audited(
+          ctx,
+          'integration.line_mapped',
+          (tx, now) => mapRefusedLine(tx, ctx.tenant, input, now),
+          (r) => ({
+            target: `integration ${input.integration_id}`,
+            details: { integration_id: input.integration_id, line_id: input.line_id, product_id: input.product_id, stored: r.stored },
+          }),
         ),
       ),
 

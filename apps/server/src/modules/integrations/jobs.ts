@@ -1,12 +1,14 @@
 import type { BatchItemError } from '@merma/schema';
 import type { Clock, Log } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { receiveInboundEvent } from '../inbound/service.js';
 import type { Agents, SendPolicy } from '../webhooks/send.js';
 import { OdooRpcError, odooRpc } from './odoo/rpc.js';
+import { keepRefusedLines, refusedSalesOf } from './refused.js';
 import { apiCredential, findActiveIntegration, noteOutcome, settingsOfRow } from './service.js';
 import { SquareApiError, squareApi } from './square/api.js';
 
@@ -29,8 +31,10 @@ import { SquareApiError, squareApi } from './square/api.js';
  * credentials are retried too: the customer, told on the Integrations page, may fix them within
  * that time, and the notifications received meanwhile are then read. After the last attempt the
  * integration counts the notification as lost (`failed_count`, see `attempt`). What the vendor sent that the connector
- * cannot store (an unknown product, a unit it cannot weigh) is not retried: the integration's
- * `last_error` says so on the Integrations page, as does any other failure.
+ * cannot store (an unknown product, a custom amount, a unit it cannot weigh) is not retried: each
+ * such sale line is kept, counted and listed on the Integrations page until its item is mapped to a
+ * product (refused.ts, with an `integration.lines_refused` event); `last_error` says so too, as it
+ * does any other failure.
  */
 export const SQUARE_FETCH_TASK = 'integrations.square_fetch';
 export const ODOO_ORDER_TASK = 'integrations.odoo_order';
@@ -169,9 +173,11 @@ export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJ
       try {
         const result = await receiveInboundEvent(receiveDeps, auth, { event: 'sales.recorded', connector: 'square', payload: { orders } });
         for (const e of result.sales?.errors ?? []) refused.push(lineRefusal(e));
+        await keepRefused(deps, found, refusedSalesOf('square', { orders }, { errors: result.sales?.errors ?? [] }, work.orderId));
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
         refused.push(refusal(err));
+        await keepRefused(deps, found, refusedSalesOf('square', { orders }, { error: err }, work.orderId));
       }
     } else {
       const locationIds = settings.location_id ? [settings.location_id] : work.locationIds;
@@ -228,6 +234,7 @@ export async function runOdooOrder(deps: IntegrationJobDeps, job: IntegrationJob
     throw err;
   }
   const refused: string[] = [];
+  const orderRef = `pos.order:${orderId}`;
   try {
     const result = await receiveInboundEvent({ db: deps.db, clock: deps.clock, catalog: deps.catalog }, auth, {
       event: 'sales.recorded',
@@ -235,9 +242,22 @@ export async function runOdooOrder(deps: IntegrationJobDeps, job: IntegrationJob
       payload: { lines },
     });
     for (const e of result.sales?.errors ?? []) refused.push(lineRefusal(e));
+    await keepRefused(deps, found, refusedSalesOf('odoo', { lines }, { errors: result.sales?.errors ?? [] }, orderRef));
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
     refused.push(refusal(err));
+    await keepRefused(deps, found, refusedSalesOf('odoo', { lines }, { error: err }, orderRef));
   }
   await noteOutcome(deps.db, row.id, deps.clock(), describeRefusals(refused));
+}
+
+/** Keeps the lines a read refused (refused.ts); their event is dispatched at once. */
+async function keepRefused(
+  deps: IntegrationJobDeps,
+  found: Parameters<typeof keepRefusedLines>[1],
+  kept: ReturnType<typeof refusedSalesOf>,
+) {
+  if (kept.length === 0) return;
+  const added = await inTransaction(deps.db, (tx) => keepRefusedLines(tx, found, kept, deps.clock()));
+  if (added > 0) deps.wake();
 }

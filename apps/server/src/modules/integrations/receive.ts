@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../context.js';
 import type { Db, DbTx } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { odooEventOf } from '../inbound/connectors/index.js';
 import { receiveInboundEvent } from '../inbound/service.js';
 import { enqueueIntegrationJob, ODOO_ORDER_TASK, SQUARE_FETCH_TASK, squareWorkOf } from './jobs.js';
+import { keepRefusedLines, refusedSalesOf } from './refused.js';
 import {
   type ActiveIntegration,
   apiCredential,
@@ -37,7 +39,8 @@ import { SQUARE_SIGNATURE_HEADER, squareSignatureMatches } from './square/signat
  * A `pos.order` whose `lines` are ids is stored and its lines fetched through JSON-RPC by a job,
  * when the integration has Odoo's URL, database, login and API key; without them the connector
  * refuses it, saying what to configure. Refusals are noted on the integration (`last_error`),
- * since Odoo shows a webhook's failures only in its server log.
+ * since Odoo shows a webhook's failures only in its server log, and sale lines that cannot be
+ * stored are kept to be mapped to a product (refused.ts).
  */
 export type ReceiveDeps = {
   db: Db;
@@ -229,13 +232,24 @@ async function receiveOdoo(deps: ReceiveDeps, found: ActiveIntegration, body: un
       return { event_id: id, status: 'queued' };
     });
   }
+  // Sale lines Odoo sent that cannot be stored are kept for the Integrations page (refused.ts).
+  const keep = (outcome: Parameters<typeof refusedSalesOf>[2]) =>
+    event === 'sales.recorded'
+      ? inTransaction(deps.db, (tx) =>
+          keepRefusedLines(tx, found, refusedSalesOf('odoo', payload, outcome, `odoo:${String(payload._id ?? payload.id ?? 'line')}`), now),
+        )
+      : Promise.resolve(0);
   const result = await receiveInboundEvent({ db: deps.db, clock: deps.clock, catalog: deps.catalog }, auth, {
     event,
     connector: 'odoo',
     payload,
+  }).catch(async (err: unknown) => {
+    if (err instanceof AppError && err.code === 'validation_error') await keep({ error: err });
+    throw err;
   });
   await noteReceived(deps.db, row.id, now);
   const errors = result.sales?.errors ?? [];
+  await keep({ errors });
   await noteOutcome(deps.db, row.id, now, errors.length ? `${errors.length} lines not stored: ${errors[0]?.error}` : null);
   return result;
 }

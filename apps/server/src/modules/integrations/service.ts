@@ -15,6 +15,7 @@ import { AppError, validationError } from '../../errors.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openColumn, sealColumn } from '../../secrets/stored.js';
 import { checkTarget, type TargetPolicy } from '../webhooks/target.js';
+import { openRefusedCounts } from './refused.js';
 
 /**
  * Integrations: a Square seller account or an Odoo database connected to one establishment and
@@ -90,7 +91,7 @@ function previousExpiry(row: Row, now: Date): Date | null {
   return at && at > now ? at : null;
 }
 
-export function toIntegration(row: Row, publicUrl: string, now: Date): Integration {
+export function toIntegration(row: Row, publicUrl: string, now: Date, refusedCount = 0): Integration {
   return {
     id: row.id,
     kind: row.kind as IntegrationKind,
@@ -109,6 +110,7 @@ export function toIntegration(row: Row, publicUrl: string, now: Date): Integrati
     last_error: row.last_error,
     last_error_at: row.last_error_at?.toISOString() ?? null,
     failed_count: row.failed_count,
+    refused_count: refusedCount,
   };
 }
 
@@ -216,7 +218,17 @@ export async function listIntegrations(db: DbTx, scope: DataScope, publicUrl: st
     where: { establishment_id: scope.establishmentId, livemode: scope.livemode },
     orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
   });
-  return rows.map((r) => toIntegration(r, publicUrl, now));
+  const refused = await openRefusedCounts(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => toIntegration(r, publicUrl, now, refused.get(r.id) ?? 0));
+}
+
+/** An integration as the dashboard shows it after a change, with its count of kept refused lines. */
+async function shown(db: DbTx, row: Row, publicUrl: string, now: Date): Promise<Integration> {
+  const refused = await openRefusedCounts(db, [row.id]);
+  return toIntegration(row, publicUrl, now, refused.get(row.id) ?? 0);
 }
 
 export async function updateIntegration(
@@ -233,7 +245,7 @@ export async function updateIntegration(
     where: { id },
     data: { ...changes, ...(name !== undefined ? { name } : {}), updated_at: now },
   });
-  return toIntegration(row, deps.publicUrl, now);
+  return shown(tx, row, deps.publicUrl, now);
 }
 
 /**
@@ -275,7 +287,7 @@ export async function rotateIntegration(
         updated_at: now,
       },
     });
-    return { ...toIntegration(row, deps.publicUrl, now), secret_url: null };
+    return { ...(await shown(tx, row, deps.publicUrl, now)), secret_url: null };
   }
   if (input.signature_key !== undefined) {
     throw validationError('An Odoo integration has no signature key: its URL is rotated', [
@@ -293,7 +305,7 @@ export async function rotateIntegration(
       updated_at: now,
     },
   });
-  return { ...toIntegration(row, deps.publicUrl, now), secret_url: odooUrl(deps.publicUrl, token) };
+  return { ...(await shown(tx, row, deps.publicUrl, now)), secret_url: odooUrl(deps.publicUrl, token) };
 }
 
 /** Its URL stops working at once (as an unknown one's: Square 404, Odoo 401); its secrets are erased. */
@@ -314,7 +326,7 @@ export async function revokeIntegration(tx: DbTx, scope: DataScope, publicUrl: s
       api_credential: null,
     },
   });
-  return toIntegration(row, publicUrl, now);
+  return shown(tx, row, publicUrl, now);
 }
 
 /**
