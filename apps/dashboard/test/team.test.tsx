@@ -91,12 +91,13 @@ describe('team: the invitation form', () => {
   it('sends the address trimmed, the role chosen and the page’s language', async () => {
     const { user, dialog, email, submit } = await openForm();
     api.use({ 'team.invite': (input) => invitation({ email: input.email, role: input.role }, true) });
-    expect(within(dialog).getByRole('combobox', { name: startingWith(t('team.invite.role')) })).toHaveValue(t('roles.developer'));
+    // The least privilege until the inviter chooses more.
+    expect(within(dialog).getByRole('combobox', { name: startingWith(t('team.invite.role')) })).toHaveValue(t('roles.viewer'));
     await user.type(email, '  nuria@example.com ');
     await user.click(within(dialog).getByRole('combobox', { name: startingWith(t('team.invite.role')) }));
-    await user.click(await within(dialog).findByRole('option', { name: t('roles.viewer') }));
+    await user.click(await within(dialog).findByRole('option', { name: t('roles.developer') }));
     await user.click(submit);
-    await waitFor(() => expect(api.last('team.invite')).toEqual({ email: 'nuria@example.com', role: 'viewer', language: 'en' }));
+    await waitFor(() => expect(api.last('team.invite')).toEqual({ email: 'nuria@example.com', role: 'developer', language: 'en' }));
     await findNotification(t('team.invite.sent', { email: 'nuria@example.com' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
   });

@@ -219,7 +219,8 @@ describe.skipIf(!hasChromium)('the delivery log, the deactivation banner and inv
           const link = await dialog.getByLabel(text.link).inputValue();
           expect(link).toMatch(/\/dashboard\/invitation\?token=[\w-]{43}$/);
           const stored = await t.db.invitation.findFirstOrThrow({ where: { email: invited } });
-          expect(stored).toMatchObject({ role: 'developer', language, accepted_at: null, revoked_at: null });
+          // No role chosen: the least privilege, a viewer's.
+          expect(stored).toMatchObject({ role: 'viewer', language, accepted_at: null, revoked_at: null });
           expect(link).not.toContain(stored.token_hash);
           await expectNoSidewaysScroll(page, `invite ${language} ${width}`);
           await expectAccessible(page, `invitation link ${language} ${width}`);

@@ -18,7 +18,8 @@ import { trpc } from '../../trpc.ts';
 export function InviteModal({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const form = useForm<{ email: string; role: Role }>({
-    initialValues: { email: '', role: 'developer' },
+    // The least privilege until the inviter chooses more.
+    initialValues: { email: '', role: 'viewer' },
     validate: { email: rule(Email, t('validation.email')) },
   });
   const inviteErrorMessage: Partial<Record<string, () => string>> = {
