@@ -161,7 +161,9 @@ export async function startTestApp(
 ): Promise<TestContext> {
   const database = await createTestDatabase();
   await migrate(database.url);
-  const db = createPrisma(database.url, 5);
+  // A connection is waited for as long as a loaded machine needs (40 requests at once on the
+  // embedded database queue for it); a real outage still answers 503 (error-mapping tests).
+  const db = createPrisma(database.url, 5, deadline(5_000));
   const config = testConfig(options.config);
   const workers: Worker[] = [];
   const metrics = createMetrics();

@@ -10,13 +10,15 @@ const pools = new WeakMap<PrismaClient, pg.Pool>();
 
 /**
  * A Prisma client over its own `pg` pool (driver adapter, no native engine). The pool is ended with
- * the client (`$disconnect`).
+ * the client (`$disconnect`). A request that waits `acquireTimeoutMs` for a connection (all busy,
+ * or the database unreachable) fails, and is answered 503 with Retry-After; the tests stretch it
+ * with the rest of their deadlines on a loaded machine.
  */
-export function createPrisma(databaseUrl: string, poolSize: number): PrismaClient {
+export function createPrisma(databaseUrl: string, poolSize: number, acquireTimeoutMs = 5_000): PrismaClient {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: poolSize,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: acquireTimeoutMs,
     idleTimeoutMillis: 30_000,
   });
   // An idle connection that drops (database restart) is discarded and replaced by the pool.
