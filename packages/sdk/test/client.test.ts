@@ -208,7 +208,7 @@ describe('retries', () => {
         return HttpResponse.json(errorBody(429, 'rate_limited'), { status: 429, headers: { 'retry-after': '3600' } });
       }),
     );
-    const started = Date.now();
+    // Given up at once: one call (waiting the hour and retrying would call twice, or time out).
     const err = await client({ maxRetryAfter: 60_000 })
       .causas.list()
       .catch((e) => e);
@@ -216,7 +216,6 @@ describe('retries', () => {
     expect(err.retryAfter).toBe(3600);
     expect(err.resetAt.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
     expect(calls).toBe(1);
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('maxRetryAfter: Infinity waits whatever the server asks, as a client option and per request', async () => {
@@ -251,14 +250,12 @@ describe('retries', () => {
         return HttpResponse.json(errorBody(429, 'rate_limited'), { status: 429, headers: { 'retry-after': '5' } });
       }),
     );
-    const started = Date.now();
     const err = await client()
       .causas.list({ maxRetryAfter: 1_000 })
       .catch((e) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.retryAfter).toBe(5);
     expect(calls).toBe(1);
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('backs off exponentially on 5xx and gives up after maxRetries', async () => {

@@ -106,12 +106,12 @@ describe('the timeout and the signal cover the whole answer, body included', () 
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"success":true,');
     };
-    const started = Date.now();
+    // The body never ends: only the 200 ms timeout can end the call (were it ignored, the test
+    // would time out instead).
     const err = await client({ timeout: 200, maxRetries: 0 })
       .causas.list()
       .catch((e) => e);
     expect(err).toBeInstanceOf(APIConnectionTimeoutError);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('aborts while the body is being read', async () => {
