@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_OCCURRED_AT_AGE_DAYS } from '@merma/schema';
@@ -113,6 +113,15 @@ const EnvSchema = z.object({
           code: 'custom',
           input: value,
           message: `${bad.join(', ')}: expected addresses or CIDR ranges no wider than /8 (IPv4) or /7 (IPv6), e.g. 10.0.0.0/8, or loopback, linklocal, uniquelocal, or false`,
+        });
+        return z.NEVER;
+      }
+      const mapped = entries.filter(overlapsIPv4Mapped);
+      if (mapped.length > 0) {
+        ctx.issues.push({
+          code: 'custom',
+          input: value,
+          message: `${mapped.join(', ')}: overlaps the IPv4-mapped range ::ffff:0:0/96, where every IPv4 client's address is seen on a dual-stack socket, so any client could choose its address and pass plain HTTP as HTTPS: name IPv4 proxies in IPv4 form (10.0.0.0/8), and IPv6 ranges outside ::ffff:0:0/96 (fd00::/8)`,
         });
         return z.NEVER;
       }
@@ -345,6 +354,24 @@ function isTrustedProxyEntry(entry: string): boolean {
   // Wider than a /8 (IPv4) or /7 (IPv6, fc00::/7 is the unique-local range) is not a proxy's range
   // but most of the Internet: 0.0.0.0/0 would be `true` under another name.
   return n >= (version === 4 ? 8 : 7) && n <= (version === 4 ? 32 : 128);
+}
+
+const IPV4_MAPPED = new BlockList();
+IPV4_MAPPED.addSubnet('::ffff:0:0', 96, 'ipv6');
+
+/**
+ * Whether an IPv6 TRUST_PROXY entry overlaps the IPv4-mapped range `::ffff:0:0/96`: a dual-stack
+ * socket reports every IPv4 client as `::ffff:a.b.c.d`, which the proxy check matches against IPv6
+ * ranges too, so `::/7` or `::ffff:0:0/96` would trust every IPv4 client as a proxy. An entry inside
+ * the range is an IPv4 proxy written another way: it is asked for in its IPv4 form, where the /8
+ * limit holds. (docs/decisions/0003-ipv6-addresses-that-carry-ipv4.md)
+ */
+function overlapsIPv4Mapped(entry: string): boolean {
+  const [address = '', bits] = entry.split('/');
+  if (isIP(address) !== 6) return false;
+  const range = new BlockList();
+  range.addSubnet(address, bits === undefined ? 128 : Number(bits), 'ipv6');
+  return range.check('::ffff:0:0', 'ipv6') || IPV4_MAPPED.check(address, 'ipv6');
 }
 
 export type Config = ReturnType<typeof toConfig>;

@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, SECRET_FILE_SETTINGS, SETTINGS } from '../src/config.js';
+import { CORS_METHODS } from '../src/http/cors.js';
 
 describe('configuration', () => {
   it('the README’s configuration table lists every variable the server reads, and no other', () => {
@@ -12,6 +13,17 @@ describe('configuration', () => {
     const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
     const listed = [...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]);
     expect([...listed].sort()).toEqual([...SETTINGS].sort());
+  });
+
+  it('the README says what the configuration promises: the CORS methods, production without Redis, catalog:write', () => {
+    const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
+    const cors = /^\| `CORS_ORIGINS` \|.*\(methods ([^;]+);/m.exec(readme)?.[1];
+    expect(cors?.match(/`([A-Z]+)`/g)?.map((m) => m.slice(1, -1))).toEqual(CORS_METHODS);
+    const redis = /^\| `REDIS_URL` \|.*$/m.exec(readme)?.[0];
+    expect(redis).toMatch(/Production starts without it .* `merma_rate_limits_shared 0`/);
+    expect(readme).not.toMatch(/REDIS_URL`[^.]*the server refuses to start without them/);
+    expect(/^\| `TRUST_PROXY` \|.*$/m.exec(readme)?.[0]).toMatch(/Required in production.*refuses to start without one/);
+    expect(/^\| .* \| `catalog:write` \|.*$/m.exec(readme)?.[0]).toMatch(/shared by all its establishments/);
   });
 
   it('tracing is on when an OTLP endpoint is set, unless the SDK is disabled', () => {

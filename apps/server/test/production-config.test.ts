@@ -48,6 +48,17 @@ describe('a production configuration', () => {
     expect(messageOf({ ...PRODUCTION, TRUST_PROXY: '0.0.0.0/0,::/0' })).toMatch(/TRUST_PROXY: 0\.0\.0\.0\/0, ::\/0: expected/);
     expect(messageOf({ ...PRODUCTION, TRUST_PROXY: '10.0.0.0/7' })).toMatch(/TRUST_PROXY: 10\.0\.0\.0\/7/);
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: 'fc00::/7' }).trustProxy).toBe('fc00::/7');
+    // IPv6 ranges holding the IPv4-mapped range would trust every IPv4 client on a dual-stack socket.
+    for (const range of ['::ffff:0:0/96', '::/7', '::/80', '::ffff:0:0/95', '::ffff:10.0.0.0/104', '::ffff:10.0.0.1']) {
+      expect(messageOf({ ...PRODUCTION, TRUST_PROXY: `10.0.0.0/8,${range}` }), range).toMatch(
+        new RegExp(`TRUST_PROXY: ${range.replaceAll('.', '\\.')}: overlaps the IPv4-mapped range ::ffff:0:0/96`),
+      );
+      expect(messageOf({ TRUST_PROXY: range }), range).toMatch(/overlaps the IPv4-mapped range/); // development too
+    }
+    // Beside it, not in it: IPv4-compatible ::/96, and IPv6 ranges of proxies.
+    expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '::/96,fd00::/8,2001:db8::/32,::1' }).trustProxy).toBe(
+      '::/96,fd00::/8,2001:db8::/32,::1',
+    );
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '10.0.0.0/8, fd00::/8,loopback' }).trustProxy).toBe('10.0.0.0/8,fd00::/8,loopback');
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '192.0.2.10' }).trustProxy).toBe('192.0.2.10');
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true); // development and tests

@@ -47,6 +47,12 @@ const REFUSED: [string, string][] = [
   ['IPv4-translated (SIIT) loopback', '::ffff:0:7f00:1'],
   ['IPv4-translated (SIIT) public address (refused whole)', '::ffff:0:808:808'],
   ['site-local (deprecated, internal by definition)', 'fec0::1'],
+  ['discard-only (100::/64, RFC 6666)', '100::1'],
+  ['discard-only, its last address', '100::ffff:ffff:ffff:ffff'],
+  ['documentation (2001:db8::/32)', '2001:db8::1'],
+  ['documentation, deep in the range', '2001:db8:ffff:1::8888'],
+  ['documentation (3fff::/20, RFC 9637)', '3fff:fff::1'],
+  ['benchmarking (2001:2::/48)', '2001:2::1'],
   ['written in full', '0064:ff9b:0000:0000:0000:0000:7f00:0001'],
   ['with a zone', 'fe80::1%eth0'],
   ['IPv6 loopback', '::1'],
@@ -63,6 +69,8 @@ const ALLOWED: [string, string][] = [
   ['IPv4-mapped public address', '::ffff:8.8.8.8'],
   ['IPv4-mapped public address, hex', '::ffff:808:808'],
   ['a public IPv6 address in 2001::/16 outside Teredo', '2001:4860:4860::8888'],
+  ['beside the discard-only /64', '100:0:0:1::1'],
+  ['beside the documentation /32', '2001:db9::1'],
   ['a public IPv6 address', '2606:4700:4700::1111'],
   ['a public IPv4 address', '93.184.216.34'],
 ];
@@ -96,6 +104,8 @@ describe('webhook targets over HTTP, private targets not allowed', () => {
     '::7f00:1',
     '::ffff:7f00:1',
     '::ffff:0:7f00:1',
+    '100::1',
+    '2001:db8::1',
   ];
 
   it.each(LITERALS)('POST /api/v1/webhooks refuses https://[%s]/hook', async (address) => {
@@ -140,6 +150,12 @@ describe('webhook targets over HTTP, private targets not allowed', () => {
       );
       expect(refused, address).toMatchObject({ status: 400, code: 'validation_error' });
     }
+    // A receiver on this machine, outside production: the message says how to allow it, as the API's does.
+    const local = await failure(
+      owner.mutate('webhooks.create', { ...scope, url: 'http://localhost:4000/hook', events: ['record.created'] }),
+    );
+    expect(local).toMatchObject({ status: 400, code: 'validation_error' });
+    expect(local.message).toMatch(/outside production, set WEBHOOKS_ALLOW_PRIVATE=true/);
   });
 
   it('in production (HTTPS required), https://[64:ff9b::7f00:1]/hook is refused as internal', async () => {

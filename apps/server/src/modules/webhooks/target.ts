@@ -10,7 +10,8 @@ import { validationError } from '../../errors.js';
  * used). In production only HTTPS. Addresses that reach inside our own network are refused —
  * private, loopback, link-local (which includes cloud metadata at 169.254.169.254), carrier-grade
  * NAT, unspecified, multicast and reserved IPv4; loopback, unspecified, unique-local, link-local,
- * site-local and multicast IPv6 — after resolving the host name, so a DNS name pointing inside is
+ * site-local and multicast IPv6, and the IPv6 ranges nothing routes to (discard-only, benchmarking,
+ * documentation) — after resolving the host name, so a DNS name pointing inside is
  * refused too. WEBHOOKS_ALLOW_PRIVATE=true lifts the address check for development and tests.
  *
  * IPv6 addresses that carry an IPv4 address (`isInternalAddress`): IPv4-mapped `::ffff:0:0/96` and
@@ -44,6 +45,10 @@ const blockedV6 = new BlockList();
 for (const [net, prefix] of [
   ['::', 96], // unspecified, loopback and IPv4-compatible
   ['::ffff:0:0:0', 96], // IPv4-translated (SIIT)
+  ['100::', 64], // discard-only (RFC 6666): routed nowhere, by design
+  ['2001:2::', 48], // benchmarking (RFC 5180), as 198.18.0.0/15 for IPv4
+  ['2001:db8::', 32], // documentation (RFC 3849)
+  ['3fff::', 20], // documentation (RFC 9637)
   ['64:ff9b::', 32], // NAT64 outside the well-known /96, which isInternalAddress judges first
   ['2001::', 32], // Teredo
   ['2002::', 16], // 6to4
