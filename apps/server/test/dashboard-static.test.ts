@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +143,41 @@ describe('/dashboard', () => {
     expect(gz, files.join(' ')).toBeLessThanOrEqual(BUDGET_GZ);
     // zod is for the pages that validate forms, loaded when opened.
     for (const f of scripts) expect(readFileSync(join(DASHBOARD_DIST, f), 'utf8'), f).not.toMatch(/ZodError|\$ZodType/);
+  });
+
+  it("logs the app's files at debug and API requests at info: a page load does not fill the log", async () => {
+    const lines: { level: number; msg: string; url?: string }[] = [];
+    const logStream = new Writable({
+      write(chunk, _encoding, done) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+        done();
+      },
+    });
+    const logged = await startTestApp({ config: { DASHBOARD_DIR: dir }, logStream, logLevel: 'debug' });
+    try {
+      for (const url of [
+        '/',
+        '/dashboard',
+        '/dashboard/keys',
+        '/dashboard/assets/index-abc123.js',
+        '/dashboard/assets/gone-000.js',
+        '/api/v1/records',
+      ]) {
+        await logged.app.inject({ method: 'GET', url });
+      }
+      const completed = lines.filter((l) => l.msg === 'request completed').map((l) => [l.url, l.level]);
+      // pino's levels: 20 debug, 30 info. A missing file (a stale tab) and every API call stay at info.
+      expect(completed).toEqual([
+        ['/', 20],
+        ['/dashboard', 20],
+        ['/dashboard/keys', 20],
+        ['/dashboard/assets/index-abc123.js', 20],
+        ['/dashboard/assets/gone-000.js', 30],
+        ['/api/v1/records', 30],
+      ]);
+    } finally {
+      await logged.close();
+    }
   });
 
   it('answers 503 with the reason when the dashboard was not built', async () => {

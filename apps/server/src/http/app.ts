@@ -179,7 +179,10 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     const seconds = reply.elapsedTime / 1000;
     metrics.httpDuration.observe(labels, seconds);
     if (PROBES.has(request.url) && reply.statusCode < 400) return; // load balancers probe every few seconds
-    reply.log.info(
+    // The dashboard's files (http/dashboard.ts marks their routes) at debug: a page load asks for
+    // dozens. A failed one (a stale tab's missing asset) stays at info, as every API request does.
+    const level = request.routeOptions.config?.staticFile && reply.statusCode < 400 ? 'debug' : 'info';
+    reply.log[level](
       {
         method: request.method,
         url: urlForLogs(request.url),

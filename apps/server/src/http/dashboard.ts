@@ -62,6 +62,13 @@ export type DashboardOptions = {
   hotReload: boolean;
 };
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A file of the dashboard's build (or the page): its request is logged at debug, not info. */
+    staticFile?: boolean;
+  }
+}
+
 type Checked = { session: SignedInUser | null; token: string | null };
 
 /**
@@ -202,6 +209,13 @@ type CreateViteServer = (options: object) => Promise<{
  * Vite serves the sources instead, on the same port.
  */
 async function serveApp(app: FastifyInstance, options: DashboardOptions) {
+  // Every route from here on serves the app's files (and `/`'s redirect to them): a page load asks
+  // for dozens, so their "request completed" lines are written at debug, not info (http/app.ts).
+  app.addHook('onRoute', (route) => {
+    if (route.url === '/' || route.url === '/dashboard' || route.url.startsWith('/dashboard/')) {
+      route.config = { ...route.config, staticFile: true };
+    }
+  });
   // The address people type first: the customers' app (the API is under /api/v1, its reference at /docs).
   app.get('/', async (_request, reply) => reply.redirect('/dashboard', 302));
   const root = resolve(options.dashboardDir);
