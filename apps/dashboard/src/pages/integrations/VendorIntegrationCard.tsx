@@ -9,6 +9,7 @@ import { ConfirmButton } from '../../components/confirm.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { EditIntegrationModal } from './EditIntegrationModal.tsx';
+import { RefusedLines } from './RefusedLines.tsx';
 import { RotateIntegrationModal } from './RotateIntegrationModal.tsx';
 
 type Scope = { establishment_id: string; livemode: boolean };
@@ -216,6 +217,7 @@ export function VendorIntegrationCard({ integration, scope, manage }: { integrat
                 {t('integrations.vendors.failedCount', { count: integration.failed_count })}
               </Text>
             )}
+            <RefusedLines integration={integration} scope={scope} manage={manage} />
             {integration.last_error && (
               <Alert color="red" variant="light" icon={<IconAlertCircle aria-hidden />} title={t('integrations.vendors.lastError')}>
                 <Stack gap={4}>
