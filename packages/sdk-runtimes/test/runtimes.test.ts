@@ -13,6 +13,7 @@ import {
   customerTsconfig,
   edgeScript,
   esmScript,
+  refusedOriginScript,
   stepsTypeScript,
   typescriptScript,
 } from './support/entries.js';
@@ -45,20 +46,26 @@ const COLUMN_ORDER = ['tsc', 'bundle', 'edge-sandbox', ...STEP_NAMES];
 let packed: PackedSdk | undefined;
 let server: TestServer | undefined;
 let hub: Hub | undefined;
+/** A second page origin, NOT in the server's CORS_ORIGINS (the hub's origin is). */
+let stranger: Hub | undefined;
 const cleanups: (() => void)[] = [];
 const matrix = new Matrix();
 
 beforeAll(async () => {
   packed = await packSdk();
+  // Two page origins (ports): the hub's, which the server lists in CORS_ORIGINS, and a stranger's.
+  hub = await startHub();
+  stranger = await startHub();
   // The built server with its job worker (each runtime receives a real delivery); the hub's
   // receiver listens on 127.0.0.1, which the SSRF guard refuses unless told.
-  server = await startTestServer({ worker: true, env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
-  hub = await startHub(server.url);
+  server = await startTestServer({ worker: true, env: { WEBHOOKS_ALLOW_PRIVATE: 'true', CORS_ORIGINS: hub.url } });
+  hub.setApiUrl(server.url);
 }, deadline(180_000));
 
 afterAll(async () => {
   console.log(`\n${matrix.render(COLUMN_ORDER)}\n`);
   await hub?.close();
+  await stranger?.close();
   await server?.close();
   packed?.cleanup();
   for (const cleanup of cleanups) cleanup();
@@ -231,39 +238,85 @@ describe('the packed SDK in every runtime, against the built server', () => {
       return { ...result, lines: [{ step: 'bundle', ok: true }, ...result.lines] };
     }));
 
-  it('browser: the esbuild browser bundle in chromium, same-origin through the test server', () =>
-    runtimeCase('browser', ['bundle', ...STEP_NAMES], async () => {
-      assertChromium();
-      const dir = await customerProject('browser', { type: 'module' });
-      writeFileSync(join(dir, 'browser-entry.mjs'), browserScript());
-      const bundled = await bundle(dir, 'browser-entry.mjs', 'browser');
-      if (!bundled.ok) return { lines: [bundled], exitCode: null, stderr: '' };
-      const settings = await settingsFor('browser');
-      // The page, its API (proxied) and its webhook receiver share one origin, so the page can
-      // poll what its receiver got without CORS: no step is skipped in the browser.
-      (hub as Hub).setBrowserPage(
-        browserPage({ apiKey: settings.MERMA_API_KEY as string, receiverUrl: settings.RECEIVER_URL as string }),
-        bundled.code ?? '',
-      );
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
-      const output: string[] = [];
-      const errors: string[] = [];
-      let ok: unknown;
-      try {
-        const page = await browser.newPage();
-        page.on('console', (msg) => output.push(msg.text()));
-        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-        await page.goto(`${(hub as Hub).url}/browser/`);
-        await page.waitForFunction(() => (window as { __mermaResult?: unknown }).__mermaResult !== undefined, undefined, {
-          timeout: deadline(30_000),
-        });
-        ok = await page.evaluate(() => (window as unknown as { __mermaResult: Promise<boolean> }).__mermaResult);
-      } catch (err) {
-        errors.push(String(err));
-      } finally {
-        await browser.close();
-      }
-      const lines = [{ step: 'bundle', ok: true }, ...stepLines(output.join('\n'))];
-      return { lines, exitCode: ok === true ? 0 : 1, stderr: [...errors, ...output].join('\n') };
-    }));
+  /**
+   * Loads `${origin}/browser/` in Chromium and waits for the page's `__mermaResult`; returns it with
+   * what the page printed and the errors it met.
+   */
+  async function inChromium(url: string): Promise<{ result: unknown; output: string[]; errors: string[] }> {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    const output: string[] = [];
+    const errors: string[] = [];
+    let result: unknown;
+    try {
+      const page = await browser.newPage();
+      page.on('console', (msg) => output.push(msg.text()));
+      page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+      await page.goto(url);
+      await page.waitForFunction(() => (window as { __mermaResult?: unknown }).__mermaResult !== undefined, undefined, {
+        timeout: deadline(30_000),
+      });
+      result = await page.evaluate(() => (window as unknown as { __mermaResult: Promise<unknown> }).__mermaResult);
+    } catch (err) {
+      errors.push(String(err));
+    } finally {
+      await browser.close();
+    }
+    return { result, output, errors };
+  }
+
+  // Same origin: the page, its API (proxied by the hub) and its receiver on one origin. Cross
+  // origin: the page on the hub's origin calls the server on its own port, which lists the hub's
+  // origin in CORS_ORIGINS; every step runs through real preflights and CORS answers. The page
+  // polls its receiver on its own origin either way, so no step is skipped.
+  for (const crossOrigin of [false, true]) {
+    const label = crossOrigin ? 'browser (cross-origin)' : 'browser';
+    it(`${label}: the esbuild browser bundle in chromium, ${crossOrigin ? 'the page on another origin than the API (CORS_ORIGINS)' : 'same-origin through the test server'}`, () =>
+      runtimeCase(label, ['bundle', ...STEP_NAMES], async () => {
+        assertChromium();
+        const dir = await customerProject(crossOrigin ? 'browser-cors' : 'browser', { type: 'module' });
+        writeFileSync(join(dir, 'browser-entry.mjs'), browserScript());
+        const bundled = await bundle(dir, 'browser-entry.mjs', 'browser');
+        if (!bundled.ok) return { lines: [bundled], exitCode: null, stderr: '' };
+        const settings = await settingsFor(crossOrigin ? 'browser-cors' : 'browser');
+        const apiUrl = (server as TestServer).url;
+        expect(new URL(apiUrl).origin === new URL((hub as Hub).url).origin).toBe(false);
+        (hub as Hub).setBrowserPage(
+          browserPage({
+            apiKey: settings.MERMA_API_KEY as string,
+            receiverUrl: settings.RECEIVER_URL as string,
+            ...(crossOrigin ? { baseUrl: apiUrl } : {}),
+          }),
+          bundled.code ?? '',
+        );
+        const { result, output, errors } = await inChromium(`${(hub as Hub).url}/browser/`);
+        const lines = [{ step: 'bundle', ok: true }, ...stepLines(output.join('\n'))];
+        return { lines, exitCode: result === true ? 0 : 1, stderr: [...errors, ...output].join('\n') };
+      }));
+  }
+
+  it('browser on an origin NOT in CORS_ORIGINS: chromium refuses the answers, the SDK throws APIConnectionError, nothing is stored', async () => {
+    assertChromium();
+    const dir = await customerProject('browser-refused', { type: 'module' });
+    writeFileSync(join(dir, 'refused-entry.mjs'), refusedOriginScript());
+    const bundled = await bundle(dir, 'refused-entry.mjs', 'browser');
+    expect(bundled.ok, bundled.error).toBe(true);
+    const s = server as TestServer;
+    const { key } = await s.createTenant({ permissions: '*' });
+    const api = (path: string) => fetch(`${s.url}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
+    const destinos = (await api('/destinos')) as { data: { id: string }[] };
+    const marker = `refused-origin-${Date.now()}`;
+    const page = `<!doctype html><meta charset="utf-8"><script>window.__MERMA_SETTINGS__ = ${JSON.stringify({
+      apiKey: key,
+      baseUrl: s.url,
+      marker,
+      destinoId: destinos.data[0]?.id,
+    })};</script><script type="module" src="/browser/bundle.js"></script>`;
+    (stranger as Hub).setBrowserPage(page, bundled.code ?? '');
+    const { result, errors } = await inChromium(`${(stranger as Hub).url}/browser/`);
+    const refused = { name: 'APIConnectionError', connection: true, message: expect.stringContaining('Failed to fetch') };
+    expect(result, errors.join('\n')).toEqual({ list: refused, create: refused });
+    // The create's preflight was refused, so its POST never reached the server.
+    const stored = (await api('/records?limit=200')) as { data: { notes: string | null }[] };
+    expect(stored.data.filter((r) => r.notes === marker)).toEqual([]);
+  });
 });

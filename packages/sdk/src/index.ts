@@ -29,7 +29,7 @@ export type * from './generated/api-types.js';
 export type { ProductsQuery } from './resources/catalog.js';
 export type { DemandQuery } from './resources/insights.js';
 export type { BatchOptions, BatchProgress, BatchRecord, BatchSummary } from './resources/records.js';
-export type { SalesInput } from './resources/webhooks.js';
+export type { InboundConnector, InboundEvent, InboundPayloads, SalesInput } from './resources/webhooks.js';
 export {
   signWebhook,
   type UnknownWebhookEvent,

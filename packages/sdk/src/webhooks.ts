@@ -1,5 +1,5 @@
 import { type Payload, signDelivery, type VerifyDeliveryOptions, verifyDelivery, type WebhookHeaders } from '@merma/signing';
-import { WebhookVerificationError } from './core/errors.js';
+import { MermaError, WebhookVerificationError } from './core/errors.js';
 import type { WebhookEvent } from './generated/api-types.js';
 
 /**
@@ -43,6 +43,12 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Webh
 }
 
 /**
+ * The largest timestamp taken as seconds: 10^11 s is the year 5138, while any millisecond time
+ * since March 1973 is larger.
+ */
+const MAX_SECONDS = 1e11;
+
+/**
  * Signs a payload as the API does and returns a delivery's headers, for receivers' tests.
  * `secret` may list several secrets (newest first), as during a rotation.
  */
@@ -51,9 +57,26 @@ export function signWebhook(options: {
   secret: string | readonly string[];
   /** Default: a random `msg_…` id. */
   id?: string | undefined;
-  /** Unix seconds; default now. */
+  /**
+   * Unix time in whole seconds, as Standard Webhooks' `webhook-timestamp` (default now). A value in
+   * milliseconds (`Date.now()`), a fraction or a negative number is refused with a MermaError: a
+   * receiver would read a millisecond timestamp as tens of thousands of years ahead and refuse it.
+   */
   timestamp?: number | undefined;
 }): Promise<Record<string, string>> {
+  const { timestamp } = options;
+  if (timestamp !== undefined) {
+    if (!Number.isInteger(timestamp) || timestamp < 0) {
+      return Promise.reject(new MermaError(`signWebhook: timestamp must be whole Unix seconds, got ${timestamp}`));
+    }
+    if (timestamp > MAX_SECONDS) {
+      return Promise.reject(
+        new MermaError(
+          `signWebhook: timestamp ${timestamp} looks like milliseconds; Standard Webhooks timestamps are Unix seconds (Math.floor(${timestamp} / 1000) = ${Math.floor(timestamp / 1000)})`,
+        ),
+      );
+    }
+  }
   return signDelivery({
     payload: options.payload,
     secrets: options.secret,

@@ -67,4 +67,20 @@ console.log(JSON.stringify({
       fields: { status: 404, code: 'not_found', name: 'NotFoundError' },
     });
   });
+
+  it('names every error class as it is exported, in both builds, so console.log shows NotFoundError and not _class6', () => {
+    const result = run(`
+import { inspect } from 'node:util';
+const names = (mod) => Object.keys(mod).filter((k) => /Error$/.test(k) && typeof mod[k] === 'function').sort();
+const report = (mod) => ({
+  mismatched: names(mod).filter((k) => mod[k].name !== k).map((k) => k + ' is named ' + mod[k].name),
+  count: names(mod).length,
+  printed: inspect(new mod.NotFoundError(404, { error: 'No record', status: 404, code: 'not_found' }, new Headers())).split('\\n')[0],
+  thrown: String(new mod.RateLimitError(429, { error: 'Slow down', status: 429 }, new Headers())),
+});
+console.log(JSON.stringify({ cjs: report(cjs), esm: report(esm) }));
+`);
+    const expected = { mismatched: [], count: 15, printed: 'NotFoundError: No record', thrown: 'RateLimitError: Slow down' };
+    expect(result).toEqual({ cjs: expected, esm: expected });
+  });
 });

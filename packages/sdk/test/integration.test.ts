@@ -217,7 +217,7 @@ describe('the SDK against the server', () => {
 
     const event = {
       event: 'waste.created' as const,
-      payload: { source: 'tpv', external_id: 'T-1', food_category: 'meat', weight_kg: 1, destino_id: DESTINO },
+      payload: { source: 'tpv', external_id: 'T-1', food_category: 'meat' as const, weight_kg: 1, destino_id: DESTINO },
     };
     const first = await merma.inbound.send(event);
     expect(first.status).toBe('processed');

@@ -61,6 +61,22 @@ describe('verifyWebhook', () => {
     }
   });
 
+  it('signWebhook refuses a timestamp in milliseconds (or not whole seconds) instead of signing a delivery no receiver accepts', async () => {
+    const ms = 1_764_300_000_000;
+    await expect(signWebhook({ payload: body, secret: SECRET, timestamp: ms })).rejects.toThrow(
+      new MermaError(
+        `signWebhook: timestamp ${ms} looks like milliseconds; Standard Webhooks timestamps are Unix seconds (Math.floor(${ms} / 1000) = 1764300000)`,
+      ),
+    );
+    for (const wrong of [1_764_300_000.5, -1, Number.NaN]) {
+      await expect(signWebhook({ payload: body, secret: SECRET, timestamp: wrong })).rejects.toThrow(
+        /timestamp must be whole Unix seconds/,
+      );
+    }
+    const headers = await signWebhook({ payload: body, secret: SECRET, timestamp: 1_764_300_000 });
+    expect(headers['webhook-timestamp']).toBe('1764300000');
+  });
+
   it("signs what the reference library verifies (signWebhook is the API's own signing)", async () => {
     const headers = await signWebhook({ payload: body, secret: SECRET });
     expect(new Webhook(SECRET).verify(body, headers)).toEqual(event);

@@ -108,7 +108,10 @@ globalThis.__mermaResult = runSteps(
 `;
 }
 
-/** The browser: settings from the page, same-origin URLs (the hub proxies /api to the server). */
+/**
+ * The browser: settings from the page; the API at the page's own origin (the hub proxies /api to
+ * the server) or, for the cross-origin run, at the server's.
+ */
 export function browserScript(): string {
   return `${HEADER}${stepsJavaScript()}
 const settings = window.__MERMA_SETTINGS__;
@@ -116,12 +119,33 @@ window.__mermaResult = runSteps(() => import('@merma/sdk'), { ...settings, brows
 `;
 }
 
-export function browserPage(settings: { apiKey: string; receiverUrl: string }): string {
+export function browserPage(settings: { apiKey: string; receiverUrl: string; baseUrl?: string }): string {
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>Merma SDK in a browser</title></head>
 <body>
-<script>window.__MERMA_SETTINGS__ = Object.assign(${JSON.stringify(settings)}, { baseUrl: location.origin });</script>
+<script>window.__MERMA_SETTINGS__ = Object.assign({ baseUrl: location.origin }, ${JSON.stringify(settings)});</script>
 <script type="module" src="/browser/bundle.js"></script>
 </body></html>
+`;
+}
+
+/**
+ * A page on an origin the server does not list in CORS_ORIGINS: one read and one create, each
+ * reported as what the SDK threw (the browser refuses the answer, or the preflight, so the page
+ * sees a failed fetch). Bundled like the customer script.
+ */
+export function refusedOriginScript(): string {
+  return `${HEADER}import { APIConnectionError, Merma } from '@merma/sdk';
+const { apiKey, baseUrl, marker, destinoId } = window.__MERMA_SETTINGS__;
+const merma = new Merma({ apiKey, baseUrl, dangerouslyAllowBrowser: true, maxRetries: 0 });
+const outcome = (call) =>
+  call.then(
+    () => ({ answered: true }),
+    (err) => ({ name: err?.name, connection: err instanceof APIConnectionError, message: String(err?.message) }),
+  );
+window.__mermaResult = (async () => ({
+  list: await outcome(merma.destinos.list()),
+  create: await outcome(merma.records.create({ food_category: 'bakery', weight_kg: 1, destino_id: destinoId, notes: marker })),
+}))();
 `;
 }

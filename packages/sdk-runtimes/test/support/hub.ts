@@ -10,6 +10,8 @@ export type Hub = {
   receiverUrl(runtime: string): string;
   /** Serves `/browser/` (the page) and `/browser/bundle.js` (the customer script bundled for browsers). */
   setBrowserPage(html: string, bundle: string): void;
+  /** Where `/api/*` is proxied: the API server, known once it is started (it needs the hub's origin for CORS_ORIGINS). */
+  setApiUrl(apiUrl: string): void;
   close(): Promise<void>;
 };
 
@@ -21,15 +23,15 @@ export type Hub = {
  * - `/api/*`: proxied to the API server, so the browser's requests are same-origin (no CORS) and
  *   so is its polling of its own receiver.
  */
-export async function startHub(apiUrl: string): Promise<Hub> {
+export async function startHub(apiUrl?: string): Promise<Hub> {
   const deliveries = new Map<string, Delivery[]>();
   let page: { html: string; bundle: string } | undefined;
-  const api = new URL(apiUrl);
+  let api = apiUrl ? new URL(apiUrl) : undefined;
 
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://hub').pathname;
 
-    if (path.startsWith('/api/')) {
+    if (path.startsWith('/api/') && api) {
       const upstream = http.request(
         { host: api.hostname, port: api.port, method: req.method, path: req.url, headers: { ...req.headers, host: api.host } },
         (answer) => {
@@ -83,6 +85,9 @@ export async function startHub(apiUrl: string): Promise<Hub> {
     receiverUrl: (runtime) => `${url}/hooks/${runtime}`,
     setBrowserPage(html, bundle) {
       page = { html, bundle };
+    },
+    setApiUrl(url) {
+      api = new URL(url);
     },
     close() {
       server.closeAllConnections();

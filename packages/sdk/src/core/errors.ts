@@ -83,15 +83,22 @@ export class APIError extends MermaError {
   }
 
   static from(status: number, body: ErrorBody | undefined, headers: Headers): APIError {
-    if (status === 400 || status === 413 || status === 415 || status === 422) return new BadRequestError(status, body, headers);
-    if (status === 401) return new AuthenticationError(status, body, headers);
-    if (status === 403) return new PermissionDeniedError(status, body, headers);
-    if (status === 404) return new NotFoundError(status, body, headers);
-    if (status === 409) return new ConflictError(status, body, headers);
-    if (status === 429) return new RateLimitError(status, body, headers);
-    if (status >= 500) return new InternalServerError(status, body, headers);
-    return new APIError(status, body, headers);
+    // Written outside the class: a class body naming its own class makes esbuild rename it
+    // (`class _APIError`), and then console.log would print `_APIError`.
+    return errorForStatus(status, body, headers);
   }
+}
+
+/** The error class of a status (APIError.from). */
+function errorForStatus(status: number, body: ErrorBody | undefined, headers: Headers): APIError {
+  if (status === 400 || status === 413 || status === 415 || status === 422) return new BadRequestError(status, body, headers);
+  if (status === 401) return new AuthenticationError(status, body, headers);
+  if (status === 403) return new PermissionDeniedError(status, body, headers);
+  if (status === 404) return new NotFoundError(status, body, headers);
+  if (status === 409) return new ConflictError(status, body, headers);
+  if (status === 429) return new RateLimitError(status, body, headers);
+  if (status >= 500) return new InternalServerError(status, body, headers);
+  return new APIError(status, body, headers);
 }
 
 export class BadRequestError extends APIError {

@@ -5,12 +5,16 @@ import type {
   CreateWebhookInput,
   InboundEventInput,
   InboundEventResult,
+  InboundEventType,
+  InventoryLossPayload,
   RecoverWebhookInput,
   RecoverWebhookResult,
   RotateWebhookSecretInput,
   SaleLine,
   SaleRecordedPayload,
   UpdateWebhookInput,
+  WasteCreatedPayload,
+  WasteUpdatedPayload,
   WebhookDelivery,
   WebhookSubscription,
   WebhookSubscriptionWithSecret,
@@ -94,6 +98,27 @@ export class Webhooks {
  */
 export type SalesInput = { source: string; sales: SaleLine[] } | SaleRecordedPayload;
 
+/** The standard payload of each inbound event (the OpenAPI document's `payload` by `event`). */
+export type InboundPayloads = {
+  'waste.created': WasteCreatedPayload;
+  'waste.updated': WasteUpdatedPayload;
+  'inventory.loss': InventoryLossPayload;
+  'sales.recorded': SalesInput;
+};
+
+/** The connectors that map a system's own payload to the standard one (`'standard'`: none). */
+export type InboundConnector = 'square' | 'odoo';
+
+/**
+ * What `inbound.send` takes: an event with the standard payload its name calls for (typed by
+ * `event`), or, with `connector` (`'square'`, `'odoo'`), the system's own payload as that system
+ * sends it, which the connector maps (not typed here: it is the vendor's). `connector` is the
+ * discriminant, so a standard payload is checked field by field.
+ */
+export type InboundEvent =
+  | { [E in InboundEventType]: { event: E; payload: InboundPayloads[E]; connector?: 'standard' | undefined } }[InboundEventType]
+  | { event: InboundEventType; connector: InboundConnector; payload: InboundEventInput['payload'] };
+
 /**
  * POST /api/v1/webhooks/inbound: events from your ERP or POS (waste.created, waste.updated,
  * inventory.loss, sales.recorded).
@@ -101,7 +126,21 @@ export type SalesInput = { source: string; sales: SaleLine[] } | SaleRecordedPay
 export class Inbound {
   constructor(private readonly core: HttpCore) {}
 
-  send(input: InboundEventInput, options?: RequestOptions): APIPromise<InboundEventResult> {
+  /**
+   * Sends one event. Its `payload` is typed by `event` (see InboundPayloads), field by field; with
+   * `connector` (`'square'`, `'odoo'`), it is the POS's or ERP's own payload. (Two overloads rather
+   * than one union parameter: in a union, the connector form's free-form payload would let any
+   * field through unchecked.)
+   */
+  send<E extends InboundEventType>(
+    input: { event: E; payload: InboundPayloads[E]; connector?: 'standard' | undefined },
+    options?: RequestOptions,
+  ): APIPromise<InboundEventResult>;
+  send(
+    input: { event: InboundEventType; connector: InboundConnector; payload: InboundEventInput['payload'] },
+    options?: RequestOptions,
+  ): APIPromise<InboundEventResult>;
+  send(input: InboundEvent, options?: RequestOptions): APIPromise<InboundEventResult> {
     return this.core.request({ method: 'POST', path: '/webhooks/inbound', body: input }, options);
   }
 

@@ -12,6 +12,7 @@ import Merma, {
   type CreateWebhookInput,
   type DemandQuery,
   type ErrorCode,
+  type InboundEvent,
   isMermaError,
   type MermaOptions,
   RateLimitError,
@@ -90,6 +91,21 @@ export async function calls(): Promise<void> {
   const sales: SalesInput = { source: 'pos', sales: [line] };
   await merma.inbound.sales(sales);
   await merma.inbound.sales({ ...line, source: 'pos' });
+
+  // inbound.send: the payload is typed by its event; a connector's payload is the vendor's own.
+  await merma.inbound.send({ event: 'waste.created', payload: { ...record, source: 'erp', external_id: maybeString } });
+  await merma.inbound.send({ event: 'waste.updated', payload: { source: 'erp', record_id: 'r1', weight_kg: 2 } });
+  await merma.inbound.send({ event: 'inventory.loss', payload: { source: 'erp', product_ref: 'SKU-1', quantity: 3, unit: 'unit' } });
+  await merma.inbound.send({ event: 'sales.recorded', payload: sales });
+  await merma.inbound.send({ event: 'sales.recorded', connector: 'square', payload: { type: 'order.updated', data: {} } });
+  // @ts-expect-error: waste.created needs a weight and a destination
+  await merma.inbound.send({ event: 'waste.created', payload: { source: 'erp', food_category: 'meat' } });
+  // @ts-expect-error: an inventory.loss payload counts quantity or quantity_kg, not weight_kg
+  await merma.inbound.send({ event: 'inventory.loss', payload: { source: 'erp', weight_kg: 1 } });
+  // @ts-expect-error: not a food category
+  await merma.inbound.send({ event: 'waste.created', payload: { ...record, source: 'erp', food_category: 'shoes' } });
+  const event = { event: 'sales.recorded', payload: { source: 'pos', sales: [line] } } satisfies InboundEvent;
+  await merma.inbound.send(event);
 
   const webhook: CreateWebhookInput = { url: 'https://example.test/hook', events: ['record.created'], description: maybeString };
   await merma.webhooks.create(webhook);
