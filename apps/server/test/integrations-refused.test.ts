@@ -80,6 +80,7 @@ function order(id: string, lines: Line[], overrides: Line = {}) {
     id,
     location_id: LOCATION,
     state: 'COMPLETED',
+    version: 6,
     closed_at: yesterdayNoon(),
     line_items: lines.map((l, i) => {
       const { catalog_object_id: _c, quantity_unit: _u, ...base } = first as Line;

@@ -85,6 +85,8 @@ function completedOrder(id: string) {
     id,
     location_id: LOCATION,
     state: 'COMPLETED',
+    // The order as read after the notifications (the spec's examples notify versions up to 6).
+    version: 6,
     // Yesterday at noon in Madrid: the forecast reads whole days, up to yesterday.
     closed_at: `${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}T11:00:00.000Z`,
     line_items: [
@@ -274,5 +276,47 @@ describe('a Square inventory.count.updated notification', () => {
     await notify(s, { ...event, event_id: 'another-event-id' });
     await jobsDone(t.db, 'integrations.square_fetch');
     expect(await t.db.record.count({ where: { establishment_id: s.establishmentId } })).toBe(2);
+  });
+});
+
+describe('a Square order read older than its notification', () => {
+  it('is read again until Square answers the notified version and state, the card saying so meanwhile, then stored', async () => {
+    const s = await shop();
+    const order = completedOrder('ORDER-V1');
+    // Square's read lags: an older version, then the notified version not yet COMPLETED, then the sale.
+    const answers = [
+      { ...order, version: 7, state: 'OPEN' },
+      { ...order, version: 8, state: 'OPEN' },
+      { ...order, version: 8 },
+    ];
+    let reads = 0;
+    const get = square.orders.get.bind(square.orders);
+    square.orders.get = (id: string) => (id === 'ORDER-V1' ? answers[Math.min(reads++, answers.length - 1)] : get(id));
+    try {
+      const res = await notify(
+        s,
+        orderUpdatedEvent({
+          orderId: 'ORDER-V1',
+          locationId: LOCATION,
+          state: 'COMPLETED',
+          version: 8,
+          createdAt: new Date().toISOString(),
+        }),
+      );
+      expect(res.json().data).toMatchObject({ status: 'queued' });
+      await expect
+        .poll(async () => (await integrationRow(s)).last_error, { timeout: deadline(10_000) })
+        .toMatch(
+          /^Square answered order ORDER-V1 (at version 7, older than the notified version 8|OPEN, not COMPLETED as notified): reading it again/,
+        );
+      await jobsDone(t.db, 'integrations.square_fetch', 30_000);
+      expect(reads).toBe(3);
+      expect(await salesOf(s)).toHaveLength(2);
+      const row = await integrationRow(s);
+      expect(row.last_error).toBeNull();
+      expect(row.failed_count).toBe(0);
+    } finally {
+      square.orders.get = get;
+    }
   });
 });

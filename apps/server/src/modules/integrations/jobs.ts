@@ -25,6 +25,7 @@ import { SquareApiError, squareApi } from './square/api.js';
  * - `integrations.odoo_order` {integration_id, inbound_event_id}: a `pos.order` whose lines Odoo
  *   sent as ids → the lines through Odoo's JSON-RPC, stored as sales by the odoo connector.
  *
+ * An order read older than its notification is read again a few times (`MAX_STALE_READS`).
  * When the vendor is down, times out or answers 5xx, the job fails and graphile-worker tries again
  * with its exponential backoff (15 attempts: about a day and a half). A 429 from Square is
  * honoured: the job is queued again at the time its Retry-After gives (an hour at most). Wrong
@@ -44,7 +45,16 @@ const MAX_RATE_LIMITED = 20;
 /** A Retry-After longer than this (an hour) is not believed: the job is tried again after an hour. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
 
-export type IntegrationJob = { integration_id: string; inbound_event_id: string; rate_limited?: number };
+/**
+ * Square's read may lag its notification: the order fetched older (`version`) than the one notified,
+ * or not yet in the notified state. It is read again after 1, 2, 4… seconds, up to this many times
+ * (about a minute), the card saying so meanwhile; then what Square answers is stored if it is a
+ * sale, else the notification is counted lost (`failed_count`) with the reason.
+ */
+const MAX_STALE_READS = 6;
+const STALE_READ_DELAY_MS = 1000;
+
+export type IntegrationJob = { integration_id: string; inbound_event_id: string; rate_limited?: number; stale_reads?: number };
 
 export async function enqueueIntegrationJob(db: DbTx, task: typeof SQUARE_FETCH_TASK | typeof ODOO_ORDER_TASK, job: IntegrationJob) {
   await db.$executeRaw`SELECT graphile_worker.add_job(${task}::text, ${JSON.stringify(job)}::json, max_attempts := ${MAX_ATTEMPTS}::int)`;
@@ -101,7 +111,7 @@ type SquareNotification = {
   data?: { id?: string; object?: Record<string, unknown> };
 };
 export type SquareWork =
-  | { kind: 'order'; orderId: string; locationId: string | undefined }
+  | { kind: 'order'; orderId: string; locationId: string | undefined; version?: number; state?: string }
   | { kind: 'inventory'; catalogObjectIds: string[]; locationIds: string[]; updatedAfter: string };
 
 /** One hour before the earliest count's time: the adjustment that moved it was made before it was calculated. */
@@ -127,7 +137,13 @@ export function squareWorkOf(notification: SquareNotification): SquareWork | und
   const inner = (object.order_created ?? object.order_updated ?? object.order_fulfillment_updated) as Record<string, unknown> | undefined;
   const orderId = inner?.order_id ?? notification.data?.id;
   if (typeof orderId !== 'string') return undefined;
-  return { kind: 'order', orderId, locationId: typeof inner?.location_id === 'string' ? inner.location_id : undefined };
+  return {
+    kind: 'order',
+    orderId,
+    locationId: typeof inner?.location_id === 'string' ? inner.location_id : undefined,
+    ...(typeof inner?.version === 'number' ? { version: inner.version } : {}),
+    ...(typeof inner?.state === 'string' ? { state: inner.state } : {}),
+  };
 }
 
 /** "12 adjustments: 2 not stored (payload.product_ref: no product of this organisation …)". */
@@ -170,6 +186,28 @@ export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJ
         ...(settings.location_id ? { locationId: settings.location_id } : {}),
         orderIds: [work.orderId],
       });
+      const stale = staleRead(work, orders);
+      if (stale) {
+        const reads = (job.stale_reads ?? 0) + 1;
+        if (reads <= MAX_STALE_READS) {
+          const runAt = new Date(deps.clock().getTime() + STALE_READ_DELAY_MS * 2 ** (reads - 1));
+          await noteOutcome(deps.db, row.id, deps.clock(), `${stale}: reading it again (${reads} of ${MAX_STALE_READS})`);
+          await helpers.addJob(SQUARE_FETCH_TASK, { ...job, stale_reads: reads }, { runAt, maxAttempts: MAX_ATTEMPTS });
+          return;
+        }
+        const fetched = orders.find((o) => o.id === work.orderId);
+        if (fetched?.state !== 'COMPLETED') {
+          await deps.db.integration.update({
+            where: { id: row.id },
+            data: {
+              failed_count: { increment: 1 },
+              last_error: `${stale} after ${MAX_STALE_READS} reads: the sale was not stored`.slice(0, 1000),
+              last_error_at: deps.clock(),
+            },
+          });
+          return;
+        }
+      }
       try {
         const result = await receiveInboundEvent(receiveDeps, auth, { event: 'sales.recorded', connector: 'square', payload: { orders } });
         for (const e of result.sales?.errors ?? []) refused.push(lineRefusal(e));
@@ -206,6 +244,20 @@ export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJ
     }
     throw err;
   }
+}
+
+/** Why the order Square answered is behind its notification (an older version, another state), or null. */
+function staleRead(work: Extract<SquareWork, { kind: 'order' }>, orders: Record<string, unknown>[]): string | null {
+  const order = orders.find((o) => o.id === work.orderId);
+  if (!order) return `Square did not return order ${work.orderId}, which it notified`;
+  if (work.version !== undefined && typeof order.version === 'number' && order.version < work.version) {
+    return `Square answered order ${work.orderId} at version ${order.version}, older than the notified version ${work.version}`;
+  }
+  // An order without a state is not behind: the connector refuses it, and it is kept (refused.ts).
+  if (work.state !== undefined && typeof order.state === 'string' && order.state !== work.state) {
+    return `Square answered order ${work.orderId} ${String(order.state ?? 'without a state')}, not ${work.state} as notified`;
+  }
+  return null;
 }
 
 export async function runOdooOrder(deps: IntegrationJobDeps, job: IntegrationJob): Promise<void> {
