@@ -136,4 +136,13 @@ describe('the packed package: what npm shows and what the licence says', () => {
     expect(targets.filter((t) => !/^(https?:\/\/|#|mailto:)/.test(t))).toEqual([]);
     expect(readme).not.toMatch(/See `CHANGELOG\.md`/);
   });
+
+  it("ships every file its `files` names, the changelog the README links to included (changesets' format)", () => {
+    const source = JSON.parse(readFileSync(join(sdkDir, 'package.json'), 'utf8')) as { files?: string[] };
+    const missing = (source.files ?? []).filter((f) => !existsSync(join(sdkDir, f)));
+    expect(missing).toEqual([]);
+    expect(readFileSync(join(sdkDir, 'README.md'), 'utf8')).toContain('/packages/sdk/CHANGELOG.md');
+    // `pnpm changeset version` writes each release under this title, newest first.
+    expect(readFileSync(join(sdkDir, 'CHANGELOG.md'), 'utf8')).toMatch(/^# @merma\/sdk\n/);
+  });
 });
