@@ -16,6 +16,10 @@ export default defineConfig({
   sourcemap: true,
   splitting: true,
   noExternal: ['@merma/schema', '@merma/signing', '@prisma/client'],
+  // The embedded database is a development dependency (tsup would bundle it as one): kept external
+  // and imported only when DATABASE_URL is unset (db/database.ts), so the production image, which
+  // does not install it, never loads it.
+  external: ['@electric-sql/pglite', '@electric-sql/pglite-socket'],
   esbuildOptions(options) {
     options.conditions = ['@merma/source'];
   },

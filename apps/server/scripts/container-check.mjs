@@ -18,7 +18,10 @@
  *
  * Settings: CONTAINER_ENGINE (docker|podman), CONTAINER_IMAGE (default merma-server:check),
  * CONTAINER_SKIP_BUILD=true (check an image built already), CONTAINER_BUILD_ARGS (added to the
- * build command, e.g. a registry or a proxy's CA: see the Dockerfile's head).
+ * build command, e.g. a registry or a proxy's CA: see the Dockerfile's head). On a shared host:
+ * CONTAINER_PORT and CONTAINER_METRICS_PORT (default: ports the kernel reports free),
+ * CONTAINER_DATABASE_NAME (default merma_container_<random>; created here, refused if it exists,
+ * dropped at the end) — container-settings.mjs.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { containerSettings } from './container-settings.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const IMAGE = process.env.CONTAINER_IMAGE ?? 'merma-server:check';
@@ -62,7 +66,14 @@ if (process.env.CONTAINER_SKIP_BUILD !== 'true') {
 
 // A fresh database for the container.
 const adminUrl = process.env.CONTAINER_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `merma_container_${randomBytes(4).toString('hex')}`;
+let settings;
+try {
+  settings = await containerSettings();
+} catch (err) {
+  console.log(`test:container: ${err.message}. Nothing was run.`);
+  process.exit(2);
+}
+const { port, metricsPort, databaseName: dbName } = settings;
 const admin = new pg.Client({ connectionString: adminUrl });
 try {
   await admin.connect();
@@ -70,11 +81,18 @@ try {
   console.log(`test:container: no PostgreSQL at ${adminUrl} (${err.message}): set CONTAINER_DATABASE_URL. Nothing was run.`);
   process.exit(2);
 }
-await admin.query(`CREATE DATABASE ${dbName}`);
+try {
+  await admin.query(`CREATE DATABASE ${dbName}`);
+} catch (err) {
+  // Someone else's database (CONTAINER_DATABASE_NAME names an existing one): neither used nor dropped.
+  console.log(
+    `test:container: cannot create database ${dbName} (${err.message}): name another with CONTAINER_DATABASE_NAME. Nothing was run.`,
+  );
+  await admin.end();
+  process.exit(2);
+}
 const dbUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
 
-const port = 39000 + Math.floor(Math.random() * 1000);
-const metricsPort = port + 1000;
 const name = `merma-check-${randomBytes(3).toString('hex')}`;
 const secrets = mkdtempSync(join(tmpdir(), 'merma-container-'));
 // Readable by the container's user (uid 1000), as a mounted secret is.

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { createTestDatabase, TEST_ENCRYPTION_KEY, type TestDatabase } from './helpers.js';
 
@@ -14,6 +15,8 @@ import { createTestDatabase, TEST_ENCRYPTION_KEY, type TestDatabase } from './he
  * its HEALTHCHECK command against it. A Dockerfile that drifts from the built server fails here.
  */
 const SERVER_DIR = resolve(import.meta.dirname, '..');
+/** An --import hook that makes @electric-sql/* unresolvable, as it is in the image. */
+const WITHOUT_PGLITE = join(import.meta.dirname, 'fixtures/without-pglite.mjs');
 const dockerfile = readFileSync(join(SERVER_DIR, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
 const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
 
@@ -95,6 +98,65 @@ describe('the container image', { shuffle: false }, () => {
     expect(refused.stderr).toContain('MERMA_ENCRYPTION_KEY: required when NODE_ENV=production');
   });
 
+  it('gives every build argument a default, so a build without a registry or a proxy warns about none', () => {
+    // podman warns `missing "X" build argument` for each ARG left without a value.
+    const args = [...dockerfile.matchAll(/^ARG\s+(\S+)/gm)].map((m) => m[1] as string);
+    expect(args.map((a) => a.split('=')[0])).toEqual(expect.arrayContaining(['NPM_CONFIG_REGISTRY', 'NODE_EXTRA_CA_CERTS']));
+    expect(args.filter((a) => !a.includes('='))).toEqual([]);
+    // The defaults change nothing: the public registry, no extra CA.
+    expect(args).toContain('NPM_CONFIG_REGISTRY=https://registry.npmjs.org/');
+    expect(args).toContain('NODE_EXTRA_CA_CERTS=');
+  });
+
+  it("installs no PGlite: the embedded database is not among the server's production dependencies (what `pnpm deploy --prod` copies)", () => {
+    const lock = parse(readFileSync(join(SERVER_DIR, '../../pnpm-lock.yaml'), 'utf8')) as {
+      importers: Record<string, { dependencies?: Record<string, { version: string }> }>;
+      snapshots: Record<string, { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> } | null>;
+    };
+    const seen = new Set<string>();
+    const visit = (name: string, version: string) => {
+      if (version.startsWith('link:')) return;
+      const key = `${name}@${version}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      const snapshot = lock.snapshots[key];
+      for (const [n, v] of Object.entries({ ...snapshot?.dependencies, ...snapshot?.optionalDependencies })) visit(n, v);
+    };
+    for (const [n, { version }] of Object.entries(lock.importers['apps/server']?.dependencies ?? {})) visit(n, version);
+    expect(seen.size).toBeGreaterThan(100); // the walk reached the tree
+    expect([...seen].filter((p) => p.startsWith('fastify@'))).toHaveLength(1);
+    expect([...seen].filter((p) => p.startsWith('@electric-sql/'))).toEqual([]);
+  });
+
+  it('without DATABASE_URL and without PGlite (a development run of the image), says to set DATABASE_URL', async () => {
+    const [bin, ...args] = JSON.parse(instruction('CMD')) as [string, ...string[]];
+    const { DATABASE_URL: _, ...platform } = PLATFORM_SETTINGS;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...dockerEnv(),
+      ...platform,
+      NODE_ENV: 'development',
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${WITHOUT_PGLITE}`.trim(),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_PORT: '0',
+      DATA_DIR: dataDir,
+      MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    };
+    delete env.DATABASE_URL;
+    const refused = await promisify(execFile)(bin === 'node' ? process.execPath : bin, args, {
+      cwd: SERVER_DIR,
+      env,
+      timeout: deadline(30_000),
+    }).then(
+      () => ({ code: 0, output: '' }),
+      (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code, output: `${err.stdout}${err.stderr}` }),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('this installation has no embedded database');
+    expect(refused.output).toContain('set DATABASE_URL=postgresql://');
+  });
+
   it('starts with its CMD, applies migrations, and passes its HEALTHCHECK', async () => {
     const cmd = JSON.parse(instruction('CMD')) as string[];
     expect(cmd).toEqual(['node', 'dist/main.js']);
@@ -113,6 +175,8 @@ describe('the container image', { shuffle: false }, () => {
         DATA_DIR: dataDir,
         // Production requires it, and the image holds none: it comes from the platform's secrets.
         MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+        // The image has no PGlite: a server on DATABASE_URL starts without it.
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${WITHOUT_PGLITE}`.trim(),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

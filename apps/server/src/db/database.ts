@@ -5,7 +5,7 @@ import type { SecretBox } from '../secrets/cipher.js';
 import { loadSecretBox } from '../secrets/keys.js';
 import { sealClearSecrets } from '../secrets/stored.js';
 import { createPrisma, type Db } from './client.js';
-import { type EmbeddedDatabase, openEmbeddedPostgres } from './embedded.js';
+import type { EmbeddedDatabase } from './embedded.js';
 import { migrate } from './migrate.js';
 import { waitForDatabase } from './wait.js';
 
@@ -24,6 +24,24 @@ export type Database = {
  * pending migrations when `migrate` is true, then seals the webhook secrets still stored in clear
  * (secrets/stored.ts, which says why this is not a SQL migration).
  */
+/**
+ * The embedded database's module, imported only when DATABASE_URL is unset: PGlite (WebAssembly,
+ * ~30 MB) is a development dependency, which the production image (`pnpm deploy --prod`) does not
+ * install, so a server with DATABASE_URL never loads it. Without it, the refusal says what to set.
+ */
+async function loadEmbedded(): Promise<typeof import('./embedded.js')> {
+  try {
+    return await import('./embedded.js');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String((err as Error).message).includes('@electric-sql/'))
+      throw err;
+    throw new Error(
+      'DATABASE_URL is not set and this installation has no embedded database (PGlite is installed for development only, not in the production image): set DATABASE_URL=postgresql://user:password@host:5432/database',
+      { cause: err },
+    );
+  }
+}
+
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'databaseStartupTimeoutMs' | 'dataDir' | 'databasePoolSize' | 'env' | 'encryptionKeys'>,
   options: { migrate: boolean; log?: Pick<Log, 'info' | 'warn'> },
@@ -35,7 +53,7 @@ export async function openDatabase(
   // A database started together with this process may not accept connections yet (db/wait.ts).
   if (url) await waitForDatabase(url, { timeoutMs: config.databaseStartupTimeoutMs, log: options.log });
   else {
-    embedded = await openEmbeddedPostgres(config.dataDir);
+    embedded = await (await loadEmbedded()).openEmbeddedPostgres(config.dataDir);
     url = embedded.url;
     options.log?.info({ dataDir: config.dataDir, owner: embedded.owner }, 'embedded PostgreSQL (PGlite)');
   }
