@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, signedInPage } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { createTenant, startTestApp, subscribe, type Tenant, type TestContext } from './helpers.js';
+import { api, createTenant, startTestApp, subscribe, type Tenant, type TestContext, validRecord } from './helpers.js';
 import { type Received, startReceiver, waitFor } from './receiver.js';
 
 /**
@@ -42,7 +42,12 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   browser = await launchChromium();
   // The receiver takes its time (the log must show it pending first), then answers with a body.
-  receiver = await startReceiver(async (_req: Received, res) => {
+  receiver = await startReceiver(async (req: Received, res) => {
+    // An endpoint that no longer wants events: the dispatcher deactivates it at the first answer.
+    if (req.path.startsWith('/unwanted-')) {
+      res.statusCode = 410;
+      return res.end();
+    }
     await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ received: true, note: 'gracias desde el receptor' }));
@@ -173,6 +178,29 @@ describe.skipIf(!hasChromium)('the delivery log, the deactivation banner and inv
         }
       });
     }
+
+    it(`${language}: an open page shows its endpoint deactivated by a delivery, without a reload`, async () => {
+      // A kitchen of its own: its record goes to this endpoint only.
+      const kitchen = await createTenant(t.db);
+      const member = await createMember(t.db, kitchen.organizationId, 'owner');
+      const http = new DashboardBrowser(t.app);
+      await http.signIn(member.email, PASSWORD);
+      const unwanted = await subscribe(t, kitchen, `${receiver.url}/unwanted-${language}`, ['record.created']);
+      const { context, page } = await signedInPage({ browser, base }, { http }, text.locale);
+      try {
+        await page.goto(`${base}/dashboard/integrations/${unwanted.id}`);
+        await page.getByRole('heading', { name: text.log }).waitFor();
+        expect(await page.getByText(text.gone).count()).toBe(0);
+        // A record is stored; its event reaches the receiver, which answers 410 Gone; the dispatcher
+        // deactivates the endpoint; the open page says so.
+        expect((await api(t.app, kitchen.key).post('/api/v1/records', validRecord())).statusCode).toBe(201);
+        await page.getByText(text.gone).waitFor({ timeout: deadline(20_000) });
+        const stored = await t.db.webhookSubscription.findUniqueOrThrow({ where: { id: unwanted.id } });
+        expect(stored).toMatchObject({ status: 'deactivated', deactivation_reason: 'gone' });
+      } finally {
+        await context.close();
+      }
+    });
 
     it(`${language}: a deactivated endpoint says why and when, at 1280 and 390 px`, async () => {
       const who = await owner();

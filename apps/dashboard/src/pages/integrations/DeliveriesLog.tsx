@@ -3,7 +3,7 @@ import { notifications } from '@mantine/notifications';
 import type { WebhookDelivery, WebhookDeliveryAttempt } from '@merma/schema';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
-import { useId } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
 import { Pager } from '../../components/Pager.tsx';
@@ -22,6 +22,15 @@ export function DeliveriesLog({ scope, manage }: { scope: WebhookScopeInput; man
   const navigate = useNavigate();
   const page = route.useSearch({ select: (s) => s.page ?? 1 });
   const { data } = useSuspenseQuery({ ...deliveriesOptions(scope, page), refetchInterval: whilePending });
+  // A delivery that settles may have deactivated the endpoint (a 410, the fifth failure in a row):
+  // the page's status and banner are read again when the log's statuses change.
+  const settled = data.data.map((d) => `${d.id}:${d.status}:${d.attempt}`).join(',');
+  const seen = useRef(settled);
+  useEffect(() => {
+    if (seen.current === settled) return;
+    seen.current = settled;
+    void queryClient.invalidateQueries(trpc.webhooks.get.queryFilter(scope));
+  }, [settled, scope]);
   const resend = useMutation(
     trpc.webhooks.resend.mutationOptions({
       onSuccess: () => {

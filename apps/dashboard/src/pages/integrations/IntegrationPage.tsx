@@ -24,6 +24,9 @@ const route = getRouteApi('/app/integrations/$id');
 
 export type WebhookScopeInput = { establishment_id: string; livemode: boolean; id: string };
 
+/** How often an open page reads an active endpoint again, to show a deactivation without a reload. */
+const WATCH_ACTIVE_MS = 15_000;
+
 export function IntegrationPage() {
   const { t } = useTranslation();
   const { id } = route.useParams();
@@ -44,7 +47,14 @@ function Endpoint({ scope }: { scope: WebhookScopeInput }) {
   const navigate = useNavigate();
   const { me, mode } = useScope();
   const manage = can.manageIntegrations(me.role);
-  const { data: subscription } = useSuspenseQuery(trpc.webhooks.get.queryOptions(scope));
+  // The dispatcher may deactivate the endpoint while the page is open: an active one is read again
+  // every 15 s while the tab is visible, on returning to the tab, and whenever a delivery in the log
+  // below settles (DeliveriesLog); a deactivated one changes only from here (reactivate).
+  const { data: subscription } = useSuspenseQuery({
+    ...trpc.webhooks.get.queryOptions(scope),
+    refetchInterval: (query) => (query.state.data?.status === 'active' ? WATCH_ACTIVE_MS : false),
+    refetchOnWindowFocus: true,
+  });
 
   const touched = () => queryClient.invalidateQueries(trpc.webhooks.pathFilter());
   const reactivate = useMutation(
