@@ -90,6 +90,55 @@ describe('forecast', () => {
     await waitFor(() => expect(api.last('predict.demand')).toEqual({ ...scope, horizon: 1, food_category: 'fish' }));
   });
 
+  it('says why an advice that would have wasted more is worth it: fewer stock-outs, in euros when prices are set', async () => {
+    forecastPage(30);
+    const product = (name: string, prices: { leftover_cost: number; missed_sale_cost: number } | null) => ({
+      product_id: `a1f0c0de-0000-4000-8000-00000000000${name.length}`,
+      product_name: name,
+      food_category: 'bakery' as const,
+      unit: 'unit' as const,
+      unit_weight_kg: 0.5,
+      model: 'holt-winters' as const,
+      method: 'holt-winters',
+      history_days: 120,
+      notes: [],
+      backtest: { metric: 'mae' as const, days: 56, value: 4, seasonal_naive: 6, seven_day_average: 7, mase: 0.6, coverage: 0.95 },
+      points: [{ date: '2026-11-25', expected: 80, lower: 60, upper: 100, advised: 92, closed: false, after_closure: false }],
+      advice: {
+        quantile: 0.67,
+        waste_share: 0.05,
+        reason: 'prices',
+        prices,
+        last_4_weeks: {
+          days: 28,
+          sold: 2000,
+          waste_kg: 10,
+          advised_waste_kg: 54,
+          avoided_kg: -44,
+          avoided_pct: -440,
+          short_days: 2,
+          short_quantity: 12,
+        },
+      },
+    });
+    api.use({
+      'predict.demand': {
+        ...noDemand,
+        products: [product('Croissant', { leftover_cost: 0.4, missed_sale_cost: 0.8 }), product('Pan', null)],
+      },
+    });
+    await renderApp('/forecast');
+    const section = screen.getByRole('region', { name: t('forecast.demand.title') });
+    const [priced, plain] = await within(section).findAllByTestId('demand-trade');
+    // 44 kg are 88 croissants of 0.5 kg, at 0.40 € each left over: 35.20 €.
+    expect(priced).toHaveTextContent(
+      /^More on purpose: with a leftover at €0\.40 and a missed sale at €0\.80, wasting 44 kg \(€35\.20\) more over 4 weeks pays for running short on only 2 of 28 days\.$/,
+    );
+    expect(plain).toHaveTextContent(
+      /^More on purpose: wasting 44 kg more over 4 weeks buys fewer stock-outs, running short on only 2 of 28 days\.$/,
+    );
+  });
+
   it('says Closed for a product when tomorrow is a closed day, and notes a reopening', async () => {
     forecastPage(30);
     const product = (

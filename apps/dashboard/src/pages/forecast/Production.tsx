@@ -175,6 +175,7 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
       </Table.Td>
       <Table.Td>
         <Avoided kg={past.avoided_kg} pct={past.avoided_pct} />
+        {past.avoided_kg !== null && past.avoided_kg < 0 && <Trade product={product} extraKg={-past.avoided_kg} />}
       </Table.Td>
       <Table.Td>
         {past.days === 0 ? (
@@ -209,6 +210,34 @@ function Avoided({ kg, pct }: { kg: number | null; pct: number | null }) {
   return (
     <Text size="sm" fw={kg > 0 ? 600 : undefined} c={kg > 0 ? 'teal.9' : undefined}>
       {pct === null ? format.kg(kg) : t('forecast.demand.avoided', { kg: format.kg(kg), percent: format.percent(pct / 100) })}
+    </Text>
+  );
+}
+
+/**
+ * Why the advice would have wasted more, in one sentence: the extra waste buys fewer stock-outs.
+ * With prices, the leftover's and the missed sale's costs that make it worth it, and the extra
+ * waste in euros too (kg → units by the product's unit weight when it is sold by the unit).
+ */
+function Trade({ product, extraKg }: { product: ProductDemand; extraKg: number }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const { prices, last_4_weeks: past } = product.advice;
+  const sold = product.unit === 'kg' ? extraKg : product.unit_weight_kg ? extraKg / product.unit_weight_kg : null;
+  const waste =
+    prices && sold !== null
+      ? t('forecast.demand.wasteEuros', { kg: format.kg(extraKg), euros: format.euros(sold * prices.leftover_cost) })
+      : format.kg(extraKg);
+  const short = { waste, short: past.short_days, count: past.days };
+  return (
+    <Text size="xs" c="dimmed" maw={260} data-testid="demand-trade">
+      {prices
+        ? t('forecast.demand.tradePrices', {
+            ...short,
+            leftover: format.euros(prices.leftover_cost),
+            missed: format.euros(prices.missed_sale_cost),
+          })
+        : t('forecast.demand.trade', short)}
     </Text>
   );
 }
