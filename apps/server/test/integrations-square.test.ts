@@ -320,3 +320,54 @@ describe('a Square order read older than its notification', () => {
     }
   });
 });
+
+describe('a Square return order', () => {
+  it('lowers the sales of the day of the sale it returns, once', async () => {
+    const s = await shop();
+    const sale = completedOrder('ORDER-RS') as { line_items: { uid: string }[]; closed_at: string };
+    square.orders.set('ORDER-RS', sale);
+    await notify(
+      s,
+      orderUpdatedEvent({ orderId: 'ORDER-RS', locationId: LOCATION, state: 'COMPLETED', createdAt: new Date().toISOString() }),
+    );
+    await jobsDone(t.db, 'integrations.square_fetch');
+    const croissantUid = sale.line_items[0]?.uid as string;
+    // Returned today: two of the twelve croissants sold yesterday.
+    square.orders.set(
+      'RETURN-1',
+      exampleOrder({
+        id: 'RETURN-1',
+        location_id: LOCATION,
+        state: 'COMPLETED',
+        version: 6,
+        closed_at: new Date().toISOString(),
+        line_items: [],
+        returns: [
+          {
+            uid: 'RET-1',
+            source_order_id: 'ORDER-RS',
+            return_line_items: [
+              { uid: 'RL-1', source_line_item_uid: croissantUid, catalog_object_id: CROISSANT, quantity: '2', name: 'Croissant' },
+            ],
+          },
+        ],
+      }),
+    );
+    for (const _ of [1, 2]) {
+      await notify(
+        s,
+        orderUpdatedEvent({ orderId: 'RETURN-1', locationId: LOCATION, state: 'COMPLETED', createdAt: new Date().toISOString() }),
+      );
+      await jobsDone(t.db, 'integrations.square_fetch');
+    }
+    const croissant = await t.db.product.findFirstOrThrow({ where: { organization_id: s.organizationId, pos_ref: CROISSANT } });
+    const yesterday = sale.closed_at.slice(0, 10);
+    const returned = await t.db.sale.findMany({ where: { establishment_id: s.establishmentId, quantity: { lt: 0 } } });
+    expect(returned.map((r) => [r.external_ref, r.product_id, Number(r.quantity), r.day.toISOString().slice(0, 10)])).toEqual([
+      ['RETURN-1:RL-1', croissant.id, -2, yesterday],
+    ]);
+    const totals = await t.db.saleDayTotal.findMany({ where: { establishment_id: s.establishmentId, product_id: croissant.id } });
+    expect(totals.map((x) => [x.day.toISOString().slice(0, 10), Number(x.units)])).toEqual([[yesterday, 10]]);
+    expect((await integrationRow(s)).last_error).toBeNull();
+  });
+});

@@ -279,13 +279,14 @@ describe('sales.recorded', () => {
       ]);
     });
 
-    it("odoo: a day's pos.order.line records and a webhook line become sale lines; a refund line is left out", async () => {
+    it("odoo: a day's pos.order.line records and a webhook line become sale lines; a refund line lowers the sales of the day it refunds", async () => {
       const tenant = await shop();
       const [barra, pollo] = (await Promise.all(['Pan de barra', 'Pollo asado'].map((n) => productId(tenant, n)))) as [string, string];
       await t.db.product.update({ where: { id: pollo }, data: { pos_ref: '58' } });
       const day = await send(tenant.key, { event: 'sales.recorded', connector: 'odoo', payload: fixture('odoo-pos-order-lines.json') });
       expect(day.statusCode).toBe(200);
-      expect(day.json().data.sales).toMatchObject({ received: 2, stored: 2, duplicates: 0, errors: [] });
+      // The refund line (qty -2, no refunded_orderline_id among the fields read) is a negative line on its own day.
+      expect(day.json().data.sales).toMatchObject({ received: 3, stored: 3, duplicates: 0, errors: [] });
       const hook = await send(tenant.key, {
         event: 'sales.recorded',
         connector: 'odoo',
@@ -296,15 +297,32 @@ describe('sales.recorded', () => {
       expect(sales.map((s) => [s.external_ref, s.product_id, Number(s.quantity), s.unit, s.sold_at.toISOString()])).toEqual([
         ['pos.order.line:5012', barra, 12, 'unit', '2026-11-22T08:31:05.000Z'],
         ['pos.order.line:5013', pollo, 1.25, 'kg', '2026-11-22T08:31:05.000Z'],
+        ['pos.order.line:5020', barra, -2, 'unit', '2026-11-22T12:03:44.000Z'],
         ['pos.order.line:5031', barra, 3, 'unit', '2026-11-22T17:45:12.000Z'],
       ]);
-      expect((await totals(tenant)).find((r) => r.product_id === barra)).toMatchObject({ day: '2026-11-22', units: 15, lines: 2 });
+      expect((await totals(tenant)).find((r) => r.product_id === barra)).toMatchObject({ day: '2026-11-22', units: 13, lines: 2 });
+      // A refund the next day that names the line it refunds lowers that line's day, not its own; sent twice, counted once.
+      const refund = {
+        _model: 'pos.order.line',
+        _id: 5040,
+        id: 5040,
+        product_id: 57,
+        qty: -1,
+        product_uom_id: 1,
+        x_uom_name: 'Units',
+        refunded_orderline_id: 5012,
+        create_date: '2026-11-23 09:00:00',
+      };
+      for (const _ of [1, 2]) await send(tenant.key, { event: 'sales.recorded', connector: 'odoo', payload: refund });
+      expect((await totals(tenant)).filter((r) => r.product_id === barra)).toEqual([
+        expect.objectContaining({ day: '2026-11-22', units: 12 }),
+      ]);
       // A webhook sends many2one fields as bare ids: without x_uom_name the line cannot say counted or weighed.
       const { x_uom_name: _name, ...bare } = { ...fixture('odoo-pos-order-line-webhook.json'), _id: 5032, id: 5032 };
       const refused = await send(tenant.key, { event: 'sales.recorded', connector: 'odoo', payload: bare });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().details).toEqual([{ path: 'payload.product_uom_id', message: expect.stringMatching(/bare id .*x_uom_name/) }]);
-      expect(await t.db.sale.count({ where: { establishment_id: tenant.establishmentId } })).toBe(3);
+      expect(await t.db.sale.count({ where: { establishment_id: tenant.establishmentId } })).toBe(5);
     });
   });
 });

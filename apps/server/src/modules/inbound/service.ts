@@ -5,6 +5,7 @@ import {
   type ErrorDetail,
   type InboundEventResult,
   InventoryLossPayload,
+  type SalesSummary,
   WasteCreatedPayload,
   WasteUpdatedPayload,
 } from '@merma/schema';
@@ -17,6 +18,7 @@ import { AppError, issueDetails, renamedValidationError, validationError } from 
 import type { CatalogCache } from '../catalog/service.js';
 import { correctRecord } from '../records/correct.js';
 import { createRecord } from '../records/service.js';
+import { storeReturns } from '../sales/returns.js';
 import { salesOfPayload, storeSales } from '../sales/service.js';
 import { connectorFor, lossKilograms, type Mapped, type StandardWasteUpdated } from './connectors/index.js';
 
@@ -187,9 +189,18 @@ async function receiveSales(
       }
     }
     const id = randomUUID();
-    const sales = empty
+    const sales: SalesSummary = empty
       ? { received: 0, stored: 0, duplicates: 0, errors: [] }
       : await storeSales(tx, auth, { source, lines, batch, now: deps.clock(), eventId: id, origins });
+    // Returns and refunds: negative lines against the sale they return (sales/returns.ts), counted after the lines.
+    const returns = mapped.returns ?? [];
+    if (returns.length > 0) {
+      const r = await storeReturns(tx, auth, { source, returns, now: deps.clock(), eventId: id, firstIndex: lines.length });
+      sales.received += returns.length;
+      sales.stored += r.stored;
+      sales.duplicates += r.duplicates;
+      sales.errors = [...sales.errors, ...r.errors];
+    }
     await logEvent(tx, { id, auth, event: input.event, source, externalRef, recordId: null, payload: input.payload });
     const status = sales.stored === 0 && sales.duplicates > 0 ? ('duplicate' as const) : ('processed' as const);
     return { event_id: id, status, record_id: null, sales };

@@ -1,3 +1,4 @@
+import type { ReturnLine } from '../../sales/returns.js';
 import type { LineOrigin } from '../../sales/service.js';
 import { type Connector, isStandardSale, type Mapped, obj, refuse } from './standard.js';
 import { odooMeasureByCategory, odooMeasureByName, type UnitReading } from './units.js';
@@ -152,7 +153,7 @@ const LINE_AUTOMATION =
  * of paid orders only (`order_id.state` in paid, done, invoiced): a draft's line sent early is not
  * sent again when it changes. Fields used: the id (`pos.order.line:<id>`), `product_id`, `qty` in
  * `product_uom_id` (see `odooUnit`), `create_date` (UTC). Refund lines (negative `qty`) are
- * returns, not sales: left out. A `pos.order` webhook (its `lines` are ids) and a payload with no
+ * negative sales against the line they refund (`refunded_orderline_id`; sales/returns.ts). A `pos.order` webhook (its `lines` are ids) and a payload with no
  * line are refused with what to set up instead.
  */
 function odooSales(payload: Record<string, unknown>): Mapped {
@@ -181,8 +182,26 @@ function odooSales(payload: Record<string, unknown>): Mapped {
   }
   const sales: Record<string, unknown>[] = [];
   const origins: LineOrigin[] = [];
+  const returns: ReturnLine[] = [];
   lines.map(obj).forEach((line, i) => {
-    if (typeof line.qty === 'number' && line.qty < 0) return; // a refund
+    if (typeof line.qty === 'number' && line.qty < 0) {
+      // A refund: a negative sale against the line it refunds (`refunded_orderline_id`, Odoo 16+).
+      const unit = odooUnit(line);
+      const [productId] = many2one(line.product_id);
+      const [refunded] = many2one(line.refunded_orderline_id);
+      const id = recordId(line);
+      if (unit.measure) {
+        returns.push({
+          external_id: id === undefined ? undefined : `pos.order.line:${id}`,
+          original_ref: refunded === undefined || refunded === false ? undefined : `pos.order.line:${String(refunded)}`,
+          product_ref: productId === undefined ? undefined : String(productId),
+          quantity: inMerma(-line.qty, unit.measure) as number,
+          unit: unit.measure.kind === 'mass' ? 'kg' : 'unit',
+          returned_at: odooTime(line.create_date ?? line.date_order),
+        });
+      }
+      return;
+    }
     const [productId] = many2one(line.product_id);
     const unit = odooUnit(line);
     const id = recordId(line);
@@ -198,7 +217,7 @@ function odooSales(payload: Record<string, unknown>): Mapped {
     });
     origins.push(origin);
   });
-  return { payload: { source: 'odoo', sales }, origins };
+  return { payload: { source: 'odoo', sales }, origins, returns };
 }
 
 /** The inbound event an Odoo webhook body is, by its model (`_model`); undefined for another model. */

@@ -1,3 +1,4 @@
+import type { ReturnLine } from '../../sales/returns.js';
 import type { LineOrigin } from '../../sales/service.js';
 import { type Connector, isStandardSale, type Mapped, obj, refuse } from './standard.js';
 import { squareMeasure } from './units.js';
@@ -65,8 +66,9 @@ function refuseNotification(payload: Record<string, unknown>, event: string): vo
  * whose `pos_ref` is the variation id), `quantity` (decimal string) in
  * `quantity_unit.measurement_unit` (a `weight_unit` — every MeasurementUnitWeight — is a mass;
  * none or `generic_unit: UNIT` a count; another kind is refused for the line), sold at the order's
- * `closed_at`. A line without a catalog object (a custom amount) is reported in `errors`; returns
- * are not sales. Refused whole: order notifications (`order.created`, `order.updated`,
+ * `closed_at`. A line without a catalog object (a custom amount) is reported in `errors`. A return
+ * order's `returns[].return_line_items` are negative sales against the line they return
+ * (`source_order_id:source_line_item_uid`; sales/returns.ts). Refused whole: order notifications (`order.created`, `order.updated`,
  * `order.fulfillment.updated`, which name an order without its lines), SearchOrders'
  * `order_entries` (ids only), and a payload with no Order in it.
  */
@@ -110,8 +112,28 @@ function squareSales(payload: Record<string, unknown>, name: (path: string) => s
   };
   const sales: Record<string, unknown>[] = [];
   const origins: LineOrigin[] = [];
+  const returns: ReturnLine[] = [];
   orders.forEach((o, i) => {
     if (o.state !== 'COMPLETED') return;
+    // A return order's `returns`: each returned line, against the sale line it names.
+    for (const ret of Array.isArray(o.returns) ? o.returns.map(obj) : []) {
+      for (const item of Array.isArray(ret.return_line_items) ? ret.return_line_items.map(obj) : []) {
+        const reading = squareMeasure(obj(obj(item.quantity_unit).measurement_unit));
+        const quantity = typeof item.quantity === 'string' ? Number(item.quantity) : Number(item.quantity);
+        if (!reading.measure || !Number.isFinite(quantity)) continue;
+        returns.push({
+          external_id: typeof o.id === 'string' && typeof item.uid === 'string' ? `${o.id}:${item.uid}` : undefined,
+          original_ref:
+            typeof ret.source_order_id === 'string' && typeof item.source_line_item_uid === 'string'
+              ? `${ret.source_order_id}:${item.source_line_item_uid}`
+              : undefined,
+          product_ref: typeof item.catalog_object_id === 'string' ? item.catalog_object_id : undefined,
+          quantity: quantity * (reading.measure.kind === 'mass' ? reading.measure.kg : reading.measure.units),
+          unit: reading.measure.kind === 'mass' ? 'kg' : 'unit',
+          returned_at: String(o.closed_at ?? o.created_at ?? ''),
+        });
+      }
+    }
     const items = Array.isArray(o.line_items) ? o.line_items.map(obj) : [];
     items.forEach((item, j) => {
       const reading = squareMeasure(obj(obj(item.quantity_unit).measurement_unit));
@@ -129,7 +151,7 @@ function squareSales(payload: Record<string, unknown>, name: (path: string) => s
       origins.push(origin);
     });
   });
-  return { payload: { source: 'square', sales }, origins };
+  return { payload: { source: 'square', sales }, origins, returns };
 }
 
 /**

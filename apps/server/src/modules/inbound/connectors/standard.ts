@@ -1,6 +1,7 @@
 import { type InventoryLossPayload, KG_PER_MASS_UNIT, type WasteUpdatedPayload } from '@merma/schema';
 import type { z } from 'zod';
 import { validationError } from '../../../errors.js';
+import type { ReturnLine } from '../../sales/returns.js';
 import type { LineOrigin } from '../../sales/service.js';
 
 /**
@@ -27,7 +28,13 @@ export const isStandardSale = (payload: Record<string, unknown>) => 'sales' in p
  * field sits in the system's own payload (`{ product_ref: 'adjustment.catalog_object_id' }`) so
  * that a problem is reported where the sender put it. Sales come with `origins`, one per line.
  */
-export type Mapped = { payload: Record<string, unknown>; fields?: Record<string, string>; origins?: LineOrigin[] };
+export type Mapped = {
+  payload: Record<string, unknown>;
+  fields?: Record<string, string>;
+  origins?: LineOrigin[];
+  /** Returns and refunds among the sales, stored as negative lines (sales/returns.ts). */
+  returns?: ReturnLine[];
+};
 
 export type Connector = {
   name: string;
