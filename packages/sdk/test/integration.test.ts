@@ -260,6 +260,34 @@ describe('the SDK against the server', () => {
     expect(await merma.predict.get({ type: 'demand', horizon: 2 })).toEqual({ ...demand, generated_at: expect.any(String) });
   });
 
+  it('calls endpoints through client.get/post/put/delete, with an idempotency key on POST, and pins the API version', async () => {
+    const destinos = await merma.get<{ id: string }[]>('/destinos');
+    expect(destinos).toEqual(await merma.destinos.list());
+    const body = { food_category: 'fish', weight_kg: 0.75, destino_id: DESTINO, notes: 'generic post' };
+    const created = await merma.post<{ id: string; weight_kg: number }>('/records', { body, idempotencyKey: 'generic-post-1' });
+    expect(created).toMatchObject({ weight_kg: 0.75 });
+    // Sent again under the same key: the first answer, stored once.
+    const again = await merma.post<{ id: string }>('/api/v1/records', { body, idempotencyKey: 'generic-post-1' }).withResponse();
+    expect(again.data.id).toBe(created.id);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    const page = await merma.get<{ id: string }[]>('/records', { query: { limit: 200 } });
+    expect(page.filter((r) => r.id === created.id)).toHaveLength(1);
+    expect(await merma.put('/predict/settings', { body: { service_level: 0.8 } })).toMatchObject({ service_level: 0.8 });
+    await merma.put('/predict/settings', { body: { service_level: null } });
+    await expect(merma.get('/no-such-endpoint', { maxRetries: 0 })).rejects.toBeInstanceOf(NotFoundError);
+
+    const pinned = new Merma({ apiKey: tenant.key, baseUrl, apiVersion: '2026-11-28' });
+    const { response } = await pinned.causas.list().withResponse();
+    expect(response.headers.get('merma-version')).toBe('2026-11-28');
+    const unpinned = await merma.causas.list().withResponse();
+    expect(unpinned.response.headers.get('merma-version')).toBe('2026-11-28');
+    const refused = await new Merma({ apiKey: tenant.key, baseUrl, apiVersion: '1999-01-01' }).causas.list().catch((e) => e);
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect(refused).toMatchObject({ status: 400, code: 'validation_error', details: [{ path: 'Merma-Version' }] });
+    // Per call, over the client's.
+    await expect(pinned.destinos.list({ apiVersion: '1999-01-01' })).rejects.toBeInstanceOf(BadRequestError);
+  });
+
   it('answers an unknown subscription id with NotFoundError', async () => {
     await expect(merma.webhooks.deliveries('00000000-0000-4000-8000-000000000001', {}, { maxRetries: 0 })).rejects.toBeInstanceOf(
       NotFoundError,
@@ -375,6 +403,17 @@ describe('rate limits', () => {
     const started = Date.now();
     for (let i = 0; i < 3; i++) expect(await client.causas.list()).toHaveLength(10);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it('retries a PUT over the limit after the wait the server asks, instead of throwing', async () => {
+    const owner = await limited.createTenant();
+    const statuses: { method: string; status: number }[] = [];
+    const client = new Merma({ apiKey: owner.key, baseUrl: limitedUrl }).on('response', (e) => statuses.push(e));
+    for (const level of [0.6, 0.7, 0.8])
+      expect(await client.predict.settings.update({ service_level: level })).toMatchObject({ service_level: level });
+    expect(statuses.filter((s) => s.status === 429).length).toBeGreaterThanOrEqual(1);
+    expect(new Set(statuses.map((s) => s.method))).toEqual(new Set(['PUT']));
+    expect((await client.predict.settings.retrieve()).service_level).toBe(0.8);
   });
 
   it('throws RateLimitError with the reset time when the wait is longer than allowed', async () => {
