@@ -182,6 +182,16 @@ describe('deliveries from the Merma server', () => {
         'the delivery',
       );
       expect(got.event.data).toMatchObject({ weight_kg: 1.75, food_category: 'dairy', destination: 'Donación para consumo humano' });
+      // What an ERP files the record by, without asking the API again.
+      expect(got.event.data).toMatchObject({
+        destino_id: DESTINO_DONATION,
+        causa_id: null,
+        product_id: null,
+        shift_id: null,
+        notes: null,
+        livemode: false,
+        occurred_at: record.occurred_at,
+      });
 
       const [delivery] = (await merma.webhooks.deliveries(sub.id)).data;
       expect(delivery).toMatchObject({ id: got.id, status: 'succeeded', response_status: 200 });
