@@ -563,12 +563,37 @@ describe('integrations in production', () => {
       https,
     );
     expect(signedIn.statusCode).toBe(200);
-    for (const odoo_url of ['https://169.254.169.254', 'https://10.0.0.5', 'http://mycompany.odoo.com']) {
+    for (const odoo_url of [
+      'https://169.254.169.254',
+      'https://10.0.0.5',
+      'http://mycompany.odoo.com',
+      'https://localhost',
+      'https://localhost:8069',
+    ]) {
       const input = { establishment_id: tenant.establishmentId, livemode: false, kind: 'odoo', name: 'O', odoo_url };
       const refused = await owner.raw('mutation', 'integrations.create', input, https);
       expect(refused.statusCode, odoo_url).toBe(400);
       expect(refused.body).toContain('odoo_url');
     }
     expect(await p.db.integration.count()).toBe(0);
+
+    // Saved without a URL, then changed to one naming this machine: refused on the change too.
+    const made = await owner.raw(
+      'mutation',
+      'integrations.create',
+      { establishment_id: tenant.establishmentId, livemode: false, kind: 'odoo', name: 'O' },
+      https,
+    );
+    expect(made.statusCode, made.body).toBe(200);
+    const id = made.json().result.data.id;
+    const changed = await owner.raw(
+      'mutation',
+      'integrations.update',
+      { establishment_id: tenant.establishmentId, livemode: false, id, odoo_url: 'https://localhost' },
+      https,
+    );
+    expect(changed.statusCode).toBe(400);
+    expect(changed.json().error.data.details).toEqual([expect.objectContaining({ path: 'odoo_url', message: 'internal address refused' })]);
+    expect((await p.db.integration.findUniqueOrThrow({ where: { id } })).settings).toEqual({});
   });
 });

@@ -14,7 +14,7 @@ import type { DbTx } from '../../db/client.js';
 import { AppError, validationError } from '../../errors.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openColumn, sealColumn } from '../../secrets/stored.js';
-import { checkTarget, type TargetPolicy } from '../webhooks/target.js';
+import { assertDeliverableUrl, checkTarget, type TargetPolicy } from '../webhooks/target.js';
 import { openRefusedCounts } from './refused.js';
 
 /**
@@ -119,8 +119,8 @@ type Settings = Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | '
 /**
  * The settings and sealed credential a create or update writes; fields of the other vendor are
  * refused. Odoo's URL is where the server will send requests, so it is held to the webhook
- * deliveries' rules when saved (HTTPS in production, no literal internal address; names are
- * resolved and checked again at each connection, webhooks/send.ts).
+ * deliveries' rules when saved (HTTPS in production, no literal internal address here; its name
+ * resolved to public addresses in `assertOdooUrl`; checked again at each connection, webhooks/send.ts).
  */
 function changesOf(kind: IntegrationKind, id: string, deps: Deps, input: Settings, current: IntegrationSettings) {
   const secrets = deps.secrets;
@@ -160,6 +160,23 @@ function changesOf(kind: IntegrationKind, id: string, deps: Deps, input: Setting
 
 type Deps = { secrets: SecretBox; publicUrl: string; policy: TargetPolicy };
 
+/**
+ * Odoo's URL when saved is held to the rule its first connection uses (webhooks/target.ts,
+ * `assertDeliverableUrl`): its name is resolved and every address must be public, so `localhost`
+ * or a name of the local network is refused at once rather than at the first read of an order.
+ * WEBHOOKS_ALLOW_PRIVATE=true (development, tests) lifts the address check as it does for webhooks.
+ */
+async function assertOdooUrl(raw: string | undefined, policy: TargetPolicy): Promise<void> {
+  if (raw === undefined) return;
+  try {
+    await assertDeliverableUrl(raw, policy);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
+    const details = (err.details ?? []).map((d) => ({ ...d, path: d.path === 'url' ? 'odoo_url' : d.path }));
+    throw validationError(`Odoo's URL is refused: ${err.message}`, details);
+  }
+}
+
 export async function createIntegration(
   tx: DbTx,
   scope: DataScope,
@@ -170,6 +187,7 @@ export async function createIntegration(
   const id = randomUUID();
   const { establishment_id: _e, livemode: _l, kind, name, ...rest } = input;
   const { settings, ...sealed } = changesOf(kind, id, deps, rest as Settings, {});
+  await assertOdooUrl((rest as Settings).odoo_url, deps.policy);
   const token = kind === 'odoo' ? randomToken(ODOO_TOKEN_PREFIX) : null;
   const [active] = await tx.$queryRaw<{ id: string }[]>`
     SELECT id::text FROM integrations
@@ -241,6 +259,7 @@ export async function updateIntegration(
   const current = await activeRow(tx, scope, input.id);
   const { establishment_id: _e, livemode: _l, id, name, ...rest } = input;
   const changes = changesOf(current.kind as IntegrationKind, id, deps, rest as Settings, settingsOf(current));
+  await assertOdooUrl(input.odoo_url, deps.policy);
   const row = await tx.integration.update({
     where: { id },
     data: { ...changes, ...(name !== undefined ? { name } : {}), updated_at: now },
