@@ -322,6 +322,13 @@ describe('sales.recorded', () => {
       const refused = await send(tenant.key, { event: 'sales.recorded', connector: 'odoo', payload: bare });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().details).toEqual([{ path: 'payload.product_uom_id', message: expect.stringMatching(/bare id .*x_uom_name/) }]);
+      // Without create_date among the webhook's fields: refused, naming the field to add.
+      const { create_date: _date, ...undated } = { ...fixture('odoo-pos-order-line-webhook.json'), _id: 5033, id: 5033 };
+      const noDate = await send(tenant.key, { event: 'sales.recorded', connector: 'odoo', payload: undated });
+      expect(noDate.statusCode).toBe(400);
+      expect(noDate.json().details).toEqual([
+        { path: 'payload.create_date', message: expect.stringMatching(/^create_date is missing: add it/) },
+      ]);
       expect(await t.db.sale.count({ where: { establishment_id: tenant.establishmentId } })).toBe(5);
     });
   });

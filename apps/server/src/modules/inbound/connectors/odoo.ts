@@ -208,6 +208,13 @@ function odooSales(payload: Record<string, unknown>): Mapped {
     const origin: LineOrigin = { path: many ? `lines.${i}` : '', fields: SALE_FIELDS };
     if (unit.problem) origin.problem = { path: 'unit', message: unit.problem };
     else if (!id) origin.problem = { path: 'external_id', message: 'the line has no id (_id or id): required to recognise a resend' };
+    else if (!text(line.create_date) && !text(line.date_order)) {
+      // As for a scrap's date_done: never dated "now", the field to add is named.
+      origin.problem = {
+        path: 'sold_at',
+        message: "create_date is missing: add it to the webhook's fields (Send Webhook Notification → Fields)",
+      };
+    }
     sales.push({
       external_id: id === undefined ? undefined : `pos.order.line:${id}`,
       product_ref: productId === undefined ? undefined : String(productId),
