@@ -156,6 +156,29 @@ describe('Odoo integrations', () => {
     expect(row.last_error).toBeNull();
   });
 
+  it('of a multi-company database take their own company’s records only, refusing the others with the reason', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo', company_id: 1 });
+    expect(made.settings).toEqual({ company_id: 1 });
+    const other = await post(made.secret_url, scrap(811, { company_id: 2 }));
+    expect(other.statusCode).toBe(400);
+    expect(other.json().details).toEqual([{ path: 'company_id', message: 'expected 1, got 2' }]);
+    expect((await t.db.integration.findUniqueOrThrow({ where: { id: made.id } })).last_error).toMatch(
+      /company 2: this integration takes company 1 only/,
+    );
+    const unsaid = await post(made.secret_url, scrap(812));
+    expect(unsaid.statusCode).toBe(400);
+    expect(unsaid.json().details).toEqual([{ path: 'company_id', message: expect.stringMatching(/^missing: add company_id/) }]);
+    // search_read's [id, name] and a webhook's bare id alike.
+    expect((await post(made.secret_url, scrap(813, { company_id: [1, 'Mi Empresa'] }))).statusCode).toBe(200);
+    expect((await post(made.secret_url, scrap(814, { company_id: 1 }))).statusCode).toBe(200);
+    expect(await recordsOf(s)).toHaveLength(2);
+    // Cleared: any company again.
+    const cleared = await s.owner.mutate('integrations.update', { ...s.scope, id: made.id, company_id: null });
+    expect(cleared.settings).toEqual({});
+    expect((await post(made.secret_url, scrap(815, { company_id: 2 }))).statusCode).toBe(200);
+  });
+
   it('answer 401 to a token that is not an integration’s, and store nothing', async () => {
     const s = await shop();
     await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });

@@ -367,6 +367,8 @@ export const Integration = z.object({
     url: z.string().optional(),
     database: z.string().optional(),
     login: z.string().optional(),
+    /** Odoo: the only company (`res.company` id) whose records this integration takes. */
+    company_id: z.number().int().optional(),
   }),
   /** Until when the secret replaced by the last rotation (Odoo's previous URL, Square's previous key) is still accepted. */
   previous_expires_at: Timestamp.nullable(),
@@ -435,6 +437,11 @@ const OdooSettings = {
   login: text(200).trim().min(1).optional(),
   /** Preferences → Account Security → New API Key, of a user who can read Point of Sale orders. */
   api_key: Credential.optional(),
+  /**
+   * A multi-company database: the id of the company (Settings → Companies) whose scraps and sales
+   * belong to this establishment; records of another company are refused. `null` takes any company.
+   */
+  company_id: z.number().int().positive().max(2_147_483_647).nullable().optional(),
 };
 
 export const CreateIntegrationInput = z.discriminatedUnion('kind', [

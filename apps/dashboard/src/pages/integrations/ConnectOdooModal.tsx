@@ -2,7 +2,7 @@ import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { ModalForm, SecretFormModal, type ShownSecret, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
 import { trpc } from '../../trpc.ts';
-import { given, OdooFields, type OdooValues, odooRules } from './VendorFields.tsx';
+import { companyOf, given, OdooFields, type OdooValues, odooRules } from './VendorFields.tsx';
 
 type Props = { onClose: () => void; establishmentId: string; livemode: boolean };
 
@@ -13,7 +13,7 @@ type Props = { onClose: () => void; establishmentId: string; livemode: boolean }
 export function ConnectOdooModal({ onClose, establishmentId, livemode }: Props) {
   const { t } = useTranslation();
   const form = useForm<OdooValues>({
-    initialValues: { name: '', odoo_url: '', database: '', login: '', api_key: '' },
+    initialValues: { name: '', odoo_url: '', database: '', login: '', api_key: '', company_id: '' },
     validate: odooRules(t),
   });
   const { mutation: create, result: created } = useMutationKeepingResult(
@@ -43,6 +43,7 @@ export function ConnectOdooModal({ onClose, establishmentId, livemode }: Props) 
             database: given(values.database),
             login: given(values.login),
             api_key: given(values.api_key),
+            company_id: companyOf(values.company_id),
           }),
         )}
         mutation={create}

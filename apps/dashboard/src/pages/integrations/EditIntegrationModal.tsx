@@ -93,7 +93,14 @@ function OdooEdit({ integration, onSave, onCancel, mutation }: EditProps) {
   const { t } = useTranslation();
   const s = integration.settings;
   const form = useForm<OdooValues>({
-    initialValues: { name: integration.name, odoo_url: s.url ?? '', database: s.database ?? '', login: s.login ?? '', api_key: '' },
+    initialValues: {
+      name: integration.name,
+      odoo_url: s.url ?? '',
+      database: s.database ?? '',
+      login: s.login ?? '',
+      api_key: '',
+      company_id: s.company_id === undefined ? '' : String(s.company_id),
+    },
     validate: odooRules(t, integration),
   });
   return (

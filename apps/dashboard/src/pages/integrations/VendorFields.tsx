@@ -11,7 +11,12 @@ import { useTranslation } from 'react-i18next';
  * write-only: the field starts empty and an empty field keeps what is stored.
  */
 export type SquareValues = { name: string; signature_key: string; access_token: string; location_id: string };
-export type OdooValues = { name: string; odoo_url: string; database: string; login: string; api_key: string };
+export type OdooValues = { name: string; odoo_url: string; database: string; login: string; api_key: string; company_id: string };
+
+/** Odoo's company id as typed: digits only (an id, not an amount), or empty for any company. */
+const COMPANY_ID = /^[1-9]\d{0,9}$/;
+/** The company id to send: a number, or undefined when empty. */
+export const companyOf = (value: string) => (value.trim() === '' ? undefined : Number(value.trim()));
 
 const shape = UpdateIntegrationInput.shape;
 const valid = (schema: { safeParse(v: unknown): { success: boolean } }, value: string) => schema.safeParse(value.trim()).success;
@@ -70,6 +75,10 @@ export function odooRules(t: TFunction, current?: Integration) {
       missing(values, 'login') ??
       (value.trim().length > 200 ? t('validation.tooLong', { max: 200 }) : null),
     api_key: (value: string, values: OdooValues) => missing(values, 'api_key') ?? credentialRule(t, false)(value),
+    company_id: (value: string) =>
+      value.trim() === '' || (COMPANY_ID.test(value.trim()) && Number(value.trim()) <= 2_147_483_647)
+        ? null
+        : t('integrations.vendors.validation.companyId'),
   };
 }
 
@@ -154,6 +163,13 @@ export function OdooFields({ form, current }: { form: UseFormReturnType<OdooValu
   return (
     <Stack gap="md">
       <NameField placeholder={t('integrations.vendors.fields.odooNamePlaceholder')} {...form.getInputProps('name')} />
+      <TextInput
+        label={t('integrations.vendors.fields.companyId')}
+        description={t('integrations.vendors.fields.companyIdHint')}
+        inputMode="numeric"
+        autoComplete="off"
+        {...form.getInputProps('company_id')}
+      />
       <Fieldset legend={t('integrations.vendors.fields.odooApi')} variant="filled">
         <Stack gap="md">
           <Text size="sm" c="dimmed">
@@ -205,4 +221,9 @@ export const odooChanges = (v: OdooValues, current: Integration): IntegrationCha
   database: changed(v.database, current.settings.database),
   login: changed(v.login, current.settings.login),
   api_key: given(v.api_key),
+  // Emptied: any company again (null); unchanged: not sent.
+  company_id:
+    companyOf(v.company_id) === current.settings.company_id
+      ? undefined
+      : (companyOf(v.company_id) ?? (current.settings.company_id === undefined ? undefined : null)),
 });

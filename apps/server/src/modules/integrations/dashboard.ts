@@ -25,7 +25,7 @@ const described = (i: Integration, details: Record<string, unknown> = {}) => ({
 
 /** The credentials and settings a change touched, by name (values are never audited). */
 const touched = (input: Record<string, unknown>) =>
-  ['name', 'signature_key', 'access_token', 'location_id', 'odoo_url', 'database', 'login', 'api_key'].filter(
+  ['name', 'signature_key', 'access_token', 'location_id', 'odoo_url', 'database', 'login', 'api_key', 'company_id'].filter(
     (k) => input[k] !== undefined,
   );
 

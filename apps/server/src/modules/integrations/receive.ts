@@ -204,8 +204,9 @@ async function receiveOdoo(deps: ReceiveDeps, found: ActiveIntegration, body: un
       { path: '_model', message: `expected stock.scrap, pos.order.line or pos.order, got ${JSON.stringify(payload._model ?? null)}` },
     ]);
   }
-  const lineIds = payload._model === 'pos.order' && Array.isArray(payload.lines) && payload.lines.every((l) => typeof l === 'number');
   const settings = settingsOfRow(row);
+  assertOdooCompany(settings.company_id, payload);
+  const lineIds = payload._model === 'pos.order' && Array.isArray(payload.lines) && payload.lines.every((l) => typeof l === 'number');
   const canRead = Boolean(settings.url && settings.database && settings.login && row.api_credential);
   if (lineIds && canRead) {
     const orderId = payload._id ?? payload.id;
@@ -252,6 +253,27 @@ async function receiveOdoo(deps: ReceiveDeps, found: ActiveIntegration, body: un
   await keep({ errors });
   await noteOutcome(deps.db, row.id, now, errors.length ? `${errors.length} lines not stored: ${errors[0]?.error}` : null);
   return result;
+}
+
+/**
+ * A multi-company Odoo database sends every company's records to each rule: when the integration
+ * names its company, a record of another company (or one that does not say, `company_id` being
+ * missing from the webhook's fields) is refused with the reason, and noted on the card.
+ */
+function assertOdooCompany(expected: number | undefined, payload: Record<string, unknown>): void {
+  if (expected === undefined) return;
+  const raw = Array.isArray(payload.company_id) ? payload.company_id[0] : payload.company_id;
+  if (raw === undefined || raw === false || raw === null) {
+    throw validationError(`This integration takes the records of Odoo company ${expected} only, and this one does not say its company`, [
+      { path: 'company_id', message: "missing: add company_id to the webhook's fields (Send Webhook Notification → Fields)" },
+    ]);
+  }
+  if (Number(raw) !== expected) {
+    throw validationError(
+      `A record of Odoo company ${String(raw)}: this integration takes company ${expected} only. Filter the automation rule by company (Apply on: Company = ${expected})`,
+      [{ path: 'company_id', message: `expected ${expected}, got ${String(raw)}` }],
+    );
+  }
 }
 
 function transaction<T>(db: Db, fn: (tx: DbTx) => Promise<T>): Promise<T> {

@@ -68,7 +68,7 @@ type Row = {
 };
 export type IntegrationRow = Row;
 
-export type IntegrationSettings = { location_id?: string; url?: string; database?: string; login?: string };
+export type IntegrationSettings = { location_id?: string; url?: string; database?: string; login?: string; company_id?: number };
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -125,7 +125,7 @@ type Settings = Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | '
 function changesOf(kind: IntegrationKind, id: string, deps: Deps, input: Settings, current: IntegrationSettings) {
   const secrets = deps.secrets;
   const square = ['signature_key', 'access_token', 'location_id'] as const;
-  const odoo = ['odoo_url', 'database', 'login', 'api_key'] as const;
+  const odoo = ['odoo_url', 'database', 'login', 'api_key', 'company_id'] as const;
   const foreign = (kind === 'square' ? odoo : square).filter((k) => input[k] !== undefined);
   if (foreign.length > 0) {
     throw validationError(
@@ -147,7 +147,9 @@ function changesOf(kind: IntegrationKind, id: string, deps: Deps, input: Setting
           ...(input.odoo_url !== undefined ? { url: input.odoo_url.replace(/\/+$/, '') } : {}),
           ...(input.database !== undefined ? { database: input.database } : {}),
           ...(input.login !== undefined ? { login: input.login } : {}),
+          ...(typeof input.company_id === 'number' ? { company_id: input.company_id } : {}),
         };
+  if (kind === 'odoo' && input.company_id === null) delete settings.company_id;
   const credential = kind === 'square' ? input.access_token : input.api_key;
   return {
     settings,
