@@ -72,6 +72,7 @@ const OUTPUTS = [
   'SubscriptionEventData',
   'AlertEventData',
   'PlanGeneratedEventData',
+  'IntegrationLinesRefusedEventData',
   'TestEventData',
 ];
 /** Bodies, as the API accepts them. */

@@ -6,9 +6,9 @@ export type WasteStage = "receiving" | "storage" | "preparation" | "service" | "
 
 export type Sector = "horeca" | "industrial" | "retail" | "distribucion" | "colectividades";
 
-export type EventType = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated";
+export type EventType = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused";
 
-export type WebhookEventName = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "webhook.test";
+export type WebhookEventName = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused" | "webhook.test";
 
 export type InboundEventType = "waste.created" | "waste.updated" | "inventory.loss" | "sales.recorded";
 
@@ -707,6 +707,29 @@ export type TestEventData = {
     message: string;
 };
 
+export type IntegrationLinesRefusedEventData = {
+    establishment_id: string;
+    integration_id: string;
+    kind: "square" | "odoo";
+    /** lines newly refused by this read */
+    refused: number;
+    /** lines of the integration kept unresolved, these included */
+    open_refused: number;
+    lines: {
+        id: string;
+        /** the vendor's order id (Square order, Odoo pos.order) */
+        order_ref: string | null;
+        /** the vendor's line id (Square `order:uid`, Odoo `pos.order.line:<id>`) */
+        line_ref: string;
+        /** the vendor's item id (Square catalog variation, Odoo product id); null for a custom amount */
+        item_ref: string | null;
+        item_name: string | null;
+        reason: string;
+        /** mapping the item to a product in the dashboard stores it */
+        mappable: boolean;
+    }[];
+};
+
 export type CreateRecordInput = {
     food_category: FoodCategory;
     weight_kg: number;
@@ -1010,6 +1033,9 @@ export type WebhookTestEvent = { event: 'webhook.test'; timestamp: string; data:
 /**
  * Body of every webhook delivery this version of the SDK knows, discriminated by `event`. The
  * API may add event names later: `verifyWebhook` returns those too (as `UnknownWebhookEvent`
+/** Body of the `integration.lines_refused` event. */
+export type IntegrationLinesRefusedEvent = { event: 'integration.lines_refused'; timestamp: string; data: IntegrationLinesRefusedEventData };
+
  * shapes), so keep a `default:` branch when you switch on `event`.
  */
-export type WebhookEvent = RecordCreatedEvent | RecordUpdatedEvent | SessionCompletedEvent | SubscriptionChangedEvent | SubscriptionCanceledEvent | AlertSpikeDetectedEvent | AlertTriggeredEvent | PlanGeneratedEvent | WebhookTestEvent;
+export type WebhookEvent = RecordCreatedEvent | RecordUpdatedEvent | SessionCompletedEvent | SubscriptionChangedEvent | SubscriptionCanceledEvent | AlertSpikeDetectedEvent | AlertTriggeredEvent | PlanGeneratedEvent | IntegrationLinesRefusedEvent | WebhookTestEvent;
