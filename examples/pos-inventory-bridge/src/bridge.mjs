@@ -157,7 +157,7 @@ export function readFeed(feed) {
  * @param {Record<string, unknown>} item
  * @param {string} source
  * @param {{ causa: (raw: string) => string | undefined, destino: (raw: string) => string | undefined }} resolve
- * @returns {{ payload: Record<string, unknown>, problems?: undefined } | { payload?: undefined, problems: string[] }}
+ * @returns {{ payload: import('@merma/sdk').InventoryLossPayload, problems?: undefined } | { payload?: undefined, problems: string[] }}
  */
 export function toLossPayload(item, source, resolve) {
   const problems = [];
@@ -181,7 +181,10 @@ export function toLossPayload(item, source, resolve) {
       source,
       external_id: id,
       ...(productId ? { product_id: productId } : { ean }),
-      ...(unit === 'kg' ? { quantity_kg: qty } : { quantity: qty, unit }),
+      // `unit` is one of UNITS (checked above), the units the API counts a loss in.
+      ...(unit === 'kg'
+        ? { quantity_kg: qty }
+        : { quantity: qty, unit: /** @type {import('@merma/sdk').InventoryLossPayload['unit']} */ (unit) }),
       ...(str(item.reason) ? { reason: str(item.reason) } : {}),
       ...(str(item.at) ? { occurred_at: str(item.at) } : {}),
       ...(causaId ? { causa_id: causaId } : {}),

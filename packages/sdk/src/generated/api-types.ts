@@ -701,12 +701,6 @@ export type PlanGeneratedEventData = {
     generated_at: string;
 };
 
-export type TestEventData = {
-    subscription_id: string;
-    establishment_id: string;
-    message: string;
-};
-
 export type IntegrationLinesRefusedEventData = {
     establishment_id: string;
     integration_id: string;
@@ -728,6 +722,12 @@ export type IntegrationLinesRefusedEventData = {
         /** mapping the item to a product in the dashboard stores it */
         mappable: boolean;
     }[];
+};
+
+export type TestEventData = {
+    subscription_id: string;
+    establishment_id: string;
+    message: string;
 };
 
 export type CreateRecordInput = {
@@ -1027,15 +1027,15 @@ export type AlertTriggeredEvent = { event: 'alert.triggered'; timestamp: string;
 /** Body of the `plan.generated` event. */
 export type PlanGeneratedEvent = { event: 'plan.generated'; timestamp: string; data: PlanGeneratedEventData };
 
+/** Body of the `integration.lines_refused` event. */
+export type IntegrationLinesRefusedEvent = { event: 'integration.lines_refused'; timestamp: string; data: IntegrationLinesRefusedEventData };
+
 /** Body of the `webhook.test` event. */
 export type WebhookTestEvent = { event: 'webhook.test'; timestamp: string; data: TestEventData };
 
 /**
  * Body of every webhook delivery this version of the SDK knows, discriminated by `event`. The
  * API may add event names later: `verifyWebhook` returns those too (as `UnknownWebhookEvent`
-/** Body of the `integration.lines_refused` event. */
-export type IntegrationLinesRefusedEvent = { event: 'integration.lines_refused'; timestamp: string; data: IntegrationLinesRefusedEventData };
-
  * shapes), so keep a `default:` branch when you switch on `event`.
  */
 export type WebhookEvent = RecordCreatedEvent | RecordUpdatedEvent | SessionCompletedEvent | SubscriptionChangedEvent | SubscriptionCanceledEvent | AlertSpikeDetectedEvent | AlertTriggeredEvent | PlanGeneratedEvent | IntegrationLinesRefusedEvent | WebhookTestEvent;
