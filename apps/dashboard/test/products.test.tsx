@@ -99,14 +99,25 @@ describe('products: states and forms', () => {
       'catalog.products': [croissant],
       'catalog.importProducts': () => {
         throw new ApiError('validation_error', 'Nothing imported.', [
-          { path: 'csv', message: 'line 3: ean "123" is not a valid EAN/GTIN' },
+          {
+            path: 'csv',
+            message: 'line 3: ean "123" is not a valid EAN/GTIN',
+            code: 'invalid_gtin',
+            params: { line: 3, field: 'ean', value: '123' },
+          },
+          // A detail without a code (an older server's, or one no code covers): its English message.
+          { path: 'csv', message: 'line 4: something new' },
         ]);
       },
     });
     const { user } = await renderApp('/products');
     await user.type(screen.getByLabelText(t('products.import.text')), 'name,food_category,ean');
     await user.click(screen.getByRole('button', { name: t('products.import.check') }));
-    expect(await screen.findByText('line 3: ean "123" is not a valid EAN/GTIN')).toBeInTheDocument();
+    // Said in the reader's language from the detail's code and values, not the server's English.
+    const said = t('errors.details.atLine', { line: 3, text: t('errors.details.invalid_gtin', { value: '123', field: 'ean' }) });
+    expect(await screen.findByText(said)).toBeInTheDocument();
+    expect(screen.queryByText('line 3: ean "123" is not a valid EAN/GTIN')).not.toBeInTheDocument();
+    expect(screen.getByText('line 4: something new')).toBeInTheDocument();
     await waitFor(() => expect(api.last('catalog.importProducts')).toEqual({ csv: 'name,food_category,ean', dry_run: true }));
     expect(screen.queryByRole('button', { name: /^(Importar|Import) / })).not.toBeInTheDocument();
   });

@@ -142,9 +142,20 @@ describe('/api/v1/products', () => {
     const bad = `${csv}Leche;dairy;123;2;3\n`;
     const refused = await send(tenant.key, 'POST', '/products/import', { csv: bad });
     expect(refused.statusCode).toBe(400);
+    // Each problem in English, and by its code with its values, for a client that words it itself.
     expect(refused.json().details).toEqual([
-      { path: 'csv', message: 'line 4: ean "123" is not a valid EAN/GTIN' },
-      { path: 'csv', message: 'line 4: unit_cost 3 is above price 2 (every sale would lose money)' },
+      {
+        path: 'csv',
+        message: 'line 4: ean "123" is not a valid EAN/GTIN',
+        code: 'invalid_gtin',
+        params: { line: 4, field: 'ean', value: '123' },
+      },
+      {
+        path: 'csv',
+        message: 'line 4: unit_cost 3 is above price 2 (every sale would lose money)',
+        code: 'above',
+        params: { line: 4, field: 'unit_cost', other: 'price' },
+      },
     ]);
     expect((await stored(tenant)).map((p) => p.name)).toEqual(['Croissant']);
 

@@ -66,7 +66,14 @@ const WORDS = {
 async function paste(page: Page, label: string, text: string) {
   const field = page.getByRole('dialog').getByLabel(label, { exact: true });
   await field.fill('');
-  await page.evaluate((value) => navigator.clipboard.writeText(value), text);
+  await page.evaluate(
+    // The page's clipboard (the server's tests are typed without the DOM's globals).
+    (value) =>
+      (globalThis as unknown as { navigator: { clipboard: { writeText(text: string): Promise<void> } } }).navigator.clipboard.writeText(
+        value,
+      ),
+    text,
+  );
   await field.focus();
   await field.press('ControlOrMeta+V');
   expect(await field.inputValue()).toBe(text);

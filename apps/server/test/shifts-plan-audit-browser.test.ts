@@ -71,6 +71,7 @@ const WORDS = {
     costAbove: 'El coste no puede superar el precio',
     createProduct: 'Crear producto',
     csvText: 'Contenido del CSV',
+    badEan: 'Línea 3: «123» no es un EAN/GTIN válido (8, 12, 13 o 14 cifras con su dígito de control)',
     check: 'Comprobar',
     importN: (n: number) => `Importar ${n} productos`,
     deactivate: (name: string) => `Desactivar ${name}`,
@@ -117,6 +118,7 @@ const WORDS = {
     costAbove: 'The cost cannot be above the price',
     createProduct: 'Create product',
     csvText: 'CSV content',
+    badEan: 'Line 3: “123” is not a valid EAN/GTIN (8, 12, 13 or 14 digits with their check digit)',
     check: 'Check',
     importN: (n: number) => `Import ${n} products`,
     deactivate: (name: string) => `Deactivate ${name}`,
@@ -389,7 +391,7 @@ describe.skipIf(!hasChromium)(
             const text = page.getByLabel(w.csvText, { exact: true });
             await text.fill('name;food_category;ean;price\nBarra;bakery;8410000000030;0,9\nLeche;dairy;123;1\n');
             await page.getByRole('button', { name: w.check, exact: true }).click();
-            await page.getByTestId('import-problems').getByText('line 3: ean "123" is not a valid EAN/GTIN').waitFor();
+            await page.getByTestId('import-problems').getByText(w.badEan, { exact: true }).waitFor();
             expect(await products()).toHaveLength(1);
             await text.fill('name;food_category;ean;price\nBarra;bakery;8410000000030;0,9\nCroissant grande;bakery;8410000000023;1,5\n');
             await page.getByRole('button', { name: w.check, exact: true }).click();

@@ -121,6 +121,10 @@ describe('webhook targets over HTTP, private targets not allowed', () => {
       const res = await api(t.app, tenant.key).post('/api/v1/webhooks', { url, events: ['record.created'] });
       expect(res.statusCode, url).toBe(400);
       expect(res.json().error, url).toMatch(/outside production, set WEBHOOKS_ALLOW_PRIVATE=true/);
+      // The dashboard says it in its reader's language from the code and the setting's name.
+      expect(res.json().details, url).toEqual([
+        { path: 'url', message: 'internal address refused', code: 'internal_address', params: { setting: 'WEBHOOKS_ALLOW_PRIVATE' } },
+      ]);
     }
   });
 
@@ -167,7 +171,9 @@ describe('webhook targets over HTTP, private targets not allowed', () => {
         { headers: { 'x-forwarded-proto': 'https' } },
       );
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json()).toMatchObject({ code: 'validation_error', details: [{ path: 'url', message: 'internal address refused' }] });
+      expect(res.json()).toMatchObject({ code: 'validation_error' });
+      // Production names no setting: nothing allows an internal address there.
+      expect(res.json().details).toEqual([{ path: 'url', message: 'internal address refused', code: 'internal_address' }]);
     } finally {
       await app.close();
     }

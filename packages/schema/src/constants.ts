@@ -154,6 +154,42 @@ export const ERROR_CODES = [
   'internal',
 ] as const;
 
+/**
+ * What a detail says, as a code a client can word itself (the dashboard, in its reader's language),
+ * with the values its sentence needs in `params`. A small set, grown only when a client must say a
+ * new kind of problem; `message` stays the English sentence for API users, and a detail without a
+ * code is said by its message.
+ *
+ * - `invalid_gtin` (`value`): not an EAN/GTIN with its check digit;
+ * - `required`, `too_long` (`max`), `not_one_of` (`value`), `not_a_number` (`value`): a field's value;
+ * - `repeated` (`value`, `first_line`), `taken` (`value`, `ean`): a value another line or product has;
+ * - `above` (`other`): an amount above another (`unit_cost` above `price`);
+ * - `csv_unreadable`, `csv_header` (`columns`), `csv_empty`: the file as a whole;
+ * - `url_invalid`, `url_whitespace`, `https_required`, `url_credentials`, `internal_address`,
+ *   `host_not_found`: a webhook's URL refused.
+ *
+ * `params.line` is the CSV line a problem is on, when it is on one; `params.field` the CSV column.
+ */
+export const DETAIL_CODES = [
+  'invalid_gtin',
+  'required',
+  'too_long',
+  'not_one_of',
+  'not_a_number',
+  'repeated',
+  'taken',
+  'above',
+  'csv_unreadable',
+  'csv_header',
+  'csv_empty',
+  'url_invalid',
+  'url_whitespace',
+  'https_required',
+  'url_credentials',
+  'internal_address',
+  'host_not_found',
+] as const;
+
 export const API_VERSION_PREFIX = '/api/v1';
 
 /**

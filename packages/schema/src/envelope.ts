@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, Pagination, Timestamp } from './common.js';
+import { DETAIL_CODES } from './constants.js';
 
 /** Success envelope: `{ success: true, data, timestamp }`. */
 export function Envelope<T extends z.ZodType>(data: T) {
@@ -16,7 +17,20 @@ export function ListEnvelope<T extends z.ZodType>(item: T) {
   });
 }
 
-export const ErrorDetail = z.object({ path: z.string(), message: z.string() }).meta({ id: 'ErrorDetail' });
+export const DetailCode = z.enum(DETAIL_CODES);
+export type DetailCode = z.infer<typeof DetailCode>;
+
+export const ErrorDetail = z
+  .object({
+    path: z.string(),
+    message: z.string(),
+    code: DetailCode.optional().describe('what the problem is, for clients that word it themselves (see DETAIL_CODES)'),
+    params: z
+      .record(z.string(), z.union([z.string(), z.number()]))
+      .optional()
+      .describe("the values the code's sentence needs (`line`, `field`, `value`, `max`…)"),
+  })
+  .meta({ id: 'ErrorDetail' });
 export type ErrorDetail = z.infer<typeof ErrorDetail>;
 
 /**

@@ -2,7 +2,7 @@ import { Alert, List } from '@mantine/core';
 import { IconAlertCircle } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { errorInfo } from '../lib/errors.ts';
+import { detailText, errorInfo } from '../lib/errors.ts';
 
 type Props = {
   error: unknown;
@@ -11,9 +11,9 @@ type Props = {
   children?: ReactNode;
 };
 
-/** A failed call, in words: the translated meaning of its code and the fields the server named. */
+/** A failed call, in words: the translated meaning of its code and the problems the server named (by their codes when given). */
 export function ErrorAlert({ error, message, children }: Props) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const info = errorInfo(error);
   return (
     <Alert color="red" variant="light" icon={<IconAlertCircle aria-hidden />} title={t('errors.title')} role="alert">
@@ -21,7 +21,7 @@ export function ErrorAlert({ error, message, children }: Props) {
       {info.details.length > 0 && (
         <List size="sm" mt="xs">
           {info.details.map((d) => (
-            <List.Item key={`${d.path}:${d.message}`}>{d.path ? `${d.path}: ${d.message}` : d.message}</List.Item>
+            <List.Item key={`${d.path}:${d.message}`}>{detailText(i18n, d)}</List.Item>
           ))}
         </List>
       )}

@@ -1,9 +1,13 @@
-import { ERROR_CODES, type ErrorCode } from '@merma/schema';
+import { DETAIL_CODES, ERROR_CODES, type ErrorCode, type ErrorDetail as ServerDetail } from '@merma/schema';
 import { TRPCClientError } from '@trpc/client';
 import type { i18n as I18n } from 'i18next';
 
-/** A field problem reported by the server (`details` of a validation error). */
-export type ErrorDetail = { path: string; message: string };
+/**
+ * A field problem reported by the server (`details` of a validation error): its English `message`,
+ * and when the server gives one a `code` with its `params` (@merma/schema's DETAIL_CODES), which
+ * `detailText` words in the reader's language.
+ */
+export type ErrorDetail = ServerDetail;
 
 /** The contract's error codes (`app_code`): each has its words in the message files. */
 const KNOWN_CODES = ERROR_CODES;
@@ -22,6 +26,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
+function isDetailCode(value: unknown): value is NonNullable<ErrorDetail['code']> {
+  return typeof value === 'string' && (DETAIL_CODES as readonly string[]).includes(value);
+}
+
+/**
+ * A detail in the reader's language: its code's sentence with its values (on a CSV line, "Line 3:
+ * …"), or, for a detail without a code, the field and the server's English message.
+ */
+export function detailText(i18n: Pick<I18n, 't'>, detail: ErrorDetail): string {
+  if (!detail.code) return detail.path ? `${detail.path}: ${detail.message}` : detail.message;
+  const params = detail.params ?? {};
+  const key = detail.code === 'internal_address' && params.setting ? 'internal_address_setting' : detail.code;
+  const text = i18n.t(`errors.details.${key}`, { field: detail.path, ...params });
+  return params.line === undefined ? text : i18n.t('errors.details.atLine', { line: params.line, text });
+}
+
 function isKnownCode(value: unknown): value is KnownCode {
   return typeof value === 'string' && (KNOWN_CODES as readonly string[]).includes(value);
 }
@@ -32,7 +52,15 @@ export function errorInfo(error: unknown): ErrorInfo {
     const data: unknown = error.data;
     if (!isRecord(data)) return { code: 'network', httpStatus: undefined, serverMessage: undefined, details: [] };
     const details = Array.isArray(data.details)
-      ? data.details.filter((d): d is ErrorDetail => isRecord(d) && typeof d.path === 'string' && typeof d.message === 'string')
+      ? data.details
+          .filter((d): d is ErrorDetail => isRecord(d) && typeof d.path === 'string' && typeof d.message === 'string')
+          .map(({ path, message, code, params }) => ({
+            path,
+            message,
+            // A code this build does not know (a newer server) is said by its English message.
+            ...(isDetailCode(code) ? { code } : {}),
+            ...(isRecord(params) ? { params: params as ErrorDetail['params'] } : {}),
+          }))
       : [];
     const httpStatus = typeof data.httpStatus === 'number' ? data.httpStatus : undefined;
     const code = isKnownCode(data.app_code) ? data.app_code : codeFromStatus(httpStatus);

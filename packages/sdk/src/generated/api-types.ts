@@ -19,6 +19,12 @@ export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "pla
 export type ErrorDetail = {
     path: string;
     message: string;
+    /** what the problem is, for clients that word it themselves (see DETAIL_CODES) */
+    code?: ("invalid_gtin" | "required" | "too_long" | "not_one_of" | "not_a_number" | "repeated" | "taken" | "above" | "csv_unreadable" | "csv_header" | "csv_empty" | "url_invalid" | "url_whitespace" | "https_required" | "url_credentials" | "internal_address" | "host_not_found") | undefined;
+    /** the values the code's sentence needs (`line`, `field`, `value`, `max`…) */
+    params?: {
+        [key: string]: string | number;
+    } | undefined;
 };
 
 export type ErrorBody = {

@@ -10,7 +10,7 @@ import { DecimalInput, decimalError, decimalValue } from '../../components/Decim
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { Page } from '../../components/Page.tsx';
 import { formatDecimal } from '../../lib/decimal.ts';
-import { errorInfo } from '../../lib/errors.ts';
+import { detailText, errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
@@ -239,7 +239,7 @@ function ProductForm({ product, onClose }: { product: Product | null; onClose: (
 
 /** A CSV pasted or chosen: checked and previewed first (a dry run), then imported as previewed. */
 function ImportProducts() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [csv, setCsv] = useState('');
   const [preview, setPreview] = useState<ImportProductsResult | null>(null);
   const check = useMutation(trpc.catalog.importProducts.mutationOptions({ meta: { inlineError: true }, onSuccess: setPreview }));
@@ -307,7 +307,7 @@ function ImportProducts() {
             </Text>
             {problems.map((p) => (
               <Text key={p.message} size="sm" c="red.9">
-                {p.message}
+                {p.code ? detailText(i18n, p) : p.message}
               </Text>
             ))}
           </Stack>

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { DecimalInput, decimalError, decimalValue } from '../../components/DecimalInput.tsx';
 import { ModalForm } from '../../components/SecretFormModal.tsx';
 import { formatDecimal, parseDecimal } from '../../lib/decimal.ts';
-import { errorInfo } from '../../lib/errors.ts';
+import { detailText, errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
 import { CATEGORIES, zonedDateTime, zonedInput } from '../../lib/waste.ts';
 import { queryClient, trpc } from '../../trpc.ts';
@@ -98,7 +98,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
     const errors: Partial<Record<keyof Values, string>> = {};
     for (const d of errorInfo(error).details) {
       const field = FIELD_OF_PATH[d.path];
-      if (field) errors[field] = errors[field] ? `${errors[field]}; ${d.message}` : d.message;
+      const text = d.code ? detailText({ t }, d) : d.message;
+      if (field) errors[field] = errors[field] ? `${errors[field]}; ${text}` : text;
     }
     form.setErrors(errors);
   };

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   type CreateProductParsed,
+  type DetailCode,
+  type ErrorDetail,
   FOOD_CATEGORIES,
   type FoodCategory,
   type ImportProductsResult,
@@ -124,12 +126,20 @@ export async function updateProduct(
 
 type ParsedProduct = ImportProductsResult['products'][number]['product'] & { line: number };
 
+/** One problem of a CSV: its English sentence, and its code and values for clients that word it themselves. */
+const problem = (message: string, code: DetailCode, params?: ErrorDetail['params']): ErrorDetail => ({
+  path: 'csv',
+  message,
+  code,
+  ...(params ? { params } : {}),
+});
+
 /**
  * Reads a product CSV: header `name,food_category,ean`, optionally `pos_ref`, `unit_weight_kg`,
  * `price`, `unit_cost`, `salvage_value`; `,` or `;` separated (the header's); a decimal comma read
  * as a point. Every problem is returned with its line, none is thrown.
  */
-export function parseProductCsv(csv: string): { products: ParsedProduct[]; problems: string[] } {
+export function parseProductCsv(csv: string): { products: ParsedProduct[]; problems: ErrorDetail[] } {
   // One delimiter for the whole file, the header's: a `;` file may have commas inside names.
   const header = csv.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
   let rows: { record: Record<string, string>; info: { lines: number } }[];
@@ -143,11 +153,15 @@ export function parseProductCsv(csv: string): { products: ParsedProduct[]; probl
       info: true,
     });
   } catch (err) {
-    return { products: [], problems: [`the CSV cannot be read: ${(err as Error).message}`] };
+    return { products: [], problems: [problem(`the CSV cannot be read: ${(err as Error).message}`, 'csv_unreadable')] };
   }
-  const problems: string[] = [];
+  const problems: ErrorDetail[] = [];
   const missing = ['name', 'food_category', 'ean'].filter((c) => !header.toLowerCase().includes(c));
-  if (missing.length) problems.push(`the header lacks ${missing.join(', ')} (expected name,food_category,ean)`);
+  if (missing.length) {
+    problems.push(
+      problem(`the header lacks ${missing.join(', ')} (expected name,food_category,ean)`, 'csv_header', { columns: missing.join(', ') }),
+    );
+  }
   const seen = new Map<string, number>();
   const seenRefs = new Map<string, number>();
   const products = rows.map(({ record: row, info }) => {
@@ -155,28 +169,60 @@ export function parseProductCsv(csv: string): { products: ParsedProduct[]; probl
     const name = row.name ?? '';
     const category = row.food_category ?? '';
     const ean = row.ean ?? '';
-    if (!name) problems.push(`line ${line}: name is empty`);
-    if (name.length > 200) problems.push(`line ${line}: name is longer than 200 characters`);
+    const at = { line, field: 'name' };
+    if (!name) problems.push(problem(`line ${line}: name is empty`, 'required', at));
+    if (name.length > 200) problems.push(problem(`line ${line}: name is longer than 200 characters`, 'too_long', { ...at, max: 200 }));
     if (!(FOOD_CATEGORIES as readonly string[]).includes(category)) {
-      problems.push(`line ${line}: food_category "${category}" is not one of ${FOOD_CATEGORIES.join(', ')}`);
+      problems.push(
+        problem(`line ${line}: food_category "${category}" is not one of ${FOOD_CATEGORIES.join(', ')}`, 'not_one_of', {
+          line,
+          field: 'food_category',
+          value: category,
+        }),
+      );
     }
-    if (!isValidGtin(ean)) problems.push(`line ${line}: ean "${ean}" is not a valid EAN/GTIN`);
-    if (seen.has(ean)) problems.push(`line ${line}: ean ${ean} repeats line ${seen.get(ean)}`);
+    const eanAt = { line, field: 'ean', value: ean };
+    if (!isValidGtin(ean)) problems.push(problem(`line ${line}: ean "${ean}" is not a valid EAN/GTIN`, 'invalid_gtin', eanAt));
+    const first = seen.get(ean);
+    if (first !== undefined)
+      problems.push(problem(`line ${line}: ean ${ean} repeats line ${first}`, 'repeated', { ...eanAt, first_line: first }));
     seen.set(ean, line);
     const posRef = row.pos_ref || null;
-    if (posRef && seenRefs.has(posRef)) problems.push(`line ${line}: pos_ref ${posRef} repeats line ${seenRefs.get(posRef)}`);
+    const firstRef = posRef ? seenRefs.get(posRef) : undefined;
+    if (posRef && firstRef !== undefined) {
+      problems.push(
+        problem(`line ${line}: pos_ref ${posRef} repeats line ${firstRef}`, 'repeated', {
+          line,
+          field: 'pos_ref',
+          value: posRef,
+          first_line: firstRef,
+        }),
+      );
+    }
     if (posRef) seenRefs.set(posRef, line);
     const rawWeight = (row.unit_weight_kg ?? '').replace(',', '.');
     const unitWeight = rawWeight === '' ? null : Number(rawWeight);
     if (unitWeight !== null && !(Number.isFinite(unitWeight) && unitWeight > 0 && unitWeight <= 1000)) {
-      problems.push(`line ${line}: unit_weight_kg "${row.unit_weight_kg}" is not a weight in kg`);
+      problems.push(
+        problem(`line ${line}: unit_weight_kg "${row.unit_weight_kg}" is not a weight in kg`, 'not_a_number', {
+          line,
+          field: 'unit_weight_kg',
+          value: row.unit_weight_kg ?? '',
+        }),
+      );
     }
     const money = (column: 'price' | 'unit_cost' | 'salvage_value') => {
       const raw = (row[column] ?? '').replace(',', '.');
       if (raw === '') return null;
       const value = Number(raw);
       if (Number.isFinite(value) && value >= 0 && value < 100_000_000) return value;
-      problems.push(`line ${line}: ${column} "${row[column]}" is not an amount in euros (0 or more)`);
+      problems.push(
+        problem(`line ${line}: ${column} "${row[column]}" is not an amount in euros (0 or more)`, 'not_a_number', {
+          line,
+          field: column,
+          value: row[column] ?? '',
+        }),
+      );
       return null;
     };
     const product = {
@@ -190,10 +236,20 @@ export function parseProductCsv(csv: string): { products: ParsedProduct[]; probl
       unit_cost: money('unit_cost'),
       salvage_value: money('salvage_value'),
     };
-    for (const p of productPriceProblems(product)) problems.push(`line ${line}: ${p.path} ${p.message}`);
+    for (const p of productPriceProblems(product)) {
+      problems.push(
+        problem(`line ${line}: ${p.path} ${p.message}`, 'above', {
+          line,
+          field: p.path,
+          other: p.path === 'unit_cost' ? 'price' : 'unit_cost',
+        }),
+      );
+    }
     return product;
   });
-  if (rows.length === 0 && missing.length === 0) problems.push('the file has no product rows (expected a header name,food_category,ean)');
+  if (rows.length === 0 && missing.length === 0) {
+    problems.push(problem('the file has no product rows (expected a header name,food_category,ean)', 'csv_empty'));
+  }
   return { products, problems };
 }
 
@@ -217,14 +273,20 @@ export async function importProductCsv(
     });
     for (const p of products) {
       const other = taken.find((t) => t.pos_ref === p.pos_ref && t.ean !== p.ean);
-      if (other) problems.push(`line ${p.line}: pos_ref ${p.pos_ref} belongs to the product with EAN ${other.ean}`);
+      if (other) {
+        problems.push(
+          problem(`line ${p.line}: pos_ref ${p.pos_ref} belongs to the product with EAN ${other.ean}`, 'taken', {
+            line: p.line,
+            field: 'pos_ref',
+            value: p.pos_ref ?? '',
+            ean: other.ean,
+          }),
+        );
+      }
     }
   }
   if (problems.length) {
-    throw validationError(
-      `Nothing imported. ${problems.join('; ')}`,
-      problems.map((message) => ({ path: 'csv', message })),
-    );
+    throw validationError(`Nothing imported. ${problems.map((p) => p.message).join('; ')}`, problems);
   }
   const existing = new Set(
     (

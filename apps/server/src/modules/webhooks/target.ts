@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import type { DetailCode, ErrorDetail } from '@merma/schema';
 import { validationError } from '../../errors.js';
 
 /**
@@ -106,13 +107,16 @@ export function isInternalAddress(address: string): boolean {
 export function assertNoWhitespace(raw: string): void {
   if (/[\s\u0000-\u001f\u007f]/.test(raw)) {
     throw validationError('url may not contain whitespace or control characters', [
-      { path: 'url', message: 'whitespace or control character' },
+      { path: 'url', message: 'whitespace or control character', code: 'url_whitespace' },
     ]);
   }
 }
 
-/** Why a URL is refused, as the API explains it: the message and the short reason in `details`. */
-export type Refusal = { message: string; reason: string };
+/**
+ * Why a URL is refused, as the API explains it: the message, and in `details` the short reason with
+ * its code (and values) for clients that word it themselves (@merma/schema's DETAIL_CODES).
+ */
+export type Refusal = { message: string; reason: string; code: DetailCode; params?: ErrorDetail['params'] };
 
 /**
  * The checks that need no DNS: a parsable URL, HTTPS (plain HTTP only outside production), no
@@ -124,13 +128,13 @@ export function checkTarget(raw: string, policy: TargetPolicy): { url: URL; host
   try {
     url = new URL(raw);
   } catch {
-    return { refused: { message: 'url is not a valid URL', reason: 'invalid URL' } };
+    return { refused: { message: 'url is not a valid URL', reason: 'invalid URL', code: 'url_invalid' } };
   }
   if (url.protocol !== 'https:' && (policy.production || url.protocol !== 'http:')) {
-    return { refused: { message: 'Webhook URLs must use HTTPS', reason: 'HTTPS required' } };
+    return { refused: { message: 'Webhook URLs must use HTTPS', reason: 'HTTPS required', code: 'https_required' } };
   }
   if (url.username || url.password) {
-    return { refused: { message: 'Webhook URLs may not carry credentials', reason: 'credentials in URL' } };
+    return { refused: { message: 'Webhook URLs may not carry credentials', reason: 'credentials in URL', code: 'url_credentials' } };
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!policy.allowPrivate && isIP(host) && isInternalAddress(host)) return { refused: internal(policy) };
@@ -140,6 +144,7 @@ export function checkTarget(raw: string, policy: TargetPolicy): { url: URL; host
 const INTERNAL: Refusal = {
   message: 'Webhook URLs may not point to private, loopback or link-local addresses',
   reason: 'internal address refused',
+  code: 'internal_address',
 };
 
 /**
@@ -152,9 +157,12 @@ const internal = (policy: TargetPolicy): Refusal =>
     : {
         ...INTERNAL,
         message: `${INTERNAL.message}; outside production, set WEBHOOKS_ALLOW_PRIVATE=true to deliver to this machine or your local network`,
+        // The setting that allows it, for a client that says so in its own words.
+        params: { setting: 'WEBHOOKS_ALLOW_PRIVATE' },
       };
 
-const refuse = (r: Refusal) => validationError(r.message, [{ path: 'url', message: r.reason }]);
+const refuse = (r: Refusal) =>
+  validationError(r.message, [{ path: 'url', message: r.reason, code: r.code, ...(r.params ? { params: r.params } : {}) }]);
 
 /** The check at creation: `checkTarget`, then every address the host resolves to must be public. */
 export async function assertDeliverableUrl(raw: string, policy: TargetPolicy): Promise<URL> {
@@ -167,7 +175,9 @@ export async function assertDeliverableUrl(raw: string, policy: TargetPolicy): P
   try {
     addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
   } catch {
-    throw validationError(`The host ${host} cannot be resolved`, [{ path: 'url', message: 'host not found' }]);
+    throw validationError(`The host ${host} cannot be resolved`, [
+      { path: 'url', message: 'host not found', code: 'host_not_found', params: { host } },
+    ]);
   }
   if (addresses.length === 0 || addresses.some(isInternalAddress)) throw refuse(internal(policy));
   return url;
