@@ -179,6 +179,21 @@ describe('Odoo integrations', () => {
     expect((await post(made.secret_url, scrap(815, { company_id: 2 }))).statusCode).toBe(200);
   });
 
+  it('name a scrap’s reason tags, sent as ids, by reading them from Odoo when the integration can read it', async () => {
+    const s = await shop();
+    odoo.tags.set(2, 'Caducado');
+    odoo.tags.set(5, 'Envase roto');
+    const made = await odooReading(s);
+    expect((await post(made.secret_url, scrap(821, { scrap_reason_tag_ids: [2, 5] }))).statusCode).toBe(200);
+    // A tag Odoo no longer has: the ids are kept, and the card says why.
+    expect((await post(made.secret_url, scrap(822, { scrap_reason_tag_ids: [9] }))).statusCode).toBe(200);
+    const notes = (await recordsOf(s)).map((r) => r.notes);
+    expect(notes).toEqual(['Caducado, Envase roto', 'Odoo scrap reason tags 9']);
+    expect((await t.db.integration.findUniqueOrThrow({ where: { id: made.id } })).last_error).toMatch(
+      /reason tags' names could not be read: .*MissingError/,
+    );
+  });
+
   it('answer 401 to a token that is not an integration’s, and store nothing', async () => {
     const s = await shop();
     await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });

@@ -281,6 +281,10 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     rateLimiter,
     publicUrl: config.publicUrl,
     dedupeDays: config.retention.inboundDedupeDays,
+    odoo: {
+      policy: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs },
+      userAgent: 'Merma-Integrations/1 (+https://merma.app/docs/integrations)',
+    },
   });
   registerStationRoutes(app, {
     db,

@@ -7,7 +7,9 @@ import type { SecretBox } from '../../secrets/cipher.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { odooEventOf } from '../inbound/connectors/index.js';
 import { receiveInboundEvent } from '../inbound/service.js';
+import type { SendPolicy } from '../webhooks/send.js';
 import { enqueueIntegrationJob, ODOO_ORDER_TASK, SQUARE_FETCH_TASK, squareWorkOf } from './jobs.js';
+import { OdooRpcError, odooRpc } from './odoo/rpc.js';
 import { keepRefusedLines, refusedSalesOf } from './refused.js';
 import {
   type ActiveIntegration,
@@ -50,7 +52,12 @@ export type ReceiveDeps = {
   publicUrl: string;
   /** Days an event id is remembered (INBOUND_DEDUPE_DAYS): an older Square notification is refused as a replay. */
   dedupeDays: number;
+  /** How Odoo is read while it waits (scrap reason tag names): the webhook deliveries' guard, a short timeout. */
+  odoo?: { policy: SendPolicy; userAgent: string };
 };
+
+/** Odoo waits one second for a webhook's answer: reading tag names may take at most this long per call. */
+export const ODOO_INLINE_TIMEOUT_MS = 400;
 
 /** Square's order notifications, and the inventory one (https://developer.squareup.com/reference/square/webhooks). */
 const SQUARE_ORDER_EVENTS = new Set(['order.created', 'order.updated', 'order.fulfillment.updated']);
@@ -240,6 +247,7 @@ async function receiveOdoo(deps: ReceiveDeps, found: ActiveIntegration, body: un
           keepRefusedLines(tx, found, refusedSalesOf('odoo', payload, outcome, `odoo:${String(payload._id ?? payload.id ?? 'line')}`), now),
         )
       : Promise.resolve(0);
+  const warning = event === 'inventory.loss' && canRead ? await nameScrapReasons(deps, found, payload) : null;
   const result = await receiveInboundEvent({ db: deps.db, clock: deps.clock, catalog: deps.catalog }, auth, {
     event,
     connector: 'odoo',
@@ -251,8 +259,38 @@ async function receiveOdoo(deps: ReceiveDeps, found: ActiveIntegration, body: un
   await noteReceived(deps.db, row.id, now);
   const errors = result.sales?.errors ?? [];
   await keep({ errors });
-  await noteOutcome(deps.db, row.id, now, errors.length ? `${errors.length} lines not stored: ${errors[0]?.error}` : null);
+  await noteOutcome(deps.db, row.id, now, errors.length ? `${errors.length} lines not stored: ${errors[0]?.error}` : warning);
   return result;
+}
+
+/**
+ * A webhook sends a scrap's reason tags as ids (`scrap_reason_tag_ids: [2, 5]`), which name
+ * nothing outside Odoo: when the integration can read Odoo (its URL, database, login and API key),
+ * their names are read with those settings and the tags given as `[id, name]` pairs, as search_read
+ * gives them, so the record's notes say the reason. Odoo waiting one second, the read is short;
+ * when it fails the ids are kept (the notes say "Odoo scrap reason tags 2, 5") and the card says why.
+ */
+async function nameScrapReasons(deps: ReceiveDeps, found: ActiveIntegration, payload: Record<string, unknown>): Promise<string | null> {
+  const tags = payload.scrap_reason_tag_ids;
+  if (!deps.odoo || !Array.isArray(tags) || tags.length === 0 || !tags.every((t) => typeof t === 'number')) return null;
+  const settings = settingsOfRow(found.row);
+  const apiKey = apiCredential(deps.secrets, found.row);
+  if (!settings.url || !settings.database || !settings.login || !apiKey) return null;
+  try {
+    const rpc = odooRpc(
+      { url: settings.url, database: settings.database, login: settings.login, apiKey },
+      {
+        policy: { ...deps.odoo.policy, timeoutMs: Math.min(deps.odoo.policy.timeoutMs, ODOO_INLINE_TIMEOUT_MS) },
+        userAgent: deps.odoo.userAgent,
+      },
+    );
+    const names = await rpc.scrapReasonNames(tags as number[]);
+    payload.scrap_reason_tag_ids = (tags as number[]).map((id) => (names.has(id) ? [id, names.get(id)] : id));
+    return null;
+  } catch (err) {
+    if (!(err instanceof OdooRpcError)) throw err;
+    return `The scrap was stored, but its reason tags' names could not be read: ${err.message}`;
+  }
 }
 
 /**

@@ -68,7 +68,8 @@ const inMerma = (qty: unknown, measure: NonNullable<UnitReading['measure']>) =>
  * "now"). Fields used: `_id`/`id`, `product_id` (a product whose `pos_ref` is Odoo's product id),
  * `scrap_qty` in `product_uom_id` (see `odooUnit`), `date_done`, and as notes the reason tags
  * (`scrap_reason_tag_ids`: names when given as `[id, name]` pairs or names; a webhook sends only
- * their ids, kept as "Odoo scrap reason tags 2, 5" so that the reason is not lost), else `origin`.
+ * their ids, kept as "Odoo scrap reason tags 2, 5" so that the reason is not lost — an integration
+ * that can read Odoo gives their names first, integrations/receive.ts), else `origin`.
  */
 function odooScrap(payload: Record<string, unknown>): Mapped {
   if (payload._model !== undefined && payload._model !== 'stock.scrap') {

@@ -74,6 +74,26 @@ export function odooRpc(connection: OdooConnection, deps: { policy: SendPolicy; 
   }
 
   return {
+    /** The names of scrap reason tags (`stock.scrap.reason.tag`, Odoo 17+), in the API user's language, by id. */
+    async scrapReasonNames(ids: number[]): Promise<Map<number, string>> {
+      const user = await login();
+      const result = await call('object', 'execute_kw', [
+        connection.database,
+        user,
+        connection.apiKey,
+        'stock.scrap.reason.tag',
+        'read',
+        [ids],
+        { fields: ['name'] },
+      ]);
+      if (!Array.isArray(result)) throw new OdooRpcError('Odoo answered read on stock.scrap.reason.tag without a list', false);
+      return new Map(
+        (result as { id?: unknown; name?: unknown }[]).flatMap((r) =>
+          typeof r.id === 'number' && typeof r.name === 'string' ? [[r.id, r.name] as const] : [],
+        ),
+      );
+    },
+
     /** The lines of one Point of Sale order, with units named in English (`lang: en_US`) as the connector reads them. */
     async posOrderLines(orderId: number): Promise<Record<string, unknown>[]> {
       const user = await login();
