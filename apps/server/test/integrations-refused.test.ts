@@ -1,8 +1,11 @@
+import { WebhookEvent } from '@merma/schema';
+import { verifyWebhook } from '@merma/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
 import { createMember, DashboardBrowser, failure, jobsDone, PASSWORD } from './dashboard-client.js';
 import { exampleOrder, orderUpdatedEvent, squareExample, squareSignature, startSquareApi } from './fixtures/square-api.js';
-import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
+import { createTenant, startTestApp, subscribe, type Tenant, type TestContext } from './helpers.js';
+import { startReceiver, waitFor } from './receiver.js';
 
 /**
  * Lines an integration cannot store are kept (modules/integrations/refused.ts): counted on the
@@ -17,14 +20,20 @@ const NEW_ITEM = 'NEWVARIATIONTARTAQUESO01';
 
 let t: TestContext;
 let square: Awaited<ReturnType<typeof startSquareApi>>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
   square = await startSquareApi({ accessToken: TOKEN });
-  t = await startTestApp({ worker: true, config: { SQUARE_API_URL: square.url, PUBLIC_URL: 'https://merma.test' } });
+  receiver = await startReceiver();
+  t = await startTestApp({
+    worker: true,
+    config: { SQUARE_API_URL: square.url, PUBLIC_URL: 'https://merma.test', WEBHOOKS_ALLOW_PRIVATE: 'true' },
+  });
 });
 afterAll(async () => {
   await t?.close();
   await square?.close();
+  await receiver?.close();
 });
 beforeEach(() => {
   square.requests.length = 0;
@@ -285,6 +294,34 @@ describe('lines a Square integration cannot store', () => {
       ),
     ).toMatchObject({ status: 403 });
     expect(await refusedLines(s)).toHaveLength(1);
+  });
+});
+
+describe('the integration.lines_refused event', () => {
+  it('is delivered, signed, to an endpoint subscribed to it, with the lines and the vendor ids', async () => {
+    const s = await shop();
+    const hook = await subscribe(t, s, `${receiver.url}/refused`, ['integration.lines_refused']);
+    square.orders.set('ORDER-W1', order('ORDER-W1', [{ catalog_object_id: NEW_ITEM, quantity: '2', name: 'Tarta de queso' }]));
+    await received(s, 'ORDER-W1');
+    const delivery = await waitFor(
+      () => receiver.received.find((r) => r.path === '/refused' && r.body.includes(s.integration.id)),
+      15_000,
+      'the integration.lines_refused delivery',
+    );
+    const event = await verifyWebhook({ payload: delivery.body, headers: delivery.headers as Record<string, string>, secret: hook.secret });
+    expect(WebhookEvent.parse(JSON.parse(delivery.body))).toEqual(event);
+    expect(event).toMatchObject({
+      event: 'integration.lines_refused',
+      data: {
+        integration_id: s.integration.id,
+        kind: 'square',
+        refused: 1,
+        open_refused: 1,
+        lines: [
+          { order_ref: 'ORDER-W1', line_ref: 'ORDER-W1:ORDER-W1-L0', item_ref: NEW_ITEM, item_name: 'Tarta de queso', mappable: true },
+        ],
+      },
+    });
   });
 });
 
