@@ -270,6 +270,25 @@ describe('lines a Square integration cannot store', () => {
     ).toMatchObject({ status: 409 });
   });
 
+  it('include an order whose notification says no state: it is read, and stored when Square answers it COMPLETED', async () => {
+    const s = await shop();
+    square.orders.set('ORDER-N1', order('ORDER-N1', [{ catalog_object_id: CROISSANT, quantity: '2', name: 'Croissant' }]));
+    const event = orderUpdatedEvent({ orderId: 'ORDER-N1', locationId: LOCATION, createdAt: new Date().toISOString() }) as {
+      data: { object: { order_updated: Record<string, unknown> } };
+    };
+    delete event.data.object.order_updated.state;
+    const body = JSON.stringify(event);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: new URL(s.integration.url).pathname,
+      headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': squareSignature(KEY, s.integration.url, body) },
+      payload: body,
+    });
+    expect(res.json().data, res.body).toMatchObject({ status: 'queued' });
+    await jobsDone(t.db, 'integrations.square_fetch');
+    expect((await salesOf(s)).map((x) => [x.ref, x.quantity])).toEqual([['ORDER-N1:ORDER-N1-L0', 2]]);
+  });
+
   it('are listed and mapped only within the establishment, and mapped by builders only', async () => {
     const s = await shop();
     square.orders.set('ORDER-T1', order('ORDER-T1', [{ catalog_object_id: NEW_ITEM, quantity: '1', name: 'Tarta de queso' }]));

@@ -32,8 +32,8 @@ import { SQUARE_SIGNATURE_HEADER, squareSignatureMatches } from './square/signat
  * Square: once the signature is checked (`assertSignedBySquare`), a notification is stored once by
  * its `event_id` (a resend, or a replay of a captured one, answers `duplicate`; older than the
  * dedupe window it is refused, as its id may have been forgotten) and the fetch is queued
- * (jobs.ts) in the same transaction: the answer never waits for Square's API. Orders not
- * COMPLETED, other locations than the integration's, and event types Merma does not read are
+ * (jobs.ts) in the same transaction: the answer never waits for Square's API. Orders notified in
+ * another state than COMPLETED (one whose notification says no state is read, and the order decides), other locations than the integration's, and event types Merma does not read are
  * answered `ignored` (a 2xx, or Square would retry them), and kept to show on the Integrations page.
  *
  * Odoo: the automation rule's body (`_model`, `_id` and the chosen fields) goes to the odoo
@@ -159,7 +159,10 @@ export async function receiveSquareNotification(deps: ReceiveDeps, found: Active
     const data = object(n.data) ?? {};
     const inner = object(object(data.object)?.[`order_${(type as string).slice('order.'.length).replaceAll('.', '_')}`]) ?? {};
     if (!work) ignored = 'no order id in the notification';
-    else if (inner.state !== 'COMPLETED') ignored = `order ${String(inner.state ?? 'without a state')}: only COMPLETED orders are sales`;
+    // A notification that does not say the state is read all the same: the order says it (and one
+    // without a state is kept on the card as a line not stored, refused.ts), rather than dropped here.
+    else if (inner.state !== undefined && inner.state !== 'COMPLETED')
+      ignored = `order ${String(inner.state)}: only COMPLETED orders are sales`;
     else if (settings.location_id && inner.location_id !== settings.location_id)
       ignored = `an order of another location than ${settings.location_id}`;
   } else {
