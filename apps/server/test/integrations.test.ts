@@ -612,6 +612,8 @@ describe('integrations in production', () => {
       const refused = await owner.raw('mutation', 'integrations.create', input, https);
       expect(refused.statusCode, odoo_url).toBe(400);
       expect(refused.body).toContain('odoo_url');
+      // Each refusal carries its detail code, for the dashboard to word it in the reader's language.
+      expect(refused.json().error.data.details[0].code, odoo_url).toMatch(/^(internal_address|https_required|host_not_found)$/);
     }
     expect(await p.db.integration.count()).toBe(0);
 
@@ -631,7 +633,9 @@ describe('integrations in production', () => {
       https,
     );
     expect(changed.statusCode).toBe(400);
-    expect(changed.json().error.data.details).toEqual([expect.objectContaining({ path: 'odoo_url', message: 'internal address refused' })]);
+    expect(changed.json().error.data.details).toEqual([
+      expect.objectContaining({ path: 'odoo_url', message: 'internal address refused', code: expect.any(String) }),
+    ]);
     expect((await p.db.integration.findUniqueOrThrow({ where: { id } })).settings).toEqual({});
   });
 });

@@ -136,7 +136,11 @@ function changesOf(kind: IntegrationKind, id: string, deps: Deps, input: Setting
   if (input.odoo_url !== undefined) {
     const checked = checkTarget(input.odoo_url, deps.policy);
     if ('refused' in checked) {
-      throw validationError(`Odoo's URL is refused: ${checked.refused.reason}`, [{ path: 'odoo_url', message: checked.refused.reason }]);
+      const { reason, code, params } = checked.refused;
+      // The detail's code and values let the dashboard word it in the reader's language.
+      throw validationError(`Odoo's URL is refused: ${reason}`, [
+        { path: 'odoo_url', message: reason, code, ...(params ? { params } : {}) },
+      ]);
     }
   }
   const settings: IntegrationSettings =
