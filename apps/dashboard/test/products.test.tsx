@@ -13,6 +13,7 @@ const croissant: Product = {
   ean: '8410000000023',
   pos_ref: 'SQ-1',
   unit_weight_kg: 0.06,
+  density_kg_per_l: null,
   price: 1.2,
   unit_cost: 0.4,
   salvage_value: null,

@@ -125,7 +125,11 @@ describe('Square connector: inventory.loss', () => {
     const volume = await send(shop, { event: 'inventory.loss', connector: 'square', payload: litres });
     expect(volume.statusCode).toBe(400);
     expect(volume.json().details).toEqual([
-      { path: 'payload.measurement_unit.measurement_unit', message: expect.stringMatching(/volume_unit GENERIC_FLUID_OUNCE.*weight/) },
+      // A volume is weighed with the product's density, which this one lacks.
+      {
+        path: 'payload.measurement_unit.measurement_unit',
+        message: expect.stringMatching(/Queso curado has no density: set the product's density \(density_kg_per_l\)/),
+      },
     ]);
 
     const sold = square('inventory-change-lb.json');
@@ -311,7 +315,7 @@ describe('Odoo connector: inventory.loss (stock.scrap)', () => {
     await expectNothingStored(shop);
   });
 
-  it('refuses a unit given by bare id without a name, a volume unit, and a record of another model', async () => {
+  it('refuses a unit given by bare id without a name, a volume unit for a product without density, and a record of another model', async () => {
     const shop = await odooShop();
     const { x_uom_name: _n, ...bare } = odoo('stock-scrap-webhook-done.json');
     const noName = await send(shop, { event: 'inventory.loss', connector: 'odoo', payload: bare });
@@ -322,7 +326,12 @@ describe('Odoo connector: inventory.loss (stock.scrap)', () => {
     const litres = { ...odoo('stock-scrap-webhook-done.json'), x_uom_name: 'L' };
     const volume = await send(shop, { event: 'inventory.loss', connector: 'odoo', payload: litres });
     expect(volume.statusCode).toBe(400);
-    expect(volume.json().details).toEqual([{ path: 'payload.product_uom_id', message: expect.stringMatching(/"L".*volume/i) }]);
+    expect(volume.json().details).toEqual([
+      {
+        path: 'payload.product_uom_id',
+        message: expect.stringMatching(/Pan de barra has no density: set the product's density \(density_kg_per_l\)/),
+      },
+    ]);
     const line = await send(shop, { event: 'inventory.loss', connector: 'odoo', payload: odoo('pos-order-line-webhook-studio.json') });
     expect(line.statusCode).toBe(400);
     expect(line.json().details).toEqual([{ path: 'payload._model', message: expect.stringMatching(/stock\.scrap/) }]);
@@ -331,7 +340,7 @@ describe('Odoo connector: inventory.loss (stock.scrap)', () => {
 });
 
 describe('Odoo connector: sales.recorded', () => {
-  it('reads units by name (es_ES too) or by category and ratio; a volume unit is refused on its line', async () => {
+  it('reads units by name (es_ES too) or by category and ratio; a volume unit for a product without density is refused on its line', async () => {
     const shop = await odooShop();
     const res = await send(shop, { event: 'sales.recorded', connector: 'odoo', payload: odoo('pos-order-lines-search-read.json') });
     expect(res.statusCode, res.body).toBe(200);
@@ -339,7 +348,9 @@ describe('Odoo connector: sales.recorded', () => {
     expect(res.json().data.sales.errors).toEqual([
       expect.objectContaining({
         index: 4,
-        details: [{ path: 'payload.lines.4.product_uom_id', message: expect.stringMatching(/"L".*volume/i) }],
+        details: [
+          { path: 'payload.lines.4.product_uom_id', message: expect.stringMatching(/Aceite de oliva has no density.*density_kg_per_l/) },
+        ],
       }),
     ]);
     expect(await sales(shop)).toEqual([
@@ -387,5 +398,150 @@ describe('Odoo connector: sales.recorded', () => {
     expect(odooEventOf(odoo('pos-order-webhook.json'))).toBe('sales.recorded');
     expect(odooEventOf({ _model: 'res.partner', _id: 1 })).toBeUndefined();
     expect(odooEventOf({ lines: [] })).toBeUndefined();
+  });
+});
+
+describe('volumes: litres and fluid ounces weighed with the product density', () => {
+  /** An organisation whose catalogue (imported with a decimal comma) has densities for milk and oil. */
+  async function dairy() {
+    const org = (await createTenant(t.db)).organizationId;
+    await importProducts(t.db, {
+      org,
+      csv: [
+        'name;food_category;ean;pos_ref;unit_weight_kg;density_kg_per_l',
+        'Leche entera;dairy;8410000000016;MILKVAR;;1,03',
+        'Aceite de oliva;others;8410000000092;61;;0,92',
+        'Zumo de naranja;others;8410000000023;JUICE;1;',
+      ].join('\n'),
+    });
+    return createTenant(t.db, { organizationId: org });
+  }
+
+  it('Square: an adjustment in litres is stored in kg with the density; without one it is refused with the field to set', async () => {
+    const shop = await dairy();
+    const change = square('inventory-change-lb.json');
+    change.adjustment.catalog_object_id = 'MILKVAR';
+    change.adjustment.quantity = '2';
+    change.measurement_unit.measurement_unit = { volume_unit: 'METRIC_LITER', type: 'TYPE_VOLUME' };
+    const res = await send(shop, { event: 'inventory.loss', connector: 'square', payload: change });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await records(shop)).toEqual([['Leche entera', 2.06, '2026-11-22T20:30:00.000Z', 'Square: IN_STOCK → WASTE', 'inbound:square']]);
+
+    // A juice with a unit weight but no density: a volume is not counted, it is refused.
+    const juice = square('inventory-change-lb.json');
+    juice.adjustment.id = 'ANOTHER';
+    juice.adjustment.catalog_object_id = 'JUICE';
+    juice.measurement_unit.measurement_unit = { volume_unit: 'GENERIC_FLUID_OUNCE', type: 'TYPE_VOLUME' };
+    const refused = await send(shop, { event: 'inventory.loss', connector: 'square', payload: juice });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details).toEqual([
+      {
+        path: 'payload.measurement_unit.measurement_unit',
+        message: expect.stringContaining("product Zumo de naranja has no density: set the product's density (density_kg_per_l)"),
+      },
+    ]);
+    expect(await countRecords(t.db, shop.establishmentId)).toBe(1);
+  });
+
+  it('Square: an order line in fluid ounces is a sale in kg; one for a product without density is refused on its line', async () => {
+    const shop = await dairy();
+    const orders = square('batch-retrieve-orders.json');
+    const order = orders.orders[0];
+    order.line_items = order.line_items.slice(0, 2);
+    order.line_items[0].catalog_object_id = 'MILKVAR';
+    order.line_items[0].quantity = '16';
+    order.line_items[0].quantity_unit = { measurement_unit: { volume_unit: 'GENERIC_FLUID_OUNCE' }, precision: 1 };
+    order.line_items[1].catalog_object_id = 'JUICE';
+    order.line_items[1].quantity = '1';
+    order.line_items[1].quantity_unit = { measurement_unit: { volume_unit: 'METRIC_LITER' }, precision: 1 };
+    orders.orders = [order];
+    const res = await send(shop, { event: 'sales.recorded', connector: 'square', payload: orders });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.sales).toMatchObject({ received: 2, stored: 1 });
+    expect(res.json().data.sales.errors).toEqual([
+      expect.objectContaining({
+        index: 1,
+        details: [
+          {
+            path: 'payload.orders.0.line_items.1.quantity_unit',
+            message: expect.stringContaining("product Zumo de naranja has no density: set the product's density (density_kg_per_l)"),
+          },
+        ],
+      }),
+    ]);
+    // 16 US fl oz × 0.0295735295625 L × 1.03 kg/L = 0.48737… kg, stored to the gram.
+    expect((await sales(shop)).map(([, product, quantity, unit]) => [product, quantity, unit])).toEqual([['Leche entera', 0.487, 'kg']]);
+  });
+
+  it('Odoo: a scrap in L and a POS line in ml (or by the Volume category) are stored in kg with the density', async () => {
+    const shop = await dairy();
+    const scrap = { ...odoo('stock-scrap-webhook-done.json'), product_id: 61, x_uom_name: 'L', scrap_qty: 5 };
+    const loss = await send(shop, { event: 'inventory.loss', connector: 'odoo', payload: scrap });
+    expect(loss.statusCode, loss.body).toBe(200);
+    expect((await records(shop)).map(([product, kg]) => [product, kg])).toEqual([['Aceite de oliva', 4.6]]);
+
+    const lines = odoo('pos-order-lines-search-read.json');
+    lines.lines = [
+      { ...lines.lines[4], id: 7001, product_id: [61, 'Aceite de oliva'], qty: 500, product_uom_id: [12, 'ml'] },
+      {
+        ...lines.lines[4],
+        id: 7002,
+        product_id: [61, 'Aceite de oliva'],
+        qty: 2,
+        product_uom_id: [13, 'Garrafa'],
+        x_uom_category: 'Volume',
+        x_uom_factor: 0.2,
+      },
+      { ...lines.lines[4], id: 7003, product_id: ['JUICE', 'Zumo'], qty: 1, product_uom_id: [11, 'L'] },
+    ];
+    const res = await send(shop, { event: 'sales.recorded', connector: 'odoo', payload: lines });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.sales).toMatchObject({ received: 3, stored: 2 });
+    expect(res.json().data.sales.errors).toEqual([
+      expect.objectContaining({
+        index: 2,
+        details: [{ path: 'payload.lines.2.product_uom_id', message: expect.stringContaining('(density_kg_per_l)') }],
+      }),
+    ]);
+    // 500 ml × 0.92 = 0.46 kg; 2 garrafas of 5 L (factor 0.2) × 0.92 = 9.2 kg.
+    expect((await sales(shop)).map(([ref, , quantity, unit]) => [ref, quantity, unit])).toEqual([
+      ['pos.order.line:7001', 0.46, 'kg'],
+      ['pos.order.line:7002', 9.2, 'kg'],
+    ]);
+  });
+
+  it('the standard format: an inventory.loss and a sale in l, ml, cl or fl_oz; without a density a 400 that stores nothing', async () => {
+    const shop = await dairy();
+    const loss = await send(shop, {
+      event: 'inventory.loss',
+      payload: { source: 'pos', external_id: 'L1', product_ref: 'MILKVAR', quantity: 150, unit: 'cl', occurred_at: '2026-11-23' },
+    });
+    expect(loss.statusCode, loss.body).toBe(200);
+    expect((await records(shop)).map(([product, kg]) => [product, kg])).toEqual([['Leche entera', 1.545]]);
+    const noDensity = await send(shop, {
+      event: 'inventory.loss',
+      payload: { source: 'pos', external_id: 'L2', product_ref: 'JUICE', quantity: 1, unit: 'l' },
+    });
+    expect(noDensity.statusCode).toBe(400);
+    expect(noDensity.json().details).toEqual([
+      {
+        path: 'payload.unit',
+        message: expect.stringContaining("product Zumo de naranja has no density: set the product's density (density_kg_per_l)"),
+      },
+    ]);
+    expect(await countRecords(t.db, shop.establishmentId)).toBe(1);
+    const sale = await send(shop, {
+      event: 'sales.recorded',
+      payload: { source: 'pos', external_id: 'S1', product_ref: '61', quantity: 250, unit: 'ml', sold_at: '2026-11-23' },
+    });
+    expect(sale.statusCode, sale.body).toBe(200);
+    expect((await sales(shop)).map(([ref, , quantity, unit]) => [ref, quantity, unit])).toEqual([['S1', 0.23, 'kg']]);
+    const juice = await send(shop, {
+      event: 'sales.recorded',
+      payload: { source: 'pos', external_id: 'S2', product_ref: 'JUICE', quantity: 12, unit: 'fl_oz', sold_at: '2026-11-23' },
+    });
+    expect(juice.statusCode).toBe(400);
+    expect(juice.json().details).toEqual([{ path: 'payload.unit', message: expect.stringContaining('(density_kg_per_l)') }]);
+    expect(await t.db.sale.count({ where: { establishment_id: shop.establishmentId } })).toBe(1);
   });
 });

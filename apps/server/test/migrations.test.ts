@@ -214,6 +214,9 @@ describe('migrations at boot', () => {
     await expect(product('8410000000092', { price: '2', unit_cost: '1', salvage_value: '0.5' })).resolves.toMatchObject({
       ean: '8410000000092',
     });
+    // A density, when given, is above zero (a volume is weighed with it).
+    await expect(product('8410000000108', { density_kg_per_l: '0' })).rejects.toThrow(/products_density_kg_per_l_check/);
+    await expect(product('8410000000115', { density_kg_per_l: '-1.03' })).rejects.toThrow(/products_density_kg_per_l_check/);
   });
 
   it('refuses to start when an applied migration file was edited', async () => {
@@ -482,7 +485,17 @@ describe('upgrading a database that holds data', () => {
       establishments: [{}],
       api_keys: [{ name: '', created_by: null, last_used_at: null }],
       // A product stored before prices existed has none: its advice keeps the waste rule; and it is active.
-      products: [{ pos_ref: null, unit_weight_kg: null, price: null, unit_cost: null, salvage_value: null, deactivated_at: null }],
+      products: [
+        {
+          pos_ref: null,
+          unit_weight_kg: null,
+          density_kg_per_l: null,
+          price: null,
+          unit_cost: null,
+          salvage_value: null,
+          deactivated_at: null,
+        },
+      ],
       // A shift that existed before archiving did is active.
       shifts: [{ archived_at: null }],
       sessions: [{}],

@@ -40,7 +40,7 @@ describe('/api/v1/products', () => {
     const created = await send(tenant.key, 'POST', '/products', CROISSANT);
     expect(created.statusCode, created.body).toBe(201);
     const product = created.json().data;
-    expect(product).toEqual({ id: expect.any(String), ...CROISSANT, salvage_value: null, active: true });
+    expect(product).toEqual({ id: expect.any(String), ...CROISSANT, density_kg_per_l: null, salvage_value: null, active: true });
 
     const changed = await send(tenant.key, 'PATCH', `/products/${product.id}`, { salvage_value: 0.1, pos_ref: null });
     expect(changed.statusCode, changed.body).toBe(200);
@@ -70,6 +70,9 @@ describe('/api/v1/products', () => {
     ['an unknown category', { ...CROISSANT, food_category: 'sweets' }, 'food_category'],
     ['an empty name', { ...CROISSANT, name: '  ' }, 'name'],
     ['an unknown field', { ...CROISSANT, colour: 'gold' }, ''],
+    ['a density of 0', { ...CROISSANT, density_kg_per_l: 0 }, 'density_kg_per_l'],
+    ['a negative density', { ...CROISSANT, density_kg_per_l: -1.03 }, 'density_kg_per_l'],
+    ['a density that is not a number', { ...CROISSANT, density_kg_per_l: '1,03' }, 'density_kg_per_l'],
   ])('refuses %s with a 400 and stores nothing', async (_, body, path) => {
     const tenant = await createTenant(t.db, { mode: 'live' });
     const res = await send(tenant.key, 'POST', '/products', body);
@@ -77,6 +80,53 @@ describe('/api/v1/products', () => {
     expect(res.json()).toMatchObject({ status: 400, code: 'validation_error' });
     if (path) expect(res.json().details.map((d: { path: string }) => d.path)).toContain(path);
     expect(await stored(tenant)).toEqual([]);
+  });
+
+  it('sets, changes and clears a density; a bad one on update is a 400 that changes nothing', async () => {
+    const tenant = await createTenant(t.db, { mode: 'live' });
+    const milk = { name: 'Leche entera', food_category: 'dairy', ean: '8410000000016', density_kg_per_l: 1.03 };
+    const created = await send(tenant.key, 'POST', '/products', milk);
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data.density_kg_per_l).toBe(1.03);
+    const id = created.json().data.id;
+    for (const density of [0, -0.5, 'mucha', '0.92']) {
+      const refused = await send(tenant.key, 'PATCH', `/products/${id}`, { density_kg_per_l: density });
+      expect(refused.statusCode, JSON.stringify(density)).toBe(400);
+      expect(refused.json().details.map((d: { path: string }) => d.path)).toEqual(['density_kg_per_l']);
+    }
+    expect(Number((await stored(tenant))[0]?.density_kg_per_l)).toBe(1.03);
+    const oil = await send(tenant.key, 'PATCH', `/products/${id}`, { density_kg_per_l: 0.92 });
+    expect(oil.json().data.density_kg_per_l).toBe(0.92);
+    expect(Number((await stored(tenant))[0]?.density_kg_per_l)).toBe(0.92);
+    const cleared = await send(tenant.key, 'PATCH', `/products/${id}`, { density_kg_per_l: null });
+    expect(cleared.json().data.density_kg_per_l).toBeNull();
+    expect((await stored(tenant))[0]?.density_kg_per_l).toBeNull();
+  });
+
+  it('imports the density_kg_per_l column with a decimal comma; a density of 0 or not a number refuses the file', async () => {
+    const tenant = await createTenant(t.db, { mode: 'live' });
+    const csv =
+      'name;food_category;ean;density_kg_per_l\nLeche entera;dairy;8410000000016;1,03\nAceite;others;8410000000023;0,92\nPan;bakery;8410000000030;\n';
+    const done = await send(tenant.key, 'POST', '/products/import', { csv });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json().data.products.map((p: { product: { density_kg_per_l: number | null } }) => p.product.density_kg_per_l)).toEqual([
+      1.03,
+      0.92,
+      null,
+    ]);
+    expect((await stored(tenant)).map((p) => [p.name, p.density_kg_per_l === null ? null : Number(p.density_kg_per_l)])).toEqual([
+      ['Aceite', 0.92],
+      ['Leche entera', 1.03],
+      ['Pan', null],
+    ]);
+    const bad = 'name;food_category;ean;density_kg_per_l\nZumo;others;8410000000047;0\nNata;dairy;8410000000054;densa\n';
+    const refused = await send(tenant.key, 'POST', '/products/import', { csv: bad });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details).toEqual([
+      expect.objectContaining({ code: 'not_a_number', params: { line: 2, field: 'density_kg_per_l', value: '0' } }),
+      expect.objectContaining({ code: 'not_a_number', params: { line: 3, field: 'density_kg_per_l', value: 'densa' } }),
+    ]);
+    expect(await stored(tenant)).toHaveLength(3);
   });
 
   it('answers 409 for an EAN or POS reference another product has, 404 for another organisation’s product, 403 without catalog:write', async () => {

@@ -47,6 +47,10 @@ export const Product = z
     ean: z.string(),
     pos_ref: z.string().nullable().describe("the product's id in the POS, which connectors match sales by"),
     unit_weight_kg: z.number().nullable().describe("one unit's weight, to convert units and kg"),
+    density_kg_per_l: z
+      .number()
+      .nullable()
+      .describe('kg per litre (milk 1.03, oil 0.92), to weigh a sale or loss sent in a volume unit (litres, ml, fl oz)'),
     price: z.number().nullable().describe('sale price in euros per unit (per kg when sold by weight)'),
     unit_cost: z.number().nullable().describe('what one unit costs to make or buy, in euros'),
     salvage_value: z.number().nullable().describe('what a leftover unit is still worth (donated, sold off), in euros'),
@@ -73,6 +77,7 @@ const ProductFields = z.object({
   ean: z.string().trim().refine(isValidGtin, 'not a valid EAN/GTIN (8, 12, 13 or 14 digits with their check digit)'),
   pos_ref: text(100).trim().min(1).nullable().optional(),
   unit_weight_kg: z.number().positive().max(1000).multipleOf(0.001).nullable().optional(),
+  density_kg_per_l: z.number().positive().max(1000).multipleOf(0.0001).nullable().optional(),
   price: Euros.nullable().optional(),
   unit_cost: Euros.nullable().optional(),
   salvage_value: Euros.nullable().optional(),
@@ -116,7 +121,7 @@ export const ProductResponse = Envelope(Product);
 
 /**
  * A product CSV: header `name,food_category,ean` and optionally `pos_ref`, `unit_weight_kg`,
- * `price`, `unit_cost`, `salvage_value` (`,` or `;` separated, a decimal comma read as a point).
+ * `density_kg_per_l`, `price`, `unit_cost`, `salvage_value` (`,` or `;` separated, a decimal comma read as a point).
  * Products are matched by EAN: a known one is updated, a new one created. Every line is checked
  * first; one bad line and nothing is written.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IsoDate, Uuid } from './common.js';
 import { CreateRecordInput } from './records.js';
-import { type KG_PER_MASS_UNIT, ProductReference } from './sales.js';
+import { type KG_PER_MASS_UNIT, type LITRES_PER_VOLUME_UNIT, ProductReference } from './sales.js';
 
 /**
  * The standard payloads of `POST /api/v1/webhooks/inbound`: what a system without a connector
@@ -43,8 +43,15 @@ export const WasteUpdatedPayload = z
   .meta({ id: 'WasteUpdatedPayload', unusedIO: 'input' });
 export type WasteUpdatedPayload = z.input<typeof WasteUpdatedPayload>;
 
-/** Units an inventory loss may be counted in: a mass, or `unit` (with the product's unit weight). */
-export const LOSS_UNITS = ['kg', 'g', 'lb', 'oz', 'unit'] as const satisfies readonly (keyof typeof KG_PER_MASS_UNIT | 'unit')[];
+/**
+ * Units an inventory loss may be counted in: a mass, `unit` (with the product's unit weight), or a
+ * volume (with the product's density, `density_kg_per_l`).
+ */
+export const LOSS_UNITS = ['kg', 'g', 'lb', 'oz', 'unit', 'l', 'ml', 'cl', 'fl_oz'] as const satisfies readonly (
+  | keyof typeof KG_PER_MASS_UNIT
+  | keyof typeof LITRES_PER_VOLUME_UNIT
+  | 'unit'
+)[];
 
 /** `inventory.loss`: stock written off (expired, damaged), recorded as waste of the product named. */
 export const InventoryLossPayload = z
@@ -53,7 +60,10 @@ export const InventoryLossPayload = z
     ...ProductReference,
     quantity_kg: z.number().positive().optional(),
     quantity: z.number().positive().optional(),
-    unit: z.enum(LOSS_UNITS).optional().describe('`unit` counts use the product’s unit weight'),
+    unit: z
+      .enum(LOSS_UNITS)
+      .optional()
+      .describe('`unit` counts use the product’s unit weight; a volume (l, ml, cl, fl_oz — US) its density_kg_per_l'),
     reason: z.string().max(500).optional(),
     occurred_at: IsoDate.or(z.iso.datetime({ offset: true }))
       .optional()
@@ -63,7 +73,8 @@ export const InventoryLossPayload = z
   })
   .refine((p) => p.product_id || p.ean || p.product_ref, { message: 'product_id, ean or product_ref is required', path: ['product_id'] })
   .refine((p) => p.quantity_kg !== undefined || (p.quantity !== undefined && p.unit !== undefined), {
-    message: 'quantity_kg, or quantity with unit (kg, g, lb, oz, or unit for products with a unit weight), is required',
+    message:
+      'quantity_kg, or quantity with unit (kg, g, lb, oz, unit for products with a unit weight, or l, ml, cl, fl_oz for products with a density), is required',
     path: ['quantity_kg'],
   })
   .meta({ id: 'InventoryLossPayload', unusedIO: 'input' });

@@ -5,11 +5,24 @@ import { BatchItemError } from './records.js';
 /** The most sale lines one `sales.recorded` event carries (a day of a busy shop: send several calls). */
 export const MAX_SALES_PER_EVENT = 2000;
 
-/** Units a sale's quantity may be given in: counted units, or a mass turned into kg. */
-export const SALE_UNITS = ['unit', 'kg', 'g', 'lb', 'oz'] as const;
+/**
+ * Units a sale's quantity may be given in: counted units, a mass turned into kg, or a volume
+ * turned into kg with the product's `density_kg_per_l` (a line in a volume unit for a product
+ * without a density is refused, with the reason to set it).
+ */
+export const SALE_UNITS = ['unit', 'kg', 'g', 'lb', 'oz', 'l', 'ml', 'cl', 'fl_oz'] as const;
 
 /** kg per unit of mass (sales and inventory losses given by weight). */
 export const KG_PER_MASS_UNIT = { kg: 1, g: 0.001, lb: 0.45359237, oz: 0.028349523125 } as const;
+
+/** Litres per unit of volume of the standard format (`fl_oz` is the US fluid ounce, 29.5735295625 ml). */
+export const LITRES_PER_VOLUME_UNIT = { l: 1, ml: 0.001, cl: 0.01, fl_oz: 0.0295735295625 } as const;
+export type VolumeUnit = keyof typeof LITRES_PER_VOLUME_UNIT;
+export const isVolumeUnit = (unit: string | undefined): unit is VolumeUnit => unit !== undefined && unit in LITRES_PER_VOLUME_UNIT;
+
+/** What the reason of a line in a volume unit says when its product has no density. */
+export const needsDensity = (productName: string) =>
+  `product ${productName} has no density: set the product's density (density_kg_per_l) to weigh a quantity in a volume unit (a volume is weighed, never counted: unit_weight_kg does not convert it)`;
 
 /** How an inbound event names a product of the catalogue: one of these (`product_id` first, then `ean`). */
 export const ProductReference = {
@@ -32,7 +45,12 @@ const SaleLineFields = {
     .describe('the id of this sale line in the sending system; a resend with the same id and `source` is a duplicate'),
   ...ProductReference,
   quantity: z.number().positive().max(1_000_000),
-  unit: z.enum(SALE_UNITS).default('unit').describe('`unit` (counted, the default) or a mass: kg, g, lb, oz'),
+  unit: z
+    .enum(SALE_UNITS)
+    .default('unit')
+    .describe(
+      "`unit` (counted, the default), a mass (kg, g, lb, oz), or a volume (l, ml, cl, fl_oz — US fluid ounces) weighed with the product's density_kg_per_l",
+    ),
   sold_at: IsoDate.or(z.iso.datetime({ offset: true })).describe(
     'when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone',
   ),

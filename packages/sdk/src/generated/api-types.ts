@@ -222,6 +222,8 @@ export type Product = {
     pos_ref: string | null;
     /** one unit's weight, to convert units and kg */
     unit_weight_kg: number | null;
+    /** kg per litre (milk 1.03, oil 0.92), to weigh a sale or loss sent in a volume unit (litres, ml, fl oz) */
+    density_kg_per_l: number | null;
     /** sale price in euros per unit (per kg when sold by weight) */
     price: number | null;
     /** what one unit costs to make or buy, in euros */
@@ -249,6 +251,8 @@ export type ImportProductsResult = {
             pos_ref: string | null;
             /** one unit's weight, to convert units and kg */
             unit_weight_kg: number | null;
+            /** kg per litre (milk 1.03, oil 0.92), to weigh a sale or loss sent in a volume unit (litres, ml, fl oz) */
+            density_kg_per_l: number | null;
             /** sale price in euros per unit (per kg when sold by weight) */
             price: number | null;
             /** what one unit costs to make or buy, in euros */
@@ -768,6 +772,7 @@ export type CreateProductInput = {
     ean: string;
     pos_ref?: (string | null) | undefined;
     unit_weight_kg?: (number | null) | undefined;
+    density_kg_per_l?: (number | null) | undefined;
     price?: (number | null) | undefined;
     unit_cost?: (number | null) | undefined;
     salvage_value?: (number | null) | undefined;
@@ -779,6 +784,7 @@ export type UpdateProductInput = {
     ean?: string | undefined;
     pos_ref?: ((string | null) | undefined) | undefined;
     unit_weight_kg?: ((number | null) | undefined) | undefined;
+    density_kg_per_l?: ((number | null) | undefined) | undefined;
     price?: ((number | null) | undefined) | undefined;
     unit_cost?: ((number | null) | undefined) | undefined;
     salvage_value?: ((number | null) | undefined) | undefined;
@@ -913,8 +919,8 @@ export type InventoryLossPayload = {
     product_ref?: string | undefined;
     quantity_kg?: number | undefined;
     quantity?: number | undefined;
-    /** `unit` counts use the product’s unit weight */
-    unit?: ("kg" | "g" | "lb" | "oz" | "unit") | undefined;
+    /** `unit` counts use the product’s unit weight; a volume (l, ml, cl, fl_oz — US) its density_kg_per_l */
+    unit?: ("kg" | "g" | "lb" | "oz" | "unit" | "l" | "ml" | "cl" | "fl_oz") | undefined;
     reason?: string | undefined;
     /** a date alone is noon of that day in the establishment time zone */
     occurred_at?: string | undefined;
@@ -931,8 +937,8 @@ export type SaleLine = {
     /** the product's id in the POS (pos_ref of the product catalogue) */
     product_ref?: string | undefined;
     quantity: number;
-    /** `unit` (counted, the default) or a mass: kg, g, lb, oz */
-    unit?: "unit" | "kg" | "g" | "lb" | "oz" | undefined;
+    /** `unit` (counted, the default), a mass (kg, g, lb, oz), or a volume (l, ml, cl, fl_oz — US fluid ounces) weighed with the product's density_kg_per_l */
+    unit?: "unit" | "kg" | "g" | "lb" | "oz" | "l" | "ml" | "cl" | "fl_oz" | undefined;
     /** when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone */
     sold_at: string | string;
     /** the product ran out on this line's day: the day's sales are then a floor on its demand (the forecast reads them as at least that, not as the demand itself) */
@@ -951,8 +957,8 @@ export type SaleRecordedPayload = {
     /** the product's id in the POS (pos_ref of the product catalogue) */
     product_ref?: string | undefined;
     quantity: number;
-    /** `unit` (counted, the default) or a mass: kg, g, lb, oz */
-    unit?: "unit" | "kg" | "g" | "lb" | "oz" | undefined;
+    /** `unit` (counted, the default), a mass (kg, g, lb, oz), or a volume (l, ml, cl, fl_oz — US fluid ounces) weighed with the product's density_kg_per_l */
+    unit?: "unit" | "kg" | "g" | "lb" | "oz" | "l" | "ml" | "cl" | "fl_oz" | undefined;
     /** when it was sold (ISO 8601 with offset); a date alone (a day total) is noon of that day in the establishment time zone */
     sold_at: string | string;
     /** the product ran out on this line's day: the day's sales are then a floor on its demand (the forecast reads them as at least that, not as the demand itself) */

@@ -145,7 +145,7 @@ export function catalogRouter(cache: CatalogCache) {
           tags: ['catalogues'],
           summary: 'Import products from a CSV',
           description:
-            'The CSV as text in `csv`: header `name,food_category,ean` and optionally `pos_ref`, `unit_weight_kg`, `price`, `unit_cost`, `salvage_value` (`,` or `;` separated, a decimal comma read as a point). Products are matched by EAN: a known one is updated (and reactivated), a new one created. Every line is checked first: one bad line and nothing is written, the 400 listing each problem with its line. `dry_run: true` answers the same without writing (a preview).',
+            'The CSV as text in `csv`: header `name,food_category,ean` and optionally `pos_ref`, `unit_weight_kg`, `density_kg_per_l`, `price`, `unit_cost`, `salvage_value` (`,` or `;` separated, a decimal comma read as a point). Products are matched by EAN: a known one is updated (and reactivated), a new one created. Every line is checked first: one bad line and nothing is written, the 400 listing each problem with its line. `dry_run: true` answers the same without writing (a preview).',
           operationId: 'importProducts',
         },
         permission: 'catalog:write',

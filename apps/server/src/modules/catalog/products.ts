@@ -29,6 +29,7 @@ type ProductRow = {
   ean: string;
   pos_ref: string | null;
   unit_weight_kg: unknown;
+  density_kg_per_l: unknown;
   price: unknown;
   unit_cost: unknown;
   salvage_value: unknown;
@@ -44,6 +45,7 @@ export const toProduct = (r: ProductRow): Product => ({
   ean: r.ean,
   pos_ref: r.pos_ref,
   unit_weight_kg: num(r.unit_weight_kg),
+  density_kg_per_l: num(r.density_kg_per_l),
   price: num(r.price),
   unit_cost: num(r.unit_cost),
   salvage_value: num(r.salvage_value),
@@ -87,6 +89,7 @@ export async function createProduct(db: DbTx, organizationId: string, p: CreateP
         ean: p.ean,
         pos_ref: p.pos_ref ?? null,
         unit_weight_kg: p.unit_weight_kg ?? null,
+        density_kg_per_l: p.density_kg_per_l ?? null,
         price: p.price ?? null,
         unit_cost: p.unit_cost ?? null,
         salvage_value: p.salvage_value ?? null,
@@ -136,7 +139,7 @@ const problem = (message: string, code: DetailCode, params?: ErrorDetail['params
 
 /**
  * Reads a product CSV: header `name,food_category,ean`, optionally `pos_ref`, `unit_weight_kg`,
- * `price`, `unit_cost`, `salvage_value`; `,` or `;` separated (the header's); a decimal comma read
+ * `density_kg_per_l`, `price`, `unit_cost`, `salvage_value`; `,` or `;` separated (the header's); a decimal comma read
  * as a point. Every problem is returned with its line, none is thrown.
  */
 export function parseProductCsv(csv: string): { products: ParsedProduct[]; problems: ErrorDetail[] } {
@@ -211,6 +214,17 @@ export function parseProductCsv(csv: string): { products: ParsedProduct[]; probl
         }),
       );
     }
+    const rawDensity = (row.density_kg_per_l ?? '').replace(',', '.');
+    const density = rawDensity === '' ? null : Number(rawDensity);
+    if (density !== null && !(Number.isFinite(density) && density > 0 && density <= 1000)) {
+      problems.push(
+        problem(`line ${line}: density_kg_per_l "${row.density_kg_per_l}" is not a density in kg per litre (above 0)`, 'not_a_number', {
+          line,
+          field: 'density_kg_per_l',
+          value: row.density_kg_per_l ?? '',
+        }),
+      );
+    }
     const money = (column: 'price' | 'unit_cost' | 'salvage_value') => {
       const raw = (row[column] ?? '').replace(',', '.');
       if (raw === '') return null;
@@ -232,6 +246,7 @@ export function parseProductCsv(csv: string): { products: ParsedProduct[]; probl
       ean,
       pos_ref: posRef,
       unit_weight_kg: unitWeight !== null && Number.isFinite(unitWeight) ? unitWeight : null,
+      density_kg_per_l: density !== null && Number.isFinite(density) && density > 0 ? Math.round(density * 10000) / 10000 : null,
       price: money('price'),
       unit_cost: money('unit_cost'),
       salvage_value: money('salvage_value'),
@@ -305,12 +320,14 @@ export async function importProductCsv(
   if (input.dryRun) return result;
   // One statement: every line inserted, or updated (and reactivated) when its EAN is known.
   await db.$executeRawUnsafe(
-    `INSERT INTO products (id, organization_id, name, food_category, ean, pos_ref, unit_weight_kg, price, unit_cost, salvage_value)
-     SELECT gen_random_uuid(), $1::uuid, r.name, r.food_category, r.ean, r.pos_ref, r.unit_weight_kg, r.price, r.unit_cost, r.salvage_value
-     FROM json_to_recordset($2::json) AS r(name text, food_category text, ean text, pos_ref text, unit_weight_kg numeric, price numeric,
-       unit_cost numeric, salvage_value numeric)
+    `INSERT INTO products (id, organization_id, name, food_category, ean, pos_ref, unit_weight_kg, density_kg_per_l, price, unit_cost,
+       salvage_value)
+     SELECT gen_random_uuid(), $1::uuid, r.name, r.food_category, r.ean, r.pos_ref, r.unit_weight_kg, r.density_kg_per_l, r.price,
+       r.unit_cost, r.salvage_value
+     FROM json_to_recordset($2::json) AS r(name text, food_category text, ean text, pos_ref text, unit_weight_kg numeric,
+       density_kg_per_l numeric, price numeric, unit_cost numeric, salvage_value numeric)
      ON CONFLICT (organization_id, ean) DO UPDATE SET name = excluded.name, food_category = excluded.food_category,
-       pos_ref = excluded.pos_ref, unit_weight_kg = excluded.unit_weight_kg, price = excluded.price, unit_cost = excluded.unit_cost,
+       pos_ref = excluded.pos_ref, unit_weight_kg = excluded.unit_weight_kg, density_kg_per_l = excluded.density_kg_per_l, price = excluded.price, unit_cost = excluded.unit_cost,
        salvage_value = excluded.salvage_value, deactivated_at = NULL`,
     organizationId,
     JSON.stringify(products.map(({ line: _line, ...p }) => p)),

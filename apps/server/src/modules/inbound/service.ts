@@ -5,6 +5,8 @@ import {
   type ErrorDetail,
   type InboundEventResult,
   InventoryLossPayload,
+  isVolumeUnit,
+  needsDensity,
   type SalesSummary,
   WasteCreatedPayload,
   WasteUpdatedPayload,
@@ -85,7 +87,13 @@ export async function receiveInboundEvent(
     const product = await deps.db.product.findFirst({ where: { organization_id: auth.organizationId, ...by } });
     const field = loss.product_id ? 'product_id' : loss.ean ? 'ean' : 'product_ref';
     if (!product) throw validationError('Unknown product', [{ path: at(field), message: 'no product of this organisation' }]);
-    const kg = lossKilograms(loss, product.unit_weight_kg === null ? null : Number(product.unit_weight_kg));
+    const kg = lossKilograms(loss, {
+      unitWeightKg: product.unit_weight_kg === null ? null : Number(product.unit_weight_kg),
+      densityKgPerL: product.density_kg_per_l === null ? null : Number(product.density_kg_per_l),
+    });
+    if (kg === null && isVolumeUnit(loss.unit)) {
+      throw validationError('The product has no density', [{ path: at('unit'), message: needsDensity(product.name) }]);
+    }
     if (kg === null) {
       throw validationError('The product has no unit weight', [
         { path: at('unit'), message: `a loss in units needs the unit_weight_kg of product ${product.name}` },

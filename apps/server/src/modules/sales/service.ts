@@ -3,11 +3,14 @@ import {
   addDays,
   type BatchItemError,
   type ErrorDetail,
+  isVolumeUnit,
   KG_PER_MASS_UNIT,
+  LITRES_PER_VOLUME_UNIT,
   localDate,
   MAX_OCCURRED_AT_AGE_DAYS,
   MAX_OCCURRED_AT_AHEAD_SECONDS,
   MAX_SALES_PER_EVENT,
+  needsDensity,
   SaleLine,
   SalesRecordedBatch,
   type SalesSummary,
@@ -125,14 +128,15 @@ export async function storeSales(
   const eans = valid.flatMap(({ line }) => (!line.product_id && line.ean ? [line.ean] : []));
   const refs = valid.flatMap(({ line }) => (!line.product_id && !line.ean && line.product_ref ? [line.product_ref] : []));
   const products = valid.length
-    ? await tx.$queryRaw<{ id: string; ean: string; pos_ref: string | null }[]>`
-        SELECT id::text, ean, pos_ref FROM products
+    ? await tx.$queryRaw<{ id: string; ean: string; pos_ref: string | null; name: string; density: number | null }[]>`
+        SELECT id::text, ean, pos_ref, name, density_kg_per_l::float8 AS density FROM products
         WHERE organization_id = ${auth.organizationId}::uuid
           AND (id = ANY(${ids}::uuid[]) OR ean = ANY(${eans}::text[]) OR pos_ref = ANY(${refs}::text[]))`
     : [];
   const byId = new Map(products.map((p) => [p.id, p.id]));
   const byEan = new Map(products.map((p) => [p.ean, p.id]));
   const byRef = new Map(products.flatMap((p) => (p.pos_ref ? [[p.pos_ref, p.id] as const] : [])));
+  const productOf = new Map(products.map((p) => [p.id, p]));
 
   const lines: StoredLine[] = [];
   for (const { index, line } of valid) {
@@ -151,13 +155,21 @@ export async function storeSales(
       problems.push({ path: path(index, 'sold_out_at'), message: `not on the line's day (${when.day}, in the establishment's time zone)` });
     else if (ranOut && ranOut.getTime() > input.now.getTime() + AHEAD_MS)
       problems.push({ path: path(index, 'sold_out_at'), message: "ahead of the server's clock" });
+    // A volume is weighed with the product's density (kg = litres × density_kg_per_l); without one
+    // the line is refused, naming the product and the field to set.
+    const density = productId ? (productOf.get(productId)?.density ?? null) : null;
+    if (productId && isVolumeUnit(line.unit) && density === null)
+      problems.push({ path: path(index, 'unit'), message: needsDensity(productOf.get(productId)?.name ?? productId) });
     if (problems.length || !productId || 'problem' in when) {
       refuse(index, problems);
       continue;
     }
     // Stored to the thousandth (of a unit, or a gram): what rounds to nothing is refused.
     const counted = line.unit === 'unit';
-    const quantity = Math.round(line.quantity * (counted ? 1 : KG_PER_MASS_UNIT[line.unit as keyof typeof KG_PER_MASS_UNIT]) * 1000) / 1000;
+    const kgPer = isVolumeUnit(line.unit)
+      ? LITRES_PER_VOLUME_UNIT[line.unit] * (density as number)
+      : KG_PER_MASS_UNIT[line.unit as keyof typeof KG_PER_MASS_UNIT];
+    const quantity = Math.round(line.quantity * (counted ? 1 : kgPer) * 1000) / 1000;
     if (quantity <= 0) {
       refuse(index, [{ path: path(index, 'quantity'), message: `under 0.001 ${counted ? 'units' : 'kg'} once rounded` }]);
       continue;

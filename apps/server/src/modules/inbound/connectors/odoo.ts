@@ -1,7 +1,7 @@
 import type { ReturnLine } from '../../sales/returns.js';
 import type { LineOrigin } from '../../sales/service.js';
 import { type Connector, isStandardSale, type Mapped, obj, refuse } from './standard.js';
-import { odooMeasureByCategory, odooMeasureByName, type UnitReading } from './units.js';
+import { inStandard, odooMeasureByCategory, odooMeasureByName, type UnitReading } from './units.js';
 
 /**
  * Odoo (odoo.com), in the two shapes Odoo itself writes:
@@ -54,9 +54,13 @@ function odooUnit(record: Record<string, unknown>): UnitReading {
   };
 }
 
-/** An Odoo quantity in the unit's terms: kg for a mass, units for a count (a quantity that is not a number is left to validation). */
+/**
+ * An Odoo quantity in the standard format's terms: kg for a mass, units for a count, litres for a
+ * volume (weighed with the product's density when stored); a quantity that is not a number is left
+ * to validation.
+ */
 const inMerma = (qty: unknown, measure: NonNullable<UnitReading['measure']>) =>
-  typeof qty !== 'number' ? qty : qty * (measure.kind === 'mass' ? measure.kg : measure.units);
+  typeof qty !== 'number' ? { quantity: qty, unit: inStandard(0, measure).unit } : inStandard(qty, measure);
 
 /**
  * `stock.scrap` (`addons/stock/models/stock_scrap.py`). Only a validated scrap (`state: "done"`) is
@@ -117,8 +121,8 @@ function odooScrap(payload: Record<string, unknown>): Mapped {
       external_id: `stock.scrap:${id}`,
       product_ref: productId === undefined ? undefined : String(productId),
       ...(unit.measure.kind === 'mass'
-        ? { quantity_kg: inMerma(payload.scrap_qty, unit.measure) }
-        : { quantity: inMerma(payload.scrap_qty, unit.measure), unit: 'unit' }),
+        ? { quantity_kg: inMerma(payload.scrap_qty, unit.measure).quantity }
+        : inMerma(payload.scrap_qty, unit.measure)),
       reason,
       occurred_at: odooTime(payload.date_done),
     },
@@ -191,13 +195,15 @@ function odooSales(payload: Record<string, unknown>): Mapped {
       const [productId] = many2one(line.product_id);
       const [refunded] = many2one(line.refunded_orderline_id);
       const id = recordId(line);
-      if (unit.measure) {
+      // A refund in a volume unit is left out, as one in an unreadable unit: returns are matched in kg or units.
+      if (unit.measure && unit.measure.kind !== 'volume') {
+        const back = inStandard(-line.qty, unit.measure);
         returns.push({
           external_id: id === undefined ? undefined : `pos.order.line:${id}`,
           original_ref: refunded === undefined || refunded === false ? undefined : `pos.order.line:${String(refunded)}`,
           product_ref: productId === undefined ? undefined : String(productId),
-          quantity: inMerma(-line.qty, unit.measure) as number,
-          unit: unit.measure.kind === 'mass' ? 'kg' : 'unit',
+          quantity: back.quantity,
+          unit: back.unit === 'kg' ? 'kg' : 'unit',
           returned_at: odooTime(line.create_date ?? line.date_order),
         });
       }
@@ -219,8 +225,7 @@ function odooSales(payload: Record<string, unknown>): Mapped {
     sales.push({
       external_id: id === undefined ? undefined : `pos.order.line:${id}`,
       product_ref: productId === undefined ? undefined : String(productId),
-      quantity: unit.measure ? inMerma(line.qty, unit.measure) : line.qty,
-      unit: unit.measure?.kind === 'mass' ? 'kg' : 'unit',
+      ...(unit.measure ? inMerma(line.qty, unit.measure) : { quantity: line.qty, unit: 'unit' }),
       sold_at: odooTime(line.create_date ?? line.date_order),
     });
     origins.push(origin);

@@ -1,7 +1,7 @@
 import type { ReturnLine } from '../../sales/returns.js';
 import type { LineOrigin } from '../../sales/service.js';
 import { type Connector, isStandardSale, type Mapped, obj, refuse } from './standard.js';
-import { squareMeasure } from './units.js';
+import { inStandard, squareMeasure } from './units.js';
 
 /**
  * Square (squareup.com). Square's API writes snake_case (`line_items`, `closed_at`); its official
@@ -120,7 +120,9 @@ function squareSales(payload: Record<string, unknown>, name: (path: string) => s
       for (const item of Array.isArray(ret.return_line_items) ? ret.return_line_items.map(obj) : []) {
         const reading = squareMeasure(obj(obj(item.quantity_unit).measurement_unit));
         const quantity = typeof item.quantity === 'string' ? Number(item.quantity) : Number(item.quantity);
-        if (!reading.measure || !Number.isFinite(quantity)) continue;
+        // A return in a volume unit is left out, as one in an unreadable unit: returns are matched in kg or units.
+        if (!reading.measure || reading.measure.kind === 'volume' || !Number.isFinite(quantity)) continue;
+        const back = inStandard(quantity, reading.measure);
         returns.push({
           external_id: typeof o.id === 'string' && typeof item.uid === 'string' ? `${o.id}:${item.uid}` : undefined,
           original_ref:
@@ -128,8 +130,8 @@ function squareSales(payload: Record<string, unknown>, name: (path: string) => s
               ? `${ret.source_order_id}:${item.source_line_item_uid}`
               : undefined,
           product_ref: typeof item.catalog_object_id === 'string' ? item.catalog_object_id : undefined,
-          quantity: quantity * (reading.measure.kind === 'mass' ? reading.measure.kg : reading.measure.units),
-          unit: reading.measure.kind === 'mass' ? 'kg' : 'unit',
+          quantity: back.quantity,
+          unit: back.unit === 'kg' ? 'kg' : 'unit',
           returned_at: String(o.closed_at ?? o.created_at ?? ''),
         });
       }
@@ -141,11 +143,12 @@ function squareSales(payload: Record<string, unknown>, name: (path: string) => s
       if (reading.problem) origin.problem = { path: 'unit', message: reading.problem };
       const quantity = typeof item.quantity === 'string' ? Number(item.quantity) : item.quantity;
       const measure = reading.measure ?? { kind: 'count', units: 1 };
+      const amount = inStandard(typeof quantity === 'number' ? quantity : 0, measure);
       sales.push({
         external_id: typeof o.id === 'string' && typeof item.uid === 'string' ? `${o.id}:${item.uid}` : undefined,
         product_ref: item.catalog_object_id,
-        quantity: typeof quantity === 'number' ? quantity * (measure.kind === 'mass' ? measure.kg : measure.units) : quantity,
-        unit: measure.kind === 'mass' ? 'kg' : 'unit',
+        quantity: typeof quantity === 'number' ? amount.quantity : quantity,
+        unit: amount.unit,
         sold_at: o.closed_at ?? o.created_at,
       });
       origins.push(origin);
@@ -163,7 +166,8 @@ function squareSales(payload: Record<string, unknown>, name: (path: string) => s
  * (`{ adjustment }`) or as the adjustment itself. Fields used: `id` (the resend key), `to_state`
  * (must be WASTE), `catalog_object_id` (a product whose `pos_ref` is the variation id), `quantity`
  * (decimal string: a weight unit is turned into kg; a count — no unit, or `generic_unit: UNIT` —
- * into kg with the product's `unit_weight_kg`), `occurred_at`. One change per event; a
+ * into kg with the product's `unit_weight_kg`; a `volume_unit` into litres, then kg with the
+ * product's `density_kg_per_l`), `occurred_at`. One change per event; a
  * notification (`inventory.count.updated`) is refused with what to send instead.
  */
 function squareLoss(payload: Record<string, unknown>, name: (path: string) => string): Mapped {
@@ -204,10 +208,11 @@ function squareLoss(payload: Record<string, unknown>, name: (path: string) => st
   }
   const quantity = typeof adjustment.quantity === 'string' ? Number(adjustment.quantity) : adjustment.quantity;
   const { measure } = reading;
+  const standard = inStandard(typeof quantity === 'number' ? quantity : 0, measure);
   const amount =
-    measure.kind === 'mass'
-      ? { quantity_kg: typeof quantity === 'number' ? quantity * measure.kg : quantity }
-      : { quantity: typeof quantity === 'number' ? quantity * measure.units : quantity, unit: 'unit' };
+    standard.unit === 'kg'
+      ? { quantity_kg: typeof quantity === 'number' ? standard.quantity : quantity }
+      : { quantity: typeof quantity === 'number' ? standard.quantity : quantity, unit: standard.unit };
   return {
     payload: {
       source: 'square',
@@ -223,7 +228,8 @@ function squareLoss(payload: Record<string, unknown>, name: (path: string) => st
       quantity_kg: at('quantity'),
       quantity: at('quantity'),
       weight_kg: at('quantity'),
-      unit: at('quantity'),
+      // A volume needs the product's density: its problem is the unit's; a count's, the quantity's.
+      unit: standard.unit === 'l' ? name('measurement_unit.measurement_unit') : at('quantity'),
       occurred_at: at('occurred_at'),
     },
   };

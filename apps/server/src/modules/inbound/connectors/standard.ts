@@ -1,4 +1,4 @@
-import { type InventoryLossPayload, KG_PER_MASS_UNIT, type WasteUpdatedPayload } from '@merma/schema';
+import { type InventoryLossPayload, isVolumeUnit, KG_PER_MASS_UNIT, LITRES_PER_VOLUME_UNIT, type WasteUpdatedPayload } from '@merma/schema';
 import type { z } from 'zod';
 import { validationError } from '../../../errors.js';
 import type { ReturnLine } from '../../sales/returns.js';
@@ -13,10 +13,19 @@ export type StandardInventoryLoss = z.infer<typeof InventoryLossPayload>;
 
 const UNITS = { ...KG_PER_MASS_UNIT, unit: 0 } as const;
 
-/** The loss in kg; `unit` counts use the product's unit weight (null when it has none). */
-export function lossKilograms(p: StandardInventoryLoss, unitWeightKg: number | null): number | null {
+/**
+ * The loss in kg; `unit` counts use the product's unit weight, a volume (l, ml, cl, fl_oz) the
+ * product's density (kg = litres × density_kg_per_l); null when the product lacks the one needed.
+ */
+export function lossKilograms(
+  p: StandardInventoryLoss,
+  product: { unitWeightKg: number | null; densityKgPerL: number | null },
+): number | null {
   if (p.quantity_kg !== undefined) return p.quantity_kg;
-  if (p.unit === 'unit') return unitWeightKg === null ? null : (p.quantity as number) * unitWeightKg;
+  if (p.unit === 'unit') return product.unitWeightKg === null ? null : (p.quantity as number) * product.unitWeightKg;
+  if (isVolumeUnit(p.unit)) {
+    return product.densityKgPerL === null ? null : (p.quantity as number) * LITRES_PER_VOLUME_UNIT[p.unit] * product.densityKgPerL;
+  }
   return (p.quantity as number) * UNITS[p.unit as keyof typeof UNITS];
 }
 
