@@ -83,14 +83,24 @@ describe('products: states and forms', () => {
     await paste(t('products.form.price'), '1.234,5');
     await paste(t('products.form.cost'), '7,50');
     await paste(t('products.form.salvage'), '1,234');
+    await paste(t('products.form.density'), '0');
     await user.click(within(dialog).getByRole('button', { name: t('products.form.create') }));
     // English reads `1,234` as thousands or a Spanish decimal: refused, nothing sent.
     expect(await within(dialog).findByText(t('numbers.ambiguous', { text: '1,234', whole: '1234', decimal: '1.234' }))).toBeInTheDocument();
+    // A density of 0 would weigh every litre as nothing: refused under its field.
+    expect(within(dialog).getByText(t('products.form.densityPositive'))).toBeInTheDocument();
     expect(api.inputs('catalog.createProduct')).toHaveLength(0);
     await paste(t('products.form.salvage'), '1.60');
+    await paste(t('products.form.density'), '1,03');
     await user.click(within(dialog).getByRole('button', { name: t('products.form.create') }));
     await waitFor(() =>
-      expect(api.last('catalog.createProduct')).toMatchObject({ unit_weight_kg: 0.35, price: 1234.5, unit_cost: 7.5, salvage_value: 1.6 }),
+      expect(api.last('catalog.createProduct')).toMatchObject({
+        unit_weight_kg: 0.35,
+        density_kg_per_l: 1.03,
+        price: 1234.5,
+        unit_cost: 7.5,
+        salvage_value: 1.6,
+      }),
     );
   });
 

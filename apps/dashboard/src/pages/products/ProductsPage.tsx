@@ -129,6 +129,8 @@ type Values = {
   pos_ref: string;
   /** The amounts as typed or pasted, in either decimal mark (lib/decimal.ts); empty is none. */
   unit_weight_kg: string;
+  /** kg per litre: weighs a sale or loss a POS sends in litres or fluid ounces. */
+  density_kg_per_l: string;
   price: string;
   unit_cost: string;
   salvage_value: string;
@@ -152,6 +154,7 @@ function ProductForm({ product, onClose }: { product: Product | null; onClose: (
       ean: product?.ean ?? '',
       pos_ref: product?.pos_ref ?? '',
       unit_weight_kg: shown(product?.unit_weight_kg),
+      density_kg_per_l: shown(product?.density_kg_per_l),
       price: shown(product?.price),
       unit_cost: shown(product?.unit_cost),
       salvage_value: shown(product?.salvage_value),
@@ -161,6 +164,7 @@ function ProductForm({ product, onClose }: { product: Product | null; onClose: (
       food_category: (v) => (v ? null : t('products.form.categoryRequired')),
       ean: (v) => (isValidGtin(v.trim()) ? null : t('products.form.eanInvalid')),
       unit_weight_kg: (v) => checked(v),
+      density_kg_per_l: (v) => checked(v) ?? (amount(v) === 0 ? t('products.form.densityPositive') : null),
       price: (v) => checked(v),
       unit_cost: (v, values) =>
         checked(v) ?? ((amount(v) ?? 0) > (amount(values.price) ?? Number.POSITIVE_INFINITY) ? t('products.form.costAbovePrice') : null),
@@ -185,6 +189,7 @@ function ProductForm({ product, onClose }: { product: Product | null; onClose: (
       ean: v.ean.trim(),
       pos_ref: v.pos_ref.trim() || null,
       unit_weight_kg: amount(v.unit_weight_kg),
+      density_kg_per_l: amount(v.density_kg_per_l),
       price: amount(v.price),
       unit_cost: amount(v.unit_cost),
       salvage_value: amount(v.salvage_value),
@@ -213,6 +218,11 @@ function ProductForm({ product, onClose }: { product: Product | null; onClose: (
           <Group grow align="flex-start">
             <TextInput label={t('products.form.posRef')} {...form.getInputProps('pos_ref')} maxLength={100} />
             <DecimalInput label={t('products.form.unitWeight')} {...form.getInputProps('unit_weight_kg')} />
+            <DecimalInput
+              label={t('products.form.density')}
+              description={t('products.form.densityHint')}
+              {...form.getInputProps('density_kg_per_l')}
+            />
           </Group>
           <Group grow align="flex-start">
             <DecimalInput label={t('products.form.price')} {...form.getInputProps('price')} />
