@@ -400,6 +400,7 @@ describe('every resource calls its endpoint', () => {
     ean: '4006381333931',
     pos_ref: null,
     unit_weight_kg: null,
+    density_kg_per_l: null,
     price: 1,
     unit_cost: 0.3,
     salvage_value: null,
