@@ -122,6 +122,18 @@ const make = {
     });
     return kept(o, created.id);
   },
+  /** A sale line its integration kept (an item no product maps to), waiting to be mapped. */
+  refusedLine: async (o: Org) => {
+    const integration = await make.integration(o);
+    const id = randomUUID();
+    const item = `ITEM-${++counter}`;
+    const line = { product_ref: item, quantity: 3, sold_at: '2026-11-23' };
+    await t.db
+      .$executeRaw`INSERT INTO integration_refused_lines (id, integration_id, establishment_id, livemode, source, line_ref, item_ref, item_name, reason, mappable, line)
+      VALUES (${id}::uuid, ${integration}::uuid, ${o.establishmentId}::uuid, false, 'odoo', ${`line-${counter}`}, ${item}, 'Pan nuevo',
+              'no product of this organisation', true, ${JSON.stringify(line)}::jsonb)`;
+    return { integration_id: integration, line_id: kept(o, id) };
+  },
   member: async (o: Org) => kept(o, (await createMember(t.db, o.organizationId, 'viewer')).id),
   invitation: async (o: Org) => {
     const { invitation, token } = await inviteMember(t.db, {
@@ -212,6 +224,16 @@ const TABLE: Record<string, Entry> = {
   },
   'integrations.rotate': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.integration(c.of) }), foreign: 404 },
   'integrations.revoke': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.integration(c.of) }), foreign: 404 },
+  'integrations.refusedLines': {
+    roles: EVERYONE,
+    input: async (c) => ({ ...mode(c), integration_id: await make.integration(c.of) }),
+    foreign: 404,
+  },
+  'integrations.mapRefusedLine': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), ...(await make.refusedLine(c.of)), product_id: await make.product(c.of) }),
+    foreign: 404,
+  },
 
   'team.get': { roles: EVERYONE },
   'team.invite': { roles: ADMINS, input: async () => ({ email: `new-${randomUUID().slice(0, 8)}@example.com`, role: 'viewer' }) },
