@@ -2,7 +2,7 @@ import { deadline } from '@merma/testing';
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
-import { expectAccessible, hasChromium, signedInPage, startBrowserSuite } from './browser.js';
+import { expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { createTenant, type TestContext } from './helpers.js';
 
@@ -110,6 +110,7 @@ describe.skipIf(!hasChromium)('lines an integration could not store, in the brow
           await table.getByText(c.text.units).first().waitFor();
           expect(await table.getByText(c.text.reason).count()).toBe(2);
           await expectAccessible(page, `refused lines (${c.locale})`);
+          await card.screenshot({ path: `${TEST_RESULTS}/integrations-refused-lines-${c.locale}.png` });
 
           // Map the first line's item: both lines of the item are stored.
           const select = table.getByRole('combobox', { name: c.text.productFor }).first();
