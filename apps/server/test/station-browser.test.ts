@@ -87,9 +87,14 @@ const serviceWorkerReady = (page: Page) =>
     await (globalThis as unknown as { navigator: { serviceWorker: { ready: Promise<unknown> } } }).navigator.serviceWorker.ready;
   });
 
-/** Controls smaller than 48×48 px (WCAG 2.5.5's target size, for wet fingers): their names and sizes. */
-const smallTargets = (page: Page) =>
-  page.evaluate(() => {
+/**
+ * Controls smaller than 48×48 px (WCAG 2.5.5's target size, for wet fingers): their names and sizes.
+ * Measured once the page's animations have ended: mid-way through a dialog's slide-in, a 48 px option
+ * measures 47.99998 px (the transform's fractions), which is not what a cook's finger meets.
+ */
+const smallTargets = async (page: Page) => {
+  await settled(page);
+  return page.evaluate(() => {
     type El = {
       tagName: string;
       control?: { type: string } | null;
@@ -102,12 +107,14 @@ const smallTargets = (page: Page) =>
     return [...doc.querySelectorAll('button, a[href], input:not([type=radio]), textarea, select, label[for]')]
       .filter((el) => el.tagName !== 'LABEL' || el.control?.type === 'radio')
       .map((el) => ({ el, box: el.getBoundingClientRect() }))
-      .filter(({ box }) => box.width > 0 && box.height > 0 && (box.width < 48 || box.height < 48))
+      // Smaller by at least a layout unit (1/64 px): a transform's float arithmetic gives 47.99998 for 48.
+      .filter(({ box }) => box.width > 0 && box.height > 0 && Math.min(box.width, box.height) <= 48 - 1 / 64)
       .map(
         ({ el, box }) =>
-          `${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '?'} ${Math.round(box.width)}×${Math.round(box.height)}`,
+          `${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '?'} ${box.width.toFixed(2)}×${box.height.toFixed(2)}`,
       );
   });
+};
 
 const stationRecords = (establishmentId: string) =>
   t.db.$queryRawUnsafe<{ weight_kg: number; occurred_at: Date; created_at: Date; source: string; voided: boolean; counts: boolean }[]>(
