@@ -104,15 +104,17 @@ const smallTargets = async (page: Page) => {
     };
     const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): El[] } }).document;
     // A radio's label is what is tapped (a segmented control's option); a text field's label is not.
-    return [...doc.querySelectorAll('button, a[href], input:not([type=radio]), textarea, select, label[for]')]
-      .filter((el) => el.tagName !== 'LABEL' || el.control?.type === 'radio')
-      .map((el) => ({ el, box: el.getBoundingClientRect() }))
-      // Smaller by at least a layout unit (1/64 px): a transform's float arithmetic gives 47.99998 for 48.
-      .filter(({ box }) => box.width > 0 && box.height > 0 && Math.min(box.width, box.height) <= 48 - 1 / 64)
-      .map(
-        ({ el, box }) =>
-          `${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '?'} ${box.width.toFixed(2)}×${box.height.toFixed(2)}`,
-      );
+    return (
+      [...doc.querySelectorAll('button, a[href], input:not([type=radio]), textarea, select, label[for]')]
+        .filter((el) => el.tagName !== 'LABEL' || el.control?.type === 'radio')
+        .map((el) => ({ el, box: el.getBoundingClientRect() }))
+        // Smaller by at least a layout unit (1/64 px): a transform's float arithmetic gives 47.99998 for 48.
+        .filter(({ box }) => box.width > 0 && box.height > 0 && Math.min(box.width, box.height) <= 48 - 1 / 64)
+        .map(
+          ({ el, box }) =>
+            `${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '?'} ${box.width.toFixed(2)}×${box.height.toFixed(2)}`,
+        )
+    );
   });
 };
 
