@@ -7,7 +7,8 @@ import { defineConfig } from 'tsup';
 // Studio and TypeScript (~200 MB of the image). The runtime is CommonJS and calls `require`, which
 // an ES module lacks: the banner gives each output file one (createRequire).
 export default defineConfig({
-  entry: { main: 'src/main.ts', admin: 'src/admin.ts' },
+  // The forecast pool's thread is an entry of its own: pool.ts starts it from dist/forecast-worker.js.
+  entry: { main: 'src/main.ts', admin: 'src/admin.ts', 'forecast-worker': 'src/modules/predict/forecast-worker.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node22',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_OCCURRED_AT_AGE_DAYS } from '@merma/schema';
@@ -135,6 +136,11 @@ const EnvSchema = z.object({
   WORKER_CONCURRENCY: int(5, 0),
   /** How often an idle worker looks for due jobs (new jobs wake it at once through LISTEN/NOTIFY). */
   WORKER_POLL_INTERVAL_MS: int(1000, 10),
+  /**
+   * Threads that fit the demand forecast (modules/predict/pool.ts) off the event loop. Default: the
+   * machine's cores less one (at least one), a core left to the requests. 0 fits on the event loop.
+   */
+  FORECAST_THREADS: z.coerce.number().int().min(0).max(64).optional(),
   /** A webhook receiver must answer within this time (10 s); longer counts as a failed attempt. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 1),
   /**
@@ -467,6 +473,8 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     defaultTimezone: e.DEFAULT_TIMEZONE,
     webhooksAllowPrivate: e.WEBHOOKS_ALLOW_PRIVATE,
     worker: { concurrency: e.WORKER_CONCURRENCY, pollIntervalMs: e.WORKER_POLL_INTERVAL_MS },
+    /** Threads of the forecast pool (modules/predict/pool.ts); 0: fits on the event loop. */
+    forecastThreads: e.FORECAST_THREADS ?? Math.max(1, availableParallelism() - 1),
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,

@@ -39,6 +39,7 @@ export async function serve(options: { config: Config; log: Logger; version: str
           metrics,
           secrets: database.secrets,
           version,
+          forecasts: services.forecasts,
         })
       : undefined;
   const metricsServer = config.metrics.port > 0 ? await serveMetrics(metrics, config.metrics) : undefined;

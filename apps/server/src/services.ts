@@ -11,6 +11,7 @@ import { createMailer, type Mailer, mailOptionsOf } from './mail.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createSignInGuard } from './modules/accounts/lockout.js';
 import { type CatalogCache, createCatalogCache } from './modules/catalog/service.js';
+import { createForecastPool, type ForecastPool } from './modules/predict/pool.js';
 import { createInvitationLimiter } from './modules/team/limits.js';
 import { createRedis } from './redis.js';
 import type { SecretBox } from './secrets/cipher.js';
@@ -29,6 +30,8 @@ export type Services = AppServices & {
   catalog: CatalogCache;
   /** The keys of secrets at rest; the same ones openDatabase and the worker load from the configuration. */
   secrets: SecretBox;
+  /** The demand forecast's threads (FORECAST_THREADS; none for 0), shared with the job worker (serve.ts). */
+  forecasts: ForecastPool | undefined;
 };
 
 export function createServices(deps: {
@@ -79,6 +82,7 @@ export function createServices(deps: {
   const clock = deps.clock ?? (() => new Date());
   const webhookTargets = { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate };
   const signer = createCheckpointSigner(secrets);
+  const forecasts = createForecastPool({ threads: config.forecastThreads });
   return {
     config,
     db,
@@ -89,11 +93,13 @@ export function createServices(deps: {
     catalog,
     secrets,
     signer,
+    forecasts,
     router: createAppRouter({
       catalog,
       webhookTargets,
       secrets,
       signer,
+      forecasts,
     }),
     authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs, deps.log),
     rateLimiter,
@@ -105,6 +111,7 @@ export function createServices(deps: {
         catalog,
         signer,
         invitations: createInvitationLimiter(redis),
+        forecasts,
       }),
       accounts: { db, clock, guard: createSignInGuard(redis), mailer, log: deps.log, publicUrl: config.publicUrl },
       catalog,
@@ -113,6 +120,8 @@ export function createServices(deps: {
       mailer.close();
       redis?.disconnect();
       await replica?.close();
+      // After the requests drained (app.close): the fits they started have ended.
+      await forecasts?.close();
     },
   };
 }

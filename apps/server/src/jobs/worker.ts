@@ -19,6 +19,8 @@ import {
   runSquareFetch,
   SQUARE_FETCH_TASK,
 } from '../modules/integrations/jobs.js';
+import { DEMAND_TASK, type DemandJob, EVENING_TASK, precomputeDemand, queueEveningForecasts } from '../modules/predict/evening.js';
+import { createForecastPool, type ForecastPool } from '../modules/predict/pool.js';
 import { runVerification } from '../modules/records/verification-runs.js';
 import { purgeExpired } from '../modules/retention/purge.js';
 import { type AttemptDeps, deliver } from '../modules/webhooks/attempt.js';
@@ -69,6 +71,8 @@ export type WorkerOptions = {
   mailer?: Mailer;
   /** How often the dispatcher looks for waiting events; `config.worker.pollIntervalMs` by default. */
   dispatchIntervalMs?: number;
+  /** The process's forecast threads (services.ts); a pool of the worker's own (closed with it) when not given. */
+  forecasts?: ForecastPool | undefined;
 };
 
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
@@ -97,6 +101,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   };
   const metrics = options.metrics;
   const signer = createCheckpointSigner(options.secrets);
+  const ownForecasts = options.forecasts === undefined ? createForecastPool({ threads: config.forecastThreads }) : undefined;
+  const forecasts = options.forecasts ?? ownForecasts;
   const dispatch = async () => {
     const result = await dispatchEvents({ pool, clock });
     metrics?.eventsDispatched.inc(result.events);
@@ -133,7 +139,11 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     logger,
     // One recurring job, in code (no crontab file is looked for): graphile-worker runs it once per
     // period across every replica (`known_crontabs`), and skips periods missed while all were down.
-    parsedCronItems: parseCronItems([{ task: 'retention.purge', match: '*/10 * * * *', identifier: 'retention.purge' }]),
+    // The evening's demand forecasts are queued by another (modules/predict/evening.ts).
+    parsedCronItems: parseCronItems([
+      { task: 'retention.purge', match: '*/10 * * * *', identifier: 'retention.purge' },
+      { task: EVENING_TASK, match: '*/10 * * * *', identifier: EVENING_TASK },
+    ]),
     taskList: {
       // One span per attempt (its SQL and the HTTP exchange are its children). A root span, since
       // the event's request has long been answered, linked to that request's span when it was traced.
@@ -172,6 +182,10 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       'retention.purge': async () => {
         await purgeExpired({ pool, clock, log }, config.retention);
       },
+      [EVENING_TASK]: async () => {
+        await queueEveningForecasts({ pool, clock });
+      },
+      [DEMAND_TASK]: async (payload) => precomputeDemand({ db, pool, clock, forecasts }, payload as DemandJob),
       'alerts.detect': async (payload) => {
         const alerts = await detectSpikes(
           { pool, clock, minKg: config.alertMinKg },
@@ -236,6 +250,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         await runner?.stop().catch(() => {});
         agents.destroy();
         mailer.close();
+        await ownForecasts?.close();
         await db.$disconnect();
         await pool.end();
       })();

@@ -9,6 +9,7 @@ import { keysDashboardRouter } from '../modules/keys/dashboard.js';
 import { openingDashboardRouter } from '../modules/opening/dashboard.js';
 import { planDashboardRouter } from '../modules/plan/dashboard.js';
 import { predictDashboardRouter } from '../modules/predict/dashboard.js';
+import type { ForecastPool } from '../modules/predict/pool.js';
 import { recordsDashboardRouter } from '../modules/records/dashboard.js';
 import { sessionsDashboardRouter } from '../modules/sessions/dashboard.js';
 import { shiftsDashboardRouter } from '../modules/shifts/dashboard.js';
@@ -35,6 +36,8 @@ export function createDashboardRouter(deps: {
   signer: CheckpointSigner;
   /** The team page's invitation limits (team/limits.ts). */
   invitations: InvitationLimiter;
+  /** The demand forecast's threads (modules/predict/pool.ts); none: fits on the event loop. */
+  forecasts?: ForecastPool | undefined;
 }) {
   return dashboardRouter({
     accounts: accountsDashboardRouter,
@@ -46,7 +49,7 @@ export function createDashboardRouter(deps: {
     audit: auditDashboardRouter,
     catalog: catalogDashboardRouter(deps.catalog),
     analytics: analyticsDashboardRouter,
-    predict: predictDashboardRouter,
+    predict: predictDashboardRouter(deps.forecasts),
     stations: stationsDashboardRouter,
     plan: planDashboardRouter,
     records: recordsDashboardRouter(deps.signer, deps.catalog),

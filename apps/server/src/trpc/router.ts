@@ -5,6 +5,7 @@ import { inboundRouter } from '../modules/inbound/api.js';
 import { openingRouter } from '../modules/opening/api.js';
 import { planRouter } from '../modules/plan/api.js';
 import { predictRouter } from '../modules/predict/api.js';
+import type { ForecastPool } from '../modules/predict/pool.js';
 import { recordsRouter } from '../modules/records/api.js';
 import { sessionsRouter } from '../modules/sessions/api.js';
 import { shiftsRouter } from '../modules/shifts/api.js';
@@ -21,6 +22,8 @@ export function createAppRouter(deps: {
   webhookTargets: TargetPolicy;
   secrets: SecretBox;
   signer: CheckpointSigner;
+  /** The demand forecast's threads (modules/predict/pool.ts); none: fits on the event loop. */
+  forecasts?: ForecastPool | undefined;
 }) {
   const api = router({
     records: recordsRouter(deps.catalog, deps.signer),
@@ -29,7 +32,7 @@ export function createAppRouter(deps: {
     openingCalendar: openingRouter,
     analytics: analyticsRouter,
     sessions: sessionsRouter,
-    predict: predictRouter,
+    predict: predictRouter(deps.forecasts),
     preventionPlan: planRouter,
     inbound: inboundRouter(deps.catalog),
     webhooks: webhooksRouter(deps.webhookTargets, deps.secrets),

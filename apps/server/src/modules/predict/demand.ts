@@ -16,6 +16,7 @@ import { closedDays } from '../opening/service.js';
 import { dayClosesAt, localTime } from '../shifts/service.js';
 import { forecastChosen, type ModelName, replayChosen, SELECTION_DAYS } from './choice.js';
 import { type DayMarks, MIN_SEASONAL_HISTORY, SEASON, type StepForecast } from './model.js';
+import type { DemandAt, DemandInput, ForecastPool } from './pool.js';
 import { getProductionSettings } from './settings.js';
 
 const HISTORY_DAYS = 365;
@@ -158,7 +159,7 @@ export function advisedQuantity(value: number, margin: number, unit: 'unit' | 'k
  * the product (waste records naming it by `product_id`, or else whose `product_name` is its name, case aside).
  */
 export async function predictDemand(
-  deps: { sql: Sql; clock: Clock },
+  deps: { sql: Sql; clock: Clock; forecasts?: ForecastPool | undefined },
   auth: Tenant,
   query: { horizon: number; food_category?: FoodCategory | undefined; product_id?: string | undefined },
 ): Promise<DemandPrediction> {
@@ -263,8 +264,11 @@ export async function predictDemand(
     type: 'demand',
     product_id: query.product_id ?? null,
     food_category: query.food_category ?? null,
-    products: products.rows.map((p) =>
-      productDemand(p, salesOf.get(p.id) ?? [], wasteOf.get(p.id) ?? new Map(), {
+    // The fits on the forecast pool's threads (pool.ts), or here without a pool.
+    products: await demandOf(
+      deps.forecasts,
+      products.rows.map((p) => ({ product: p, sales: salesOf.get(p.id) ?? [], wasteKg: wasteOf.get(p.id) ?? new Map<string, number>() })),
+      {
         today,
         horizon: query.horizon,
         openDays,
@@ -273,10 +277,15 @@ export async function predictDemand(
         serviceLevel: settings.service_level,
         ...(openHours ? { openHours } : {}),
         ...(dayComplete ? { dayComplete, closedAt: closesAt } : {}),
-      }),
+      },
     ),
     generated_at: now.toISOString(),
   };
+}
+
+/** `productDemand` of each product on the forecast pool's threads (pool.ts), or here without a pool. */
+async function demandOf(pool: ForecastPool | undefined, inputs: DemandInput[], at: DemandAt): Promise<ProductDemand[]> {
+  return pool ? pool.demand(inputs, at) : inputs.map((i) => productDemand(i.product, i.sales, i.wasteKg, at));
 }
 
 /**

@@ -49,6 +49,15 @@ export async function findKeyCaller(db: Db, keyHash: string): Promise<KeyCaller 
   return { auth: { ...tenant, keyId: row.id, permissions: row.permissions }, revoked: row.revoked, canceled: row.canceled };
 }
 
+/** An establishment by its id alone, for a background job that carries it; undefined once deleted. */
+export async function establishmentById(db: Db, id: string): Promise<Establishment | undefined> {
+  const [row] = await db.$queryRaw<EstablishmentRow[]>`
+    SELECT e.id::text AS establishment_id, e.organization_id::text, e.name, e.timezone, e.sector, o.plan
+    FROM establishments e JOIN organizations o ON o.id = e.organization_id
+    WHERE e.id = ${id}::uuid`;
+  return row ? establishmentFromRow(row) : undefined;
+}
+
 /** One establishment of an organisation (404 when it is another's, or none). */
 export async function findEstablishment(db: Db, organizationId: string, id: string): Promise<Establishment> {
   const [row] = await db.$queryRaw<EstablishmentRow[]>`
