@@ -7,7 +7,8 @@
 // ending with the last complete month or FORECAST_UNTIL=YYYY-MM) whose next day the shop opened: the
 // served code — `productDemand` in apps/server/src/modules/predict/demand.ts, the function the
 // endpoint runs per product, here without the database — is given what the server has that evening
-// (the product's sales up to d, the days the shop sold anything up to d, the opening calendar) and its
+// (the product's sales of the 365 days up to d, as the server reads them, the days the shop sold
+// anything up to d, the opening calendar) and its
 // answer for d + 1 is scored against what d + 1 sold (or, in the generated data, what was wanted). It
 // is called once per price ratio (1.5, 3 and 5 × a unit cost of 1, no salvage value), because the
 // price sets the quantile the advice aims at. Printed per calendar month and for the year:
@@ -76,6 +77,9 @@ const CONFIG = {
   models: env.FORECAST_MODELS?.split(','),
   verbose: Boolean(env.FORECAST_VERBOSE),
 };
+// The server reads a product's sales of the last 365 days (HISTORY_DAYS in apps/server/src/modules/
+// predict/demand.ts): the replay gives the served code the same window, not the whole file.
+const HISTORY_DAYS = 365;
 const GOALS = { monthlyCut: 0.2, yearlyCutVsMargin: 0.1, coverage: 0.95, coverageBand: 0.03, wapePoints: 0.02 };
 const rules = CONFIG.sarima ? RULES : RULES.filter((r) => r !== 'SARIMA');
 
@@ -180,7 +184,7 @@ function replay({ days, shopOpen }, top, months, calendar) {
 
 /** The served answer for day t + 1 at each price ratio: { ratio → point } (one call when prices are off). */
 function serveAll(p, days, t, known, openDays, calendar, timings) {
-  const sales = p.rows.slice(0, p.before[known + 1]);
+  const sales = p.rows.slice(p.before[Math.max(0, t - HISTORY_DAYS)], p.before[known + 1]);
   const out = {};
   for (const ratio of CONFIG.prices ? CONFIG.ratios : [CONFIG.ratios[0]]) {
     const product = {
