@@ -274,6 +274,10 @@ function printCosts(periods, ratio) {
         `${String(Math.round(c.margin[m])).padStart(7)} ${m.padEnd(15)} ${signed(c.served / c.margin[m] - 1).padStart(8)}`,
     );
   }
+  const year = periods.get('year').cost[ratio];
+  console.log(
+    `each rule over the year, as is / with its margin: ${rules.map((r) => `${r} ${Math.round(year.asIs[r])} / ${Math.round(year.margin[r])}`).join(', ')}`,
+  );
 }
 
 /** The goals, each MET or MISSED with its figures; "all goals met" only when each holds. */
