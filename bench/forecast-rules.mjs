@@ -21,9 +21,11 @@ function sameWeekdayBack(shopOpen, target, t) {
 }
 
 /**
- * The SARIMA(0,1,1)(0,1,1)₇ rival (the "airline" model; of the orders tried it was the one that neither diverged nor lost to seasonal naive): fitted each evening on the last `window` calendar days (the
- * days the shop sold nothing filled with the same weekday a week before, so that a holiday is not
- * learnt as demand), forecasting the day after. The `arima` package (a WebAssembly build, offline).
+ * The SARIMA(0,1,1)(0,1,1)₇ rival, the "airline" model: of the orders tried on both committed data
+ * sets ((1,0,1)(0,1,1)₇, (1,0,0)(1,0,0)₇, (2,0,1)(1,0,1)₇), the only one that neither diverged nor
+ * lost to seasonal naive. Fitted each evening on the last `window` calendar days (the days the shop
+ * sold nothing filled with the same weekday a week before, so that a holiday is not learnt as
+ * demand), forecasting `steps` days ahead. The `arima` package (a WebAssembly build, offline).
  */
 export function sarimaForecast(units, shopOpen, t, steps = 1, window = 364) {
   const start = Math.max(0, t - window + 1);

@@ -8,10 +8,10 @@
 // served code — `productDemand` in apps/server/src/modules/predict/demand.ts, the function the
 // endpoint runs per product, here without the database — is given what the server has that evening
 // (the product's sales of the 365 days up to d, as the server reads them, the days the shop sold
-// anything up to d, the opening calendar) and its
-// answer for d + 1 is scored against what d + 1 sold (or, in the generated data, what was wanted). It
-// is called once per price ratio (1.5, 3 and 5 × a unit cost of 1, no salvage value), because the
-// price sets the quantile the advice aims at. Printed per calendar month and for the year:
+// anything up to d, the opening calendar) and its answer for d + 1 is scored against what d + 1 sold
+// (or, in the generated data, what was wanted). It is called once per price ratio (1.5, 3 and 5 × a
+// unit cost of 1, no salvage value), because the price sets the quantile the advice aims at; the
+// forecast and its interval are those of the 3 × call. Printed per calendar month and for the year:
 // - WAPE (Σ|error| / Σ sales) of the served forecast and of each rule; MASE (a product's MAE over the
 //   in-sample MAE of "same weekday last week" before the year, then the mean over products); the
 //   share of sales inside the served 95 % interval;
@@ -20,8 +20,9 @@
 //   the best rule with its own empirical margin at the advice's quantile (price − cost) / price: the
 //   ⌈(n + 1)q⌉-th smallest of the rule's last 56 day-ahead errors added to its forecast, rounded up.
 // The rules (bench/forecast-rules.mjs): yesterday's sales, the 7-day average, seasonal naive (the
-// same weekday last week) and SARIMA(0,1,1)(0,1,1)₇ from the `arima` package (0.2.8, WebAssembly, offline), each stepping over the
-// days the shop sold nothing. Then the goals, each MET or MISSED with its figures.
+// same weekday last week) and SARIMA(0,1,1)(0,1,1)₇ from the `arima` package (0.2.8, WebAssembly,
+// offline), each stepping over the days the shop sold nothing. Then the goals, each MET or MISSED
+// with its figures.
 //
 // Why it cannot flatter the product. Every month of a year is scored, not a window that happens to
 // suit the model. The rules see the same evening's knowledge and are given the shop's open days, as
@@ -36,9 +37,11 @@
 //
 // Data: by default bench/data/forecast-generated.csv (committed; made by bench/forecast-data.mjs).
 // FORECAST_DATA=<path> FORECAST_FORMAT=<format> reads another (bench/forecast-load.mjs): `long`,
-// `qty-columns` (bench/data/forecast-italian-pasta.csv, committed, CC BY 4.0), `french-bakery-transactions`
-// (Kaggle's "Bakery sales.csv", not redistributable: bench/fetch-forecast-data.mjs puts it in
-// bench/data/external/) and `french-bakery-daily`. FORECAST_SET=pasta|french-bakery names those two.
+// `qty-columns` (bench/data/forecast-italian-pasta.csv, committed, CC BY 4.0),
+// `french-bakery-transactions` (Kaggle's "Bakery sales.csv", not redistributable:
+// bench/fetch-forecast-data.mjs puts it in bench/data/external/) and `french-bakery-daily`.
+// FORECAST_SET=pasta|french-bakery names the two real sets. FORECAST_PRODUCTS=4 FORECAST_MONTHS=2
+// shrink a run.
 // Switches: FORECAST_TODAY=out (the evening's advice without the day's sales), FORECAST_CALENDAR=none
 // (no closure declared), FORECAST_SOLD_OUT=none, FORECAST_PRICES=none (the advice without prices,
 // the service level's quantile), FORECAST_MODELS=holt-winters,… (the models that compete, choice.ts),
