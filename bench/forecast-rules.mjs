@@ -22,10 +22,11 @@ function sameWeekdayBack(shopOpen, target, t) {
 
 /**
  * The SARIMA(0,1,1)(0,1,1)₇ rival, the "airline" model: the most accurate and the fastest of the
- * orders tried on the last 60 days of both committed data sets (WAPE 32.5 % and 51.7 %; (1,0,0)(1,0,0)₇
- * 38.8 % and 52.1 %; (1,0,1)(0,1,1)₇ and (2,0,1)(1,0,1)₇ diverged on some fits). Fitted each evening on the last `window` calendar days (the days the shop
- * sold nothing filled with the same weekday a week before, so that a holiday is not learnt as
- * demand), forecasting `steps` days ahead. The `arima` package (a WebAssembly build, offline).
+ * orders tried on the last 60 days of both committed data sets (WAPE 32.5 % and 51.7 %;
+ * (1,0,0)(1,0,0)₇ 38.8 % and 52.1 %; (1,0,1)(0,1,1)₇ and (2,0,1)(1,0,1)₇ diverged on some fits).
+ * Fitted each evening on the last `window` calendar days (the days the shop sold nothing filled
+ * with the same weekday a week before, so that a holiday is not learnt as demand), forecasting
+ * `steps` days ahead. The `arima` package (a WebAssembly build, offline).
  */
 export function sarimaForecast(units, shopOpen, t, steps = 1, window = 364) {
   const start = Math.max(0, t - window + 1);

@@ -99,13 +99,17 @@ describe('demand forecast kept and served from storage', () => {
 
   it('computes again on the next request once a sale is received, and keeps that', async () => {
     const k = await kitchen();
-    await demand(k.key);
-    await mark(k);
     await sell(k.key, k.products[0] as string);
-    const after = await demand(k.key);
-    expect(after.generated_at).not.toBe(MARK);
-    expect(after).toEqual(await fresh(k));
-    expect((await kept(k)).answer).toEqual(after);
+    // Another sale of a product that sold today (its day's total updated), then of one that had not (a new day's total).
+    for (const product of [k.products[0], k.products[1]] as string[]) {
+      await demand(k.key);
+      await mark(k);
+      await sell(k.key, product);
+      const after = await demand(k.key);
+      expect(after.generated_at).not.toBe(MARK);
+      expect(after).toEqual(await fresh(k));
+      expect((await kept(k)).answer).toEqual(after);
+    }
   });
 
   // Each of the forecast's inputs, written through the API by the establishment's live key.
