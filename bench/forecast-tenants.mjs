@@ -70,9 +70,10 @@ async function seed(client) {
      FROM generate_series(1, 500) g`,
     [other.id, DESTINO],
   );
-  await client.query(`INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1, false, 500, repeat('a', 64))`, [
-    other.id,
-  ]);
+  await client.query(
+    `INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1, false, 500, repeat('a', 64))`,
+    [other.id],
+  );
   await client.query('VACUUM ANALYZE');
   return { kitchen, other };
 }
@@ -125,7 +126,14 @@ async function loopHeld(kitchen) {
   const { sqlOfPool } = await import('../apps/server/src/db/sql.ts');
   const db = new pg.Pool({ connectionString: dbUrl, max: 4 });
   const sql = sqlOfPool(db);
-  const tenant = { establishmentId: kitchen.id, livemode: false, organizationId: kitchen.org, plan: 'enterprise', timezone: 'Europe/Madrid', sector: 'horeca' };
+  const tenant = {
+    establishmentId: kitchen.id,
+    livemode: false,
+    organizationId: kitchen.org,
+    plan: 'enterprise',
+    timezone: 'Europe/Madrid',
+    sector: 'horeca',
+  };
   const pool = createForecastPool({ threads: Math.max(1, (await import('node:os')).availableParallelism() - 1) });
   const runs = 3;
   const measure = async (forecasts) => {
