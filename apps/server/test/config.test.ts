@@ -166,7 +166,7 @@ const ROWS: Record<string, Row> = {
   WEBHOOKS_ALLOW_PRIVATE: { value: 'true', set: { webhooksAllowPrivate: true }, unset: { webhooksAllowPrivate: false } },
   WORKER_CONCURRENCY: { value: '3', set: { 'worker.concurrency': 3 }, unset: { 'worker.concurrency': 5 } },
   WORKER_POLL_INTERVAL_MS: { value: '1500', set: { 'worker.pollIntervalMs': 1500 }, unset: { 'worker.pollIntervalMs': 1000 } },
-  FORECAST_THREADS: { value: '3', set: { forecastThreads: 3 }, unset: { forecastThreads: Math.max(1, availableParallelism() - 1) } },
+  FORECAST_THREADS: { value: '7', set: { forecastThreads: 7 }, unset: { forecastThreads: Math.max(1, availableParallelism() - 1) } },
   WEBHOOK_TIMEOUT_MS: { value: '9000', set: { webhookTimeoutMs: 9000 }, unset: { webhookTimeoutMs: 10_000 } },
   SMTP_URL: {
     value: 'smtp://mailer-host:2525',
