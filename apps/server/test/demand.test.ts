@@ -70,11 +70,15 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(d).toMatchObject({ type: 'demand', product_id: null, food_category: null, generated_at: NOW.toISOString() });
     expect(d.products.map((p: { product_name: string }) => p.product_name)).toEqual(['Croissant', 'Pollo asado']);
     const c = d.products[0];
-    expect(c).toMatchObject({ product_id: croissant, unit: 'unit', unit_weight_kg: 0.06, history_days: HISTORY, notes: [] });
+    expect(c).toMatchObject({ product_id: croissant, unit: 'unit', unit_weight_kg: 0.06, history_days: HISTORY });
+    // No shifts: when its day ends is learnt from its sales' times, and today's have not arrived.
+    expect(c.notes).toEqual([
+      { code: 'today_excluded', message: expect.stringMatching(/^today's sales are not included: none has arrived yet/) },
+    ]);
     // The model chosen for it, and why: each candidate's day-ahead error over the open days scored.
     expect(c.model).toBe('holt-winters');
     expect(c.method).toMatch(
-      /^holt-winters additive.*; chosen by the day-ahead error over the last \d+ open days: Holt-Winters [\d.]+, combined [\d.]+ \(MAE\)$/,
+      /^holt-winters (multiplicative|additive).*; chosen by the day-ahead error over the last \d+ open days: Holt-Winters [\d.]+, combined [\d.]+ \(MAE\)$/,
     );
     // Rolling origin: each of the last 8 weeks' days forecast the evening before, as the advice is.
     expect(c.backtest).toMatchObject({ metric: 'mae', days: 56 });
@@ -132,7 +136,7 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(p).toMatchObject({ product_id: pollo, unit: 'kg', unit_weight_kg: null, history_days: 10 });
     expect(p.method).toMatch(/mean of the last 7 days/);
     expect(p.model).toBe('recent-mean');
-    expect(p.notes.map((n: { code: string }) => n.code)).toEqual(['short_history', 'no_waste']);
+    expect(p.notes.map((n: { code: string }) => n.code)).toEqual(['short_history', 'today_excluded', 'no_waste']);
     expect(p.notes[0].message).toMatch(/10 days of sales history: under 14/);
     // Ten days: two of them have a week known before them to be scored; nothing before the window to scale by.
     expect(p.backtest).toMatchObject({ metric: 'mae', days: 2, mase: null, coverage: null });
@@ -254,6 +258,92 @@ describe('GET /api/v1/predict?type=demand', () => {
       const early = (await demand('horizon=1', shop.key)).products[0];
       expect(early).toMatchObject({ history_days: 21 });
       expect(early.notes.map((n: { code: string }) => n.code)).not.toContain('today_included');
+    } finally {
+      now = NOW;
+    }
+  });
+
+  it.each([
+    {
+      who: 'a bakery with a night bake (22:00–06:00): its day ends with its shop shift, its last sales before it',
+      shifts: [
+        ['Tienda', '07:00', '20:00'],
+        ['Obrador', '22:00', '06:00'],
+      ],
+      soldAt: '17:30:00Z', // 18:30 in Madrid
+      before: '18:59:00Z', // 19:59
+      at: '19:00:00Z', // 20:00
+      closes: '20:00',
+    },
+    {
+      who: 'a shop without shifts: its day ends a minute after its latest sale of the last 4 weeks',
+      shifts: [],
+      soldAt: '12:00:00Z', // 13:00 in Madrid
+      before: '12:00:30Z', // 13:00:30
+      at: '12:01:00Z', // 13:01
+      closes: '13:01',
+    },
+  ])("counts today's sales for $who, and says why either side of it", async ({ shifts, soldAt, before, at, closes }) => {
+    const shop = await createTenant(t.db);
+    await importProducts(t.db, { org: shop.organizationId, csv: 'name;food_category;ean\nBarra;bakery;8410000000085\n' });
+    const [barra] = (await t.db.product.findMany({ where: { organization_id: shop.organizationId } })).map((p) => p.id) as [string];
+    for (const [name, start_time, end_time] of shifts) {
+      expect((await api(t.app, shop.key).post('/api/v1/shifts', { name, start_time, end_time })).statusCode).toBe(201);
+    }
+    const send = async (sales: object[]) => {
+      const res = await api(t.app, shop.key).post('/api/v1/webhooks/inbound', {
+        event: 'sales.recorded',
+        payload: { source: 'tpv', sales },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await send(Array.from({ length: 21 }, (_, i) => ({ product_id: barra, quantity: 20, sold_at: `${day(HISTORY - 21 + i)}T${soldAt}` })));
+    const why =
+      'its shifts run past midnight or it has none: the later of the end of its shifts that end the same day and a minute after its latest sale of the last 28 days';
+    try {
+      now = new Date(`${day(HISTORY)}T${before}`);
+      await send([{ product_id: barra, quantity: 80, sold_at: `${day(HISTORY)}T${soldAt}` }]);
+      const early = (await demand('horizon=1', shop.key)).products[0];
+      expect(early).toMatchObject({ history_days: 21 });
+      expect(early.notes).toContainEqual({
+        code: 'today_excluded',
+        message: `today's sales are not included yet: the establishment's day ends at ${closes} (${why})`,
+      });
+      now = new Date(`${day(HISTORY)}T${at}`);
+      const evening = (await demand('horizon=1', shop.key)).products[0];
+      expect(evening).toMatchObject({ history_days: 22 });
+      expect(evening.notes).toContainEqual({
+        code: 'today_included',
+        message: `today's sales are included: the establishment's day ended at ${closes} (${why})`,
+      });
+      expect(evening.points[0].expected).toBeGreaterThan(early.points[0].expected);
+    } finally {
+      now = NOW;
+    }
+  });
+
+  it("leaves today's sales out for a bar that sells until midnight, and says so", async () => {
+    const bar = await createTenant(t.db);
+    await importProducts(t.db, { org: bar.organizationId, csv: 'name;food_category;ean\nTapa;prepared_meals;8410000000092\n' });
+    const [tapa] = (await t.db.product.findMany({ where: { organization_id: bar.organizationId } })).map((p) => p.id) as [string];
+    expect((await api(t.app, bar.key).post('/api/v1/shifts', { name: 'Noche', start_time: '18:00', end_time: '02:00' })).statusCode).toBe(
+      201,
+    );
+    const sales = Array.from({ length: 22 }, (_, i) => ({ product_id: tapa, quantity: 30, sold_at: `${day(HISTORY - 21 + i)}T22:59:00Z` }));
+    try {
+      now = new Date(`${day(HISTORY)}T22:59:30Z`); // 23:59:30 in Madrid
+      const res = await api(t.app, bar.key).post('/api/v1/webhooks/inbound', {
+        event: 'sales.recorded',
+        payload: { source: 'tpv', sales },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.sales).toMatchObject({ received: 22, stored: 22 });
+      const late = (await demand('horizon=1', bar.key)).products[0];
+      expect(late).toMatchObject({ history_days: 21 });
+      expect(late.notes).toContainEqual({
+        code: 'today_excluded',
+        message: expect.stringMatching(/^today's sales are not included: the establishment sells until midnight/),
+      });
     } finally {
       now = NOW;
     }

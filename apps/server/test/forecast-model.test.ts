@@ -141,7 +141,14 @@ describe('production advice, pure', () => {
     const y = Array.from({ length: 84 }, (_, t) => (WEEKDAY[t % 7] as number) + (r() - 0.5) * 10);
     const steps = replayForecasts(y, 56);
     expect(steps).toHaveLength(28);
-    expect(steps.every((s) => s.seasonal && s.sigma === fitHoltWinters(y.slice(0, 55)).sigma)).toBe(true);
+    // Fitted again every week on what its evening knew: days 56–62 on the 55 values known the
+    // evening before day 56, days 63–69 on 62 (the search starting from the week before's fit)…
+    const first = fitHoltWinters(y.slice(0, 55));
+    const second = fitHoltWinters(y.slice(0, 62), {}, first);
+    expect(steps.every((s) => s.seasonal)).toBe(true);
+    expect(steps.slice(0, 7).map((s) => s.sigma)).toEqual(Array(7).fill(first.sigma));
+    expect(steps.slice(7, 14).map((s) => s.sigma)).toEqual(Array(7).fill(second.sigma));
+    expect(second.sigma).not.toBe(first.sigma);
     // Changing day 70 changes the forecasts of day 72 on, never of day 71 (its evening did not
     // know day 70 yet) or before.
     const changed = [...y];
@@ -363,7 +370,7 @@ describe('the model chosen per product (choice.ts)', () => {
   });
 
   it('chooses the combination with the weekday average where it is clearly better, and forecasts with it', () => {
-    const y = swinging(12);
+    const y = swinging(4);
     const { next } = replayChosen(y, 94, 1, {}, everyDay);
     expect(next.model).toBe('combined');
     expect(next.mae.combined as number).toBeLessThan((next.mae['holt-winters'] as number) * (1 - CHALLENGER_EDGE));
@@ -378,7 +385,7 @@ describe('the model chosen per product (choice.ts)', () => {
   });
 
   it('keeps Holt-Winters when a challenger is better by less than the edge (noise)', () => {
-    const { next } = replayChosen(swinging(2), 94, 1, {}, everyDay);
+    const { next } = replayChosen(swinging(48), 94, 1, {}, everyDay);
     const ratio = (next.mae.combined as number) / (next.mae['holt-winters'] as number);
     expect(ratio).toBeLessThan(1);
     expect(ratio).toBeGreaterThan(1 - CHALLENGER_EDGE);

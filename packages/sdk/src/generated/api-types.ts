@@ -416,6 +416,17 @@ export type DemandAdvice = {
         short_days: number;
         /** sales the advice would not have covered, in `unit` */
         short_quantity: number;
+        /** what the advice would have left over, in `unit` (advised − sold, on the days it was more) */
+        left_over: number;
+        /** what those leftovers and missed sales would have cost, in euros (left_over × leftover_cost + short_quantity × missed_sale_cost); null without prices */
+        cost: number | null;
+        /** the same days had the average of the last 7 open days known each evening been prepared (rounded up, as the advice is): the simple rule the advice is measured against, in the same units and euros */
+        seven_day_average: {
+            left_over: number;
+            short_days: number;
+            short_quantity: number;
+            cost: number | null;
+        };
     };
 };
 
@@ -430,9 +441,9 @@ export type ProductDemand = {
     model: "holt-winters" | "combined" | "tsb" | "recent-mean";
     method: string;
     history_days: number;
-    /** why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift has passed — and the sales of today are part of the forecast), `after_closure` (some of the days forecast follow a closure: see `points[].after_closure`). Days the opening calendar marks closed are left out of the fit and of these figures */
+    /** why the forecast is simpler or the advice incomplete, when it is: `short_history` (under 14 days: a mean without the weekly pattern), `measure_left_out` (sales in the other measure than `unit`, and no unit weight to convert them), `no_unit_weight` (waste in kg cannot be set against sales in units), `no_waste` (no waste recorded for the product in the last 4 weeks: nothing to compare the advice with), `today_included` (the establishment day is over — the end of its last shift, or, with a shift past midnight or none, a minute after its latest sale of the last 28 days — and the sales of today are part of the forecast), `today_excluded` (they are not, and why: the day is not over, the sales of today have not arrived, its sales run to midnight, or nothing tells when its day ends), `after_closure` (some of the days forecast follow a closure: see `points[].after_closure`). Days the opening calendar marks closed are left out of the fit and of these figures */
     notes: {
-        code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste" | "today_included" | "after_closure";
+        code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste" | "today_included" | "today_excluded" | "after_closure";
         message: string;
     }[];
     /** how the forecast did at the horizon the advice is used: each of the last open days forecast the evening before */

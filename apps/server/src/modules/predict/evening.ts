@@ -13,10 +13,11 @@ import { demandAnswer } from './stored.js';
  *
  * - **When**: after the end of its last shift (shifts/service.ts `dayClosesAt`) and once that day's
  *   sales have arrived — that is when a computation counts today's sales, and the answer then
- *   holds until midnight unless an input is written. Without shifts (or with an overnight one) a
- *   day's sales never count before the next day, so the answer is the same all day: it is computed
- *   at `NO_SHIFTS_AT` local time, after a POS that sends the day at night has sent it and before a
- *   kitchen opens.
+ *   holds until midnight unless an input is written. Without shifts (or with an overnight one) the
+ *   day's end is learnt from its sales' times (business-day.ts), which this job does not read: it
+ *   computes at `NO_SHIFTS_AT` local time, after a POS that sends the day at night has sent it and
+ *   before a kitchen opens; the first request after the learnt end (on the other side of the close
+ *   kept with the answer) computes again with today's sales.
  * - **Who**: establishments and modes with sales in the last `RECENT_SALES_DAYS` days (a test key's
  *   sales make its mode's answer; a mode without sales has nothing to forecast).
  * - **How often**: `predict.evening` runs every 10 minutes (graphile-worker's cron, once across

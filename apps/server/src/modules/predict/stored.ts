@@ -1,7 +1,8 @@
 import { type DemandPrediction, type FoodCategory, localDate } from '@merma/schema';
 import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { dayClosesAt, localTime } from '../shifts/service.js';
+import { localTime } from '../shifts/service.js';
+import { businessDayEnd } from './business-day.js';
 import { predictDemand } from './demand.js';
 import type { ForecastPool } from './pool.js';
 
@@ -116,7 +117,8 @@ async function computeAndKeep(deps: StoreDeps, tenant: Tenant, horizon: number, 
       horizon,
       localDate(now, tenant.timezone),
       tenant.timezone,
-      dayClosesAt(shifts.rows),
+      // When the day's sales end: its shifts, or its sales' times (business-day.ts), as predictDemand reads it.
+      (await businessDayEnd(deps.sql, tenant, localDate(now, tenant.timezone), shifts.rows)).closesAt,
       versions.inputs_version,
       versions.records_seq,
       JSON.stringify(answer),
