@@ -118,6 +118,9 @@ describe('forecast', () => {
           avoided_pct: -440,
           short_days: 2,
           short_quantity: 12,
+          left_over: 108,
+          cost: prices ? 52.8 : null,
+          seven_day_average: { left_over: 60, short_days: 6, short_quantity: 30, cost: prices ? 48 : null },
         },
       },
     });
@@ -136,6 +139,89 @@ describe('forecast', () => {
     );
     expect(plain).toHaveTextContent(
       /^More on purpose: wasting 44 kg more over 4 weeks buys fewer stock-outs, running short on only 2 of 28 days\.$/,
+    );
+  });
+
+  it('sets the last 4 weeks against the 7-day average: in euros with prices (and their total), else in units', async () => {
+    forecastPage(30);
+    type Past = Output<'predict.demand'>['products'][number]['advice']['last_4_weeks'];
+    const product = (name: string, unit: 'unit' | 'kg', priced: boolean, past: Partial<Past>) => ({
+      product_id: `a1f0c0de-0000-4000-8000-00000000000${name.length}`,
+      product_name: name,
+      food_category: 'bakery' as const,
+      unit,
+      unit_weight_kg: null,
+      model: 'holt-winters' as const,
+      method: 'holt-winters',
+      history_days: 120,
+      notes: [],
+      backtest: { metric: 'mae' as const, days: 56, value: 4, seasonal_naive: 6, seven_day_average: 7, mase: 0.6, coverage: 0.95 },
+      points: [{ date: '2026-11-25', expected: 40, lower: 30, upper: 50, advised: 44, closed: false, after_closure: false }],
+      advice: {
+        quantile: 0.67,
+        waste_share: null,
+        reason: 'prices',
+        prices: priced ? { leftover_cost: 0.4, missed_sale_cost: 0.8 } : null,
+        last_4_weeks: {
+          days: 28,
+          sold: 1000,
+          waste_kg: 0,
+          advised_waste_kg: null,
+          avoided_kg: null,
+          avoided_pct: null,
+          short_days: 2,
+          short_quantity: 5,
+          left_over: 30,
+          cost: null,
+          seven_day_average: { left_over: 40, short_days: 7, short_quantity: 12, cost: null },
+          ...past,
+        },
+      },
+    });
+    api.use({
+      'predict.demand': {
+        ...noDemand,
+        products: [
+          // 30 × 0.40 + 5 × 0.80 = 16 € against 40 × 0.40 + 12 × 0.80 = 25.60 €.
+          product('Croissant', 'unit', true, {
+            cost: 16,
+            seven_day_average: { left_over: 40, short_days: 7, short_quantity: 12, cost: 25.6 },
+          }),
+          // More on purpose: 60 × 0.40 + 1 × 0.80 = 24.80 € against 20 × 0.40 + 20 × 0.80 = 24 €.
+          product('Napolitana', 'unit', true, {
+            left_over: 60,
+            short_quantity: 1,
+            cost: 24.8,
+            seven_day_average: { left_over: 20, short_days: 9, short_quantity: 20, cost: 24 },
+          }),
+          product('Pan', 'unit', false, {}),
+          product('Queso', 'kg', false, {
+            left_over: 3.25,
+            short_quantity: 0.5,
+            seven_day_average: { left_over: 4, short_days: 2, short_quantity: 1.5, cost: null },
+          }),
+          product('Empanada', 'unit', true, {
+            days: 0,
+            cost: 0,
+            seven_day_average: { left_over: 0, short_days: 0, short_quantity: 0, cost: 0 },
+          }),
+        ],
+      },
+    });
+    await renderApp('/forecast');
+    const section = screen.getByRole('region', { name: t('forecast.demand.title') });
+    const rows = await within(section).findAllByTestId('demand-vs-average');
+    expect(rows.map((row) => row.textContent)).toEqual([
+      '€9.60 less than the 7-day averageAdvice: €16.00 (30 pcs left over, 5 pcs short)7-day average: €25.60 (40 pcs left over, 12 pcs short)',
+      '€0.80 more than the 7-day averageAdvice: €24.80 (60 pcs left over, 1 pcs short)7-day average: €24.00 (20 pcs left over, 20 pcs short)',
+      'Advice: 30 pcs left over, 5 pcs short7-day average: 40 pcs left over, 12 pcs short',
+      'Advice: 3.3 kg left over, 0.5 kg short7-day average: 4 kg left over, 1.5 kg short',
+    ]);
+    // Nothing to compare over no day: a dash, and out of the total.
+    const cells = within(section).getAllByRole('row')[5]?.querySelectorAll('td');
+    expect(cells?.[cells.length - 1]).toHaveTextContent(/^—$/);
+    expect(within(section).getByTestId('demand-vs-average-total')).toHaveTextContent(
+      /^Last 4 weeks, over 2 products with prices: the advice would have cost €40\.80 in leftovers and missed sales; the 7-day average, €49\.60 — €8\.80 less\.$/,
     );
   });
 
@@ -180,6 +266,9 @@ describe('forecast', () => {
           avoided_pct: null,
           short_days: 2,
           short_quantity: 10,
+          left_over: 70,
+          cost: null,
+          seven_day_average: { left_over: 90, short_days: 5, short_quantity: 25, cost: null },
         },
       },
     });

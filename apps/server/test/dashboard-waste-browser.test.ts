@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deadline } from '@merma/testing';
 import { parse } from 'csv-parse/sync';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
 import {
@@ -17,6 +17,7 @@ import {
 } from './browser.js';
 import { createMember, PASSWORD } from './dashboard-client.js';
 import {
+  addKey,
   api,
   CAUSA_CADUCIDAD,
   createTenant,
@@ -36,8 +37,9 @@ import {
  * opened, the chain verified, and the filtered CSV downloaded — its rows equal the API's list; the
  * language switched to Spanish; the prevention plan generated and read in Spanish, and printed
  * without the app's frame; the forecast, and tomorrow's production from three weeks of sales sent as
- * `sales.recorded` events (the advised quantities equal `GET /api/v1/predict?type=demand`); a night
- * shift added. axe-core checks every page (no serious or critical issue). The overview and plan are
+ * `sales.recorded` events (the advised quantities equal `GET /api/v1/predict?type=demand`), and what
+ * the advice would have cost over the last 4 weeks against the 7-day average (in euros, in units
+ * without prices), in Spanish and English at 1280 and 390 px; a night shift added. axe-core checks every page (no serious or critical issue). The overview and plan are
  * saved as screenshots, and the first contentful paint and the overview's load time are written to
  * test-results/dashboard-perf.json.
  */
@@ -116,6 +118,14 @@ afterAll(async () => {
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 });
 // The dashboard's rule for a total (lib/format.ts): at most one decimal.
 const kgFormat = (locale: string) => new Intl.NumberFormat(locale, { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 });
+
+/** A screenshot of `part` of the whole page, clear of the sticky header (taken from the top). */
+async function shoot(page: Page, part: Locator, file: string) {
+  await page.evaluate('window.scrollTo(0, 0)');
+  const box = await part.boundingBox();
+  if (!box) throw new Error(`${file}: nothing to take`);
+  await page.screenshot({ path: join(OUT, file), fullPage: true, clip: box });
+}
 
 const SIGN_IN = {
   en: { email: 'E-mail', password: 'Password', submit: 'Sign in' },
@@ -360,6 +370,134 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
       }
     },
     deadline(180_000),
+  );
+
+  it(
+    'the production advice of the last 4 weeks against the 7-day average: in euros with prices (and their total), else in units; Spanish and English, 1280 and 390 px',
+    async () => {
+      mkdirSync(OUT, { recursive: true });
+      const client = api(t.app, tenant.key);
+      // Bread gets its prices too, for this test only (the tests run in any order): two priced
+      // products to add up, the chicken left in units. The catalogue is changed with a live key.
+      const live = await addKey(t.db, tenant.establishmentId, 'live');
+      const bread = (await client.get('/api/v1/products')).json().data.find((p: { name: string }) => p.name === 'Pan de barra');
+      const setBreadPrices = async (prices: { price: number | null; unit_cost: number | null }) => {
+        const res = await t.app.inject({
+          method: 'PATCH',
+          url: `/api/v1/products/${bread.id}`,
+          headers: { authorization: `Bearer ${live.key}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(prices),
+        });
+        expect(res.statusCode, res.body).toBe(200);
+      };
+      await setBreadPrices({ price: 1.5, unit_cost: 0.5 });
+      try {
+        const demand = (await client.get('/api/v1/predict', { query: { type: 'demand', horizon: '1' } })).json().data;
+        type Figures = { left_over: number; short_quantity: number; cost: number | null };
+        type Past = Figures & { days: number; seven_day_average: Figures };
+        const past = (name: string): Past =>
+          demand.products.find((p: { product_name: string }) => p.product_name === name).advice.last_4_weeks;
+        const priced = ['Croissant', 'Pan de barra'];
+        for (const name of priced) {
+          expect(past(name).days).toBeGreaterThan(0);
+          expect(past(name).cost).not.toBeNull();
+          // Different figures, so that showing one for the other cannot pass.
+          expect(past(name).cost).not.toBe(past(name).seven_day_average.cost);
+        }
+        expect(past('Pollo asado')).toMatchObject({ cost: null, seven_day_average: { cost: null } });
+        expect(past('Pollo asado').days).toBeGreaterThan(0);
+
+        // What a kitchen manager reads, in each language, from the API's figures.
+        const words = {
+          es: {
+            locale: 'es-ES',
+            overview: 'Resumen',
+            heading: 'Previsión',
+            region: 'Producción de mañana',
+            header: 'Frente a la media de 7 días (4 semanas)',
+            units: (n: string) => `${n} u.`,
+            quantities: (l: string, s: string) => `sobrante ${l}, faltante ${s}`,
+            advice: 'Recomendación',
+            average: 'Media de 7 días',
+            saved: (e: string, less: boolean) => `${e} ${less ? 'menos' : 'más'} que la media de 7 días`,
+            total: (n: number, a: string, m: string, d: string) =>
+              `Últimas 4 semanas, en ${n} productos con precio: la recomendación habría costado ${a} en sobrantes y ventas perdidas; la media de 7 días, ${m} — ${d}.`,
+            totalSaved: (e: string, less: boolean) => `${e} ${less ? 'menos' : 'más'}`,
+          },
+          en: {
+            locale: 'en-GB',
+            overview: 'Overview',
+            heading: 'Forecast',
+            region: "Tomorrow's production",
+            header: 'Against the 7-day average (4 weeks)',
+            units: (n: string) => `${n} pcs`,
+            quantities: (l: string, s: string) => `${l} left over, ${s} short`,
+            advice: 'Advice',
+            average: '7-day average',
+            saved: (e: string, less: boolean) => `${e} ${less ? 'less' : 'more'} than the 7-day average`,
+            total: (n: number, a: string, m: string, d: string) =>
+              `Last 4 weeks, over ${n} products with prices: the advice would have cost ${a} in leftovers and missed sales; the 7-day average, ${m} — ${d}.`,
+            totalSaved: (e: string, less: boolean) => `${e} ${less ? 'less' : 'more'}`,
+          },
+        };
+        for (const language of ['es', 'en'] as const) {
+          const w = words[language];
+          const euros = new Intl.NumberFormat(w.locale, { style: 'currency', currency: 'EUR' });
+          const number = new Intl.NumberFormat(w.locale, { maximumFractionDigits: 1 });
+          const quantities = (f: Figures) => w.quantities(w.units(number.format(f.left_over)), w.units(number.format(f.short_quantity)));
+          const member = await createMember(t.db, tenant.organizationId, 'viewer');
+          const context = await browser.newContext({ locale: w.locale, viewport: { width: 1280, height: 900 }, bypassCSP: true });
+          const page = await context.newPage();
+          const pageErrors: string[] = [];
+          page.on('pageerror', (err) => pageErrors.push(err.message));
+          try {
+            await signIn(page, member.email, language);
+            await heading(page, w.overview).waitFor();
+            await page.goto(`${base}/dashboard/forecast`);
+            await heading(page, w.heading).waitFor();
+            const production = page.getByRole('region', { name: w.region });
+            await production.getByRole('row').nth(3).waitFor();
+            await production.getByRole('columnheader', { name: w.header }).waitFor();
+            const lines = (name: string) =>
+              production.getByRole('row').filter({ hasText: name }).getByTestId('demand-vs-average').locator('> *').allTextContents();
+            for (const name of priced) {
+              const { seven_day_average: average, ...advice } = past(name);
+              const saved = Math.round(((average.cost as number) - (advice.cost as number)) * 100) / 100;
+              expect(await lines(name), `${name} in ${language}`).toEqual([
+                w.saved(euros.format(Math.abs(saved)), saved > 0),
+                `${w.advice}: ${euros.format(advice.cost as number)} (${quantities(advice)})`,
+                `${w.average}: ${euros.format(average.cost as number)} (${quantities(average)})`,
+              ]);
+            }
+            const chicken = past('Pollo asado');
+            expect(await lines('Pollo asado'), `chicken in ${language}`).toEqual([
+              `${w.advice}: ${quantities(chicken)}`,
+              `${w.average}: ${quantities(chicken.seven_day_average)}`,
+            ]);
+            // The total over the products with prices, above the table.
+            const advised = priced.reduce((sum, name) => sum + (past(name).cost as number), 0);
+            const average = priced.reduce((sum, name) => sum + (past(name).seven_day_average.cost as number), 0);
+            const saved = Math.round((average - advised) * 100) / 100;
+            expect(await production.getByTestId('demand-vs-average-total').textContent()).toBe(
+              w.total(2, euros.format(advised), euros.format(average), w.totalSaved(euros.format(Math.abs(saved)), saved > 0)),
+            );
+            await expectAccessible(page, `forecast against the average (${language}, 1280 px)`);
+            await shoot(page, production, `dashboard-forecast-vs-average-${language}-1280.png`);
+            // A phone: the table scrolls sideways; the total and the product names still read.
+            await page.setViewportSize({ width: 390, height: 844 });
+            await production.getByTestId('demand-vs-average-total').waitFor();
+            await expectAccessible(page, `forecast against the average (${language}, 390 px)`);
+            await shoot(page, production, `dashboard-forecast-vs-average-${language}-390.png`);
+            expect(pageErrors).toEqual([]);
+          } finally {
+            await context.close();
+          }
+        }
+      } finally {
+        await setBreadPrices({ price: null, unit_cost: null });
+      }
+    },
+    deadline(120_000),
   );
 
   it(

@@ -70,9 +70,10 @@ function ProductionTable({ prediction }: { prediction: DemandPrediction }) {
   const quantity = useQuantity();
   return (
     <>
+      <TotalAgainstAverage products={prediction.products} />
       {/* Scrolls sideways on a narrow screen: focusable, so that it scrolls from the keyboard too. */}
       <Table.ScrollContainer
-        minWidth={900}
+        minWidth={960}
         type="native"
         pos="relative"
         tabIndex={0}
@@ -92,6 +93,7 @@ function ProductionTable({ prediction }: { prediction: DemandPrediction }) {
               <Table.Th>{t('forecast.demand.columns.coverage')}</Table.Th>
               <Table.Th>{t('forecast.demand.columns.avoided')}</Table.Th>
               <Table.Th>{t('forecast.demand.columns.shortDays')}</Table.Th>
+              <Table.Th>{t('forecast.demand.columns.againstAverage')}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -191,7 +193,88 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
           </>
         )}
       </Table.Td>
+      <Table.Td>
+        <AgainstAverage product={product} quantity={quantity} />
+      </Table.Td>
     </Table.Tr>
+  );
+}
+
+/** The priced products' figures of the last 4 weeks, both costs known (the advice's and the 7-day average's). */
+function pricedPast(product: ProductDemand) {
+  const past = product.advice.last_4_weeks;
+  const average = past.seven_day_average.cost;
+  return past.days > 0 && past.cost !== null && average !== null ? { advice: past.cost, average } : null;
+}
+
+/** Euros the advice saves against the 7-day average (negative: it costs more), to the cent. */
+const savedEuros = (advice: number, average: number) => Math.round((average - advice) * 100) / 100;
+
+/**
+ * The last 4 weeks against the simple rule a kitchen would otherwise follow (preparing the average
+ * of the last 7 days): with prices, what each would have cost in leftovers and missed sales and the
+ * difference, said in words (more or less), not only by its colour; without prices, what each would
+ * have left over and run short, in the product's unit.
+ */
+function AgainstAverage({ product, quantity }: { product: ProductDemand; quantity: Quantity }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const past = product.advice.last_4_weeks;
+  if (past.days === 0) return <EmptyCell />;
+  const average = past.seven_day_average;
+  const units = (figures: { left_over: number; short_quantity: number }) => ({
+    leftOver: quantity(figures.left_over, product.unit),
+    short: quantity(figures.short_quantity, product.unit),
+  });
+  const costs = pricedPast(product);
+  if (!costs) {
+    return (
+      <Stack gap={2} maw={240} data-testid="demand-vs-average">
+        <Text size="sm">{t('forecast.demand.vsAverage.adviceUnits', units(past))}</Text>
+        <Text size="sm">{t('forecast.demand.vsAverage.averageUnits', units(average))}</Text>
+      </Stack>
+    );
+  }
+  const saved = savedEuros(costs.advice, costs.average);
+  return (
+    <Stack gap={2} maw={240} data-testid="demand-vs-average">
+      <Text size="sm" fw={600} c={saved > 0 ? 'teal.9' : saved < 0 ? 'red.9' : undefined}>
+        {difference(t, format.euros, saved)}
+      </Text>
+      <Text size="xs">{t('forecast.demand.vsAverage.adviceEuros', { cost: format.euros(costs.advice), ...units(past) })}</Text>
+      <Text size="xs">{t('forecast.demand.vsAverage.averageEuros', { cost: format.euros(costs.average), ...units(average) })}</Text>
+    </Stack>
+  );
+}
+
+/** "16,20 € less than the 7-day average", "… more …" or "the same" (in the total, shorter: "16,20 € less"). */
+function difference(t: TFunction, euros: (value: number) => string, saved: number, total = false): string {
+  const amount = { euros: euros(Math.abs(saved)) };
+  if (saved > 0) return total ? t('forecast.demand.vsAverage.totalDifference.less', amount) : t('forecast.demand.vsAverage.less', amount);
+  if (saved < 0) return total ? t('forecast.demand.vsAverage.totalDifference.more', amount) : t('forecast.demand.vsAverage.more', amount);
+  return total ? t('forecast.demand.vsAverage.totalDifference.same') : t('forecast.demand.vsAverage.same');
+}
+
+/**
+ * Above the table, the sum over the products with prices: what following the advice would have
+ * cost in the last 4 weeks against preparing the 7-day average. Nothing without a priced product.
+ */
+function TotalAgainstAverage({ products }: { products: ProductDemand[] }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  const priced = products.map(pricedPast).filter((costs) => costs !== null);
+  if (priced.length === 0) return null;
+  const advice = priced.reduce((sum, costs) => sum + costs.advice, 0);
+  const average = priced.reduce((sum, costs) => sum + costs.average, 0);
+  return (
+    <Text size="sm" maw={720} data-testid="demand-vs-average-total">
+      {t('forecast.demand.vsAverage.total', {
+        count: priced.length,
+        advice: format.euros(advice),
+        average: format.euros(average),
+        difference: difference(t, format.euros, savedEuros(advice, average), true),
+      })}
+    </Text>
   );
 }
 
