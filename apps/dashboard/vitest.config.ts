@@ -11,6 +11,8 @@ export default mergeConfig(
   viteConfig,
   defineConfig({
     test: {
+      // Tests a failed beforeAll kept from running are named as such (@merma/testing), not only "skipped".
+      reporters: ['default', '@merma/testing/setup-failures'],
       environment: 'happy-dom',
       include: ['test/**/*.test.{ts,tsx}'],
       setupFiles: ['./test/setup.ts'],

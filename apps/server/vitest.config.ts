@@ -38,6 +38,8 @@ export default defineConfig({
     // once: vitest's default of 1 s failed a browser test there. The assertions are unchanged; only
     // how long they may take to become true.
     expect: { poll: { timeout: deadline(10_000) } },
+    // Tests a failed beforeAll kept from running are named as such, not left as "skipped".
+    reporters: ['default', '@merma/testing/setup-failures'],
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,

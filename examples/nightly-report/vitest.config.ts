@@ -5,5 +5,11 @@ import { defineConfig } from 'vitest/config';
 // child process on a fresh database; its boot migrates the embedded database, hence the hook
 // timeout) and use @merma/sdk as built (dist), as an application installing it from npm would.
 export default defineConfig({
-  test: { include: ['test/**/*.test.ts'], testTimeout: deadline(60_000), hookTimeout: deadline(120_000) },
+  test: {
+    // Tests a failed beforeAll kept from running are named as such (@merma/testing), not only "skipped".
+    reporters: ['default', '@merma/testing/setup-failures'],
+    include: ['test/**/*.test.ts'],
+    testTimeout: deadline(60_000),
+    hookTimeout: deadline(120_000),
+  },
 });

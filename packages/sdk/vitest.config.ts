@@ -15,5 +15,11 @@ export default defineConfig({
     alias: { '@merma/test-server': fileURLToPath(new URL('../test-server/src/index.ts', import.meta.url)) },
   },
   ssr: { resolve: { conditions: ['@merma/source'] } },
-  test: { include: ['test/**/*.test.ts'], testTimeout: deadline(60_000), hookTimeout: deadline(60_000) },
+  test: {
+    // Tests a failed beforeAll kept from running are named as such (@merma/testing), not only "skipped".
+    reporters: ['default', '@merma/testing/setup-failures'],
+    include: ['test/**/*.test.ts'],
+    testTimeout: deadline(60_000),
+    hookTimeout: deadline(60_000),
+  },
 });
