@@ -73,7 +73,13 @@ describe('GET /api/v1/predict?type=demand', () => {
     expect(c).toMatchObject({ product_id: croissant, unit: 'unit', unit_weight_kg: 0.06, history_days: HISTORY });
     // No shifts: when its day ends is learnt from its sales' times, and today's have not arrived.
     expect(c.notes).toEqual([
-      { code: 'today_excluded', message: expect.stringMatching(/^today's sales are not included: none has arrived yet/) },
+      {
+        code: 'today_excluded',
+        message: expect.stringMatching(/^today's sales are not included: none has arrived yet/),
+        closes_at: '12:01', // a minute after its sales: day totals, at noon
+        reason: 'not_arrived',
+        basis: 'sales',
+      },
     ]);
     // The model chosen for it, and why: each candidate's day-ahead error over the open days scored.
     expect(c.model).toBe('holt-winters');
@@ -238,6 +244,10 @@ describe('GET /api/v1/predict?type=demand', () => {
     const morning = (await demand('horizon=1', shop.key)).products[0];
     expect(morning).toMatchObject({ history_days: 21, points: [{ date: day(HISTORY + 1) }] });
     expect(morning.notes.map((n: { code: string }) => n.code)).not.toContain('today_included');
+    // The facts the message says, for a reader to say it in its own language.
+    expect(morning.notes).toContainEqual(
+      expect.objectContaining({ code: 'today_excluded', closes_at: '14:30', reason: 'not_arrived', basis: 'shifts' }),
+    );
     expect(morning.points[0].expected).toBeCloseTo(20, 0);
     try {
       now = new Date('2026-11-24T13:30:00.000Z'); // 14:30 in Madrid: the last shift has just ended
@@ -251,6 +261,9 @@ describe('GET /api/v1/predict?type=demand', () => {
       expect(evening.notes).toContainEqual({
         code: 'today_included',
         message: "today's sales are included: the establishment's day ended at 14:30 (the end of its last shift)",
+        closes_at: '14:30',
+        reason: 'day_over',
+        basis: 'shifts',
       });
       expect(evening.points[0].expected).toBeGreaterThan(morning.points[0].expected);
       // Today's sales in, but at 11:00 the day is not over: they wait.
@@ -258,6 +271,9 @@ describe('GET /api/v1/predict?type=demand', () => {
       const early = (await demand('horizon=1', shop.key)).products[0];
       expect(early).toMatchObject({ history_days: 21 });
       expect(early.notes.map((n: { code: string }) => n.code)).not.toContain('today_included');
+      expect(early.notes).toContainEqual(
+        expect.objectContaining({ code: 'today_excluded', closes_at: '14:30', reason: 'day_not_over', basis: 'shifts' }),
+      );
     } finally {
       now = NOW;
     }
@@ -308,6 +324,9 @@ describe('GET /api/v1/predict?type=demand', () => {
       expect(early.notes).toContainEqual({
         code: 'today_excluded',
         message: `today's sales are not included yet: the establishment's day ends at ${closes} (${why})`,
+        closes_at: closes,
+        reason: 'day_not_over',
+        basis: 'sales',
       });
       now = new Date(`${day(HISTORY)}T${at}`);
       const evening = (await demand('horizon=1', shop.key)).products[0];
@@ -315,6 +334,9 @@ describe('GET /api/v1/predict?type=demand', () => {
       expect(evening.notes).toContainEqual({
         code: 'today_included',
         message: `today's sales are included: the establishment's day ended at ${closes} (${why})`,
+        closes_at: closes,
+        reason: 'day_over',
+        basis: 'sales',
       });
       expect(evening.points[0].expected).toBeGreaterThan(early.points[0].expected);
     } finally {
@@ -343,10 +365,38 @@ describe('GET /api/v1/predict?type=demand', () => {
       expect(late.notes).toContainEqual({
         code: 'today_excluded',
         message: expect.stringMatching(/^today's sales are not included: the establishment sells until midnight/),
+        closes_at: '24:00',
+        reason: 'until_midnight',
+        basis: 'sales',
       });
     } finally {
       now = NOW;
     }
+  });
+
+  it("leaves today's sales out when nothing tells when the day ends, and says so", async () => {
+    const shop = await createTenant(t.db);
+    await importProducts(t.db, { org: shop.organizationId, csv: 'name;food_category;ean\nHogaza;bakery;8410000000108\n' });
+    const [hogaza] = (await t.db.product.findMany({ where: { organization_id: shop.organizationId } })).map((p) => p.id) as [string];
+    // Only a night bake (its shift runs past midnight), and no sale in the last 4 weeks to learn from.
+    expect(
+      (await api(t.app, shop.key).post('/api/v1/shifts', { name: 'Obrador', start_time: '22:00', end_time: '06:00' })).statusCode,
+    ).toBe(201);
+    const sales = Array.from({ length: 14 }, (_, i) => ({
+      product_id: hogaza,
+      quantity: 10,
+      sold_at: `${day(HISTORY - 50 + i)}T10:00:00Z`,
+    }));
+    const res = await api(t.app, shop.key).post('/api/v1/webhooks/inbound', { event: 'sales.recorded', payload: { source: 'tpv', sales } });
+    expect(res.statusCode, res.body).toBe(200);
+    const p = (await demand('horizon=1', shop.key)).products[0];
+    expect(p.notes).toContainEqual({
+      code: 'today_excluded',
+      message: expect.stringMatching(/^today's sales are not included: the establishment has a shift past midnight or none, and no sales/),
+      closes_at: null,
+      reason: 'unknown',
+      basis: 'none',
+    });
   });
 
   it('needs the predict:read permission', async () => {

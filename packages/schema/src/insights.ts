@@ -243,6 +243,26 @@ export const ProductDemand = z
             'after_closure',
           ]),
           message: z.string(),
+          closes_at: z
+            .string()
+            .regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/)
+            .nullable()
+            .optional()
+            .describe(
+              "only on `today_included` and `today_excluded`: when the establishment's day of sales ends (HH:MM, local), `24:00` when its sales run to midnight; null when nothing tells it",
+            ),
+          reason: z
+            .enum(['day_over', 'day_not_over', 'not_arrived', 'until_midnight', 'unknown'])
+            .optional()
+            .describe(
+              "only on `today_included` and `today_excluded`: `day_over` (the day ended at `closes_at`: today's sales are in), `day_not_over` (it ends at `closes_at`), `not_arrived` (no sale of today has arrived yet), `until_midnight` (its sales run to midnight: the forecast is made from the days before), `unknown` (nothing tells when its day ends)",
+            ),
+          basis: z
+            .enum(['shifts', 'sales', 'none'])
+            .optional()
+            .describe(
+              'only on `today_included` and `today_excluded`: what `closes_at` was learnt from: `shifts` (the end of its last shift), `sales` (a shift past midnight or none: the later of the end of its shifts that end the same day and a minute after its latest sale of the last 28 days), `none` (neither)',
+            ),
         }),
       )
       .describe(

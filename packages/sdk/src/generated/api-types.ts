@@ -445,6 +445,12 @@ export type ProductDemand = {
     notes: {
         code: "short_history" | "measure_left_out" | "no_unit_weight" | "no_waste" | "today_included" | "today_excluded" | "after_closure";
         message: string;
+        /** only on `today_included` and `today_excluded`: when the establishment's day of sales ends (HH:MM, local), `24:00` when its sales run to midnight; null when nothing tells it */
+        closes_at?: (string | null) | undefined;
+        /** only on `today_included` and `today_excluded`: `day_over` (the day ended at `closes_at`: today's sales are in), `day_not_over` (it ends at `closes_at`), `not_arrived` (no sale of today has arrived yet), `until_midnight` (its sales run to midnight: the forecast is made from the days before), `unknown` (nothing tells when its day ends) */
+        reason?: ("day_over" | "day_not_over" | "not_arrived" | "until_midnight" | "unknown") | undefined;
+        /** only on `today_included` and `today_excluded`: what `closes_at` was learnt from: `shifts` (the end of its last shift), `sales` (a shift past midnight or none: the later of the end of its shifts that end the same day and a minute after its latest sale of the last 28 days), `none` (neither) */
+        basis?: ("shifts" | "sales" | "none") | undefined;
     }[];
     /** how the forecast did at the horizon the advice is used: each of the last open days forecast the evening before */
     backtest: {

@@ -20,7 +20,14 @@ import { type DayMarks, lastOpen, MIN_SEASONAL_HISTORY, SEASON, type StepForecas
 import type { DemandAt, DemandInput, ForecastPool } from './pool.js';
 import { getProductionSettings } from './settings.js';
 
-type TodayNote = { code: 'today_included' | 'today_excluded'; message: string };
+type TodayNote = {
+  code: 'today_included' | 'today_excluded';
+  message: string;
+  // The facts the message says, for a reader to say it in its own language.
+  closes_at: string | null;
+  reason: 'day_over' | 'day_not_over' | 'not_arrived' | 'until_midnight' | 'unknown';
+  basis: DayEnd['basis'];
+};
 
 const HISTORY_DAYS = 365;
 /** Products in one answer, best sellers (by quantity) first; `product_id` reaches the others. */
@@ -318,23 +325,35 @@ export function todayNoteOf(dayEnd: DayEnd, complete: boolean, soldToday: boolea
     basis === 'shifts'
       ? 'the end of its last shift'
       : `its shifts run past midnight or it has none: the later of the end of its shifts that end the same day and a minute after its latest sale of the last ${LEARNT_FROM_DAYS} days`;
+  const facts = { closes_at: closesAt, basis };
   if (complete)
-    return { code: 'today_included', message: `today's sales are included: the establishment's day ended at ${closesAt} (${why})` };
+    return {
+      code: 'today_included',
+      message: `today's sales are included: the establishment's day ended at ${closesAt} (${why})`,
+      ...facts,
+      reason: 'day_over',
+    };
   if (closesAt === null)
     return {
       code: 'today_excluded',
       message: `today's sales are not included: the establishment has a shift past midnight or none, and no sales in the last ${LEARNT_FROM_DAYS} days to learn when its day ends; the forecast is made from the days before`,
+      ...facts,
+      reason: 'unknown',
     };
   if (closesAt === '24:00')
     return {
       code: 'today_excluded',
       message: `today's sales are not included: the establishment sells until midnight (${why}); the forecast is made from the days before`,
+      ...facts,
+      reason: 'until_midnight',
     };
   return {
     code: 'today_excluded',
     message: soldToday
       ? `today's sales are not included yet: the establishment's day ends at ${closesAt} (${why})`
       : `today's sales are not included: none has arrived yet (the establishment's day ends at ${closesAt}, ${why})`,
+    ...facts,
+    reason: soldToday ? 'day_not_over' : 'not_arrived',
   };
 }
 
