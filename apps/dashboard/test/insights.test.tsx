@@ -1,5 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { i18n } from '../src/i18n/index.ts';
 import { ApiError, api, type Output } from './support/api.ts';
 import { analytics, appFixtures, defaultSettings, forecast, ids, noDemand, overviewFixtures } from './support/fixtures.ts';
 import { renderApp, t } from './support/render.tsx';
@@ -286,6 +287,99 @@ describe('forecast', () => {
     expect(await within(section).findByTestId('demand-closed')).toHaveTextContent(t('forecast.demand.closed'));
     expect(within(section).getAllByTestId('demand-advised')).toHaveLength(1);
     expect(within(section).getByText(t('forecast.demand.notes.afterClosure'))).toBeInTheDocument();
+  });
+
+  type DemandNote = Output<'predict.demand'>['products'][number]['notes'][number];
+  const included: DemandNote = {
+    code: 'today_included',
+    message: "today's sales are included: the establishment's day ended at 20:00 (the end of its last shift)",
+    closes_at: '20:00',
+    reason: 'day_over',
+    basis: 'shifts',
+  };
+  const excluded = (reason: DemandNote['reason'], closes_at: string | null, basis: DemandNote['basis']): DemandNote => ({
+    code: 'today_excluded',
+    message: "today's sales are not included: the server's words",
+    closes_at,
+    reason,
+    basis,
+  });
+  it.each([
+    { language: 'es', note: included, text: 'Incluye las ventas de hoy: la jornada terminó a las 20:00 (fin del último turno).' },
+    { language: 'en', note: included, text: "Includes today's sales: the day ended at 20:00 (end of the last shift)." },
+    {
+      language: 'es',
+      note: { ...included, closes_at: '19:56', basis: 'sales' },
+      text: 'Incluye las ventas de hoy: la jornada terminó a las 19:56 (según la hora de las ventas recientes).',
+    },
+    { language: 'es', note: excluded('day_not_over', '20:00', 'shifts'), text: 'Sin las ventas de hoy: la jornada termina a las 20:00.' },
+    { language: 'en', note: excluded('day_not_over', '13:01', 'sales'), text: "Without today's sales: the day ends at 13:01." },
+    { language: 'es', note: excluded('not_arrived', '20:00', 'shifts'), text: 'Sin las ventas de hoy: aún no han llegado.' },
+    { language: 'en', note: excluded('not_arrived', '20:00', 'shifts'), text: "Without today's sales: they have not arrived yet." },
+    { language: 'es', note: excluded('until_midnight', '24:00', 'sales'), text: 'Sin las ventas de hoy: se vende hasta medianoche.' },
+    { language: 'en', note: excluded('until_midnight', '24:00', 'sales'), text: "Without today's sales: sales run until midnight." },
+    {
+      language: 'es',
+      note: excluded('unknown', null, 'none'),
+      text: 'Sin las ventas de hoy: no se sabe cuándo acaba la jornada (ningún turno lo dice y no hay ventas recientes).',
+    },
+    {
+      language: 'en',
+      note: excluded('unknown', null, 'none'),
+      text: "Without today's sales: when the day ends is unknown (no shift tells it, and there are no recent sales).",
+    },
+    // A note without its facts (a server before them): its words, as for any code the page does not know.
+    {
+      language: 'es',
+      note: { code: 'today_excluded', message: "today's sales are not included: the server's words" },
+      text: "today's sales are not included: the server's words",
+    },
+  ] as const)('says once, above the products, whether today’s sales are in ($language): $text', async ({ language, note, text }) => {
+    forecastPage(30);
+    await i18n.changeLanguage(language);
+    const product = (name: string) => ({
+      product_id: `a1f0c0de-0000-4000-8000-00000000000${name.length}`,
+      product_name: name,
+      food_category: 'bakery' as const,
+      unit: 'unit' as const,
+      unit_weight_kg: null,
+      model: 'holt-winters' as const,
+      method: 'holt-winters',
+      history_days: 120,
+      notes: [note, { code: 'no_waste' as const, message: 'no waste recorded' }],
+      backtest: { metric: 'mae' as const, days: 56, value: 4, seasonal_naive: 6, seven_day_average: 7, mase: 0.6, coverage: 0.95 },
+      points: [{ date: '2026-11-25', expected: 40, lower: 30, upper: 50, advised: 44, closed: false, after_closure: false }],
+      advice: {
+        quantile: 0.85,
+        waste_share: null,
+        reason: 'default',
+        prices: null,
+        last_4_weeks: {
+          days: 28,
+          sold: 1000,
+          waste_kg: 0,
+          advised_waste_kg: null,
+          avoided_kg: null,
+          avoided_pct: null,
+          short_days: 2,
+          short_quantity: 5,
+          left_over: 30,
+          cost: null,
+          seven_day_average: { left_over: 40, short_days: 7, short_quantity: 12, cost: null },
+        },
+      },
+    });
+    api.use({ 'predict.demand': { ...noDemand, products: [product('Croissant'), product('Pan')] } });
+    await renderApp('/forecast');
+    const section = screen.getByRole('region', { name: t('forecast.demand.title') });
+    const [today, ...more] = await within(section).findAllByTestId('demand-today');
+    expect(more).toHaveLength(0);
+    expect(today?.textContent).toBe(text);
+    // Above the table, and not under each product (whose other notes stay).
+    const table = within(section).getByRole('table');
+    expect(today?.compareDocumentPosition(table)).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
+    expect(within(table).queryByText(note.message)).not.toBeInTheDocument();
+    expect(within(table).getAllByText(t('forecast.demand.noWaste'))).toHaveLength(2);
   });
 
   it('shows a failed production advice in words, with a way to try again', async () => {

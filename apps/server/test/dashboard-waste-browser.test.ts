@@ -322,6 +322,10 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
         expect(await avoidedCell(2).textContent()).toBe('—');
         // Ten days of chicken: the note says why the forecast is simpler.
         await production.getByText('Solo hay 10 días de ventas', { exact: false }).waitFor();
+        // Whether today's sales are in is said once, above the table, in Spanish (not the API's English).
+        expect(demand.products[0].notes).toContainEqual(expect.objectContaining({ reason: expect.any(String) }));
+        expect(await production.getByTestId('demand-today').textContent()).toMatch(/^(Incluye|Sin) las ventas de hoy: /);
+        expect(await production.getByRole('table').textContent()).not.toContain("today's sales");
         await expectAccessible(page, 'forecast');
 
         // The service level, raised to 95 %: the chicken (no prices, its waste not measurable in its

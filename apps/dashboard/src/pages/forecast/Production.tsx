@@ -68,8 +68,15 @@ export function Production({ input }: { input: DemandForecastInput }) {
 function ProductionTable({ prediction }: { prediction: DemandPrediction }) {
   const { t } = useTranslation();
   const quantity = useQuantity();
+  // Whether today's sales are in is the establishment's, the same for every product: said once.
+  const today = prediction.products.flatMap((p) => p.notes).find(isTodayNote);
   return (
     <>
+      {today && (
+        <Text size="sm" c="dimmed" data-testid="demand-today">
+          {todayText(today, t)}
+        </Text>
+      )}
       <TotalAgainstAverage products={prediction.products} />
       {/* Scrolls sideways on a narrow screen: focusable, so that it scrolls from the keyboard too. */}
       <Table.ScrollContainer
@@ -128,9 +135,9 @@ function ProductRow({ product, quantity }: { product: ProductDemand; quantity: Q
   const tomorrow = product.points[0];
   const { advice } = product;
   const past = advice.last_4_weeks;
-  // The table shows tomorrow: a closure's note only when tomorrow follows one.
+  // The table shows tomorrow: a closure's note only when tomorrow follows one; today's, above the table.
   const notes = product.notes
-    .filter((note) => note.code !== 'after_closure' || tomorrow?.after_closure)
+    .filter((note) => !isTodayNote(note) && (note.code !== 'after_closure' || tomorrow?.after_closure))
     .map((note) => noteText(note, product, t));
   return (
     <Table.Tr>
@@ -336,12 +343,40 @@ function noteText(note: ProductDemand['notes'][number], product: ProductDemand, 
       return t('forecast.demand.notes.noUnitWeight');
     case 'no_waste':
       return t('forecast.demand.noWaste');
-    case 'today_included':
-      return t('forecast.demand.notes.todayIncluded');
     case 'after_closure':
       return t('forecast.demand.notes.afterClosure');
     default:
       return note.message;
+  }
+}
+
+type Note = ProductDemand['notes'][number];
+
+function isTodayNote(note: Note): boolean {
+  return note.code === 'today_included' || note.code === 'today_excluded';
+}
+
+/**
+ * Whether today's sales are in the forecast, and why, in the reader's language from the note's
+ * facts (`reason`, `closes_at`, `basis`); its English message from a server that does not send them.
+ */
+function todayText(note: Note, t: TFunction): string {
+  const time = note.closes_at;
+  switch (note.reason) {
+    case 'day_over':
+      return time && (note.basis === 'shifts' || note.basis === 'sales')
+        ? t('forecast.demand.today.includedAt', { time, basis: t(`forecast.demand.today.basis.${note.basis}`) })
+        : t('forecast.demand.today.included');
+    case 'day_not_over':
+      return time ? t('forecast.demand.today.dayNotOver', { time }) : note.message;
+    case 'not_arrived':
+      return t('forecast.demand.today.notArrived');
+    case 'until_midnight':
+      return t('forecast.demand.today.untilMidnight');
+    case 'unknown':
+      return t('forecast.demand.today.unknown');
+    default:
+      return note.code === 'today_included' ? t('forecast.demand.today.included') : note.message;
   }
 }
 
