@@ -3,6 +3,7 @@
 // forecast served from storage costs. Starts the built server (apps/server/dist) against the local
 // PostgreSQL in a fresh database merma_bench_forecast, dropped at the end.
 //   FORECAST_THREADS=0 runs the same with the fits on the event loop (as before the pool), to compare.
+//   BENCH_PROFILE=<dir> runs the server under V8's CPU profiler and writes its .cpuprofile to <dir> when it stops.
 // The server may use both cores (as in a deployment; the pool's threads need the second one), the
 // load (this process) is light: two loops of sequential GET /api/v1/records?limit=50.
 import { randomUUID } from 'node:crypto';
@@ -169,7 +170,7 @@ async function main() {
   const threads = process.env.FORECAST_THREADS;
   startPinned(children, {
     label: 'merma',
-    args: ['apps/server/dist/main.js'],
+    args: [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), 'apps/server/dist/main.js'],
     core: '0,1',
     cwd: ROOT,
     env: {

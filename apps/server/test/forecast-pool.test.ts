@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolOf } from '../src/db/client.js';
 import { sqlOfPool } from '../src/db/sql.js';
 import { predictDemand } from '../src/modules/predict/demand.js';
-import { atOfTask, createForecastPool, type DemandAt, demandTask, type ForecastPool } from '../src/modules/predict/pool.js';
+import { atOfTask, BATCH_PRODUCTS, createForecastPool, type DemandAt, demandTask, type ForecastPool } from '../src/modules/predict/pool.js';
 import { seedKitchen } from './forecast-fixture.js';
 import { authOf, createTenant, recordAt, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
@@ -51,8 +51,7 @@ describe('demand forecast on worker threads', () => {
   it('sends the closed days a product can be asked about, and refuses to guess outside them', () => {
     const closedOn = (day: string) => day.endsWith('-07') || day === '2026-11-27';
     const at: DemandAt = { today: TODAY, horizon: 7, closedOn, reopening: new Set(['2026-11-28']), serviceLevel: 0.9 };
-    const sales = [{ product_id: 'p', day: '2026-10-01', units: 1, kg: 0 }];
-    const task = demandTask([{ product: {} as never, sales, wasteKg: new Map() }], at);
+    const task = demandTask([{ product: {} as never, days: '2026-10-01,1,0,f;2026-10-02,2,0,f', wasteKg: new Map() }], at);
     expect(task.closed).toEqual({ from: '2026-10-01', to: '2026-12-02', days: ['2026-10-07', '2026-11-07', '2026-11-27'] });
     // What crosses the thread is plain data: structured clone accepts it.
     const rebuilt = atOfTask(structuredClone(task));
@@ -66,6 +65,9 @@ describe('demand forecast on worker threads', () => {
 
   it('refuses what cannot cross a thread instead of dropping it', async () => {
     const at = { today: TODAY, horizon: 7, later: () => 1 } as unknown as DemandAt;
-    await expect(pool.demand([{ product: {} as never, sales: [], wasteKg: new Map() }], at)).rejects.toThrow(/could not be cloned/);
+    // Several tasks, sent one per turn of the loop: the first one's failure waits for the others
+    // without being an unhandled rejection meanwhile.
+    const inputs = Array.from({ length: BATCH_PRODUCTS * 2 + 1 }, () => ({ product: {} as never, days: '', wasteKg: new Map() }));
+    await expect(pool.demand(inputs, at)).rejects.toThrow(/could not be cloned/);
   });
 });

@@ -2,23 +2,26 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { addDays, type ProductDemand } from '@merma/schema';
 import { Piscina } from 'piscina';
-import type { DayRow, ProductRow, productDemand } from './demand.js';
+import { type DayRowsText, firstDayOf } from './day-rows.js';
+import type { ProductRow, productDemand } from './demand.js';
 
 /**
  * The demand forecast's fits, off the event loop: `productDemand` is pure CPU (63 ms for 16
  * products with a year of sales, 796 ms for 200, measured on our 2-core machines), during which a
- * process serving every tenant would answer nobody. `predictDemand` still loads the rows on the
- * request's loop (that is I/O), then hands the products to a pool of worker threads
- * (forecast-worker.ts, piscina) and awaits.
+ * process serving every tenant would answer nobody. `predictDemand` still reads its inputs on the
+ * request's loop (that is I/O; each product's days as one text), then hands the products to a pool
+ * of worker threads (forecast-worker.ts, piscina) and awaits.
  *
  * - **Threads**: `FORECAST_THREADS`, by default one fewer than the machine's cores (at least one):
  *   the event loop keeps a core of its own for the requests, which is the point. 0 computes on the
  *   event loop (no pool: as before).
- * - **Batches**: `BATCH_PRODUCTS` products per task. A task's inputs are copied to its thread by
- *   structured clone on the event loop: a product's year of day rows costs ~0.15 ms to serialise,
- *   so a batch holds the loop ~2.5 ms, far under the 20 ms another tenant's request may wait, and
- *   200 products make 13 tasks that keep every thread busy. (One task of 200 products would hold the
- *   loop ~30 ms while serialising.)
+ * - **Batches**: `BATCH_PRODUCTS` products per task; 200 products make 13 tasks that keep every
+ *   thread busy. A task's inputs are copied to its thread by structured clone on the event loop:
+ *   each product's year of day rows crosses as the one text the database wrote (day-rows.ts), which
+ *   the thread turns into rows, and the tasks are sent one per turn of the loop (`setImmediate`
+ *   between them), so that the loop answers other requests in between. (As 365 row objects a
+ *   product, 200 products' copies sent in one go held the loop 8–11 ms, on top of the rows' parsing
+ *   and grouping in the same stretch: 28–48 ms in all, bench/README.md.)
  * - **Nothing runs inline** when a pool exists, not even one product: a product's fit costs 3–5 ms
  *   of CPU, a round trip to an idle thread ~0.3 ms of loop time and ~1 ms of latency
  *   (bench/README.md); the loop is what is scarce, not the millisecond.
@@ -32,8 +35,12 @@ export const BATCH_PRODUCTS = 16;
 
 /** `productDemand`'s `at`: what is the same for every product of an answer. */
 export type DemandAt = Parameters<typeof productDemand>[3];
-/** One product's inputs, as `productDemand` takes them. */
-export type DemandInput = { product: ProductRow; sales: DayRow[]; wasteKg: Map<string, number> };
+/**
+ * One product's inputs: `productDemand`'s, with its day rows as the text the database wrote
+ * (day-rows.ts), which the thread turns into rows: a string is copied to a thread at once, 365 row
+ * objects one by one.
+ */
+export type DemandInput = { product: ProductRow; days: DayRowsText; wasteKg: Map<string, number> };
 
 /** What crosses to a thread: `at` without its function, and the closed days of `span`. */
 export type DemandTask = {
@@ -87,8 +94,14 @@ export function createForecastPool(options: { threads: number; idleTimeoutMs?: n
     async demand(inputs, at) {
       const tasks: Promise<ProductDemand[]>[] = [];
       for (let i = 0; i < inputs.length; i += BATCH_PRODUCTS) {
+        // The loop's other callbacks between two tasks' copies: sent in one go, 200 products' copies
+        // added up to one stretch (bench/README.md).
+        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
         const task = demandTask(inputs.slice(i, i + BATCH_PRODUCTS), at);
-        tasks.push(started().run(task, { name: 'demandBatch' }) as Promise<ProductDemand[]>);
+        const running = started().run(task, { name: 'demandBatch' }) as Promise<ProductDemand[]>;
+        // Awaited all together below; a failure while later tasks are still being sent is not unhandled.
+        running.catch(() => {});
+        tasks.push(running);
       }
       return (await Promise.all(tasks)).flat();
     },
@@ -104,7 +117,7 @@ export function demandTask(inputs: readonly DemandInput[], at: DemandAt): Demand
   let closed: DemandTask['closed'] = null;
   if (closedOn) {
     // The series of a product runs from its first sale; the points to the horizon's last day.
-    const firsts = inputs.map((i) => i.sales[0]?.day ?? at.today).sort();
+    const firsts = inputs.map((i) => firstDayOf(i.days) ?? at.today).sort();
     const from = firsts[0] ?? at.today;
     const to = addDays(at.today, at.horizon + 1);
     const days: string[] = [];
