@@ -154,10 +154,11 @@ export function adviceMargin(errors: readonly number[], sigma: number, quantile:
  * at least `q` (split conformal prediction): the ⌈(n + 1)·q⌉-th smallest of the n errors (for `q`
  * under one half, the ⌊(n + 1)·q⌋-th). The sample quantile, the 2nd largest of 56 errors for 97.5 %,
  * held about 93 % of new values; this index holds 95 %. When it falls beyond the sample (n under 39
- * for 97.5 %), the tail of a normal fitted to it (mean ± z·sd·√(1 + 1/n), a prediction interval's),
+ * for 97.5 %), the tail of a normal fitted to it (mean ± t·sd·√(1 + 1/n), a prediction interval's),
  * never inside the sample's extreme.
  */
 export function conformalQuantile(errors: readonly number[], q: number): number {
+  // (Student's t for the fitted tail: the mean and spread are themselves estimated from n errors.)
   const sorted = [...errors].sort((a, b) => a - b);
   const n = sorted.length;
   if (n === 0) return 0;
@@ -165,8 +166,19 @@ export function conformalQuantile(errors: readonly number[], q: number): number 
   if (k >= 1 && k <= n) return sorted[k - 1] as number;
   const mean = sorted.reduce((a, b) => a + b, 0) / n;
   const sd = n > 1 ? Math.sqrt(sorted.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1)) : 0;
-  const tail = mean + probit(q) * sd * Math.sqrt(1 + 1 / n);
+  const tail = mean + studentT(q, n - 1) * sd * Math.sqrt(1 + 1 / n);
   return q >= 0.5 ? Math.max(sorted[n - 1] as number, tail) : Math.min(sorted[0] as number, tail);
+}
+
+/**
+ * The `q` quantile of Student's t with `df` degrees of freedom, from the normal's by the
+ * Cornish–Fisher expansion (within 0.3 % of the exact value from 10 degrees of freedom; the normal's
+ * when `df` is under 1).
+ */
+export function studentT(q: number, df: number): number {
+  const z = probit(q);
+  if (df < 1) return z;
+  return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2);
 }
 
 /** The quantity to prepare: `value` plus `margin`, rounded up to whole units or to 0.1 kg, never negative. */
