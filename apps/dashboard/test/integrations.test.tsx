@@ -1,10 +1,15 @@
 import { EVENT_TYPES } from '@merma/schema';
 import { ROLES, type Role } from '@merma/schema/dashboard';
 import { screen, waitFor, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { i18n } from '../src/i18n/index.ts';
 import { ApiError, api } from './support/api.ts';
 import { appFixtures, ids, inbound, webhook } from './support/fixtures.ts';
 import { renderApp, startingWith, t } from './support/render.tsx';
+
+/** The Integrations page's words are a namespace of their own, loaded as the page loads them. */
+const ti = i18n.getFixedT(null, 'integrations');
+beforeAll(() => i18n.loadNamespaces('integrations'));
 
 function integrations(role: Role, endpoints = [webhook()]) {
   api.use({ ...appFixtures(role), 'webhooks.list': endpoints, 'inbound.endpoint': inbound, 'integrations.list': [] });
@@ -18,7 +23,11 @@ describe('integrations: who sees what', () => {
     // Everyone reads the endpoints and the inbound address.
     expect(screen.getByRole('link', { name: 'https://erp.example.com/merma' })).toBeInTheDocument();
     expect(await screen.findByDisplayValue(inbound.url)).toBeInTheDocument();
-    for (const name of [t('integrations.add.button'), t('integrations.vendors.square.connect'), t('integrations.vendors.odoo.connect')]) {
+    for (const name of [
+      ti('integrations.add.button'),
+      ti('integrations.vendors.square.connect'),
+      ti('integrations.vendors.odoo.connect'),
+    ]) {
       if (manages[role]) expect(await screen.findByRole('button', { name })).toBeInTheDocument();
       else expect(screen.queryByRole('button', { name })).not.toBeInTheDocument();
     }
@@ -30,9 +39,9 @@ describe('integrations: states', () => {
     integrations('owner', []);
     await renderApp('/integrations?mode=live');
     expect(api.last('webhooks.list')).toEqual({ establishment_id: ids.establishment, livemode: true });
-    const table = screen.getByRole('table', { name: t('integrations.endpoints') });
-    expect(within(table).getByText(t('integrations.empty'))).toBeInTheDocument();
-    expect(await screen.findByText(t('integrations.vendors.empty'))).toBeInTheDocument();
+    const table = screen.getByRole('table', { name: ti('integrations.endpoints') });
+    expect(within(table).getByText(ti('integrations.empty'))).toBeInTheDocument();
+    expect(await screen.findByText(ti('integrations.vendors.empty'))).toBeInTheDocument();
     await waitFor(() => expect(api.last('integrations.list')).toEqual({ establishment_id: ids.establishment, livemode: true }));
   });
 
@@ -44,7 +53,7 @@ describe('integrations: states', () => {
       },
     });
     await renderApp('/integrations');
-    const section = screen.getByRole('region', { name: t('integrations.inbound.title') });
+    const section = screen.getByRole('region', { name: ti('integrations.inbound.title') });
     expect(await within(section).findByRole('alert')).toHaveTextContent(t('errors.codes.not_found'));
     expect(screen.getByRole('link', { name: 'https://erp.example.com/merma' })).toBeInTheDocument();
   });
@@ -54,12 +63,12 @@ describe('integrations: the form to add an endpoint', () => {
   async function openForm() {
     integrations('developer', []);
     const view = await renderApp('/integrations');
-    await view.user.click(screen.getByRole('button', { name: t('integrations.add.button') }));
-    const dialog = await screen.findByRole('dialog', { name: t('integrations.add.title') });
+    await view.user.click(screen.getByRole('button', { name: ti('integrations.add.button') }));
+    const dialog = await screen.findByRole('dialog', { name: ti('integrations.add.title') });
     return { ...view, dialog };
   }
-  const url = (dialog: HTMLElement) => within(dialog).getByRole('textbox', { name: startingWith(t('integrations.fields.url')) });
-  const submit = (dialog: HTMLElement) => within(dialog).getByRole('button', { name: t('integrations.add.submit') });
+  const url = (dialog: HTMLElement) => within(dialog).getByRole('textbox', { name: startingWith(ti('integrations.fields.url')) });
+  const submit = (dialog: HTMLElement) => within(dialog).getByRole('button', { name: ti('integrations.add.submit') });
 
   it('asks for a full http(s) URL and an event, and sends nothing', async () => {
     const { user, dialog } = await openForm();
@@ -88,7 +97,7 @@ describe('integrations: the form to add an endpoint', () => {
       events: ['record.created', 'plan.generated'],
       description: null,
     });
-    const shown = await screen.findByRole('dialog', { name: t('integrations.created.title') });
+    const shown = await screen.findByRole('dialog', { name: ti('integrations.created.title') });
     expect(within(shown).getByDisplayValue('whsec_shownonce')).toBeInTheDocument();
   });
 

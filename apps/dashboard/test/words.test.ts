@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import es from '../src/i18n/es.json';
+import integrationsEs from '../src/i18n/integrations.es.json';
 import stationEs from '../src/i18n/station.es.json';
 
 /** Every message of a file, by its dotted key. */
@@ -15,7 +16,7 @@ function messages(tree: object, prefix = ''): [string, string][] {
  * kitchen would read as another act.
  */
 describe('the Spanish words for pairing a station', () => {
-  const all = [...messages(es), ...messages(stationEs, 'station:')];
+  const all = [...messages(es), ...messages(stationEs, 'station:'), ...messages(integrationsEs, 'integrations:')];
 
   it('are vincular and its family, everywhere', () => {
     expect(all.filter(([, text]) => /emparejamiento|emparejad|desemparej|emparejar\b/i.test(text))).toEqual([]);

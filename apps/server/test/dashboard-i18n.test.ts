@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The dashboard shows no word that is not in its message files (src/i18n/es.json, the typed key
- * source, and en.json; the kitchen station's in station.es.json and station.en.json): every source file under apps/dashboard/src is parsed with the TypeScript
+ * source, and en.json; the kitchen station's in station.es.json and station.en.json, the Integrations
+ * page's in integrations.es.json and integrations.en.json): every source file under apps/dashboard/src is parsed with the TypeScript
  * compiler and these are refused:
  *
  * - JSX text with a letter (`<Button>Save</Button>`), or a string as a JSX child (`{'Save'}`);
@@ -229,11 +230,15 @@ const files = sources(DASHBOARD_SRC).map((path) => ({
   name: relative(DASHBOARD_SRC, path).replaceAll('\\', '/'),
   text: readFileSync(path, 'utf8'),
 }));
-/** A language's messages: the dashboard's, and the kitchen station's namespace (its keys start with `station.`). */
+/**
+ * A language's messages: the dashboard's, the kitchen station's namespace (its keys start with
+ * `station.`) and the Integrations page's (its keys start with `integrations.`).
+ */
 const messages = (language: string) =>
   ({
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/${language}.json`), 'utf8')),
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/station.${language}.json`), 'utf8')),
+    ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/integrations.${language}.json`), 'utf8')),
   }) as Messages;
 const es = messages('es');
 const en = messages('en');

@@ -135,7 +135,9 @@ describe('/dashboard', () => {
     // the number fields' refusals, the server's detail codes worded in the reader's language and the
     // production advice's trade (+1.0 kB), and the refused sale lines of the Integrations page (+0.4 kB).
     // Raised to 209.2 kB with the Products page's density field (label, hint, refusal; +0.1 kB).
-    const BUDGET_GZ = 209_200;
+    // Lowered to 204.4 kB when the Integrations page's texts (−5.2 kB) became a namespace of their
+    // own (`integrations`), loaded when the page opens.
+    const BUDGET_GZ = 204_400;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));

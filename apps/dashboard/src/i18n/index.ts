@@ -1,6 +1,7 @@
 import i18next, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import type es from './es.json';
+import type integrationsEs from './integrations.es.json';
 import type stationEs from './station.es.json';
 
 /** The languages the dashboard speaks; the first is the default. */
@@ -12,7 +13,7 @@ const STORAGE_KEY = 'merma.language';
 declare module 'i18next' {
   interface CustomTypeOptions {
     defaultNS: 'translation';
-    resources: { translation: typeof es; station: typeof stationEs };
+    resources: { translation: typeof es; station: typeof stationEs; integrations: typeof integrationsEs };
     // Permission names (`records:read`) are message keys: ':' is not a namespace separator here.
     nsSeparator: false;
   }
@@ -68,13 +69,18 @@ export function formatLocale(language: string): string {
  * is used: a page loads one language, not both. The kitchen station's words (its page's and the
  * dashboard's Stations page's) are a namespace of their own (`station`, station.es.json and
  * station.en.json), loaded when one of those pages is opened: the sign-in page's first load does
- * not carry them.
+ * not carry them. The Integrations page's words are one too (`integrations`, integrations.es.json and
+ * integrations.en.json), loaded when that page is opened.
  */
 async function load(language: string, namespace: string) {
   // One import per branch: each loads its own chunk and nothing of the others.
   if (namespace === 'station') {
     if (language === 'en') return (await import('./station.en.json')).default;
     return (await import('./station.es.json')).default;
+  }
+  if (namespace === 'integrations') {
+    if (language === 'en') return (await import('./integrations.en.json')).default;
+    return (await import('./integrations.es.json')).default;
   }
   if (language === 'en') return (await import('./en.json')).default;
   return (await import('./es.json')).default;

@@ -8,8 +8,9 @@ type Props = { onClose: () => void; establishmentId: string; livemode: boolean }
 
 /** Adds an endpoint, then shows its signing secret once. Render it only while open. */
 export function AddEndpointModal({ onClose, establishmentId, livemode }: Props) {
-  const { t } = useTranslation();
-  const form = useForm<WebhookValues>({ initialValues: { url: '', events: [], description: '' }, validate: webhookRules(t) });
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
+  const form = useForm<WebhookValues>({ initialValues: { url: '', events: [], description: '' }, validate: webhookRules(common) });
   const { mutation: create, result: created } = useMutationKeepingResult(
     trpc.webhooks.create.mutationOptions(),
     trpc.webhooks.list.pathFilter(),

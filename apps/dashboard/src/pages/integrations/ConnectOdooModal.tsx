@@ -11,10 +11,11 @@ type Props = { onClose: () => void; establishmentId: string; livemode: boolean }
  * view only "I have copied it" leaves. Render it only while open.
  */
 export function ConnectOdooModal({ onClose, establishmentId, livemode }: Props) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   const form = useForm<OdooValues>({
     initialValues: { name: '', odoo_url: '', database: '', login: '', api_key: '', company_id: '' },
-    validate: odooRules(t),
+    validate: odooRules(common),
   });
   const { mutation: create, result: created } = useMutationKeepingResult(
     trpc.integrations.create.mutationOptions(),

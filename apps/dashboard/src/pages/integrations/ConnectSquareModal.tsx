@@ -18,10 +18,11 @@ type Props = { onClose: () => void; establishmentId: string; livemode: boolean }
  * Render it only while open.
  */
 export function ConnectSquareModal({ onClose, establishmentId, livemode }: Props) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   const form = useForm<SquareValues>({
     initialValues: { name: '', signature_key: '', access_token: '', location_id: '' },
-    validate: squareRules(t),
+    validate: squareRules(common),
   });
   const { mutation: create, result: created } = useMutationKeepingResult(
     trpc.integrations.create.mutationOptions(),
@@ -74,8 +75,9 @@ function NextStep({
   scope: { establishment_id: string; livemode: boolean };
   onDone: () => void;
 }) {
-  const { t } = useTranslation();
-  const form = useForm({ initialValues: { signature_key: '' }, validate: { signature_key: credentialRule(t, true) } });
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
+  const form = useForm({ initialValues: { signature_key: '' }, validate: { signature_key: credentialRule(common, true) } });
   const { mutation: update, result: updated } = useMutationKeepingResult(
     trpc.integrations.update.mutationOptions({
       onSuccess: () => notifications.show({ color: 'teal', message: t('integrations.vendors.saved') }),

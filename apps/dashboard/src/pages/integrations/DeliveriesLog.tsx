@@ -17,7 +17,8 @@ const route = getRouteApi('/app/integrations/$id');
 
 /** Every event sent to the endpoint, newest first, with each attempt; paged in the URL (`?page=`). */
 export function DeliveriesLog({ scope, manage }: { scope: WebhookScopeInput; manage: boolean }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   const format = useFormat();
   const navigate = useNavigate();
   const page = route.useSearch({ select: (s) => s.page ?? 1 });
@@ -74,7 +75,7 @@ export function DeliveriesLog({ scope, manage }: { scope: WebhookScopeInput; man
   if (manage) {
     columns.push({
       key: 'actions',
-      header: t('table.actions'),
+      header: common('table.actions'),
       hideHeader: true,
       render: (d) => (
         <Button
@@ -139,7 +140,7 @@ function whilePending(query: { state: { data?: { data: WebhookDelivery[] } | und
 
 /** A delivery's payload, then its attempts, each with the start of the receiver's answer. */
 function DeliveryDetails({ delivery }: { delivery: WebhookDelivery }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   return (
     <Stack gap="sm" maw="100%">
       <Body label={t('integrations.deliveries.payload')} text={JSON.stringify(delivery.payload, null, 2)} />
@@ -153,7 +154,7 @@ function DeliveryDetails({ delivery }: { delivery: WebhookDelivery }) {
 
 /** What the receiver answered to one attempt (as much of it as is kept). */
 function Answer({ attempt }: { attempt: WebhookDeliveryAttempt }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const label =
     attempt.response_status === null
       ? t('integrations.deliveries.responseBodyNoStatus', { attempt: attempt.attempt })
@@ -179,7 +180,7 @@ function Answer({ attempt }: { attempt: WebhookDeliveryAttempt }) {
  * is focusable and named by its label, so that it can be scrolled with the keyboard too.
  */
 function Body({ label, text, note }: { label: string; text: string | null; note?: string | undefined }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const id = useId();
   return (
     <Stack gap={4}>
@@ -213,7 +214,7 @@ function Body({ label, text, note }: { label: string; text: string | null; note?
 
 /** Every HTTP attempt of one delivery, oldest first. */
 function Attempts({ attempts }: { attempts: WebhookDeliveryAttempt[] }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const format = useFormat();
   if (attempts.length === 0) {
     return (

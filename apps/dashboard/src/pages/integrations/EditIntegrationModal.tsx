@@ -27,7 +27,7 @@ type Props = { integration: Integration; scope: Scope; onClose: () => void };
  * setting is sent only when it differs from the stored one. Render it only while open.
  */
 export function EditIntegrationModal({ integration, scope, onClose }: Props) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const update = useMutation(
     trpc.integrations.update.mutationOptions({
       meta: { inlineError: true },

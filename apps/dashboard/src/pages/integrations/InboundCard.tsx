@@ -7,7 +7,7 @@ import { trpc } from '../../trpc.ts';
 
 /** Where ERP/POS systems post their events, with a sample body to copy. */
 export function InboundCard({ establishmentId }: { establishmentId: string }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const inbound = useQuery(trpc.inbound.endpoint.queryOptions({ establishment_id: establishmentId }));
   const sample = inbound.data ? JSON.stringify(inbound.data.sample, null, 2) : '';
 

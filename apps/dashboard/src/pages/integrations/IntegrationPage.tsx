@@ -28,7 +28,7 @@ export type WebhookScopeInput = { establishment_id: string; livemode: boolean; i
 const WATCH_ACTIVE_MS = 15_000;
 
 export function IntegrationPage() {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const { id } = route.useParams();
   const { establishment, livemode } = useScope();
   if (!establishment) {
@@ -42,7 +42,7 @@ export function IntegrationPage() {
 }
 
 function Endpoint({ scope }: { scope: WebhookScopeInput }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const format = useFormat();
   const navigate = useNavigate();
   const { me, mode } = useScope();
@@ -163,10 +163,11 @@ function Endpoint({ scope }: { scope: WebhookScopeInput }) {
 }
 
 function Settings({ scope, subscription, manage }: { scope: WebhookScopeInput; subscription: WebhookSubscription; manage: boolean }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   const form = useForm<WebhookValues>({
     initialValues: { url: subscription.url, events: subscription.events, description: subscription.description ?? '' },
-    validate: webhookRules(t),
+    validate: webhookRules(common),
   });
   const update = useMutation(
     trpc.webhooks.update.mutationOptions({
@@ -196,7 +197,7 @@ function Settings({ scope, subscription, manage }: { scope: WebhookScopeInput; s
           {manage && (
             <Group justify="flex-end">
               <Button type="submit" loading={update.isPending} disabled={!form.isDirty()}>
-                {t('common.save')}
+                {common('common.save')}
               </Button>
             </Group>
           )}

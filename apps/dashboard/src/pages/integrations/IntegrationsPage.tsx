@@ -19,7 +19,7 @@ import { VendorIntegrations } from './VendorIntegrations.tsx';
 import { WebhookStatusBadge } from './WebhookFields.tsx';
 
 export function IntegrationsPage() {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const { me, establishment, mode, livemode } = useScope();
   const [adding, addModal] = useDisclosure(false);
   const manage = can.manageIntegrations(me.role);
@@ -60,7 +60,7 @@ export function IntegrationsPage() {
 }
 
 function Endpoints({ establishmentId, livemode }: { establishmentId: string; livemode: boolean }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const format = useFormat();
   const { data: subscriptions } = useSuspenseQuery(trpc.webhooks.list.queryOptions({ establishment_id: establishmentId, livemode }));
 

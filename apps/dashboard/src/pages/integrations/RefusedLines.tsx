@@ -16,7 +16,7 @@ type Scope = { establishment_id: string; livemode: boolean };
  * product, which stores every kept line of that item and the item's later lines.
  */
 export function RefusedLines({ integration, scope, manage }: { integration: Integration; scope: Scope; manage: boolean }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const [open, setOpen] = useState(false);
   const [result, setResult] = useState<MapRefusedLineResult | null>(null);
   if (integration.refused_count === 0 && !result) return null;
@@ -61,10 +61,11 @@ function LinesTable({
   manage: boolean;
   onMapped: (r: MapRefusedLineResult) => void;
 }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   const lines = useQuery(trpc.integrations.refusedLines.queryOptions({ ...scope, integration_id: integration.id }));
   const products = useQuery({ ...trpc.catalog.products.queryOptions(), enabled: manage });
-  if (lines.isPending) return <Loader size="sm" aria-label={t('common.loading')} />;
+  if (lines.isPending) return <Loader size="sm" aria-label={common('common.loading')} />;
   if (lines.error) return <ErrorAlert error={lines.error} />;
   const options = (products.data ?? [])
     .filter((p) => p.active)
@@ -114,7 +115,7 @@ function LineRow({
   options: { value: string; label: string }[];
   onMapped: (r: MapRefusedLineResult) => void;
 }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const format = useFormat();
   const [product, setProduct] = useState<string | null>(null);
   const item = line.item_name ?? line.item_ref ?? t('integrations.refused.noItem');

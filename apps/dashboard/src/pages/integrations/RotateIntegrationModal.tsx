@@ -18,11 +18,12 @@ type Props = { integration: Integration; scope: { establishment_id: string; live
  * Render it only while open.
  */
 export function RotateIntegrationModal({ integration, scope, onClose }: Props) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   const square = integration.kind === 'square';
   const form = useForm({
     initialValues: { signature_key: '', grace: '86400' },
-    validate: { signature_key: (value: string) => (square ? credentialRule(t, true)(value) : null) },
+    validate: { signature_key: (value: string) => (square ? credentialRule(common, true)(value) : null) },
   });
   const { mutation: rotate, result: rotated } = useMutationKeepingResult(
     trpc.integrations.rotate.mutationOptions({

@@ -26,7 +26,7 @@ export function RotateSecret({
   subscription: WebhookSubscription;
   manage: boolean;
 }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const format = useFormat();
   const [open, setOpen] = useState(false);
   return (
@@ -57,7 +57,8 @@ export function RotateSecret({
 }
 
 function RotateModal({ scope, onClose }: { scope: WebhookScopeInput; onClose: () => void }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   const [grace, setGrace] = useState<string>('86400');
   const { mutation: rotate, result: rotated } = useMutationKeepingResult(
     trpc.webhooks.rotateSecret.mutationOptions(),
@@ -85,7 +86,7 @@ function RotateModal({ scope, onClose }: { scope: WebhookScopeInput; onClose: ()
         />
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
-            {t('common.cancel')}
+            {common('common.cancel')}
           </Button>
           <Button color="red" loading={rotate.isPending} onClick={() => rotate.mutate({ ...scope, grace_period_seconds: Number(grace) })}>
             {t('integrations.secret.rotateConfirm')}

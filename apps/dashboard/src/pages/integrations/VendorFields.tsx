@@ -27,7 +27,7 @@ const nameRule = (t: TFunction) => (value: string) =>
 /** A credential: empty is fine when it is optional or already stored; otherwise the server's rule. */
 export const credentialRule = (t: TFunction, required: boolean) => (value: string) => {
   if (value.trim() === '') return required ? t('validation.required') : null;
-  return valid(shape.access_token, value) ? null : t('integrations.vendors.validation.credential');
+  return valid(shape.access_token, value) ? null : t('integrations.vendors.validation.credential', { ns: 'integrations' });
 };
 
 /**
@@ -35,7 +35,7 @@ export const credentialRule = (t: TFunction, required: boolean) => (value: strin
  * refused here rather than silently ignored.
  */
 const keptSetting = (t: TFunction, stored: string | undefined) => (value: string) =>
-  stored && value.trim() === '' ? t('integrations.vendors.validation.cannotClear') : null;
+  stored && value.trim() === '' ? t('integrations.vendors.validation.cannotClear', { ns: 'integrations' }) : null;
 
 export function squareRules(t: TFunction, current?: Integration) {
   return {
@@ -44,7 +44,9 @@ export function squareRules(t: TFunction, current?: Integration) {
     access_token: credentialRule(t, false),
     location_id: (value: string) =>
       keptSetting(t, current?.settings.location_id)(value) ??
-      (value.trim() === '' || valid(shape.location_id, value) ? null : t('integrations.vendors.validation.locationId')),
+      (value.trim() === '' || valid(shape.location_id, value)
+        ? null
+        : t('integrations.vendors.validation.locationId', { ns: 'integrations' })),
   };
 }
 
@@ -58,7 +60,9 @@ export function odooRules(t: TFunction, current?: Integration) {
       login: values.login.trim() !== '',
       api_key: values.api_key.trim() !== '' || Boolean(current?.api_credential_set),
     };
-    return Object.values(given).some(Boolean) && !given[field as keyof typeof given] ? t('integrations.vendors.validation.allFour') : null;
+    return Object.values(given).some(Boolean) && !given[field as keyof typeof given]
+      ? t('integrations.vendors.validation.allFour', { ns: 'integrations' })
+      : null;
   };
   return {
     name: nameRule(t),
@@ -78,7 +82,7 @@ export function odooRules(t: TFunction, current?: Integration) {
     company_id: (value: string) =>
       value.trim() === '' || (COMPANY_ID.test(value.trim()) && Number(value.trim()) <= 2_147_483_647)
         ? null
-        : t('integrations.vendors.validation.companyId'),
+        : t('integrations.vendors.validation.companyId', { ns: 'integrations' }),
   };
 }
 
@@ -92,7 +96,7 @@ type WriteOnlyFieldProps = Omit<PasswordInputProps, 'placeholder' | 'autoComplet
  * browser, and never showing the stored value, only whether one is stored.
  */
 export function WriteOnlyField({ stored, ...props }: WriteOnlyFieldProps) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const placeholder =
     stored === undefined ? undefined : stored ? t('integrations.vendors.fields.storedKeep') : t('integrations.vendors.fields.notSet');
   return <PasswordInput placeholder={placeholder} autoComplete="off" {...props} />;
@@ -100,7 +104,7 @@ export function WriteOnlyField({ stored, ...props }: WriteOnlyFieldProps) {
 
 /** An integration's name, the first field of every vendor's form. */
 function NameField({ placeholder, ...props }: TextInputProps & { placeholder: string }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   return (
     <TextInput
       label={t('integrations.vendors.fields.name')}
@@ -126,7 +130,7 @@ export function CodeText({ text }: { text: string }) {
 }
 
 export function SquareFields({ form, current }: { form: UseFormReturnType<SquareValues>; current?: Integration }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   return (
     <Stack gap="md">
       <NameField placeholder={t('integrations.vendors.fields.squareNamePlaceholder')} {...form.getInputProps('name')} />
@@ -159,7 +163,7 @@ export function SquareFields({ form, current }: { form: UseFormReturnType<Square
 }
 
 export function OdooFields({ form, current }: { form: UseFormReturnType<OdooValues>; current?: Integration }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   return (
     <Stack gap="md">
       <NameField placeholder={t('integrations.vendors.fields.odooNamePlaceholder')} {...form.getInputProps('name')} />

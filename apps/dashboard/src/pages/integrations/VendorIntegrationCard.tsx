@@ -16,7 +16,8 @@ type Scope = { establishment_id: string; livemode: boolean };
 
 /** A URL to copy into a vendor's console: read-only, with a copy button named for what it copies. */
 export function CopyUrl({ label, url, description }: { label: string; url: string; description?: string }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   const copyLabel = t('integrations.vendors.copyUrl', { label });
   return (
     <Group align="flex-end" gap="xs" wrap="nowrap">
@@ -32,7 +33,7 @@ export function CopyUrl({ label, url, description }: { label: string; url: strin
       />
       <CopyButton value={url}>
         {({ copied, copy }) => (
-          <Tooltip label={copied ? t('common.copied') : copyLabel} withArrow>
+          <Tooltip label={copied ? common('common.copied') : copyLabel} withArrow>
             <ActionIcon variant="default" size="lg" onClick={copy} aria-label={copyLabel}>
               {copied ? <IconCheck size={16} aria-hidden /> : <IconCopy size={16} aria-hidden />}
             </ActionIcon>
@@ -62,7 +63,7 @@ function Check({ state, children }: { state: CheckState; children: ReactNode }) 
 export const squareReady = (i: Integration) => i.signature_key_set && i.api_credential_set;
 
 function SquareChecklist({ integration }: { integration: Integration }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const location = integration.settings.location_id;
   return (
     <>
@@ -84,7 +85,7 @@ function SquareChecklist({ integration }: { integration: Integration }) {
 }
 
 function OdooChecklist({ integration }: { integration: Integration }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const { url, database, login } = integration.settings;
   const reading = Boolean(url && database && login && integration.api_credential_set);
   return (
@@ -103,7 +104,7 @@ function OdooChecklist({ integration }: { integration: Integration }) {
  * revoke. A revoked one keeps only its name, dates and status.
  */
 export function VendorIntegrationCard({ integration, scope, manage }: { integration: Integration; scope: Scope; manage: boolean }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const format = useFormat();
   const [editing, setEditing] = useState(false);
   const [rotating, setRotating] = useState(false);
@@ -242,7 +243,7 @@ export function VendorIntegrationCard({ integration, scope, manage }: { integrat
 }
 
 function StatusBadge({ integration }: { integration: Integration }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const [color, key] =
     integration.status === 'revoked'
       ? (['gray', 'revoked'] as const)

@@ -21,7 +21,7 @@ type Props = { establishmentId: string; mode: Mode; manage: boolean };
  * Active connections come first, then revoked ones (kept so the history is readable), newest first.
  */
 export function VendorIntegrations({ establishmentId, mode, manage }: Props) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const livemode = mode === 'live';
   const scope = { establishment_id: establishmentId, livemode };
   const [connecting, setConnecting] = useState<'square' | 'odoo' | null>(null);

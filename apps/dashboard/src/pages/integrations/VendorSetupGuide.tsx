@@ -11,7 +11,7 @@ const ODOO_STEPS = ['connect', 'uomField', 'scrapRule', 'posRule', 'ordersRule',
  * Merma (no relay): Square signs each notification, Odoo's URL carries its token.
  */
 export function VendorSetupGuide() {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   return (
     <Accordion variant="separated" chevronPosition="left" order={3}>
       <Accordion.Item value="square">

@@ -20,7 +20,8 @@ export function webhookRules(t: TFunction) {
 
 /** URL, events and description of an endpoint: the same fields to add one and to edit it. */
 export function WebhookFields({ form, readOnly = false }: { form: UseFormReturnType<WebhookValues>; readOnly?: boolean }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
+  const { t: common } = useTranslation();
   return (
     <Stack gap="md">
       <TextInput
@@ -36,7 +37,7 @@ export function WebhookFields({ form, readOnly = false }: { form: UseFormReturnT
       <Checkbox.Group label={t('integrations.fields.events')} required readOnly={readOnly} {...form.getInputProps('events')}>
         <SimpleGrid cols={{ base: 1, sm: 2 }} mt="xs" spacing="xs">
           {EVENT_TYPES.map((event) => (
-            <Checkbox key={event} value={event} label={event} description={t(`events.${event}`)} disabled={readOnly} />
+            <Checkbox key={event} value={event} label={event} description={common(`events.${event}`)} disabled={readOnly} />
           ))}
         </SimpleGrid>
       </Checkbox.Group>
@@ -53,7 +54,7 @@ export function WebhookFields({ form, readOnly = false }: { form: UseFormReturnT
 }
 
 export function WebhookStatusBadge({ status }: { status: 'active' | 'deactivated' }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   return (
     <Badge miw="max-content" color={status === 'active' ? 'teal' : 'red'} variant="light">
       {t(`integrations.status.${status}`)}
@@ -62,7 +63,7 @@ export function WebhookStatusBadge({ status }: { status: 'active' | 'deactivated
 }
 
 export function DeliveryStatusBadge({ status }: { status: 'pending' | 'succeeded' | 'failed' }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('integrations');
   const color = status === 'succeeded' ? 'teal' : status === 'failed' ? 'red' : 'blue';
   return (
     <Badge miw="max-content" color={color} variant="light">
