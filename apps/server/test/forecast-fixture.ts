@@ -19,7 +19,9 @@ export async function seedKitchen(
   const names = Array.from({ length: products }, (_, i) => `Plato ${String(i + 1).padStart(3, '0')}`);
   const csv = ['name;food_category;ean;unit_weight_kg;price;unit_cost']
     .concat(
-      names.map((n, i) => `${n};prepared_meals;${ean13(i)};${i % 3 === 0 ? '0,25' : ''};${i % 4 === 0 ? '4,50' : ''};${i % 4 === 0 ? '1,20' : ''}`),
+      names.map(
+        (n, i) => `${n};prepared_meals;${ean13(i)};${i % 3 === 0 ? '0,25' : ''};${i % 4 === 0 ? '4,50' : ''};${i % 4 === 0 ? '1,20' : ''}`,
+      ),
     )
     .join('\n');
   await importProducts(db, { org: tenant.organizationId, csv });
