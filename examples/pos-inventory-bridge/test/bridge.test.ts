@@ -346,10 +346,16 @@ describe('sales and production advice', () => {
       'kg',
       hake.advice.last_4_weeks.avoided_kg === null ? '—' : expect.stringContaining(' kg'),
     ]);
-    // The forecast's notes on a product follow the table.
+    // The forecast's notes on each product follow the table: whether today's sales are in (for
+    // both), and the hake's short history.
     expect(hake.notes.map((n) => n.code)).toContain('short_history');
-    expect(rows.slice(4)).toEqual(hake.notes.map((n) => `  Merluza: ${n.message}`));
-    expect(rows[4]).toMatch(/^ {2}Merluza: 3 days of sales history/);
+    expect(bread.notes.map((n) => n.code)).toEqual(['today_excluded']);
+    expect(rows.slice(4)).toEqual([
+      ...bread.notes.map((n) => `  Barra de pan: ${n.message}`),
+      ...hake.notes.map((n) => `  Merluza: ${n.message}`),
+    ]);
+    expect(rows[4]).toMatch(/^ {2}Barra de pan: today's sales are not included/);
+    expect(rows[5]).toMatch(/^ {2}Merluza: 3 days of sales history/);
 
     // The advice alone, as JSON; a rerun of the feed stores nothing new.
     const json = await run(['--advice', '--json'], tenant.key);
@@ -364,7 +370,7 @@ describe('sales and production advice', () => {
       avoided_kg: avoided.avoided_kg,
       avoided_pct: avoided.avoided_pct,
       short_days: avoided.short_days,
-      notes: [],
+      notes: bread.notes,
     });
     const rerun = JSON.parse((await run([file, '--source', 'obrador', '--json'], tenant.key)).stdout);
     expect(rerun).toMatchObject({ lines: 21, processed: 0, duplicate: 21, sales: { lines: 24, stored: 0, duplicate: 24, failed: 0 } });
