@@ -1,0 +1,94 @@
+import { Box, Button, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { type Details, STAGES } from '../flow.ts';
+import { bigClose, TALL_SEGMENTS } from './targets.ts';
+
+/** Stage, product and notes: optional, behind one button so the four taps stay four. */
+export function MoreDetails({ details, onChange }: { details: Details; onChange: (details: Details) => void }) {
+  const { t } = useTranslation('station');
+  const { t: dashboard } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const [draft, setDraft] = useState(details);
+  const given = [
+    details.waste_stage ? dashboard(`stages.${details.waste_stage}` as 'stages.storage') : null,
+    details.product_name.trim() || null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  return (
+    <>
+      <Button
+        variant="default"
+        size="lg"
+        h={56}
+        onClick={() => {
+          setDraft(details);
+          setOpen(true);
+        }}
+      >
+        {given ? `${t('station.details.title')}: ${given}` : t('station.details.title')}
+      </Button>
+      <Modal
+        opened={open}
+        onClose={() => setOpen(false)}
+        title={t('station.details.title')}
+        centered
+        size="lg"
+        closeButtonProps={bigClose(t('station.close'))}
+      >
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            onChange(draft);
+            setOpen(false);
+          }}
+        >
+          <Stack>
+            <Box>
+              <Text fw={600} mb={4} id="station-stage">
+                {t('station.details.stage')}
+              </Text>
+              <SegmentedControl
+                aria-labelledby="station-stage"
+                fullWidth
+                size="md"
+                orientation="vertical"
+                styles={TALL_SEGMENTS}
+                value={draft.waste_stage ?? ''}
+                onChange={(v) => setDraft((d) => ({ ...d, waste_stage: v || null }))}
+                data={[
+                  { value: '', label: t('station.details.noStage') },
+                  ...STAGES.map((s) => ({ value: s, label: dashboard(`stages.${s}`) })),
+                ]}
+              />
+            </Box>
+            <TextInput
+              size="lg"
+              label={t('station.details.product')}
+              value={draft.product_name}
+              maxLength={200}
+              onChange={(e) => {
+                const product_name = e.currentTarget.value;
+                setDraft((d) => ({ ...d, product_name }));
+              }}
+            />
+            <TextInput
+              size="lg"
+              label={t('station.details.notes')}
+              value={draft.notes}
+              maxLength={500}
+              onChange={(e) => {
+                const notes = e.currentTarget.value;
+                setDraft((d) => ({ ...d, notes }));
+              }}
+            />
+            <Button type="submit" size="lg" h={56}>
+              {t('station.details.done')}
+            </Button>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,150 @@
+import { Alert, Box, Center, Container, Grid, Loader, Stack } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { type Flow, NO_DETAILS, START, stepOf } from '../flow.ts';
+import { Keypad, typedOf, weightOf } from '../Keypad.tsx';
+import { Choices } from '../parts/Choices.tsx';
+import { FlowSummary } from '../parts/FlowSummary.tsx';
+import { MoreDetails } from '../parts/MoreDetails.tsx';
+import { Recent } from '../parts/Recent.tsx';
+import { Refused } from '../parts/Refused.tsx';
+import { ScaleButton } from '../parts/ScaleButton.tsx';
+import { SessionControl } from '../parts/SessionControl.tsx';
+import { StationHeader } from '../parts/StationHeader.tsx';
+import { Today } from '../parts/Today.tsx';
+import { onUpdate } from '../pwa.ts';
+import classes from '../station.module.css';
+import type { OutboxItem, RecordBody } from '../store.ts';
+import { useLabels } from '../useLabels.ts';
+import type { StationState } from '../useStation.ts';
+
+export function RecordingScreen({ station }: { station: StationState }) {
+  const { t } = useTranslation('station');
+  const { setup, pairing } = station;
+  const labels = useLabels(setup);
+  const [flow, setFlow] = useState<Flow>(START);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState<string>();
+  const [sessionId, setSessionId] = useState<string | null>(() => localStorage.getItem('merma.station.session'));
+  const session = setup?.sessions.find((s) => s.id === sessionId) ?? null;
+  useEffect(() => {
+    // A session completed elsewhere (or from here) no longer takes records.
+    if (setup && sessionId && !session) setSessionId(null);
+  }, [setup, sessionId, session]);
+  useEffect(() => {
+    if (sessionId) localStorage.setItem('merma.station.session', sessionId);
+    else localStorage.removeItem('merma.station.session');
+  }, [sessionId]);
+  const step = stepOf(flow);
+  // A new version of the station took over: reload between two records, when nothing is half-typed.
+  const [updated, setUpdated] = useState(false);
+  useEffect(() => onUpdate(() => setUpdated(true)), []);
+  useEffect(() => {
+    if (updated && step === 'category' && !saving && flow.correcting === undefined) location.reload();
+  }, [updated, step, saving, flow.correcting]);
+
+  const save = async () => {
+    const kg = weightOf(flow.typed);
+    if (kg === null || flow.category === undefined || flow.destination === undefined) return;
+    const body: Omit<RecordBody, 'occurred_at'> = {
+      food_category: flow.category,
+      weight_kg: kg,
+      destino_id: flow.destination,
+      causa_id: flow.cause ?? null,
+      ...(session ? { session_id: session.id } : {}),
+      ...(flow.details?.waste_stage ? { waste_stage: flow.details.waste_stage } : {}),
+      ...(flow.details?.product_name.trim() ? { product_name: flow.details.product_name.trim() } : {}),
+      ...(flow.details?.notes.trim() ? { notes: flow.details.notes.trim() } : {}),
+    };
+    setSaving(true);
+    try {
+      if (flow.correcting !== undefined) await station.outbox.correct(flow.correcting, body);
+      else await station.outbox.record(body);
+      setSaved(t('station.saved', { weight: labels.kg(kg), category: labels.category(flow.category) }));
+      setFlow(START);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const correct = (item: OutboxItem) => {
+    if (item.kind !== 'record' || item.seq === undefined) return;
+    setFlow({
+      category: item.body.food_category,
+      typed: typedOf(item.body.weight_kg),
+      details: { waste_stage: item.body.waste_stage ?? null, product_name: item.body.product_name ?? '', notes: item.body.notes ?? '' },
+      correcting: item.seq,
+    });
+    setSaved(undefined);
+  };
+
+  if (!pairing) return null;
+  return (
+    <Box className={classes.shell}>
+      <StationHeader station={station} />
+      <Container fluid p="md">
+        <Grid gap="md">
+          <Grid.Col span={{ base: 12, md: 8 }}>
+            <Box className={classes.panel}>
+              {saved && step === 'category' && (
+                // Until the next record is started: nothing to close.
+                <Alert color="teal" variant="light" mb="md" role="status">
+                  {saved}
+                </Alert>
+              )}
+              <FlowSummary flow={flow} labels={labels} onChange={setFlow} />
+              {!setup ? (
+                <Center py="xl">
+                  <Loader />
+                </Center>
+              ) : step === 'category' ? (
+                <Choices
+                  title={t('station.steps.category')}
+                  items={setup.categories.map((c) => ({ value: c.food_category, label: labels.category(c.food_category) }))}
+                  onPick={(category) => setFlow((f) => ({ ...f, category }))}
+                />
+              ) : step === 'cause' ? (
+                <Choices
+                  title={t('station.steps.cause')}
+                  items={[
+                    ...setup.causes.map((c) => ({ value: c.id, label: labels.cause(c.id) })),
+                    { value: '', label: t('station.steps.noCause') },
+                  ]}
+                  onPick={(cause) => setFlow((f) => ({ ...f, cause: cause || null }))}
+                />
+              ) : step === 'destination' ? (
+                <Choices
+                  title={t('station.steps.destination')}
+                  items={setup.destinations.map((d) => ({ value: d.id, label: labels.destination(d.id) }))}
+                  onPick={(destination) => setFlow((f) => ({ ...f, destination }))}
+                />
+              ) : (
+                <Keypad
+                  title={t('station.steps.weight')}
+                  typed={flow.typed}
+                  onChange={(typed) => setFlow((f) => ({ ...f, typed }))}
+                  onSave={() => void save()}
+                  saving={saving}
+                  extra={
+                    <>
+                      <ScaleButton onWeight={(kg) => setFlow((f) => ({ ...f, typed: typedOf(kg) }))} />
+                      <MoreDetails details={flow.details ?? NO_DETAILS} onChange={(details) => setFlow((f) => ({ ...f, details }))} />
+                    </>
+                  }
+                />
+              )}
+            </Box>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 4 }}>
+            <Stack gap="md">
+              <Refused station={station} labels={labels} onCorrect={correct} />
+              <Today station={station} labels={labels} />
+              <SessionControl station={station} session={session} onSession={setSessionId} labels={labels} />
+              <Recent station={station} labels={labels} />
+            </Stack>
+          </Grid.Col>
+        </Grid>
+      </Container>
+    </Box>
+  );
+}
