@@ -7,6 +7,7 @@ import { LanguageControl } from '../parts/LanguageControl.tsx';
 import classes from '../station.module.css';
 import type { StationState } from '../useStation.ts';
 
+/** A station not (or no longer) paired: the pairing code from the dashboard, typed or from its QR code. */
 export function PairScreen({ station }: { station: StationState }) {
   const { t } = useTranslation('station');
   // A QR code from the dashboard opens /dashboard/station?code=…: the code is typed for the cook.

@@ -1,14 +1,13 @@
-import { Alert, Box, Center, Container, Grid, Loader, Stack } from '@mantine/core';
+import { Alert, Box, Container, Grid, Stack } from '@mantine/core';
+import type { StationSetup } from '@merma/schema/dashboard';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { type Flow, NO_DETAILS, START, stepOf } from '../flow.ts';
-import { Keypad, typedOf, weightOf } from '../Keypad.tsx';
-import { Choices } from '../parts/Choices.tsx';
+import { type Flow, START, stepOf } from '../flow.ts';
+import { typedOf, weightOf } from '../Keypad.tsx';
+import { CurrentStep } from '../parts/CurrentStep.tsx';
 import { FlowSummary } from '../parts/FlowSummary.tsx';
-import { MoreDetails } from '../parts/MoreDetails.tsx';
 import { Recent } from '../parts/Recent.tsx';
 import { Refused } from '../parts/Refused.tsx';
-import { ScaleButton } from '../parts/ScaleButton.tsx';
 import { SessionControl } from '../parts/SessionControl.tsx';
 import { StationHeader } from '../parts/StationHeader.tsx';
 import { Today } from '../parts/Today.tsx';
@@ -18,6 +17,10 @@ import type { OutboxItem, RecordBody } from '../store.ts';
 import { useLabels } from '../useLabels.ts';
 import type { StationState } from '../useStation.ts';
 
+/**
+ * A paired station: the record being made (its choices so far, then the current step) and, beside it,
+ * what needs the cook (refused records), today's total, the session and the latest records to undo.
+ */
 export function RecordingScreen({ station }: { station: StationState }) {
   const { t } = useTranslation('station');
   const { setup, pairing } = station;
@@ -25,23 +28,10 @@ export function RecordingScreen({ station }: { station: StationState }) {
   const [flow, setFlow] = useState<Flow>(START);
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<string>();
-  const [sessionId, setSessionId] = useState<string | null>(() => localStorage.getItem('merma.station.session'));
-  const session = setup?.sessions.find((s) => s.id === sessionId) ?? null;
-  useEffect(() => {
-    // A session completed elsewhere (or from here) no longer takes records.
-    if (setup && sessionId && !session) setSessionId(null);
-  }, [setup, sessionId, session]);
-  useEffect(() => {
-    if (sessionId) localStorage.setItem('merma.station.session', sessionId);
-    else localStorage.removeItem('merma.station.session');
-  }, [sessionId]);
+  const [session, setSessionId] = useChosenSession(setup);
   const step = stepOf(flow);
   // A new version of the station took over: reload between two records, when nothing is half-typed.
-  const [updated, setUpdated] = useState(false);
-  useEffect(() => onUpdate(() => setUpdated(true)), []);
-  useEffect(() => {
-    if (updated && step === 'category' && !saving && flow.correcting === undefined) location.reload();
-  }, [updated, step, saving, flow.correcting]);
+  useReloadOnUpdateWhen(step === 'category' && !saving && flow.correcting === undefined);
 
   const save = async () => {
     const kg = weightOf(flow.typed);
@@ -93,46 +83,7 @@ export function RecordingScreen({ station }: { station: StationState }) {
                 </Alert>
               )}
               <FlowSummary flow={flow} labels={labels} onChange={setFlow} />
-              {!setup ? (
-                <Center py="xl">
-                  <Loader />
-                </Center>
-              ) : step === 'category' ? (
-                <Choices
-                  title={t('station.steps.category')}
-                  items={setup.categories.map((c) => ({ value: c.food_category, label: labels.category(c.food_category) }))}
-                  onPick={(category) => setFlow((f) => ({ ...f, category }))}
-                />
-              ) : step === 'cause' ? (
-                <Choices
-                  title={t('station.steps.cause')}
-                  items={[
-                    ...setup.causes.map((c) => ({ value: c.id, label: labels.cause(c.id) })),
-                    { value: '', label: t('station.steps.noCause') },
-                  ]}
-                  onPick={(cause) => setFlow((f) => ({ ...f, cause: cause || null }))}
-                />
-              ) : step === 'destination' ? (
-                <Choices
-                  title={t('station.steps.destination')}
-                  items={setup.destinations.map((d) => ({ value: d.id, label: labels.destination(d.id) }))}
-                  onPick={(destination) => setFlow((f) => ({ ...f, destination }))}
-                />
-              ) : (
-                <Keypad
-                  title={t('station.steps.weight')}
-                  typed={flow.typed}
-                  onChange={(typed) => setFlow((f) => ({ ...f, typed }))}
-                  onSave={() => void save()}
-                  saving={saving}
-                  extra={
-                    <>
-                      <ScaleButton onWeight={(kg) => setFlow((f) => ({ ...f, typed: typedOf(kg) }))} />
-                      <MoreDetails details={flow.details ?? NO_DETAILS} onChange={(details) => setFlow((f) => ({ ...f, details }))} />
-                    </>
-                  }
-                />
-              )}
+              <CurrentStep setup={setup} flow={flow} onFlow={setFlow} labels={labels} saving={saving} onSave={() => void save()} />
             </Box>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 4 }}>
@@ -147,4 +98,28 @@ export function RecordingScreen({ station }: { station: StationState }) {
       </Container>
     </Box>
   );
+}
+
+/** The registration session the records go to: this tablet's choice, kept across reloads. */
+function useChosenSession(setup: StationSetup | undefined) {
+  const [sessionId, setSessionId] = useState<string | null>(() => localStorage.getItem('merma.station.session'));
+  const session = setup?.sessions.find((s) => s.id === sessionId) ?? null;
+  useEffect(() => {
+    // A session completed elsewhere (or from here) no longer takes records.
+    if (setup && sessionId && !session) setSessionId(null);
+  }, [setup, sessionId, session]);
+  useEffect(() => {
+    if (sessionId) localStorage.setItem('merma.station.session', sessionId);
+    else localStorage.removeItem('merma.station.session');
+  }, [sessionId]);
+  return [session, setSessionId] as const;
+}
+
+/** Reloads the page once a new version of the station has taken over and `idle` holds. */
+function useReloadOnUpdateWhen(idle: boolean) {
+  const [updated, setUpdated] = useState(false);
+  useEffect(() => onUpdate(() => setUpdated(true)), []);
+  useEffect(() => {
+    if (updated && idle) location.reload();
+  }, [updated, idle]);
 }

@@ -1,0 +1,79 @@
+import { Center, Loader } from '@mantine/core';
+import type { StationSetup } from '@merma/schema/dashboard';
+import type { Dispatch, SetStateAction } from 'react';
+import { useTranslation } from 'react-i18next';
+import { type Flow, NO_DETAILS, stepOf } from '../flow.ts';
+import { Keypad, typedOf } from '../Keypad.tsx';
+import type { Labels } from '../useLabels.ts';
+import { Choices } from './Choices.tsx';
+import { MoreDetails } from './MoreDetails.tsx';
+import { ScaleButton } from './ScaleButton.tsx';
+
+/** The step the record is at: the category's, cause's or destination's choices, then the keypad. */
+export function CurrentStep({
+  setup,
+  flow,
+  onFlow,
+  labels,
+  saving,
+  onSave,
+}: {
+  setup: StationSetup | undefined;
+  flow: Flow;
+  onFlow: Dispatch<SetStateAction<Flow>>;
+  labels: Labels;
+  saving: boolean;
+  onSave: () => void;
+}) {
+  const { t } = useTranslation('station');
+  if (!setup) {
+    return (
+      <Center py="xl">
+        <Loader />
+      </Center>
+    );
+  }
+  const step = stepOf(flow);
+  if (step === 'category') {
+    return (
+      <Choices
+        title={t('station.steps.category')}
+        items={setup.categories.map((c) => ({ value: c.food_category, label: labels.category(c.food_category) }))}
+        onPick={(category) => onFlow((f) => ({ ...f, category }))}
+      />
+    );
+  }
+  if (step === 'cause') {
+    return (
+      <Choices
+        title={t('station.steps.cause')}
+        items={[...setup.causes.map((c) => ({ value: c.id, label: labels.cause(c.id) })), { value: '', label: t('station.steps.noCause') }]}
+        onPick={(cause) => onFlow((f) => ({ ...f, cause: cause || null }))}
+      />
+    );
+  }
+  if (step === 'destination') {
+    return (
+      <Choices
+        title={t('station.steps.destination')}
+        items={setup.destinations.map((d) => ({ value: d.id, label: labels.destination(d.id) }))}
+        onPick={(destination) => onFlow((f) => ({ ...f, destination }))}
+      />
+    );
+  }
+  return (
+    <Keypad
+      title={t('station.steps.weight')}
+      typed={flow.typed}
+      onChange={(typed) => onFlow((f) => ({ ...f, typed }))}
+      onSave={onSave}
+      saving={saving}
+      extra={
+        <>
+          <ScaleButton onWeight={(kg) => onFlow((f) => ({ ...f, typed: typedOf(kg) }))} />
+          <MoreDetails details={flow.details ?? NO_DETAILS} onChange={(details) => onFlow((f) => ({ ...f, details }))} />
+        </>
+      }
+    />
+  );
+}
