@@ -1,5 +1,6 @@
 import type { Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
+import { dayTotalsTexts } from '../sales/totals.js';
 import type { DayRow } from './demand.js';
 
 /**
@@ -27,22 +28,13 @@ export type DayRowsText = string;
  * Each of `productIds`' day rows in [start, end) as a `DayRowsText`, by product id; a product with
  * none is absent. The local time of a sell-out is read in `tenant.timezone`.
  */
-export async function readDayRows(
+export function readDayRows(
   sql: Sql,
   tenant: Tenant,
   range: { start: string; end: string; productIds: readonly string[] },
 ): Promise<Map<string, DayRowsText>> {
-  const { rows } = await sql.query<{ product_id: string; days: DayRowsText }>(
-    `SELECT product_id::text,
-       string_agg(to_char(day, 'YYYY-MM-DD') || ',' || units::float8::text || ',' || kg::float8::text || ','
-         || CASE WHEN sold_out THEN 't' ELSE 'f' END || coalesce(',' || to_char(sold_out_at AT TIME ZONE $6, 'HH24:MI'), ''),
-         ';' ORDER BY day) AS days
-     FROM sale_day_totals
-     WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date AND product_id = ANY($5::uuid[])
-     GROUP BY product_id`,
-    [tenant.establishmentId, tenant.livemode, range.start, range.end, range.productIds, tenant.timezone],
-  );
-  return new Map(rows.map((r) => [r.product_id, r.days]));
+  // The statement that writes the text is the sales module's (sales/totals.ts), the one reader of the totals.
+  return dayTotalsTexts(sql, tenant, range);
 }
 
 /** The rows of `text` (`DayRowsText`), as the query per day gave them. */

@@ -13,6 +13,7 @@ import type { Clock, Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { validationError } from '../../errors.js';
 import { closedDays } from '../opening/service.js';
+import { daysWithSales, type SoldProduct, soldOnDay, soldProducts } from '../sales/totals.js';
 import { dayClosesAt, localTime } from '../shifts/service.js';
 import { businessDayEnd, type DayEnd, LEARNT_FROM_DAYS } from './business-day.js';
 import { forecastChosen, type ModelName, replayChosen } from './choice.js';
@@ -41,17 +42,8 @@ export const REPLAY_DAYS = 28;
  * errors are little more than their extremes, and intervals made from them held 89 % of actuals.
  */
 export const ERROR_DAYS = 56;
-export type ProductRow = {
-  id: string;
-  name: string;
-  food_category: FoodCategory;
-  unit_weight_kg: number | null;
-  lines: number;
-  /** Euros per unit of sale (products.price, unit_cost, salvage_value): null when not set. */
-  price: number | null;
-  unit_cost: number | null;
-  salvage_value: number | null;
-};
+/** A product of the forecast: one the establishment sold in the last year (sales/totals.ts). */
+export type ProductRow = SoldProduct;
 export type DayRow = {
   product_id: string;
   day: string;
@@ -188,8 +180,8 @@ export function advisedQuantity(value: number, margin: number, unit: 'unit' | 'k
 }
 
 /**
- * Demand forecast per product from the sales received (`sales.recorded`, read from
- * `sale_day_totals`): the last year up to yesterday, local days, days without sales counting 0 from
+ * Demand forecast per product from the sales received (`sales.recorded`, their daily
+ * totals read through sales/totals.ts): the last year up to yesterday, local days, days without sales counting 0 from
  * the product's first sale (or to today, once today's sales are complete). The model is chosen per
  * product each evening among Holt-Winters (the waste forecast's), a weekday average and TSB by their
  * day-ahead error (choice.ts; a 7-day mean under 14 days of history), and `backtest` is its rolling
@@ -225,11 +217,7 @@ export async function predictDemand(
       'SELECT start_time, end_time FROM shifts WHERE establishment_id = $1::uuid AND livemode = $2 AND archived_at IS NULL',
       [auth.establishmentId, auth.livemode],
     ),
-    deps.sql.query('SELECT 1 FROM sale_day_totals WHERE establishment_id = $1::uuid AND livemode = $2 AND day = $3::date LIMIT 1', [
-      auth.establishmentId,
-      auth.livemode,
-      today,
-    ]),
+    soldOnDay(deps.sql, auth, today),
     // The opening calendar over the history and the days forecast.
     closedDays(deps.sql, auth, start, addDays(today, query.horizon + 1)),
     // The service level the advice aims at for products without prices.
@@ -243,26 +231,18 @@ export async function predictDemand(
   // When its day of sales ends: its shifts, or (a shift past midnight, or none) its sales' times.
   const dayEnd = await businessDayEnd(deps.sql, auth, today, shifts.rows);
   const closesAt = dayEnd.closesAt;
-  const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt && soldToday.rows.length > 0;
-  const todayNote = todayNoteOf(dayEnd, dayComplete, soldToday.rows.length > 0);
+  const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt && soldToday;
+  const todayNote = todayNoteOf(dayEnd, dayComplete, soldToday);
   const end = dayComplete ? addDays(today, 1) : today;
   const replayStart = addDays(end, -REPLAY_DAYS);
-  const products = await deps.sql.query<ProductRow>(
-    `SELECT p.id::text, p.name, p.food_category, p.unit_weight_kg::float8 AS unit_weight_kg, sum(t.lines)::int AS lines,
-       p.price::float8 AS price, p.unit_cost::float8 AS unit_cost, p.salvage_value::float8 AS salvage_value
-     FROM sale_day_totals t JOIN products p ON p.id = t.product_id
-     WHERE t.establishment_id = $1::uuid AND t.livemode = $2 AND t.day >= $3::date AND t.day < $4::date
-       AND ($5::uuid IS NULL OR p.id = $5::uuid) AND ($6::text IS NULL OR p.food_category = $6)
-       -- A deactivated product is no longer forecast, unless asked for by its id.
-       AND (p.deactivated_at IS NULL OR p.id = $5::uuid)
-     GROUP BY p.id
-     -- Best sellers first by what they sell (kg converted with the unit weight where there is one),
-     -- not by how many sale lines: the 200 kept are those that matter most.
-     ORDER BY sum(t.units) + sum(t.kg) / coalesce(nullif(p.unit_weight_kg, 0), 1) DESC, p.name
-     LIMIT ${MAX_PRODUCTS}`,
-    [auth.establishmentId, auth.livemode, start, end, query.product_id ?? null, query.food_category ?? null],
-  );
-  const ids = products.rows.map((p) => p.id);
+  const products = await soldProducts(deps.sql, auth, {
+    start,
+    end,
+    productId: query.product_id ?? null,
+    foodCategory: query.food_category ?? null,
+    limit: MAX_PRODUCTS,
+  });
+  const ids = products.map((p) => p.id);
   const [daysOf, waste, open] = await Promise.all([
     // Each product's days as one text (day-rows.ts): 200 rows for the loop to read, not 73,000.
     readDayRows(deps.sql, auth, { start, end, productIds: ids }),
@@ -280,13 +260,9 @@ export async function predictDemand(
     // The days of the history on which the establishment sold anything at all: open days. A
     // product that sold nothing on such a day had a demand of 0 (an intermittent seller's usual
     // day); a day on which nothing at all sold was a closed shop (an index-only scan).
-    deps.sql.query<{ day: string }>(
-      `SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM sale_day_totals
-       WHERE establishment_id = $1::uuid AND livemode = $2 AND day >= $3::date AND day < $4::date`,
-      [auth.establishmentId, auth.livemode, start, end],
-    ),
+    daysWithSales(deps.sql, auth, { start, end }),
   ]);
-  const openDays = new Set(open.rows.map((r) => r.day));
+  const openDays = new Set(open);
 
   const wasteOf = new Map<string, Map<string, number>>();
   for (const row of waste.rows) {
@@ -302,7 +278,7 @@ export async function predictDemand(
     // The fits on the forecast pool's threads (pool.ts), or here without a pool.
     products: await demandOf(
       deps.forecasts,
-      products.rows.map((p) => ({ product: p, days: daysOf.get(p.id) ?? '', wasteKg: wasteOf.get(p.id) ?? new Map<string, number>() })),
+      products.map((p) => ({ product: p, days: daysOf.get(p.id) ?? '', wasteKg: wasteOf.get(p.id) ?? new Map<string, number>() })),
       {
         today,
         horizon: query.horizon,

@@ -3,7 +3,8 @@ import type pg from 'pg';
 import type { Clock } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import { sqlOfPool } from '../../db/sql.js';
-import { establishmentById, tenantOf } from '../tenancy/service.js';
+import { soldBetweenSql, soldOnDaySql } from '../sales/totals.js';
+import { establishmentById, tenantOf } from '../tenancy/callers.js';
 import type { ForecastPool } from './pool.js';
 import { demandAnswer } from './stored.js';
 
@@ -35,6 +36,9 @@ export const DEFAULT_DEMAND_HORIZON = PredictQuery.parse({}).horizon;
 
 export type DemandJob = { establishment_id: string; livemode: boolean };
 
+/** The establishment and mode of a row of `modes` below, for the sales module's conditions. */
+const ESTABLISHMENT_OF_ROW = { establishmentId: 'd.id', livemode: 'd.livemode' };
+
 /** Queues the precompute of every establishment and mode whose day is over and has none yet; returns how many. */
 export async function queueEveningForecasts(deps: { pool: pg.Pool; clock: Clock }): Promise<number> {
   const { rowCount } = await deps.pool.query(
@@ -47,12 +51,10 @@ export async function queueEveningForecasts(deps: { pool: pg.Pool; clock: Clock 
        FROM establishments e CROSS JOIN (VALUES (false), (true)) AS m(livemode)
      ), due AS (
        SELECT d.* FROM modes d
-       WHERE EXISTS (SELECT 1 FROM sale_day_totals t WHERE t.establishment_id = d.id AND t.livemode = d.livemode
-           AND t.day >= d.today - $3::int AND t.day <= d.today)
+       WHERE ${soldBetweenSql(ESTABLISHMENT_OF_ROW, 'd.today - $3::int', 'd.today')}
          AND d.local_time >= coalesce(d.closes_at, $2)
          -- With shifts: once today's sales are in.
-         AND (d.closes_at IS NULL OR EXISTS (SELECT 1 FROM sale_day_totals t
-           WHERE t.establishment_id = d.id AND t.livemode = d.livemode AND t.day = d.today))
+         AND (d.closes_at IS NULL OR ${soldOnDaySql(ESTABLISHMENT_OF_ROW, 'd.today')})
          AND NOT EXISTS (SELECT 1 FROM demand_forecasts f
            WHERE f.establishment_id = d.id AND f.livemode = d.livemode AND f.horizon = $4 AND f.today = d.today
              AND f.timezone = d.timezone AND to_char(f.computed_at AT TIME ZONE d.timezone, 'HH24:MI') >= coalesce(d.closes_at, $2))

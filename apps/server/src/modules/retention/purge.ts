@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Clock, Log } from '../../context.js';
+import { purgeDayTotalsBefore } from '../sales/totals.js';
 
 /**
  * Bounded storage: what the service keeps only for a while is deleted once that while is over, by
@@ -117,13 +118,9 @@ export async function purgeExpired(deps: { pool: pg.Pool; clock: Clock; log?: Lo
     report.sales += n;
     return n;
   });
-  // The daily totals have no id: a batch of their keys.
+  // And their daily totals, deleted by the sales module that keeps them.
   await drain(async () => {
-    const n = await deleted(
-      `DELETE FROM sale_day_totals WHERE (establishment_id, livemode, product_id, day) IN (
-         SELECT establishment_id, livemode, product_id, day FROM sale_day_totals WHERE day < $1::date LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`,
-      [firstSaleDay],
-    );
+    const n = await purgeDayTotalsBefore(deps.pool, firstSaleDay, PURGE_BATCH);
     report.sale_day_totals += n;
     return n;
   });
