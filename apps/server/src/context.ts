@@ -5,9 +5,22 @@ import type { Permission, Plan, Sector } from '@merma/schema';
  * services (modules/), jobs/ and http/ take them without importing upwards from trpc/.
  */
 
-/** The caller, as established by the auth hook from the API key. */
+/**
+ * The kinds of credential a caller presents (modules/tenancy/callers.ts resolves each): an API
+ * key (the REST API), a login session (the dashboard), a kitchen station's device token, a vendor
+ * integration's signed URL (Square, Odoo).
+ */
+export type CredentialKind = 'api_key' | 'login_session' | 'station_device' | 'integration';
+
+/** Which credential a request came with: its kind and its row's id (never the secret). */
+export type Credential = { kind: CredentialKind; id: string };
+
+/**
+ * The caller acting on one tenant's data, as the surface that authenticated it established
+ * (modules/tenancy/callers.ts): the tenant, the credential and what it may do.
+ */
 export type AuthContext = {
-  keyId: string;
+  credential: Credential;
   establishmentId: string;
   organizationId: string;
   livemode: boolean;

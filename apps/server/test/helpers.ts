@@ -303,7 +303,7 @@ let catalog: import('../src/modules/catalog/service.js').CatalogCache | undefine
 
 export function authOf(tenant: Tenant, options: { timezone?: string; livemode?: boolean; sector?: string; plan?: string } = {}) {
   return {
-    keyId: tenant.keyId,
+    credential: { kind: 'api_key' as const, id: tenant.keyId },
     establishmentId: tenant.establishmentId,
     organizationId: tenant.organizationId,
     livemode: options.livemode ?? false,
@@ -390,7 +390,7 @@ export async function verifyAllChains(db: Db): Promise<ChainReport[]> {
   const reports: ChainReport[] = [];
   for (const chain of chains) {
     const auth = {
-      keyId: '',
+      credential: { kind: 'api_key' as const, id: '' },
       organizationId: '',
       establishmentId: chain.establishment_id,
       livemode: chain.livemode,

@@ -2,7 +2,7 @@ import type { Session, WasteRecord } from '@merma/schema';
 import type { RedeemedPairing, StationRecent, StationSetup } from '@merma/schema/dashboard';
 
 /**
- * The station's calls to its routes (`/station/…`, apps/server/src/http/station.ts): plain fetch,
+ * The station's calls to its routes (`/station/…`, apps/server/src/http/surfaces/station.ts): plain fetch,
  * the device's token as `Authorization: Bearer`, the API's envelope (`{data}`) and error shape
  * (`{code, error, details}`). Only types come from @merma/schema: the page ships no zod.
  */

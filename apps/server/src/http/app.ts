@@ -16,18 +16,18 @@ import type { SecretBox } from '../secrets/cipher.js';
 import type { CheckpointSigner } from '../secrets/signing.js';
 import type { DashboardRouter } from '../trpc/dashboard.js';
 import type { AppRouter } from '../trpc/router.js';
-import { resolveApiVersion } from './api-version.js';
 import type { Authenticator } from './auth.js';
-import { registerProcedureRoutes } from './binding.js';
 import { registerCors } from './cors.js';
-import { registerDashboard } from './dashboard.js';
+import { serveDashboardApp } from './dashboard-app.js';
 import { answerClientError, handleError, sendError } from './errors.js';
-import { registerIntegrationRoutes } from './integrations.js';
-import { assertStorableJson, registerJsonBodyParser } from './json-body.js';
+import { registerJsonBodyParser } from './json-body.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerPagePolicies } from './page-policy.js';
 import type { RateLimiter } from './rate-limit.js';
-import { registerStationRoutes } from './station.js';
+import { apiSurface } from './surfaces/api.js';
+import { dashboardSurface } from './surfaces/dashboard.js';
+import { stationSurface } from './surfaces/station.js';
+import { vendorsSurface } from './surfaces/vendors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,7 +55,7 @@ export type AppServices = {
   signer: CheckpointSigner;
   /** The keys of secrets at rest; they also seal the stored Idempotency-Key answers (http/idempotency.ts). */
   secrets: SecretBox;
-  /** The dashboard's procedures and what signing in needs (http/dashboard.ts). */
+  /** The dashboard's procedures and what signing in needs (http/surfaces/dashboard.ts). */
   dashboard: { router: DashboardRouter; accounts: AccountDeps; catalog: CatalogCache };
   /** Called when the app closes. */
   close(): Promise<void>;
@@ -94,7 +94,7 @@ function setCommonHeaders(request: FastifyRequest, reply: FastifyReply, producti
  * key's id (never the key). Fastify's own pair of lines per request is turned off.
  */
 export async function buildApp(services: AppServices, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { config, db, clock, metrics, authenticator, rateLimiter, router } = services;
+  const { config, db, clock, metrics, rateLimiter, router } = services;
   const production = config.env === 'production';
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
@@ -147,31 +147,11 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     if (production && request.protocol !== 'https' && !PROBES.has(request.url)) {
       throw new AppError('forbidden', 'HTTPS is required');
     }
-    const route = request.routeOptions.config;
-    if (route?.integration || route?.api || route?.station) reply.header('cache-control', 'no-store');
   });
 
   // Browsers' cross-origin calls to /api/v1 (CORS_ORIGINS): after the HTTPS guard, before the
   // API-key check, which a preflight (it carries no key) would fail.
   if (config.corsOrigins) await registerCors(app, config.corsOrigins);
-
-  app.addHook('onRequest', async (request, reply) => {
-    const route = request.routeOptions.config;
-    if (!route?.api) return;
-    resolveApiVersion(request, reply);
-    request.auth = await authenticator.authenticate(request);
-    // Every later line of this request (and its "request completed" line) names who asked: added
-    // to the request's own child logger (Fastify makes one per request, carrying reqId, shared with
-    // the reply) rather than a second child made for every request.
-    (request.log as Logger).setBindings({ establishment_id: request.auth.establishmentId, key_id: request.auth.keyId });
-    const bucket = route.bucket ?? 'general';
-    try {
-      await rateLimiter.consume(bucket, request.auth.keyId, reply);
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'rate_limited') metrics.rateLimited.inc({ bucket });
-      throw err;
-    }
-  });
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -179,7 +159,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     const seconds = reply.elapsedTime / 1000;
     metrics.httpDuration.observe(labels, seconds);
     if (PROBES.has(request.url) && reply.statusCode < 400) return; // load balancers probe every few seconds
-    // The dashboard's files (http/dashboard.ts marks their routes) at debug: a page load asks for
+    // The dashboard's files (http/dashboard-app.ts marks their routes) at debug: a page load asks for
     // dozens. A failed one (a stale tab's missing asset) stays at info, as every API request does.
     const level = request.routeOptions.config?.staticFile && reply.statusCode < 400 ? 'debug' : 'info';
     reply.log[level](
@@ -192,13 +172,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       },
       'request completed',
     );
-  });
-
-  // A JSON body must be text the database can store as given (json-body.ts, assertStorableJson).
-  app.addHook('preValidation', async (request) => {
-    const route = request.routeOptions.config;
-    if (!(route?.api || route?.integration || route?.station) || request.body === undefined) return;
-    assertStorableJson(request.body);
   });
 
   app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));
@@ -246,14 +219,6 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     },
   });
 
-  const afterWrite = options.afterWrite;
-  if (afterWrite) {
-    app.addHook('onResponse', async (request, reply) => {
-      if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 300) return;
-      if (request.routeOptions.config?.api || request.routeOptions.config?.integration) afterWrite();
-    });
-  }
-
   // Once shutdown began (app.close()), answers close their connection: a client keeping its
   // connection alive (fetch, browsers, proxies) would otherwise hold close() until the process is
   // killed. Idle connections are closed by close() itself (forceCloseConnections: 'idle').
@@ -265,15 +230,32 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     if (closing) reply.header('connection', 'close');
   });
 
-  registerProcedureRoutes(app, {
-    router,
+  // One encapsulated plugin per kind of caller (surfaces/): each registers its own hooks (its
+  // credential → tenant, limits, no-store, the dispatcher woken after a write) for its routes alone.
+  const { afterWrite } = options;
+  await app.register(apiSurface, { services, ...(afterWrite ? { afterWrite } : {}) });
+  await app.register(dashboardSurface, {
     db,
     sql: services.sql,
     clock,
-    secrets: services.secrets,
-    responseCheck: services.config.apiResponseCheck,
+    log: services.log,
+    accounts: services.dashboard.accounts,
+    catalog: services.dashboard.catalog,
+    router: services.dashboard.router,
+    rateLimiter,
+    production,
+    ...(afterWrite ? { afterWrite } : {}),
   });
-  registerIntegrationRoutes(app, {
+  await app.register(stationSurface, {
+    db,
+    sql: services.sql,
+    clock,
+    rateLimiter,
+    catalog: services.dashboard.catalog,
+    secrets: services.secrets,
+    ...(afterWrite ? { afterWrite } : {}),
+  });
+  await app.register(vendorsSurface, {
     db,
     clock,
     secrets: services.secrets,
@@ -285,28 +267,10 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       policy: { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate, timeoutMs: config.webhookTimeoutMs },
       userAgent: 'Merma-Integrations/1 (+https://merma.app/docs/integrations)',
     },
+    ...(afterWrite ? { afterWrite } : {}),
   });
-  registerStationRoutes(app, {
-    db,
-    sql: services.sql.primary,
-    clock,
-    rateLimiter,
-    catalog: services.dashboard.catalog,
-    secrets: services.secrets,
-  });
-  await registerDashboard(app, {
-    db,
-    sql: services.sql,
-    clock,
-    log: services.log,
-    accounts: services.dashboard.accounts,
-    catalog: services.dashboard.catalog,
-    router: services.dashboard.router,
-    rateLimiter,
-    production,
-    dashboardDir: config.dashboard.dir,
-    hotReload: config.dashboard.hotReload,
-  });
+  // The customers' app and the station page: files for anyone, no caller.
+  await serveDashboardApp(app, { log: services.log, dashboardDir: config.dashboard.dir, hotReload: config.dashboard.hotReload });
   app.addHook('onClose', async () => services.close());
   return app;
 }

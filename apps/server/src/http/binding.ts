@@ -15,7 +15,7 @@ import { API_VERSION_PREFIX } from '@merma/schema';
 import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
-import { type Db, type DbTx, poolOf } from '../db/client.js';
+import type { Db, DbTx } from '../db/client.js';
 import { type Sql, sqlOfTransaction, type TransactionalSql } from '../db/sql.js';
 import { toAppError, validationError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
@@ -24,10 +24,10 @@ import type { Context } from '../trpc/context.js';
 import type { ResponseCheck } from '../trpc/responses.js';
 import type { AppRouter } from '../trpc/router.js';
 import { authorizeProcedure, createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
-import { fingerprint, isReplay, lazyIdempotency, parseIdempotencyKey, type StoredResponse, withIdempotency } from './idempotency.js';
+import { answerOnce, fingerprint, isReplay, parseIdempotencyKey } from './idempotency.js';
 
-/** What each API route carries in its Fastify config: the auth hook, the rate limiter and the logs read it. */
-export type RouteConfig = { api: true; bucket: RateBucket; procedure: string };
+/** What each API route carries in its Fastify config: the API surface's rate limit hook reads it (surfaces/api.ts). */
+export type RouteConfig = { bucket: RateBucket; procedure: string };
 
 declare module 'fastify' {
   /** Other routes (probes, docs, the dashboard) carry none of it. */
@@ -87,7 +87,6 @@ export function registerProcedureRoutes(
   },
 ) {
   const createCaller = createCallerFactory(deps.router);
-  const pool = poolOf(deps.db);
   const pooled = deps.sql.primary;
 
   for (const { path, meta } of listOpenApiProcedures(deps.router)) {
@@ -95,7 +94,7 @@ export function registerProcedureRoutes(
     const url = API_VERSION_PREFIX + openapiPath.replace(/\{(\w+)\}/g, ':$1');
     const status = meta.successStatus ?? 200;
     const hasPathParams = url.includes(':');
-    const config: RouteConfig = { api: true, bucket: meta.rateBucket ?? 'general', procedure: path };
+    const config: RouteConfig = { bucket: meta.rateBucket ?? 'general', procedure: path };
 
     /** A POST's body, with the query parameters of a `queryInput` procedure merged in. */
     const bodyInput = (request: FastifyRequest): unknown => {
@@ -141,23 +140,12 @@ export function registerProcedureRoutes(
         const key = method === 'POST' ? parseIdempotencyKey(request.headers['idempotency-key']) : undefined;
         if (!key || meta.ownIdempotency) return reply.code(status).send(await call(request, deps.db, key));
         const print = fingerprint(method, request.url.split('?')[0] ?? url, bodyInput(request));
-        let stored: StoredResponse;
-        if (meta.sqlWrites) {
-          // Its writes all go through ctx.sql: the key is claimed on that connection, no Prisma transaction.
-          const once = lazyIdempotency(pool, deps.secrets, request.auth, key, print, deps.sql.namedStatements ?? false);
-          try {
-            stored = await once.finish({ status, body: await call(request, deps.db, undefined, once.sql) });
-          } catch (err) {
-            const replay = await once.abort(err);
-            if (!replay) throw err;
-            stored = replay;
-          }
-        } else {
-          stored = await withIdempotency(deps.db, deps.secrets, request.auth, key, print, async (tx) => ({
-            status,
-            body: await call(request, tx),
-          }));
-        }
+        // Writes through ctx.sql only (`sqlWrites`): the key is claimed on that connection, no Prisma transaction.
+        const stored = await answerOnce(
+          { db: deps.db, secrets: deps.secrets, namedStatements: deps.sql.namedStatements ?? false },
+          { auth: request.auth, key, print, status, sqlWrites: meta.sqlWrites ?? false },
+          (db, runner) => call(request, db, undefined, runner),
+        );
         if (stored.replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(stored.status).send(stored.body);
       },

@@ -11,8 +11,9 @@
  * the claim, then replays the stored response. Same key with another body: 409. Errors roll the
  * claim back, so a request that failed can be retried with the same key.
  *
- * Who may replay. A stored answer is the answer to one API key's request, and is only ever given
- * to that key: another key of the same establishment that sends the same Idempotency-Key (with any
+ * Who may replay. A stored answer is the answer to one credential's request (an API key's, a
+ * station device's: `idempotency_keys.api_key_id` holds the credential's id), and is only ever given
+ * to that credential: another key of the same establishment that sends the same Idempotency-Key (with any
  * body) makes a request of its own, which runs; it is neither served the other key's answer nor
  * refused with 409 because of it. And before any stored answer is looked at, http/binding.ts
  * authorises the request with the procedure's own check (`authorizeProcedure`), so a key that lost
@@ -26,7 +27,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
 import type pg from 'pg';
 import type { AuthContext } from '../context.js';
-import type { Db, DbTx } from '../db/client.js';
+import { type Db, type DbTx, poolOf } from '../db/client.js';
 import { pgQuery, type Sql, type TransactionalSql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
@@ -70,7 +71,7 @@ const claimValues = (auth: AuthContext, key: string, print: string, id: string, 
   id,
   auth.establishmentId,
   auth.livemode,
-  auth.keyId,
+  auth.credential.id,
   key,
   print,
   status,
@@ -84,7 +85,7 @@ const SELECT_STORED_SQL = `SELECT id::text, fingerprint, status_code, response_b
     AND created_at >= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
 
 async function readStored(runner: Sql | DbTx, auth: AuthContext, key: string): Promise<StoredRow | undefined> {
-  const values = [auth.establishmentId, auth.livemode, auth.keyId, key];
+  const values = [auth.establishmentId, auth.livemode, auth.credential.id, key];
   if ('query' in runner) return (await runner.query<StoredRow>(SELECT_STORED_SQL, values)).rows[0];
   return (await runner.$queryRawUnsafe<StoredRow[]>(SELECT_STORED_SQL, ...values))[0];
 }
@@ -241,4 +242,30 @@ class Replay extends Error {}
 export function isReplay(err: unknown): boolean {
   for (let e = err; e instanceof Error; e = e.cause) if (e instanceof Replay) return true;
   return false;
+}
+
+/**
+ * A write under an Idempotency-Key, the one path every surface's writes take (http/binding.ts for
+ * the API's procedures, http/surfaces/station.ts for the stations'): `run` does the write and
+ * returns the answer's body. A write whose statements all go through the runner it is given
+ * (`sqlWrites`) runs lazily on a pooled connection (`lazyIdempotency`: `run(db, sql)`); any other
+ * in a Prisma transaction that claims the key first (`withIdempotency`: `run(tx)`).
+ */
+export async function answerOnce(
+  deps: { db: Db; secrets: SecretBox; namedStatements: boolean },
+  request: { auth: AuthContext; key: string; print: string; status: number; sqlWrites: boolean },
+  run: (db: DbTx, sql?: TransactionalSql) => Promise<string>,
+): Promise<StoredResponse> {
+  const { auth, key, print, status } = request;
+  if (!request.sqlWrites) {
+    return withIdempotency(deps.db, deps.secrets, auth, key, print, async (tx) => ({ status, body: await run(tx) }));
+  }
+  const once = lazyIdempotency(poolOf(deps.db), deps.secrets, auth, key, print, deps.namedStatements);
+  try {
+    return await once.finish({ status, body: await run(deps.db, once.sql) });
+  } catch (err) {
+    const replay = await once.abort(err);
+    if (!replay) throw err;
+    return replay;
+  }
 }

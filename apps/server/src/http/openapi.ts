@@ -234,7 +234,7 @@ const integrationResponses = (success: string, unauthorized: string, notFound: b
 });
 
 /**
- * The integrations' own URLs (http/integrations.ts): Fastify routes outside the
+ * The integrations' own URLs (http/surfaces/vendors.ts): Fastify routes outside the
  * procedures, authenticated the vendors' way instead of by an API key (`security: []`).
  */
 const INTEGRATION_PATHS: Json = {

@@ -25,7 +25,7 @@ import type { RateBucket } from '../trpc/trpc.js';
 export type RateLimiter = {
   consume(bucket: RateBucket, keyId: string, reply: FastifyReply): Promise<void>;
   /**
-   * The integrations' URLs (http/integrations.ts): `received` counts one request of an
+   * The integrations' URLs (http/surfaces/vendors.ts): `received` counts one request of an
    * authenticated integration; `refused` one refused request from a client address.
    */
   consumeIntegration(limit: IntegrationRateLimit, key: string): Promise<void>;

@@ -9,10 +9,10 @@ import { AppError, retryHeaders, toAppError } from '../errors.js';
 import type { OpenedLoginSession, SignedInUser } from '../modules/accounts/login-sessions.js';
 import type { AccountDeps, Client } from '../modules/accounts/service.js';
 import { recordAudit } from '../modules/audit/service.js';
-import { findEstablishment, tenantOf } from '../modules/tenancy/service.js';
+import { findEstablishment, tenantOf } from '../modules/tenancy/callers.js';
 
 /**
- * The dashboard's procedures (served at /trpc by http/dashboard.ts), apart from the public API's:
+ * The dashboard's procedures (served at /trpc by http/surfaces/dashboard.ts), apart from the public API's:
  * their caller is a signed-in user (session cookie), never an API key. They call the same services
  * as the REST procedures. Roles are checked here, from each procedure's meta, and tenancy by the
  * establishment scope: nothing relies on the page hiding a button.

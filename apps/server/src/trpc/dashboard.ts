@@ -23,7 +23,7 @@ import type { CheckpointSigner } from '../secrets/signing.js';
 import { dashboardRouter } from './dashboard-base.js';
 
 /**
- * Everything the dashboard calls, served at /trpc (http/dashboard.ts): one namespace per module,
+ * Everything the dashboard calls, served at /trpc (http/surfaces/dashboard.ts): one namespace per module,
  * each module's procedures in its own dashboard.ts. The dashboard app imports
  * this router's type only (`@merma/server/dashboard`), so its calls are checked against it when it
  * is built.

@@ -25,7 +25,7 @@ import {
 import { SQUARE_SIGNATURE_HEADER, squareSignatureMatches } from './square/signature.js';
 
 /**
- * What the integrations' own URLs do (service.ts says why each vendor has one; http/integrations.ts
+ * What the integrations' own URLs do (service.ts says why each vendor has one; http/surfaces/vendors.ts
  * serves them). An unknown or revoked Square integration is a 404; an Odoo URL whose token is
  * not an active integration's is a 401 (the token is its credential, as an API key is).
  *

@@ -8,6 +8,7 @@ import { emitEvent } from '../../events/outbox.js';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { connectorFor } from '../inbound/connectors/index.js';
 import { storeSales } from '../sales/service.js';
+import { integrationCaller } from '../tenancy/callers.js';
 
 /**
  * Lines an integration received and could not store — a Square item or an Odoo product that no
@@ -270,7 +271,7 @@ export async function mapRefusedLine(tx: DbTx, tenant: Tenant, input: MapRefused
     const { product_ref: _r, ean: _e, ...rest } = obj(l.line);
     return l.item_ref ? obj(l.line) : { ...rest, product_id: product.id };
   });
-  const auth: AuthContext = { ...tenant, keyId: integration.id, permissions: ['inbound:write'] };
+  const auth = integrationCaller(tenant, integration.id);
   let errors: BatchItemError[];
   try {
     errors = (await storeSales(tx, auth, { source: integration.kind, lines: sales, batch: true, now, eventId: randomUUID() })).errors;

@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { API_PLANS, type Plan, type Sector } from '@merma/schema';
 import type {
   CreateIntegrationInput,
   Integration,
@@ -14,6 +13,7 @@ import type { DbTx } from '../../db/client.js';
 import { AppError, validationError } from '../../errors.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openColumn, sealColumn } from '../../secrets/stored.js';
+import { authOf, type Caller, findIntegrationCaller } from '../tenancy/callers.js';
 import { assertDeliverableUrl, checkTarget, type TargetPolicy } from '../webhooks/target.js';
 import { openRefusedCounts } from './refused.js';
 
@@ -355,56 +355,23 @@ export async function revokeIntegration(tx: DbTx, scope: DataScope, publicUrl: s
 }
 
 /**
- * An active integration with what receiving for it needs: its tenant, as an API key's, and why its
- * organisation may not receive (a canceled subscription, a plan without the API) — thrown only once
- * the request proved it comes from the vendor, so that nobody learns it from the URL alone.
+ * An active integration with what receiving for it needs: its caller (modules/tenancy/callers.ts:
+ * its tenant, as an API key's, and why its organisation may not receive — a canceled
+ * subscription, a plan without the API), the refusal thrown only once the request proved it comes
+ * from the vendor, so that nobody learns it from the URL alone.
  */
 export type ActiveIntegration = { row: Row; auth: AuthContext; refusal: AppError | null };
 
-type TenantRow = Row & { organization_id: string; timezone: string; sector: string; plan: string; canceled: boolean };
-
-function activeIntegration(row: TenantRow | undefined): ActiveIntegration | undefined {
-  if (!row) return undefined;
-  const refusal = row.canceled
-    ? new AppError('plan_required', "The organisation's subscription is canceled")
-    : (API_PLANS as readonly string[]).includes(row.plan)
-      ? null
-      : new AppError('plan_required', 'Integrations are available on the Enterprise and Enterprise Multi plans only');
-  const { organization_id, timezone, sector, plan, canceled: _c, ...integration } = row;
-  return {
-    refusal,
-    row: integration,
-    auth: {
-      // No API key: the integration stands in its place (logs, rate limits).
-      keyId: integration.id,
-      establishmentId: integration.establishment_id,
-      organizationId: organization_id,
-      livemode: integration.livemode,
-      plan: plan as Plan,
-      permissions: ['inbound:write'],
-      timezone,
-      sector: sector as Sector,
-    },
-  };
-}
+const active = (found: { row: Row; caller: Caller } | undefined): ActiveIntegration | undefined =>
+  found && { row: found.row, auth: authOf(found.caller), refusal: found.caller.refusal };
 
 export async function findActiveIntegration(db: DbTx, kind: IntegrationKind, id: string): Promise<ActiveIntegration | undefined> {
-  const [row] = await db.$queryRaw<TenantRow[]>`
-    SELECT i.*, e.organization_id::text, e.timezone, e.sector, o.plan, o.canceled_at IS NOT NULL AS canceled
-    FROM integrations i JOIN establishments e ON e.id = i.establishment_id JOIN organizations o ON o.id = e.organization_id
-    WHERE i.id = ${id}::uuid AND i.kind = ${kind} AND i.status = 'active'`;
-  return activeIntegration(row);
+  return active(await findIntegrationCaller<Row>(db, { kind, id }));
 }
 
 /** The Odoo integration whose current token, or previous token still in its grace period, this is. */
 export async function findOdooIntegrationByToken(db: DbTx, token: string, now: Date): Promise<ActiveIntegration | undefined> {
-  const hash = hashToken(token);
-  const [row] = await db.$queryRaw<TenantRow[]>`
-    SELECT i.*, e.organization_id::text, e.timezone, e.sector, o.plan, o.canceled_at IS NOT NULL AS canceled
-    FROM integrations i JOIN establishments e ON e.id = i.establishment_id JOIN organizations o ON o.id = e.organization_id
-    WHERE i.kind = 'odoo' AND i.status = 'active'
-      AND (i.token_hash = ${hash} OR (i.previous_token_hash = ${hash} AND i.previous_token_expires_at > ${now}))`;
-  return activeIntegration(row);
+  return active(await findIntegrationCaller<Row>(db, { kind: 'odoo', tokenHash: hashToken(token), now }));
 }
 
 /** Square's signature keys that verify now: the current one, and the replaced one in its grace period. */

@@ -9,7 +9,7 @@ import type { CatalogCache } from '../catalog/service.js';
 import { correctRecord } from '../records/correct.js';
 import { listRecords } from '../records/list.js';
 import { usageAndToday } from '../records/rollup.js';
-import { createRecord } from '../records/service.js';
+import { createRecord, type RecordDeps } from '../records/service.js';
 import type { Station } from './service.js';
 
 /**
@@ -25,17 +25,13 @@ export const STATION_RECENT_LIMIT = 10;
 
 export type StationRecordDeps = { tx: DbTx; clock: Clock; catalog: CatalogCache };
 
-export function createStationRecord(deps: StationRecordDeps, station: Station, input: CreateRecordParsed): Promise<WasteRecord> {
+/** `deps.sql`: where the record's writes run (the request's Idempotency-Key connection, as for `POST /api/v1/records`). */
+export function createStationRecord(deps: RecordDeps, station: Station, input: CreateRecordParsed): Promise<WasteRecord> {
   if (input.weight_kg > STATION_MAX_WEIGHT_KG) {
     const message = `at most ${STATION_MAX_WEIGHT_KG} kg from a station; record a larger loss from the dashboard`;
     return Promise.reject(validationError(`weight_kg: ${message}`, [{ path: 'weight_kg', message }]));
   }
-  return createRecord(
-    { db: deps.tx, clock: deps.clock, catalog: deps.catalog },
-    station.tenant,
-    input,
-    stationSource(station.identity.device.id),
-  );
+  return createRecord(deps, station.tenant, input, stationSource(station.identity.device.id));
 }
 
 /**

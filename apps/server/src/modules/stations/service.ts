@@ -17,6 +17,7 @@ import { isoSql } from '../../calendar.js';
 import type { Tenant } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import { AppError } from '../../errors.js';
+import { type Caller, findStationCaller } from '../tenancy/callers.js';
 
 /**
  * Kitchen stations' devices (docs/decisions/0007-the-kitchen-station.md). An owner or admin starts
@@ -181,39 +182,12 @@ export async function redeemPairing(sql: Sql, input: { code: string; now: Date }
   return { ...toIdentity(row), token };
 }
 
-/** A station: what it is, and the data scope it acts in (its establishment and mode). */
-export type Station = { identity: StationIdentity; tenant: Tenant };
+/** A station: what it is, and the caller it is (its establishment and mode; modules/tenancy/callers.ts). */
+export type Station = { identity: StationIdentity; tenant: Tenant; caller: Caller };
 
 /** A station request's device, by its token; null when the token is unknown or revoked. */
 export async function stationOf(sql: Sql, token: string): Promise<Station | null> {
   if (!STATION_TOKEN_PATTERN.test(token)) return null;
-  const { rows } = await sql.query<Identity & { organization_id: string; plan: string; sector: string }>(
-    `SELECT d.id::text, d.name, d.livemode, e.id::text AS establishment_id, e.name AS establishment_name, e.timezone,
-       e.organization_id::text, o.plan, e.sector
-     FROM station_devices d JOIN establishments e ON e.id = d.establishment_id JOIN organizations o ON o.id = e.organization_id
-     WHERE d.token_hash = $1 AND d.revoked_at IS NULL`,
-    [sha256(token)],
-  );
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    identity: toIdentity(row),
-    tenant: {
-      establishmentId: row.establishment_id,
-      livemode: row.livemode,
-      organizationId: row.organization_id,
-      plan: row.plan as Tenant['plan'],
-      timezone: row.timezone,
-      sector: row.sector as Tenant['sector'],
-    },
-  };
-}
-
-/** Marks a device as used (the dashboard's "last used"), at most once a minute. */
-export async function touchDevice(sql: Sql, id: string): Promise<void> {
-  await sql.query(
-    `UPDATE station_devices SET last_used_at = now()
-     WHERE id = $1::uuid AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    [id],
-  );
+  const found = await findStationCaller(sql, sha256(token));
+  return found ? { identity: toIdentity(found.device), tenant: found.caller.tenant, caller: found.caller } : null;
 }

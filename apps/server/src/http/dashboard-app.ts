@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { Logger } from '../log.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A file of the dashboard's build (or the page): its request is logged at debug, not info. */
+    staticFile?: boolean;
+  }
+}
+
+export type DashboardAppOptions = {
+  log: Logger;
+  /** The built app (apps/dashboard/dist); not served when absent. */
+  dashboardDir: string;
+  /** Serve the app's sources through Vite with hot reload (`pnpm dev`). */
+  hotReload: boolean;
+};
+
+type CreateViteServer = (options: object) => Promise<{
+  middlewares: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  close(): Promise<void>;
+}>;
+
+/**
+ * The app at /dashboard: built files with long caching for the hashed assets, and index.html for
+ * every other path under /dashboard (the app routes in the browser). With hot reload (`pnpm dev`),
+ * Vite serves the sources instead, on the same port.
+ */
+export async function serveDashboardApp(app: FastifyInstance, options: DashboardAppOptions) {
+  // Every route from here on serves the app's files (and `/`'s redirect to them): a page load asks
+  // for dozens, so their "request completed" lines are written at debug, not info (http/app.ts).
+  app.addHook('onRoute', (route) => {
+    if (route.url === '/' || route.url === '/dashboard' || route.url.startsWith('/dashboard/')) {
+      route.config = { ...route.config, staticFile: true };
+    }
+  });
+  // The address people type first: the customers' app (the API is under /api/v1, its reference at /docs).
+  app.get('/', async (_request, reply) => reply.redirect('/dashboard', 302));
+  const root = resolve(options.dashboardDir);
+  if (options.hotReload) {
+    const appRoot = resolve(root, '..');
+    const require = createRequire(join(appRoot, 'package.json'));
+    // Vite is the dashboard's dev dependency, resolved from there: production installs lack it.
+    const { createServer } = (await import(pathToFileURL(require.resolve('vite')).href)) as { createServer: CreateViteServer };
+    const vite = await createServer({ root: appRoot, server: { middlewareMode: true, hmr: { server: app.server } }, appType: 'spa' });
+    app.addHook('onClose', async () => vite.close());
+    const viaVite = (request: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      // The station is the build's second page (station.html), as the built app serves it below.
+      if (STATION_PAGE.test(request.raw.url ?? ''))
+        request.raw.url = (request.raw.url ?? '').replace(/^\/dashboard\/station\/?/, '/dashboard/station.html');
+      vite.middlewares(request.raw, reply.raw, () => {
+        reply.raw.statusCode = 404;
+        reply.raw.end();
+      });
+    };
+    app.get('/dashboard', viaVite);
+    app.get('/dashboard/*', viaVite);
+    return;
+  }
+  if (!existsSync(join(root, 'index.html'))) {
+    options.log.warn({ dir: root }, 'the dashboard is not built (pnpm build): /dashboard answers 503');
+    const notBuilt = async () => {
+      throw new AppError('service_unavailable', 'The dashboard is not built: run pnpm build (pnpm start builds it)');
+    };
+    app.get('/dashboard', notBuilt);
+    app.get('/dashboard/*', notBuilt);
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/dashboard/',
+    wildcard: false,
+    index: false,
+    // The build writes .br and .gz copies beside each file (apps/dashboard/vite.config.ts): the
+    // one the browser accepts is sent, with `Vary: Accept-Encoding`; others get the plain file.
+    preCompressed: true,
+    // Source maps are never served, whatever the folder holds (a build with DASHBOARD_SOURCEMAP=1
+    // writes some): they would publish the app's sources. A `.map` URL answers 404.
+    allowedPath: (pathName) => !pathName.endsWith('.map'),
+    setHeaders: (res, path) => {
+      res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    // A missing file is a 404, not the page: a stale tab asking for an old asset must not get HTML.
+    if (/^\/dashboard\/assets\//.test(request.url) || /\.\w+$/.test(request.url.split('?')[0] as string)) {
+      throw new AppError('not_found', `No file ${request.url.split('?')[0]}`);
+    }
+    // Its Content-Security-Policy and X-Frame-Options, as index.html's when fetched by name, come
+    // from http/page-policy.ts.
+    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+  };
+  app.get('/dashboard', page);
+  app.get('/dashboard/*', page);
+  // The kitchen station: the build's second page, with its own manifest and service worker
+  // (docs/decisions/0007-the-kitchen-station.md); `?code=` from a pairing QR is read by the page.
+  const stationPage = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.header('cache-control', 'no-cache').sendFile('station.html');
+  app.get('/dashboard/station', stationPage);
+}
+
+/** The station's address, with or without a trailing slash, with any query. */
+const STATION_PAGE = /^\/dashboard\/station\/?(\?.*)?$/;
