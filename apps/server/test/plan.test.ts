@@ -2,7 +2,7 @@ import { FOOD_CATEGORIES, PreventionPlanHistoryQuery, WASTE_STAGES } from '@merm
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolOf } from '../src/db/client.js';
 import { sqlOfPool } from '../src/db/sql.js';
-import { CAUSE_NAMES_EN, DESTINATION_NAMES_EN, FOOD_CATEGORY_LABELS } from '../src/modules/plan/labels.js';
+import { CAUSE_NAMES_EN, DESTINATION_NAMES_EN, FOOD_CATEGORY_LABELS } from '../src/modules/catalog/labels.js';
 import { MEASURES_BY_CATEGORY, MEASURES_BY_STAGE } from '../src/modules/plan/measures.js';
 import { generatePlan, getPlan, latestPlan, listPlans } from '../src/modules/plan/service.js';
 import {

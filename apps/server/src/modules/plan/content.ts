@@ -1,6 +1,6 @@
 import type { PlanLanguage, PreventionPlan } from '@merma/schema';
 import type { Sql } from '../../db/sql.js';
-import { type CatalogNames, causeLabel, destinationLabel, foodCategoryLabel, NO_SHIFT_LABEL, wasteStageLabel } from './labels.js';
+import { type CatalogNames, causeLabel, destinationLabel, foodCategoryLabel, NO_SHIFT_LABEL, wasteStageLabel } from '../catalog/labels.js';
 import { measureIdsFor, measureText } from './measures.js';
 
 /**

@@ -1,7 +1,10 @@
 import type { FoodCategory, PlanLanguage, WasteStage } from '@merma/schema';
 
 /**
- * The names a prevention plan shows for the codes it stores, in each language it is written in.
+ * The names of the codes the catalogue defines (food categories, waste stages, causes,
+ * destinations), in each language a prevention plan is written in; the records export writes the
+ * Spanish ones. They live with the catalogue, not with one of the modules that show them, so that
+ * records and plan both read them here.
  *
  * Catalogue names: the `causes` and `destinations` tables hold one (Spanish) `nombre`, which stays
  * the Spanish name; their English names are kept here, keyed by what never changes — a
