@@ -1,4 +1,5 @@
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
+import type { Options } from 'ky';
 import { APIPromise, type APIResponse, withRequestId } from './api-promise.js';
 import {
   APIConnectionError,
@@ -135,11 +136,12 @@ const KY_WAIT_HEADERS = ['retry-after', 'ratelimit-reset', 'x-ratelimit-retry-af
 const BACKOFF_MAX_MS = 8_000;
 
 /** ky, loaded on the first request: a receiver that only verifies webhooks never loads (or bundles) it. */
-let kyModule: Promise<typeof import('./ky.js')> | undefined;
+let kyModule: Promise<KyModule> | undefined;
 const loadKy = () => {
   kyModule ??= import('./ky.js');
   return kyModule;
 };
+type KyModule = typeof import('./ky.js');
 
 /** Waits `ms`, or rejects with APIUserAbortError at once when `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -265,6 +267,53 @@ function whenAborted(signal: AbortSignal): { promise: Promise<never>; done: () =
 /** One attempt's answer, as it came: the response (its body unread) and its text. */
 type Exchange = { response: Response; text: string };
 
+/** A call as every attempt sends it (`HttpCore.prepare`). */
+type PreparedCall = {
+  call: Call;
+  headers: Headers;
+  idempotencyKey: string | undefined;
+  /** May be sent more than once: not a POST, or a POST with its Idempotency-Key. */
+  safe: boolean;
+  /** `POST /records?…`, for the log lines. */
+  target: string;
+  url: string;
+  signal: AbortSignal | undefined;
+  timeout: number;
+  maxRetries: number;
+  maxRetryAfter: number;
+};
+
+/** What one call's attempts and hooks share: the attempt, its start, its answer, and why it is retried. */
+type CallState = {
+  attempt: number;
+  startedAt: number;
+  last: Exchange | undefined;
+  /** Why the next retry happens (a status, or the failure's message), for the log line. */
+  reason: string;
+  /** The request id of the answer retried, for the log line ('' after a failed exchange). */
+  about: string;
+  /** The retry's wait was logged (by decideRetry for a server-named wait, or by backoff). */
+  announced: boolean;
+  /** The wait the server asked for when it was over maxRetryAfter. */
+  refused: number | undefined;
+};
+
+function newCallState(): CallState {
+  return { attempt: 0, startedAt: 0, last: undefined, reason: '', about: '', announced: false, refused: undefined };
+}
+
+const requestIdOf = (response: Response | undefined) => response?.headers.get('x-request-id') ?? undefined;
+const about = (response: Response | undefined) => ` (request ${requestIdOf(response) ?? 'without id'})`;
+
+/**
+ * Whether an attempt about to be retried may have been carried out without our hearing of it (see
+ * SendTrace): no answer and not certainly unsent, a 408 or a 5xx.
+ */
+function mayHaveBeenCarriedOut(error: Error, { HTTPError }: KyModule): boolean {
+  const unanswered = !(error instanceof HTTPError);
+  return (unanswered && !neverSent(error)) || (!unanswered && (error.response.status === 408 || error.response.status >= 500));
+}
+
 /**
  * The one request function under every resource. HTTP, retries, backoff and timeouts are ky's
  * (ky 1.14, pinned; bundled into both builds, so `require('@merma/sdk')` works although ky is
@@ -325,59 +374,120 @@ export class HttpCore {
     }
   }
 
-  /** Sends `call` with retries and resolves with the parsed 2xx body and its response. */
+  /**
+   * Sends `call` with retries and resolves with the parsed 2xx body and its response. The steps, in
+   * order: `prepare` the call once; ky runs the attempts (`kyOptions`: each attempt through
+   * `attempt`, its retry decided by `decideRetry` and waited by `backoff` or by what the server
+   * asks, `afterAnswer`); then `failure` turns what ky gave up with into the SDK's error, or
+   * `answer` unwraps the 2xx.
+   */
   async send(call: Call, opts: RequestOptions = {}, trace?: SendTrace): Promise<APIResponse<unknown>> {
-    const { log } = this.options;
+    const prepared = this.prepare(call, opts);
+    const { signal } = prepared;
+    if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
+
+    const kyModule = await loadKy();
+    const state = newCallState();
+    let response: Response;
+    try {
+      response = await kyModule.ky(prepared.url, this.kyOptions(prepared, opts, state, kyModule, trace));
+    } catch (err) {
+      throw this.failure(err, prepared, state, kyModule, trace);
+    }
+    return this.answer(prepared, response, state.last?.text ?? '');
+  }
+
+  /**
+   * The call as every attempt sends it, settled before the first: the options (the call's over the
+   * client's), the headers, the Idempotency-Key, whether it may be sent twice, and its URL. Throws
+   * MermaError for a header or a key the API would refuse, before anything is sent.
+   */
+  private prepare(call: Call, opts: RequestOptions): PreparedCall {
     const maxRetries = countOption(opts.maxRetries, this.options.maxRetries);
     const timeout = durationOption(opts.timeout, this.options.timeout);
     const maxRetryAfter = waitCapOption(opts.maxRetryAfter, this.options.maxRetryAfter);
     const headers = this.headersFor(call, opts);
     const idempotencyKey = this.idempotencyKeyFor(call, opts, headers);
-    // Only a POST carrying an Idempotency-Key may be sent twice: the API stores it once.
-    const safe = call.method !== 'POST' || idempotencyKey !== undefined;
     const searchParams = new URLSearchParams();
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined && v !== null) searchParams.set(k, String(v));
     const query = searchParams.toString();
-    const target = `${call.method} ${call.path}${query ? `?${query}` : ''}`;
-    const url = `${this.prefix}/${call.path.replace(/^\//, '')}${query ? `?${query}` : ''}`;
-    const { signal } = opts;
-    if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
+    return {
+      call,
+      headers,
+      idempotencyKey,
+      // Only a POST carrying an Idempotency-Key may be sent twice: the API stores it once.
+      safe: call.method !== 'POST' || idempotencyKey !== undefined,
+      target: `${call.method} ${call.path}${query ? `?${query}` : ''}`,
+      url: `${this.prefix}/${call.path.replace(/^\//, '')}${query ? `?${query}` : ''}`,
+      signal: opts.signal,
+      timeout,
+      maxRetries,
+      maxRetryAfter,
+    };
+  }
 
-    const { ky, HTTPError, TimeoutError } = await loadKy();
+  /** What ky is asked to do for this call: the request, the retry policy and the hooks (see the class's comment). */
+  private kyOptions(prepared: PreparedCall, opts: RequestOptions, state: CallState, kyModule: KyModule, trace?: SendTrace): Options {
+    const { call, headers, idempotencyKey, signal, timeout } = prepared;
+    return {
+      ...this.options.fetchOptions,
+      ...opts.fetchOptions,
+      method: call.method,
+      headers,
+      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+      signal,
+      timeout,
+      throwHttpErrors: true,
+      fetch: this.attempt(state) as typeof fetch,
+      retry: {
+        limit: prepared.safe ? prepared.maxRetries : 0,
+        // Every method the API has; a POST is retried only with its Idempotency-Key (`safe`).
+        methods: ['get', 'put', 'post', 'patch', 'delete'],
+        statusCodes: RETRY_STATUS,
+        afterStatusCodes: WAIT_STATUS,
+        maxRetryAfter: prepared.maxRetryAfter,
+        backoffLimit: BACKOFF_MAX_MS,
+        delay: (attemptCount) => BACKOFF_BASE_MS * 2 ** (attemptCount - 1),
+        jitter: (delay) => this.backoff(prepared, state, delay),
+        retryOnTimeout: true,
+        shouldRetry: ({ error }) => this.decideRetry(prepared, state, error, kyModule),
+      },
+      hooks: {
+        beforeRequest: [
+          (request, _options, { retryCount }) => {
+            // The same key on every attempt: it is what makes sending a POST again safe.
+            if (idempotencyKey !== undefined) request.headers.set('idempotency-key', idempotencyKey);
+            this.started(prepared, state, retryCount);
+          },
+        ],
+        beforeRetry: [
+          ({ error }) => {
+            if (trace && mayHaveBeenCarriedOut(error, kyModule)) trace.unsureAttempts++;
+          },
+        ],
+        afterResponse: [(_request, _options, answer) => this.afterAnswer(prepared, state, answer)],
+      },
+    };
+  }
 
-    // What this call's hooks share: the attempt, its start, its answer, and why it is retried.
-    const state = {
-      attempt: 0,
-      startedAt: 0,
-      last: undefined as Exchange | undefined,
-      /** Why the next retry happens (a status, or the failure's message), for the log line. */
-      reason: '',
-      /** The request id of the answer retried, for the log line ('' after a failed exchange). */
-      about: '',
-      /** The retry's wait was logged (by shouldRetry for a server-named wait, or by jitter). */
-      announced: false,
-      /** The wait the server asked for when it was over maxRetryAfter. */
-      refused: undefined as number | undefined,
-    };
-    const requestIdOf = (response: Response | undefined) => response?.headers.get('x-request-id') ?? undefined;
-    const about = (response: Response | undefined) => ` (request ${requestIdOf(response) ?? 'without id'})`;
-    const announce = (wait: number) => {
-      if (state.announced) return;
-      state.announced = true;
-      log.info(`${target}: ${state.reason}; retrying in ${Math.round(wait)} ms${state.about}`);
-    };
-    const started = (attempt: number) => {
-      state.attempt = attempt;
-      state.startedAt = Date.now();
-      state.announced = false;
-      log.debug(`→ ${target}${attempt ? ` (retry ${attempt})` : ''}`);
-      this.emit('request', { method: call.method, path: call.path, attempt, idempotencyKey, startedAt: state.startedAt });
-    };
+  /** An attempt starts: its number and start are noted, logged and told to the `request` listeners. */
+  private started(prepared: PreparedCall, state: CallState, attempt: number): void {
+    const { call, idempotencyKey, target } = prepared;
+    state.attempt = attempt;
+    state.startedAt = Date.now();
+    state.announced = false;
+    this.options.log.debug(`→ ${target}${attempt ? ` (retry ${attempt})` : ''}`);
+    this.emit('request', { method: call.method, path: call.path, attempt, idempotencyKey, startedAt: state.startedAt });
+  }
+
+  /**
+   * The fetch ky calls for each attempt: the runtime's (or the client's) fetch, resolving with the
+   * whole answer read, and stopping when the attempt's signal aborts even if that fetch does not
+   * listen to it.
+   */
+  private attempt(state: CallState): (input: Request, init?: RequestInit) => Promise<Response> {
     const fetchImpl = this.options.fetch;
-
-    // The fetch ky calls: the runtime's (or the client's) fetch, resolving with the whole answer
-    // read, and stopping when the attempt's signal aborts even if that fetch does not listen to it.
-    const exchange = async (input: Request, init?: RequestInit): Promise<Response> => {
+    return async (input, init) => {
       const aborted = whenAborted(input.signal);
       const read = (async () => {
         const response = await (fetchImpl ?? globalThis.fetch)(input, init);
@@ -392,140 +502,133 @@ export class HttpCore {
         read.catch(() => {}); // the loser of the race must not surface as an unhandled rejection
       }
     };
+  }
 
-    let response: Response;
-    try {
-      response = await ky(url, {
-        ...this.options.fetchOptions,
-        ...opts.fetchOptions,
-        method: call.method,
-        headers,
-        ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-        signal,
-        timeout,
-        throwHttpErrors: true,
-        fetch: exchange as typeof fetch,
-        retry: {
-          limit: safe ? maxRetries : 0,
-          // Every method the API has; a POST is retried only with its Idempotency-Key (`safe`).
-          methods: ['get', 'put', 'post', 'patch', 'delete'],
-          statusCodes: RETRY_STATUS,
-          afterStatusCodes: WAIT_STATUS,
-          maxRetryAfter,
-          backoffLimit: BACKOFF_MAX_MS,
-          delay: (attemptCount) => BACKOFF_BASE_MS * 2 ** (attemptCount - 1),
-          jitter: (delay) => {
-            const wait = delay * (1 - Math.random() * 0.25);
-            announce(Math.min(wait, BACKOFF_MAX_MS));
-            return wait;
-          },
-          retryOnTimeout: true,
-          shouldRetry: ({ error }) => {
-            if (signal?.aborted) return false;
-            if (!(error instanceof HTTPError)) {
-              state.reason = error instanceof TimeoutError ? `Request timed out after ${timeout} ms` : `Connection error: ${error.message}`;
-              state.about = '';
-              return undefined; // ky retries timeouts (retryOnTimeout) and any failed exchange
-            }
-            const { status } = error.response;
-            const hint = error.response.headers.get('x-should-retry');
-            state.reason = String(status);
-            state.about = about(state.last?.response);
-            if (hint === 'false') return false;
-            const last = state.last?.response;
-            if (WAIT_STATUS.includes(status) && last) {
-              const asked = retryAfterMs(last.headers, errorBodyOf(state.last?.text), Date.now());
-              if (asked !== undefined && asked > maxRetryAfter) {
-                state.refused = asked;
-                return false;
-              }
-              if (asked !== undefined) announce(asked);
-            }
-            // `true` forces ky's retry (with backoff); otherwise ky's status rule and wait apply.
-            return hint === 'true' && !RETRY_STATUS.includes(status) ? true : undefined;
-          },
-        },
-        hooks: {
-          beforeRequest: [
-            (request, _options, { retryCount }) => {
-              // The same key on every attempt: it is what makes sending a POST again safe.
-              if (idempotencyKey !== undefined) request.headers.set('idempotency-key', idempotencyKey);
-              started(retryCount);
-            },
-          ],
-          beforeRetry: [
-            ({ error }) => {
-              const unanswered = !(error instanceof HTTPError);
-              if (
-                trace &&
-                ((unanswered && !neverSent(error)) || (!unanswered && (error.response.status === 408 || error.response.status >= 500)))
-              ) {
-                trace.unsureAttempts++;
-              }
-            },
-          ],
-          afterResponse: [
-            (_request, _options, answer) => {
-              const requestId = requestIdOf(answer);
-              const elapsedMs = Date.now() - state.startedAt;
-              log.debug(`← ${answer.status} ${target} in ${elapsedMs} ms${about(answer)}`);
-              this.emit('response', {
-                method: call.method,
-                path: call.path,
-                attempt: state.attempt,
-                idempotencyKey,
-                startedAt: state.startedAt,
-                status: answer.status,
-                requestId,
-                elapsedMs,
-              });
-              // ky waits what the SDK reads (retryAfterMs), handed to it as the only hint: see KY_WAIT_HEADERS.
-              if (!WAIT_STATUS.includes(answer.status)) return undefined;
-              const asked = retryAfterMs(answer.headers, errorBodyOf(state.last?.text), Date.now());
-              const rewritten = new Headers(answer.headers);
-              for (const name of KY_WAIT_HEADERS) rewritten.delete(name);
-              if (asked !== undefined) rewritten.set('retry-after', String(asked / 1000));
-              return new Response(state.last?.text ?? null, { status: answer.status, statusText: answer.statusText, headers: rewritten });
-            },
-          ],
-        },
-      });
-    } catch (err) {
-      if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
-      if (err instanceof MermaError) throw err;
-      const last = state.last;
-      if (err instanceof HTTPError && last) {
-        const { response: answer } = last;
-        const errorBody = errorBodyOf(last.text);
-        const error = APIError.from(answer.status, errorBody, answer.headers);
-        if (state.refused !== undefined) {
-          const asked = state.refused;
-          log.warn(
-            `✗ ${target}: ${answer.status} ${error.message}${about(answer)}; ` +
-              `the server asks to wait ${Math.ceil(asked / 1000)} s, over maxRetryAfter (${maxRetryAfter} ms)`,
-          );
-          throw error instanceof RateLimitError
-            ? error
-            : new RateLimitError(answer.status, errorBody, answer.headers, `Server asked to wait ${Math.ceil(asked / 1000)} s`);
-        }
-        log.warn(`✗ ${target}: ${answer.status} ${error.message}${about(answer)}`);
-        throw error;
-      }
-      if (trace) trace.lastAttemptUnsure = err instanceof TimeoutError || !neverSent(err);
-      const failure =
-        err instanceof TimeoutError
-          ? new APIConnectionTimeoutError(`Request timed out after ${timeout} ms`, { cause: err })
-          : new APIConnectionError(`Connection error: ${(err as Error)?.message ?? String(err)}`, { cause: err });
-      log.error(`✗ ${target}: ${failure.message}${safe ? '' : ' (a POST without an Idempotency-Key is not retried)'}`);
-      throw failure;
+  /**
+   * Whether ky retries after `error` (ky's `shouldRetry`): `false` stops, `true` forces a retry (with
+   * backoff), `undefined` leaves it to ky's status rule and wait. A wait the server asks for beyond
+   * `maxRetryAfter` stops at once (`state.refused`, which `failure` reports); a `x-should-retry`
+   * header overrides the status rule.
+   */
+  private decideRetry(prepared: PreparedCall, state: CallState, error: Error, { HTTPError, TimeoutError }: KyModule): boolean | undefined {
+    if (prepared.signal?.aborted) return false;
+    if (!(error instanceof HTTPError)) {
+      state.reason =
+        error instanceof TimeoutError ? `Request timed out after ${prepared.timeout} ms` : `Connection error: ${error.message}`;
+      state.about = '';
+      return undefined; // ky retries timeouts (retryOnTimeout) and any failed exchange
     }
+    const { status } = error.response;
+    const hint = error.response.headers.get('x-should-retry');
+    state.reason = String(status);
+    state.about = about(state.last?.response);
+    if (hint === 'false') return false;
+    const last = state.last?.response;
+    if (WAIT_STATUS.includes(status) && last) {
+      const asked = retryAfterMs(last.headers, errorBodyOf(state.last?.text), Date.now());
+      if (asked !== undefined && asked > prepared.maxRetryAfter) {
+        state.refused = asked;
+        return false;
+      }
+      if (asked !== undefined) this.announce(prepared, state, asked);
+    }
+    // `true` forces ky's retry (with backoff); otherwise ky's status rule and wait apply.
+    return hint === 'true' && !RETRY_STATUS.includes(status) ? true : undefined;
+  }
 
-    const text = state.last?.text ?? '';
+  /** The backoff's wait (ky's `jitter` over its exponential `delay`): up to 25 % less, logged. */
+  private backoff(prepared: PreparedCall, state: CallState, delay: number): number {
+    const wait = delay * (1 - Math.random() * 0.25);
+    this.announce(prepared, state, Math.min(wait, BACKOFF_MAX_MS));
+    return wait;
+  }
+
+  /** Logs the coming retry and its wait, once per attempt (a server-named wait or the backoff's). */
+  private announce(prepared: PreparedCall, state: CallState, wait: number): void {
+    if (state.announced) return;
+    state.announced = true;
+    this.options.log.info(`${prepared.target}: ${state.reason}; retrying in ${Math.round(wait)} ms${state.about}`);
+  }
+
+  /**
+   * Each answer, retried ones included: logged and told to the `response` listeners. A 429 or 503
+   * goes on to ky with the wait the SDK reads (retryAfterMs) as its only hint: see KY_WAIT_HEADERS.
+   */
+  private afterAnswer(prepared: PreparedCall, state: CallState, answer: Response): Response | undefined {
+    const { call, idempotencyKey, target } = prepared;
+    const requestId = requestIdOf(answer);
+    const elapsedMs = Date.now() - state.startedAt;
+    this.options.log.debug(`← ${answer.status} ${target} in ${elapsedMs} ms${about(answer)}`);
+    this.emit('response', {
+      method: call.method,
+      path: call.path,
+      attempt: state.attempt,
+      idempotencyKey,
+      startedAt: state.startedAt,
+      status: answer.status,
+      requestId,
+      elapsedMs,
+    });
+    // ky waits what the SDK reads (retryAfterMs), handed to it as the only hint: see KY_WAIT_HEADERS.
+    if (!WAIT_STATUS.includes(answer.status)) return undefined;
+    const asked = retryAfterMs(answer.headers, errorBodyOf(state.last?.text), Date.now());
+    const rewritten = new Headers(answer.headers);
+    for (const name of KY_WAIT_HEADERS) rewritten.delete(name);
+    if (asked !== undefined) rewritten.set('retry-after', String(asked / 1000));
+    return new Response(state.last?.text ?? null, { status: answer.status, statusText: answer.statusText, headers: rewritten });
+  }
+
+  /**
+   * What ky gave up with, as the SDK's error (logged): APIUserAbortError after an abort; for an
+   * answer, APIError by status (RateLimitError when the wait asked for was over `maxRetryAfter`);
+   * without one, APIConnectionTimeoutError or APIConnectionError, noting in `trace` whether the
+   * last attempt may have been carried out.
+   */
+  private failure(
+    err: unknown,
+    prepared: PreparedCall,
+    state: CallState,
+    { HTTPError, TimeoutError }: KyModule,
+    trace?: SendTrace,
+  ): MermaError {
+    const { log } = this.options;
+    const { signal, target, timeout, maxRetryAfter } = prepared;
+    if (signal?.aborted) return new APIUserAbortError(undefined, { cause: signal.reason });
+    if (err instanceof MermaError) return err;
+    const last = state.last;
+    if (err instanceof HTTPError && last) {
+      const { response: answer } = last;
+      const errorBody = errorBodyOf(last.text);
+      const error = APIError.from(answer.status, errorBody, answer.headers);
+      if (state.refused !== undefined) {
+        const asked = state.refused;
+        log.warn(
+          `✗ ${target}: ${answer.status} ${error.message}${about(answer)}; ` +
+            `the server asks to wait ${Math.ceil(asked / 1000)} s, over maxRetryAfter (${maxRetryAfter} ms)`,
+        );
+        return error instanceof RateLimitError
+          ? error
+          : new RateLimitError(answer.status, errorBody, answer.headers, `Server asked to wait ${Math.ceil(asked / 1000)} s`);
+      }
+      log.warn(`✗ ${target}: ${answer.status} ${error.message}${about(answer)}`);
+      return error;
+    }
+    if (trace) trace.lastAttemptUnsure = err instanceof TimeoutError || !neverSent(err);
+    const failure =
+      err instanceof TimeoutError
+        ? new APIConnectionTimeoutError(`Request timed out after ${timeout} ms`, { cause: err })
+        : new APIConnectionError(`Connection error: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    log.error(`✗ ${target}: ${failure.message}${prepared.safe ? '' : ' (a POST without an Idempotency-Key is not retried)'}`);
+    return failure;
+  }
+
+  /** A 2xx's body, parsed and unwrapped from the `{ data }` envelope (never checked against a shape). */
+  private answer(prepared: PreparedCall, response: Response, text: string): APIResponse<unknown> {
     const body = parseBody(text);
     const requestId = requestIdOf(response);
     const isEnvelope = typeof body === 'object' && body !== null && 'data' in body;
     if (!isEnvelope && response.status !== 204) {
-      log.warn(`${target} answered ${response.status} without the { data } envelope; returning the body as it came`);
+      this.options.log.warn(`${prepared.target} answered ${response.status} without the { data } envelope; returning the body as it came`);
     }
     const data = isEnvelope ? (body as { data: unknown }).data : body;
     return { data: withRequestId(data, requestId), body, response, requestId };
