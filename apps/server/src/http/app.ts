@@ -84,10 +84,14 @@ function setCommonHeaders(request: FastifyRequest, reply: FastifyReply, producti
 }
 
 /**
- * Configures Fastify around the services (services.ts). Request path: request id → HTTPS guard →
- * CORS (when CORS_ORIGINS is set; preflights are answered here) → auth (key hash lookup, establishment, plan, mode) → rate limit for the route's bucket → body
- * parsing (1 MiB) → the procedure (zod input, permission, service, Prisma) → envelope. Every error
- * leaves through http/errors.ts.
+ * Configures Fastify around the services (services.ts). What every route shares is here: request
+ * id → HTTPS guard → CORS (when CORS_ORIGINS is set; preflights are answered here) → body parsing
+ * (JSON only, 1 MiB) → envelope, every error leaving through http/errors.ts; the probes, metrics,
+ * the OpenAPI document and the reference. Each kind of caller has its own encapsulated plugin in
+ * surfaces/ (api, dashboard, station, vendors) whose hooks run for its routes alone: its
+ * credential resolved to a tenant (modules/tenancy/callers.ts), its limits, no-store, and the
+ * webhook dispatcher woken after a write. For the API: the key → the rate limit of the route's
+ * bucket → the procedure (zod input, permission, service) → envelope.
  *
  * One log line per request, when its answer is sent ("request completed", at info): method, URL,
  * route, status, duration and request id, and — once the key is known — the establishment and the
