@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
-import { odooEventOf } from '../src/modules/inbound/connectors/index.js';
+import { odooEventOf } from '../src/modules/integrations/vendors/odoo/connector.js';
 import { api, countRecords, createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
 /**

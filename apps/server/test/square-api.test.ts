@@ -1,7 +1,7 @@
 import { deadline } from '@merma/testing';
 import { WebhooksHelper } from 'square';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SQUARE_VERSION, SquareApiError, squareApi } from '../src/modules/integrations/square/api.js';
+import { SQUARE_VERSION, SquareApiError, squareApi } from '../src/modules/integrations/vendors/square/api.js';
 import {
   exampleAdjustment,
   exampleOrder,

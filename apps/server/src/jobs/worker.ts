@@ -1,4 +1,4 @@
-import { Logger, type LogLevel, parseCronItems, type Runner, type RunnerOptions, run } from 'graphile-worker';
+import { Logger, type LogLevel, parseCronItems, type Runner, type RunnerOptions, run, type Task, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Clock, Log } from '../context.js';
@@ -10,15 +10,8 @@ import { type FailedSignIn, PASSWORD_RESET_MAIL_TASK, type PasswordResetMail, SI
 import { auditFailedSignIn, sendPasswordResetMail } from '../modules/accounts/service.js';
 import { detectSpikes } from '../modules/alerts/detect.js';
 import { createCatalogCache } from '../modules/catalog/service.js';
-import {
-  attempt,
-  type IntegrationJob,
-  type IntegrationJobDeps,
-  ODOO_ORDER_TASK,
-  runOdooOrder,
-  runSquareFetch,
-  SQUARE_FETCH_TASK,
-} from '../modules/integrations/jobs.js';
+import { attempt, type IntegrationJob, type IntegrationJobDeps } from '../modules/integrations/jobs.js';
+import { vendors } from '../modules/integrations/vendors/index.js';
 import { DEMAND_TASK, type DemandJob, EVENING_TASK, precomputeDemand, queueEveningForecasts } from '../modules/predict/evening.js';
 import { createForecastPool, type ForecastPool } from '../modules/predict/pool.js';
 import { runVerification } from '../modules/records/verification-runs.js';
@@ -109,8 +102,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     return result;
   };
   const dispatcher = createDispatcher(dispatch, options.dispatchIntervalMs ?? config.worker.pollIntervalMs, log);
-  // What Square and Odoo integrations' jobs read with (modules/integrations/jobs.ts): the vendors'
-  // APIs, Odoo's through the deliveries' guard since its URL is the customer's.
+  // What the vendors' jobs read with (modules/integrations/jobs.ts): the vendors' APIs, Odoo's
+  // through the deliveries' guard since its URL is the customer's.
   const integrationDeps: IntegrationJobDeps = {
     db,
     clock,
@@ -173,12 +166,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
           max: helpers.job.max_attempts,
         });
       },
-      [SQUARE_FETCH_TASK]: async (payload, helpers) =>
-        attempt(integrationDeps, payload as IntegrationJob, helpers, () =>
-          runSquareFetch(integrationDeps, payload as IntegrationJob, helpers),
-        ),
-      [ODOO_ORDER_TASK]: async (payload, helpers) =>
-        attempt(integrationDeps, payload as IntegrationJob, helpers, () => runOdooOrder(integrationDeps, payload as IntegrationJob)),
+      // Each vendor's job (modules/integrations/vendors/index.ts), under the task name it is queued with.
+      ...integrationTasks(integrationDeps),
       'retention.purge': async () => {
         await purgeExpired({ pool, clock, log }, config.retention);
       },
@@ -257,6 +246,20 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       return stopped;
     },
   };
+}
+
+/**
+ * The vendors' tasks, one per vendor from the registry: each attempt is counted on its integration
+ * when it is the last (`attempt`, modules/integrations/jobs.ts).
+ */
+function integrationTasks(deps: IntegrationJobDeps): TaskList {
+  return Object.fromEntries(
+    vendors().map(({ job }): [string, Task] => [
+      job.task,
+      async (payload, helpers) =>
+        attempt(deps, payload as IntegrationJob, helpers, () => job.run(deps, payload as IntegrationJob, helpers)),
+    ]),
+  );
 }
 
 /**

@@ -1,30 +1,25 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
-import {
-  assertSignedBySquare,
-  odooIntegration,
-  type ReceiveDeps,
-  receiveOdooWebhook,
-  receiveSquareNotification,
-  squareIntegration,
-} from '../../modules/integrations/receive.js';
+import type { ReceiveDeps } from '../../modules/integrations/receive.js';
 import type { ActiveIntegration } from '../../modules/integrations/service.js';
-import { SQUARE_SIGNATURE_HEADER } from '../../modules/integrations/square/signature.js';
+import { type VendorRequest, vendors } from '../../modules/integrations/vendors/index.js';
 import { ok } from '../../trpc/trpc.js';
 import { assertStorableJson, parseJsonBody } from '../json-body.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { noStore, storableBodies, wakeAfterWrites } from './hooks.js';
 
 /**
- * The vendors' surface: the integrations' own URLs, outside the API-key routes (modules/integrations/receive.ts says
- * what each does): `POST /api/v1/integrations/square/{id}` and `POST /api/v1/integrations/odoo/{token}`,
- * answered in the API's envelope and error shapes, never cached; a stored notification wakes the
- * webhook dispatcher. Each integration's caller is resolved by modules/tenancy/callers.ts. Their limits are their own
+ * The vendors' surface: the integrations' own URLs, outside the API-key routes:
+ * `POST /api/v1/integrations/square/{id}` and `POST /api/v1/integrations/odoo/{token}`, each
+ * authenticated and received by its vendor from the registry (modules/integrations/vendors/index.ts;
+ * modules/integrations/receive.ts says what they share), answered in the API's envelope and error
+ * shapes, never cached; a stored notification wakes the webhook dispatcher. Each integration's
+ * caller is resolved by modules/tenancy/callers.ts. Their limits are their own
  * (INTEGRATION_LIMITS in rate-limit.ts): per integration once authenticated, and per client address
  * for refused requests, so that unsigned requests cannot spend an integration's limit (`authenticated`).
  *
- * Square's route keeps the raw body: the signature is checked over it before anything else reads
- * it, then it is parsed with the same limits as every body (json-body.ts).
+ * A vendor that signs the raw body (Square) gets it as text: the signature is checked over it
+ * before anything else reads it, then it is parsed with the same limits as every body (json-body.ts).
  */
 export async function vendorsSurface(
   app: FastifyInstance,
@@ -55,25 +50,37 @@ export async function vendorsSurface(
     return found;
   }
 
-  await app.register(async (square) => {
-    square.removeContentTypeParser(['application/json']);
-    square.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body.toString()));
-    square.post<{ Params: { id: string } }>('/api/v1/integrations/square/:id', async (request, reply) => {
-      const raw = typeof request.body === 'string' ? request.body : '';
-      const header = request.headers[SQUARE_SIGNATURE_HEADER];
-      const found = await authenticated(request.ip, async () => {
-        const integration = await squareIntegration(deps, request.params.id);
-        assertSignedBySquare(deps, integration, raw, Array.isArray(header) ? header[0] : header, request.url);
-        return integration;
+  // One route per vendor, in a plugin of its own so that a vendor that signs the raw body gets it
+  // as text (`url.rawBody`); its path parameter keeps the vendor's name for it (metrics, traces).
+  for (const vendor of vendors()) {
+    await app.register(async (scope) => {
+      if (vendor.url.rawBody) {
+        scope.removeContentTypeParser(['application/json']);
+        scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body.toString()));
+      }
+      scope.post<{ Params: Record<string, string> }>(`/api/v1/integrations/${vendor.kind}/:${vendor.url.param}`, async (request, reply) => {
+        const text = vendor.url.rawBody ? (typeof request.body === 'string' ? request.body : '') : undefined;
+        const found = await authenticated(request.ip, () => vendor.authenticate(deps, requestOf(request, vendor.url.param, text)));
+        let body = request.body;
+        if (text !== undefined) {
+          body = parseJsonBody(text);
+          assertStorableJson(body);
+        }
+        return reply.send(ok(await vendor.receive(deps, found, body)));
       });
-      const body = parseJsonBody(raw);
-      assertStorableJson(body);
-      return reply.send(ok(await receiveSquareNotification(deps, found, body)));
     });
-  });
+  }
+}
 
-  app.post<{ Params: { token: string } }>('/api/v1/integrations/odoo/:token', async (request, reply) => {
-    const found = await authenticated(request.ip, () => odooIntegration(deps, request.params.token));
-    return reply.send(ok(await receiveOdooWebhook(deps, found, request.body)));
-  });
+/** What a vendor reads of a request to authenticate it (modules/integrations/vendors/index.ts). */
+function requestOf(request: FastifyRequest<{ Params: Record<string, string> }>, param: string, rawBody: string | undefined): VendorRequest {
+  return {
+    segment: request.params[param] ?? '',
+    ...(rawBody !== undefined ? { rawBody } : {}),
+    header: (name) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    },
+    path: request.url,
+  };
 }

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchItemError, ErrorDetail } from '@merma/schema';
-import type { MapRefusedLineInput, MapRefusedLineResult, RefusedLine } from '@merma/schema/dashboard';
+import type { IntegrationKind, MapRefusedLineInput, MapRefusedLineResult, RefusedLine } from '@merma/schema/dashboard';
 import type { AuthContext, DataScope, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError, validationError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { connectorFor } from '../inbound/connectors/index.js';
+import type { Connector } from '../inbound/connectors/standard.js';
 import { storeSales } from '../sales/service.js';
 import { integrationCaller } from '../tenancy/callers.js';
+import { VENDORS } from './vendors/index.js';
 
 /**
  * Lines an integration received and could not store — a Square item or an Odoo product that no
@@ -26,81 +27,39 @@ import { integrationCaller } from '../tenancy/callers.js';
 const PRODUCT_PROBLEMS = new Set(['no product of this organisation', 'product_id, ean or product_ref is required']);
 const EVENT_LINES = 50;
 
-type Source = 'square' | 'odoo';
 type Found = { row: { id: string; kind: string }; auth: AuthContext };
-type Kept = {
-  order_ref: string | null;
-  line_ref: string;
-  item_ref: string | null;
-  item_name: string | null;
-  reason: string;
-  mappable: boolean;
-  line: Record<string, unknown> | null;
-};
+/** A line's ids in the vendor's own records (each vendor reads them: vendors/<kind>/refused.ts). */
+export type RefusedLineIds = { order_ref: string | null; line_ref: string; item_ref: string | null; item_name: string | null };
+export type KeptLine = RefusedLineIds & { reason: string; mappable: boolean; line: Record<string, unknown> | null };
+type Kept = KeptLine;
 
-const obj = (v: unknown): Record<string, unknown> =>
+export const obj = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+export const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 /** The value at a dotted path (`orders.0.line_items.1`) of a payload. */
-const at = (payload: unknown, path: string) =>
+export const at = (payload: unknown, path: string) =>
   path ? path.split('.').reduce<unknown>((v, k) => obj(v)[k] ?? (Array.isArray(v) ? v[Number(k)] : undefined), payload) : payload;
 
 const describe = (details: ErrorDetail[]) => details.map((d) => `${d.path.replace(/^payload\./, '')}: ${d.message}`).join('; ');
-
-/** The vendor's ids of a line, read from the vendor's own record of it. */
-function vendorIds(source: Source, payload: unknown, path: string, line: Record<string, unknown>, fallback: string) {
-  const raw = obj(at(payload, path));
-  if (source === 'square') {
-    const order = obj(at(payload, path.split('.').slice(0, -2).join('.')));
-    const orderRef = str(order.id);
-    const name = [str(raw.name), str(raw.variation_name)].filter(Boolean).join(' · ') || null;
-    return {
-      order_ref: orderRef,
-      line_ref: str(line.external_id) ?? `${orderRef ?? fallback}:${str(raw.uid) ?? path}`,
-      item_ref: str(raw.catalog_object_id),
-      item_name: name,
-    };
-  }
-  const many2one = (v: unknown): [string | null, string | null] => (Array.isArray(v) ? [str(v[0]), str(v[1])] : [str(v), null]);
-  const [orderRef] = many2one(raw.order_id);
-  const [productRef, productName] = many2one(raw.product_id);
-  return {
-    order_ref: orderRef,
-    line_ref: str(line.external_id) ?? `${fallback}:${path || '0'}`,
-    item_ref: productRef,
-    item_name: productName ?? str(raw.full_product_name) ?? null,
-  };
-}
 
 /**
  * The lines of a `sales.recorded` payload the connector or `storeSales` refused: `outcome` is the
  * answer's `errors` (by line index), or the validation error thrown when nothing was stored.
  */
 export function refusedSalesOf(
-  source: Source,
+  source: IntegrationKind,
   payload: Record<string, unknown>,
   outcome: { errors: BatchItemError[] } | { error: AppError },
   fallbackRef: string,
 ): Kept[] {
-  let mapped: ReturnType<NonNullable<ReturnType<typeof connectorFor>>['toStandard']>;
+  const vendor = VENDORS[source];
+  let mapped: ReturnType<Connector['toStandard']>;
   try {
-    mapped = (connectorFor(source) as NonNullable<ReturnType<typeof connectorFor>>).toStandard('sales.recorded', payload);
+    mapped = vendor.connector.toStandard('sales.recorded', payload);
   } catch (err) {
-    // Refused whole by the connector. Square (an order without its state): one kept line per
-    // order. Odoo: a payload that is not lines (a pos.order webhook without the API to read its
-    // lines) is a setting to fix, answered 400 to Odoo and noted on the card, not a line.
-    if (source === 'odoo') return [];
+    // Refused whole by the connector: the vendor says what is kept (vendors/<kind>/refused.ts).
     const reason = err instanceof AppError ? `${err.message}${err.details?.length ? ` (${describe(err.details)})` : ''}` : String(err);
-    const orders = Array.isArray(payload.orders) ? payload.orders.map(obj) : [payload];
-    return orders.map((o, i) => ({
-      order_ref: str(o.id),
-      line_ref: `order:${str(o.id) ?? `${fallbackRef}:${i}`}`,
-      item_ref: null,
-      item_name: null,
-      reason,
-      mappable: false,
-      line: null,
-    }));
+    return vendor.refusedLines.wholePayload(payload, reason, fallbackRef);
   }
   const lines = (mapped.payload.sales ?? []) as Record<string, unknown>[];
   const origins = mapped.origins ?? lines.map(() => ({ path: '', fields: {} }));
@@ -118,7 +77,7 @@ export function refusedSalesOf(
   }
   return [...byLine].map(([index, details]) => {
     const line = lines[index] ?? {};
-    const ids = vendorIds(source, payload, origins[index]?.path ?? '', line, fallbackRef);
+    const ids = vendor.refusedLines.idsOf(payload, origins[index]?.path ?? '', line, fallbackRef);
     return {
       ...ids,
       reason: describe(details) || 'not stored',
@@ -163,7 +122,7 @@ export async function keepRefusedLines(tx: DbTx, found: Found, kept: Kept[], now
     data: {
       establishment_id: auth.establishmentId,
       integration_id: row.id,
-      kind: row.kind as Source,
+      kind: row.kind as IntegrationKind,
       refused: created.length,
       open_refused: open,
       lines: created.slice(0, EVENT_LINES).map((l) => ({

@@ -1,7 +1,7 @@
-import type { ReturnLine } from '../../sales/returns.js';
-import type { LineOrigin } from '../../sales/service.js';
-import { type Connector, isStandardSale, type Mapped, obj, refuse } from './standard.js';
-import { inStandard, odooMeasureByCategory, odooMeasureByName, type UnitReading } from './units.js';
+import { type Connector, isStandardSale, type Mapped, obj, refuse } from '../../../inbound/connectors/standard.js';
+import { inStandard, odooMeasureByCategory, odooMeasureByName, type UnitReading } from '../../../inbound/connectors/units.js';
+import type { ReturnLine } from '../../../sales/returns.js';
+import type { LineOrigin } from '../../../sales/service.js';
 
 /**
  * Odoo (odoo.com), in the two shapes Odoo itself writes:
@@ -73,7 +73,7 @@ const inMerma = (qty: unknown, measure: NonNullable<UnitReading['measure']>) =>
  * `scrap_qty` in `product_uom_id` (see `odooUnit`), `date_done`, and as notes the reason tags
  * (`scrap_reason_tag_ids`: names when given as `[id, name]` pairs or names; a webhook sends only
  * their ids, kept as "Odoo scrap reason tags 2, 5" so that the reason is not lost — an integration
- * that can read Odoo gives their names first, integrations/receive.ts), else `origin`.
+ * that can read Odoo gives their names first, vendors/odoo/receive.ts), else `origin`.
  */
 function odooScrap(payload: Record<string, unknown>): Mapped {
   if (payload._model !== undefined && payload._model !== 'stock.scrap') {

@@ -1,4 +1,4 @@
-import { type Agents, postGuarded, type SendPolicy } from '../../webhooks/send.js';
+import { type Agents, postGuarded, type SendPolicy } from '../../../webhooks/send.js';
 
 /**
  * Reads from an Odoo database through its external JSON-RPC API (`POST <url>/jsonrpc`, Odoo 14 to

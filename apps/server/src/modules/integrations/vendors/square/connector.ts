@@ -1,7 +1,7 @@
-import type { ReturnLine } from '../../sales/returns.js';
-import type { LineOrigin } from '../../sales/service.js';
-import { type Connector, isStandardSale, type Mapped, obj, refuse } from './standard.js';
-import { inStandard, squareMeasure } from './units.js';
+import { type Connector, isStandardSale, type Mapped, obj, refuse } from '../../../inbound/connectors/standard.js';
+import { inStandard, squareMeasure } from '../../../inbound/connectors/units.js';
+import type { ReturnLine } from '../../../sales/returns.js';
+import type { LineOrigin } from '../../../sales/service.js';
 
 /**
  * Square (squareup.com). Square's API writes snake_case (`line_items`, `closed_at`); its official

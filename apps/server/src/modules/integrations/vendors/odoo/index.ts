@@ -1,0 +1,23 @@
+import type { Vendor } from '../index.js';
+import { odooConnector } from './connector.js';
+import { runOdooOrder } from './fetch.js';
+import { authenticateOdoo, receiveOdooWebhook } from './receive.js';
+import { odooRefusedLines } from './refused.js';
+
+/** Odoo's job: a pos.order's lines read through JSON-RPC (fetch.ts). The name is stored in queued jobs: never rename it. */
+export const ODOO_ORDER_TASK = 'integrations.odoo_order';
+
+/**
+ * Odoo (odoo.com): automation rules' webhooks to a URL whose token is the credential (receive.ts),
+ * mapped by the connector (connector.ts); a point-of-sale order's lines read through Odoo's
+ * JSON-RPC by a job (fetch.ts, rpc.ts). Imported only by the registry (../index.ts).
+ */
+export const odoo = {
+  kind: 'odoo',
+  connector: odooConnector,
+  url: { param: 'token', rawBody: false },
+  authenticate: authenticateOdoo,
+  receive: receiveOdooWebhook,
+  job: { task: ODOO_ORDER_TASK, run: runOdooOrder },
+  refusedLines: odooRefusedLines,
+} satisfies Vendor;
