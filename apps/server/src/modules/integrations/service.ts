@@ -16,20 +16,23 @@ import { openColumn, sealColumn } from '../../secrets/stored.js';
 import { authOf, type Caller, findIntegrationCaller } from '../tenancy/callers.js';
 import { assertDeliverableUrl, checkTarget, type TargetPolicy } from '../webhooks/target.js';
 import { openRefusedCounts } from './refused.js';
+import { VENDORS } from './vendors/index.js';
 
 /**
  * Integrations: a Square seller account or an Odoo database connected to one establishment and
  * mode, each sending to a URL of its own and authenticated the vendor's way, since neither vendor
  * can send `Authorization: Bearer` (Square's webhook subscriptions have no header field; Odoo's
- * webhook action sends only `Content-Type`):
+ * webhook action sends only `Content-Type`). Each vendor says which way in the registry
+ * (vendors/index.ts, `secret`), and this file keeps, rotates and shows that secret:
  *
- * - Square: `/api/v1/integrations/square/{id}`. The id is not a secret: every notification must
- *   carry `x-square-hmacsha256-signature`, Square's HMAC-SHA256 of that URL and the body with the
- *   subscription's signature key (receive.ts, `assertSignedBySquare`). The customer pastes the
+ * - Square (`signature-key`): `/api/v1/integrations/square/{id}`. The id is not a secret: every
+ *   notification must carry `x-square-hmacsha256-signature`, Square's HMAC-SHA256 of that URL and
+ *   the body with the subscription's signature key (vendors/square/receive.ts,
+ *   `assertSignedBySquare`). The customer pastes the
  *   key Square shows; it is stored sealed, never shown again, and replaced by a rotation (the key
  *   replaced keeps verifying for the grace period, so notifications signed while the customer
  *   moves between the two consoles are not refused).
- * - Odoo: `/api/v1/integrations/odoo/{token}`, the token (`mit_` and 32 base62 characters, 190
+ * - Odoo (`url-token`): `/api/v1/integrations/odoo/{token}`, the token (`mit_` and 32 base62 characters, 190
  *   bits) being the only credential Odoo's webhook action can carry. It is shown once, in the
  *   whole URL; only its SHA-256 is stored (as for API keys: the server never needs it back), and
  *   lookups go by the hash through a unique index. A rotation makes a new token; the replaced one
@@ -40,7 +43,8 @@ import { openRefusedCounts } from './refused.js';
  * integration's URL answers as an unknown one does (Square 404, Odoo 401). Every change is audited by the caller
  * (dashboard.ts).
  */
-export const ODOO_TOKEN_PREFIX = 'mit_';
+/** The token of a vendor whose URL carries its credential (`url-token`: Odoo's). */
+export const URL_TOKEN_PREFIX = 'mit_';
 
 type Row = {
   id: string;
@@ -74,20 +78,18 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 
 const base = (publicUrl: string) => publicUrl.replace(/\/+$/, '');
 
-/** Square's notification URL: what Square signs, so it must be exactly the URL configured there. */
-export function squareNotificationUrl(publicUrl: string, id: string): string {
-  return `${base(publicUrl)}/api/v1/integrations/square/${id}`;
-}
-
-export function odooUrl(publicUrl: string, token: string): string {
-  return `${base(publicUrl)}/api/v1/integrations/odoo/${token}`;
+/** A vendor's URL (http/surfaces/vendors.ts): its last segment is the integration's id, or its token (`url-token`). */
+export function integrationUrl(publicUrl: string, kind: string, segment: string): string {
+  return `${base(publicUrl)}/api/v1/integrations/${kind}/${segment}`;
 }
 
 const settingsOf = (row: Row): IntegrationSettings => (row.settings ?? {}) as IntegrationSettings;
 
+const vendorOfRow = (row: Row) => VENDORS[row.kind as IntegrationKind];
+
 /** The previous secret's expiry, while it is still accepted. */
 function previousExpiry(row: Row, now: Date): Date | null {
-  const at = row.kind === 'square' ? row.previous_signature_key_expires_at : row.previous_token_expires_at;
+  const at = vendorOfRow(row).secret === 'signature-key' ? row.previous_signature_key_expires_at : row.previous_token_expires_at;
   return at && at > now ? at : null;
 }
 
@@ -98,8 +100,12 @@ export function toIntegration(row: Row, publicUrl: string, now: Date, refusedCou
     name: row.name,
     livemode: row.livemode,
     status: row.status as Integration['status'],
-    url:
-      row.kind === 'square' ? squareNotificationUrl(publicUrl, row.id) : odooUrl(publicUrl, `${ODOO_TOKEN_PREFIX}…${row.token_hint ?? ''}`),
+    // A token is shown once: afterwards, its last four characters.
+    url: integrationUrl(
+      publicUrl,
+      row.kind,
+      vendorOfRow(row).secret === 'url-token' ? `${URL_TOKEN_PREFIX}…${row.token_hint ?? ''}` : row.id,
+    ),
     signature_key_set: row.signature_key !== null,
     api_credential_set: row.api_credential !== null,
     settings: settingsOf(row),
@@ -114,22 +120,25 @@ export function toIntegration(row: Row, publicUrl: string, now: Date, refusedCou
   };
 }
 
-type Settings = Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | 'id' | 'name'>;
+/** The settings a create or update may give, every vendor's (each takes its own: vendors/<kind>/index.ts). */
+export type IntegrationSettingsInput = Omit<UpdateIntegrationInput, 'establishment_id' | 'livemode' | 'id' | 'name'>;
+type Settings = IntegrationSettingsInput;
 
 /**
- * The settings and sealed credential a create or update writes; fields of the other vendor are
+ * The settings and sealed credential a create or update writes; fields of another vendor are
  * refused. Odoo's URL is where the server will send requests, so it is held to the webhook
  * deliveries' rules when saved (HTTPS in production, no literal internal address here; its name
  * resolved to public addresses in `assertOdooUrl`; checked again at each connection, webhooks/send.ts).
  */
 function changesOf(kind: IntegrationKind, id: string, deps: Deps, input: Settings, current: IntegrationSettings) {
   const secrets = deps.secrets;
-  const square = ['signature_key', 'access_token', 'location_id'] as const;
-  const odoo = ['odoo_url', 'database', 'login', 'api_key', 'company_id'] as const;
-  const foreign = (kind === 'square' ? odoo : square).filter((k) => input[k] !== undefined);
+  const vendor = VENDORS[kind];
+  const own = new Set<string>(vendor.settings.fields);
+  const others = Object.values(VENDORS).flatMap((v) => v.settings.fields.filter((k) => !own.has(k)));
+  const foreign = [...new Set(others)].filter((k) => input[k] !== undefined);
   if (foreign.length > 0) {
     throw validationError(
-      `A ${kind === 'square' ? 'Square' : 'Odoo'} integration has no ${foreign.join(', ')}`,
+      `A ${vendor.label} integration has no ${foreign.join(', ')}`,
       foreign.map((k) => ({ path: k, message: `not a setting of a ${kind} integration` })),
     );
   }
@@ -143,22 +152,12 @@ function changesOf(kind: IntegrationKind, id: string, deps: Deps, input: Setting
       ]);
     }
   }
-  const settings: IntegrationSettings =
-    kind === 'square'
-      ? { ...current, ...(input.location_id !== undefined ? { location_id: input.location_id } : {}) }
-      : {
-          ...current,
-          ...(input.odoo_url !== undefined ? { url: input.odoo_url.replace(/\/+$/, '') } : {}),
-          ...(input.database !== undefined ? { database: input.database } : {}),
-          ...(input.login !== undefined ? { login: input.login } : {}),
-          ...(typeof input.company_id === 'number' ? { company_id: input.company_id } : {}),
-        };
-  if (kind === 'odoo' && input.company_id === null) delete settings.company_id;
-  const credential = kind === 'square' ? input.access_token : input.api_key;
+  const settings = vendor.settings.merge(current, input);
+  const credential = input[vendor.settings.apiCredential] as string | undefined;
   return {
     settings,
     ...(credential !== undefined ? { api_credential: sealColumn(secrets, 'integrations', id, 'api_credential', credential) } : {}),
-    ...(kind === 'square' && input.signature_key !== undefined
+    ...(vendor.secret === 'signature-key' && input.signature_key !== undefined
       ? { signature_key: sealColumn(secrets, 'integrations', id, 'signature_key', input.signature_key) }
       : {}),
   };
@@ -194,14 +193,15 @@ export async function createIntegration(
   const { establishment_id: _e, livemode: _l, kind, name, ...rest } = input;
   const { settings, ...sealed } = changesOf(kind, id, deps, rest as Settings, {});
   await assertOdooUrl((rest as Settings).odoo_url, deps.policy);
-  const token = kind === 'odoo' ? randomToken(ODOO_TOKEN_PREFIX) : null;
+  const vendor = VENDORS[kind];
+  const token = vendor.secret === 'url-token' ? randomToken(URL_TOKEN_PREFIX) : null;
   const [active] = await tx.$queryRaw<{ id: string }[]>`
     SELECT id::text FROM integrations
     WHERE establishment_id = ${scope.establishmentId}::uuid AND livemode = ${scope.livemode} AND kind = ${kind} AND status = 'active'`;
   const taken = () =>
     new AppError(
       'conflict',
-      `This establishment already has an active ${kind === 'square' ? 'Square' : 'Odoo'} integration in ${scope.livemode ? 'live' : 'test'} mode: change or rotate it, or revoke it first`,
+      `This establishment already has an active ${vendor.label} integration in ${scope.livemode ? 'live' : 'test'} mode: change or rotate it, or revoke it first`,
     );
   if (active) throw taken();
   // Two made at once: the partial unique index refuses the second.
@@ -224,7 +224,7 @@ export async function createIntegration(
     .catch((err: unknown) => {
       throw (err as { code?: string }).code === 'P2002' ? taken() : err;
     });
-  return { ...toIntegration(row, deps.publicUrl, now), secret_url: token && odooUrl(deps.publicUrl, token) };
+  return { ...toIntegration(row, deps.publicUrl, now), secret_url: token && integrationUrl(deps.publicUrl, kind, token) };
 }
 
 async function activeRow(tx: DbTx, scope: DataScope, id: string): Promise<Row> {
@@ -287,10 +287,11 @@ export async function rotateIntegration(
   const current = await activeRow(tx, scope, input.id);
   const grace = input.grace_period_seconds ?? 0;
   const until = grace > 0 ? new Date(now.getTime() + grace * 1000) : null;
-  if (current.kind === 'square') {
+  const vendor = vendorOfRow(current);
+  if (vendor.secret === 'signature-key') {
     if (!input.signature_key) {
-      throw validationError('Paste the new signature key Square shows for the subscription', [
-        { path: 'signature_key', message: 'required to rotate a Square integration' },
+      throw validationError(`Paste the new signature key ${vendor.label} shows for the subscription`, [
+        { path: 'signature_key', message: `required to rotate a ${vendor.label} integration` },
       ]);
     }
     const previous =
@@ -315,11 +316,11 @@ export async function rotateIntegration(
     return { ...(await shown(tx, row, deps.publicUrl, now)), secret_url: null };
   }
   if (input.signature_key !== undefined) {
-    throw validationError('An Odoo integration has no signature key: its URL is rotated', [
-      { path: 'signature_key', message: 'not a setting of an odoo integration' },
+    throw validationError(`An ${vendor.label} integration has no signature key: its URL is rotated`, [
+      { path: 'signature_key', message: `not a setting of an ${vendor.kind} integration` },
     ]);
   }
-  const token = randomToken(ODOO_TOKEN_PREFIX);
+  const token = randomToken(URL_TOKEN_PREFIX);
   const row = await tx.integration.update({
     where: { id: current.id },
     data: {
@@ -330,7 +331,7 @@ export async function rotateIntegration(
       updated_at: now,
     },
   });
-  return { ...(await shown(tx, row, deps.publicUrl, now)), secret_url: odooUrl(deps.publicUrl, token) };
+  return { ...(await shown(tx, row, deps.publicUrl, now)), secret_url: integrationUrl(deps.publicUrl, current.kind, token) };
 }
 
 /** Its URL stops working at once (as an unknown one's: Square 404, Odoo 401); its secrets are erased. */

@@ -3,7 +3,7 @@ import type { Connector } from '../../inbound/connectors/standard.js';
 import type { IntegrationJob, IntegrationJobDeps, IntegrationJobHelpers } from '../jobs.js';
 import type { ReceiveDeps } from '../receive.js';
 import type { KeptLine, RefusedLineIds } from '../refused.js';
-import type { ActiveIntegration } from '../service.js';
+import type { ActiveIntegration, IntegrationSettings, IntegrationSettingsInput } from '../service.js';
 import { odoo } from './odoo/index.js';
 import { square } from './square/index.js';
 
@@ -38,6 +38,26 @@ export type VendorRequest = {
 export interface Vendor {
   /** The integration's `kind` (IntegrationKind in @merma/schema), the segment of its URL, and its connector's name. */
   readonly kind: IntegrationKind;
+  /** Its name in messages to the customer ("Square"). */
+  readonly label: string;
+  /**
+   * What proves a request to its URL is the vendor's, which service.ts makes, keeps, rotates and
+   * shows: `signature-key`, the URL names the integration by id and each request is signed with a
+   * key the vendor shows and the customer pastes (stored sealed; a rotation pastes the new one);
+   * `url-token`, a token Merma makes is in the URL, the only credential the vendor can send (only
+   * its hash stored, shown once; a rotation makes a new URL). `authenticate` checks it.
+   */
+  readonly secret: 'signature-key' | 'url-token';
+  /**
+   * Its settings on the dashboard: the input fields it takes (another vendor's are refused), how
+   * they change the stored settings, and the field holding the credential Merma reads the
+   * vendor's API with (stored sealed, never answered).
+   */
+  readonly settings: {
+    readonly fields: readonly (keyof IntegrationSettingsInput)[];
+    merge(current: IntegrationSettings, input: IntegrationSettingsInput): IntegrationSettings;
+    readonly apiCredential: keyof IntegrationSettingsInput;
+  };
   /** Maps the vendor's payloads to the standard inbound events; also selectable on POST /api/v1/webhooks/inbound. */
   readonly connector: Connector;
   /**

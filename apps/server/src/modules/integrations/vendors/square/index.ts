@@ -15,6 +15,13 @@ export const SQUARE_FETCH_TASK = 'integrations.square_fetch';
  */
 export const square = {
   kind: 'square',
+  label: 'Square',
+  secret: 'signature-key',
+  settings: {
+    fields: ['signature_key', 'access_token', 'location_id'],
+    merge: (current, input) => ({ ...current, ...(input.location_id !== undefined ? { location_id: input.location_id } : {}) }),
+    apiCredential: 'access_token',
+  },
   connector: squareConnector,
   url: { param: 'id', rawBody: true },
   authenticate: authenticateSquare,

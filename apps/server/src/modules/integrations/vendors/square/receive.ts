@@ -6,11 +6,11 @@ import {
   type ActiveIntegration,
   apiCredential,
   findActiveIntegration,
+  integrationUrl,
   noteOutcome,
   noteReceived,
   settingsOfRow,
   signatureKeys,
-  squareNotificationUrl,
 } from '../../service.js';
 import type { VendorRequest } from '../index.js';
 import { squareWorkOf } from './fetch.js';
@@ -34,6 +34,9 @@ const SQUARE_ORDER_EVENTS = new Set(['order.created', 'order.updated', 'order.fu
 const SQUARE_INVENTORY_EVENT = 'inventory.count.updated';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Square's notification URL: what Square signs, so it must be exactly the URL configured there. */
+const notificationUrl = (publicUrl: string, id: string) => integrationUrl(publicUrl, 'square', id);
 
 const notFound = () => new AppError('not_found', 'No such integration: it was revoked, or the URL is not the one the dashboard gave');
 
@@ -69,7 +72,7 @@ export function assertSignedBySquare(
   if (keys.length === 0) {
     throw new AppError('unauthorized', "This integration has no signature key yet: paste the subscription's signature key in Merma");
   }
-  const canonical = squareNotificationUrl(deps.publicUrl, found.row.id);
+  const canonical = notificationUrl(deps.publicUrl, found.row.id);
   const urls = [...new Set([canonical, `${deps.publicUrl.replace(/\/+$/, '')}${requestPath}`])];
   if (!urls.some((url) => squareSignatureMatches(keys, url, raw, signature))) {
     throw new AppError(
