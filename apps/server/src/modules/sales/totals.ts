@@ -7,9 +7,10 @@ import type { Sql } from '../../db/sql.js';
  * The daily sales totals (`sale_day_totals`: units, kg, lines and sell-outs per establishment,
  * mode, product and local day), kept with every sales write (service.ts, returns.ts), are read
  * through this file and nowhere else: the demand forecast's history, its products and the
- * establishment's open days, and the evening job's "has it sold" conditions. The statements are
- * those the forecast was measured with (bench/README.md); a new reader adds a function here, so
- * that a change of the table is a change of this module (test/sales-totals-wall.test.ts).
+ * establishment's open days, the evening job's "has it sold" conditions, and retention's purge of
+ * old days. The statements are those the forecast was measured with (bench/README.md); a new
+ * reader adds a function here, so that a change of the table is a change of this module
+ * (test/sales-totals-wall.test.ts).
  */
 
 /** Whether the establishment and mode have a sale on the local day `day` (YYYY-MM-DD). */
