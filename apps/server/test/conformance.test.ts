@@ -174,7 +174,17 @@ async function call(method: Operation['method'], path: string, options: Call = {
 const expectStatus = (res: LightMyRequestResponse, status: number) => expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
 
 /** Ids of one of each resource, for the operations that name one in their path. */
-type Fixtures = { shift: string; session: string; record: string; webhook: string; delivery: string; closure: string; product: string };
+type Fixtures = {
+  shift: string;
+  session: string;
+  record: string;
+  webhook: string;
+  delivery: string;
+  closure: string;
+  product: string;
+  entity: string;
+  agreement: string;
+};
 let fixtures: Fixtures;
 const paramsFor = (path: string): Record<string, string> => ({
   id: path.startsWith('/sessions')
@@ -183,11 +193,63 @@ const paramsFor = (path: string): Record<string, string> => ({
       ? fixtures.closure
       : path.startsWith('/products')
         ? fixtures.product
-        : fixtures.webhook,
+        : path.startsWith('/social-entities')
+          ? fixtures.entity
+          : path.startsWith('/donation-agreements')
+            ? fixtures.agreement
+            : fixtures.webhook,
   delivery_id: fixtures.delivery,
 });
 
+const ENTITY = {
+  name: 'Banco de Alimentos',
+  nif: 'G28029643',
+  address: 'Calle Mayor 1, Madrid',
+  legal_form: 'banco_de_alimentos',
+  ley_49_2002: { art2_entity: true, regime_opted_in: false },
+  capacity: { cold_chain: true, vehicle: true },
+};
+const agreementFor = (entityId: string, establishmentId: string) => ({
+  entity_id: entityId,
+  establishment_ids: [establishmentId],
+  valid_from: '2026-01-01',
+  valid_until: '2027-12-31',
+  renewal: 'none',
+  accepted_food_categories: ['bakery'],
+  conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
+  collection: { schedule: 'Lunes a las 18:00', weekdays: ['monday'], transport: 'entity' },
+  storage_conditions: 'Refrigerado',
+  safety_responsibility_clause: 'El donante hasta la entrega',
+  refusal_procedure: 'Rechazo por escrito con motivo',
+});
+
 describe('valid requests and their errors, operation by operation', () => {
+  it('social entities and donation agreements', async () => {
+    // The organisation's legal records: changed with a live key; a test key reads them.
+    const { key } = await addKey(t.db, tenant.establishmentId, 'live');
+    expectStatus(await call('POST', '/social-entities', { body: ENTITY }), 403);
+    const entity = await call('POST', '/social-entities', { body: { ...ENTITY, nif: 'R2800001F' }, key });
+    expectStatus(entity, 201);
+    expectStatus(await call('POST', '/social-entities', { body: { ...ENTITY, nif: 'R2800001F' }, key }), 409);
+    expectStatus(await call('POST', '/social-entities', { body: { ...ENTITY, nif: 'G28029644' }, key }), 400);
+    const params = { id: entity.json().data.id };
+    expectStatus(await call('GET', '/social-entities'), 200);
+    expectStatus(await call('GET', '/social-entities/{id}', { params }), 200);
+    expectStatus(await call('PATCH', '/social-entities/{id}', { params, body: { registry_number: 'RNA 1' }, key }), 200);
+    expectStatus(await call('POST', '/social-entities/{id}/archive', { params, key }), 200);
+    expectStatus(await call('POST', '/social-entities/{id}/restore', { params, key }), 200);
+
+    const created = await call('POST', '/donation-agreements', { body: agreementFor(params.id, tenant.establishmentId), key });
+    expectStatus(created, 201);
+    const backwards = { ...agreementFor(params.id, tenant.establishmentId), valid_until: '2025-01-01' };
+    expectStatus(await call('POST', '/donation-agreements', { body: backwards, key }), 400);
+    const agreement = { id: created.json().data.id };
+    expectStatus(await call('GET', '/donation-agreements', { query: 'status=draft' }), 200);
+    expectStatus(await call('GET', '/donation-agreements/{id}', { params: agreement }), 200);
+    expectStatus(await call('PATCH', '/donation-agreements/{id}', { params: agreement, body: { renewal: 'automatic_yearly' }, key }), 200);
+    expectStatus(await call('PATCH', '/donation-agreements/{id}', { params: agreement, body: { valid_until: '2020-01-01' }, key }), 400);
+  });
+
   it('catalogues', async () => {
     for (const path of ['/causas', '/destinos', '/establishments', '/products']) {
       expectStatus(await call('GET', path), 200);
@@ -436,7 +498,11 @@ describe('the errors every operation can answer', () => {
     const product = (
       await call('POST', '/products', { body: { name: 'Fixture', food_category: 'bakery', ean: '8410000000061' }, key: live.key })
     ).json().data.id;
-    fixtures = { shift, session, record, webhook, delivery, closure, product };
+    const entity = (await call('POST', '/social-entities', { body: { ...ENTITY, nif: 'G80453087' }, key: live.key })).json().data.id;
+    const agreement = (
+      await call('POST', '/donation-agreements', { body: agreementFor(entity, tenant.establishmentId), key: live.key })
+    ).json().data.id;
+    fixtures = { shift, session, record, webhook, delivery, closure, product, entity, agreement };
   });
 
   const bodyFor = (op: Operation) => (op.method === 'GET' || op.method === 'DELETE' ? {} : { body: {} });

@@ -38,7 +38,17 @@ const BODIES: Record<string, unknown> = {
   'POST /opening-calendar/closures': { starts_on: '2026-12-24', ends_on: '2026-12-26' },
   'POST /products': { name: 'Pan', food_category: 'bakery', ean: '8410000000023' },
   'PUT /predict/settings': { service_level: 0.6 },
+  'POST /social-entities': {
+    name: 'Banco',
+    nif: 'G28029643',
+    address: 'Calle 1',
+    legal_form: 'banco_de_alimentos',
+    ley_49_2002: { art2_entity: true, regime_opted_in: true },
+    capacity: { cold_chain: false, vehicle: false },
+  },
 };
+/** Paths of the organisation's own objects, shared by its establishments and both modes. */
+const ORGANISATION_WIDE = /^\/(social-entities|donation-agreements)\/\{id\}/;
 const bodyFor = (method: string, path: string) => BODIES[`${method} ${path}`] ?? (method === 'GET' ? undefined : {});
 const fill = (path: string) =>
   `/api/v1${path.replace('{id}', ids[path.split('/')[1] as string] ?? '').replace('{delivery_id}', ids.delivery ?? '')}`;
@@ -92,6 +102,23 @@ beforeAll(async () => {
   ids['opening-calendar'] = (await post('/opening-calendar/closures')).id;
   // The catalogue is the organisation's, changed with a live key.
   ids.products = (await request(bLive.key, 'POST', '/api/v1/products', BODIES['POST /products'])).json().data.id;
+  // So are its social entities and donation agreements.
+  ids['social-entities'] = (await request(bLive.key, 'POST', '/api/v1/social-entities', BODIES['POST /social-entities'])).json().data.id;
+  ids['donation-agreements'] = (
+    await request(bLive.key, 'POST', '/api/v1/donation-agreements', {
+      entity_id: ids['social-entities'],
+      establishment_ids: [b.establishmentId],
+      valid_from: '2026-01-01',
+      valid_until: '2027-12-31',
+      renewal: 'none',
+      accepted_food_categories: ['bakery'],
+      conditions: { chilled: false, frozen: false, cooked: false, near_best_before: true },
+      collection: { schedule: 'Lunes', weekdays: ['monday'], transport: 'entity' },
+      storage_conditions: 'Seco',
+      safety_responsibility_clause: 'Cada parte la suya',
+      refusal_procedure: 'Por escrito',
+    })
+  ).json().data.id;
   await request(b.key, 'POST', '/api/v1/prevention-plan', {});
   ids.delivery = (await request(b.key, 'POST', `/api/v1/webhooks/${ids.webhooks}/test`, {})).json().data.id;
   // A failed delivery of B's record, so that a recovery reaching across the wall would show.
@@ -123,10 +150,13 @@ describe('tenant, mode and permission walls', () => {
         // The product catalogue is the organisation's, for both modes: B's live key changes B's
         // products (an empty change here); A's test key may change no catalogue at all (403).
         if (path === '/products/{id}') expect(res.statusCode, label).toBe(who === 'A' ? 403 : 200);
+        // Social entities and donation agreements too: B's live key reaches B's; A's key, none (404).
+        else if (ORGANISATION_WIDE.test(path) && who === 'B live') expect(res.statusCode, label).toBeLessThan(300);
         else if (path.includes('{id}')) expect(res.statusCode, label).toBe(404);
         // B's ids never appear, except one the caller sent itself (a 404 names what was asked for).
-        // (B's products are B's organisation's, in both modes: B's live key sees them.)
-        const hidden = bIds.filter((i) => !url.includes(i) && !(who === 'B live' && i === ids.products));
+        // (B's products, entities and agreements are B's organisation's, in both modes: B's live key sees them.)
+        const shared = [ids.products, ids['social-entities'], ids['donation-agreements']];
+        const hidden = bIds.filter((i) => !url.includes(i) && !(who === 'B live' && shared.includes(i)));
         for (const id of hidden) expect(res.body.includes(id), `${label} shows ${id}`).toBe(false);
         expect(res.headers['x-content-type-options'], label).toBe('nosniff');
         expect(res.headers['referrer-policy'], label).toBe('no-referrer');

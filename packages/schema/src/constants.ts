@@ -81,6 +81,7 @@ export const EVENT_TYPES = [
   'alert.triggered',
   'plan.generated',
   'integration.lines_refused',
+  'agreement.expiring',
 ] as const;
 
 /** Events accepted by `POST /api/v1/webhooks/inbound`. */
@@ -108,6 +109,8 @@ export const PERMISSIONS = [
   'webhooks:read',
   'webhooks:write',
   'inbound:write',
+  'donations:read',
+  'donations:write',
 ] as const;
 export const ALL_PERMISSIONS = '*' as const;
 

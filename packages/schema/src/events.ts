@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FoodCategory, Plan, Timestamp, Uuid, WasteStage } from './common.js';
+import { FoodCategory, IsoDate, Plan, Timestamp, Uuid, WasteStage } from './common.js';
 
 /**
  * `data` of `record.created` and `record.updated`: the stored record's fields an ERP files it with
@@ -91,6 +91,20 @@ export const IntegrationLinesRefusedEventData = z.object({
   lines: z.array(RefusedLineEventItem),
 });
 
+/**
+ * `data` of `agreement.expiring`: a donation agreement without automatic renewal whose last day in
+ * force is 30 days away or less, sent once per agreement and `valid_until` to each establishment it
+ * covers (live mode: agreements are legal facts, not test data).
+ */
+export const AgreementExpiringEventData = z.object({
+  establishment_id: Uuid,
+  agreement_id: Uuid,
+  entity_id: Uuid,
+  entity_name: z.string(),
+  valid_until: IsoDate.describe('last day in force'),
+  days_left: z.number().int().describe('days from today (Europe/Madrid) to valid_until'),
+});
+
 /** `data` of `webhook.test`, sent by `POST /api/v1/webhooks/{id}/test`. */
 export const TestEventData = z.object({
   subscription_id: Uuid,
@@ -111,6 +125,7 @@ export const WebhookEvent = z.discriminatedUnion('event', [
   event('alert.triggered', AlertEventData),
   event('plan.generated', PlanGeneratedEventData),
   event('integration.lines_refused', IntegrationLinesRefusedEventData),
+  event('agreement.expiring', AgreementExpiringEventData),
   event('webhook.test', TestEventData),
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

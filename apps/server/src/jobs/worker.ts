@@ -10,6 +10,7 @@ import { type FailedSignIn, PASSWORD_RESET_MAIL_TASK, type PasswordResetMail, SI
 import { auditFailedSignIn, sendPasswordResetMail } from '../modules/accounts/service.js';
 import { detectSpikes } from '../modules/alerts/detect.js';
 import { createCatalogCache } from '../modules/catalog/service.js';
+import { AGREEMENTS_EXPIRING_TASK, notifyExpiringAgreements } from '../modules/donations/expiring.js';
 import { attempt, type IntegrationJob, type IntegrationJobDeps } from '../modules/integrations/jobs.js';
 import { vendors } from '../modules/integrations/vendors/index.js';
 import { DEMAND_TASK, type DemandJob, EVENING_TASK, precomputeDemand, queueEveningForecasts } from '../modules/predict/evening.js';
@@ -136,6 +137,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     parsedCronItems: parseCronItems([
       { task: 'retention.purge', match: '*/10 * * * *', identifier: 'retention.purge' },
       { task: EVENING_TASK, match: '*/10 * * * *', identifier: EVENING_TASK },
+      // Daily, at 06:00 UTC: `agreement.expiring` (modules/donations/expiring.ts; sent once per agreement).
+      { task: AGREEMENTS_EXPIRING_TASK, match: '0 6 * * *', identifier: AGREEMENTS_EXPIRING_TASK },
     ]),
     taskList: {
       // One span per attempt (its SQL and the HTTP exchange are its children). A root span, since
@@ -168,6 +171,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       },
       // Each vendor's job (modules/integrations/vendors/index.ts), under the task name it is queued with.
       ...integrationTasks(integrationDeps),
+      [AGREEMENTS_EXPIRING_TASK]: async () => {
+        if ((await notifyExpiringAgreements({ sql: sqlOfPool(pool), clock })) > 0) dispatcher.wake();
+      },
       'retention.purge': async () => {
         await purgeExpired({ pool, clock, log }, config.retention);
       },

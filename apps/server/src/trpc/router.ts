@@ -1,6 +1,7 @@
 import { analyticsRouter } from '../modules/analytics/api.js';
 import { catalogRouter } from '../modules/catalog/api.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { donationsRouter } from '../modules/donations/api.js';
 import { inboundRouter } from '../modules/inbound/api.js';
 import { openingRouter } from '../modules/opening/api.js';
 import { planRouter } from '../modules/plan/api.js';
@@ -30,6 +31,7 @@ export function createAppRouter(deps: {
     catalog: catalogRouter(deps.catalog),
     shifts: shiftsRouter,
     openingCalendar: openingRouter,
+    donations: donationsRouter,
     analytics: analyticsRouter,
     sessions: sessionsRouter,
     predict: predictRouter(deps.forecasts),

@@ -4,6 +4,7 @@ import type { Logger } from '../../log.js';
 import { resolveApiVersion } from '../api-version.js';
 import type { AppServices } from '../app.js';
 import { registerProcedureRoutes } from '../binding.js';
+import { agreementDocumentRoutes } from './agreement-documents.js';
 import { noStore, storableBodies, wakeAfterWrites } from './hooks.js';
 
 /**
@@ -43,4 +44,5 @@ export async function apiSurface(app: FastifyInstance, options: { services: AppS
     secrets: services.secrets,
     responseCheck: services.config.apiResponseCheck,
   });
+  await app.register(agreementDocumentRoutes, { sql: services.sql.primary, clock: services.clock });
 }
