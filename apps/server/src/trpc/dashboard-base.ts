@@ -8,7 +8,7 @@ import type { Sql } from '../db/sql.js';
 import { AppError, retryHeaders, toAppError } from '../errors.js';
 import type { OpenedLoginSession, SignedInUser } from '../modules/accounts/login-sessions.js';
 import type { AccountDeps, Client } from '../modules/accounts/service.js';
-import { recordAudit } from '../modules/audit/service.js';
+import { audited as auditedChange } from '../modules/audit/service.js';
 import { findEstablishment, tenantOf } from '../modules/tenancy/callers.js';
 
 /**
@@ -181,8 +181,9 @@ type Audited = Pick<DashboardContext, 'db' | 'clock' | 'client'> & { user: Signe
 export type AuditNote = { target: string; details?: Record<string, unknown>; action?: AuditAction; establishmentId?: string };
 
 /**
- * The one idiom for a change and its audit: runs the change and writes its audit entries in one
- * transaction, so that neither exists without the other. Secrets never go into `details`.
+ * The one idiom for a change and its audit (modules/audit/service.ts `audited`), for a procedure:
+ * its entries are the signed-in user's, in their organisation and (by default) the procedure's
+ * establishment. Secrets never go into `details`.
  */
 export function audited<T>(
   ctx: Audited,
@@ -190,21 +191,15 @@ export function audited<T>(
   change: (tx: DbTx, now: Date) => Promise<T>,
   describe: (result: T) => AuditNote | AuditNote[],
 ): Promise<T> {
-  return ctx.db.$transaction(async (tx) => {
-    const now = ctx.clock();
-    const result = await change(tx, now);
+  return auditedChange({ db: ctx.db, clock: ctx.clock }, change, (result) => {
     const described = describe(result);
-    for (const note of Array.isArray(described) ? described : [described]) {
-      await recordAudit(tx, {
-        organizationId: ctx.user.organizationId,
-        actor: actorOf(ctx),
-        action: note.action ?? action,
-        target: note.target,
-        establishmentId: note.establishmentId ?? ctx.establishment?.id,
-        details: note.details ?? {},
-        now,
-      });
-    }
-    return result;
+    return (Array.isArray(described) ? described : [described]).map((note) => ({
+      organizationId: ctx.user.organizationId,
+      actor: actorOf(ctx),
+      action: note.action ?? action,
+      target: note.target,
+      establishmentId: note.establishmentId ?? ctx.establishment?.id,
+      details: note.details ?? {},
+    }));
   });
 }

@@ -7,7 +7,7 @@ import type { Db, DbTx } from '../../db/client.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
 import { type Mail, type Mailer, mailLanguage } from '../../mail.js';
-import { recordAudit } from '../audit/service.js';
+import { audited, auditedIn } from '../audit/service.js';
 import { enqueueFailedSignIn, enqueuePasswordResetMail, type FailedSignIn, type PasswordResetMail } from './jobs.js';
 import type { SignInGuard } from './lockout.js';
 import { closeAllLoginSessions, type OpenedLoginSession, openLoginSession } from './login-sessions.js';
@@ -51,25 +51,35 @@ export async function signIn(deps: AccountDeps, input: { email: string; password
   const organizationId = await homeOrganization(db, user.id);
   if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
   const rehash = needsRehash(user.password_hash) ? await hashPassword(input.password) : null;
-  return db.$transaction(async (tx) => {
-    if (rehash) await tx.user.update({ where: { id: user.id }, data: { password_hash: rehash } });
-    await recordAudit(tx, { organizationId, actor: { userId: user.id, email: user.email, ip: input.ip }, action: 'user.signed_in', now });
-    return openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
-  });
+  return audited(
+    { db, clock: () => now },
+    async (tx) => {
+      if (rehash) await tx.user.update({ where: { id: user.id }, data: { password_hash: rehash } });
+      return openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+    },
+    () => ({ organizationId, actor: { userId: user.id, email: user.email, ip: input.ip }, action: 'user.signed_in' }),
+  );
 }
 
 /** `accounts.sign_in_failed`: the audit entry of a wrong password for an account that exists. */
 export async function auditFailedSignIn(db: Db, payload: FailedSignIn): Promise<void> {
-  const user = await db.user.findUnique({ where: { email: payload.email } });
-  if (!user) return;
-  const organizationId = await homeOrganization(db, user.id);
-  if (!organizationId) return;
-  await recordAudit(db, {
-    organizationId,
-    actor: { userId: user.id, email: user.email, ip: payload.ip },
-    action: 'user.sign_in_failed',
-    now: new Date(payload.at),
-  });
+  // Nothing changes but the log: the entry is written when the address has an account in an organisation.
+  await audited(
+    { db, clock: () => new Date(payload.at) },
+    async (tx) => {
+      const user = await tx.user.findUnique({ where: { email: payload.email } });
+      const organizationId = user ? await homeOrganization(tx, user.id) : null;
+      return user && organizationId ? { user, organizationId } : null;
+    },
+    (found) =>
+      found
+        ? {
+            organizationId: found.organizationId,
+            actor: { userId: found.user.id, email: found.user.email, ip: payload.ip },
+            action: 'user.sign_in_failed',
+          }
+        : [],
+  );
 }
 
 /** Ends every login session of the user, on every device (this one included), and every link still unused. */
@@ -79,17 +89,20 @@ export async function signOutEverywhere(
   client: Client,
   now: Date,
 ): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const ended = await closeAllLoginSessions(tx, session.userId);
-    await endUserTokens(tx, session.userId, now);
-    await recordAudit(tx, {
+  await audited(
+    { db, clock: () => now },
+    async (tx) => {
+      const ended = await closeAllLoginSessions(tx, session.userId);
+      await endUserTokens(tx, session.userId, now);
+      return ended;
+    },
+    (ended) => ({
       organizationId: session.organizationId,
       actor: { userId: session.userId, email: session.email, ip: client.ip },
       action: 'user.signed_out_everywhere',
       details: { sessions_ended: ended },
-      now,
-    });
-  });
+    }),
+  );
 }
 
 /** The user of a one-time link token of `purpose` that can still be used (null when unknown, used or expired). */
@@ -211,23 +224,28 @@ export async function resetPassword(deps: AccountDeps, input: { token: string; p
   await deps.guard.linkSucceeded(input.ip);
   assertStrongPassword(input.password, found);
   const hash = await hashPassword(input.password);
-  const result = await deps.db.$transaction(async (tx) => {
-    const used = await consumeUserToken(tx, input.token, 'password_reset', now);
-    if (!used) return null; // used meanwhile by a request racing this one
-    const user = await tx.user.update({ where: { id: used.user_id }, data: { password_hash: hash, password_changed_at: now } });
-    await endUserTokens(tx, user.id, now);
-    await closeAllLoginSessions(tx, user.id);
-    const organizationId = await homeOrganization(tx, user.id);
-    if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
-    await recordAudit(tx, {
-      organizationId,
-      actor: { userId: user.id, email: user.email, ip: input.ip },
-      action: 'user.password_reset',
-      now,
-    });
-    const opened = await openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
-    return { opened, email: user.email };
-  });
+  const result = await audited(
+    { db: deps.db, clock: () => now },
+    async (tx) => {
+      const used = await consumeUserToken(tx, input.token, 'password_reset', now);
+      if (!used) return null; // used meanwhile by a request racing this one
+      const user = await tx.user.update({ where: { id: used.user_id }, data: { password_hash: hash, password_changed_at: now } });
+      await endUserTokens(tx, user.id, now);
+      await closeAllLoginSessions(tx, user.id);
+      const organizationId = await homeOrganization(tx, user.id);
+      if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
+      const opened = await openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+      return { opened, email: user.email, userId: user.id, organizationId };
+    },
+    (reset) =>
+      reset
+        ? {
+            organizationId: reset.organizationId,
+            actor: { userId: reset.userId, email: reset.email, ip: input.ip },
+            action: 'user.password_reset',
+          }
+        : [],
+  );
   if (!result) throw new AppError('not_found', BAD_RESET);
   await deps.guard.unlocked(result.email);
   return result.opened;
@@ -237,27 +255,35 @@ export async function resetPassword(deps: AccountDeps, input: { token: string; p
 export async function signInWithLink(deps: AccountDeps, input: { token: string } & Client): Promise<OpenedLoginSession> {
   await deps.guard.linkAttempt(input.ip);
   const now = deps.clock();
-  const opened = await deps.db.$transaction(async (tx) => {
-    const used = await consumeUserToken(tx, input.token, 'sign_in', now);
-    if (!used) return null;
-    const user = await tx.user.findUniqueOrThrow({ where: { id: used.user_id } });
-    const member = used.organization_id
-      ? await tx.membership.findUnique({ where: { organization_id_user_id: { organization_id: used.organization_id, user_id: user.id } } })
-      : null;
-    const organizationId = member?.organization_id ?? (await homeOrganization(tx, user.id));
-    if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
-    await recordAudit(tx, {
-      organizationId,
-      actor: { userId: user.id, email: user.email, ip: input.ip },
-      action: 'user.signed_in',
-      details: { method: 'link' },
-      now,
-    });
-    return openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
-  });
-  if (!opened) throw new AppError('not_found', 'This sign-in link is invalid, used or expired');
+  const signedIn = await audited(
+    { db: deps.db, clock: () => now },
+    async (tx) => {
+      const used = await consumeUserToken(tx, input.token, 'sign_in', now);
+      if (!used) return null;
+      const user = await tx.user.findUniqueOrThrow({ where: { id: used.user_id } });
+      const member = used.organization_id
+        ? await tx.membership.findUnique({
+            where: { organization_id_user_id: { organization_id: used.organization_id, user_id: user.id } },
+          })
+        : null;
+      const organizationId = member?.organization_id ?? (await homeOrganization(tx, user.id));
+      if (!organizationId) throw new AppError('forbidden', 'This account no longer belongs to any organisation');
+      const opened = await openLoginSession(tx, { userId: user.id, organizationId, ip: input.ip, userAgent: input.userAgent, now });
+      return { opened, user, organizationId };
+    },
+    (found) =>
+      found
+        ? {
+            organizationId: found.organizationId,
+            actor: { userId: found.user.id, email: found.user.email, ip: input.ip },
+            action: 'user.signed_in',
+            details: { method: 'link' },
+          }
+        : [],
+  );
+  if (!signedIn) throw new AppError('not_found', 'This sign-in link is invalid, used or expired');
   await deps.guard.linkSucceeded(input.ip);
-  return opened;
+  return signedIn.opened;
 }
 
 type PendingInvitation = {
@@ -324,51 +350,58 @@ export async function acceptInvitation(
     assertStrongPassword(input.password as string, { email: invitation.email, name: input.name });
     passwordHash = await hashPassword(input.password as string);
   }
-  return inTransaction(deps.db, async (tx) => {
-    // Accepted exactly once, even when the link is opened twice at the same moment.
-    const claimed = await tx.invitation.updateMany({
-      where: { id: invitation.id, accepted_at: null, revoked_at: null },
-      data: { accepted_at: now },
-    });
-    if (claimed.count !== 1) throw new AppError('not_found', BAD_INVITATION);
-    const user = existing
-      ? passwordHash
-        ? await tx.user.update({
-            where: { id: existing.id },
-            data: { name: input.name as string, password_hash: passwordHash, password_changed_at: now },
-          })
-        : existing
-      : await tx.user.create({
-          data: {
-            id: randomUUID(),
-            email: invitation.email,
-            name: input.name as string,
-            password_hash: passwordHash,
-            password_changed_at: now,
-            created_at: now,
-            // The invitation's language (its inviter's) is theirs until they choose one in the dashboard.
-            language: invitation.language,
-          },
+  const accepted = await inTransaction(deps.db, (tx) =>
+    auditedIn(
+      tx,
+      now,
+      async () => {
+        // Accepted exactly once, even when the link is opened twice at the same moment.
+        const claimed = await tx.invitation.updateMany({
+          where: { id: invitation.id, accepted_at: null, revoked_at: null },
+          data: { accepted_at: now },
         });
-    await tx.membership.upsert({
-      where: { organization_id_user_id: { organization_id: invitation.organization_id, user_id: user.id } },
-      create: { organization_id: invitation.organization_id, user_id: user.id, role: invitation.role, created_at: now },
-      update: {},
-    });
-    await recordAudit(tx, {
-      organizationId: invitation.organization_id,
-      actor: { userId: user.id, email: user.email, ip: input.ip },
-      action: 'member.joined',
-      target: user.email,
-      details: { role: invitation.role },
-      now,
-    });
-    return openLoginSession(tx, {
-      userId: user.id,
-      organizationId: invitation.organization_id,
-      ip: input.ip,
-      userAgent: input.userAgent,
-      now,
-    });
-  });
+        if (claimed.count !== 1) throw new AppError('not_found', BAD_INVITATION);
+        const user = existing
+          ? passwordHash
+            ? await tx.user.update({
+                where: { id: existing.id },
+                data: { name: input.name as string, password_hash: passwordHash, password_changed_at: now },
+              })
+            : existing
+          : await tx.user.create({
+              data: {
+                id: randomUUID(),
+                email: invitation.email,
+                name: input.name as string,
+                password_hash: passwordHash,
+                password_changed_at: now,
+                created_at: now,
+                // The invitation's language (its inviter's) is theirs until they choose one in the dashboard.
+                language: invitation.language,
+              },
+            });
+        await tx.membership.upsert({
+          where: { organization_id_user_id: { organization_id: invitation.organization_id, user_id: user.id } },
+          create: { organization_id: invitation.organization_id, user_id: user.id, role: invitation.role, created_at: now },
+          update: {},
+        });
+        const opened = await openLoginSession(tx, {
+          userId: user.id,
+          organizationId: invitation.organization_id,
+          ip: input.ip,
+          userAgent: input.userAgent,
+          now,
+        });
+        return { opened, email: user.email, userId: user.id };
+      },
+      (joined) => ({
+        organizationId: invitation.organization_id,
+        actor: { userId: joined.userId, email: joined.email, ip: input.ip },
+        action: 'member.joined',
+        target: joined.email,
+        details: { role: invitation.role },
+      }),
+    ),
+  );
+  return accepted.opened;
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { encodeKeysetCursor, type KeysetPosition } from '@merma/schema';
 import type { AuditAction, AuditEntry, AuditPage } from '@merma/schema/dashboard';
-import type { DbTx } from '../../db/client.js';
+import type { Clock } from '../../context.js';
+import type { Db, DbTx } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 
 /**
@@ -12,18 +13,18 @@ import { Prisma } from '../../generated/prisma/client.ts';
  */
 export type Actor = { userId: string | null; email: string; ip: string | null };
 
-export async function recordAudit(
-  db: DbTx,
-  entry: {
-    organizationId: string;
-    actor: Actor | null;
-    action: AuditAction;
-    target?: string | null;
-    establishmentId?: string | null;
-    details?: Record<string, unknown>;
-    now: Date;
-  },
-): Promise<void> {
+/** One entry of the audit log, as a change describes it (its time is the change's). */
+export type AuditEntryInput = {
+  organizationId: string;
+  actor: Actor | null;
+  action: AuditAction;
+  target?: string | null;
+  establishmentId?: string | null;
+  details?: Record<string, unknown>;
+};
+
+/** Writes one entry: the one writer of `audit_events` rows (`audited` below is the way a change gets its entries). */
+export async function recordAudit(db: DbTx, entry: AuditEntryInput & { now: Date }): Promise<void> {
   await db.auditEvent.create({
     data: {
       id: randomUUID(),
@@ -38,6 +39,38 @@ export async function recordAudit(
       created_at: entry.now,
     },
   });
+}
+
+/**
+ * The one idiom for a change and its audit: runs `change` and writes the entries `describe` makes of
+ * its result (one, several, or none when the change did not happen) in one transaction, so that
+ * neither exists without the other; each entry is dated with the change's `now`, read from `clock`
+ * once the transaction has begun. The dashboard's procedures reach it through
+ * trpc/dashboard-base.ts; the services the operator's CLI shares (accounts, team) call it
+ * directly. Secrets never go into `details`.
+ */
+export function audited<T>(
+  deps: { db: Db; clock: Clock },
+  change: (tx: DbTx, now: Date) => Promise<T>,
+  describe: (result: T) => AuditEntryInput | AuditEntryInput[],
+): Promise<T> {
+  return deps.db.$transaction(async (tx) => {
+    const now = deps.clock();
+    return auditedIn(tx, now, () => change(tx, now), describe);
+  });
+}
+
+/** `audited` inside a transaction the caller already holds (`tx`), for a service that is one step of it. */
+export async function auditedIn<T>(
+  tx: DbTx,
+  now: Date,
+  change: () => Promise<T>,
+  describe: (result: T) => AuditEntryInput | AuditEntryInput[],
+): Promise<T> {
+  const result = await change();
+  const described = describe(result);
+  for (const entry of Array.isArray(described) ? described : [described]) await recordAudit(tx, { ...entry, now });
+  return result;
 }
 
 type Row = {

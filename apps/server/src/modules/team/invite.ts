@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import type { Mailer } from '../../mail.js';
 import { dashboardLink } from '../accounts/service.js';
-import { type Actor, recordAudit } from '../audit/service.js';
+import { type Actor, audited } from '../audit/service.js';
 import { invitationMail } from './mail.js';
 import { type Acting, inviteMember } from './service.js';
 
@@ -73,18 +73,18 @@ export async function sendInvitation(
     );
   } catch (err) {
     deps.log.warn({ err, invitationId: invitation.id }, 'the invitation e-mail could not be sent; the invitation is withdrawn');
-    await deps.db.$transaction(async (tx) => {
-      const now = deps.clock();
-      await tx.invitation.updateMany({ where: { id: invitation.id, accepted_at: null, revoked_at: null }, data: { revoked_at: now } });
-      await recordAudit(tx, {
+    await audited(
+      { db: deps.db, clock: deps.clock },
+      (tx, now) =>
+        tx.invitation.updateMany({ where: { id: invitation.id, accepted_at: null, revoked_at: null }, data: { revoked_at: now } }),
+      () => ({
         organizationId: input.organizationId,
         actor: input.by,
         action: 'invitation.revoked',
         target: invitation.email,
         details: { invitation_id: invitation.id, reason: 'mail_not_sent' },
-        now,
-      });
-    });
+      }),
+    );
     throw new AppError(
       'service_unavailable',
       `The invitation e-mail to ${invitation.email} could not be sent, so no invitation was made; try again later`,

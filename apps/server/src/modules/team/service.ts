@@ -4,7 +4,7 @@ import type { Member, PendingInvitation, Role, Team } from '@merma/schema/dashbo
 import { newToken } from '../../auth/tokens.js';
 import type { DbTx } from '../../db/client.js';
 import { AppError } from '../../errors.js';
-import { type Actor, recordAudit } from '../audit/service.js';
+import { type Actor, auditedIn } from '../audit/service.js';
 import { activeKeysCreatedBy, type CreatedKey, revokeKeys } from '../keys/service.js';
 
 /**
@@ -87,41 +87,49 @@ export async function inviteMember(
   if (pending.some((i) => i.role === 'owner') && input.actor.role !== 'owner') {
     throw new AppError('forbidden', `Only an owner can replace the pending owner invitation of ${email}`);
   }
-  const { token, hash } = newToken();
-  const row = await db.invitation.create({
-    data: {
-      id: randomUUID(),
-      organization_id: input.organizationId,
-      email,
-      role: input.role,
-      token_hash: hash,
-      invited_by: input.actor.userId,
-      language: input.language,
-      created_at: input.now,
-      expires_at: new Date(input.now.getTime() + INVITATION_TTL_MS),
+  const { row, token } = await auditedIn(
+    db,
+    input.now,
+    async () => {
+      const { token, hash } = newToken();
+      const row = await db.invitation.create({
+        data: {
+          id: randomUUID(),
+          organization_id: input.organizationId,
+          email,
+          role: input.role,
+          token_hash: hash,
+          invited_by: input.actor.userId,
+          language: input.language,
+          created_at: input.now,
+          expires_at: new Date(input.now.getTime() + INVITATION_TTL_MS),
+        },
+      });
+      if (pending.length > 0) {
+        await db.invitation.updateMany({
+          where: { id: { in: pending.map((i) => i.id) }, revoked_at: null },
+          data: { revoked_at: input.now },
+        });
+      }
+      return { row, token };
     },
-  });
-  if (pending.length > 0) {
-    await db.invitation.updateMany({ where: { id: { in: pending.map((i) => i.id) }, revoked_at: null }, data: { revoked_at: input.now } });
-  }
-  for (const replaced of pending) {
-    await recordAudit(db, {
-      organizationId: input.organizationId,
-      actor: input.by,
-      action: 'invitation.revoked',
-      target: email,
-      details: { invitation_id: replaced.id, role: replaced.role, reason: 'replaced', replaced_by: row.id },
-      now: input.now,
-    });
-  }
-  await recordAudit(db, {
-    organizationId: input.organizationId,
-    actor: input.by,
-    action: 'member.invited',
-    target: email,
-    details: { role: input.role, invitation_id: row.id },
-    now: input.now,
-  });
+    ({ row }) => [
+      ...pending.map((replaced) => ({
+        organizationId: input.organizationId,
+        actor: input.by,
+        action: 'invitation.revoked' as const,
+        target: email,
+        details: { invitation_id: replaced.id, role: replaced.role, reason: 'replaced', replaced_by: row.id },
+      })),
+      {
+        organizationId: input.organizationId,
+        actor: input.by,
+        action: 'member.invited',
+        target: email,
+        details: { role: input.role, invitation_id: row.id },
+      },
+    ],
+  );
   return { invitation: toInvitation(row, null), token };
 }
 
