@@ -16,9 +16,9 @@ import { closedDays } from '../opening/service.js';
 import { daysWithSales, type SoldProduct, soldOnDay, soldProducts } from '../sales/totals.js';
 import { dayClosesAt, localTime } from '../shifts/service.js';
 import { businessDayEnd, type DayEnd, LEARNT_FROM_DAYS } from './business-day.js';
-import { forecastChosen, type ModelName, replayChosen } from './choice.js';
+import { type Choice, forecastChosen, type ModelName, replayChosen } from './choice.js';
 import { dayRowsOf, readDayRows } from './day-rows.js';
-import { type DayMarks, lastOpen, MIN_SEASONAL_HISTORY, SEASON, type StepForecast } from './model.js';
+import { type DayMarks, type Forecast, lastOpen, MIN_SEASONAL_HISTORY, SEASON, type StepForecast } from './model.js';
 import type { DemandAt, DemandInput, ForecastPool } from './pool.js';
 import { getProductionSettings } from './settings.js';
 
@@ -208,31 +208,12 @@ export async function predictDemand(
     ]);
     if (rows.length === 0) throw validationError('Unknown product', [{ path: 'product_id', message: 'no product of this organisation' }]);
   }
-  // Today's sales count once the establishment's day is over (the end of its last shift) and its
-  // sales of today have arrived (a POS that sends the day at night has sent nothing yet: today is
-  // then left out rather than read as a day of no sales): tomorrow's advice, asked for in the
-  // evening, then knows what today sold.
-  const [shifts, soldToday, calendar, settings] = await Promise.all([
-    deps.sql.query<{ start_time: string; end_time: string }>(
-      'SELECT start_time, end_time FROM shifts WHERE establishment_id = $1::uuid AND livemode = $2 AND archived_at IS NULL',
-      [auth.establishmentId, auth.livemode],
-    ),
-    soldOnDay(deps.sql, auth, today),
-    // The opening calendar over the history and the days forecast.
-    closedDays(deps.sql, auth, start, addDays(today, query.horizon + 1)),
-    // The service level the advice aims at for products without prices.
-    getProductionSettings(deps.sql, auth),
-  ]);
-  const shiftsEnd = dayClosesAt(shifts.rows);
-  // The establishment's open day, from its first shift's start to its last one's end (none with an
-  // overnight shift): what a product's sold-out time is a share of.
-  const opensAt = shifts.rows.map((s) => s.start_time).sort()[0];
-  const openHours = shiftsEnd !== null && opensAt !== undefined && opensAt < shiftsEnd ? { opens: opensAt, closes: shiftsEnd } : null;
-  // When its day of sales ends: its shifts, or (a shift past midnight, or none) its sales' times.
-  const dayEnd = await businessDayEnd(deps.sql, auth, today, shifts.rows);
-  const closesAt = dayEnd.closesAt;
-  const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt && soldToday;
-  const todayNote = todayNoteOf(dayEnd, dayComplete, soldToday);
+  const { calendar, settings, openHours, dayComplete, closesAt, todayNote } = await establishmentDay(deps.sql, auth, {
+    now,
+    today,
+    start,
+    horizon: query.horizon,
+  });
   const end = dayComplete ? addDays(today, 1) : today;
   const replayStart = addDays(end, -REPLAY_DAYS);
   const products = await soldProducts(deps.sql, auth, {
@@ -243,33 +224,17 @@ export async function predictDemand(
     limit: MAX_PRODUCTS,
   });
   const ids = products.map((p) => p.id);
-  const [daysOf, waste, open] = await Promise.all([
+  const [daysOf, wasteOf, open] = await Promise.all([
     // Each product's days as one text (day-rows.ts): 200 rows for the loop to read, not 73,000.
     readDayRows(deps.sql, auth, { start, end, productIds: ids }),
-    // The products' recorded waste of the replayed days, by local day: a record that names its
-    // product (product_id) counts for it; one that does not, by its product_name.
-    deps.sql.query<{ product_id: string; day: string; kg: number }>(
-      `SELECT p.id::text AS product_id, to_char(${localDaySql('r.occurred_at', '$5')}, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
-       FROM records r JOIN products p ON p.id = ANY($6::uuid[])
-         AND (r.product_id = p.id OR (r.product_id IS NULL AND lower(p.name) = lower(trim(r.product_name))))
-       WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
-         AND r.occurred_at >= ${dayStartSql('$3::date', '$5')} AND r.occurred_at < ${dayStartSql('$4::date', '$5')}
-       GROUP BY 1, 2`,
-      [auth.establishmentId, auth.livemode, replayStart, end, auth.timezone, ids],
-    ),
+    // The products' recorded waste of the replayed days, by local day.
+    recordedWaste(deps.sql, auth, { start: replayStart, end, productIds: ids }),
     // The days of the history on which the establishment sold anything at all: open days. A
     // product that sold nothing on such a day had a demand of 0 (an intermittent seller's usual
     // day); a day on which nothing at all sold was a closed shop (an index-only scan).
     daysWithSales(deps.sql, auth, { start, end }),
   ]);
   const openDays = new Set(open);
-
-  const wasteOf = new Map<string, Map<string, number>>();
-  for (const row of waste.rows) {
-    const byDay = wasteOf.get(row.product_id) ?? new Map<string, number>();
-    byDay.set(row.day, row.kg);
-    wasteOf.set(row.product_id, byDay);
-  }
 
   return {
     type: 'demand',
@@ -293,6 +258,68 @@ export async function predictDemand(
     ),
     generated_at: now.toISOString(),
   };
+}
+
+/**
+ * What the forecast needs to know of the establishment's day and calendar: the opening calendar
+ * over the history and the days forecast (`start` to the horizon), its production settings, its
+ * open hours (from its shifts), and whether today's sales are complete (and why they are or not).
+ */
+async function establishmentDay(sql: Sql, auth: Tenant, day: { now: Date; today: string; start: string; horizon: number }) {
+  const { now, today, start } = day;
+  // Today's sales count once the establishment's day is over (the end of its last shift) and its
+  // sales of today have arrived (a POS that sends the day at night has sent nothing yet: today is
+  // then left out rather than read as a day of no sales): tomorrow's advice, asked for in the
+  // evening, then knows what today sold.
+  const [shifts, soldToday, calendar, settings] = await Promise.all([
+    sql.query<{ start_time: string; end_time: string }>(
+      'SELECT start_time, end_time FROM shifts WHERE establishment_id = $1::uuid AND livemode = $2 AND archived_at IS NULL',
+      [auth.establishmentId, auth.livemode],
+    ),
+    soldOnDay(sql, auth, today),
+    // The opening calendar over the history and the days forecast.
+    closedDays(sql, auth, start, addDays(today, day.horizon + 1)),
+    // The service level the advice aims at for products without prices.
+    getProductionSettings(sql, auth),
+  ]);
+  const shiftsEnd = dayClosesAt(shifts.rows);
+  // The establishment's open day, from its first shift's start to its last one's end (none with an
+  // overnight shift): what a product's sold-out time is a share of.
+  const opensAt = shifts.rows.map((s) => s.start_time).sort()[0];
+  const openHours = shiftsEnd !== null && opensAt !== undefined && opensAt < shiftsEnd ? { opens: opensAt, closes: shiftsEnd } : null;
+  // When its day of sales ends: its shifts, or (a shift past midnight, or none) its sales' times.
+  const dayEnd = await businessDayEnd(sql, auth, today, shifts.rows);
+  const closesAt = dayEnd.closesAt;
+  const dayComplete = closesAt !== null && localTime(now, auth.timezone) >= closesAt && soldToday;
+  const todayNote = todayNoteOf(dayEnd, dayComplete, soldToday);
+  return { calendar, settings, openHours, dayComplete, closesAt, todayNote };
+}
+
+/**
+ * The products' recorded waste (kg) of the local days [`start`, `end`), by product and day: a record
+ * that names its product (product_id) counts for it; one that does not, by its product_name.
+ */
+async function recordedWaste(
+  sql: Sql,
+  auth: Tenant,
+  range: { start: string; end: string; productIds: readonly string[] },
+): Promise<Map<string, Map<string, number>>> {
+  const waste = await sql.query<{ product_id: string; day: string; kg: number }>(
+    `SELECT p.id::text AS product_id, to_char(${localDaySql('r.occurred_at', '$5')}, 'YYYY-MM-DD') AS day, sum(r.weight_kg)::float8 AS kg
+       FROM records r JOIN products p ON p.id = ANY($6::uuid[])
+         AND (r.product_id = p.id OR (r.product_id IS NULL AND lower(p.name) = lower(trim(r.product_name))))
+       WHERE r.establishment_id = $1::uuid AND r.livemode = $2 AND r.superseded_by IS NULL
+         AND r.occurred_at >= ${dayStartSql('$3::date', '$5')} AND r.occurred_at < ${dayStartSql('$4::date', '$5')}
+       GROUP BY 1, 2`,
+    [auth.establishmentId, auth.livemode, range.start, range.end, auth.timezone, range.productIds],
+  );
+  const wasteOf = new Map<string, Map<string, number>>();
+  for (const row of waste.rows) {
+    const byDay = wasteOf.get(row.product_id) ?? new Map<string, number>();
+    byDay.set(row.day, row.kg);
+    wasteOf.set(row.product_id, byDay);
+  }
+  return wasteOf;
 }
 
 /** Why today's sales are, or are not, part of the forecast: said with every product's answer. */
@@ -339,64 +366,158 @@ async function demandOf(pool: ForecastPool | undefined, inputs: DemandInput[], a
   return pool ? pool.demand(inputs, at) : inputs.map((i) => productDemand(i.product, dayRowsOf(i.product.id, i.days), i.wasteKg, at));
 }
 
+/** `productDemand`'s `at`: what is the same for every product of an answer. */
+export type ProductDemandAt = {
+  today: string;
+  horizon: number;
+  /**
+   * Days of the history on which the establishment sold anything: the others are closed days
+   * (not observations of demand). Without it, a day the product sold nothing counts as closed in
+   * the error window, and as a day of no demand in the fit.
+   */
+  openDays?: ReadonlySet<string>;
+  /** Today's sales are complete (the establishment has closed for the day) and `sales` include them. */
+  dayComplete?: boolean;
+  /** Why today's sales are or are not included (`todayNoteOf`): the answer says so. */
+  todayNote?: TodayNote;
+  /** When today closed (HH:MM, local), for the note that says today's sales are in. */
+  closedAt?: string | null;
+  /** The establishment's opening calendar: whether it is closed on a day (YYYY-MM-DD). */
+  closedOn?: (day: string) => boolean;
+  /** The first open days after a closure (YYYY-MM-DD), whose demand is uncertain. */
+  reopening?: ReadonlySet<string>;
+  /** The establishment's open day (HH:MM, local; its shifts): a sold-out time is read as a share of it. */
+  openHours?: { opens: string; closes: string };
+  /** The establishment's service level for products without prices (production settings; 0.85 by default). */
+  serviceLevel?: number;
+  /** The models that compete (choice.ts; all by default): `pnpm bench:forecast` compares them. */
+  models?: readonly ModelName[];
+};
+
+type Note = ProductDemand['notes'][number];
+
 /**
  * One product's forecast and advice from its daily sales (oldest first, days before `at.today`) and
  * the kg wasted per local day of the last 4 weeks: the whole of the answer for one product, without
  * the database, which is also how `pnpm bench:forecast` replays the served advice day by day.
+ *
+ * In steps: the product's measure and daily series, the days that are no observation of its demand,
+ * the model chosen and its day-ahead forecasts replayed, the last 4 weeks advised as they would
+ * have been, and the days ahead.
  */
-export function productDemand(
-  product: ProductRow,
-  sales: DayRow[],
-  wasteKg: Map<string, number>,
-  at: {
-    today: string;
-    horizon: number;
-    /**
-     * Days of the history on which the establishment sold anything: the others are closed days
-     * (not observations of demand). Without it, a day the product sold nothing counts as closed in
-     * the error window, and as a day of no demand in the fit.
-     */
-    openDays?: ReadonlySet<string>;
-    /** Today's sales are complete (the establishment has closed for the day) and `sales` include them. */
-    dayComplete?: boolean;
-    /** Why today's sales are or are not included (`todayNoteOf`): the answer says so. */
-    todayNote?: TodayNote;
-    /** When today closed (HH:MM, local), for the note that says today's sales are in. */
-    closedAt?: string | null;
-    /** The establishment's opening calendar: whether it is closed on a day (YYYY-MM-DD). */
-    closedOn?: (day: string) => boolean;
-    /** The first open days after a closure (YYYY-MM-DD), whose demand is uncertain. */
-    reopening?: ReadonlySet<string>;
-    /** The establishment's open day (HH:MM, local; its shifts): a sold-out time is read as a share of it. */
-    openHours?: { opens: string; closes: string };
-    /** The establishment's service level for products without prices (production settings; 0.85 by default). */
-    serviceLevel?: number;
-    /** The models that compete (choice.ts; all by default): `pnpm bench:forecast` compares them. */
-    models?: readonly ModelName[];
-  },
-): ProductDemand {
+export function productDemand(product: ProductRow, sales: DayRow[], wasteKg: Map<string, number>, at: ProductDemandAt): ProductDemand {
+  const measure = measureOf(product, sales);
+  const { first, series } = dailySeries(sales, measure, at);
+  const days = dayMarksOf(series, sales, first, at);
+  const notes: Note[] = [];
+  if (series.length < MIN_SEASONAL_HISTORY) {
+    notes.push({
+      code: 'short_history',
+      message: `${series.length} days of sales history: under ${MIN_SEASONAL_HISTORY}, a mean of the last days without the weekly pattern`,
+    });
+  }
+  if (measure.leftOut) notes.push(measure.leftOut);
+  const todayIncluded = todayIncludedNote(at);
+  if (todayIncluded) notes.push(todayIncluded);
+
+  const fit = fitReplayed(series, first, days, measure.unit, at);
+  const weeks = replayedWeeks(fit, wasteKg, measure);
+  if (weeks.wastedInUnit === null) {
+    notes.push({
+      code: 'no_unit_weight',
+      message: 'waste is recorded in kg and the product has no unit_weight_kg: set it to measure the advice',
+    });
+  }
+  // The product's prices decide when it has them; else the waste it is known to leave.
+  const priced = pricedQuantile(product);
+  const { quantile, reason } = priced ?? adviceQuantile(weeks.wasteShare, at.serviceLevel);
+  const outcome = replayAdvice(fit, weeks.counted, quantile);
+  const advice = adviceOf({ quantile, reason, priced }, weeks, outcome, measure);
+  if (weeks.counted.length > 0 && weeks.wasted === 0) {
+    notes.push({
+      code: 'no_waste',
+      message: 'no waste recorded for this product in the last 4 weeks (records with its product_id, or whose product_name is its name)',
+    });
+  }
+
+  // Tomorrow's margin from the errors of the model that makes tomorrow's forecast.
+  const pastErrors = series.length >= MIN_SEASONAL_HISTORY ? outcome.errors.seasonal : outcome.errors.mean;
+  const ahead = daysAhead(fit.forecast, pastErrors, quantile, measure.unit, at);
+  if (ahead.reopening.length > 0) {
+    notes.push({
+      code: 'after_closure',
+      message: `${ahead.reopening.join(', ')} ${ahead.reopening.length === 1 ? 'follows' : 'follow'} a closure: demand often differs from before it, prepare with care`,
+    });
+  }
+  return {
+    product_id: product.id,
+    product_name: product.name,
+    food_category: product.food_category,
+    unit: measure.unit,
+    unit_weight_kg: measure.weight,
+    model: series.length < MIN_SEASONAL_HISTORY ? 'recent-mean' : fit.chosen.model,
+    method: fit.forecast.method,
+    history_days: series.length,
+    notes,
+    backtest: rollingBacktest(series, fit.replay, fit.errorFrom, fit.ahead, fit.isOpen, days.soldOut, errorScale(measure.unit)),
+    points: ahead.points,
+    advice,
+  };
+}
+
+type Measure = {
+  unit: 'unit' | 'kg';
+  /** The product's unit weight in kg, or null without one. */
+  weight: number | null;
+  /** A day's sales in `unit`. */
+  inUnit: (r: DayRow) => number;
+  /** The note that sales in the other measure are left out, when they cannot be converted. */
+  leftOut: Note | null;
+};
+
+/**
+ * The measure a product is forecast in: counted, unless most days' sales were by weight; the other
+ * measure is converted with the unit weight, or left out (and said) when the product has none.
+ */
+function measureOf(product: ProductRow, sales: readonly DayRow[]): Measure {
   const weight = product.unit_weight_kg && product.unit_weight_kg > 0 ? product.unit_weight_kg : null;
   const units = sales.reduce((a, r) => a + r.units, 0);
   const kg = sales.reduce((a, r) => a + r.kg, 0);
-  const notes: ProductDemand['notes'] = [];
-  // Counted, unless most days' sales were by weight; the other measure is converted with the unit
-  // weight, or left out (and said) when the product has none.
   const unit: 'unit' | 'kg' = sales.filter((r) => r.units > 0).length >= sales.filter((r) => r.kg > 0).length ? 'unit' : 'kg';
-  if (units > 0 && kg > 0 && weight === null) {
-    notes.push({
-      code: 'measure_left_out',
-      message: `sales in ${unit === 'unit' ? 'kg' : 'units'} left out: the product has no unit_weight_kg`,
-    });
-  }
+  const leftOut: Note | null =
+    units > 0 && kg > 0 && weight === null
+      ? { code: 'measure_left_out', message: `sales in ${unit === 'unit' ? 'kg' : 'units'} left out: the product has no unit_weight_kg` }
+      : null;
   const inUnit = (r: DayRow) => (unit === 'unit' ? r.units + (weight ? r.kg / weight : 0) : r.kg + (weight ? r.units * weight : 0));
+  return { unit, weight, inUnit, leftOut };
+}
 
-  // The daily series from the first day with sales to yesterday, or to today once today is complete.
+/** The place of `day` (YYYY-MM-DD) in a daily series that starts on `first`. */
+const dayIndex = (first: string, day: string) =>
+  Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
+
+/** The daily series in the product's measure from the first day with sales to yesterday, or to today once today is complete. */
+function dailySeries(sales: readonly DayRow[], measure: Measure, at: ProductDemandAt): { first: string; series: number[] } {
   const end = at.dayComplete ? addDays(at.today, 1) : at.today;
   const first = sales[0]?.day ?? end;
-  const length = Math.round((Date.parse(`${end}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
-  const series = new Array<number>(Math.max(0, length)).fill(0);
-  const indexOf = (day: string) => Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${first}T00:00:00Z`)) / 86_400_000);
-  for (const r of sales) series[indexOf(r.day)] = (series[indexOf(r.day)] ?? 0) + inUnit(r);
+  const series = new Array<number>(Math.max(0, dayIndex(first, end))).fill(0);
+  for (const r of sales) series[dayIndex(first, r.day)] = (series[dayIndex(first, r.day)] ?? 0) + measure.inUnit(r);
+  return { first, series };
+}
+
+type Days = {
+  /** Whether the establishment sold anything on each day (`at.openDays`); null when not known. */
+  shopOpen: boolean[] | null;
+  /** Days that are no observation of demand: closed, declared or detected. */
+  closed: boolean[];
+  /** Days the product sold out: their sales are a floor on the demand (censored), not the demand. */
+  soldOut: boolean[];
+  /** The same for the models, each left undefined where no day is marked. */
+  marks: DayMarks;
+};
+
+/** Which days of the series are no observation of the product's demand (closed), or only a floor on it (sold out). */
+function dayMarksOf(series: readonly number[], sales: readonly DayRow[], first: string, at: ProductDemandAt): Days {
   // Days the calendar says the establishment was closed: not observations of demand. A day it sold
   // on anyway counts as open (the calendar was wrong, or it opened for an event).
   // And days on which the whole establishment sold nothing (`openDays`): a shop that was closed,
@@ -404,14 +525,13 @@ export function productDemand(
   // days of no demand, a summer of closed Saturdays made the reopened Saturdays' forecast 0.
   const shopOpen = at.openDays ? openIndex(first, series.length, at.openDays) : null;
   const closed = series.map((v, t) => v === 0 && (shopOpen?.[t] === false || (at.closedOn?.(addDays(first, t)) ?? false)));
-  // Days the product sold out: their sales are a floor on the demand (censored), not the demand.
   const soldOut = new Array<boolean>(series.length).fill(false);
   // And how much of the open day had gone by when it did (1: unknown, or at closing).
   const soldOutShare = new Array<number>(series.length).fill(1);
   const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
   for (const r of sales) {
     if (!r.sold_out) continue;
-    const t = indexOf(r.day);
+    const t = dayIndex(first, r.day);
     soldOut[t] = true;
     if (r.sold_out_time && at.openHours) {
       const { opens, closes } = at.openHours;
@@ -423,96 +543,155 @@ export function productDemand(
     soldOut: soldOut.some(Boolean) ? soldOut : undefined,
     soldOutShare: soldOutShare.some((s) => s < 1) ? soldOutShare : undefined,
   };
+  return { shopOpen, closed, soldOut, marks };
+}
 
+/** The note that today's sales are in the forecast, or why not (`at.todayNote`); none when nothing is known of today. */
+function todayIncludedNote(at: ProductDemandAt): Note | null {
+  if (at.todayNote) return { ...at.todayNote };
+  if (!at.dayComplete) return null;
+  return {
+    code: 'today_included',
+    message: `today's sales are included: the establishment's day ended${at.closedAt ? ` at ${at.closedAt}` : ''} (the end of its last shift)`,
+  };
+}
+
+/** A product's series with the model chosen for it, its day-ahead forecasts replayed, and its forecast of the days ahead. */
+type Fit = {
+  series: readonly number[];
+  first: string;
+  unit: 'unit' | 'kg';
+  /** Tomorrow is the model's first step from a complete today (1), its second from yesterday (2). */
+  ahead: 1 | 2;
+  /** Where the error window (the last `ERROR_DAYS`) and the replayed 4 weeks start in the series. */
+  errorFrom: number;
+  replayFrom: number;
+  /** The day-ahead forecasts of the days from `errorFrom`, each as made the evening before. */
+  replay: readonly StepForecast[];
+  /** The model chosen for tomorrow, with its scores. */
+  chosen: Choice;
+  /** The days ahead, from tomorrow. */
+  forecast: Forecast;
+  marks: DayMarks;
+  soldOut: readonly boolean[];
+  /**
+   * Whether day t of the series counts: not a closed day (declared or detected), and a day the
+   * establishment was open (it sold something), or, without that knowledge, a day the product sold
+   * or was wasted.
+   */
+  isOpen: (t: number, sold: number, wasted: number) => boolean;
+};
+
+/**
+ * The model chosen each evening among the candidates by its day-ahead error on the open days
+ * before (choice.ts), its forecasts replayed over the error window, and the one chosen for
+ * tomorrow's forecast; sold-out days (demand unknown) don't score.
+ */
+function fitReplayed(series: number[], first: string, days: Days, unit: 'unit' | 'kg', at: ProductDemandAt): Fit {
   const ahead = at.dayComplete ? 1 : 2;
-  if (series.length < MIN_SEASONAL_HISTORY) {
-    notes.unshift({
-      code: 'short_history',
-      message: `${series.length} days of sales history: under ${MIN_SEASONAL_HISTORY}, a mean of the last days without the weekly pattern`,
-    });
-  }
-  if (at.todayNote) notes.push({ ...at.todayNote });
-  else if (at.dayComplete) {
-    notes.push({
-      code: 'today_included',
-      message: `today's sales are included: the establishment's day ended${at.closedAt ? ` at ${at.closedAt}` : ''} (the end of its last shift)`,
-    });
-  }
-
   // The last 4 weeks: sales and waste per day in the product's unit.
   const replayFrom = Math.max(2, series.length - REPLAY_DAYS);
   const errorFrom = Math.max(at.dayComplete ? 1 : 2, series.length - ERROR_DAYS);
-  // Whether day t of the series counts: not a closed day (declared or detected), and a day the
-  // establishment was open (it sold something), or, without that knowledge, a day the product sold
-  // or was wasted.
-  const isOpen = (t: number, sold: number, wasted: number) => !closed[t] && (shopOpen?.[t] === true || sold > 0 || wasted > 0);
-  // The model chosen each evening among the candidates by its day-ahead error on the open days
-  // before (choice.ts), and the one chosen for tomorrow; sold-out days (demand unknown) don't score.
-  const scored = series.map((v, t) => !soldOut[t] && isOpen(t, v, 0));
-  const chosen = replayChosen(series, errorFrom, ahead, marks, (t) => scored[t] === true, at.models);
-  const replay = chosen.steps;
+  const isOpen = (t: number, sold: number, wasted: number) => !days.closed[t] && (days.shopOpen?.[t] === true || sold > 0 || wasted > 0);
+  const scored = series.map((v, t) => !days.soldOut[t] && isOpen(t, v, 0));
+  const chosen = replayChosen(series, errorFrom, ahead, days.marks, (t) => scored[t] === true, at.models);
   // Tomorrow is the model's first step from a complete today, its second from yesterday.
-  const full = forecastChosen(series, at.horizon + ahead - 1, marks, chosen.next);
-  const f = ahead === 1 ? full : { ...full, values: full.values.slice(1), lower: full.lower.slice(1), upper: full.upper.slice(1) };
-  const toKg = (q: number) => (unit === 'kg' ? q : weight === null ? null : q * weight);
-  const fromKg = (k: number) => (unit === 'kg' || k === 0 ? k : weight === null ? null : k / weight);
+  const full = forecastChosen(series, at.horizon + ahead - 1, days.marks, chosen.next);
+  const forecast = ahead === 1 ? full : { ...full, values: full.values.slice(1), lower: full.lower.slice(1), upper: full.upper.slice(1) };
+  return {
+    series,
+    first,
+    unit,
+    ahead,
+    errorFrom,
+    replayFrom,
+    replay: chosen.steps,
+    chosen: chosen.next,
+    forecast,
+    marks: days.marks,
+    soldOut: days.soldOut,
+    isOpen,
+  };
+}
+
+/**
+ * A sold-out day's error is unknown (the demand was at least the sales): the advice's margins
+ * leave it out whichever side of the forecast it fell, or the sample would lose only its low
+ * side's errors (a margin biased up).
+ */
+const censoredOn = (fit: Fit, t: number) => fit.soldOut[t] === true;
+
+type Counted = { sold: number; forecast: StepForecast; censored: boolean; average: number };
+
+type ReplayedWeeks = {
+  /** The open days of the last 4 weeks: sold, the forecast made the evening before, the 7-day average then. */
+  counted: Counted[];
+  /** What those days sold (in the product's measure) and wasted (kg; in the measure, null when kg cannot be converted). */
+  sold: number;
+  wasted: number;
+  wastedInUnit: number | null;
+  /** The share of what was made that was wasted; null when unknown. */
+  wasteShare: number | null;
+};
+
+/** The last 4 weeks' open days, with what they sold and what was wasted. */
+function replayedWeeks(fit: Fit, wasteKg: Map<string, number>, measure: Measure): ReplayedWeeks {
+  const fromKg = (k: number) => (measure.unit === 'kg' || k === 0 ? k : measure.weight === null ? null : k / measure.weight);
   let sold = 0;
   let wasted = 0; // kg
   let wastedInUnit: number | null = 0;
-  const counted: { sold: number; forecast: StepForecast; censored: boolean; average: number }[] = [];
-  // A sold-out day's error is unknown (the demand was at least the sales): the advice's margins
-  // leave it out whichever side of the forecast it fell, or the sample would lose only its low
-  // side's errors (a margin biased up).
-  const censoredAt = (t: number, _value: number) => soldOut[t] === true;
-  for (let t = replayFrom; t < series.length; t++) {
-    const day = addDays(first, t);
-    const s = series[t] as number;
+  const counted: Counted[] = [];
+  for (let t = fit.replayFrom; t < fit.series.length; t++) {
+    const day = addDays(fit.first, t);
+    const s = fit.series[t] as number;
     const w = wasteKg.get(day) ?? 0;
-    if (!isOpen(t, s, w)) continue; // closed, or (without the establishment's open days) not made
+    if (!fit.isOpen(t, s, w)) continue; // closed, or (without the establishment's open days) not made
     sold += s;
     wasted += w;
     const wu = fromKg(w);
     wastedInUnit = wastedInUnit === null || wu === null ? null : wastedInUnit + wu;
-    const forecast = replay[t - errorFrom] as StepForecast;
+    const forecast = fit.replay[t - fit.errorFrom] as StepForecast;
     // The 7-day average that evening: of the last 7 open days known (up to t − ahead).
-    const week = lastOpen(series, t - ahead + 1, marks.closed);
+    const week = lastOpen(fit.series, t - fit.ahead + 1, fit.marks.closed);
     const average = week.length === 0 ? 0 : week.reduce((a, b) => a + b, 0) / week.length;
-    counted.push({ sold: s, forecast, censored: censoredAt(t, forecast.value), average });
+    counted.push({ sold: s, forecast, censored: censoredOn(fit, t), average });
   }
   // No waste recorded under the product's name is not evidence of none wasted: the share is unknown.
   const wasteShare = wastedInUnit === null || wasted === 0 || sold + wastedInUnit === 0 ? null : wastedInUnit / (sold + wastedInUnit);
-  if (wastedInUnit === null) {
-    notes.push({
-      code: 'no_unit_weight',
-      message: 'waste is recorded in kg and the product has no unit_weight_kg: set it to measure the advice',
-    });
-  }
-  // The product's prices decide when it has them; else the waste it is known to leave.
-  const priced = pricedQuantile(product);
-  const { quantile, reason } = priced ?? adviceQuantile(wasteShare, at.serviceLevel);
-  // In euros, when the product has its prices: a leftover loses its cost less what is recovered, a
-  // missed sale its margin.
-  const costOf = (left: number, missed: number) =>
-    priced ? Math.round((left * priced.prices.leftover_cost + missed * priced.prices.missed_sale_cost) * 100) / 100 : null;
+  return { counted, sold, wasted, wastedInUnit, wasteShare };
+}
 
-  // Each replayed day advised as it would have been the evening before: its margin from the errors
-  // of the days before it that the same model forecast (a 7-day mean misses a weekly pattern by far
-  // more than the weekly model does, so its errors would inflate the margin).
+type Outcome = {
+  /** What the advice would have left over, and the days and quantity it would have fallen short. */
+  leftOver: number;
+  shortDays: number;
+  short: number;
+  /** The same for the 7-day average made whole. */
+  rule: { left_over: number; short_days: number; short_quantity: number };
+  /** The scaled day-ahead errors by kind of forecast, up to tomorrow: tomorrow's margin comes from them. */
+  errors: { seasonal: number[]; mean: number[] };
+};
+
+/**
+ * Each replayed day advised as it would have been the evening before: its margin from the errors
+ * of the days before it that the same model forecast (a 7-day mean misses a weekly pattern by far
+ * more than the weekly model does, so its errors would inflate the margin).
+ */
+function replayAdvice(fit: Fit, counted: readonly Counted[], quantile: number): Outcome {
   let leftOver = 0;
   let shortDays = 0;
   let short = 0;
   const rule = { left_over: 0, short_days: 0, short_quantity: 0 };
   const errors = { seasonal: [] as number[], mean: [] as number[] };
-  const { scale, relative } = errorScale(unit);
+  const { scale, relative } = errorScale(fit.unit);
   // The errors of the four weeks before the replayed ones (days without sales left out, as closed).
-  for (let t = errorFrom; t < replayFrom; t++) {
-    const s = series[t] as number;
-    const forecast = replay[t - errorFrom] as StepForecast;
-    if (isOpen(t, s, 0) && !censoredAt(t, forecast.value))
-      (forecast.seasonal ? errors.seasonal : errors.mean).push(relative(s, forecast.value));
+  for (let t = fit.errorFrom; t < fit.replayFrom; t++) {
+    const s = fit.series[t] as number;
+    const forecast = fit.replay[t - fit.errorFrom] as StepForecast;
+    if (fit.isOpen(t, s, 0) && !censoredOn(fit, t)) (forecast.seasonal ? errors.seasonal : errors.mean).push(relative(s, forecast.value));
   }
   for (const { sold: s, forecast, censored, average } of counted) {
-    const simple = advisedQuantity(average, 0, unit);
+    const simple = advisedQuantity(average, 0, fit.unit);
     rule.left_over += Math.max(0, simple - s);
     if (simple < s) {
       rule.short_days++;
@@ -520,7 +699,7 @@ export function productDemand(
     }
     const past = forecast.seasonal ? errors.seasonal : errors.mean;
     const size = scale(forecast.value);
-    const advised = advisedQuantity(forecast.value, adviceMargin(past, forecast.sigma / size, quantile) * size, unit);
+    const advised = advisedQuantity(forecast.value, adviceMargin(past, forecast.sigma / size, quantile) * size, fit.unit);
     leftOver += Math.max(0, advised - s);
     if (advised < s) {
       shortDays++;
@@ -528,28 +707,40 @@ export function productDemand(
     }
     if (!censored) past.push(relative(s, forecast.value));
   }
+  return { leftOver, shortDays, short, rule, errors };
+}
+
+/** The advice's quantile and why, and what following it over the last 4 weeks would have left over and missed. */
+function adviceOf(
+  choice: { quantile: number; reason: string; priced: ReturnType<typeof pricedQuantile> },
+  weeks: ReplayedWeeks,
+  outcome: Outcome,
+  measure: Measure,
+): DemandAdvice {
+  const { priced } = choice;
+  const { sold, wasted, wasteShare } = weeks;
+  const { leftOver, short, rule } = outcome;
+  const toKg = (q: number) => (measure.unit === 'kg' ? q : measure.weight === null ? null : q * measure.weight);
+  // In euros, when the product has its prices: a leftover loses its cost less what is recovered, a
+  // missed sale its margin.
+  const costOf = (left: number, missed: number) =>
+    priced ? Math.round((left * priced.prices.leftover_cost + missed * priced.prices.missed_sale_cost) * 100) / 100 : null;
   const advisedWaste = toKg(leftOver);
   // Without recorded waste there is nothing to compare with: what was made is not known.
   const avoided = advisedWaste === null || wasted === 0 ? null : wasted - advisedWaste;
-  if (counted.length > 0 && wasted === 0) {
-    notes.push({
-      code: 'no_waste',
-      message: 'no waste recorded for this product in the last 4 weeks (records with its product_id, or whose product_name is its name)',
-    });
-  }
-  const advice: DemandAdvice = {
-    quantile,
+  return {
+    quantile: choice.quantile,
     waste_share: wasteShare === null ? null : round3(wasteShare),
-    reason,
+    reason: choice.reason,
     prices: priced?.prices ?? null,
     last_4_weeks: {
-      days: counted.length,
+      days: weeks.counted.length,
       sold: round3(sold),
       waste_kg: round3(wasted),
       advised_waste_kg: advisedWaste === null ? null : round3(advisedWaste),
       avoided_kg: avoided === null ? null : round3(avoided),
       avoided_pct: avoided === null || wasted === 0 ? null : Math.round((avoided / wasted) * 1000) / 10,
-      short_days: shortDays,
+      short_days: outcome.shortDays,
       short_quantity: round3(short),
       left_over: round3(leftOver),
       cost: costOf(leftOver, short),
@@ -561,11 +752,21 @@ export function productDemand(
       },
     },
   };
+}
 
-  // Tomorrow's margin from the errors of the model that makes tomorrow's forecast.
+/**
+ * The days ahead: each one's expected demand, 95 % interval and quantity to prepare, from the
+ * errors `pastErrors` of the model that makes tomorrow's forecast; and those that follow a closure.
+ */
+function daysAhead(
+  f: Forecast,
+  pastErrors: readonly number[],
+  quantile: number,
+  unit: 'unit' | 'kg',
+  at: ProductDemandAt,
+): { points: ProductDemand['points']; reopening: string[] } {
+  const { scale } = errorScale(unit);
   const width = (i: number) => (f.upper[i] as number) - (f.values[i] as number);
-  const seasonalNow = series.length >= MIN_SEASONAL_HISTORY;
-  const pastErrors = seasonalNow ? errors.seasonal : errors.mean;
   // The margins are relative to the forecast's size (see `errorScale`): each day's own.
   const size0 = scale(f.values[0] ?? 0);
   const margin = adviceMargin(pastErrors, width(0) / 1.96 / size0, quantile);
@@ -573,42 +774,24 @@ export function productDemand(
   // The 95 % interval from the same past errors as the advice, once there are enough of them: the
   // model's own error scale made intervals that held 97–99 % of actuals (bench:forecast).
   const below = adviceMargin(pastErrors, width(0) / 1.96 / size0, 0.025);
-  const reopening = f.values.map((_, i) => addDays(at.today, i + 1)).filter((d) => at.reopening?.has(d) && !at.closedOn?.(d));
-  if (reopening.length > 0) {
-    notes.push({
-      code: 'after_closure',
-      message: `${reopening.join(', ')} ${reopening.length === 1 ? 'follows' : 'follow'} a closure: demand often differs from before it, prepare with care`,
-    });
-  }
   const above = adviceMargin(pastErrors, width(0) / 1.96 / size0, 0.975);
-  return {
-    product_id: product.id,
-    product_name: product.name,
-    food_category: product.food_category,
-    unit,
-    unit_weight_kg: weight,
-    model: series.length < MIN_SEASONAL_HISTORY ? 'recent-mean' : chosen.next.model,
-    method: f.method,
-    history_days: series.length,
-    notes,
-    backtest: rollingBacktest(series, replay, errorFrom, ahead, isOpen, soldOut, errorScale(unit)),
-    points: f.values.map((v, i) => {
-      const date = addDays(at.today, i + 1);
-      // A closed day: nothing to sell, nothing to prepare.
-      if (at.closedOn?.(date)) return { date, expected: 0, lower: 0, upper: 0, advised: 0, closed: true, after_closure: false };
-      return {
-        date,
-        expected: round3(v),
-        lower: round3(Math.max(0, Math.min(v, v + below * scale(v) * widening(i)))),
-        upper: round3(Math.max(v, v + above * scale(v) * widening(i))),
-        // The margin grows with the horizon as the interval does.
-        advised: advisedQuantity(v, margin * scale(v) * widening(i), unit),
-        closed: false,
-        after_closure: at.reopening?.has(date) ?? false,
-      };
-    }),
-    advice,
-  };
+  const reopening = f.values.map((_, i) => addDays(at.today, i + 1)).filter((d) => at.reopening?.has(d) && !at.closedOn?.(d));
+  const points = f.values.map((v, i) => {
+    const date = addDays(at.today, i + 1);
+    // A closed day: nothing to sell, nothing to prepare.
+    if (at.closedOn?.(date)) return { date, expected: 0, lower: 0, upper: 0, advised: 0, closed: true, after_closure: false };
+    return {
+      date,
+      expected: round3(v),
+      lower: round3(Math.max(0, Math.min(v, v + below * scale(v) * widening(i)))),
+      upper: round3(Math.max(v, v + above * scale(v) * widening(i))),
+      // The margin grows with the horizon as the interval does.
+      advised: advisedQuantity(v, margin * scale(v) * widening(i), unit),
+      closed: false,
+      after_closure: at.reopening?.has(date) ?? false,
+    };
+  });
+  return { points, reopening };
 }
 
 type ErrorScale = { scale: (forecast: number) => number; relative: (actual: number, forecast: number) => number };
