@@ -73,7 +73,10 @@ const OUTPUTS = [
   'AlertEventData',
   'PlanGeneratedEventData',
   'IntegrationLinesRefusedEventData',
+  'AgreementExpiringEventData',
   'TestEventData',
+  'SocialEntity',
+  'DonationAgreement',
 ];
 /** Bodies, as the API accepts them. */
 const INPUTS = [
@@ -90,6 +93,10 @@ const INPUTS = [
   'UpdateWebhookInput',
   'RotateWebhookSecretInput',
   'RecoverWebhookInput',
+  'CreateSocialEntityInput',
+  'UpdateSocialEntityInput',
+  'CreateDonationAgreementInput',
+  'UpdateDonationAgreementInput',
   'InboundEventInput',
   'WasteCreatedPayload',
   'WasteUpdatedPayload',
@@ -106,9 +113,16 @@ const QUERIES = [
   'PredictQuery',
   'PreventionPlanQuery',
   'GeneratePreventionPlanQuery',
+  'ListDonationAgreementsQuery',
 ];
 /** Fields of inputs that are path parameters, not body or query fields. */
-const PATH_FIELDS = { UpdateWebhookInput: ['id'], RotateWebhookSecretInput: ['id'], RecoverWebhookInput: ['id'] };
+const PATH_FIELDS = {
+  UpdateWebhookInput: ['id'],
+  RotateWebhookSecretInput: ['id'],
+  RecoverWebhookInput: ['id'],
+  UpdateSocialEntityInput: ['id'],
+  UpdateDonationAgreementInput: ['id'],
+};
 
 /** Named types referenced by name where other types use them, instead of being repeated inline. */
 const NAMED = [

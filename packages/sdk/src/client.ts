@@ -14,6 +14,7 @@ import {
 } from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
+import { DonationAgreements, SocialEntities } from './resources/donations.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
 import { OpeningCalendar } from './resources/opening-calendar.js';
 import { Records } from './resources/records.js';
@@ -123,6 +124,10 @@ export class Merma {
   readonly shifts: Shifts;
   /** Closed weekdays and closures, which the demand forecast reads. */
   readonly openingCalendar: OpeningCalendar;
+  /** The organisation's social entities and food banks (donations). */
+  readonly socialEntities: SocialEntities;
+  /** Donation agreements with social entities, and their signed documents. */
+  readonly donationAgreements: DonationAgreements;
   readonly sessions: Sessions;
   readonly webhooks: Webhooks;
   readonly inbound: Inbound;
@@ -173,6 +178,8 @@ export class Merma {
     this.preventionPlan = new PreventionPlans(core);
     this.shifts = new Shifts(core);
     this.openingCalendar = new OpeningCalendar(core);
+    this.socialEntities = new SocialEntities(core);
+    this.donationAgreements = new DonationAgreements(core);
     this.sessions = new Sessions(core);
     this.webhooks = new Webhooks(core);
     this.inbound = new Inbound(core);

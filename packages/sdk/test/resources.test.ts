@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { APIUserAbortError, Merma } from '../src/index.js';
+import { APIUserAbortError, Merma, NotFoundError } from '../src/index.js';
 import { API, BASE, DESTINO, envelope, errorBody, HttpResponse, http, KEY, record, server, uuid } from './setup.js';
 
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
@@ -392,6 +392,47 @@ describe('every resource calls its endpoint', () => {
     hotspots: [],
     target: { baseline_year: null, baseline_kg: null, target_2030_kg: null, reduction: 0.5, note: 'n' },
   };
+  const entityInput = {
+    name: 'Banco de Alimentos',
+    nif: 'G28029643',
+    address: 'Calle Mayor 1, Madrid',
+    legal_form: 'banco_de_alimentos' as const,
+    ley_49_2002: { art2_entity: true, regime_opted_in: true },
+    capacity: { cold_chain: true, vehicle: false },
+  };
+  const entity = {
+    ...entityInput,
+    id: uuid(21),
+    registry_number: null,
+    food_bank_network: 'FESBAL',
+    contacts: [],
+    capacity: { cold_chain: true, vehicle: false, notes: null },
+    archived: false,
+    created_at: '2026-11-23T10:00:00.000Z',
+    updated_at: '2026-11-23T10:00:00.000Z',
+  };
+  const agreementInput = {
+    entity_id: uuid(21),
+    establishment_ids: [uuid(3)],
+    valid_from: '2026-01-01',
+    valid_until: '2027-12-31',
+    renewal: 'none' as const,
+    accepted_food_categories: ['bakery' as const],
+    conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
+    collection: { schedule: 'Lunes 18:00', weekdays: ['monday' as const], transport: 'entity' as const },
+    storage_conditions: 'Refrigerado',
+    safety_responsibility_clause: 'El donante hasta la entrega',
+    refusal_procedure: 'Por escrito con motivo',
+  };
+  const agreement = {
+    ...agreementInput,
+    id: uuid(22),
+    entity_name: 'Banco de Alimentos',
+    status: 'draft',
+    document: null,
+    created_at: '2026-11-23T10:00:00.000Z',
+    updated_at: '2026-11-23T10:00:00.000Z',
+  };
   const list = (data: unknown[]) => envelope(data, { meta: { pagination: { limit: 50, offset: 0, total: data.length, has_more: false } } });
   const pan = {
     id: uuid(3),
@@ -594,6 +635,47 @@ describe('every resource calls its endpoint', () => {
       (m) => m.openingCalendar.closures.delete(uuid(8)),
       envelope({ id: uuid(8), deleted: true }),
     ],
+    ['socialEntities.list', 'get', '/social-entities', (m) => m.socialEntities.list({ include_archived: true }), envelope([entity])],
+    ['socialEntities.get', 'get', `/social-entities/${uuid(21)}`, (m) => m.socialEntities.get(uuid(21)), envelope(entity)],
+    ['socialEntities.create', 'post', '/social-entities', (m) => m.socialEntities.create(entityInput), envelope(entity), 201],
+    [
+      'socialEntities.update',
+      'patch',
+      `/social-entities/${uuid(21)}`,
+      (m) => m.socialEntities.update(uuid(21), { food_bank_network: null }),
+      envelope({ ...entity, food_bank_network: null }),
+    ],
+    [
+      'socialEntities.archive',
+      'post',
+      `/social-entities/${uuid(21)}/archive`,
+      (m) => m.socialEntities.archive(uuid(21)),
+      envelope({ ...entity, archived: true }),
+    ],
+    ['socialEntities.restore', 'post', `/social-entities/${uuid(21)}/restore`, (m) => m.socialEntities.restore(uuid(21)), envelope(entity)],
+    [
+      'donationAgreements.list',
+      'get',
+      '/donation-agreements',
+      (m) => m.donationAgreements.list({ entity_id: uuid(21), status: 'expiring' }),
+      envelope([agreement]),
+    ],
+    ['donationAgreements.get', 'get', `/donation-agreements/${uuid(22)}`, (m) => m.donationAgreements.get(uuid(22)), envelope(agreement)],
+    [
+      'donationAgreements.create',
+      'post',
+      '/donation-agreements',
+      (m) => m.donationAgreements.create(agreementInput),
+      envelope(agreement),
+      201,
+    ],
+    [
+      'donationAgreements.update',
+      'patch',
+      `/donation-agreements/${uuid(22)}`,
+      (m) => m.donationAgreements.update(uuid(22), { renewal: 'automatic_yearly' }),
+      envelope({ ...agreement, renewal: 'automatic_yearly' }),
+    ],
     ['sessions.list', 'get', '/sessions', (m) => m.sessions.list({ status: 'open' }), list([session])],
     ['sessions.create', 'post', '/sessions', (m) => m.sessions.create({ name: 'Cierre' }), envelope(session), 201],
     ['sessions.get', 'get', `/sessions/${uuid(7)}`, (m) => m.sessions.get(uuid(7)), envelope(session)],
@@ -687,6 +769,12 @@ describe('every resource calls its endpoint', () => {
     'products.update': { body: { active: false } },
     'products.import': { body: { csv: 'name,food_category,ean\nPan,bakery,4006381333931\n', dry_run: true } },
     'openingCalendar.setClosedWeekdays': { body: { closed_weekdays: ['monday', 'sunday'] } },
+    'socialEntities.list': { query: { include_archived: 'true' } },
+    'socialEntities.create': { body: entityInput },
+    'socialEntities.update': { body: { food_bank_network: null } },
+    'donationAgreements.list': { query: { entity_id: uuid(21), status: 'expiring' } },
+    'donationAgreements.create': { body: agreementInput },
+    'donationAgreements.update': { body: { renewal: 'automatic_yearly' } },
     'predict.settings.update': { body: { service_level: 0.9 } },
     'openingCalendar.closures.create': { body: { starts_on: '2026-12-24', ends_on: '2026-12-26', reason: 'Navidad' } },
     'inbound.sales': {
@@ -707,8 +795,11 @@ describe('every resource calls its endpoint', () => {
           .map((f) => `${k}.${f}`),
       );
     const tested = new Set(cases.map((c) => c[0]));
-    // records.create/list/batch and verifyInBackground have their own tests above.
+    // records.create/list/batch and verifyInBackground have their own tests above; the agreement
+    // document's upload and download (not JSON) theirs below.
     expect(methods.filter((name) => !tested.has(name)).sort()).toEqual([
+      'donationAgreements.downloadDocument',
+      'donationAgreements.uploadDocument',
       'records.batch',
       'records.create',
       'records.list',
@@ -733,5 +824,53 @@ describe('every resource calls its endpoint', () => {
     if (result && typeof result === 'object' && 'data' in result && 'pagination' in result)
       expect((result as { data: unknown }).data).toEqual(data);
     else expect(result).toEqual(data);
+  });
+});
+
+describe('donationAgreements documents', () => {
+  const pdf = new TextEncoder().encode('%PDF-1.7\nsigned\n%%EOF\n');
+
+  it('uploads the PDF as the raw body, with Content-Type application/pdf, and answers the agreement', async () => {
+    const seen: { type: string | null; bytes: Uint8Array; method: string }[] = [];
+    server.use(
+      http.put(`${API}/donation-agreements/${uuid(22)}/document`, async ({ request }) => {
+        seen.push({
+          type: request.headers.get('content-type'),
+          bytes: new Uint8Array(await request.arrayBuffer()),
+          method: request.method,
+        });
+        return HttpResponse.json(
+          envelope({ id: uuid(22), status: 'active', document: { sha256: 'a'.repeat(64), size_bytes: pdf.length } }),
+        );
+      }),
+    );
+    const agreement = await client().donationAgreements.uploadDocument(uuid(22), pdf);
+    expect(seen).toEqual([{ type: 'application/pdf', bytes: pdf, method: 'PUT' }]);
+    expect(agreement).toMatchObject({ id: uuid(22), status: 'active', document: { sha256: 'a'.repeat(64) } });
+  });
+
+  it('retries a failed upload with the same bytes', async () => {
+    const bodies: number[] = [];
+    server.use(
+      http.put(`${API}/donation-agreements/${uuid(22)}/document`, async ({ request }) => {
+        bodies.push((await request.arrayBuffer()).byteLength);
+        if (bodies.length === 1) return HttpResponse.json(errorBody(503, 'internal'), { status: 503, headers: { 'retry-after': '0' } });
+        return HttpResponse.json(envelope({ id: uuid(22) }));
+      }),
+    );
+    await client().donationAgreements.uploadDocument(uuid(22), pdf.buffer.slice(0) as ArrayBuffer);
+    expect(bodies).toEqual([pdf.length, pdf.length]);
+  });
+
+  it('downloads the stored PDF as bytes, and a missing one is a NotFoundError', async () => {
+    server.use(
+      http.get(`${API}/donation-agreements/${uuid(22)}/document`, ({ request }) => {
+        expect(request.headers.get('accept')).toBe('application/pdf');
+        return new HttpResponse(pdf, { headers: { 'content-type': 'application/pdf' } });
+      }),
+      http.get(`${API}/donation-agreements/${uuid(23)}/document`, () => HttpResponse.json(errorBody(404, 'not_found'), { status: 404 })),
+    );
+    expect(await client().donationAgreements.downloadDocument(uuid(22))).toEqual(pdf);
+    await expect(client().donationAgreements.downloadDocument(uuid(23))).rejects.toBeInstanceOf(NotFoundError);
   });
 });

@@ -103,6 +103,8 @@ export type Call = {
   path: string;
   query?: Record<string, string | number | boolean | undefined | null> | undefined;
   body?: unknown;
+  /** A body sent as it is, not as JSON (a signed agreement's PDF), with its content type. */
+  rawBody?: { data: Uint8Array | ArrayBuffer | Blob; contentType: string } | undefined;
 };
 
 /**
@@ -434,7 +436,11 @@ export class HttpCore {
       ...opts.fetchOptions,
       method: call.method,
       headers,
-      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+      ...(call.rawBody !== undefined
+        ? { body: call.rawBody.data as BodyInit }
+        : call.body !== undefined
+          ? { body: JSON.stringify(call.body) }
+          : {}),
       signal,
       timeout,
       throwHttpErrors: true,
@@ -650,7 +656,8 @@ export class HttpCore {
       throw new MermaError(`Invalid header: ${(err as Error).message}`, { cause: err });
     }
     if (!headers.has('accept')) headers.set('accept', 'application/json');
-    if (call.body !== undefined) headers.set('content-type', 'application/json');
+    if (call.rawBody !== undefined) headers.set('content-type', call.rawBody.contentType);
+    else if (call.body !== undefined) headers.set('content-type', 'application/json');
     headers.set('x-merma-sdk', `js/${VERSION}`);
     const apiVersion = opts.apiVersion ?? this.options.apiVersion;
     if (apiVersion !== undefined) headers.set('merma-version', apiVersion);

@@ -6,13 +6,13 @@ export type WasteStage = "receiving" | "storage" | "preparation" | "service" | "
 
 export type Sector = "horeca" | "industrial" | "retail" | "distribucion" | "colectividades";
 
-export type EventType = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused";
+export type EventType = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused" | "agreement.expiring";
 
-export type WebhookEventName = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused" | "webhook.test";
+export type WebhookEventName = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused" | "agreement.expiring" | "webhook.test";
 
 export type InboundEventType = "waste.created" | "waste.updated" | "inventory.loss" | "sales.recorded";
 
-export type Permission = "records:read" | "records:write" | "catalog:read" | "catalog:write" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "opening:read" | "opening:write" | "sessions:read" | "sessions:write" | "predict:read" | "predict:write" | "webhooks:read" | "webhooks:write" | "inbound:write";
+export type Permission = "records:read" | "records:write" | "catalog:read" | "catalog:write" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "opening:read" | "opening:write" | "sessions:read" | "sessions:write" | "predict:read" | "predict:write" | "webhooks:read" | "webhooks:write" | "inbound:write" | "donations:read" | "donations:write";
 
 export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "plan_required" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "service_unavailable" | "internal";
 
@@ -751,10 +751,86 @@ export type IntegrationLinesRefusedEventData = {
     }[];
 };
 
+export type AgreementExpiringEventData = {
+    establishment_id: string;
+    agreement_id: string;
+    entity_id: string;
+    entity_name: string;
+    /** last day in force */
+    valid_until: string;
+    /** days from today (Europe/Madrid) to valid_until */
+    days_left: number;
+};
+
 export type TestEventData = {
     subscription_id: string;
     establishment_id: string;
     message: string;
+};
+
+export type SocialEntity = {
+    id: string;
+    name: string;
+    nif: string;
+    address: string;
+    legal_form: "asociacion" | "fundacion" | "banco_de_alimentos" | "entidad_religiosa" | "otra";
+    registry_number: string | null;
+    ley_49_2002: {
+        art2_entity: boolean;
+        regime_opted_in: boolean;
+    };
+    food_bank_network: string | null;
+    contacts: {
+        name: string;
+        role: string | null;
+        phone: string | null;
+        email: string | null;
+    }[];
+    capacity: {
+        cold_chain: boolean;
+        vehicle: boolean;
+        notes: string | null;
+    };
+    /** archived entities are listed only with `include_archived=true`; their agreements stay */
+    archived: boolean;
+    created_at: string;
+    updated_at: string;
+};
+
+export type DonationAgreement = {
+    id: string;
+    entity_id: string;
+    entity_name: string;
+    establishment_ids: string[];
+    valid_from: string;
+    valid_until: string;
+    renewal: "none" | "automatic_yearly";
+    /** `draft` until the signed document is stored and while `valid_from` is ahead; `expired` after `valid_until`; `expiring` in the 30 days up to it; `active` otherwise. With `automatic_yearly` renewal it is never `expiring` nor `expired`. Days in Spain's calendar (Europe/Madrid) */
+    status: "draft" | "active" | "expiring" | "expired";
+    accepted_food_categories: FoodCategory[];
+    conditions: {
+        chilled: boolean;
+        frozen: boolean;
+        cooked: boolean;
+        near_best_before: boolean;
+    };
+    collection: {
+        schedule: string;
+        weekdays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+        transport: "entity" | "donor" | "third_party";
+    };
+    storage_conditions: string;
+    safety_responsibility_clause: string;
+    refusal_procedure: string;
+    /** the signed agreement (`PUT /donation-agreements/{id}/document`); null until stored */
+    document: {
+        /** SHA-256 of the stored PDF, hexadecimal */
+        sha256: string;
+        size_bytes: number;
+        uploaded_at: string;
+    } | null;
+    created_at: string;
+    updated_at: string;
 };
 
 export type CreateRecordInput = {
@@ -865,6 +941,136 @@ export type RecoverWebhookInput = Omit<{
     since: string;
     /** … and before this moment; default now. Must be after `since` */
     until?: string | undefined;
+}, "id">;
+
+export type CreateSocialEntityInput = {
+    name: string;
+    nif: string;
+    address: string;
+    legal_form: "asociacion" | "fundacion" | "banco_de_alimentos" | "entidad_religiosa" | "otra";
+    /** number in the registry of associations, foundations… */
+    registry_number?: (string | null) | undefined;
+    /** Ley 49/2002 status */
+    ley_49_2002: {
+        /** an entity of Ley 49/2002 art. 2: a donation to it has a VAT taxable base of zero */
+        art2_entity: boolean;
+        /** opted into Ley 49/2002's tax regime: the donor may deduct the gift in its corporate tax */
+        regime_opted_in: boolean;
+    };
+    /** the network it belongs to (e.g. FESBAL) */
+    food_bank_network?: (string | null) | undefined;
+    contacts?: {
+        name: string;
+        role?: (string | null) | undefined;
+        phone?: (string | null) | undefined;
+        email?: (string | null) | undefined;
+    }[] | undefined;
+    capacity: {
+        /** can keep chilled and frozen food cold */
+        cold_chain: boolean;
+        /** has a vehicle to collect */
+        vehicle: boolean;
+        notes?: (string | null) | undefined;
+    };
+};
+
+export type UpdateSocialEntityInput = Omit<{
+    name?: string | undefined;
+    nif?: string | undefined;
+    address?: string | undefined;
+    legal_form?: ("asociacion" | "fundacion" | "banco_de_alimentos" | "entidad_religiosa" | "otra") | undefined;
+    /** number in the registry of associations, foundations… */
+    registry_number?: ((string | null) | undefined) | undefined;
+    /** Ley 49/2002 status */
+    ley_49_2002?: {
+        /** an entity of Ley 49/2002 art. 2: a donation to it has a VAT taxable base of zero */
+        art2_entity: boolean;
+        /** opted into Ley 49/2002's tax regime: the donor may deduct the gift in its corporate tax */
+        regime_opted_in: boolean;
+    } | undefined;
+    /** the network it belongs to (e.g. FESBAL) */
+    food_bank_network?: ((string | null) | undefined) | undefined;
+    contacts?: {
+        name: string;
+        role?: (string | null) | undefined;
+        phone?: (string | null) | undefined;
+        email?: (string | null) | undefined;
+    }[] | undefined;
+    capacity?: {
+        /** can keep chilled and frozen food cold */
+        cold_chain: boolean;
+        /** has a vehicle to collect */
+        vehicle: boolean;
+        notes?: (string | null) | undefined;
+    } | undefined;
+    id: string;
+}, "id">;
+
+export type CreateDonationAgreementInput = {
+    /** the social entity (`GET /social-entities`) */
+    entity_id: string;
+    /** the organisation's establishments the agreement covers */
+    establishment_ids: string[];
+    valid_from: string;
+    /** last day in force */
+    valid_until: string;
+    /** `automatic_yearly`: renewed each year unless a party ends it, so it never expires here */
+    renewal: "none" | "automatic_yearly";
+    accepted_food_categories: FoodCategory[];
+    /** what kinds of food the entity accepts */
+    conditions: {
+        chilled: boolean;
+        frozen: boolean;
+        cooked: boolean;
+        /** food close to its best-before date */
+        near_best_before: boolean;
+    };
+    collection: {
+        /** when the entity collects, in words */
+        schedule: string;
+        /** the weekdays of collection */
+        weekdays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+        /** who carries the food: the entity, the donor or a third party */
+        transport: "entity" | "donor" | "third_party";
+    };
+    storage_conditions: string;
+    /** each party's food-safety responsibility */
+    safety_responsibility_clause: string;
+    /** how the entity refuses food, with a reason (art. 7); the donor then sends it down the hierarchy */
+    refusal_procedure: string;
+};
+
+export type UpdateDonationAgreementInput = Omit<{
+    /** the organisation's establishments the agreement covers */
+    establishment_ids?: string[] | undefined;
+    valid_from?: string | undefined;
+    /** last day in force */
+    valid_until?: string | undefined;
+    /** `automatic_yearly`: renewed each year unless a party ends it, so it never expires here */
+    renewal?: ("none" | "automatic_yearly") | undefined;
+    accepted_food_categories?: FoodCategory[] | undefined;
+    /** what kinds of food the entity accepts */
+    conditions?: {
+        chilled: boolean;
+        frozen: boolean;
+        cooked: boolean;
+        /** food close to its best-before date */
+        near_best_before: boolean;
+    } | undefined;
+    collection?: {
+        /** when the entity collects, in words */
+        schedule: string;
+        /** the weekdays of collection */
+        weekdays: ("monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday")[];
+        /** who carries the food: the entity, the donor or a third party */
+        transport: "entity" | "donor" | "third_party";
+    } | undefined;
+    storage_conditions?: string | undefined;
+    /** each party's food-safety responsibility */
+    safety_responsibility_clause?: string | undefined;
+    /** how the entity refuses food, with a reason (art. 7); the donor then sends it down the hierarchy */
+    refusal_procedure?: string | undefined;
+    id: string;
 }, "id">;
 
 export type InboundEventInput = {
@@ -1032,6 +1238,14 @@ export type GeneratePreventionPlanQuery = {
     lang?: PlanLanguage | undefined;
 };
 
+export type ListDonationAgreementsQuery = {
+    /** only the agreements with this entity */
+    entity_id?: string | undefined;
+    /** only the agreements covering this establishment */
+    establishment_id?: string | undefined;
+    status?: ("draft" | "active" | "expiring" | "expired") | undefined;
+};
+
 /** Body of the `record.created` event. */
 export type RecordCreatedEvent = { event: 'record.created'; timestamp: string; data: RecordEventData };
 
@@ -1059,6 +1273,9 @@ export type PlanGeneratedEvent = { event: 'plan.generated'; timestamp: string; d
 /** Body of the `integration.lines_refused` event. */
 export type IntegrationLinesRefusedEvent = { event: 'integration.lines_refused'; timestamp: string; data: IntegrationLinesRefusedEventData };
 
+/** Body of the `agreement.expiring` event. */
+export type AgreementExpiringEvent = { event: 'agreement.expiring'; timestamp: string; data: AgreementExpiringEventData };
+
 /** Body of the `webhook.test` event. */
 export type WebhookTestEvent = { event: 'webhook.test'; timestamp: string; data: TestEventData };
 
@@ -1067,4 +1284,4 @@ export type WebhookTestEvent = { event: 'webhook.test'; timestamp: string; data:
  * API may add event names later: `verifyWebhook` returns those too (as `UnknownWebhookEvent`
  * shapes), so keep a `default:` branch when you switch on `event`.
  */
-export type WebhookEvent = RecordCreatedEvent | RecordUpdatedEvent | SessionCompletedEvent | SubscriptionChangedEvent | SubscriptionCanceledEvent | AlertSpikeDetectedEvent | AlertTriggeredEvent | PlanGeneratedEvent | IntegrationLinesRefusedEvent | WebhookTestEvent;
+export type WebhookEvent = RecordCreatedEvent | RecordUpdatedEvent | SessionCompletedEvent | SubscriptionChangedEvent | SubscriptionCanceledEvent | AlertSpikeDetectedEvent | AlertTriggeredEvent | PlanGeneratedEvent | IntegrationLinesRefusedEvent | AgreementExpiringEvent | WebhookTestEvent;
