@@ -17,9 +17,9 @@ import { square } from './square/index.js';
  * Why each vendor has its own URL and credential: service.ts and
  * docs/decisions/0010-vendor-integrations.md, which lists what a third vendor adds.
  *
- * A vendor's modules import the registry's types only; the registry is the only importer of
- * vendors/<kind>/index.ts (the inbound module reaches the registry again through the vendors'
- * receive paths, so the registry is read at call time, never while modules load).
+ * The registry is read at call time, never while modules load: the inbound module reaches it
+ * again through the vendors' receive paths (an import cycle that is harmless as long as nothing
+ * reads a vendor at load time; a vendor's index.ts and refused.ts are read through this registry).
  */
 
 /** What a request to a vendor's URL (`POST /api/v1/integrations/<kind>/<segment>`) brings to authenticate it. */
@@ -89,8 +89,14 @@ export interface Vendor {
 
 /** The registry: a new kind in @merma/schema's IntegrationKind fails to compile until its vendor is here. */
 export const VENDORS: { readonly [K in IntegrationKind]: Vendor & { readonly kind: K } } = {
-  square,
-  odoo,
+  // Getters: a vendor's modules and this one import each other (through the inbound module), so a
+  // vendor may still be loading when this module is; it is read at call time only.
+  get square() {
+    return square;
+  },
+  get odoo() {
+    return odoo;
+  },
 };
 
 /** Every vendor, in a stable order. */

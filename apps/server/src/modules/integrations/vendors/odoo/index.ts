@@ -3,7 +3,7 @@ import type { Vendor } from '../index.js';
 import { odooConnector } from './connector.js';
 import { runOdooOrder } from './fetch.js';
 import { authenticateOdoo, receiveOdooWebhook } from './receive.js';
-import { odooRefusedLines } from './refused.js';
+import { odooLineIds, odooRefusedWhole } from './refused.js';
 
 /** Odoo's job: a pos.order's lines read through JSON-RPC (fetch.ts). The name is stored in queued jobs: never rename it. */
 export const ODOO_ORDER_TASK = 'integrations.odoo_order';
@@ -24,7 +24,7 @@ function mergeOdooSettings(current: IntegrationSettings, input: IntegrationSetti
 /**
  * Odoo (odoo.com): automation rules' webhooks to a URL whose token is the credential (receive.ts),
  * mapped by the connector (connector.ts); a point-of-sale order's lines read through Odoo's
- * JSON-RPC by a job (fetch.ts, rpc.ts). Imported only by the registry (../index.ts).
+ * JSON-RPC by a job (fetch.ts, rpc.ts). Read through the registry (../index.ts).
  */
 export const odoo = {
   kind: 'odoo',
@@ -40,5 +40,5 @@ export const odoo = {
   authenticate: authenticateOdoo,
   receive: receiveOdooWebhook,
   job: { task: ODOO_ORDER_TASK, run: runOdooOrder },
-  refusedLines: odooRefusedLines,
+  refusedLines: { idsOf: odooLineIds, wholePayload: odooRefusedWhole },
 } satisfies Vendor;

@@ -2,7 +2,7 @@ import type { Vendor } from '../index.js';
 import { squareConnector } from './connector.js';
 import { runSquareFetch } from './fetch.js';
 import { authenticateSquare, receiveSquareNotification } from './receive.js';
-import { squareRefusedLines } from './refused.js';
+import { squareLineIds, squareRefusedWhole } from './refused.js';
 
 /** Square's job: a notification read from Square's Orders or Inventory API (fetch.ts). The name is stored in queued jobs: never rename it. */
 export const SQUARE_FETCH_TASK = 'integrations.square_fetch';
@@ -11,7 +11,7 @@ export const SQUARE_FETCH_TASK = 'integrations.square_fetch';
  * Square (squareup.com): notifications signed over the raw body with the subscription's key
  * (receive.ts, signature.ts), the orders and stock they name read from Square's API by a job
  * (fetch.ts, api.ts), mapped to sales and losses by the connector (connector.ts).
- * Imported only by the registry (../index.ts).
+ * Read through the registry (../index.ts).
  */
 export const square = {
   kind: 'square',
@@ -27,5 +27,5 @@ export const square = {
   authenticate: authenticateSquare,
   receive: receiveSquareNotification,
   job: { task: SQUARE_FETCH_TASK, run: runSquareFetch },
-  refusedLines: squareRefusedLines,
+  refusedLines: { idsOf: squareLineIds, wholePayload: squareRefusedWhole },
 } satisfies Vendor;
