@@ -131,6 +131,34 @@ describe('social entities', () => {
     await createEntity(bLive, { ...ENTITY, nif: 'R2800001F' });
   });
 
+  it('creates under an Idempotency-Key (in the request’s transaction) as without one, and replays it', async () => {
+    const post = (key: string, body: unknown) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/social-entities',
+        headers: { authorization: `Bearer ${aLive}`, 'content-type': 'application/json', 'idempotency-key': key },
+        payload: JSON.stringify(body),
+      });
+    const body = { ...ENTITY, nif: 'Q2826000H', legal_form: 'otra' };
+    const first = await post('entity-once', body);
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await post('entity-once', body);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().data).toEqual(first.json().data);
+    const duplicate = await post('entity-other', body);
+    expect(duplicate.statusCode, duplicate.body).toBe(409);
+    expect(duplicate.json().code).toBe('conflict');
+    const agreement = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/donation-agreements',
+      headers: { authorization: `Bearer ${aLive}`, 'content-type': 'application/json', 'idempotency-key': 'agreement-once' },
+      payload: JSON.stringify(agreementBody(first.json().data.id, [a.establishmentId])),
+    });
+    expect(agreement.statusCode, agreement.body).toBe(201);
+    expect(agreement.json().data.establishment_ids).toEqual([a.establishmentId]);
+  });
+
   it("answers 404 to another organisation's entity, and changes nothing of it", async () => {
     const theirs = await createEntity(bLive, { ...ENTITY, nif: 'G80453087' });
     for (const [method, url, body] of [
