@@ -55,6 +55,10 @@ export function listOperations(doc: OpenApiDocument): Operation[] {
       // The integrations' own URLs take no API key (`security: []`): Square signs its notifications,
       // Odoo's URL carries a token. Their refusals are tested in integrations.test.ts.
       if (Array.isArray(op.security) && op.security.length === 0) continue;
+      // A donation agreement's signed document travels as a PDF (application/pdf) both ways: its
+      // answers are held to this document in donation-agreements.test.ts.
+      const json = (content?: Record<string, unknown>) => !content || 'application/json' in content;
+      if (!json(op.requestBody?.content) || !Object.values(op.responses).every((r) => json(r.content))) continue;
       operations.push({
         method: method.toUpperCase() as Operation['method'],
         path,

@@ -31,13 +31,21 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const send = (key: string, method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, body?: unknown, contentType = 'application/json') =>
-  t.app.inject({
+const send = async (
+  key: string,
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT',
+  url: string,
+  body?: unknown,
+  contentType = 'application/json',
+) => {
+  const res = await t.app.inject({
     method,
     url: `/api/v1${url}`,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
     ...(body === undefined ? {} : { payload: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
   });
+  return res;
+};
 
 const ENTITY = {
   name: 'Banco de Alimentos de Prueba',
@@ -236,9 +244,10 @@ describe('donation agreements', () => {
       [400, agreementBody(entity.id, [a.establishmentId], { accepted_food_categories: ['gold'] })],
       [400, agreementBody(entity.id, [a.establishmentId], { collection: { schedule: 'x', weekdays: ['lunes'], transport: 'entity' } })],
       [400, agreementBody(entity.id, [])],
-      [404, agreementBody(entity.id, [a.establishmentId, b.establishmentId])],
-      [404, agreementBody(theirEntity.id, [a.establishmentId])],
-      [404, agreementBody('7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f', [a.establishmentId])],
+      // Unknown ids in a body are a bad request (400), as every body reference of the API.
+      [400, agreementBody(entity.id, [a.establishmentId, b.establishmentId])],
+      [400, agreementBody(theirEntity.id, [a.establishmentId])],
+      [400, agreementBody('7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f', [a.establishmentId])],
     ];
     for (const [status, body] of refusals) {
       const res = await send(aLive, 'POST', '/donation-agreements', body);
@@ -251,7 +260,7 @@ describe('donation agreements', () => {
     expect(backwards.statusCode).toBe(400);
     expect(
       (await send(aLive, 'PATCH', `/donation-agreements/${agreement.id}`, { establishment_ids: [b.establishmentId] })).statusCode,
-    ).toBe(404);
+    ).toBe(400);
     // The document: not a PDF, another content type, too large.
     const url = `/donation-agreements/${agreement.id}/document`;
     const notPdf = await send(aLive, 'PUT', url, 'hello, not a pdf', 'application/pdf');
@@ -364,5 +373,37 @@ describe('expiring agreements', () => {
       agreement.id,
     );
     now = new Date('2026-12-01T10:00:00.000Z');
+  });
+});
+
+describe("the signed document's routes in the OpenAPI document", () => {
+  it('document each status they answer, with its content type', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    const item = doc.paths['/donation-agreements/{id}/document'];
+    expect(Object.keys(item).sort()).toEqual(['get', 'put']);
+    expect(item.put.requestBody.content).toHaveProperty('application/pdf');
+    expect(item.put['x-permission']).toBe('donations:write');
+    expect(item.get['x-permission']).toBe('donations:read');
+    expect(item.get.responses['200'].content).toHaveProperty('application/pdf');
+
+    const entity = await createEntity(aLive, { ...ENTITY, nif: 'B87654323' });
+    const agreement = (await send(aLive, 'POST', '/donation-agreements', agreementBody(entity.id, [a.establishmentId]))).json().data;
+    const url = `/donation-agreements/${agreement.id}/document`;
+    const unknown = '/donation-agreements/7f4e7c9e-5d2a-4c1b-9e8f-0a1b2c3d4e5f/document';
+    const answers: [string, number, () => Promise<{ statusCode: number }>][] = [
+      ['get', 404, () => send(aLive, 'GET', url)], // none yet
+      ['put', 200, () => send(aLive, 'PUT', url, PDF, 'application/pdf')],
+      ['put', 400, () => send(aLive, 'PUT', url, 'not a pdf', 'application/pdf')],
+      ['put', 403, () => send(a.key, 'PUT', url, PDF, 'application/pdf')],
+      ['put', 404, () => send(aLive, 'PUT', unknown, PDF, 'application/pdf')],
+      ['put', 415, () => send(aLive, 'PUT', url, { pdf: 'x' })],
+      ['put', 401, () => send('svc_test_unknown', 'PUT', url, PDF, 'application/pdf')],
+      ['get', 400, () => send(aLive, 'GET', '/donation-agreements/not-a-uuid/document')],
+    ];
+    for (const [method, status, answer] of answers) {
+      expect((await answer()).statusCode, `${method} ${status}`).toBe(status);
+      expect(item[method].responses[String(status)], `${method} ${status} is not documented`).toBeDefined();
+    }
+    expect((await send(aLive, 'GET', url)).statusCode).toBe(200);
   });
 });

@@ -310,6 +310,18 @@ describe('OpenAPI document and docs page', () => {
         'POST /products/import',
         'GET /predict/settings',
         'PUT /predict/settings',
+        'GET /social-entities',
+        'POST /social-entities',
+        'GET /social-entities/{id}',
+        'PATCH /social-entities/{id}',
+        'POST /social-entities/{id}/archive',
+        'POST /social-entities/{id}/restore',
+        'GET /donation-agreements',
+        'POST /donation-agreements',
+        'GET /donation-agreements/{id}',
+        'PATCH /donation-agreements/{id}',
+        'PUT /donation-agreements/{id}/document',
+        'GET /donation-agreements/{id}/document',
       ].sort(),
     );
     const creates = new Set([
@@ -320,6 +332,8 @@ describe('OpenAPI document and docs page', () => {
       'post /webhooks',
       'post /opening-calendar/closures',
       'post /products',
+      'post /social-entities',
+      'post /donation-agreements',
     ]);
     const ids = new Set<string>();
     for (const { method, path, op } of ops) {
@@ -331,7 +345,9 @@ describe('OpenAPI document and docs page', () => {
       const responses = op.responses as Record<string, { content?: Record<string, { schema: unknown }> }>;
       const queued = new Set(['post /records/verifications']);
       const success = creates.has(`${method} ${path}`) ? '201' : queued.has(`${method} ${path}`) ? '202' : '200';
-      expect(responses[success]?.content?.['application/json']?.schema, `${method} ${path}`).toBeTruthy();
+      // A signed agreement is downloaded as the PDF it is; every other answer is JSON.
+      const type = `${method} ${path}` === 'get /donation-agreements/{id}/document' ? 'application/pdf' : 'application/json';
+      expect(responses[success]?.content?.[type]?.schema, `${method} ${path}`).toBeTruthy();
       expect(responses['401']).toBeTruthy();
       expect(responses['429']).toBeTruthy();
     }

@@ -198,7 +198,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
     }
   }
   doc.security = [{ bearerAuth: [] }];
-  Object.assign(doc.paths ?? {}, INTEGRATION_PATHS);
+  Object.assign(doc.paths ?? {}, INTEGRATION_PATHS, AGREEMENT_DOCUMENT_PATHS);
   describeInboundPayload(doc);
   // The generator also emits schemas nothing refers to (its own error shapes, which the service
   // never sends): drop every component schema no operation reaches.
@@ -232,6 +232,79 @@ const integrationResponses = (success: string, unauthorized: string, notFound: b
   '500': errorResponse('Internal error'),
   '503': errorResponse('Temporarily unavailable; the vendor retries'),
 });
+
+/**
+ * A donation agreement's signed document (http/surfaces/agreement-documents.ts): the API's one
+ * pair of routes whose body is not JSON but the raw PDF, served by Fastify routes of their own
+ * beside the procedures, with the API key and limits of every API route.
+ */
+const agreementId = { name: 'id', in: 'path', required: true, description: 'the agreement id', schema: { type: 'string', format: 'uuid' } };
+/** The refusals every API route can answer, as the procedures' (above). */
+const documentErrors = (permission: string) => ({
+  '401': errorResponse('API key missing, invalid or revoked'),
+  '403': errorResponse(`The key lacks ${permission}, or the plan does not include the API`),
+  '404': errorResponse("No such agreement in the key's organisation"),
+  '429': errorResponse('Rate limit exceeded', 'RateLimitError', {
+    'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
+    ...RATE_HEADERS,
+  }),
+  '500': errorResponse('Internal error'),
+  '503': errorResponse('Temporarily unavailable; retry after Retry-After seconds'),
+});
+const AGREEMENT_DOCUMENT_PATHS: Json = {
+  '/donation-agreements/{id}/document': {
+    put: {
+      operationId: 'putDonationAgreementDocument',
+      tags: ['donations'],
+      security: [{ bearerAuth: [] }],
+      summary: "Upload a donation agreement's signed document",
+      description:
+        "The signed agreement as the raw body (`Content-Type: application/pdf`, starting with `%PDF-`, up to 10 MiB). It is stored with its SHA-256, which the agreement shows as `document.sha256`; a new upload replaces it. Live keys only: entities and agreements are the organisation's legal facts, not test data.\n\nRequires the `donations:write` permission.",
+      parameters: [agreementId],
+      requestBody: { required: true, content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+      'x-permission': 'donations:write',
+      responses: {
+        '200': {
+          description: 'The agreement, with its document',
+          headers: RATE_HEADERS,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['data'], properties: { data: { $ref: '#/components/schemas/DonationAgreement' } } },
+            },
+          },
+        },
+        ...documentErrors('donations:write'),
+        '400': errorResponse('The body is not a PDF, or the id is not a UUID'),
+        '403': errorResponse('The key lacks donations:write, is a test key, or the plan does not include the API'),
+        '413': errorResponse('Body larger than 10 MiB'),
+        '415': errorResponse('Body is not application/pdf'),
+      },
+    },
+    get: {
+      operationId: 'getDonationAgreementDocument',
+      tags: ['donations'],
+      security: [{ bearerAuth: [] }],
+      summary: "Download a donation agreement's signed document",
+      description: 'The PDF as uploaded; `ETag` and `Repr-Digest` carry its SHA-256.\n\nRequires the `donations:read` permission.',
+      parameters: [agreementId],
+      'x-permission': 'donations:read',
+      responses: {
+        '200': {
+          description: 'The signed document',
+          headers: {
+            ...RATE_HEADERS,
+            ETag: { description: 'the SHA-256 (hex) of the document, quoted', schema: { type: 'string' } },
+            'Repr-Digest': { description: 'sha-256 of the document (RFC 9530)', schema: { type: 'string' } },
+          },
+          content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+        },
+        ...documentErrors('donations:read'),
+        '400': errorResponse('The id is not a UUID, or a query parameter was given'),
+        '404': errorResponse("No such agreement in the key's organisation, or it has no document yet"),
+      },
+    },
+  },
+};
 
 /**
  * The integrations' own URLs (http/surfaces/vendors.ts): Fastify routes outside the

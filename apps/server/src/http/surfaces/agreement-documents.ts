@@ -39,6 +39,8 @@ function authorize(request: FastifyRequest, permission: Permission): string {
 
 export async function agreementDocumentRoutes(app: FastifyInstance, options: { sql: Sql; clock: Clock }): Promise<void> {
   const { sql, clock } = options;
+  // Only a PDF: a JSON body here is another type of body (415), as a PDF is on every other route.
+  app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: MAX_AGREEMENT_DOCUMENT_BYTES }, (_request, body, done) =>
     done(null, new PdfBody(body as Buffer)),
   );

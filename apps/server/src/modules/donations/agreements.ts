@@ -126,19 +126,24 @@ export async function getAgreement(sql: Sql, organizationId: string, id: string,
   return toAgreement(rows[0], agreementToday(now));
 }
 
-/** A 404 unless the entity is the organisation's (an archived one gets no new agreement: 400). */
+/**
+ * A 400 unless the entity is the organisation's and not archived: an unknown id in a body is a
+ * bad request, not a missing resource (the contract's rule for every body reference).
+ */
 async function checkEntity(sql: Sql, organizationId: string, entityId: string): Promise<void> {
   const { rows } = await sql.query<{ archived: boolean }>(
     'SELECT archived_at IS NOT NULL AS archived FROM social_entities WHERE id = $1::uuid AND organization_id = $2::uuid',
     [entityId, organizationId],
   );
-  if (!rows[0]) throw new AppError('not_found', `No social entity ${entityId} in this organisation`);
+  if (!rows[0]) {
+    throw validationError(`No social entity ${entityId} in this organisation`, [{ path: 'entity_id', message: 'unknown social entity' }]);
+  }
   if (rows[0].archived) {
     throw validationError(`The social entity ${entityId} is archived: restore it first`, [{ path: 'entity_id', message: 'archived' }]);
   }
 }
 
-/** A 404 naming the first establishment that is not the organisation's. */
+/** A 400 naming the first establishment that is not the organisation's (a body reference, as above). */
 async function checkEstablishments(sql: Sql, organizationId: string, ids: readonly string[]): Promise<void> {
   const { rows } = await sql.query<{ id: string }>(
     'SELECT e.id::text FROM establishments e WHERE e.id = ANY($1::uuid[]) AND e.organization_id = $2::uuid',
@@ -146,7 +151,12 @@ async function checkEstablishments(sql: Sql, organizationId: string, ids: readon
   );
   const own = new Set(rows.map((r) => r.id));
   const other = ids.find((id) => !own.has(id));
-  if (other) throw new AppError('not_found', `No establishment ${other} in this organisation`);
+  if (other) {
+    const index = ids.indexOf(other);
+    throw validationError(`No establishment ${other} in this organisation`, [
+      { path: `establishment_ids.${index}`, message: 'unknown establishment' },
+    ]);
+  }
 }
 
 async function setEstablishments(sql: Sql, agreementId: string, ids: readonly string[]): Promise<void> {
