@@ -2,7 +2,11 @@
 // (apps/server/src/modules/retention/purge.ts) keeps only for a while, before and after that job
 // runs as it will 31 days from now (events, deliveries and attempts older than 30 days whose
 // deliveries are over; idempotency keys older than 24 hours; inbound event ids past their window).
-import { purgeExpired } from '../apps/server/src/modules/retention/purge.ts';
+import { tsImport } from 'tsx/esm/api';
+
+// The job's own code, from its sources (they import each other as `.js`, which tsx resolves; this
+// process's other modules load without it).
+const { purgeExpired } = await tsImport('../apps/server/src/modules/retention/purge.ts', import.meta.url);
 
 const TABLES = ['events', 'webhook_deliveries', 'webhook_delivery_attempts', 'idempotency_keys', 'inbound_events'];
 
