@@ -11,7 +11,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { importProducts } from '../src/admin/service.js';
-import { connectors } from '../src/modules/inbound/connectors/index.js';
+import { vendors } from '../src/modules/integrations/vendors/index.js';
 import { changedDigests, errorBodyProblems, tableDigests } from './contract.js';
 import {
   addKey,
@@ -300,7 +300,11 @@ describe('inbound walls', () => {
   };
 
   it('has fixtures for every connector', () => {
-    expect(Object.keys(CONNECTOR_EVENTS).sort()).toEqual([...connectors().keys()].filter((name) => name !== 'standard').sort());
+    expect(Object.keys(CONNECTOR_EVENTS).sort()).toEqual(
+      vendors()
+        .map((v) => v.connector.name)
+        .sort(),
+    );
   });
 
   it.each(

@@ -3,6 +3,7 @@ import { catalogRouter } from '../modules/catalog/api.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
 import { donationsRouter } from '../modules/donations/api.js';
 import { inboundRouter } from '../modules/inbound/api.js';
+import { vendors } from '../modules/integrations/vendors/index.js';
 import { openingRouter } from '../modules/opening/api.js';
 import { planRouter } from '../modules/plan/api.js';
 import { predictRouter } from '../modules/predict/api.js';
@@ -36,7 +37,10 @@ export function createAppRouter(deps: {
     sessions: sessionsRouter,
     predict: predictRouter(deps.forecasts),
     preventionPlan: planRouter,
-    inbound: inboundRouter(deps.catalog),
+    inbound: inboundRouter(
+      deps.catalog,
+      vendors().map((v) => v.connector),
+    ),
     webhooks: webhooksRouter(deps.webhookTargets, deps.secrets),
   });
   checkResponses(api);

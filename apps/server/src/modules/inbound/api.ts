@@ -1,9 +1,12 @@
 import { InboundEventInput, InboundEventResponse } from '@merma/schema';
+import { validationError } from '../../errors.js';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import type { CatalogCache } from '../catalog/service.js';
+import { type Connector, connectorFor } from './connectors/index.js';
 import { receiveInboundEvent } from './service.js';
 
-export function inboundRouter(catalog: CatalogCache) {
+/** `vendorConnectors`: every vendor's connector (modules/integrations/vendors), which a request may name. */
+export function inboundRouter(catalog: CatalogCache, vendorConnectors: readonly Connector[]) {
   return router({
     receive: apiProcedure
       .meta({
@@ -21,8 +24,14 @@ export function inboundRouter(catalog: CatalogCache) {
       })
       .input(InboundEventInput)
       .output(InboundEventResponse)
-      .mutation(async ({ ctx, input }) =>
-        ok(await receiveInboundEvent({ db: ctx.db, clock: ctx.clock, catalog, idempotencyKey: ctx.idempotencyKey }, ctx.auth, input)),
-      ),
+      .mutation(async ({ ctx, input }) => {
+        // Any vendor's connector may be named here, as its integration's URL would use it.
+        const connector = connectorFor(input.connector, vendorConnectors);
+        if (!connector) {
+          throw validationError(`Unknown connector "${input.connector}"`, [{ path: 'connector', message: 'not a registered connector' }]);
+        }
+        const deps = { db: ctx.db, clock: ctx.clock, catalog, idempotencyKey: ctx.idempotencyKey };
+        return ok(await receiveInboundEvent(deps, ctx.auth, { ...input, connector }));
+      }),
   });
 }

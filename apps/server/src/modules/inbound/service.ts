@@ -22,7 +22,7 @@ import { correctRecord } from '../records/correct.js';
 import { createRecord } from '../records/service.js';
 import { storeReturns } from '../sales/returns.js';
 import { salesOfPayload, storeSales } from '../sales/service.js';
-import { connectorFor, lossKilograms, type Mapped, type StandardWasteUpdated } from './connectors/index.js';
+import { type Connector, lossKilograms, type Mapped, type StandardWasteUpdated, standardConnector } from './connectors/index.js';
 
 /** Disposal: where an inventory loss goes when the POS does not say. */
 const DEFAULT_LOSS_DESTINATION = 'landfill';
@@ -42,17 +42,15 @@ const DEFAULT_LOSS_DESTINATION = 'landfill';
 export async function receiveInboundEvent(
   deps: { db: DbTx; clock: Clock; catalog: CatalogCache; idempotencyKey?: string | undefined },
   auth: AuthContext,
-  input: { event: string; payload: Record<string, unknown>; connector?: string | undefined },
+  /** `connector`: the payload's format (the standard one when absent), resolved by the caller (connectors/index.ts). */
+  input: { event: string; payload: Record<string, unknown>; connector?: Connector | undefined },
 ): Promise<InboundEventResult> {
   // The payload is stored as jsonb, which holds no NUL character.
   const nul = findText(input.payload, NUL_CHARACTER);
   if (nul !== undefined) {
     throw validationError('The payload may not contain NUL characters', [{ path: `payload.${nul}`, message: 'NUL character' }]);
   }
-  const connector = connectorFor(input.connector);
-  if (!connector) {
-    throw validationError(`Unknown connector "${input.connector}"`, [{ path: 'connector', message: 'not a registered connector' }]);
-  }
+  const connector = input.connector ?? standardConnector;
   const mapped = connector.toStandard(input.event, input.payload);
   if (input.event === 'sales.recorded') return receiveSales(deps, auth, input, mapped);
   const standard = mapped.payload;

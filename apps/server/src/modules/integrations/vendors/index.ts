@@ -17,9 +17,10 @@ import { square } from './square/index.js';
  * Why each vendor has its own URL and credential: service.ts and
  * docs/decisions/0010-vendor-integrations.md, which lists what a third vendor adds.
  *
- * The registry is read at call time, never while modules load: the inbound module reaches it
- * again through the vendors' receive paths (an import cycle that is harmless as long as nothing
- * reads a vendor at load time; a vendor's index.ts and refused.ts are read through this registry).
+ * The registry is read at call time, never while modules load: service.ts and refused.ts read it,
+ * and the vendors use their helpers (an import cycle inside this module that is harmless as long
+ * as nothing reads a vendor at load time). The inbound module imports nothing of this one: the
+ * vendors hand it their connector, and `POST /webhooks/inbound` (inbound/api.ts) offers them all.
  */
 
 /** What a request to a vendor's URL (`POST /api/v1/integrations/<kind>/<segment>`) brings to authenticate it. */
@@ -89,8 +90,8 @@ export interface Vendor {
 
 /** The registry: a new kind in @merma/schema's IntegrationKind fails to compile until its vendor is here. */
 export const VENDORS: { readonly [K in IntegrationKind]: Vendor & { readonly kind: K } } = {
-  // Getters: a vendor's modules and this one import each other (through the inbound module), so a
-  // vendor may still be loading when this module is; it is read at call time only.
+  // Getters: a vendor's modules and this one import each other (through service.ts and refused.ts),
+  // so a vendor may still be loading when this module is; it is read at call time only.
   get square() {
     return square;
   },

@@ -3,6 +3,7 @@ import { receiveInboundEvent } from '../../../inbound/service.js';
 import { describeRefusals, type IntegrationJob, type IntegrationJobDeps, keepRefused, lineRefusal, refusal } from '../../jobs.js';
 import { refusedSalesOf } from '../../refused.js';
 import { apiCredential, findActiveIntegration, noteOutcome, settingsOfRow } from '../../service.js';
+import { odooConnector } from './connector.js';
 import { OdooRpcError, odooRpc } from './rpc.js';
 
 /**
@@ -42,7 +43,7 @@ export async function runOdooOrder(deps: IntegrationJobDeps, job: IntegrationJob
   try {
     const result = await receiveInboundEvent({ db: deps.db, clock: deps.clock, catalog: deps.catalog }, auth, {
       event: 'sales.recorded',
-      connector: 'odoo',
+      connector: odooConnector,
       payload: { lines },
     });
     for (const e of result.sales?.errors ?? []) refused.push(lineRefusal(e));

@@ -14,7 +14,7 @@ import {
   settingsOfRow,
 } from '../../service.js';
 import type { VendorRequest } from '../index.js';
-import { odooEventOf } from './connector.js';
+import { odooConnector, odooEventOf } from './connector.js';
 import { ODOO_ORDER_TASK } from './index.js';
 import { OdooRpcError, odooRpc } from './rpc.js';
 
@@ -116,7 +116,7 @@ async function receiveOdoo(deps: ReceiveDeps, found: ActiveIntegration, body: un
   const warning = event === 'inventory.loss' && canRead ? await nameScrapReasons(deps, found, payload) : null;
   const result = await receiveInboundEvent({ db: deps.db, clock: deps.clock, catalog: deps.catalog }, auth, {
     event,
-    connector: 'odoo',
+    connector: odooConnector,
     payload,
   }).catch(async (err: unknown) => {
     if (err instanceof AppError && err.code === 'validation_error') await keep({ error: err });

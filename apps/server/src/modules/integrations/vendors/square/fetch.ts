@@ -13,6 +13,7 @@ import {
 import { refusedSalesOf } from '../../refused.js';
 import { apiCredential, findActiveIntegration, noteOutcome, settingsOfRow } from '../../service.js';
 import { SquareApiError, squareApi } from './api.js';
+import { squareConnector } from './connector.js';
 import { SQUARE_FETCH_TASK } from './index.js';
 
 /**
@@ -134,7 +135,11 @@ export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJ
         }
       }
       try {
-        const result = await receiveInboundEvent(receiveDeps, auth, { event: 'sales.recorded', connector: 'square', payload: { orders } });
+        const result = await receiveInboundEvent(receiveDeps, auth, {
+          event: 'sales.recorded',
+          connector: squareConnector,
+          payload: { orders },
+        });
         for (const e of result.sales?.errors ?? []) refused.push(lineRefusal(e));
         await keepRefused(deps, found, refusedSalesOf('square', { orders }, { errors: result.sales?.errors ?? [] }, work.orderId));
       } catch (err) {
@@ -148,7 +153,7 @@ export async function runSquareFetch(deps: IntegrationJobDeps, job: IntegrationJ
       for (const change of changes) {
         // The whole InventoryChange: its measurement_unit says what the adjustment's quantity is in.
         try {
-          await receiveInboundEvent(receiveDeps, auth, { event: 'inventory.loss', connector: 'square', payload: change });
+          await receiveInboundEvent(receiveDeps, auth, { event: 'inventory.loss', connector: squareConnector, payload: change });
         } catch (err) {
           if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
           refused.push(`adjustment ${String((change.adjustment as { id?: unknown }).id)}: ${refusal(err)}`);
