@@ -17,15 +17,22 @@ let bLive: { key: string };
 const ids: Record<string, string> = {};
 let ops: { method: string; path: string; permission: string | undefined }[] = [];
 
+/** A signed agreement's document: the one body that is not JSON (a Buffer is sent as a PDF). */
+const PDF = Buffer.from('%PDF-1.7\n% a signed agreement\n%%EOF\n');
+
 const request = (key: string, method: string, url: string, body?: unknown) =>
   t.app.inject({
     method: method as 'GET',
     url,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined ? { 'content-type': Buffer.isBuffer(body) ? 'application/pdf' : 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { payload: Buffer.isBuffer(body) ? body : JSON.stringify(body) } : {}),
   });
 
 const BODIES: Record<string, unknown> = {
+  'PUT /donation-agreements/{id}/document': PDF,
   'POST /records': validRecord(),
   'POST /records/batch': { records: [validRecord()] },
   'POST /shifts': { name: 'Noche', start_time: '22:00', end_time: '06:00' },
@@ -119,6 +126,9 @@ beforeAll(async () => {
       refusal_procedure: 'Por escrito',
     })
   ).json().data.id;
+  // Its signed document, which B's live key reads back and replaces.
+  const put = await request(bLive.key, 'PUT', `/api/v1/donation-agreements/${ids['donation-agreements']}/document`, PDF);
+  expect(put.statusCode, put.body).toBe(200);
   await request(b.key, 'POST', '/api/v1/prevention-plan', {});
   ids.delivery = (await request(b.key, 'POST', `/api/v1/webhooks/${ids.webhooks}/test`, {})).json().data.id;
   // A failed delivery of B's record, so that a recovery reaching across the wall would show.

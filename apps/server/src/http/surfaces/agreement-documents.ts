@@ -39,8 +39,8 @@ function authorize(request: FastifyRequest, permission: Permission): string {
 
 export async function agreementDocumentRoutes(app: FastifyInstance, options: { sql: Sql; clock: Clock }): Promise<void> {
   const { sql, clock } = options;
-  // Only a PDF: a JSON body here is another type of body (415), as a PDF is on every other route.
-  app.removeContentTypeParser('application/json');
+  // A JSON body is parsed as everywhere and refused by the handler (415) once the key, the
+  // permission and the agreement are checked: a caller without them learns nothing from the body.
   app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: MAX_AGREEMENT_DOCUMENT_BYTES }, (_request, body, done) =>
     done(null, new PdfBody(body as Buffer)),
   );
