@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  deductionRate,
-  donationVat,
-  type TaxEntity,
-  type TaxLine,
-  type TaxNoteCode,
-  taxPack,
-  valueLine,
-} from '../src/modules/donations/tax.js';
+import { deductionRate, donationVat, type TaxEntity, type TaxLine, type TaxNoteCode, valueLine } from '../src/modules/donations/tax.js';
 import { allocate, centsToEuros, eurosToCents, kgToGrams, percentFloor, percentOf } from '../src/modules/donations/tax-money.js';
+import { taxPack } from '../src/modules/donations/tax-pack.js';
 
 /**
  * The tax pack's arithmetic (modules/donations/tax.ts): VAT per donation, the art. 18 valuation, the
