@@ -84,6 +84,39 @@ function gtin(n: number): string {
   return `${body}${(10 - (sum % 10)) % 10}`;
 }
 
+/** A valid NIF of a legal person of its own for each n: G, 7 digits from n, the control digit. */
+function nif(n: number): string {
+  const digits = String(3_000_000 + n).padStart(7, '0');
+  let sum = 0;
+  for (let i = 0; i < 7; i++) {
+    const d = Number(digits[i]);
+    sum += i % 2 === 1 ? d : Math.floor((d * 2) / 10) + ((d * 2) % 10);
+  }
+  return `G${digits}${(10 - (sum % 10)) % 10}`;
+}
+
+const entityBody = () => ({
+  name: `Banco ${++counter}`,
+  nif: nif(counter),
+  address: 'Calle Mayor 1, Madrid',
+  legal_form: 'banco_de_alimentos',
+  ley_49_2002: { art2_entity: true, regime_opted_in: true },
+  capacity: { cold_chain: true, vehicle: false },
+});
+const agreementBody = (entityId: string, establishmentId: string) => ({
+  entity_id: entityId,
+  establishment_ids: [establishmentId],
+  valid_from: '2026-01-01',
+  valid_until: '2027-06-30',
+  renewal: 'none',
+  accepted_food_categories: ['bakery'],
+  conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
+  collection: { schedule: 'Martes a las 18:00', weekdays: ['tuesday'], transport: 'entity' },
+  storage_conditions: 'Refrigerado',
+  safety_responsibility_clause: 'El donante hasta la entrega.',
+  refusal_procedure: 'Por escrito, con motivo.',
+});
+
 const make = {
   record: async (o: Org) => (await rest(o, '/records', validRecord())).id,
   // 22:00–06:00 does not cover NOW (11:00 in Madrid), so no record takes it and it can be deleted.
@@ -94,6 +127,19 @@ const make = {
     const { key } = await createKey(t.db, { establishment: o.establishmentId, mode: 'live' });
     const res = await api(t.app, key).post('/api/v1/products', { name: `Pan ${++counter}`, food_category: 'bakery', ean: gtin(counter) });
     if (res.statusCode !== 201) throw new Error(`POST /products answered ${res.statusCode}: ${res.body}`);
+    return kept(o, res.json().data.id);
+  },
+  // Social entities and donation agreements are changed with a live key, as the catalogue is.
+  entity: async (o: Org) => {
+    const { key } = await createKey(t.db, { establishment: o.establishmentId, mode: 'live' });
+    const res = await api(t.app, key).post('/api/v1/social-entities', entityBody());
+    if (res.statusCode !== 201) throw new Error(`POST /social-entities answered ${res.statusCode}: ${res.body}`);
+    return kept(o, res.json().data.id);
+  },
+  agreement: async (o: Org) => {
+    const { key } = await createKey(t.db, { establishment: o.establishmentId, mode: 'live' });
+    const res = await api(t.app, key).post('/api/v1/donation-agreements', agreementBody(await make.entity(o), o.establishmentId));
+    if (res.statusCode !== 201) throw new Error(`POST /donation-agreements answered ${res.statusCode}: ${res.body}`);
     return kept(o, res.json().data.id);
   },
   closure: async (o: Org) => (await rest(o, '/opening-calendar/closures', { starts_on: '2026-12-24', ends_on: '2026-12-26' })).id,
@@ -306,6 +352,23 @@ const TABLE: Record<string, Entry> = {
   'opening.deleteClosure': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.closure(c.of) }), foreign: 404 },
   'sessions.list': { roles: EVERYONE, input: async (c) => mode(c) },
   'sessions.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.session(c.of) }), foreign: 404 },
+
+  'donations.entities': { roles: EVERYONE },
+  'donations.createEntity': { roles: ADMINS, input: async () => entityBody() },
+  'donations.updateEntity': { roles: ADMINS, input: async (c) => ({ id: await make.entity(c.of), name: 'Renombrado' }), foreign: 404 },
+  'donations.archiveEntity': { roles: ADMINS, input: async (c) => ({ id: await make.entity(c.of) }), foreign: 404 },
+  'donations.restoreEntity': { roles: ADMINS, input: async (c) => ({ id: await make.entity(c.of) }), foreign: 404 },
+  'donations.agreements': { roles: EVERYONE, input: async (c) => ({ establishment_id: c.est }) },
+  'donations.createAgreement': {
+    roles: ADMINS,
+    input: async (c) => agreementBody(await make.entity(c.of), c.of.establishmentId),
+    foreign: 400,
+  },
+  'donations.updateAgreement': {
+    roles: ADMINS,
+    input: async (c) => ({ id: await make.agreement(c.of), valid_until: '2027-12-31' }),
+    foreign: 404,
+  },
 };
 
 /** The router's procedures, read from the router object itself. */

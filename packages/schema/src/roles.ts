@@ -16,7 +16,10 @@ export type Role = (typeof ROLES)[number];
 export const ROLE_CAPABILITIES = {
   /** Build and run integrations and the data: API keys, integrations, webhooks, shifts and registration sessions, records by hand, the plan. */
   build: ['owner', 'admin', 'developer'],
-  /** Run the organisation: the team (invite, change roles, remove) and the audit log. */
+  /**
+   * Run the organisation: the team (invite, change roles, remove), the audit log, and the social
+   * entities and donation agreements it signs (Ley 1/2025: legal commitments, not integration work).
+   */
   administer: ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Capability = keyof typeof ROLE_CAPABILITIES;

@@ -3,6 +3,7 @@ import { analyticsDashboardRouter } from '../modules/analytics/dashboard.js';
 import { auditDashboardRouter } from '../modules/audit/dashboard.js';
 import { catalogDashboardRouter } from '../modules/catalog/dashboard.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { donationsDashboardRouter } from '../modules/donations/dashboard.js';
 import { inboundDashboardRouter } from '../modules/inbound/dashboard.js';
 import { integrationsDashboardRouter } from '../modules/integrations/dashboard.js';
 import { keysDashboardRouter } from '../modules/keys/dashboard.js';
@@ -56,6 +57,7 @@ export function createDashboardRouter(deps: {
     shifts: shiftsDashboardRouter,
     opening: openingDashboardRouter,
     sessions: sessionsDashboardRouter,
+    donations: donationsDashboardRouter,
   });
 }
 

@@ -49,6 +49,13 @@ export const AUDIT_ACTIONS = [
   'plan.generated',
   'record.created',
   'record.corrected',
+  'social_entity.created',
+  'social_entity.updated',
+  'social_entity.archived',
+  'social_entity.restored',
+  'donation_agreement.created',
+  'donation_agreement.updated',
+  'donation_agreement.document_uploaded',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;

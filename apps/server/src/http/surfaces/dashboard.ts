@@ -18,6 +18,7 @@ import type { DashboardRouter } from '../../trpc/dashboard.js';
 import type { DashboardContext } from '../../trpc/dashboard-base.js';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../json-body.js';
 import type { RateLimiter } from '../rate-limit.js';
+import { dashboardDocumentRoutes } from './dashboard-documents.js';
 import { noStore, wakeAfterWrites } from './hooks.js';
 
 /**
@@ -50,9 +51,10 @@ export type DashboardOptions = {
 type Checked = { session: SignedInUser | null; token: string | null };
 
 /**
- * The dashboard's surface: its tRPC procedures at /trpc and the records' CSV export, in a plugin of
- * their own whose hooks run for them alone (the app's files are served apart: http/dashboard-app.ts).
- * A successful write wakes the webhook dispatcher.
+ * The dashboard's surface: its tRPC procedures at /trpc, the records' CSV export and the donation
+ * agreements' signed PDF (dashboard-documents.ts), in a plugin of their own whose hooks run for them
+ * alone (the app's files are served apart: http/dashboard-app.ts). A successful write wakes the
+ * webhook dispatcher.
  *
  * /trpc trusts the session cookie only (httpOnly, SameSite=Strict, Secure in production) and
  * guards it against cross-site use three ways: a browser's `Sec-Fetch-Site` must say same-origin
@@ -60,7 +62,9 @@ type Checked = { session: SignedInUser | null; token: string | null };
  * (Fastify answers 415 to forms and text, the bodies a cross-site form can send); and while a
  * session exists every POST must carry `x-csrf-token`, the HMAC of the session token that the page
  * reads from the CSRF cookie (`merma_csrf`, `__Host-merma_csrf` in production). A request without a
- * session can only sign in, which the origin check covers.
+ * session can only sign in, which the origin check covers. The PDF upload (a PUT, whose
+ * `application/pdf` body no cross-site form can send without a preflight) is held to the same
+ * origin check and CSRF header.
  */
 export async function dashboardSurface(app: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { db, clock, production } = options;
@@ -156,6 +160,16 @@ export async function dashboardSurface(app: FastifyInstance, options: DashboardO
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="merma-${mode}-records-${day}${dialect === 'es' ? '-es' : ''}.csv"`)
       .send(csv);
+  });
+
+  // The signed agreement PDF, up and down: a plugin of its own, so that its `application/pdf` body
+  // parser serves its routes alone (/trpc keeps answering 415 to a PDF); these hooks run first.
+  await app.register(dashboardDocumentRoutes, {
+    db,
+    sql,
+    clock,
+    rateLimiter: options.rateLimiter,
+    memberOf: (request) => checked.get(request)?.session ?? null,
   });
 }
 

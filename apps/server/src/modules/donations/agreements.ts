@@ -73,6 +73,11 @@ export function agreementStatus(
   return 'active';
 }
 
+/** Days left before an `expiring` agreement ends (0 on its last day), on the day of `now`; null in any other status. */
+export function expiresInDays(agreement: Pick<DonationAgreement, 'status' | 'valid_until'>, now: Date): number | null {
+  return agreement.status === 'expiring' ? daysBetween(agreementToday(now), agreement.valid_until) : null;
+}
+
 const toAgreement = (r: AgreementRow, today: string): DonationAgreement => ({
   id: r.id,
   entity_id: r.entity_id,

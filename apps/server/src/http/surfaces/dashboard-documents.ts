@@ -1,0 +1,89 @@
+import { MAX_AGREEMENT_DOCUMENT_BYTES } from '@merma/schema';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clock } from '../../context.js';
+import type { Db } from '../../db/client.js';
+import { type Sql, sqlOfTransaction } from '../../db/sql.js';
+import { AppError } from '../../errors.js';
+import type { SignedInUser } from '../../modules/accounts/login-sessions.js';
+import { audited } from '../../modules/audit/service.js';
+import { expiresInDays, getAgreement } from '../../modules/donations/agreements.js';
+import { readAgreementDocument, storeAgreementDocument } from '../../modules/donations/documents.js';
+import { ADMINS, actorOf } from '../../trpc/dashboard-base.js';
+import { acceptPdfBodies, agreementIdParam, pdfBytes, sendAgreementDocument } from '../agreement-document.js';
+import type { RateLimiter } from '../rate-limit.js';
+
+/** Where the dashboard uploads (`PUT`) and downloads (`GET`) an agreement's signed PDF. */
+export const DASHBOARD_AGREEMENT_DOCUMENT_PATH = '/files/donation-agreements/:id/document';
+
+export type DashboardDocumentsOptions = {
+  db: Db;
+  sql: Sql;
+  clock: Clock;
+  rateLimiter: RateLimiter;
+  /** The signed-in member of the request, as the dashboard surface's hooks found it (null: none). */
+  memberOf(request: FastifyRequest): SignedInUser | null;
+};
+
+/**
+ * A donation agreement's signed PDF from the dashboard: the API's document routes
+ * (surfaces/agreement-documents.ts) for a login session, registered inside the dashboard surface
+ * (surfaces/dashboard.ts), whose hooks have already refused a cross-site request and, for the
+ * upload, a missing or wrong CSRF header. The body parser, the 10 MiB limit and the download's
+ * headers are the API's (http/agreement-document.ts); the storing and reading are the same service
+ * functions (modules/donations/documents.ts).
+ *
+ * Every member downloads; owners and admins upload, as they change agreements on the dashboard
+ * (modules/donations/dashboard.ts, which says why neither depends on the page's mode). Who is asking
+ * is settled before the body is read: a request without a session or from another role is refused
+ * before 10 MiB are received. Another organisation's agreement is a 404; a body that is not a PDF a
+ * 400 (JSON: 415), one over 10 MiB a 413, nothing stored. An upload and its audit entry
+ * (`donation_agreement.document_uploaded`, with the SHA-256) are one transaction. Both count against
+ * the member's `heavy` limit, as the records' CSV export does.
+ */
+export async function dashboardDocumentRoutes(app: FastifyInstance, options: DashboardDocumentsOptions): Promise<void> {
+  const { db, sql, clock, rateLimiter } = options;
+  acceptPdfBodies(app);
+
+  const member = (request: FastifyRequest): SignedInUser => {
+    const user = options.memberOf(request);
+    if (!user) throw new AppError('unauthorized', 'Sign in to use the dashboard');
+    return user;
+  };
+
+  app.addHook('onRequest', async (request) => {
+    const user = member(request);
+    if (request.method !== 'GET' && !ADMINS.includes(user.role)) {
+      throw new AppError('forbidden', `Your role (${user.role}) cannot do this; it needs ${ADMINS.join(' or ')}`);
+    }
+    const what = request.method === 'GET' ? 'downloadDocument' : 'uploadDocument';
+    await rateLimiter.consumeForUser('heavy', `${user.userId}:donations.${what}`);
+  });
+
+  app.put(DASHBOARD_AGREEMENT_DOCUMENT_PATH, { bodyLimit: MAX_AGREEMENT_DOCUMENT_BYTES }, async (request, reply) => {
+    const user = member(request);
+    const id = agreementIdParam(request);
+    const agreement = await getAgreement(sql, user.organizationId, id, clock()); // another organisation's: 404 whatever the body
+    const bytes = pdfBytes(request.body);
+    await audited(
+      { db, clock },
+      (tx, now) => storeAgreementDocument(sqlOfTransaction(tx), user.organizationId, id, bytes, now),
+      (document) => ({
+        organizationId: user.organizationId,
+        actor: actorOf({ user, client: { ip: request.ip, userAgent: request.headers['user-agent'] ?? null } }),
+        action: 'donation_agreement.document_uploaded',
+        target: agreement.entity_name,
+        details: { agreement_id: id, sha256: document.sha256, size_bytes: document.size_bytes },
+      }),
+    );
+    // The agreement as the page lists it (`DashboardDonationAgreement`): signed now, it may have left `draft`.
+    const now = clock();
+    const stored = await getAgreement(sql, user.organizationId, id, now);
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify({ ...stored, expires_in_days: expiresInDays(stored, now) }));
+  });
+
+  app.get(DASHBOARD_AGREEMENT_DOCUMENT_PATH, async (request, reply) => {
+    const user = member(request);
+    const id = agreementIdParam(request);
+    return sendAgreementDocument(reply, id, await readAgreementDocument(sql, user.organizationId, id));
+  });
+}
