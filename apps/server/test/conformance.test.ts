@@ -197,8 +197,11 @@ const paramsFor = (path: string): Record<string, string> => ({
           ? fixtures.entity
           : path.startsWith('/donation-agreements')
             ? fixtures.agreement
-            : fixtures.webhook,
+            : path.startsWith('/donations')
+              ? fixtures.agreement
+              : fixtures.webhook,
   delivery_id: fixtures.delivery,
+  line_id: fixtures.agreement,
 });
 
 const ENTITY = {
@@ -209,6 +212,7 @@ const ENTITY = {
   ley_49_2002: { art2_entity: true, regime_opted_in: false },
   capacity: { cold_chain: true, vehicle: true },
 };
+const LINE = { description: 'Pan', food_category: 'bakery', quantity: 2, unit: 'kg' };
 const agreementFor = (entityId: string, establishmentId: string) => ({
   entity_id: entityId,
   establishment_ids: [establishmentId],
@@ -248,6 +252,43 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/donation-agreements/{id}', { params: agreement }), 200);
     expectStatus(await call('PATCH', '/donation-agreements/{id}', { params: agreement, body: { renewal: 'automatic_yearly' }, key }), 200);
     expectStatus(await call('PATCH', '/donation-agreements/{id}', { params: agreement, body: { valid_until: '2020-01-01' }, key }), 400);
+  });
+
+  it('donations', async () => {
+    const { key } = await addKey(t.db, tenant.establishmentId, 'live');
+    const entity = (await call('POST', '/social-entities', { body: { ...ENTITY, nif: 'G46036018' }, key })).json().data.id;
+    const agreement = (await call('POST', '/donation-agreements', { body: agreementFor(entity, tenant.establishmentId), key })).json().data
+      .id;
+    // Offered under a draft (no signed document yet): 400.
+    const offer = { agreement_id: agreement, lines: [LINE, { ...LINE, description: 'Bollos' }] };
+    expectStatus(await call('POST', '/donations', { body: offer }), 400);
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(64, 1), Buffer.from('\n%%EOF\n')]);
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `${API}/donation-agreements/${agreement}/document`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/pdf' },
+      payload: pdf,
+    });
+    expectStatus(put, 200);
+    const created = await call('POST', '/donations', { body: offer });
+    expectStatus(created, 201);
+    const id = created.json().data.id as string;
+    const [kept, refused] = created.json().data.lines.map((l: { id: string }) => l.id);
+    expectStatus(await call('GET', '/donations', { query: 'awaiting_reroute=false&limit=5' }), 200);
+    expectStatus(await call('GET', '/donations/{id}', { params: { id } }), 200);
+    expectStatus(await call('POST', '/donations/{id}/collect', { params: { id } }), 409);
+    const decision = {
+      lines: [
+        { line_id: kept, decision: 'accepted' },
+        { line_id: refused, decision: 'refused', reason: 'Sin espacio' },
+      ],
+    };
+    expectStatus(await call('POST', '/donations/{id}/decision', { params: { id }, body: decision }), 200);
+    const reroute = { params: { id, line_id: refused }, body: { destino_id: DESTINO_LANDFILL } };
+    expectStatus(await call('POST', '/donations/{id}/lines/{line_id}/reroute', reroute), 200);
+    expectStatus(await call('POST', '/donations/{id}/lines/{line_id}/reroute', reroute), 409);
+    expectStatus(await call('POST', '/donations/{id}/collect', { params: { id } }), 200);
+    expectStatus(await call('POST', '/donations/{id}/receive', { params: { id } }), 200);
   });
 
   it('catalogues', async () => {

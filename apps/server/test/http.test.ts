@@ -322,6 +322,13 @@ describe('OpenAPI document and docs page', () => {
         'PATCH /donation-agreements/{id}',
         'PUT /donation-agreements/{id}/document',
         'GET /donation-agreements/{id}/document',
+        'GET /donations',
+        'POST /donations',
+        'GET /donations/{id}',
+        'POST /donations/{id}/decision',
+        'POST /donations/{id}/collect',
+        'POST /donations/{id}/receive',
+        'POST /donations/{id}/lines/{line_id}/reroute',
       ].sort(),
     );
     const creates = new Set([
@@ -334,6 +341,7 @@ describe('OpenAPI document and docs page', () => {
       'post /products',
       'post /social-entities',
       'post /donation-agreements',
+      'post /donations',
     ]);
     const ids = new Set<string>();
     for (const { method, path, op } of ops) {

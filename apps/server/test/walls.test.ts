@@ -45,6 +45,11 @@ const BODIES: Record<string, unknown> = {
   'POST /opening-calendar/closures': { starts_on: '2026-12-24', ends_on: '2026-12-26' },
   'POST /products': { name: 'Pan', food_category: 'bakery', ean: '8410000000023' },
   'PUT /predict/settings': { service_level: 0.6 },
+  // B's donation: an answer for its line, a destination for that line (read when sent, once B's ids exist).
+  get 'POST /donations/{id}/decision'() {
+    return { lines: [{ line_id: ids.line, decision: 'refused', reason: 'walls' }] };
+  },
+  'POST /donations/{id}/lines/{line_id}/reroute': { destino_id: '261568e0-0830-4971-bb56-4a6153297696' },
   'POST /social-entities': {
     name: 'Banco',
     nif: 'G28029643',
@@ -58,7 +63,10 @@ const BODIES: Record<string, unknown> = {
 const ORGANISATION_WIDE = /^\/(social-entities|donation-agreements)\/\{id\}/;
 const bodyFor = (method: string, path: string) => BODIES[`${method} ${path}`] ?? (method === 'GET' ? undefined : {});
 const fill = (path: string) =>
-  `/api/v1${path.replace('{id}', ids[path.split('/')[1] as string] ?? '').replace('{delivery_id}', ids.delivery ?? '')}`;
+  `/api/v1${path
+    .replace('{id}', ids[path.split('/')[1] as string] ?? '')
+    .replace('{delivery_id}', ids.delivery ?? '')
+    .replace('{line_id}', ids.line ?? '')}`;
 
 /** What a tenant holds in test mode (the mode of every key here but B's live one). */
 async function stateOf(tenant: Tenant) {
@@ -77,6 +85,9 @@ async function stateOf(tenant: Tenant) {
       orderBy: { id: 'asc' },
     }),
     plans: await t.db.preventionPlan.count({ where }),
+    donations: await t.db.$queryRaw`SELECT d.status, d.updated_at, l.status AS line, l.rerouted_record_id FROM donations d
+      JOIN donation_lines l ON l.donation_id = d.id WHERE d.establishment_id = ${tenant.establishmentId}::uuid AND d.livemode = false
+      ORDER BY l.id`,
     events: await t.db.event.count({ where }),
     inbound: await t.db.inboundEvent.count({ where }),
     serviceLevel: await t.db
@@ -129,12 +140,21 @@ beforeAll(async () => {
   // Its signed document, which B's live key reads back and replaces.
   const put = await request(bLive.key, 'PUT', `/api/v1/donation-agreements/${ids['donation-agreements']}/document`, PDF);
   expect(put.statusCode, put.body).toBe(200);
+  // B's donation under that agreement, in test mode.
+  const donation = await request(b.key, 'POST', '/api/v1/donations', {
+    agreement_id: ids['donation-agreements'],
+    lines: [{ description: 'Pan', food_category: 'bakery', quantity: 1, unit: 'kg' }],
+  });
+  expect(donation.statusCode, donation.body).toBe(201);
+  ids.donations = donation.json().data.id;
+  ids.line = donation.json().data.lines[0].id;
   await request(b.key, 'POST', '/api/v1/prevention-plan', {});
   ids.delivery = (await request(b.key, 'POST', `/api/v1/webhooks/${ids.webhooks}/test`, {})).json().data.id;
   // A failed delivery of B's record, so that a recovery reaching across the wall would show.
   await t.db.$executeRaw`INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, status, attempts, created_at)
     SELECT gen_random_uuid(), ${ids.webhooks}::uuid, e.id, e.type, 'failed', 6, e.created_at
-    FROM events e WHERE e.establishment_id = ${b.establishmentId}::uuid AND e.type = 'record.created'`;
+    FROM events e WHERE e.establishment_id = ${b.establishmentId}::uuid AND e.type = 'record.created'
+      AND e.payload->'data'->>'id' = ${ids.records}`;
 });
 afterAll(() => t?.close());
 
@@ -181,6 +201,7 @@ describe('tenant, mode and permission walls', () => {
     expect(after.deliveries).toEqual(before.deliveries);
     expect(after.deliveries.map((d) => d.status).sort()).toEqual(['failed', 'pending']);
     expect(after.plans).toBe(before.plans);
+    expect(after.donations).toEqual(before.donations);
     expect(after.records).toBe(before.records);
     expect(after.shifts).toBe(before.shifts);
     expect(after.serviceLevel).toEqual(before.serviceLevel);

@@ -82,6 +82,10 @@ export const EVENT_TYPES = [
   'plan.generated',
   'integration.lines_refused',
   'agreement.expiring',
+  'donation.offered',
+  'donation.accepted',
+  'donation.refused',
+  'donation.received',
 ] as const;
 
 /** Events accepted by `POST /api/v1/webhooks/inbound`. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FoodCategory, IsoDate, Plan, Timestamp, Uuid, WasteStage } from './common.js';
+import { DonationEventData } from './donation-handover.js';
 
 /**
  * `data` of `record.created` and `record.updated`: the stored record's fields an ERP files it with
@@ -126,6 +127,10 @@ export const WebhookEvent = z.discriminatedUnion('event', [
   event('plan.generated', PlanGeneratedEventData),
   event('integration.lines_refused', IntegrationLinesRefusedEventData),
   event('agreement.expiring', AgreementExpiringEventData),
+  event('donation.offered', DonationEventData),
+  event('donation.accepted', DonationEventData),
+  event('donation.refused', DonationEventData),
+  event('donation.received', DonationEventData),
   event('webhook.test', TestEventData),
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

@@ -3,6 +3,7 @@ export * from './catalog.js';
 export * from './common.js';
 export * from './constants.js';
 export * from './cursor.js';
+export * from './donation-handover.js';
 export * from './donations.js';
 export * from './envelope.js';
 export * from './events.js';

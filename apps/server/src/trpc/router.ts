@@ -32,7 +32,7 @@ export function createAppRouter(deps: {
     catalog: catalogRouter(deps.catalog),
     shifts: shiftsRouter,
     openingCalendar: openingRouter,
-    donations: donationsRouter,
+    donations: donationsRouter(deps.catalog),
     analytics: analyticsRouter,
     sessions: sessionsRouter,
     predict: predictRouter(deps.forecasts),

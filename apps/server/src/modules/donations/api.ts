@@ -1,19 +1,28 @@
 import {
   CreateDonationAgreementInput,
+  CreateDonationInput,
   CreateSocialEntityInput,
+  DecideDonationInput,
   DonationAgreementIdParams,
   DonationAgreementResponse,
+  DonationIdParams,
+  DonationResponse,
   ListDonationAgreementsQuery,
   ListDonationAgreementsResponse,
+  ListDonationsQuery,
+  ListDonationsResponse,
   ListSocialEntitiesQuery,
   ListSocialEntitiesResponse,
+  RerouteDonationLineInput,
   SocialEntityIdParams,
   SocialEntityResponse,
   UpdateDonationAgreementInput,
   UpdateSocialEntityInput,
 } from '@merma/schema';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import type { CatalogCache } from '../catalog/service.js';
 import { createAgreement, getAgreement, listAgreements, updateAgreement } from './agreements.js';
+import { advanceDonation, createDonation, decideDonation, getDonation, listDonations, rerouteLine } from './donations.js';
 import { archiveEntity, createEntity, getEntity, listEntities, updateEntity } from './entities.js';
 import { liveOnly } from './service.js';
 
@@ -33,154 +42,289 @@ const meta = (
 const WRITES =
   'The organisation’s, for every establishment and both modes: a live key (svc_live_…) changes it, a test key reads it (403 otherwise).';
 
-/** Social entities and donation agreements (service.ts): the REST procedures. */
-export const donationsRouter = router({
-  listEntities: apiProcedure
-    .meta(
-      meta(
-        'GET',
-        '/social-entities',
-        'List social entities',
-        'listSocialEntities',
-        'donations:read',
-        'The organisation’s social entities and food banks, by name. Archived ones only with `include_archived=true`.',
-      ),
-    )
-    .input(ListSocialEntitiesQuery)
-    .output(ListSocialEntitiesResponse)
-    .query(async ({ ctx, input }) =>
-      ok(await listEntities(ctx.sql, ctx.auth.organizationId, { includeArchived: input.include_archived ?? false })),
-    ),
-
-  getEntity: apiProcedure
-    .meta(meta('GET', '/social-entities/{id}', 'Get a social entity', 'getSocialEntity', 'donations:read'))
-    .input(SocialEntityIdParams)
-    .output(SocialEntityResponse)
-    .query(async ({ ctx, input }) => ok(await getEntity(ctx.sql, ctx.auth.organizationId, input.id))),
-
-  createEntity: apiProcedure
-    .meta(
-      meta(
-        'POST',
-        '/social-entities',
-        'Add a social entity',
-        'createSocialEntity',
-        'donations:write',
-        `A social entity or food bank the organisation donates to (Ley 1/2025 art. 6.4.b), with its NIF (a legal person’s: letter, 7 digits, control character), legal form, Ley 49/2002 status, contacts and capacity. One per NIF in the organisation (409 otherwise). ${WRITES}`,
-      ),
-    )
-    .input(CreateSocialEntityInput)
-    .output(SocialEntityResponse)
-    .mutation(async ({ ctx, input }) => {
-      liveOnly(ctx.auth.livemode);
-      return ok(await createEntity(ctx.sql, ctx.auth.organizationId, input, ctx.clock()));
-    }),
-
-  updateEntity: apiProcedure
-    .meta(
-      meta(
-        'PATCH',
-        '/social-entities/{id}',
-        'Change a social entity',
-        'updateSocialEntity',
-        'donations:write',
-        `Only the fields sent change; \`null\` clears an optional one; \`contacts\` replaces the list. ${WRITES}`,
-      ),
-    )
-    .input(UpdateSocialEntityInput)
-    .output(SocialEntityResponse)
-    .mutation(async ({ ctx, input }) => {
-      await getEntity(ctx.sql, ctx.auth.organizationId, input.id); // another organisation's: 404 before anything else
-      liveOnly(ctx.auth.livemode);
-      return ok(await updateEntity(ctx.sql, ctx.auth.organizationId, input, ctx.clock()));
-    }),
-
-  archiveEntity: apiProcedure
-    .meta(
-      meta(
-        'POST',
-        '/social-entities/{id}/archive',
-        'Archive a social entity',
-        'archiveSocialEntity',
-        'donations:write',
-        `An archived entity leaves the list and takes no new agreement; its agreements stay. ${WRITES}`,
-      ),
-    )
-    .input(SocialEntityIdParams)
-    .output(SocialEntityResponse)
-    .mutation(async ({ ctx, input }) => {
-      await getEntity(ctx.sql, ctx.auth.organizationId, input.id);
-      liveOnly(ctx.auth.livemode);
-      return ok(await archiveEntity(ctx.sql, ctx.auth.organizationId, input.id, true, ctx.clock()));
-    }),
-
-  restoreEntity: apiProcedure
-    .meta(
-      meta('POST', '/social-entities/{id}/restore', 'Restore an archived social entity', 'restoreSocialEntity', 'donations:write', WRITES),
-    )
-    .input(SocialEntityIdParams)
-    .output(SocialEntityResponse)
-    .mutation(async ({ ctx, input }) => {
-      await getEntity(ctx.sql, ctx.auth.organizationId, input.id);
-      liveOnly(ctx.auth.livemode);
-      return ok(await archiveEntity(ctx.sql, ctx.auth.organizationId, input.id, false, ctx.clock()));
-    }),
-
-  listAgreements: apiProcedure
-    .meta(
-      meta(
-        'GET',
-        '/donation-agreements',
-        'List donation agreements',
-        'listDonationAgreements',
-        'donations:read',
-        'The organisation’s donation agreements, the latest ending first, optionally for one entity, one establishment or one status.',
-      ),
-    )
-    .input(ListDonationAgreementsQuery)
-    .output(ListDonationAgreementsResponse)
-    .query(async ({ ctx, input }) => ok(await listAgreements(ctx.sql, ctx.auth.organizationId, input, ctx.clock()))),
-
-  getAgreement: apiProcedure
-    .meta(meta('GET', '/donation-agreements/{id}', 'Get a donation agreement', 'getDonationAgreement', 'donations:read'))
-    .input(DonationAgreementIdParams)
-    .output(DonationAgreementResponse)
-    .query(async ({ ctx, input }) => ok(await getAgreement(ctx.sql, ctx.auth.organizationId, input.id, ctx.clock()))),
-
-  createAgreement: apiProcedure
-    .meta(
-      meta(
-        'POST',
-        '/donation-agreements',
-        'Add a donation agreement',
-        'createDonationAgreement',
-        'donations:write',
-        `A written agreement (Ley 1/2025 art. 7) with a social entity for one or more establishments of the organisation: validity and renewal, the food it accepts, collection and transport, storage, each party’s safety responsibility and the refusal procedure. It is a \`draft\` until its signed PDF is stored (\`PUT /donation-agreements/{id}/document\`, raw \`application/pdf\` body up to 10 MiB; \`GET\` returns it). An entity or establishment that is not the organisation’s: 404. ${WRITES}`,
-      ),
-    )
-    .input(CreateDonationAgreementInput)
-    .output(DonationAgreementResponse)
-    .mutation(async ({ ctx, input }) => {
-      liveOnly(ctx.auth.livemode);
-      return ok(await createAgreement(ctx.sql, ctx.auth.organizationId, input, ctx.clock()));
-    }),
-
-  updateAgreement: apiProcedure
-    .meta(
-      meta(
-        'PATCH',
-        '/donation-agreements/{id}',
-        'Change a donation agreement',
-        'updateDonationAgreement',
-        'donations:write',
-        `Only the fields sent change; \`establishment_ids\` replaces the list; the dates are checked with the ones kept. ${WRITES}`,
-      ),
-    )
-    .input(UpdateDonationAgreementInput)
-    .output(DonationAgreementResponse)
-    .mutation(async ({ ctx, input }) => {
-      await getAgreement(ctx.sql, ctx.auth.organizationId, input.id, ctx.clock());
-      liveOnly(ctx.auth.livemode);
-      return ok(await updateAgreement(ctx.sql, ctx.auth.organizationId, input, ctx.clock()));
-    }),
+const donationMeta = (
+  method: 'GET' | 'POST',
+  path: `/${string}`,
+  summary: string,
+  operationId: string,
+  permission: 'donations:read' | 'donations:write',
+  description: string,
+  created = false,
+) => ({
+  openapi: { method, path, tags: ['donations'], summary, operationId, description },
+  permission,
+  ...(created ? { successStatus: 201 as const } : {}),
 });
+
+const STATES =
+  'States: `offered` → `accepted` (the entity takes at least one line) | `refused` (none) → `collected` → `received`; a step from another state is a 409.';
+
+/**
+ * Social entities and donation agreements (service.ts), and the donations offered under them
+ * (donations.ts): the REST procedures.
+ */
+export function donationsRouter(catalog: CatalogCache) {
+  return router({
+    listEntities: apiProcedure
+      .meta(
+        meta(
+          'GET',
+          '/social-entities',
+          'List social entities',
+          'listSocialEntities',
+          'donations:read',
+          'The organisation’s social entities and food banks, by name. Archived ones only with `include_archived=true`.',
+        ),
+      )
+      .input(ListSocialEntitiesQuery)
+      .output(ListSocialEntitiesResponse)
+      .query(async ({ ctx, input }) =>
+        ok(await listEntities(ctx.sql, ctx.auth.organizationId, { includeArchived: input.include_archived ?? false })),
+      ),
+
+    getEntity: apiProcedure
+      .meta(meta('GET', '/social-entities/{id}', 'Get a social entity', 'getSocialEntity', 'donations:read'))
+      .input(SocialEntityIdParams)
+      .output(SocialEntityResponse)
+      .query(async ({ ctx, input }) => ok(await getEntity(ctx.sql, ctx.auth.organizationId, input.id))),
+
+    createEntity: apiProcedure
+      .meta(
+        meta(
+          'POST',
+          '/social-entities',
+          'Add a social entity',
+          'createSocialEntity',
+          'donations:write',
+          `A social entity or food bank the organisation donates to (Ley 1/2025 art. 6.4.b), with its NIF (a legal person’s: letter, 7 digits, control character), legal form, Ley 49/2002 status, contacts and capacity. One per NIF in the organisation (409 otherwise). ${WRITES}`,
+        ),
+      )
+      .input(CreateSocialEntityInput)
+      .output(SocialEntityResponse)
+      .mutation(async ({ ctx, input }) => {
+        liveOnly(ctx.auth.livemode);
+        return ok(await createEntity(ctx.sql, ctx.auth.organizationId, input, ctx.clock()));
+      }),
+
+    updateEntity: apiProcedure
+      .meta(
+        meta(
+          'PATCH',
+          '/social-entities/{id}',
+          'Change a social entity',
+          'updateSocialEntity',
+          'donations:write',
+          `Only the fields sent change; \`null\` clears an optional one; \`contacts\` replaces the list. ${WRITES}`,
+        ),
+      )
+      .input(UpdateSocialEntityInput)
+      .output(SocialEntityResponse)
+      .mutation(async ({ ctx, input }) => {
+        await getEntity(ctx.sql, ctx.auth.organizationId, input.id); // another organisation's: 404 before anything else
+        liveOnly(ctx.auth.livemode);
+        return ok(await updateEntity(ctx.sql, ctx.auth.organizationId, input, ctx.clock()));
+      }),
+
+    archiveEntity: apiProcedure
+      .meta(
+        meta(
+          'POST',
+          '/social-entities/{id}/archive',
+          'Archive a social entity',
+          'archiveSocialEntity',
+          'donations:write',
+          `An archived entity leaves the list and takes no new agreement; its agreements stay. ${WRITES}`,
+        ),
+      )
+      .input(SocialEntityIdParams)
+      .output(SocialEntityResponse)
+      .mutation(async ({ ctx, input }) => {
+        await getEntity(ctx.sql, ctx.auth.organizationId, input.id);
+        liveOnly(ctx.auth.livemode);
+        return ok(await archiveEntity(ctx.sql, ctx.auth.organizationId, input.id, true, ctx.clock()));
+      }),
+
+    restoreEntity: apiProcedure
+      .meta(
+        meta(
+          'POST',
+          '/social-entities/{id}/restore',
+          'Restore an archived social entity',
+          'restoreSocialEntity',
+          'donations:write',
+          WRITES,
+        ),
+      )
+      .input(SocialEntityIdParams)
+      .output(SocialEntityResponse)
+      .mutation(async ({ ctx, input }) => {
+        await getEntity(ctx.sql, ctx.auth.organizationId, input.id);
+        liveOnly(ctx.auth.livemode);
+        return ok(await archiveEntity(ctx.sql, ctx.auth.organizationId, input.id, false, ctx.clock()));
+      }),
+
+    listAgreements: apiProcedure
+      .meta(
+        meta(
+          'GET',
+          '/donation-agreements',
+          'List donation agreements',
+          'listDonationAgreements',
+          'donations:read',
+          'The organisation’s donation agreements, the latest ending first, optionally for one entity, one establishment or one status.',
+        ),
+      )
+      .input(ListDonationAgreementsQuery)
+      .output(ListDonationAgreementsResponse)
+      .query(async ({ ctx, input }) => ok(await listAgreements(ctx.sql, ctx.auth.organizationId, input, ctx.clock()))),
+
+    getAgreement: apiProcedure
+      .meta(meta('GET', '/donation-agreements/{id}', 'Get a donation agreement', 'getDonationAgreement', 'donations:read'))
+      .input(DonationAgreementIdParams)
+      .output(DonationAgreementResponse)
+      .query(async ({ ctx, input }) => ok(await getAgreement(ctx.sql, ctx.auth.organizationId, input.id, ctx.clock()))),
+
+    createAgreement: apiProcedure
+      .meta(
+        meta(
+          'POST',
+          '/donation-agreements',
+          'Add a donation agreement',
+          'createDonationAgreement',
+          'donations:write',
+          `A written agreement (Ley 1/2025 art. 7) with a social entity for one or more establishments of the organisation: validity and renewal, the food it accepts, collection and transport, storage, each party’s safety responsibility and the refusal procedure. It is a \`draft\` until its signed PDF is stored (\`PUT /donation-agreements/{id}/document\`, raw \`application/pdf\` body up to 10 MiB; \`GET\` returns it). An entity or establishment that is not the organisation’s: 404. ${WRITES}`,
+        ),
+      )
+      .input(CreateDonationAgreementInput)
+      .output(DonationAgreementResponse)
+      .mutation(async ({ ctx, input }) => {
+        liveOnly(ctx.auth.livemode);
+        return ok(await createAgreement(ctx.sql, ctx.auth.organizationId, input, ctx.clock()));
+      }),
+
+    updateAgreement: apiProcedure
+      .meta(
+        meta(
+          'PATCH',
+          '/donation-agreements/{id}',
+          'Change a donation agreement',
+          'updateDonationAgreement',
+          'donations:write',
+          `Only the fields sent change; \`establishment_ids\` replaces the list; the dates are checked with the ones kept. ${WRITES}`,
+        ),
+      )
+      .input(UpdateDonationAgreementInput)
+      .output(DonationAgreementResponse)
+      .mutation(async ({ ctx, input }) => {
+        await getAgreement(ctx.sql, ctx.auth.organizationId, input.id, ctx.clock());
+        liveOnly(ctx.auth.livemode);
+        return ok(await updateAgreement(ctx.sql, ctx.auth.organizationId, input, ctx.clock()));
+      }),
+    listDonations: apiProcedure
+      .meta(
+        donationMeta(
+          'GET',
+          '/donations',
+          'List donations',
+          'listDonations',
+          'donations:read',
+          `This establishment's donations of the key's mode, the latest offered first. ${STATES}`,
+        ),
+      )
+      .input(ListDonationsQuery)
+      .output(ListDonationsResponse)
+      .query(async ({ ctx, input }) => {
+        const { items, total } = await listDonations(ctx.replica, ctx.auth, input);
+        return {
+          ...ok(items),
+          meta: { pagination: { limit: input.limit, offset: input.offset, total, has_more: input.offset + items.length < total } },
+        };
+      }),
+
+    getDonation: apiProcedure
+      .meta(donationMeta('GET', '/donations/{id}', 'Get a donation', 'getDonation', 'donations:read', `With its lines. ${STATES}`))
+      .input(DonationIdParams)
+      .output(DonationResponse)
+      .query(async ({ ctx, input }) => ok(await getDonation(ctx.sql, ctx.auth, input.id))),
+
+    createDonation: apiProcedure
+      .meta(
+        donationMeta(
+          'POST',
+          '/donations',
+          'Offer a donation',
+          'createDonation',
+          'donations:write',
+          'Offers food to the social entity of an agreement in force that covers this establishment. Each line becomes a record of the register (destination: donation) in the same transaction, and `donation.offered` is sent. Refused with a 400 naming every problem, nothing stored: an agreement that is expired, a draft or of another establishment; a category, chilled, frozen or cooked food, or food near its best-before date that the agreement does not accept; a line past its use-by date; a negative value. Values left out are filled from the product: `book_value` from its `unit_cost`, `market_value` from its `price`.',
+          true,
+        ),
+      )
+      .input(CreateDonationInput)
+      .output(DonationResponse)
+      .mutation(async ({ ctx, input }) => ok(await createDonation({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input))),
+
+    decideDonation: apiProcedure
+      .meta(
+        donationMeta(
+          'POST',
+          '/donations/{id}/decision',
+          "Record the entity's answer",
+          'decideDonation',
+          'donations:write',
+          `The social entity's answer to an offered donation, every line once: \`accepted\`, or \`refused\` with its reason (Ley 1/2025 art. 7). Sends \`donation.accepted\` or, when every line is refused, \`donation.refused\`. A refused line stays listed (\`awaiting_reroute\`) until it is sent elsewhere. ${STATES}`,
+        ),
+      )
+      .input(DecideDonationInput)
+      .output(DonationResponse)
+      .mutation(async ({ ctx, input }) => ok(await decideDonation({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input))),
+
+    collectDonation: apiProcedure
+      .meta(
+        donationMeta(
+          'POST',
+          '/donations/{id}/collect',
+          'Mark a donation collected',
+          'collectDonation',
+          'donations:write',
+          `From \`accepted\`. ${STATES}`,
+        ),
+      )
+      .input(DonationIdParams)
+      .output(DonationResponse)
+      .mutation(async ({ ctx, input }) =>
+        ok(await advanceDonation({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input.id, 'collected')),
+      ),
+
+    receiveDonation: apiProcedure
+      .meta(
+        donationMeta(
+          'POST',
+          '/donations/{id}/receive',
+          'Mark a donation received',
+          'receiveDonation',
+          'donations:write',
+          `From \`collected\`: the entity has it. Sends \`donation.received\`. ${STATES}`,
+        ),
+      )
+      .input(DonationIdParams)
+      .output(DonationResponse)
+      .mutation(async ({ ctx, input }) =>
+        ok(await advanceDonation({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input.id, 'received')),
+      ),
+
+    rerouteDonationLine: apiProcedure
+      .meta(
+        donationMeta(
+          'POST',
+          '/donations/{id}/lines/{line_id}/reroute',
+          'Send a refused line elsewhere',
+          'rerouteDonationLine',
+          'donations:write',
+          "Sends a line the entity refused down the food-waste hierarchy (Ley 1/2025 art. 5) to `destino_id`, a destination below donation: its record is corrected, not edited — a new record supersedes it in the chain, with the entity's reason and the kitchen's `note`. Once per line (409 after).",
+        ),
+      )
+      .input(RerouteDonationLineInput)
+      .output(DonationResponse)
+      .mutation(async ({ ctx, input }) => ok(await rerouteLine({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input))),
+  });
+}
