@@ -89,18 +89,26 @@ function formulaSafe(value: string): string {
 
 /**
  * The CSV writer of the export in either form: rows of CSV_COLUMNS (strings) in, the file's text
- * out. Rows end with CRLF; csv-stringify then quotes only fields holding the separator, a quote or
- * CRLF itself, so a lone LF or CR would reach the file bare and a spreadsheet would start a new row
- * there. Any field holding CR, LF, a quote or either separator is therefore quoted, in both forms
- * (a file may be opened with the other form's separator). Every cell goes through `formulaSafe`.
+ * out — or of `columns` (key and header), for another file written the same way (a donation's
+ * handover note, the tax pack). Rows end with CRLF; csv-stringify then quotes only fields holding
+ * the separator, a quote or CRLF itself, so a lone LF or CR would reach the file bare and a
+ * spreadsheet would start a new row there. Any field holding CR, LF, a quote or either separator is
+ * therefore quoted, in both forms (a file may be opened with the other form's separator). Every cell
+ * goes through `formulaSafe`.
  */
-export function csvStringifier(dialect: CsvDialect): Stringifier {
+export function csvStringifier(
+  dialect: CsvDialect,
+  columns: readonly { key: string; header: string }[] = CSV_COLUMNS.map((key) => ({
+    key,
+    header: dialect === 'es' ? (CSV_HEADERS_ES[key] as string) : key,
+  })),
+): Stringifier {
   const es = dialect === 'es';
   return stringify({
     delimiter: es ? ';' : ',',
     bom: es,
     header: true,
-    columns: CSV_COLUMNS.map((key) => ({ key, header: es ? CSV_HEADERS_ES[key] : key })),
+    columns: columns.map(({ key, header }) => ({ key, header })),
     record_delimiter: 'windows',
     quoted_match: NEEDS_QUOTES,
     cast: { string: (value) => formulaSafe(value) },
