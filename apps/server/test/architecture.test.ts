@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  *
  * 0. foundations: calendar.ts, config.ts, context.ts, errors.ts, limits.ts, log.ts, mail.ts, metrics.ts, redis.ts,
  *    running-server.ts (where the running server is reached, for the CLI), auth/ (API
- *    key format and hashing, dashboard tokens), secrets/, db/, tracing/
+ *    key format and hashing, dashboard tokens), secrets/, db/, tracing/, pdf/ (drawing PDF documents)
  * 1. the domain: events/ (the outbox) and modules/ (services, SQL, webhook delivery) — except
  *    the modules' api.ts and dashboard.ts files, which are the procedures
  * 2. procedures: trpc/ and modules/<name>/api.ts (REST) and dashboard.ts (the dashboard's /trpc)
@@ -24,7 +24,7 @@ function layerOf(file: string): number {
   if (path.startsWith('generated/')) return -1;
   if (
     /^(calendar|config|context|errors|limits|log|mail|metrics|redis|running-server)\.ts$/.test(path) ||
-    /^(secrets|db|auth|tracing)\//.test(path)
+    /^(secrets|db|auth|tracing|pdf)\//.test(path)
   )
     return 0;
   if (/^modules\/[^/]+\/(api|dashboard)\.ts$/.test(path)) return 2;
