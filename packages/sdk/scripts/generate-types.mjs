@@ -77,6 +77,10 @@ const OUTPUTS = [
   'TestEventData',
   'SocialEntity',
   'DonationAgreement',
+  'DonationStatus',
+  'DonationLine',
+  'Donation',
+  'DonationEventData',
 ];
 /** Bodies, as the API accepts them. */
 const INPUTS = [
@@ -97,6 +101,10 @@ const INPUTS = [
   'UpdateSocialEntityInput',
   'CreateDonationAgreementInput',
   'UpdateDonationAgreementInput',
+  'DonationLineInput',
+  'CreateDonationInput',
+  'DecideDonationInput',
+  'RerouteDonationLineInput',
   'InboundEventInput',
   'WasteCreatedPayload',
   'WasteUpdatedPayload',
@@ -114,6 +122,7 @@ const QUERIES = [
   'PreventionPlanQuery',
   'GeneratePreventionPlanQuery',
   'ListDonationAgreementsQuery',
+  'ListDonationsQuery',
 ];
 /** Fields of inputs that are path parameters, not body or query fields. */
 const PATH_FIELDS = {
@@ -122,6 +131,8 @@ const PATH_FIELDS = {
   RecoverWebhookInput: ['id'],
   UpdateSocialEntityInput: ['id'],
   UpdateDonationAgreementInput: ['id'],
+  DecideDonationInput: ['id'],
+  RerouteDonationLineInput: ['id', 'line_id'],
 };
 
 /** Named types referenced by name where other types use them, instead of being repeated inline. */
@@ -143,6 +154,9 @@ const NAMED = [
   'DemandPoint',
   'DemandAdvice',
   'ProductDemand',
+  'DonationStatus',
+  'DonationLine',
+  'DonationLineInput',
 ];
 
 function overridesFor(name) {
@@ -151,6 +165,20 @@ function overridesFor(name) {
     if (named !== name) overrides.set(schema[named], (t) => t.factory.createTypeReferenceNode(named));
   }
   return overrides;
+}
+
+/**
+ * A query flag the API reads as the string `true` or `false` and turns into a boolean (its output
+ * has no TypeScript shape): typed `boolean`, which the client sends as `true` or `false`.
+ */
+function addQueryFlags(zodSchema, overrides) {
+  for (const field of Object.values(zodSchema.shape ?? {})) {
+    const inner = field.def.type === 'optional' ? field.unwrap() : field;
+    const source = inner.def.type === 'pipe' ? inner.def.in : undefined;
+    if (source?.def.type === 'enum' && [...source.options].sort().join() === 'false,true') {
+      overrides.set(inner, (t) => t.factory.createKeywordTypeNode(t.SyntaxKind.BooleanKeyword));
+    }
+  }
 }
 
 /** `T | undefined`, unless `type` already admits undefined. */
@@ -188,7 +216,9 @@ function render(name, io, { partial = false } = {}) {
   const zodSchema = schema[name];
   if (!zodSchema) throw new Error(`@merma/schema has no ${name}`);
   const store = createAuxiliaryTypeStore();
-  let { node } = zodToTs(zodSchema, { auxiliaryTypeStore: store, io, unrepresentable: 'any', overrides: overridesFor(name) });
+  const overrides = overridesFor(name);
+  if (partial) addQueryFlags(zodSchema, overrides);
+  let { node } = zodToTs(zodSchema, { auxiliaryTypeStore: store, io, unrepresentable: 'any', overrides });
   if (store.definitions.size > 0) throw new Error(`${name} needs auxiliary types; extend the generator`);
   const omit = PATH_FIELDS[name];
   if (omit) {

@@ -14,7 +14,7 @@ import {
 } from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
 import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
-import { DonationAgreements, SocialEntities } from './resources/donations.js';
+import { DonationAgreements, Donations, SocialEntities } from './resources/donations.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
 import { OpeningCalendar } from './resources/opening-calendar.js';
 import { Records } from './resources/records.js';
@@ -128,6 +128,8 @@ export class Merma {
   readonly socialEntities: SocialEntities;
   /** Donation agreements with social entities, and their signed documents. */
   readonly donationAgreements: DonationAgreements;
+  /** Food offered to social entities under those agreements, line by line, up to its receipt. */
+  readonly donations: Donations;
   readonly sessions: Sessions;
   readonly webhooks: Webhooks;
   readonly inbound: Inbound;
@@ -180,6 +182,7 @@ export class Merma {
     this.openingCalendar = new OpeningCalendar(core);
     this.socialEntities = new SocialEntities(core);
     this.donationAgreements = new DonationAgreements(core);
+    this.donations = new Donations(core);
     this.sessions = new Sessions(core);
     this.webhooks = new Webhooks(core);
     this.inbound = new Inbound(core);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Receiver, startReceiver, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
+import { DESTINO_COMPOSTING, type Receiver, startReceiver, startTestServer, type Tenant, type TestServer } from '@merma/test-server';
 import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -168,6 +168,73 @@ describe('the SDK against the server', () => {
     expect(await merma.openingCalendar.closures.delete(closure.id)).toEqual({ id: closure.id, deleted: true });
     await expect(merma.openingCalendar.closures.delete(closure.id)).rejects.toBeInstanceOf(NotFoundError);
     await merma.openingCalendar.setClosedWeekdays({ closed_weekdays: [] });
+  });
+
+  it('offers a donation under a signed agreement; the entity refuses a line, which is sent elsewhere; collected and received', async () => {
+    // Social entities and agreements are the organisation's: a live key of its own changes them.
+    const own = await t.createTenant({ mode: 'live' });
+    const live = new Merma({ apiKey: own.key, baseUrl });
+    const entity = await live.socialEntities.create({
+      name: 'Banco de Alimentos',
+      nif: 'G28029643',
+      address: 'Calle Mayor 1, Madrid',
+      legal_form: 'banco_de_alimentos',
+      ley_49_2002: { art2_entity: true, regime_opted_in: true },
+      capacity: { cold_chain: true, vehicle: true },
+    });
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const draft = await live.donationAgreements.create({
+      entity_id: entity.id,
+      establishment_ids: [own.establishmentId],
+      valid_from: day(-30),
+      valid_until: day(365),
+      renewal: 'none',
+      accepted_food_categories: ['bakery', 'fruit_veg'],
+      conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
+      collection: { schedule: 'Martes a las 18:00', weekdays: ['tuesday'], transport: 'entity' },
+      storage_conditions: 'Refrigerado entre 0 y 4 ºC',
+      safety_responsibility_clause: 'El donante responde hasta la entrega.',
+      refusal_procedure: 'Por escrito y con motivo.',
+    });
+    const pdf = new TextEncoder().encode(`%PDF-1.7\n${'x'.repeat(512)}\n%%EOF\n`);
+    expect(await live.donationAgreements.uploadDocument(draft.id, pdf)).toMatchObject({ status: 'active' });
+
+    const bread = { description: 'Pan de barra', food_category: 'bakery' as const, quantity: 4.5, unit: 'kg' as const };
+    const apples = { description: 'Manzanas', food_category: 'fruit_veg' as const, quantity: 2, unit: 'kg' as const };
+    const refused = await live.donations
+      .create({ agreement_id: draft.id, lines: [bread, { ...apples, use_by: day(-2) }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as BadRequestError).details.map((d) => d.path)).toEqual(['lines.1.use_by']);
+    expect((await live.donations.list()).data).toEqual([]);
+
+    const offered = await live.donations.create({ agreement_id: draft.id, notes: 'Recogida a las 18:00', lines: [bread, apples] });
+    expect(offered).toMatchObject({ status: 'offered', entity_id: entity.id, livemode: true, totals: { net_kg: 6.5 } });
+    const [breadLine, applesLine] = offered.lines;
+    if (!breadLine || !applesLine) throw new Error('expected two lines');
+    expect(await live.records.list()).toMatchObject({ pagination: { total: 2 } });
+    expect(await live.donations.get(offered.id)).toEqual(offered);
+
+    const decided = await live.donations.decide(offered.id, {
+      lines: [
+        { line_id: breadLine.id, decision: 'accepted' },
+        { line_id: applesLine.id, decision: 'refused', reason: 'Sin cámara libre hoy' },
+      ],
+    });
+    expect(decided).toMatchObject({ status: 'accepted', awaiting_reroute: 1, totals: { accepted_kg: 4.5 } });
+    expect((await live.donations.list({ awaiting_reroute: true })).data.map((d) => d.id)).toEqual([offered.id]);
+    await expect(live.donations.receive(offered.id)).rejects.toBeInstanceOf(ConflictError);
+
+    const rerouted = await live.donations.rerouteLine(offered.id, applesLine.id, { destino_id: DESTINO_COMPOSTING, note: 'Compost' });
+    expect(rerouted.awaiting_reroute).toBe(0);
+    expect(rerouted.lines[1]?.rerouted).toMatchObject({ destino_id: DESTINO_COMPOSTING });
+    expect((await live.donations.list({ awaiting_reroute: true })).data).toEqual([]);
+    expect((await live.donations.collect(offered.id)).status).toBe('collected');
+    expect((await live.donations.receive(offered.id)).status).toBe('received');
+    const ids: string[] = [];
+    for await (const d of live.donations.list({ status: 'received', limit: 1 })) ids.push(d.id);
+    expect(ids).toEqual([offered.id]);
+    expect(await live.records.verify()).toMatchObject({ valid: true });
   });
 
   it('reads analytics, benchmarking, predictions, sessions and the prevention plan', async () => {

@@ -433,6 +433,12 @@ describe('every resource calls its endpoint', () => {
     created_at: '2026-11-23T10:00:00.000Z',
     updated_at: '2026-11-23T10:00:00.000Z',
   };
+  const donationInput = {
+    agreement_id: uuid(22),
+    lines: [{ description: 'Pan', food_category: 'bakery' as const, quantity: 2, unit: 'kg' as const }],
+  };
+  const donation = { id: uuid(23), agreement_id: uuid(22), entity_id: uuid(21), status: 'offered', lines: [{ id: uuid(24) }] };
+  const decision = { lines: [{ line_id: uuid(24), decision: 'refused' as const, reason: 'Sin cámara' }] };
   const list = (data: unknown[]) => envelope(data, { meta: { pagination: { limit: 50, offset: 0, total: data.length, has_more: false } } });
   const pan = {
     id: uuid(3),
@@ -676,6 +682,19 @@ describe('every resource calls its endpoint', () => {
       (m) => m.donationAgreements.update(uuid(22), { renewal: 'automatic_yearly' }),
       envelope({ ...agreement, renewal: 'automatic_yearly' }),
     ],
+    ['donations.list', 'get', '/donations', (m) => m.donations.list({ awaiting_reroute: true }), list([donation])],
+    ['donations.get', 'get', `/donations/${uuid(23)}`, (m) => m.donations.get(uuid(23)), envelope(donation)],
+    ['donations.create', 'post', '/donations', (m) => m.donations.create(donationInput), envelope(donation), 201],
+    ['donations.decide', 'post', `/donations/${uuid(23)}/decision`, (m) => m.donations.decide(uuid(23), decision), envelope(donation)],
+    ['donations.collect', 'post', `/donations/${uuid(23)}/collect`, (m) => m.donations.collect(uuid(23)), envelope(donation)],
+    ['donations.receive', 'post', `/donations/${uuid(23)}/receive`, (m) => m.donations.receive(uuid(23)), envelope(donation)],
+    [
+      'donations.rerouteLine',
+      'post',
+      `/donations/${uuid(23)}/lines/${uuid(24)}/reroute`,
+      (m) => m.donations.rerouteLine(uuid(23), uuid(24), { destino_id: DESTINO }),
+      envelope(donation),
+    ],
     ['sessions.list', 'get', '/sessions', (m) => m.sessions.list({ status: 'open' }), list([session])],
     ['sessions.create', 'post', '/sessions', (m) => m.sessions.create({ name: 'Cierre' }), envelope(session), 201],
     ['sessions.get', 'get', `/sessions/${uuid(7)}`, (m) => m.sessions.get(uuid(7)), envelope(session)],
@@ -775,6 +794,10 @@ describe('every resource calls its endpoint', () => {
     'donationAgreements.list': { query: { entity_id: uuid(21), status: 'expiring' } },
     'donationAgreements.create': { body: agreementInput },
     'donationAgreements.update': { body: { renewal: 'automatic_yearly' } },
+    'donations.list': { query: { awaiting_reroute: 'true', offset: '0' } },
+    'donations.create': { body: donationInput },
+    'donations.decide': { body: decision },
+    'donations.rerouteLine': { body: { destino_id: DESTINO } },
     'predict.settings.update': { body: { service_level: 0.9 } },
     'openingCalendar.closures.create': { body: { starts_on: '2026-12-24', ends_on: '2026-12-26', reason: 'Navidad' } },
     'inbound.sales': {

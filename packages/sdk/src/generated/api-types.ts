@@ -6,9 +6,9 @@ export type WasteStage = "receiving" | "storage" | "preparation" | "service" | "
 
 export type Sector = "horeca" | "industrial" | "retail" | "distribucion" | "colectividades";
 
-export type EventType = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused" | "agreement.expiring";
+export type EventType = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused" | "agreement.expiring" | "donation.offered" | "donation.accepted" | "donation.refused" | "donation.received";
 
-export type WebhookEventName = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused" | "agreement.expiring" | "webhook.test";
+export type WebhookEventName = "record.created" | "record.updated" | "session.completed" | "subscription.changed" | "subscription.canceled" | "alert.spike_detected" | "alert.triggered" | "plan.generated" | "integration.lines_refused" | "agreement.expiring" | "donation.offered" | "donation.accepted" | "donation.refused" | "donation.received" | "webhook.test";
 
 export type InboundEventType = "waste.created" | "waste.updated" | "inventory.loss" | "sales.recorded";
 
@@ -833,6 +833,80 @@ export type DonationAgreement = {
     updated_at: string;
 };
 
+export type DonationStatus = "offered" | "accepted" | "refused" | "collected" | "received";
+
+export type DonationLine = {
+    id: string;
+    /** 1 for the first line */
+    position: number;
+    product_id: string | null;
+    food_category: FoodCategory;
+    description: string;
+    lot: string | null;
+    best_before: string | null;
+    use_by: string | null;
+    quantity: number;
+    unit: "kg" | "unit" | "l";
+    net_kg: number;
+    storage: "ambient" | "chilled" | "frozen";
+    cooked: boolean;
+    book_value: number | null;
+    market_value: number | null;
+    allergens: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
+    temperature_c: number | null;
+    status: "offered" | "accepted" | "refused";
+    refusal_reason: string | null;
+    /** the record of the register it is (destination: donation) */
+    record_id: string;
+    /** for a refused line, the correction that sent it down the hierarchy; null until then */
+    rerouted: {
+        record_id: string;
+        destino_id: string;
+        at: string;
+    } | null;
+};
+
+export type Donation = {
+    id: string;
+    establishment_id: string;
+    livemode: boolean;
+    agreement_id: string;
+    entity_id: string;
+    entity_name: string;
+    status: DonationStatus;
+    notes: string | null;
+    offered_at: string;
+    decided_at: string | null;
+    collected_at: string | null;
+    received_at: string | null;
+    lines: DonationLine[];
+    totals: {
+        net_kg: number;
+        accepted_kg: number;
+        /** of the accepted lines (all lines while offered), euros */
+        book_value: number;
+        market_value: number;
+    };
+    /** refused lines not yet sent elsewhere */
+    awaiting_reroute: number;
+};
+
+export type DonationEventData = {
+    establishment_id: string;
+    livemode: boolean;
+    donation_id: string;
+    agreement_id: string;
+    entity_id: string;
+    entity_name: string;
+    status: DonationStatus;
+    lines: {
+        offered: number;
+        accepted: number;
+        refused: number;
+    };
+    net_kg: number;
+};
+
 export type CreateRecordInput = {
     food_category: FoodCategory;
     weight_kg: number;
@@ -1073,6 +1147,65 @@ export type UpdateDonationAgreementInput = Omit<{
     id: string;
 }, "id">;
 
+export type DonationLineInput = {
+    /** a product of the catalogue: its category, weight and prices fill what the line leaves out */
+    product_id?: (string | null) | undefined;
+    /** required without `product_id`; by default the product's */
+    food_category?: FoodCategory | undefined;
+    /** what is handed over, as the note shows it */
+    description: string;
+    lot?: (string | null) | undefined;
+    /** best-before date (consumo preferente) */
+    best_before?: (string | null) | undefined;
+    /** use-by date (fecha de caducidad): a line past it is refused */
+    use_by?: (string | null) | undefined;
+    quantity: number;
+    unit: "kg" | "unit" | "l";
+    /** net weight; by default the quantity in kg, or units × the product's unit weight, or litres × its density */
+    net_kg?: number | undefined;
+    storage?: "ambient" | "chilled" | "frozen" | undefined;
+    /** cooked food (the agreement must accept it) */
+    cooked?: boolean | undefined;
+    /** value in the books at handover, in euros; by default the product's unit_cost × the quantity */
+    book_value?: (number | null) | undefined;
+    /** normal market value, in euros; by default the product's price × the quantity */
+    market_value?: (number | null) | undefined;
+    allergens?: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[] | undefined;
+    /** temperature at handover, °C */
+    temperature_c?: (number | null) | undefined;
+    /** the cause of the surplus, as on a record (GET /api/v1/causas) */
+    causa_id?: (string | null) | undefined;
+};
+
+export type CreateDonationInput = {
+    /** the agreement it is given under: in force, covering this establishment */
+    agreement_id: string;
+    notes?: (string | null) | undefined;
+    lines: DonationLineInput[];
+};
+
+export type DecideDonationInput = Omit<{
+    id: string;
+    lines: ({
+        line_id: string;
+        decision: "accepted";
+    } | {
+        line_id: string;
+        decision: "refused";
+        /** why the entity refuses it (Ley 1/2025 art. 7) */
+        reason: string;
+    })[];
+}, "id">;
+
+export type RerouteDonationLineInput = Omit<{
+    id: string;
+    line_id: string;
+    /** where the refused food goes instead: a destination below donation in the hierarchy (GET /api/v1/destinos) */
+    destino_id: string;
+    /** the kitchen's note, kept with the entity's reason on the corrected record */
+    note?: (string | null) | undefined;
+}, "id" | "line_id">;
+
 export type InboundEventInput = {
     event: InboundEventType;
     payload: {
@@ -1246,6 +1379,15 @@ export type ListDonationAgreementsQuery = {
     status?: ("draft" | "active" | "expiring" | "expired") | undefined;
 };
 
+export type ListDonationsQuery = {
+    status?: DonationStatus | undefined;
+    entity_id?: string | undefined;
+    /** only donations with a refused line not yet sent elsewhere */
+    awaiting_reroute?: boolean | undefined;
+    limit?: number | undefined;
+    offset?: number | undefined;
+};
+
 /** Body of the `record.created` event. */
 export type RecordCreatedEvent = { event: 'record.created'; timestamp: string; data: RecordEventData };
 
@@ -1276,6 +1418,18 @@ export type IntegrationLinesRefusedEvent = { event: 'integration.lines_refused';
 /** Body of the `agreement.expiring` event. */
 export type AgreementExpiringEvent = { event: 'agreement.expiring'; timestamp: string; data: AgreementExpiringEventData };
 
+/** Body of the `donation.offered` event. */
+export type DonationOfferedEvent = { event: 'donation.offered'; timestamp: string; data: DonationEventData };
+
+/** Body of the `donation.accepted` event. */
+export type DonationAcceptedEvent = { event: 'donation.accepted'; timestamp: string; data: DonationEventData };
+
+/** Body of the `donation.refused` event. */
+export type DonationRefusedEvent = { event: 'donation.refused'; timestamp: string; data: DonationEventData };
+
+/** Body of the `donation.received` event. */
+export type DonationReceivedEvent = { event: 'donation.received'; timestamp: string; data: DonationEventData };
+
 /** Body of the `webhook.test` event. */
 export type WebhookTestEvent = { event: 'webhook.test'; timestamp: string; data: TestEventData };
 
@@ -1284,4 +1438,4 @@ export type WebhookTestEvent = { event: 'webhook.test'; timestamp: string; data:
  * API may add event names later: `verifyWebhook` returns those too (as `UnknownWebhookEvent`
  * shapes), so keep a `default:` branch when you switch on `event`.
  */
-export type WebhookEvent = RecordCreatedEvent | RecordUpdatedEvent | SessionCompletedEvent | SubscriptionChangedEvent | SubscriptionCanceledEvent | AlertSpikeDetectedEvent | AlertTriggeredEvent | PlanGeneratedEvent | IntegrationLinesRefusedEvent | AgreementExpiringEvent | WebhookTestEvent;
+export type WebhookEvent = RecordCreatedEvent | RecordUpdatedEvent | SessionCompletedEvent | SubscriptionChangedEvent | SubscriptionCanceledEvent | AlertSpikeDetectedEvent | AlertTriggeredEvent | PlanGeneratedEvent | IntegrationLinesRefusedEvent | AgreementExpiringEvent | DonationOfferedEvent | DonationAcceptedEvent | DonationRefusedEvent | DonationReceivedEvent | WebhookTestEvent;

@@ -1,10 +1,16 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { HttpCore, RequestOptions } from '../core/http.js';
+import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
   CreateDonationAgreementInput,
+  CreateDonationInput,
   CreateSocialEntityInput,
+  DecideDonationInput,
+  Donation,
   DonationAgreement,
   ListDonationAgreementsQuery,
+  ListDonationsQuery,
+  RerouteDonationLineInput,
   SocialEntity,
   UpdateDonationAgreementInput,
   UpdateSocialEntityInput,
@@ -91,5 +97,69 @@ export class DonationAgreements {
       )
       .asResponse();
     return new Uint8Array(await response.arrayBuffer());
+  }
+}
+
+/**
+ * Donations (Ley 1/2025 art. 6.4.b and 7): food this establishment offers to the social entity of
+ * an agreement in force, line by line. Each line is a record of the register (destination:
+ * donation) from the moment it is offered. States: `offered` → `accepted` (the entity takes at
+ * least one line) | `refused` (none) → `collected` → `received`; a step from another state is a
+ * ConflictError.
+ */
+export class Donations {
+  constructor(private readonly core: HttpCore) {}
+
+  /**
+   * This establishment's donations of the key's mode, the latest offered first. Await it for one
+   * page, or `for await` over it for every donation of every page.
+   */
+  list(query: ListDonationsQuery = {}, options?: RequestOptions): PagePromise<Donation> {
+    return paginate(
+      (offset) => this.core.send({ method: 'GET', path: '/donations', query: { ...query, offset } }, options),
+      query.offset ?? 0,
+    );
+  }
+
+  /** A donation with its lines. */
+  get(id: string, options?: RequestOptions): APIPromise<Donation> {
+    return this.core.request({ method: 'GET', path: `/donations/${segment(id)}` }, options);
+  }
+
+  /**
+   * Offers a donation under an agreement in force that covers this establishment; each line becomes
+   * a record in the same transaction. A BadRequestError names every problem in `details` (an
+   * expired or draft agreement, food the agreement does not accept, a line past its use-by date),
+   * and nothing is stored. Values left out are filled from the line's product.
+   */
+  create(input: CreateDonationInput, options?: RequestOptions): APIPromise<Donation> {
+    return this.core.request({ method: 'POST', path: '/donations', body: input }, options);
+  }
+
+  /**
+   * The entity's answer to an offered donation, every line once: `accepted`, or `refused` with its
+   * `reason`. A refused line stays counted in `awaiting_reroute` until `rerouteLine` sends it elsewhere.
+   */
+  decide(id: string, decision: DecideDonationInput, options?: RequestOptions): APIPromise<Donation> {
+    return this.core.request({ method: 'POST', path: `/donations/${segment(id)}/decision`, body: decision }, options);
+  }
+
+  /** Marks an accepted donation collected. */
+  collect(id: string, options?: RequestOptions): APIPromise<Donation> {
+    return this.core.request({ method: 'POST', path: `/donations/${segment(id)}/collect` }, options);
+  }
+
+  /** Marks a collected donation received by the entity. */
+  receive(id: string, options?: RequestOptions): APIPromise<Donation> {
+    return this.core.request({ method: 'POST', path: `/donations/${segment(id)}/receive` }, options);
+  }
+
+  /**
+   * Sends a line the entity refused down the food-waste hierarchy to `destino_id`, a destination
+   * below donation: its record is corrected by a new record (with the entity's reason and your
+   * `note`), never edited. Once per line (a ConflictError after).
+   */
+  rerouteLine(id: string, lineId: string, input: RerouteDonationLineInput, options?: RequestOptions): APIPromise<Donation> {
+    return this.core.request({ method: 'POST', path: `/donations/${segment(id)}/lines/${segment(lineId)}/reroute`, body: input }, options);
   }
 }

@@ -71,6 +71,13 @@ export async function calls(): Promise<void> {
   await merma.records.checkpoints({ limit: maybeNumber });
   await merma.records.verifyInBackground({ ...options, pollIntervalMs: maybeNumber, onProgress: undefined });
   await merma.webhooks.deliveries('wh_1', { limit: maybeNumber, offset: maybeNumber });
+  await merma.donations.list({ status: undefined, entity_id: maybeString, awaiting_reroute: undefined, limit: maybeNumber });
+  const offered = await merma.donations.create({
+    agreement_id: 'a1',
+    notes: maybeString,
+    lines: [{ description: 'Pan', quantity: 2, unit: 'kg', product_id: maybeString, net_kg: maybeNumber, storage: undefined }],
+  });
+  await merma.donations.rerouteLine(offered.id, 'l1', { destino_id: 'd1', note: maybeString });
 
   const record: CreateRecordInput = {
     food_category: 'meat',
