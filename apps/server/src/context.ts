@@ -10,7 +10,7 @@ import type { Permission, Plan, Sector } from '@merma/schema';
  * key (the REST API), a login session (the dashboard), a kitchen station's device token, a vendor
  * integration's signed URL (Square, Odoo).
  */
-export type CredentialKind = 'api_key' | 'login_session' | 'station_device' | 'integration';
+export type CredentialKind = 'api_key' | 'login_session' | 'station_device' | 'integration' | 'donation_link';
 
 /** Which credential a request came with: its kind and its row's id (never the secret). */
 export type Credential = { kind: CredentialKind; id: string };

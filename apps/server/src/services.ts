@@ -96,6 +96,7 @@ export function createServices(deps: {
     forecasts,
     router: createAppRouter({
       catalog,
+      publicUrl: config.publicUrl,
       webhookTargets,
       secrets,
       signer,

@@ -26,6 +26,7 @@ beforeAll(async () => {
   const secrets = loadSecretBox(t.config);
   const router = createAppRouter({
     catalog: createCatalogCache(),
+    publicUrl: 'http://localhost',
     webhookTargets: { production: false, allowPrivate: false },
     secrets,
     signer: createCheckpointSigner(secrets),

@@ -277,6 +277,8 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/donations', { query: 'awaiting_reroute=false&limit=5' }), 200);
     expectStatus(await call('GET', '/donations/{id}', { params: { id } }), 200);
     expectStatus(await call('POST', '/donations/{id}/collect', { params: { id } }), 409);
+    expectStatus(await call('POST', '/donations/{id}/link', { params: { id }, body: { expires_in_hours: 2 } }), 201);
+    expectStatus(await call('POST', '/donations/{id}/link', { params: { id }, body: { expires_in_hours: 0 } }), 400);
     const decision = {
       lines: [
         { line_id: kept, decision: 'accepted' },

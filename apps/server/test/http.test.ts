@@ -329,6 +329,7 @@ describe('OpenAPI document and docs page', () => {
         'POST /donations/{id}/collect',
         'POST /donations/{id}/receive',
         'POST /donations/{id}/lines/{line_id}/reroute',
+        'POST /donations/{id}/link',
       ].sort(),
     );
     const creates = new Set([
@@ -342,6 +343,7 @@ describe('OpenAPI document and docs page', () => {
       'post /social-entities',
       'post /donation-agreements',
       'post /donations',
+      'post /donations/{id}/link',
     ]);
     const ids = new Set<string>();
     for (const { method, path, op } of ops) {

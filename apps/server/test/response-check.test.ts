@@ -47,6 +47,7 @@ describe('API_RESPONSE_CHECK', () => {
     const secrets = createSecretBox([encryptionKey('k1', randomBytes(32))], 'test');
     const api = createAppRouter({
       catalog: { get: async () => ({}) } as never,
+      publicUrl: 'http://localhost',
       webhookTargets: { production: false, allowPrivate: false },
       secrets,
       signer: createCheckpointSigner(secrets),

@@ -153,6 +153,7 @@ export const ERROR_CODES = [
   'method_not_allowed',
   'request_timeout',
   'conflict',
+  'gone',
   'payload_too_large',
   'unsupported_media_type',
   'headers_too_large',

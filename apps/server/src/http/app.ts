@@ -26,6 +26,7 @@ import { registerPagePolicies } from './page-policy.js';
 import type { RateLimiter } from './rate-limit.js';
 import { apiSurface } from './surfaces/api.js';
 import { dashboardSurface } from './surfaces/dashboard.js';
+import { donationLinkSurface } from './surfaces/donation-link.js';
 import { stationSurface } from './surfaces/station.js';
 import { vendorsSurface } from './surfaces/vendors.js';
 
@@ -257,6 +258,14 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     rateLimiter,
     catalog: services.dashboard.catalog,
     secrets: services.secrets,
+    ...(afterWrite ? { afterWrite } : {}),
+  });
+  await app.register(donationLinkSurface, {
+    db,
+    sql: services.sql.primary,
+    clock,
+    rateLimiter,
+    catalog: services.dashboard.catalog,
     ...(afterWrite ? { afterWrite } : {}),
   });
   await app.register(vendorsSurface, {

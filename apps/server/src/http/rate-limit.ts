@@ -34,6 +34,8 @@ export type RateLimiter = {
    * throws a `rate_limited` AppError (with Retry-After) once it is spent.
    */
   consumeForUser(limit: DashboardRateLimit, key: string): Promise<void>;
+  /** A social entity's signing link (http/surfaces/donation-link.ts): DONATION_LINK_LIMITS. */
+  consumeForLink(limit: DonationLinkRateLimit, key: string): Promise<void>;
 };
 
 /**
@@ -60,6 +62,18 @@ export const DASHBOARD_LIMITS: Record<DashboardRateLimit, { points: number; seco
  * authenticate are never counted there, and unsigned ones never spend an integration's own limit.
  * Constants, like the dashboard's.
  */
+/**
+ * The signing links' limits. `address`, per client address, every request of the door: a volunteer's
+ * page makes a handful per donation, so 60 a minute never meets a person while it slows a script
+ * trying tokens (which are 256 random bits anyway). `sign`, per link: a signature is taken once,
+ * and a page whose signature is refused (a missing reason) sends it again — a few times, not 10.
+ */
+export type DonationLinkRateLimit = 'address' | 'sign';
+export const DONATION_LINK_LIMITS: Record<DonationLinkRateLimit, { points: number; seconds: number }> = {
+  address: { points: 60, seconds: 60 },
+  sign: { points: 10, seconds: 600 },
+};
+
 export type IntegrationRateLimit = 'received' | 'refused';
 export const INTEGRATION_LIMITS: Record<IntegrationRateLimit, { points: number; seconds: number }> = {
   received: { points: 1200, seconds: 60 },
@@ -93,6 +107,7 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Red
       consume: async () => {},
       consumeForUser: async () => {},
       consumeIntegration: async () => {},
+      consumeForLink: async () => {},
     };
   }
 
@@ -120,7 +135,26 @@ export function createRateLimiter(config: Pick<Config, 'rateLimits'>, redis: Red
     integrationLimiters.set(limit, build(points, seconds, `merma:rl:integration:${limit}:${seconds}`));
   }
 
+  const linkLimiters = new Map<DonationLinkRateLimit, RateLimiterAbstract>();
+  for (const [limit, { points, seconds }] of Object.entries(DONATION_LINK_LIMITS) as [
+    DonationLinkRateLimit,
+    { points: number; seconds: number },
+  ][]) {
+    linkLimiters.set(limit, build(points, seconds, `merma:rl:donation-link:${limit}:${seconds}`));
+  }
+
   return {
+    async consumeForLink(limit, key) {
+      const { points, seconds } = DONATION_LINK_LIMITS[limit];
+      await consumeOrRefuse(
+        linkLimiters.get(limit) as RateLimiterAbstract,
+        key,
+        limit === 'address'
+          ? `Too many requests from this address: at most ${points} per ${perWindow(seconds)}; try again shortly`
+          : `Too many signatures sent through this link: at most ${points} per ${perWindow(seconds)}`,
+      );
+    },
+
     async consumeIntegration(limit, key) {
       const { points, seconds } = INTEGRATION_LIMITS[limit];
       await consumeOrRefuse(

@@ -71,6 +71,8 @@ const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   method_not_allowed: 'METHOD_NOT_SUPPORTED',
   request_timeout: 'TIMEOUT',
   conflict: 'CONFLICT',
+  // tRPC has no 410; only a signing link's own door answers it (http/surfaces/donation-link.ts).
+  gone: 'NOT_FOUND',
   payload_too_large: 'PAYLOAD_TOO_LARGE',
   unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
   // tRPC has no 431; the HTTP layer answers it before any procedure (http/errors.ts).

@@ -21,6 +21,8 @@ import { router } from './trpc.js';
 /** The whole API: one procedure per endpoint, each naming its REST route in its meta. */
 export function createAppRouter(deps: {
   catalog: CatalogCache;
+  /** Where the service is reached from outside (config PUBLIC_URL): the links it hands out. */
+  publicUrl: string;
   webhookTargets: TargetPolicy;
   secrets: SecretBox;
   signer: CheckpointSigner;
@@ -32,7 +34,7 @@ export function createAppRouter(deps: {
     catalog: catalogRouter(deps.catalog),
     shifts: shiftsRouter,
     openingCalendar: openingRouter,
-    donations: donationsRouter(deps.catalog),
+    donations: donationsRouter({ catalog: deps.catalog, publicUrl: deps.publicUrl }),
     analytics: analyticsRouter,
     sessions: sessionsRouter,
     predict: predictRouter(deps.forecasts),

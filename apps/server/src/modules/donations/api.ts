@@ -1,11 +1,13 @@
 import {
   CreateDonationAgreementInput,
   CreateDonationInput,
+  CreateDonationLinkInput,
   CreateSocialEntityInput,
   DecideDonationInput,
   DonationAgreementIdParams,
   DonationAgreementResponse,
   DonationIdParams,
+  DonationLinkResponse,
   DonationResponse,
   ListDonationAgreementsQuery,
   ListDonationAgreementsResponse,
@@ -24,6 +26,7 @@ import type { CatalogCache } from '../catalog/service.js';
 import { createAgreement, getAgreement, listAgreements, updateAgreement } from './agreements.js';
 import { advanceDonation, createDonation, decideDonation, getDonation, listDonations, rerouteLine } from './donations.js';
 import { archiveEntity, createEntity, getEntity, listEntities, updateEntity } from './entities.js';
+import { createDonationLink } from './links.js';
 import { liveOnly } from './service.js';
 
 const meta = (
@@ -63,7 +66,7 @@ const STATES =
  * Social entities and donation agreements (service.ts), and the donations offered under them
  * (donations.ts): the REST procedures.
  */
-export function donationsRouter(catalog: CatalogCache) {
+export function donationsRouter({ catalog, publicUrl }: { catalog: CatalogCache; publicUrl: string }) {
   return router({
     listEntities: apiProcedure
       .meta(
@@ -326,5 +329,21 @@ export function donationsRouter(catalog: CatalogCache) {
       .input(RerouteDonationLineInput)
       .output(DonationResponse)
       .mutation(async ({ ctx, input }) => ok(await rerouteLine({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input))),
+
+    createDonationLink: apiProcedure
+      .meta(
+        donationMeta(
+          'POST',
+          '/donations/{id}/link',
+          'Make the entity’s signing link',
+          'createDonationLink',
+          'donations:write',
+          "A one-time link for the social entity's volunteer, without an account, to accept or refuse each line of an offered donation and sign the handover note (PDF, its SHA-256 kept). The token is in the URL's fragment and is shown only in this answer; a new link replaces the donation's last one. The link expires after `expires_in_hours` (48 by default, 168 at most); used once; after that the page still downloads the signed note until it expires. 409 unless the donation is offered.",
+          true,
+        ),
+      )
+      .input(CreateDonationLinkInput)
+      .output(DonationLinkResponse)
+      .mutation(async ({ ctx, input }) => ok(await createDonationLink({ db: ctx.db, clock: ctx.clock, publicUrl }, ctx.auth, input))),
   });
 }

@@ -1,4 +1,5 @@
 import { API_PLANS, type Plan, type Sector } from '@merma/schema';
+import { isoSql } from '../../calendar.js';
 import type { AuthContext, Credential, Tenant } from '../../context.js';
 import type { Db, DbTx } from '../../db/client.js';
 import { type Sql, sqlOfTransaction } from '../../db/sql.js';
@@ -15,6 +16,7 @@ import { findLoginSession, type SignedInUser } from '../accounts/login-sessions.
  * | login session (the dashboard's cookie) | dashboard | `findSessionCaller`, then `findEstablishment` for the establishment a call names |
  * | station device token (`Bearer stn_…`) | station | `findStationCaller` |
  * | vendor integration (Square's signed URL, Odoo's URL token) | vendors | `findIntegrationCaller` |
+ * | a social entity's signing link (`Bearer dln_…`, from the URL's fragment) | donation-link | `findDonationLinkCaller` |
  *
  * Each gives one `Caller`: the tenant (one establishment's data of one mode, with the time zone,
  * sector and plan its figures depend on), the credential (`{ kind, id }`: which row, never the
@@ -27,7 +29,9 @@ import { findLoginSession, type SignedInUser } from '../accounts/login-sessions.
  * Who is refused what (`refusalOf`): the API and the vendors' integrations are features of the
  * Enterprise plans, refused to other plans and to a canceled subscription; the dashboard and the
  * kitchen stations are the product itself and work on every plan and after a cancellation, so that
- * an organisation keeps its records and can still read and export them. A revoked API key is
+ * an organisation keeps its records and can still read and export them. A social entity's signing
+ * link is the kitchen's, made from any of those, and works on every plan too: an entity must be able
+ * to sign for food it was offered whatever the donor's plan. A revoked API key is
  * refused with its own message; revoked devices and integrations are simply not found (a device's
  * or a URL's owner learns nothing from a guess).
  */
@@ -89,7 +93,7 @@ const CANCELED = "The organisation's subscription is canceled";
 /** The refusal rules, once for every kind of credential (see the table above). */
 export function refusalOf(credential: Credential['kind'], state: { revoked?: boolean; canceled: boolean; plan: string }): AppError | null {
   if (credential === 'api_key' && state.revoked) return new AppError('unauthorized', 'This API key has been revoked');
-  if (credential === 'login_session' || credential === 'station_device') return null;
+  if (credential === 'login_session' || credential === 'station_device' || credential === 'donation_link') return null;
   if (state.canceled) return new AppError('plan_required', CANCELED);
   if ((API_PLANS as readonly string[]).includes(state.plan)) return null;
   return new AppError(
@@ -223,6 +227,30 @@ export async function findIntegrationCaller<R>(db: Db | DbTx, match: Integration
  */
 export function integrationCaller(tenant: Tenant, integrationId: string): AuthContext {
   return authOf({ tenant, credential: { kind: 'integration', id: integrationId }, permissions: INTEGRATION_PERMISSIONS });
+}
+
+// --- A social entity's signing link ---
+
+/** A signing link's own columns (donations/links.ts says when it may be used). */
+export type DonationLinkRow = { id: string; donation_id: string; expires_at: string; used_at: string | null; replaced_at: string | null };
+
+/**
+ * The link of a token's hash, with its caller (the donation's establishment and mode; no
+ * permissions: the door's routes act on that one donation only); undefined when no link has it.
+ * Whether it is still usable (expired, replaced, used) is the door's to say, per use (links.ts).
+ */
+export async function findDonationLinkCaller(sql: Sql, tokenHash: string): Promise<{ link: DonationLinkRow; caller: Caller } | undefined> {
+  const { rows } = await sql.query<TenantColumns & DonationLinkRow & { livemode: boolean }>(
+    `SELECT c.id::text, c.donation_id::text, c.livemode, ${isoSql('c.expires_at')} AS expires_at, ${isoSql('c.used_at')} AS used_at,
+       ${isoSql('c.replaced_at')} AS replaced_at, ${TENANT_COLUMNS}
+     FROM donation_links c ${TENANT_JOIN}
+     WHERE c.token_hash = $1`,
+    [tokenHash],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const link = { id: row.id, donation_id: row.donation_id, expires_at: row.expires_at, used_at: row.used_at, replaced_at: row.replaced_at };
+  return { link, caller: callerOf(row, { kind: 'donation_link', id: row.id }, []) };
 }
 
 // --- Last use ---
