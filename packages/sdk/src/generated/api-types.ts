@@ -14,7 +14,7 @@ export type InboundEventType = "waste.created" | "waste.updated" | "inventory.lo
 
 export type Permission = "records:read" | "records:write" | "catalog:read" | "catalog:write" | "analytics:read" | "benchmarking:read" | "shifts:read" | "shifts:write" | "opening:read" | "opening:write" | "sessions:read" | "sessions:write" | "predict:read" | "predict:write" | "webhooks:read" | "webhooks:write" | "inbound:write" | "donations:read" | "donations:write";
 
-export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "plan_required" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "service_unavailable" | "internal";
+export type ErrorCode = "validation_error" | "unauthorized" | "forbidden" | "plan_required" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "service_unavailable" | "internal";
 
 export type ErrorDetail = {
     path: string;
