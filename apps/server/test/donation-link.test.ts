@@ -222,7 +222,7 @@ describe('the signing link', () => {
     // Used: a second signature is a 410, and nothing changes.
     const twice = await door(token, 'POST', `${donation.id}/signature`, answer(donation, { kind: 'typed', text: 'Otra' }));
     expect(twice.statusCode).toBe(410);
-    expect(twice.json()).toMatchObject({ status: 410, code: 'gone' });
+    expect(twice.json()).toMatchObject({ status: 410, code: 'gone', details: [{ path: 'link.used_at' }] });
     const [kept] = await t.db.$queryRawUnsafe<{ signature_kind: string }[]>(
       'SELECT signature_kind FROM donation_notes WHERE donation_id = $1::uuid',
       donation.id,
@@ -243,6 +243,7 @@ describe('the signing link', () => {
       const gone = await door(token, 'GET', donation.id);
       expect(gone.statusCode).toBe(410);
       expect(gone.json().error).toContain('expired');
+      expect(gone.json().details).toEqual([{ path: 'link.expires_at', message: 'has passed' }]);
       expect((await door(token, 'POST', `${donation.id}/signature`, answer(donation))).statusCode).toBe(410);
       expect((await api(a.key, 'GET', `/donations/${donation.id}`)).json().data.status).toBe('offered');
     } finally {
@@ -254,7 +255,9 @@ describe('the signing link', () => {
     const donation = await offered();
     const first = await linkFor(donation.id);
     const second = await linkFor(donation.id);
-    expect((await door(first.token, 'GET', donation.id)).statusCode).toBe(410);
+    const replaced = await door(first.token, 'GET', donation.id);
+    expect(replaced.statusCode).toBe(410);
+    expect(replaced.json().details).toEqual([{ path: 'link.replaced_at', message: 'a newer link was made' }]);
     expect(
       (await door(second.token, 'POST', `${donation.id}/signature`, answer(donation, { kind: 'typed', text: 'Lucía Pérez' }))).statusCode,
     ).toBe(200);

@@ -60,12 +60,20 @@ export async function createDonationLink(
   return { url: `${deps.publicUrl.replace(/\/$/, '')}/dashboard/sign/${input.id}#${token}`, expires_at: expires.toISOString() };
 }
 
-/** Why a link can no longer be used for `use` (410), or null. A replaced link is a dead one. */
+/**
+ * Why a link can no longer be used for `use` (410), or null. A replaced link is a dead one. The
+ * error's one detail names the link's field that ends it (`link.replaced_at`, `link.expires_at`,
+ * `link.used_at`), so the signing page can say which in the volunteer's language.
+ */
 export function linkRefusal(link: DonationLinkRow, now: Date, use: 'read' | 'sign'): AppError | null {
-  if (link.replaced_at !== null) return new AppError('gone', 'This link was replaced by a newer one: ask the kitchen for the latest');
+  const gone = (field: 'replaced_at' | 'expires_at' | 'used_at', detail: string, message: string) =>
+    new AppError('gone', message, [{ path: `link.${field}`, message: detail }]);
+  if (link.replaced_at !== null)
+    return gone('replaced_at', 'a newer link was made', 'This link was replaced by a newer one: ask the kitchen for the latest');
   if (new Date(link.expires_at).getTime() <= now.getTime())
-    return new AppError('gone', 'This link has expired: ask the kitchen for a new one');
-  if (use === 'sign' && link.used_at !== null) return new AppError('gone', 'This donation was already signed through this link');
+    return gone('expires_at', 'has passed', 'This link has expired: ask the kitchen for a new one');
+  if (use === 'sign' && link.used_at !== null)
+    return gone('used_at', 'the donation was signed through this link', 'This donation was already signed through this link');
   return null;
 }
 
