@@ -1,5 +1,5 @@
 import type { AuditAction } from '@merma/schema/dashboard';
-import type { AuditSearch } from './lib/search.ts';
+import type { AuditSearch, DonationsSearch } from './lib/search.ts';
 import { trpc } from './trpc.ts';
 
 /**
@@ -44,3 +44,20 @@ export function auditPageOptions(filter: AuditFilter = {}, cursor?: string) {
   const dated = filter.from || filter.to ? { time_zone: browserZone() } : {};
   return trpc.audit.list.queryOptions({ limit: AUDIT_PAGE_SIZE, ...filter, ...dated, ...(cursor ? { cursor } : {}) });
 }
+
+/**
+ * The donations page's agreements list from the URL (`DonationsSearch`): an entity or establishment
+ * the organisation does not have (a stale link) is left out, so the list shows all rather than failing.
+ */
+export function donationAgreementsOptions(
+  search: DonationsSearch,
+  known: { establishmentIds: readonly string[]; entityIds: readonly string[] },
+) {
+  return trpc.donations.agreements.queryOptions({
+    ...(search.entity && known.entityIds.includes(search.entity) ? { entity_id: search.entity } : {}),
+    ...(search.covers && known.establishmentIds.includes(search.covers) ? { establishment_id: search.covers } : {}),
+  });
+}
+
+/** The organisation's agreements that end within 30 days (the donations page's alert). */
+export const expiringAgreementsOptions = () => trpc.donations.agreements.queryOptions({ status: 'expiring' });

@@ -16,6 +16,7 @@ import { can } from './lib/permissions.ts';
 import { resolveEstablishment } from './lib/scope.ts';
 import {
   auditSearch,
+  donationsSearch,
   forecastSearch,
   overviewSearch,
   pageSearch,
@@ -27,7 +28,14 @@ import {
 } from './lib/search.ts';
 import { overviewQuery, recordsQuery, sessionRecordsQuery, todayIn } from './lib/waste.ts';
 import { SignInPage } from './pages/auth/SignInPage.tsx';
-import { auditFilter, auditPageOptions, deliveriesOptions, looksLikeAction } from './queries.ts';
+import {
+  auditFilter,
+  auditPageOptions,
+  deliveriesOptions,
+  donationAgreementsOptions,
+  expiringAgreementsOptions,
+  looksLikeAction,
+} from './queries.ts';
 import { onUnauthorized, queryClient, type TRPC, trpc } from './trpc.ts';
 
 /**
@@ -130,6 +138,7 @@ const overviewRoute = createRoute({
     const q = context.queryClient;
     void q.prefetchQuery(context.trpc.analytics.benchmark.queryOptions(scope));
     void q.prefetchQuery(context.trpc.analytics.alerts.queryOptions(scope));
+    void q.prefetchQuery(context.trpc.donations.agreements.queryOptions({ establishment_id: establishment.id, status: 'expiring' }));
     await Promise.all([
       q.ensureQueryData(context.trpc.catalog.get.queryOptions()),
       q.ensureQueryData(context.trpc.analytics.periods.queryOptions(scope)),
@@ -189,6 +198,21 @@ const productsRoute = createRoute({
   path: 'products',
   loader: ({ context }) => context.queryClient.ensureQueryData(context.trpc.catalog.products.queryOptions()),
   component: lazyRouteComponent(() => import('./pages/products/ProductsPage.tsx'), 'ProductsPage'),
+});
+
+const donationsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: 'donations',
+  validateSearch: donationsSearch,
+  loaderDeps: ({ search }) => ({ entity: search.entity, covers: search.covers }),
+  loader: async ({ context, deps }) => {
+    const q = context.queryClient;
+    void q.prefetchQuery(expiringAgreementsOptions());
+    const entities = await q.ensureQueryData(context.trpc.donations.entities.queryOptions());
+    const known = { establishmentIds: context.me.establishments.map((e) => e.id), entityIds: entities.map((e) => e.id) };
+    await q.ensureQueryData(donationAgreementsOptions(deps, known));
+  },
+  component: lazyRouteComponent(() => import('./pages/donations/DonationsPage.tsx'), 'DonationsPage'),
 });
 
 const sessionRoute = createRoute({
@@ -299,6 +323,7 @@ const routeTree = rootRoute.addChildren([
     planRoute,
     shiftsRoute,
     productsRoute,
+    donationsRoute,
     sessionRoute,
     keysRoute,
     stationsRoute,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import donationsEs from '../src/i18n/donations.es.json';
 import es from '../src/i18n/es.json';
 import integrationsEs from '../src/i18n/integrations.es.json';
 import stationEs from '../src/i18n/station.es.json';
@@ -16,7 +17,12 @@ function messages(tree: object, prefix = ''): [string, string][] {
  * kitchen would read as another act.
  */
 describe('the Spanish words for pairing a station', () => {
-  const all = [...messages(es), ...messages(stationEs, 'station:'), ...messages(integrationsEs, 'integrations:')];
+  const all = [
+    ...messages(es),
+    ...messages(stationEs, 'station:'),
+    ...messages(integrationsEs, 'integrations:'),
+    ...messages(donationsEs, 'donations:'),
+  ];
 
   it('are vincular and its family, everywhere', () => {
     expect(all.filter(([, text]) => /emparejamiento|emparejad|desemparej|emparejar\b/i.test(text))).toEqual([]);

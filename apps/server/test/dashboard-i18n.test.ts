@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * The dashboard shows no word that is not in its message files (src/i18n/es.json, the typed key
  * source, and en.json; the kitchen station's in station.es.json and station.en.json, the Integrations
- * page's in integrations.es.json and integrations.en.json): every source file under apps/dashboard/src is parsed with the TypeScript
+ * page's in integrations.es.json and integrations.en.json, the Donations page's in donations.es.json
+ * and donations.en.json): every source file under apps/dashboard/src is parsed with the TypeScript
  * compiler and these are refused:
  *
  * - JSX text with a letter (`<Button>Save</Button>`), or a string as a JSX child (`{'Save'}`);
@@ -232,13 +233,15 @@ const files = sources(DASHBOARD_SRC).map((path) => ({
 }));
 /**
  * A language's messages: the dashboard's, the kitchen station's namespace (its keys start with
- * `station.`) and the Integrations page's (its keys start with `integrations.`).
+ * `station.`), the Integrations page's (its keys start with `integrations.`) and the Donations
+ * page's (`donations.`).
  */
 const messages = (language: string) =>
   ({
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/${language}.json`), 'utf8')),
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/station.${language}.json`), 'utf8')),
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/integrations.${language}.json`), 'utf8')),
+    ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/donations.${language}.json`), 'utf8')),
   }) as Messages;
 const es = messages('es');
 const en = messages('en');

@@ -137,7 +137,12 @@ describe('/dashboard', () => {
     // Raised to 209.2 kB with the Products page's density field (label, hint, refusal; +0.1 kB).
     // Lowered to 204.4 kB when the Integrations page's texts (−5.2 kB) became a namespace of their
     // own (`integrations`), loaded when the page opens.
-    const BUDGET_GZ = 204_400;
+    // Raised to 205.0 kB with the Donations page (+0.6 kB): its route, loader and URL filter, the
+    // reading of the errors of its PDF upload (a plain route, not /trpc), the namespace's loader, and
+    // the words every page's first load carries (its nav entry, the audit log's names of its
+    // actions, the donation events'); the page's own texts and the overview's alert are a namespace
+    // of their own (`donations`), loaded when shown.
+    const BUDGET_GZ = 205_000;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));

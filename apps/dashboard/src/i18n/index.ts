@@ -1,5 +1,6 @@
 import i18next, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
+import type donationsEs from './donations.es.json';
 import type es from './es.json';
 import type integrationsEs from './integrations.es.json';
 import type stationEs from './station.es.json';
@@ -13,7 +14,12 @@ const STORAGE_KEY = 'merma.language';
 declare module 'i18next' {
   interface CustomTypeOptions {
     defaultNS: 'translation';
-    resources: { translation: typeof es; station: typeof stationEs; integrations: typeof integrationsEs };
+    resources: {
+      translation: typeof es;
+      station: typeof stationEs;
+      integrations: typeof integrationsEs;
+      donations: typeof donationsEs;
+    };
     // Permission names (`records:read`) are message keys: ':' is not a namespace separator here.
     nsSeparator: false;
   }
@@ -70,7 +76,8 @@ export function formatLocale(language: string): string {
  * dashboard's Stations page's) are a namespace of their own (`station`, station.es.json and
  * station.en.json), loaded when one of those pages is opened: the sign-in page's first load does
  * not carry them. The Integrations page's words are one too (`integrations`, integrations.es.json and
- * integrations.en.json), loaded when that page is opened.
+ * integrations.en.json), loaded when that page is opened; so are the Donations page's (`donations`,
+ * donations.es.json and donations.en.json).
  */
 async function load(language: string, namespace: string) {
   // One import per branch: each loads its own chunk and nothing of the others.
@@ -81,6 +88,10 @@ async function load(language: string, namespace: string) {
   if (namespace === 'integrations') {
     if (language === 'en') return (await import('./integrations.en.json')).default;
     return (await import('./integrations.es.json')).default;
+  }
+  if (namespace === 'donations') {
+    if (language === 'en') return (await import('./donations.en.json')).default;
+    return (await import('./donations.es.json')).default;
   }
   if (language === 'en') return (await import('./en.json')).default;
   return (await import('./es.json')).default;

@@ -46,25 +46,48 @@ function isKnownCode(value: unknown): value is KnownCode {
   return typeof value === 'string' && (KNOWN_CODES as readonly string[]).includes(value);
 }
 
-/** Reads what a failed tRPC call says: `data.app_code`, `data.httpStatus`, `data.details`. */
+/**
+ * A failed call to one of the server's plain HTTP routes outside /trpc (a donation agreement's PDF):
+ * its status (none when no answer came) and the error body every route answers with
+ * (`{ error, code, details? }`).
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number | undefined,
+    readonly body: unknown,
+  ) {
+    super(isRecord(body) && typeof body.error === 'string' ? body.error : `HTTP ${status ?? 'error'}`);
+  }
+}
+
+/** The field problems of an error body, those this build can read. */
+function detailsOf(raw: unknown): ErrorDetail[] {
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter((d): d is ErrorDetail => isRecord(d) && typeof d.path === 'string' && typeof d.message === 'string')
+    .map(({ path, message, code, params }) => ({
+      path,
+      message,
+      // A code this build does not know (a newer server) is said by its English message.
+      ...(isDetailCode(code) ? { code } : {}),
+      ...(isRecord(params) ? { params: params as ErrorDetail['params'] } : {}),
+    }));
+}
+
+/** Reads what a failed call says: a tRPC call's `data.app_code`, `data.httpStatus`, `data.details`, or an `HttpError`'s body. */
 export function errorInfo(error: unknown): ErrorInfo {
   if (error instanceof TRPCClientError) {
     const data: unknown = error.data;
     if (!isRecord(data)) return { code: 'network', httpStatus: undefined, serverMessage: undefined, details: [] };
-    const details = Array.isArray(data.details)
-      ? data.details
-          .filter((d): d is ErrorDetail => isRecord(d) && typeof d.path === 'string' && typeof d.message === 'string')
-          .map(({ path, message, code, params }) => ({
-            path,
-            message,
-            // A code this build does not know (a newer server) is said by its English message.
-            ...(isDetailCode(code) ? { code } : {}),
-            ...(isRecord(params) ? { params: params as ErrorDetail['params'] } : {}),
-          }))
-      : [];
     const httpStatus = typeof data.httpStatus === 'number' ? data.httpStatus : undefined;
     const code = isKnownCode(data.app_code) ? data.app_code : codeFromStatus(httpStatus);
-    return { code, httpStatus, serverMessage: error.message || undefined, details };
+    return { code, httpStatus, serverMessage: error.message || undefined, details: detailsOf(data.details) };
+  }
+  if (error instanceof HttpError) {
+    if (error.status === undefined) return { code: 'network', httpStatus: undefined, serverMessage: undefined, details: [] };
+    const body = isRecord(error.body) ? error.body : {};
+    const code = isKnownCode(body.code) ? body.code : codeFromStatus(error.status);
+    return { code, httpStatus: error.status, serverMessage: error.message, details: detailsOf(body.details) };
   }
   return { code: 'unknown', httpStatus: undefined, serverMessage: undefined, details: [] };
 }

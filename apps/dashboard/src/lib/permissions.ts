@@ -19,4 +19,6 @@ export const can = {
   generatePlan: (role: Role) => roleCan(role, 'build'),
   /** Adding a record or correcting one by hand. */
   writeRecords: (role: Role) => roleCan(role, 'build'),
+  /** Social entities and donation agreements, and the signed agreement's PDF: commitments of the organisation. */
+  manageDonations: (role: Role) => roleCan(role, 'administer'),
 };

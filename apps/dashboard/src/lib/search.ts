@@ -136,3 +136,11 @@ export const auditSearch = (input: In<AuditSearch>): AuditSearch =>
     from: isoDate(raw(input).from),
     to: isoDate(raw(input).to),
   });
+
+/**
+ * The donations page's agreements filter: one social entity (`entity`) and one establishment they
+ * cover (`covers`; `establishment` is the shell's own choice, which this list does not follow).
+ */
+export type DonationsSearch = { entity?: string | undefined; covers?: string | undefined };
+export const donationsSearch = (input: In<DonationsSearch>): DonationsSearch =>
+  defined({ entity: uuid(raw(input).entity), covers: uuid(raw(input).covers) });

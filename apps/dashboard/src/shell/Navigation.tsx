@@ -5,6 +5,7 @@ import {
   IconClock,
   IconDeviceTablet,
   IconFileText,
+  IconHeartHandshake,
   IconHistory,
   IconKey,
   IconList,
@@ -26,6 +27,7 @@ type Item = {
     | '/plan'
     | '/shifts'
     | '/products'
+    | '/donations'
     | '/keys'
     | '/stations'
     | '/integrations'
@@ -47,6 +49,7 @@ export function Navigation({ onNavigate }: { onNavigate: () => void }) {
     { to: '/plan', label: t('nav.plan'), icon: <IconFileText size={18} aria-hidden /> },
     { to: '/shifts', label: t('nav.shifts'), icon: <IconClock size={18} aria-hidden /> },
     { to: '/products', label: t('nav.products'), icon: <IconBaguette size={18} aria-hidden /> },
+    { to: '/donations', label: t('nav.donations'), icon: <IconHeartHandshake size={18} aria-hidden /> },
   ];
   const items: Item[] = [
     ...(can.viewKeys(me.role) ? [{ to: '/keys' as const, label: t('nav.keys'), icon: <IconKey size={18} aria-hidden /> }] : []),

@@ -244,6 +244,7 @@ export function overviewFixtures(): Fixtures {
     'analytics.periods': periods,
     'analytics.benchmark': { available: false, reason: 'plan' },
     'analytics.alerts': [],
+    'donations.agreements': [],
   };
 }
 

@@ -2,11 +2,12 @@ import { Alert, Badge, Card, Code, Group, List, SegmentedControl, SimpleGrid, St
 import { type AnalyticsResult, keyPrefix } from '@merma/schema';
 import type { DashboardBenchmark, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
 import { IconArrowDownRight, IconArrowUpRight, IconMinus } from '@tabler/icons-react';
-import { useSuspenseQuery } from '@tanstack/react-query';
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
-import { useId, useState } from 'react';
+import { Suspense, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DestinationBars, KgBars, TrendChart } from '../../components/charts/index.tsx';
+import { ExpiringAgreementsAlert } from '../../components/ExpiringAgreementsAlert.tsx';
 import { AnchorLink } from '../../components/links.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
@@ -24,6 +25,8 @@ const route = getRouteApi('/app/overview');
  * month against the same stretch before; the trend; where it comes from (category, cause, stage);
  * where it goes, in the order of the Ley 1/2025 hierarchy, with the recovery rate; the sector
  * comparison; and the spikes of the last two weeks. Figures come from the API's own analytics.
+ * Above them, when there are any, the donation agreements covering the establishment that end
+ * within 30 days (Ley 1/2025: donating needs one in force).
  */
 export function OverviewPage() {
   const { t } = useTranslation();
@@ -47,6 +50,7 @@ function Overview({ establishmentId, timezone }: { establishmentId: string; time
 
   return (
     <Stack gap="lg">
+      <ExpiringAgreements establishmentId={establishmentId} />
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
         {periods.map((p) => (
           <PeriodCard key={p.period} comparison={p} />
@@ -69,6 +73,31 @@ function Overview({ establishmentId, timezone }: { establishmentId: string; time
         <Alerts scope={scope} />
       </SimpleGrid>
     </Stack>
+  );
+}
+
+/**
+ * The establishment's agreements ending within 30 days, with a link to them; nothing while they load
+ * or when there are none (the page waits neither for them nor for the words that say them).
+ */
+function ExpiringAgreements({ establishmentId }: { establishmentId: string }) {
+  const { data } = useQuery(trpc.donations.agreements.queryOptions({ establishment_id: establishmentId, status: 'expiring' }));
+  if (!data?.some((a) => a.expires_in_days !== null)) return null;
+  return (
+    <Suspense fallback={null}>
+      <ExpiringAgreementsAlert agreements={data}>
+        <AgreementsLink establishmentId={establishmentId} />
+      </ExpiringAgreementsAlert>
+    </Suspense>
+  );
+}
+
+function AgreementsLink({ establishmentId }: { establishmentId: string }) {
+  const { t } = useTranslation('donations');
+  return (
+    <AnchorLink to="/donations" search={{ covers: establishmentId }} size="sm" display="block" mt="xs">
+      {t('donations.expiring.link')}
+    </AnchorLink>
   );
 }
 
