@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MAX_BODY_BYTES } from '@merma/schema';
+import { localDate, MAX_BODY_BYTES } from '@merma/schema';
 import { deadline } from '@merma/testing';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -290,7 +290,14 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('POST', '/donations/{id}/lines/{line_id}/reroute', reroute), 200);
     expectStatus(await call('POST', '/donations/{id}/lines/{line_id}/reroute', reroute), 409);
     expectStatus(await call('POST', '/donations/{id}/collect', { params: { id } }), 200);
-    expectStatus(await call('POST', '/donations/{id}/receive', { params: { id } }), 200);
+    const received = await call('POST', '/donations/{id}/receive', { params: { id } });
+    expectStatus(received, 200);
+    // The tax pack of the year it was collected in (Spain's calendar), with the donation in it.
+    const year = localDate(new Date(received.json().data.collected_at), 'Europe/Madrid').slice(0, 4);
+    const pack = await call('GET', '/donations/tax-pack', { query: `year=${year}&taxable_base=100000.00` });
+    expectStatus(pack, 200);
+    expect(JSON.stringify(pack.json().data)).toContain(id);
+    expectStatus(await call('GET', '/donations/tax-pack', { query: 'year=1999' }), 400);
   });
 
   it('catalogues', async () => {

@@ -329,6 +329,7 @@ describe('OpenAPI document and docs page', () => {
         'POST /donations/{id}/collect',
         'POST /donations/{id}/receive',
         'POST /donations/{id}/lines/{line_id}/reroute',
+        'GET /donations/tax-pack',
         'POST /donations/{id}/link',
       ].sort(),
     );

@@ -5,6 +5,7 @@ export * from './constants.js';
 export * from './cursor.js';
 export * from './donation-handover.js';
 export * from './donation-link.js';
+export * from './donation-tax.js';
 export * from './donations.js';
 export * from './envelope.js';
 export * from './events.js';

@@ -9,6 +9,8 @@ import {
   DonationIdParams,
   DonationLinkResponse,
   DonationResponse,
+  DonationTaxPackQuery,
+  DonationTaxPackResponse,
   ListDonationAgreementsQuery,
   ListDonationAgreementsResponse,
   ListDonationsQuery,
@@ -28,6 +30,7 @@ import { advanceDonation, createDonation, decideDonation, getDonation, listDonat
 import { archiveEntity, createEntity, getEntity, listEntities, updateEntity } from './entities.js';
 import { createDonationLink } from './links.js';
 import { liveOnly } from './service.js';
+import { taxReport, taxReportScope } from './tax-report.js';
 
 const meta = (
   method: 'GET' | 'POST' | 'PATCH',
@@ -58,6 +61,8 @@ const donationMeta = (
   permission,
   ...(created ? { successStatus: 201 as const } : {}),
 });
+
+const TAX_PACK = `The donations' tax pack of a tax year, for the company's adviser: per donor company (the establishments' CIF), the VAT of each donation (taxable base 0 for an entity of Ley 49/2002 art. 2, otherwise a self-supply the adviser settles), the Ley 49/2002 art. 18 base of the gifts (book value capped at market value), and per social entity the art. 20 corporate-tax deduction: 40 %, or 50 % when the company gave to the same entity in each of the two previous years and the nearer at least as much (\`recurrence\`), and the 15 % limit when \`taxable_base\` is given. Read from the accepted lines of collected or received donations of the key's mode, the tax year being the day of collection in Spain. An Enterprise Multi key sees every establishment of the organisation; another key sees its establishment's donations and shares (\`scope: establishment\`: the company-wide totals are null, the rate and its recurrence test still read the company's gifts). Every figure carries notes (a code and an English text naming the article); docs/decisions/0011 gives the rules. The same pack as a spreadsheet: \`GET /donations/tax-pack.csv\`; as a PDF: \`GET /donations/tax-pack.pdf\`; an entity's certificate (art. 24) to sign: \`GET /donations/tax-pack/certificates/{entity_id}.pdf\`.`;
 
 const STATES =
   'States: `offered` → `accepted` (the entity takes at least one line) | `refused` (none) → `collected` → `received`; a step from another state is a 409.';
@@ -330,6 +335,23 @@ export function donationsRouter({ catalog, publicUrl }: { catalog: CatalogCache;
       .output(DonationResponse)
       .mutation(async ({ ctx, input }) => ok(await rerouteLine({ db: ctx.db, clock: ctx.clock, catalog }, ctx.auth, input))),
 
+    getTaxPack: apiProcedure
+      .meta(
+        donationMeta(
+          'GET',
+          '/donations/tax-pack',
+          'Get the donations tax pack of a year',
+          'getDonationTaxPack',
+          'donations:read',
+          TAX_PACK,
+        ),
+      )
+      .input(DonationTaxPackQuery)
+      .output(DonationTaxPackResponse)
+      .query(async ({ ctx, input }) => {
+        const options = { year: input.year, taxableBase: input.taxable_base, generatedAt: ctx.clock() };
+        return ok((await taxReport(ctx.replica, taxReportScope(ctx.auth, input.cif), options)).pack);
+      }),
     createDonationLink: apiProcedure
       .meta(
         donationMeta(
