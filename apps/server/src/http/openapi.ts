@@ -34,6 +34,21 @@ const RATE_HEADERS = {
   'X-RateLimit-Reset': { description: 'Unix time (seconds) when the window resets', schema: { type: 'integer' } },
 };
 
+/**
+ * The refusals every API route can answer, whatever it does: the key, its permission or the plan,
+ * the rate limit, the service. `forbidden` says what a 403 means for the operation.
+ */
+const commonErrors = (forbidden = 'The key lacks the permission, or the plan does not include the API') => ({
+  '401': errorResponse('API key missing, invalid or revoked'),
+  '403': errorResponse(forbidden),
+  '429': errorResponse('Rate limit exceeded', 'RateLimitError', {
+    'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
+    ...RATE_HEADERS,
+  }),
+  '500': errorResponse('Internal error'),
+  '503': errorResponse('Temporarily unavailable; retry after Retry-After seconds'),
+});
+
 /** Operations without a path parameter that still answer 404, and when. */
 const NOT_FOUND_WITHOUT_PATH_PARAMETER: Record<string, string> = {
   getPreventionPlan: 'No prevention plan has been generated yet',
@@ -157,8 +172,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
       success.headers = RATE_HEADERS;
       responses[String(meta.successStatus ?? 200)] = success;
       responses['400'] = errorResponse('Invalid input; `details` lists each problem');
-      responses['401'] = errorResponse('API key missing, invalid or revoked');
-      responses['403'] = errorResponse('The key lacks the permission, or the plan does not include the API');
+      Object.assign(responses, commonErrors());
       if (path.includes('{')) responses['404'] = errorResponse('No such resource for this establishment');
       const notFound = NOT_FOUND_WITHOUT_PATH_PARAMETER[op.operationId as string];
       if (notFound) responses['404'] = errorResponse(notFound);
@@ -173,12 +187,6 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
         responses['413'] = errorResponse('Body larger than 1 MiB');
         responses['415'] = errorResponse('Body is not application/json');
       }
-      responses['429'] = errorResponse('Rate limit exceeded', 'RateLimitError', {
-        'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
-        ...RATE_HEADERS,
-      });
-      responses['500'] = errorResponse('Internal error');
-      responses['503'] = errorResponse('Temporarily unavailable; retry after Retry-After seconds');
       if (method === 'post') {
         const params = (op.parameters as Json[] | undefined) ?? [];
         if (meta.queryInput) {
@@ -239,18 +247,8 @@ const integrationResponses = (success: string, unauthorized: string, notFound: b
  * beside the procedures, with the API key and limits of every API route.
  */
 const agreementId = { name: 'id', in: 'path', required: true, description: 'the agreement id', schema: { type: 'string', format: 'uuid' } };
-/** The refusals every API route can answer, as the procedures' (above). */
-const documentErrors = (permission: string) => ({
-  '401': errorResponse('API key missing, invalid or revoked'),
-  '403': errorResponse(`The key lacks ${permission}, or the plan does not include the API`),
-  '404': errorResponse("No such agreement in the key's organisation"),
-  '429': errorResponse('Rate limit exceeded', 'RateLimitError', {
-    'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
-    ...RATE_HEADERS,
-  }),
-  '500': errorResponse('Internal error'),
-  '503': errorResponse('Temporarily unavailable; retry after Retry-After seconds'),
-});
+/** The refusals of a route outside the procedures, as the procedures' (above). */
+const documentErrors = (permission: string) => commonErrors(`The key lacks ${permission}, or the plan does not include the API`);
 const AGREEMENT_DOCUMENT_PATHS: Json = {
   '/donation-agreements/{id}/document': {
     put: {
@@ -275,6 +273,7 @@ const AGREEMENT_DOCUMENT_PATHS: Json = {
         },
         ...documentErrors('donations:write'),
         '400': errorResponse('The body is not a PDF, or the id is not a UUID'),
+        '404': errorResponse("No such agreement in the key's organisation"),
         '403': errorResponse('The key lacks donations:write, is a test key, or the plan does not include the API'),
         '413': errorResponse('Body larger than 10 MiB'),
         '415': errorResponse('Body is not application/pdf'),
