@@ -330,6 +330,9 @@ describe('OpenAPI document and docs page', () => {
         'POST /donations/{id}/receive',
         'POST /donations/{id}/lines/{line_id}/reroute',
         'GET /donations/tax-pack',
+        'GET /donations/tax-pack.csv',
+        'GET /donations/tax-pack.pdf',
+        'GET /donations/tax-pack/certificates/{entity_id}.pdf',
         'POST /donations/{id}/link',
       ].sort(),
     );
@@ -356,8 +359,14 @@ describe('OpenAPI document and docs page', () => {
       const responses = op.responses as Record<string, { content?: Record<string, { schema: unknown }> }>;
       const queued = new Set(['post /records/verifications']);
       const success = creates.has(`${method} ${path}`) ? '201' : queued.has(`${method} ${path}`) ? '202' : '200';
-      // A signed agreement is downloaded as the PDF it is; every other answer is JSON.
-      const type = `${method} ${path}` === 'get /donation-agreements/{id}/document' ? 'application/pdf' : 'application/json';
+      // A signed agreement and the tax pack's files are downloaded as what they are; every other answer is JSON.
+      const files: Record<string, string> = {
+        'get /donation-agreements/{id}/document': 'application/pdf',
+        'get /donations/tax-pack.csv': 'text/csv',
+        'get /donations/tax-pack.pdf': 'application/pdf',
+        'get /donations/tax-pack/certificates/{entity_id}.pdf': 'application/pdf',
+      };
+      const type = files[`${method} ${path}`] ?? 'application/json';
       expect(responses[success]?.content?.[type]?.schema, `${method} ${path}`).toBeTruthy();
       expect(responses['401']).toBeTruthy();
       expect(responses['429']).toBeTruthy();

@@ -1,4 +1,4 @@
-import { PERMISSIONS } from '@merma/schema';
+import { localDate, PERMISSIONS } from '@merma/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../src/admin/service.js';
 import { addKey, buildTestApp, createTenant, startTestApp, type Tenant, type TestContext, testConfig, validRecord } from './helpers.js';
@@ -59,14 +59,24 @@ const BODIES: Record<string, unknown> = {
     capacity: { cold_chain: false, vehicle: false },
   },
 };
+/** The tax year of B's collected donation, which the tax pack's operations are asked for. */
+let taxYear = '';
+/** Query strings an operation needs to reach its data (the tax pack's year). */
+const QUERIES: Record<string, () => string> = {
+  'GET /donations/tax-pack': () => `year=${taxYear}`,
+  'GET /donations/tax-pack.csv': () => `year=${taxYear}`,
+  'GET /donations/tax-pack.pdf': () => `year=${taxYear}`,
+  'GET /donations/tax-pack/certificates/{entity_id}.pdf': () => `year=${taxYear}`,
+};
 /** Paths of the organisation's own objects, shared by its establishments and both modes. */
 const ORGANISATION_WIDE = /^\/(social-entities|donation-agreements)\/\{id\}/;
 const bodyFor = (method: string, path: string) => BODIES[`${method} ${path}`] ?? (method === 'GET' ? undefined : {});
-const fill = (path: string) =>
+const fill = (path: string, method = 'GET') =>
   `/api/v1${path
     .replace('{id}', ids[path.split('/')[1] as string] ?? '')
     .replace('{delivery_id}', ids.delivery ?? '')
-    .replace('{line_id}', ids.line ?? '')}`;
+    .replace('{line_id}', ids.line ?? '')
+    .replace('{entity_id}', ids['social-entities'] ?? '')}${QUERIES[`${method} ${path}`] ? `?${QUERIES[`${method} ${path}`]?.()}` : ''}`;
 
 /** What a tenant holds in test mode (the mode of every key here but B's live one). */
 async function stateOf(tenant: Tenant) {
@@ -148,6 +158,23 @@ beforeAll(async () => {
   expect(donation.statusCode, donation.body).toBe(201);
   ids.donations = donation.json().data.id;
   ids.line = donation.json().data.lines[0].id;
+  // Another, collected, so that B's test-mode tax pack has a donation in it.
+  const collected = (
+    await request(b.key, 'POST', '/api/v1/donations', {
+      agreement_id: ids['donation-agreements'],
+      lines: [{ description: 'Pan recogido', food_category: 'bakery', quantity: 2, unit: 'kg', book_value: 3 }],
+    })
+  ).json().data;
+  ids['collected-donation'] = collected.id;
+  const accepted = await request(b.key, 'POST', `/api/v1/donations/${collected.id}/decision`, {
+    lines: [{ line_id: collected.lines[0].id, decision: 'accepted' }],
+  });
+  expect(accepted.statusCode, accepted.body).toBe(200);
+  const done = await request(b.key, 'POST', `/api/v1/donations/${collected.id}/collect`);
+  expect(done.statusCode, done.body).toBe(200);
+  taxYear = localDate(new Date(done.json().data.collected_at), 'Europe/Madrid').slice(0, 4);
+  const own = await request(b.key, 'GET', `/api/v1/donations/tax-pack?year=${taxYear}`);
+  expect(own.body.includes(collected.id), own.body).toBe(true);
   await request(b.key, 'POST', '/api/v1/prevention-plan', {});
   ids.delivery = (await request(b.key, 'POST', `/api/v1/webhooks/${ids.webhooks}/test`, {})).json().data.id;
   // A failed delivery of B's record, so that a recovery reaching across the wall would show.
@@ -173,7 +200,7 @@ describe('tenant, mode and permission walls', () => {
         ['A', a.key],
         ['B live', bLive.key],
       ] as const) {
-        const url = fill(path);
+        const url = fill(path, method);
         const res = await request(key, method, url, bodyFor(method, path));
         const label = `${who}: ${method} ${path}`;
         expect(res.statusCode, label).toBeLessThan(500);
@@ -183,6 +210,10 @@ describe('tenant, mode and permission walls', () => {
         // Social entities and donation agreements too: B's live key reaches B's; A's key, none (404).
         else if (ORGANISATION_WIDE.test(path) && who === 'B live') expect(res.statusCode, label).toBeLessThan(300);
         else if (path.includes('{id}')) expect(res.statusCode, label).toBe(404);
+        // An entity's tax certificate: A's key has no such entity, B's live key no gift to it in its mode.
+        else if (path.includes('{entity_id}')) expect(res.statusCode, label).toBe(404);
+        // The tax pack and its files: answered, with nothing of B's test data in them.
+        else if (path.startsWith('/donations/tax-pack')) expect(res.statusCode, label).toBe(200);
         // B's ids never appear, except one the caller sent itself (a 404 names what was asked for).
         // (B's products, entities and agreements are B's organisation's, in both modes: B's live key sees them.)
         const shared = [ids.products, ids['social-entities'], ids['donation-agreements']];
@@ -214,7 +245,7 @@ describe('tenant, mode and permission walls', () => {
       const limited = await createTenant(t.db, { permissions: others });
       const before = await stateOf(limited);
       for (const { method, path } of ops.filter((o) => o.permission === permission)) {
-        const res = await request(limited.key, method, fill(path), bodyFor(method, path));
+        const res = await request(limited.key, method, fill(path, method), bodyFor(method, path));
         expect(res.statusCode, `${method} ${path} without ${permission}`).toBe(403);
         expect(res.json()).toMatchObject({ status: 403, code: 'forbidden' });
       }

@@ -206,7 +206,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
     }
   }
   doc.security = [{ bearerAuth: [] }];
-  Object.assign(doc.paths ?? {}, INTEGRATION_PATHS, AGREEMENT_DOCUMENT_PATHS);
+  Object.assign(doc.paths ?? {}, INTEGRATION_PATHS, AGREEMENT_DOCUMENT_PATHS, taxPackDocumentPaths(doc));
   describeInboundPayload(doc);
   // The generator also emits schemas nothing refers to (its own error shapes, which the service
   // never sends): drop every component schema no operation reaches.
@@ -304,6 +304,73 @@ const AGREEMENT_DOCUMENT_PATHS: Json = {
     },
   },
 };
+
+/**
+ * The donations' tax pack as files (http/surfaces/tax-pack-documents.ts): the JSON procedure's
+ * figures as a CSV and a PDF, and an entity's certificate. Their query parameters are the
+ * procedure's (`getDonationTaxPack`), read from the generated document so they cannot drift.
+ */
+function taxPackDocumentPaths(doc: OpenAPIObject): Json {
+  const pack = (doc.paths?.['/donations/tax-pack'] as Record<string, Json> | undefined)?.get;
+  const query = pack?.parameters as Json[] | undefined;
+  if (!query?.some((p) => p.name === 'year')) throw new Error("The tax pack's query parameters are not where the document expects them");
+  const file = (type: string, description: string) => ({
+    description,
+    headers: {
+      ...RATE_HEADERS,
+      'Content-Disposition': { description: 'attachment, with the file name', schema: { type: 'string' } },
+    },
+    content: { [type]: { schema: { type: 'string', format: 'binary' } } },
+  });
+  const operation = (operationId: string, summary: string, description: string, parameters: Json[], success: Json, notFound?: string) => ({
+    operationId,
+    tags: ['donations'],
+    security: [{ bearerAuth: [] }],
+    summary,
+    description: `${description}\n\nRequires the \`donations:read\` permission.`,
+    parameters,
+    'x-permission': 'donations:read',
+    responses: {
+      '200': success,
+      '400': errorResponse('Invalid query (`year` missing or out of range, an unknown parameter…); `details` lists each problem'),
+      ...documentErrors('donations:read'),
+      ...(notFound ? { '404': errorResponse(notFound) } : {}),
+    },
+  });
+  return {
+    '/donations/tax-pack.csv': {
+      get: operation(
+        'getDonationTaxPackCsv',
+        'Download the donations tax pack as a spreadsheet',
+        'The figures of `GET /donations/tax-pack` as a CSV a spreadsheet set to Spanish opens as columns: UTF-8 with a byte order mark, `;` between fields, decimal comma, dates dd/mm/yyyy, CRLF line ends, cells never read as formulas. One row per company (`Empresa`, organisation scope only), social entity (`Entidad`), establishment (`Establecimiento`) and donation (`Donación`), in the column `Nivel`.',
+        query,
+        file('text/csv', 'The pack as CSV'),
+      ),
+    },
+    '/donations/tax-pack.pdf': {
+      get: operation(
+        'getDonationTaxPackPdf',
+        'Download the donations tax pack as a PDF',
+        'The figures of `GET /donations/tax-pack` as a PDF in Spanish for the adviser: per company its totals and the 15 % limit, each entity with its rate and recurrence test, each establishment, each donation with its VAT, and the notes in full.',
+        query,
+        file('application/pdf', 'The pack as PDF'),
+      ),
+    },
+    '/donations/tax-pack/certificates/{entity_id}.pdf': {
+      get: operation(
+        'getDonationTaxCertificate',
+        "Download a social entity's donation certificate to sign",
+        "The certificate of Ley 49/2002 art. 24 for the gifts of the year to one social entity, pre-filled for its representative to sign: the donor company's and the entity's identities, the entity's Ley 49/2002 status, each delivery's date, goods, kilos and art. 18 value, the use of the goods, that the gift is irrevocable, and a blank place, date and signature. One per donor company (CIF), each on its own pages. An entity that issues its own certificate signs that one instead.",
+        [
+          { name: 'entity_id', in: 'path', required: true, description: 'the social entity', schema: { type: 'string', format: 'uuid' } },
+          ...query.filter((p) => p.name !== 'taxable_base'),
+        ],
+        file('application/pdf', 'The certificate'),
+        "No such entity in the key's organisation, or no donation to it handed over in the year by the key's establishments",
+      ),
+    },
+  };
+}
 
 /**
  * The integrations' own URLs (http/surfaces/vendors.ts): Fastify routes outside the

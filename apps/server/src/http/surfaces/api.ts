@@ -6,6 +6,7 @@ import type { AppServices } from '../app.js';
 import { registerProcedureRoutes } from '../binding.js';
 import { agreementDocumentRoutes } from './agreement-documents.js';
 import { noStore, storableBodies, wakeAfterWrites } from './hooks.js';
+import { taxPackDocumentRoutes } from './tax-pack-documents.js';
 
 /**
  * The public REST API (`/api/v1`, an API key in `Authorization: Bearer`): the procedures served
@@ -45,4 +46,5 @@ export async function apiSurface(app: FastifyInstance, options: { services: AppS
     responseCheck: services.config.apiResponseCheck,
   });
   await app.register(agreementDocumentRoutes, { sql: services.sql.primary, clock: services.clock });
+  await app.register(taxPackDocumentRoutes, { sql: services.sql.replica, clock: services.clock });
 }
