@@ -393,3 +393,73 @@ describe('a refused line sent down the hierarchy', () => {
     expect((await send(b.key, 'POST', `/donations/${donation.id}/collect`)).statusCode).toBe(404);
   });
 });
+
+describe('the prevention plan’s donation section', () => {
+  it('lists the agreements, the kilos and every refusal with where it went, for its establishment and mode only', async () => {
+    const donation = await offer(a.key, [
+      { ...LINE, quantity: 7 },
+      { ...LINE, description: 'Tarta | de queso', quantity: 1.25 },
+    ]);
+    const [kept, refused] = donation.lines as unknown as [{ id: string }, { id: string }];
+    await send(a.key, 'POST', `/donations/${donation.id}/decision`, {
+      lines: [
+        { line_id: kept.id, decision: 'accepted' },
+        { line_id: refused.id, decision: 'refused', reason: 'Sin frío\npara tartas' },
+      ],
+    });
+    expect(
+      (await send(a.key, 'POST', `/donations/${donation.id}/lines/${refused.id}/reroute`, { destino_id: DESTINO_FEED })).statusCode,
+    ).toBe(200);
+
+    // Offered at 00:30 on 2 December in Madrid: after the plan's last day.
+    now = new Date('2026-12-01T23:30:00.000Z');
+    try {
+      await offer(a.key, [{ ...LINE, quantity: 9.75 }]);
+    } finally {
+      now = new Date('2026-12-01T10:00:00.000Z');
+    }
+    const plan = (await send(a.key, 'POST', '/prevention-plan', {})).json().data;
+    const section = plan.donations;
+    // The two agreements in force (another test of this file may add a draft and an expired one).
+    const statuses = new Map(section.agreements.map((x: { id: string; status: string }) => [x.id, x.status]));
+    expect([statuses.get(agreementId), statuses.get(narrowAgreementId)]).toEqual(['active', 'active']);
+    expect(section.justification).toBeNull();
+    // A's test donations of the plan's days (to 1 December in Madrid: the one offered at 00:30 on
+    // the 2nd by another test is not in it), summed from the database.
+    const [sums] = await t.db.$queryRawUnsafe<{ offered: string; accepted: string; refused: string }[]>(
+      `SELECT sum(l.net_kg)::text AS offered, coalesce(sum(l.net_kg) FILTER (WHERE l.status = 'accepted'), 0)::text AS accepted,
+         coalesce(sum(l.net_kg) FILTER (WHERE l.status = 'refused'), 0)::text AS refused
+       FROM donations d JOIN donation_lines l ON l.donation_id = d.id WHERE d.establishment_id = $1::uuid AND d.livemode = false
+         AND d.offered_at < '2026-12-01T23:00:00Z'`,
+      a.establishmentId,
+    );
+    expect([section.offered_kg, section.accepted_kg, section.refused_kg]).toEqual([
+      Number(sums?.offered),
+      Number(sums?.accepted),
+      Number(sums?.refused),
+    ]);
+    expect(section.refused_kg).toBeGreaterThanOrEqual(1.25);
+    const mine = section.refusals.find((r: { donation_id: string }) => r.donation_id === donation.id);
+    expect(mine).toMatchObject({ description: 'Tarta | de queso', kg: 1.25, reason: 'Sin frío\npara tartas', rerouted_to: 'animal_feed' });
+    expect(mine.rerouted_to_label).toBe('Alimentación animal y fabricación de piensos');
+    expect(section.donated_kg).toBe(plan.destinations.find((d: { key: string }) => d.key === 'donation').kg);
+
+    const markdown = (await send(a.key, 'GET', '/prevention-plan?format=markdown')).json().data.markdown as string;
+    expect(markdown).toContain('## Donación de alimentos (art. 6 y 7)');
+    expect(markdown).toContain('| Tarta \\| de queso | 1,3 kg | Sin frío para tartas | Alimentación animal y fabricación de piensos |');
+
+    // Live mode and another establishment of the organisation: none of A's test donations; the
+    // other establishment has no agreement in force, so its plan asks for the written justification.
+    const live = (await send(aLive, 'POST', '/prevention-plan', {})).json().data.donations;
+    expect([live.offered_kg, live.refusals]).toEqual([0, []]);
+    // An agreement not signed yet (a draft) is no agreement in force.
+    const agreement = (await send(aLive, 'GET', `/donation-agreements/${agreementId}`)).json().data;
+    const { id: _id, entity_name: _n, status: _s, document: _d, created_at: _c, updated_at: _u, ...fields } = agreement;
+    const third = await createTenant(t.db, { organizationId: a.organizationId });
+    const draft = await send(aLive, 'POST', '/donation-agreements', { ...fields, establishment_ids: [third.establishmentId] });
+    expect(draft.statusCode, draft.body).toBe(201);
+    const other = (await send(third.key, 'POST', '/prevention-plan?lang=en', {})).json().data.donations;
+    expect(other).toMatchObject({ agreements: [{ id: draft.json().data.id, status: 'draft' }], offered_kg: 0, refusals: [] });
+    expect(other.justification).toContain('art. 6.4.b');
+  });
+});

@@ -61,6 +61,45 @@ export const PreventionPlan = z
       reduction: z.literal(0.5),
       note: z.string(),
     }),
+    donations: z
+      .object({
+        agreements: z.array(
+          z.object({
+            id: Uuid,
+            entity_name: z.string(),
+            valid_from: IsoDate,
+            valid_until: IsoDate,
+            status: z.enum(['draft', 'active', 'expiring', 'expired']).describe('on the day the plan was generated'),
+          }),
+        ),
+        donated_kg: z.number().describe('kg of the period whose destination is donation in the register'),
+        donated_share: z.number().describe('donated_kg over total_kg'),
+        offered_kg: z.number().describe('kg offered to social entities in the period (`/donations`)'),
+        accepted_kg: z.number(),
+        refused_kg: z.number(),
+        refusals: z
+          .array(
+            z.object({
+              donation_id: Uuid,
+              offered_at: Timestamp,
+              entity_name: z.string(),
+              description: z.string(),
+              kg: z.number(),
+              reason: z.string().describe("the entity's reason"),
+              rerouted_to: z.string().nullable().describe("the destination's code it was sent to instead; null while it waits"),
+              rerouted_to_label: z.string().nullable(),
+            }),
+          )
+          .describe('every refused line of the period, the newest 100'),
+        justification: z
+          .string()
+          .nullable()
+          .describe(
+            'when no signed agreement is in force for the establishment: what the law asks the plan to justify in writing (Ley 1/2025 art. 6.4.b); null otherwise',
+          ),
+      })
+      .nullable()
+      .describe('donations (Ley 1/2025 art. 6 and 7); null in plans generated before the plan had this section'),
     markdown: z.string().optional(),
   })
   .meta({ id: 'PreventionPlan' });

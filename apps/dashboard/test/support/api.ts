@@ -70,6 +70,7 @@ const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   method_not_allowed: 'METHOD_NOT_SUPPORTED',
   request_timeout: 'TIMEOUT',
   conflict: 'CONFLICT',
+  gone: 'NOT_FOUND',
   payload_too_large: 'PAYLOAD_TOO_LARGE',
   unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
   headers_too_large: 'BAD_REQUEST',

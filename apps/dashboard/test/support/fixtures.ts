@@ -193,6 +193,7 @@ export function plan(over: Partial<NonNullable<Output<'plan.get'>>> = {}): NonNu
     by_shift: [],
     destinations: [{ key: 'donation', label: 'Donation', kg: 300, share: 0.243, orden: 1, es_recuperacion: true }],
     below_feed_kg: 934.5,
+    donations: null,
     hotspots: [
       {
         food_category: 'bakery',

@@ -1,6 +1,7 @@
 import type { PlanLanguage, PreventionPlan } from '@merma/schema';
 import type { Sql } from '../../db/sql.js';
 import { type CatalogNames, causeLabel, destinationLabel, foodCategoryLabel, NO_SHIFT_LABEL, wasteStageLabel } from '../catalog/labels.js';
+import type { PlanDonations } from '../donations/summary.js';
 import { measureIdsFor, measureText } from './measures.js';
 
 /**
@@ -32,6 +33,8 @@ export type StoredPlan = {
   below_feed_kg: number;
   hotspots: { food_category: string; waste_stage: string; kg: number; share: number; measure_ids: string[] }[];
   target: { baseline_year: number | null; baseline_kg: number | null; target_2030_kg: number | null };
+  /** Absent in plans stored before the plan had a donations section. */
+  donations?: PlanDonations;
 };
 
 type LegacyShare = Part & { label?: string };
@@ -86,6 +89,12 @@ export async function loadCatalogNames(sql: Sql): Promise<CatalogNames> {
   return names;
 }
 
+/** What a plan asks for when no signed agreement is in force (Ley 1/2025 art. 6.4.b). */
+export const DONATION_JUSTIFICATION: Record<PlanLanguage, string> = {
+  es: 'No hay ningún convenio de donación firmado y en vigor para este establecimiento. La Ley 1/2025 (art. 6.4.b) obliga a promover convenios con entidades sociales o bancos de alimentos: el plan debe justificar por escrito por qué no se dona (por ejemplo, que no hay excedentes aptos para el consumo o que ninguna entidad de la zona puede recogerlos) o indicar cuándo se firmará uno.',
+  en: 'No signed donation agreement is in force for this establishment. Ley 1/2025 (art. 6.4.b) requires promoting agreements with social entities or food banks: the plan must justify in writing why food is not donated (for example, no surplus fit for consumption, or no entity nearby able to collect it) or say when one will be signed.',
+};
+
 export const TARGET_NOTE: Record<PlanLanguage, { pending: string; set: (year: number) => string }> = {
   es: {
     pending:
@@ -133,5 +142,24 @@ export function localizePlan(plan: StoredPlan, lang: PlanLanguage, names: Catalo
       reduction: 0.5,
       note: plan.target.baseline_year === null ? TARGET_NOTE[lang].pending : TARGET_NOTE[lang].set(plan.target.baseline_year),
     },
+    donations: plan.donations === undefined ? null : localizeDonations(plan, plan.donations, lang, names),
+  };
+}
+
+function localizeDonations(plan: StoredPlan, d: PlanDonations, lang: PlanLanguage, names: CatalogNames): PreventionPlan['donations'] {
+  const donated = plan.destinations.find((x) => x.key === 'donation');
+  const inForce = d.agreements.some((a) => a.status === 'active' || a.status === 'expiring');
+  return {
+    agreements: d.agreements,
+    donated_kg: donated?.kg ?? 0,
+    donated_share: donated?.share ?? 0,
+    offered_kg: d.offered_kg,
+    accepted_kg: d.accepted_kg,
+    refused_kg: d.refused_kg,
+    refusals: d.refusals.map((r) => ({
+      ...r,
+      rerouted_to_label: r.rerouted_to === null ? null : destinationLabel(r.rerouted_to, lang, names),
+    })),
+    justification: inForce ? null : DONATION_JUSTIFICATION[lang],
   };
 }

@@ -24,6 +24,20 @@ const TEXT = {
     noHotspots: 'No hay registros en el periodo analizado.',
     target: 'Objetivo de reducción',
     baseline: (year: number, kg: string, target: string) => `Año base ${year}: ${kg}; objetivo para 2030: ${target}.`,
+    donations: 'Donación de alimentos (art. 6 y 7)',
+    agreements: 'Convenios de donación',
+    noAgreements: 'Ningún convenio de donación cubre este establecimiento.',
+    entity: 'Entidad',
+    validity: 'Vigencia',
+    status: 'Estado',
+    statuses: { draft: 'borrador', active: 'en vigor', expiring: 'vence pronto', expired: 'vencido' },
+    donated: (kg: string, share: string) => `Donado en el periodo (según el registro): **${kg}** (${share} del total registrado).`,
+    offered: (offered: string, accepted: string, refused: string) =>
+      `Ofrecido a entidades: ${offered}; aceptado: ${accepted}; rechazado: ${refused}.`,
+    refusals: 'Rechazos y destino alternativo',
+    refusalColumns: ['Fecha', 'Entidad', 'Alimento', 'kg', 'Motivo', 'Destino dado'],
+    waiting: 'pendiente',
+    justification: 'Justificación requerida',
   },
   en: {
     locale: 'en-GB',
@@ -47,6 +61,20 @@ const TEXT = {
     noHotspots: 'There are no records in the period analysed.',
     target: 'Reduction target',
     baseline: (year: number, kg: string, target: string) => `Baseline year ${year}: ${kg}; 2030 target: ${target}.`,
+    donations: 'Food donation (art. 6 and 7)',
+    agreements: 'Donation agreements',
+    noAgreements: 'No donation agreement covers this establishment.',
+    entity: 'Entity',
+    validity: 'Validity',
+    status: 'Status',
+    statuses: { draft: 'draft', active: 'in force', expiring: 'ending soon', expired: 'expired' },
+    donated: (kg: string, share: string) => `Donated in the period (per the register): **${kg}** (${share} of all recorded).`,
+    offered: (offered: string, accepted: string, refused: string) =>
+      `Offered to entities: ${offered}; accepted: ${accepted}; refused: ${refused}.`,
+    refusals: 'Refusals and where the food went instead',
+    refusalColumns: ['Date', 'Entity', 'Food', 'kg', 'Reason', 'Sent to'],
+    waiting: 'pending',
+    justification: 'Justification required',
   },
 } satisfies Record<PlanLanguage, unknown>;
 
@@ -121,5 +149,52 @@ export function renderMarkdown(
       ? target.note
       : `${target.note} ${t.baseline(target.baseline_year, kg(target.baseline_kg), kg(target.target_2030_kg ?? 0))}`,
     '',
+    ...donationSection(plan, t, { kg, pct, day }),
   ].join('\n');
+}
+
+/** Markdown cells hold no pipe nor line break (a reason is free text). */
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*[\r\n]+\s*/g, ' ');
+
+function donationSection(
+  plan: PreventionPlan,
+  t: (typeof TEXT)[PlanLanguage],
+  f: { kg: (v: number) => string; pct: (v: number) => string; day: (iso: string) => string },
+): string[] {
+  const d = plan.donations;
+  if (!d) return [];
+  return [
+    `## ${t.donations}`,
+    '',
+    `### ${t.agreements}`,
+    '',
+    ...(d.agreements.length === 0
+      ? [t.noAgreements, '']
+      : [
+          `| ${t.entity} | ${t.validity} | ${t.status} |`,
+          '|---|---|---|',
+          ...d.agreements.map(
+            (a) => `| ${cell(a.entity_name)} | ${f.day(a.valid_from)} – ${f.day(a.valid_until)} | ${t.statuses[a.status]} |`,
+          ),
+          '',
+        ]),
+    ...(d.justification ? [`**${t.justification}:** ${d.justification}`, ''] : []),
+    t.donated(f.kg(d.donated_kg), f.pct(d.donated_share)),
+    '',
+    t.offered(f.kg(d.offered_kg), f.kg(d.accepted_kg), f.kg(d.refused_kg)),
+    '',
+    ...(d.refusals.length === 0
+      ? []
+      : [
+          `### ${t.refusals}`,
+          '',
+          `| ${t.refusalColumns.join(' | ')} |`,
+          '|---|---|---|---:|---|---|',
+          ...d.refusals.map(
+            (r) =>
+              `| ${f.day(r.offered_at.slice(0, 10))} | ${cell(r.entity_name)} | ${cell(r.description)} | ${f.kg(r.kg)} | ${cell(r.reason)} | ${r.rerouted_to_label ?? t.waiting} |`,
+          ),
+          '',
+        ]),
+  ];
 }

@@ -16,6 +16,7 @@ import { type Sql, sqlParams } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
+import { planDonations } from '../donations/summary.js';
 import { dayTotalsSql } from '../records/rollup.js';
 import { loadCatalogNames, localizePlan, type Part, readStoredPlan, type StoredPlan } from './content.js';
 import { renderMarkdown } from './markdown.js';
@@ -100,6 +101,7 @@ export async function generatePlan(
     p.values,
   );
   const r = rows[0] as PlanRow;
+  const donations = await planDonations(deps.sql, scope, { from, to }, now);
   const total = Number(r.total_kg);
   const currentYear = Number(to.slice(0, 4));
   // The first full calendar year of data: the year of the first record if it starts on 1 January,
@@ -138,6 +140,7 @@ export async function generatePlan(
       baseline_kg: baselineKg,
       target_2030_kg: baselineKg === null ? null : Math.round(baselineKg * 500) / 1000,
     },
+    donations,
   };
   await inTransaction(deps.db, async (tx) => {
     await tx.preventionPlan.create({
