@@ -15,8 +15,9 @@ import { taxReport, taxReportScope } from '../../modules/donations/tax-report.js
  * its hooks (no-store, version, the key, the rate limit). Their query is the procedure's, checked
  * by the same schema.
  *
- * Rendering a PDF is synchronous work on the event loop (src/pdf/document.ts): milliseconds for a
- * year of a company's donations.
+ * Rendering a PDF is synchronous work on the event loop (src/pdf/document.ts), some 15–20 ms a
+ * page: a year of a few hundred donations is a few pages; a certificate lists every line given to
+ * the entity, so thousands of lines a year would hold the loop for about a second.
  */
 
 const BASE = `${API_VERSION_PREFIX}/donations/tax-pack`;
