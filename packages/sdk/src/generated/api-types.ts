@@ -566,6 +566,40 @@ export type PreventionPlan = {
         reduction: 0.5;
         note: string;
     };
+    /** donations (Ley 1/2025 art. 6 and 7); null in plans generated before the plan had this section */
+    donations: {
+        agreements: {
+            id: string;
+            entity_name: string;
+            valid_from: string;
+            valid_until: string;
+            /** on the day the plan was generated */
+            status: "draft" | "active" | "expiring" | "expired";
+        }[];
+        /** kg of the period whose destination is donation in the register */
+        donated_kg: number;
+        /** donated_kg over total_kg */
+        donated_share: number;
+        /** kg offered to social entities in the period (`/donations`) */
+        offered_kg: number;
+        accepted_kg: number;
+        refused_kg: number;
+        /** every refused line of the period, the newest 100 */
+        refusals: {
+            donation_id: string;
+            offered_at: string;
+            entity_name: string;
+            description: string;
+            kg: number;
+            /** the entity's reason */
+            reason: string;
+            /** the destination's code it was sent to instead; null while it waits */
+            rerouted_to: string | null;
+            rerouted_to_label: string | null;
+        }[];
+        /** when no signed agreement is in force for the establishment: what the law asks the plan to justify in writing (Ley 1/2025 art. 6.4.b); null otherwise */
+        justification: string | null;
+    } | null;
     markdown?: string | undefined;
 };
 
