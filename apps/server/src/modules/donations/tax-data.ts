@@ -24,7 +24,7 @@ export type TaxScope = {
   organizationId: string;
   livemode: boolean;
   /** A single-establishment key's establishment: only its company (CIF) is read. `null`: the organisation. */
-  establishmentId: string | null;
+  onlyEstablishmentId: string | null;
   /** Only this CIF (normalised: upper case, no spaces, dots or hyphens). */
   cif: string | null;
 };
@@ -99,7 +99,7 @@ export async function readTaxData(sql: Sql, scope: TaxScope, year: number): Prom
     entities: TaxDataEntity[];
     lines: TaxDataLine[];
     first_years: Record<string, number>;
-  }>(TAX_DATA_SQL, [scope.organizationId, scope.livemode, scope.establishmentId, scope.cif, year, AGREEMENT_TIMEZONE]);
+  }>(TAX_DATA_SQL, [scope.organizationId, scope.livemode, scope.onlyEstablishmentId, scope.cif, year, AGREEMENT_TIMEZONE]);
   const row = rows[0];
   if (!row) throw new Error('the tax pack query returned no row');
   return {

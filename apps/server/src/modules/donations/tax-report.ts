@@ -39,7 +39,7 @@ export function taxReportScope(auth: AuthContext, cif: string | undefined): TaxR
     scope: organisation ? 'organisation' : 'establishment',
     organizationId: auth.organizationId,
     livemode: auth.livemode,
-    establishmentId: organisation ? null : auth.establishmentId,
+    onlyEstablishmentId: organisation ? null : auth.establishmentId,
     cif: cif ?? null,
   };
 }
@@ -106,7 +106,7 @@ function taxpayerYear(
     ...(options.taxableBase === undefined ? {} : { taxable_base_cents: { [year]: taxableBaseCents(options.taxableBase) } }),
     records_since_year: data.firstYears[cif] ?? year,
   });
-  const inScope = (establishmentId: string) => scope.establishmentId === null || establishmentId === scope.establishmentId;
+  const inScope = (establishmentId: string) => scope.onlyEstablishmentId === null || establishmentId === scope.onlyEstablishmentId;
   const organisationWide = scope.scope === 'organisation';
 
   const values = new Map(pack.lines.map((v) => [v.line_id, v]));
