@@ -20,7 +20,8 @@
  * (15) webhook URLs on IPv6 forms of internal IPv4 addresses are refused; (16) kitchen station
  * pairing codes cannot be guessed at speed, and a forged device token is refused; (17) a paired
  * device writes only as a station (its token is no API key), once per Idempotency-Key, within
- * its limit, and not at all once revoked.
+ * its limit, and not at all once revoked; (18) a social entity's signing link is its own credential
+ * (no API key, and no API key is one), names one donation, signs once, and cannot be guessed at speed.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -397,6 +398,97 @@ async function main() {
     );
     const forged = await fetch(`${BASE}/station/me`, { headers: { authorization: `Bearer stn_test_${'A'.repeat(32)}` } });
     check(16, 'a forged station device token is 401', forged.status === 401, String(forged.status));
+  }
+
+  // #18 A social entity's signing link: a credential of its own, for one donation, used once, and
+  // not guessed at speed (every refused token counts against the address: 30 a minute).
+  {
+    const live = admin('key', 'create', '--establishment', establishmentId, '--mode', 'live').key;
+    const digits = Array.from({ length: 7 }, () => Math.floor(Math.random() * 10));
+    const sum = digits.reduce((acc, d, i) => acc + (i % 2 === 1 ? d : Math.floor((d * 2) / 10) + ((d * 2) % 10)), 0);
+    const nif = `G${digits.join('')}${(10 - (sum % 10)) % 10}`;
+    const entity = await (
+      await call(
+        '/api/v1/social-entities',
+        json(live, {
+          name: 'Probe food bank',
+          nif,
+          address: 'Calle 1',
+          legal_form: 'banco_de_alimentos',
+          ley_49_2002: { art2_entity: true, regime_opted_in: true },
+          capacity: { cold_chain: true, vehicle: true },
+        }),
+      )
+    ).json();
+    const today = new Date().toISOString().slice(0, 10);
+    const agreement = await (
+      await call(
+        '/api/v1/donation-agreements',
+        json(live, {
+          entity_id: entity.data.id,
+          establishment_ids: [establishmentId],
+          valid_from: '2020-01-01',
+          valid_until: `${Number(today.slice(0, 4)) + 2}-12-31`,
+          renewal: 'none',
+          accepted_food_categories: ['bakery'],
+          conditions: { chilled: true, frozen: true, cooked: true, near_best_before: true },
+          collection: { schedule: 'Daily', weekdays: ['monday'], transport: 'entity' },
+          storage_conditions: 'Dry',
+          safety_responsibility_clause: 'Each its own',
+          refusal_procedure: 'In writing',
+        }),
+      )
+    ).json();
+    await call(`/api/v1/donation-agreements/${agreement.data.id}/document`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${live}`, 'content-type': 'application/pdf' },
+      body: Buffer.from('%PDF-1.7\nprobe\n%%EOF\n'),
+    });
+    const offer = async () =>
+      (
+        await (
+          await call(
+            '/api/v1/donations',
+            json(key, {
+              agreement_id: agreement.data.id,
+              lines: [{ description: 'Bread', food_category: 'bakery', quantity: 1, unit: 'kg' }],
+            }),
+          )
+        ).json()
+      ).data;
+    const [donation, other] = [await offer(), await offer()];
+    const made = await (await call(`/api/v1/donations/${donation.id}/link`, json(key, {}))).json();
+    const token = made.data.url.slice(made.data.url.indexOf('#') + 1);
+    const door = (id, bearer, init = {}) =>
+      fetch(`${BASE}/donation-link/donations/${id}${init.path ?? ''}`, {
+        method: init.method ?? 'GET',
+        headers: { authorization: `Bearer ${bearer}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+      });
+    const asKey = await call('/api/v1/records', { headers: { authorization: `Bearer ${token}` } });
+    check(18, 'a signing link is not an API key (401 on /api/v1)', asKey.status === 401, String(asKey.status));
+    const keyAsLink = await door(donation.id, key);
+    check(18, 'an API key is not a signing link (401)', keyAsLink.status === 401, String(keyAsLink.status));
+    const elsewhere = await door(other.id, token);
+    check(18, "a link opens only its own donation (404 on another's)", elsewhere.status === 404, String(elsewhere.status));
+    const signature = {
+      lines: [{ line_id: donation.lines[0].id, decision: 'accepted' }],
+      signer: { name: 'Probe Volunteer', id_document: 'X1234567L', signature: { kind: 'typed', text: 'Probe Volunteer' } },
+    };
+    const first = await door(donation.id, token, { method: 'POST', path: '/signature', body: signature });
+    const second = await door(donation.id, token, { method: 'POST', path: '/signature', body: signature });
+    check(18, 'a link signs once (200, then 410)', first.status === 200 && second.status === 410, `${first.status}, ${second.status}`);
+    const forged = (
+      await Promise.all(
+        Array.from({ length: 60 }, () => door(donation.id, `dln_${randomUUID().replaceAll('-', '')}${randomUUID().replaceAll('-', '')}`)),
+      )
+    ).map((r) => r.status);
+    check(
+      18,
+      '60 parallel forged signing-link tokens from one address: at most 30 looked up, the rest 429',
+      count(forged, 401) <= 30 && count(forged, 401) + count(forged, 429) === 60,
+      tally(forged),
+    );
   }
 
   const held = results.filter((r) => r.held).length;
