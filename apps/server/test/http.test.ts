@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '@merma/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, countRecords, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 
@@ -372,6 +373,22 @@ describe('OpenAPI document and docs page', () => {
       expect(responses['429']).toBeTruthy();
     }
     expect(ids.size).toBe(ops.length);
+  });
+
+  it('documents every event a subscription receives as an OpenAPI webhook, its body typed and its signature headers named', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES, 'webhook.test'].sort());
+    const offered = doc.webhooks['donation.offered'].post;
+    expect(offered.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DonationOfferedEvent' });
+    expect(offered.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+      'X-Service-Signature',
+    ]);
+    const body = doc.components.schemas.DonationOfferedEvent;
+    expect(body.properties.event).toMatchObject({ const: 'donation.offered' });
+    expect(body.properties.data.required).toEqual(expect.arrayContaining(['donation_id', 'entity_id', 'status', 'lines', 'net_kg']));
   });
 
   it("documents the inbound event's payload by event, each standard shape as a request takes it", async () => {

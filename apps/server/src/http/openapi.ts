@@ -15,12 +15,65 @@ import {
   SquareNotification,
   WasteCreatedPayload,
   WasteUpdatedPayload,
+  WebhookEvent,
 } from '@merma/schema';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { AppRouter } from '../trpc/router.js';
 import { listOpenApiProcedures } from './binding.js';
 
 type Json = Record<string, unknown>;
+
+/** `record.created` → `RecordCreatedEvent`: the component name of an outbound event's body. */
+const eventSchemaName = (event: string) =>
+  `${event
+    .split(/[._]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('')}Event`;
+
+/** Every outbound event, its name and body schema, from the one union deliveries are typed by. */
+const OUTBOUND_EVENTS = WebhookEvent.options.map((option) => ({
+  event: option.shape.event.value as string,
+  schema: option,
+}));
+
+const SIGNATURE_PARAMETERS = [
+  ['webhook-id', "the delivery's id (Standard Webhooks): the same on every retry, so a receiver handles each once"],
+  ['webhook-timestamp', 'Unix seconds of this attempt (Standard Webhooks): refuse one too far from your clock, against replays'],
+  [
+    'webhook-signature',
+    'space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per secret while a rotated one is in its grace period (Standard Webhooks); `verifyWebhook` in `@merma/sdk` checks it',
+  ],
+  ['X-Service-Signature', "`sha256=<hex HMAC-SHA256 of the body>` with the subscription's current secret"],
+].map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
+
+/**
+ * The `webhooks` of OpenAPI 3.1: each event a subscription receives, as the POST the service sends to
+ * the subscription's URL, its body typed by event and its signing headers. A 2xx within the timeout
+ * is a delivery; anything else is retried with backoff.
+ */
+function describeOutboundEvents(doc: OpenAPIObject): void {
+  Object.assign(doc, {
+    webhooks: Object.fromEntries(
+      OUTBOUND_EVENTS.map(({ event }) => [
+        event,
+        {
+          post: {
+            operationId: `on${eventSchemaName(event).replace(/Event$/, '')}`,
+            summary: `The ${event} event`,
+            tags: ['webhooks'],
+            security: [],
+            parameters: SIGNATURE_PARAMETERS,
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(event)}` } } },
+            },
+            responses: { '200': { description: 'Any 2xx status within the timeout: delivered. Any other answer, or none, is retried.' } },
+          },
+        },
+      ]),
+    ),
+  });
+}
 
 const errorResponse = (description: string, schema = 'Error', headers?: Json) => ({
   description,
@@ -154,6 +207,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
       SalesRecordedBatch,
       SaleRecordedPayload,
       SaleLine,
+      ...Object.fromEntries(OUTBOUND_EVENTS.map(({ event, schema }) => [eventSchemaName(event), schema])),
     },
   });
 
@@ -208,11 +262,12 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
   doc.security = [{ bearerAuth: [] }];
   Object.assign(doc.paths ?? {}, INTEGRATION_PATHS, AGREEMENT_DOCUMENT_PATHS, taxPackDocumentPaths(doc));
   describeInboundPayload(doc);
+  describeOutboundEvents(doc);
   // The generator also emits schemas nothing refers to (its own error shapes, which the service
   // never sends): drop every component schema no operation reaches.
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   const used = new Set<string>();
-  const pending = [JSON.stringify(doc.paths)];
+  const pending = [JSON.stringify(doc.paths), JSON.stringify(doc.webhooks)];
   for (let text = pending.pop(); text !== undefined; text = pending.pop()) {
     for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
       if (name && !used.has(name) && schemas[name]) {
