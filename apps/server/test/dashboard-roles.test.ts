@@ -40,6 +40,11 @@ type Entry = {
   foreign?: 404 | 400;
   /** The call ends the caller's session: it gets a session of its own. */
   endsSession?: boolean;
+  /**
+   * The objects the input names besides the establishment have no mode (an organisation's donation
+   * agreement): naming them in the other mode is no refusal.
+   */
+  modeless?: boolean;
 };
 
 const EVERYONE = ROLES;
@@ -52,6 +57,14 @@ let members: Record<Role, Member>;
 /** Ids of the objects made for organisation A, which B's answers must never show. */
 const made = new Set<string>();
 let counter = 0;
+/** Each organisation's donation agreement in force (`make.agreementInForce`). */
+const inForce = new Map<string, string>();
+/** A donation's lines, of the categories and kinds `agreementBody` accepts. */
+const DONATION_LINES = [
+  { description: 'Pan de barra', food_category: 'bakery', quantity: 2, unit: 'kg' },
+  { description: 'Bollería', food_category: 'bakery', quantity: 1, unit: 'kg' },
+];
+const DESTINO_COMPOST = '51a096c6-196d-41dd-a02a-968cbfa9803f';
 
 const mode = (c: Call) => ({ establishment_id: c.est, livemode: c.livemode });
 const STRONG_PASSWORD = () => `Vq7!${randomUUID()}`;
@@ -59,9 +72,9 @@ const STRONG_PASSWORD = () => `Vq7!${randomUUID()}`;
 async function rest(org: Org, path: string, body: unknown): Promise<{ id: string }> {
   const res = await api(t.app, org.key).post(`/api/v1${path}`, body);
   if (res.statusCode >= 300) throw new Error(`POST ${path} answered ${res.statusCode}: ${res.body}`);
-  const { id } = res.json().data as { id: string };
-  if (org === a) made.add(id);
-  return { id };
+  const data = res.json().data as { id: string };
+  if (org === a) made.add(data.id);
+  return data;
 }
 const kept = (org: Org, id: string) => {
   if (org === a) made.add(id);
@@ -141,6 +154,43 @@ const make = {
     const res = await api(t.app, key).post('/api/v1/donation-agreements', agreementBody(await make.entity(o), o.establishmentId));
     if (res.statusCode !== 201) throw new Error(`POST /donation-agreements answered ${res.statusCode}: ${res.body}`);
     return kept(o, res.json().data.id);
+  },
+  /** An agreement in force (its signed PDF stored) covering the organisation's establishment: one per organisation. */
+  agreementInForce: async (o: Org) => {
+    const known = inForce.get(o.organizationId);
+    if (known) return known;
+    const id = await make.agreement(o);
+    const { key } = await createKey(t.db, { establishment: o.establishmentId, mode: 'live' });
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/donation-agreements/${id}/document`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/pdf' },
+      payload: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(64, 7), Buffer.from('\n%%EOF\n')]),
+    });
+    if (res.statusCode !== 200) throw new Error(`PUT the agreement's document answered ${res.statusCode}: ${res.body}`);
+    inForce.set(o.organizationId, id);
+    return id;
+  },
+  /**
+   * A donation of two lines offered in test mode, taken as far as `step`: answered (the first line
+   * accepted, the second refused), or collected.
+   */
+  donation: async (o: Org, step: 'offered' | 'answered' | 'collected' = 'offered') => {
+    const { id, lines } = (await rest(o, '/donations', { agreement_id: await make.agreementInForce(o), lines: DONATION_LINES })) as {
+      id: string;
+      lines: { id: string }[];
+    };
+    const lineIds = lines.map((l) => l.id) as [string, string];
+    if (step !== 'offered') {
+      await rest(o, `/donations/${id}/decision`, {
+        lines: [
+          { line_id: lineIds[0], decision: 'accepted' },
+          { line_id: lineIds[1], decision: 'refused', reason: 'Sin sitio' },
+        ],
+      });
+    }
+    if (step === 'collected') await rest(o, `/donations/${id}/collect`, {});
+    return { id, lineIds };
   },
   closure: async (o: Org) => (await rest(o, '/opening-calendar/closures', { starts_on: '2026-12-24', ends_on: '2026-12-26' })).id,
   // A station device waiting to be paired, of the establishment's test mode.
@@ -369,6 +419,42 @@ const TABLE: Record<string, Entry> = {
     input: async (c) => ({ id: await make.agreement(c.of), valid_until: '2027-12-31' }),
     foreign: 404,
   },
+  'donations.list': { roles: EVERYONE, input: async (c) => mode(c) },
+  'donations.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: (await make.donation(c.of)).id }), foreign: 404 },
+  // The agreement is the organisation's, in both modes: another organisation's is a 400 (a body reference).
+  'donations.offer': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), agreement_id: await make.agreementInForce(c.of), lines: DONATION_LINES }),
+    foreign: 400,
+    modeless: true,
+  },
+  'donations.decide': {
+    roles: BUILDERS,
+    input: async (c) => {
+      const { id, lineIds } = await make.donation(c.of);
+      return { ...mode(c), id, lines: lineIds.map((line_id) => ({ line_id, decision: 'accepted' })) };
+    },
+    foreign: 404,
+  },
+  'donations.createLink': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: (await make.donation(c.of)).id }), foreign: 404 },
+  'donations.collect': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), id: (await make.donation(c.of, 'answered')).id }),
+    foreign: 404,
+  },
+  'donations.receive': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), id: (await make.donation(c.of, 'collected')).id }),
+    foreign: 404,
+  },
+  'donations.rerouteLine': {
+    roles: BUILDERS,
+    input: async (c) => {
+      const { id, lineIds } = await make.donation(c.of, 'answered');
+      return { ...mode(c), id, line_id: lineIds[1], destino_id: DESTINO_COMPOST };
+    },
+    foreign: 404,
+  },
 };
 
 /** The router's procedures, read from the router object itself. */
@@ -526,7 +612,7 @@ describe('dashboard roles', () => {
   it('refuses objects of test mode named in live mode, as objects of another establishment', async () => {
     let checked = 0;
     for (const [path, entry] of Object.entries(TABLE)) {
-      if (entry.roles === 'public' || !entry.foreign) continue;
+      if (entry.roles === 'public' || !entry.foreign || entry.modeless) continue;
       const input = await entry.input?.({ est: a.establishmentId, livemode: true, of: a });
       if (!(typeof input === 'object' && input !== null && 'livemode' in input)) continue;
       await refused(await browserOf(members.owner, entry), path, input, entry.foreign, 'the owner in live mode');

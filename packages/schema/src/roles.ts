@@ -14,7 +14,11 @@ export type Role = (typeof ROLES)[number];
  * controls a member may use. Every member reads every waste page.
  */
 export const ROLE_CAPABILITIES = {
-  /** Build and run integrations and the data: API keys, integrations, webhooks, shifts and registration sessions, records by hand, the plan. */
+  /**
+   * Build and run integrations and the data: API keys, integrations, webhooks, shifts and
+   * registration sessions, records by hand, the plan, and donations offered under the agreements
+   * (each line is a record of the register) and followed to their end.
+   */
   build: ['owner', 'admin', 'developer'],
   /**
    * Run the organisation: the team (invite, change roles, remove), the audit log, and the social

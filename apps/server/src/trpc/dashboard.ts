@@ -57,7 +57,7 @@ export function createDashboardRouter(deps: {
     shifts: shiftsDashboardRouter,
     opening: openingDashboardRouter,
     sessions: sessionsDashboardRouter,
-    donations: donationsDashboardRouter,
+    donations: donationsDashboardRouter({ catalog: deps.catalog, publicUrl: deps.publicUrl }),
   });
 }
 

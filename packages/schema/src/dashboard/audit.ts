@@ -56,6 +56,12 @@ export const AUDIT_ACTIONS = [
   'donation_agreement.created',
   'donation_agreement.updated',
   'donation_agreement.document_uploaded',
+  'donation.offered',
+  'donation.answer_recorded',
+  'donation.link_created',
+  'donation.collected',
+  'donation.received',
+  'donation.line_rerouted',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;

@@ -1,19 +1,26 @@
-import { MAX_AGREEMENT_DOCUMENT_BYTES } from '@merma/schema';
+import { MAX_AGREEMENT_DOCUMENT_BYTES, Uuid } from '@merma/schema';
+import { DonationNoteQuery } from '@merma/schema/dashboard';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import { type Sql, sqlOfTransaction } from '../../db/sql.js';
-import { AppError } from '../../errors.js';
+import { AppError, issueDetails, validationError } from '../../errors.js';
 import type { SignedInUser } from '../../modules/accounts/login-sessions.js';
 import { audited } from '../../modules/audit/service.js';
 import { expiresInDays, getAgreement } from '../../modules/donations/agreements.js';
 import { readAgreementDocument, storeAgreementDocument } from '../../modules/donations/documents.js';
+import { getDonation } from '../../modules/donations/donations.js';
+import { signedNotePdf } from '../../modules/donations/links.js';
+import { findEstablishment, tenantOf } from '../../modules/tenancy/callers.js';
 import { ADMINS, actorOf } from '../../trpc/dashboard-base.js';
 import { acceptPdfBodies, agreementIdParam, pdfBytes, sendAgreementDocument } from '../agreement-document.js';
+import { sendSignedNote } from '../donation-note.js';
 import type { RateLimiter } from '../rate-limit.js';
 
 /** Where the dashboard uploads (`PUT`) and downloads (`GET`) an agreement's signed PDF. */
 export const DASHBOARD_AGREEMENT_DOCUMENT_PATH = '/files/donation-agreements/:id/document';
+/** Where the dashboard downloads a donation's signed handover note (`?establishment_id=&mode=`). */
+export const DASHBOARD_DONATION_NOTE_PATH = '/files/donations/:id/note.pdf';
 
 export type DashboardDocumentsOptions = {
   db: Db;
@@ -39,6 +46,10 @@ export type DashboardDocumentsOptions = {
  * 400 (JSON: 415), one over 10 MiB a 413, nothing stored. An upload and its audit entry
  * (`donation_agreement.document_uploaded`, with the SHA-256) are one transaction. Both count against
  * the member's `heavy` limit, as the records' CSV export does.
+ *
+ * And a donation's signed handover note (`GET /files/donations/{id}/note.pdf`), the PDF the
+ * social entity signed through its link (modules/donations/links.ts, `signedNotePdf`), for every
+ * member, under the same limit; a 404 until it is signed.
  */
 export async function dashboardDocumentRoutes(app: FastifyInstance, options: DashboardDocumentsOptions): Promise<void> {
   const { db, sql, clock, rateLimiter } = options;
@@ -55,7 +66,12 @@ export async function dashboardDocumentRoutes(app: FastifyInstance, options: Das
     if (request.method !== 'GET' && !ADMINS.includes(user.role)) {
       throw new AppError('forbidden', `Your role (${user.role}) cannot do this; it needs ${ADMINS.join(' or ')}`);
     }
-    const what = request.method === 'GET' ? 'downloadDocument' : 'uploadDocument';
+    const what =
+      request.routeOptions.url === DASHBOARD_DONATION_NOTE_PATH
+        ? 'downloadNote'
+        : request.method === 'GET'
+          ? 'downloadDocument'
+          : 'uploadDocument';
     await rateLimiter.consumeForUser('heavy', `${user.userId}:donations.${what}`);
   });
 
@@ -85,5 +101,18 @@ export async function dashboardDocumentRoutes(app: FastifyInstance, options: Das
     const user = member(request);
     const id = agreementIdParam(request);
     return sendAgreementDocument(reply, id, await readAgreementDocument(sql, user.organizationId, id));
+  });
+
+  // A donation's signed note: an establishment's data of one mode, named as the records' export
+  // names them; another establishment's or mode's donation is a 404, as on /trpc.
+  app.get(DASHBOARD_DONATION_NOTE_PATH, async (request, reply) => {
+    const user = member(request);
+    const id = Uuid.safeParse((request.params as { id?: unknown }).id);
+    if (!id.success) throw validationError('id: must be a UUID', [{ path: 'id', message: 'must be a UUID' }]);
+    const query = DonationNoteQuery.safeParse(request.query);
+    if (!query.success) throw validationError('Invalid query', issueDetails(query.error));
+    const establishment = await findEstablishment(db, user.organizationId, query.data.establishment_id);
+    await getDonation(sql, tenantOf(establishment, query.data.mode === 'live'), id.data);
+    return sendSignedNote(reply, id.data, await signedNotePdf(sql, id.data));
   });
 }

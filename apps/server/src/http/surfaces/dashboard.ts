@@ -162,8 +162,9 @@ export async function dashboardSurface(app: FastifyInstance, options: DashboardO
       .send(csv);
   });
 
-  // The signed agreement PDF, up and down: a plugin of its own, so that its `application/pdf` body
-  // parser serves its routes alone (/trpc keeps answering 415 to a PDF); these hooks run first.
+  // The signed agreement PDF, up and down, and a donation's signed note, down: a plugin of its own,
+  // so that its `application/pdf` body parser serves its routes alone (/trpc keeps answering 415 to
+  // a PDF); these hooks run first.
   await app.register(dashboardDocumentRoutes, {
     db,
     sql,

@@ -12,6 +12,7 @@ import { donationNoteCsv } from '../../modules/donations/note-csv.js';
 import { type Caller, type DonationLinkRow, findDonationLinkCaller } from '../../modules/tenancy/callers.js';
 import { ok } from '../../trpc/trpc.js';
 import { bearerCredential } from '../auth.js';
+import { sendSignedNote } from '../donation-note.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { noStore, storableBodies, wakeAfterWrites } from './hooks.js';
 
@@ -98,12 +99,7 @@ export async function donationLinkSurface(app: FastifyInstance, deps: DonationLi
 
   app.get(`${PREFIX}/note.pdf`, async (request, reply) => {
     const { link } = usable(request, 'read');
-    const { pdf, sha256 } = await signedNotePdf(sql, link.donation_id);
-    return reply
-      .type('application/pdf')
-      .header('content-disposition', `attachment; filename="albaran-donacion-${link.donation_id}.pdf"`)
-      .header('repr-digest', `sha-256=:${Buffer.from(sha256, 'hex').toString('base64')}:`)
-      .send(pdf);
+    return sendSignedNote(reply, link.donation_id, await signedNotePdf(sql, link.donation_id));
   });
 
   app.get(`${PREFIX}/note.csv`, async (request, reply) => {

@@ -1,20 +1,35 @@
 import {
   CreateDonationAgreementInput,
   CreateSocialEntityInput,
+  Donation,
   type DonationAgreement,
+  DonationLink,
   ListDonationAgreementsQuery,
   SocialEntity,
   SocialEntityIdParams,
   UpdateDonationAgreementInput,
   UpdateSocialEntityInput,
 } from '@merma/schema';
-import { DashboardDonationAgreement } from '@merma/schema/dashboard';
+import {
+  DashboardCreateDonationInput,
+  DashboardDecideDonationInput,
+  DashboardDonation,
+  DashboardDonationAgreement,
+  DashboardDonationIdInput,
+  DashboardDonationLinkInput,
+  DashboardDonationsInput,
+  DashboardDonationsPage,
+  DashboardRerouteDonationLineInput,
+} from '@merma/schema/dashboard';
 import { z } from 'zod';
 import { sqlOfTransaction } from '../../db/sql.js';
-import { ADMINS, audited, dashboardRouter, memberProcedure } from '../../trpc/dashboard-base.js';
+import { ADMINS, audited, BUILDERS, dashboardRouter, memberProcedure, scopedProcedure } from '../../trpc/dashboard-base.js';
+import type { CatalogCache } from '../catalog/service.js';
 import { findEstablishment } from '../tenancy/callers.js';
 import { createAgreement, expiresInDays, getAgreement, listAgreements, updateAgreement } from './agreements.js';
+import { advanceDonation, awaitingReroute, createDonation, decideDonation, getDonation, listDonations, rerouteLine } from './donations.js';
 import { archiveEntity, createEntity, getEntity, listEntities, updateEntity } from './entities.js';
+import { createDonationLink, donationSignature } from './links.js';
 
 /**
  * The donations page's social entities and donation agreements (Ley 1/2025 art. 6.4.b and art. 7),
@@ -82,7 +97,7 @@ const setArchived = (archived: boolean) =>
       return after;
     });
 
-export const donationsDashboardRouter = dashboardRouter({
+const entityAndAgreementProcedures = {
   /** Every entity of the organisation, archived ones included (the page shows them apart), by name. */
   entities: memberProcedure
     .output(z.array(SocialEntity))
@@ -188,4 +203,164 @@ export const donationsDashboardRouter = dashboardRouter({
       );
       return after;
     }),
-});
+};
+
+/**
+ * The donations page's procedures: the entities and agreements above, and the donations offered
+ * under them (below), whose signing links are made at `publicUrl`.
+ */
+export const donationsDashboardRouter = (deps: { catalog: CatalogCache; publicUrl: string }) =>
+  dashboardRouter({ ...entityAndAgreementProcedures, ...donationProcedures(deps) });
+
+/**
+ * The donations page's donations (donations.ts): offered by the kitchen under an agreement in force,
+ * answered by the social entity — through its signing link (links.ts), or on paper and recorded
+ * here — then collected and received, a refused line sent down the hierarchy. The same services as
+ * `/api/v1/donations`, which hold every check and write the records, the webhooks and the chain; a
+ * procedure only names the establishment and mode (`scopedProcedure`: a donation is an
+ * establishment's data of one mode, as a record is) and writes its audit entry in the same
+ * transaction. Another establishment's or mode's donation is a 404.
+ *
+ * Every member reads. Owners, admins and developers — the members who record waste by hand
+ * (`ROLE_CAPABILITIES.build`) — offer and follow donations: every line offered is a record of the
+ * register, and the rest is the kitchen's day (the entity's answer on paper, the pick-up, a refused
+ * tray sent to compost). Viewers change nothing, as everywhere. Agreements, which commit the
+ * organisation, stay with owners and admins (dashboard.ts).
+ *
+ * Reads run on the primary (`ctx.sql`), not the replica: the page reads a donation again right
+ * after changing it, and must see the change.
+ */
+
+/** The audit entry's common details: which donation, in which mode. */
+const about = (donation: Donation) => ({ donation_id: donation.id, livemode: donation.livemode });
+
+function donationProcedures({ catalog, publicUrl }: { catalog: CatalogCache; publicUrl: string }) {
+  return {
+    /** A page of the donations, and the refused lines still waiting for a destination (whatever the filter). */
+    list: scopedProcedure
+      .input(DashboardDonationsInput)
+      .output(DashboardDonationsPage)
+      .query(async ({ ctx, input }) => {
+        const { establishment_id: _e, livemode: _l, ...filter } = input;
+        const [page, waiting] = await Promise.all([listDonations(ctx.sql, ctx.tenant, filter), awaitingReroute(ctx.sql, ctx.tenant)]);
+        return { ...page, awaiting_reroute: waiting };
+      }),
+
+    /** One donation with its lines, its signed note (SHA-256) and its link in use. */
+    get: scopedProcedure
+      .input(DashboardDonationIdInput)
+      .output(DashboardDonation)
+      .query(async ({ ctx, input }) => {
+        const donation = await getDonation(ctx.sql, ctx.tenant, input.id);
+        return { ...donation, ...(await donationSignature(ctx.sql, donation.id)) };
+      }),
+
+    offer: scopedProcedure
+      .meta({ roles: BUILDERS })
+      .input(DashboardCreateDonationInput)
+      .output(Donation)
+      .mutation(({ ctx, input }) => {
+        const { establishment_id: _e, livemode: _l, ...donation } = input;
+        return audited(
+          ctx,
+          'donation.offered',
+          (tx) => createDonation({ db: tx, clock: ctx.clock, catalog }, ctx.tenant, donation),
+          (d) => ({
+            target: d.entity_name,
+            details: { ...about(d), agreement_id: d.agreement_id, entity_id: d.entity_id, lines: d.lines.length, net_kg: d.totals.net_kg },
+          }),
+        );
+      }),
+
+    /** The entity's answer given on paper or by phone (the signing link records its own). */
+    decide: scopedProcedure
+      .meta({ roles: BUILDERS })
+      .input(DashboardDecideDonationInput)
+      .output(Donation)
+      .mutation(({ ctx, input }) => {
+        const { establishment_id: _e, livemode: _l, ...answer } = input;
+        return audited(
+          ctx,
+          'donation.answer_recorded',
+          (tx) => decideDonation({ db: tx, clock: ctx.clock, catalog }, ctx.tenant, answer),
+          (d) => ({
+            target: d.entity_name,
+            details: {
+              ...about(d),
+              status: d.status,
+              accepted: d.lines.filter((l) => l.status === 'accepted').map((l) => l.position),
+              refused: d.lines.filter((l) => l.status === 'refused').map((l) => ({ position: l.position, reason: l.refusal_reason })),
+            },
+          }),
+        );
+      }),
+
+    /**
+     * The entity's signing link: its URL (at PUBLIC_URL, the token in the fragment) is in this answer
+     * only; the audit entry keeps when it expires, never the URL.
+     */
+    createLink: scopedProcedure
+      .meta({ roles: BUILDERS })
+      .input(DashboardDonationLinkInput)
+      .output(DonationLink)
+      .mutation(async ({ ctx, input }) => {
+        const { link } = await audited(
+          ctx,
+          'donation.link_created',
+          async (tx) => {
+            const link = await createDonationLink({ db: tx, clock: ctx.clock, publicUrl }, ctx.tenant, input);
+            return { link, donation: await getDonation(sqlOfTransaction(tx), ctx.tenant, input.id) };
+          },
+          ({ link, donation }) => ({ target: donation.entity_name, details: { ...about(donation), expires_at: link.expires_at } }),
+        );
+        return link;
+      }),
+
+    collect: advance('collected', catalog),
+    receive: advance('received', catalog),
+
+    /** A refused line sent down the hierarchy (a correction of its record, with the entity's reason). */
+    rerouteLine: scopedProcedure
+      .meta({ roles: BUILDERS })
+      .input(DashboardRerouteDonationLineInput)
+      .output(Donation)
+      .mutation(({ ctx, input }) => {
+        const { establishment_id: _e, livemode: _l, ...reroute } = input;
+        return audited(
+          ctx,
+          'donation.line_rerouted',
+          (tx) => rerouteLine({ db: tx, clock: ctx.clock, catalog }, ctx.tenant, reroute),
+          (d) => {
+            const line = d.lines.find((l) => l.id === reroute.line_id);
+            return {
+              target: d.entity_name,
+              details: {
+                ...about(d),
+                line_id: reroute.line_id,
+                position: line?.position,
+                destino_id: reroute.destino_id,
+                record_id: line?.rerouted?.record_id,
+                supersedes_id: line?.record_id,
+              },
+            };
+          },
+        );
+      }),
+  };
+}
+
+/** Collected (from accepted) or received (from collected), audited. */
+function advance(to: 'collected' | 'received', catalog: CatalogCache) {
+  return scopedProcedure
+    .meta({ roles: BUILDERS })
+    .input(DashboardDonationIdInput)
+    .output(Donation)
+    .mutation(({ ctx, input }) =>
+      audited(
+        ctx,
+        to === 'collected' ? 'donation.collected' : 'donation.received',
+        (tx) => advanceDonation({ db: tx, clock: ctx.clock, catalog }, ctx.tenant, input.id, to),
+        (d) => ({ target: d.entity_name, details: { ...about(d), accepted_kg: d.totals.accepted_kg } }),
+      ),
+    );
+}

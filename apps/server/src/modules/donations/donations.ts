@@ -223,6 +223,17 @@ export async function listDonations(sql: Sql, tenant: Tenant, filter: DonationFi
   return { items: rows.map((r) => toDonation(r, lines.get(r.id) ?? [])), total: Number(counted[0]?.n ?? 0) };
 }
 
+/** The establishment's refused lines of the tenant's mode not yet sent elsewhere, and the donations that hold them. */
+export async function awaitingReroute(sql: Sql, tenant: Tenant): Promise<{ lines: number; donations: number }> {
+  const { rows } = await sql.query<{ lines: number; donations: number }>(
+    `SELECT count(*)::int AS lines, count(DISTINCT d.id)::int AS donations
+     FROM donations d JOIN donation_lines l ON l.donation_id = d.id
+     WHERE d.establishment_id = $1::uuid AND d.livemode = $2 AND l.status = 'refused' AND l.rerouted_record_id IS NULL`,
+    [tenant.establishmentId, tenant.livemode],
+  );
+  return { lines: rows[0]?.lines ?? 0, donations: rows[0]?.donations ?? 0 };
+}
+
 type ProductRow = {
   id: string;
   name: string;

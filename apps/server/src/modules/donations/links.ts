@@ -207,3 +207,29 @@ export async function signedNotePdf(sql: Sql, donationId: string): Promise<{ pdf
   if (!rows[0]) throw new AppError('not_found', 'This donation has no signed note yet');
   return rows[0];
 }
+
+/**
+ * What a donation's signing link left, for the kitchen: the signed note (who signed, when, the
+ * PDF's SHA-256) once signed, and the link in use — the latest not replaced — without its token,
+ * which only its maker saw.
+ */
+export async function donationSignature(
+  sql: Sql,
+  donationId: string,
+): Promise<{
+  note: { signer_name: string; signed_at: string; sha256: string } | null;
+  link: { created_at: string; expires_at: string; used_at: string | null } | null;
+}> {
+  const [notes, links] = await Promise.all([
+    sql.query<{ signer_name: string; signed_at: string; sha256: string }>(
+      `SELECT signer_name, ${isoSql('signed_at')} AS signed_at, sha256 FROM donation_notes WHERE donation_id = $1::uuid`,
+      [donationId],
+    ),
+    sql.query<{ created_at: string; expires_at: string; used_at: string | null }>(
+      `SELECT ${isoSql('created_at')} AS created_at, ${isoSql('expires_at')} AS expires_at, ${isoSql('used_at')} AS used_at
+       FROM donation_links WHERE donation_id = $1::uuid AND replaced_at IS NULL ORDER BY created_at DESC LIMIT 1`,
+      [donationId],
+    ),
+  ]);
+  return { note: notes.rows[0] ?? null, link: links.rows[0] ?? null };
+}
