@@ -3,6 +3,7 @@ import { WebhookEvent } from '@merma/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDonationNote } from '../src/modules/donations/note-pdf.js';
 import { parseCsv } from './csv.js';
+import { signedAgreement, socialEntity } from './donation-fixtures.js';
 import { addKey, createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 import { pdfText } from './pdf.js';
 
@@ -41,45 +42,23 @@ const door = (token: string | null, method: 'GET' | 'POST', url: string, body?: 
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
 
-const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(256, 7), Buffer.from('\n%%EOF\n')]);
 /** A 1×1 transparent PNG, as a signature pad would send a (very small) drawing. */
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
-async function agreementFor(tenant: Tenant, nif: string) {
+async function agreementFor(tenant: Tenant) {
   const live = (await addKey(t.db, tenant.establishmentId, 'live')).key;
-  const entity = await api(live, 'POST', '/social-entities', {
-    name: 'Banco de Alimentos del Barrio',
-    nif,
-    address: 'Calle Mayor 1, Madrid',
-    legal_form: 'banco_de_alimentos',
-    ley_49_2002: { art2_entity: true, regime_opted_in: true },
-    capacity: { cold_chain: true, vehicle: true },
-  });
-  expect(entity.statusCode, entity.body).toBe(201);
-  const agreement = await api(live, 'POST', '/donation-agreements', {
-    entity_id: entity.json().data.id,
-    establishment_ids: [tenant.establishmentId],
-    valid_from: '2026-01-01',
+  return signedAgreement(t, live, await socialEntity(t, live), [tenant.establishmentId], {
     valid_until: '2027-12-31',
-    renewal: 'none',
-    accepted_food_categories: ['bakery', 'fruit_veg'],
     conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
-    collection: { schedule: 'Lunes', weekdays: ['monday'], transport: 'entity' },
-    storage_conditions: 'Seco',
-    safety_responsibility_clause: 'Cada parte la suya',
-    refusal_procedure: 'Por escrito',
   });
-  const id = agreement.json().data.id as string;
-  expect((await api(live, 'PUT', `/donation-agreements/${id}/document`, PDF, 'application/pdf')).statusCode).toBe(200);
-  return id;
 }
 
 beforeAll(async () => {
   t = await startTestApp({ clock: () => now });
   a = await createTenant(t.db);
   b = await createTenant(t.db);
-  agreementA = await agreementFor(a, 'G28029643');
-  agreementB = await agreementFor(b, 'G28029643');
+  agreementA = await agreementFor(a);
+  agreementB = await agreementFor(b);
 });
 afterAll(() => t?.close());
 

@@ -1,6 +1,7 @@
 import { WebhookEvent } from '@merma/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodyProblems } from './contract.js';
+import { signedAgreement, socialEntity } from './donation-fixtures.js';
 import { addKey, createTenant, DESTINO_DONATION, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
 /**
@@ -33,41 +34,9 @@ const send = async (key: string, method: 'GET' | 'POST' | 'PUT', url: string, bo
     ...(body === undefined ? {} : { payload: Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
   });
 
-const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(512, 7), Buffer.from('\n%%EOF\n')]);
-
-async function signedAgreement(key: string, entityId: string, establishmentIds: string[], overrides: Record<string, unknown> = {}) {
-  const res = await send(key, 'POST', '/donation-agreements', {
-    entity_id: entityId,
-    establishment_ids: establishmentIds,
-    valid_from: '2026-01-01',
-    valid_until: '2027-06-30',
-    renewal: 'none',
-    accepted_food_categories: ['bakery', 'fruit_veg'],
-    conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
-    collection: { schedule: 'Martes a las 18:00', weekdays: ['tuesday'], transport: 'entity' },
-    storage_conditions: 'Refrigerado entre 0 y 4 ºC',
-    safety_responsibility_clause: 'El donante responde hasta la entrega.',
-    refusal_procedure: 'Por escrito y con motivo.',
-    ...overrides,
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  const id = res.json().data.id as string;
-  expect((await send(key, 'PUT', `/donation-agreements/${id}/document`, PDF, 'application/pdf')).statusCode).toBe(200);
-  return id;
-}
-
-async function entity(key: string, nif: string) {
-  const res = await send(key, 'POST', '/social-entities', {
-    name: `Banco ${nif}`,
-    nif,
-    address: 'Calle Mayor 1, Madrid',
-    legal_form: 'banco_de_alimentos',
-    ley_49_2002: { art2_entity: true, regime_opted_in: true },
-    capacity: { cold_chain: true, vehicle: true },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.id as string;
-}
+const signedAgreementFor = (key: string, entityId: string, establishmentIds: string[], overrides: Record<string, unknown> = {}) =>
+  signedAgreement(t, key, entityId, establishmentIds, overrides);
+const entity = (key: string, nif: string) => socialEntity(t, key, { name: `Banco ${nif}`, nif });
 
 beforeAll(async () => {
   t = await startTestApp({ clock: () => now });
@@ -77,8 +46,8 @@ beforeAll(async () => {
   b = await createTenant(t.db);
   bLive = (await addKey(t.db, b.establishmentId, 'live')).key;
   const entityId = await entity(aLive, 'G28029643');
-  agreementId = await signedAgreement(aLive, entityId, [a.establishmentId]);
-  narrowAgreementId = await signedAgreement(aLive, entityId, [a.establishmentId], {
+  agreementId = await signedAgreementFor(aLive, entityId, [a.establishmentId]);
+  narrowAgreementId = await signedAgreementFor(aLive, entityId, [a.establishmentId], {
     accepted_food_categories: ['bakery'],
     conditions: { chilled: false, frozen: false, cooked: false, near_best_before: false },
   });
@@ -209,8 +178,8 @@ describe('offering a donation', () => {
   it('refuses an agreement of another establishment, another organisation, a draft or an expired one', async () => {
     const before = await counts();
     const otherEntity = await entity(aLive, 'G46036018');
-    const elsewhere = await signedAgreement(aLive, otherEntity, [aOther.establishmentId]);
-    const bAgreement = await signedAgreement(bLive, await entity(bLive, 'G28029643'), [b.establishmentId]);
+    const elsewhere = await signedAgreementFor(aLive, otherEntity, [aOther.establishmentId]);
+    const bAgreement = await signedAgreementFor(bLive, await entity(bLive, 'G28029643'), [b.establishmentId]);
     const draft = (
       await send(aLive, 'POST', '/donation-agreements', {
         ...(await send(aLive, 'GET', `/donation-agreements/${agreementId}`)).json().data,
@@ -222,7 +191,10 @@ describe('offering a donation', () => {
         updated_at: undefined,
       })
     ).json().data.id as string;
-    const expired = await signedAgreement(aLive, otherEntity, [a.establishmentId], { valid_from: '2025-01-01', valid_until: '2026-11-30' });
+    const expired = await signedAgreementFor(aLive, otherEntity, [a.establishmentId], {
+      valid_from: '2025-01-01',
+      valid_until: '2026-11-30',
+    });
     const afterSetup = await counts();
     for (const [id, message] of [
       [elsewhere, 'does not cover this establishment'],
