@@ -258,6 +258,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     rateLimiter,
     catalog: services.dashboard.catalog,
     secrets: services.secrets,
+    publicUrl: config.publicUrl,
     ...(afterWrite ? { afterWrite } : {}),
   });
   await app.register(donationLinkSurface, {

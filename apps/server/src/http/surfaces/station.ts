@@ -1,4 +1,12 @@
-import { CreateRecordInput, CreateSessionInput, RecordIdParams, SessionIdParams } from '@merma/schema';
+import {
+  CreateDonationInput,
+  CreateDonationLinkInput,
+  CreateRecordInput,
+  CreateSessionInput,
+  DonationIdParams,
+  RecordIdParams,
+  SessionIdParams,
+} from '@merma/schema';
 import { RedeemPairingInput } from '@merma/schema/dashboard';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -8,7 +16,10 @@ import type { Sql, TransactionalSql } from '../../db/sql.js';
 import { AppError, invalidInput, issueDetails, validationError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { CatalogCache } from '../../modules/catalog/service.js';
+import { createDonation } from '../../modules/donations/donations.js';
+import { createDonationLink } from '../../modules/donations/links.js';
 import { completeSession, createSession } from '../../modules/sessions/service.js';
+import { stationAgreements, stationDonation } from '../../modules/stations/donations.js';
 import { createStationRecord, recentStationRecords, undoStationRecord } from '../../modules/stations/records.js';
 import { redeemPairing, type Station, stationOf } from '../../modules/stations/service.js';
 import { stationSetup } from '../../modules/stations/setup.js';
@@ -34,6 +45,8 @@ export type StationSurfaceDeps = {
   rateLimiter: RateLimiter;
   catalog: CatalogCache;
   secrets: SecretBox;
+  /** The service's public address: the donation signing links the station shows as a QR code start with it. */
+  publicUrl: string;
   afterWrite?: () => void;
 };
 
@@ -138,5 +151,21 @@ function registerPairedRoutes(app: FastifyInstance, deps: StationSurfaceDeps, sq
   );
   stationWrite('/station/sessions/:id/complete', SessionIdParams, 200, false, (tx, station, input) =>
     completeSession({ db: tx, clock: deps.clock }, station.tenant, input.id),
+  );
+
+  // Donations (modules/stations/donations.ts): today's surplus offered under an agreement in force,
+  // and the signing link its QR code carries to the entity's volunteer. Writes like records — one
+  // Idempotency-Key each, the device's allowance — but the station sends them only online.
+  app.get('/station/donations/agreements', async (request) => ok(await stationAgreements({ sql, clock: deps.clock }, request.station)));
+  app.get('/station/donations/:id', async (request) => {
+    const parsed = DonationIdParams.safeParse(request.params);
+    if (!parsed.success) throw invalidInput(parsed.error);
+    return ok(await stationDonation(sql, request.station, parsed.data.id));
+  });
+  stationWrite('/station/donations', CreateDonationInput, 201, false, (tx, station, input) =>
+    createDonation({ db: tx, clock: deps.clock, catalog: deps.catalog }, station.tenant, input),
+  );
+  stationWrite('/station/donations/:id/link', CreateDonationLinkInput, 201, false, (tx, station, input) =>
+    createDonationLink({ db: tx, clock: deps.clock, publicUrl: deps.publicUrl }, station.tenant, input),
   );
 }
