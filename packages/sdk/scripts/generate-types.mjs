@@ -7,8 +7,9 @@
  * install zod to type-check (its .d.ts would import it) and must not ship zod's ~90 kB to check
  * responses it does not police. Plain types cost nothing at run time and read well in an editor.
  *
- * Inputs are rendered as the API accepts them (`io: 'input'`); in query types every parameter is
- * optional, since each has a default on the server. In both, an optional field also accepts an
+ * Inputs are rendered as the API accepts them (`io: 'input'`); in query types every parameter the
+ * server can do without (optional, or with a default) is optional, and one it cannot (the tax
+ * pack's `year`) stays required. In both, an optional field also accepts an
  * explicit `undefined` (`field?: T | undefined`), as the client does at run time (a query value
  * `undefined` is not sent; JSON drops it from a body), so the types hold under a consumer's
  * `exactOptionalPropertyTypes`. Response types stay as the API sends them.
@@ -81,6 +82,15 @@ const OUTPUTS = [
   'DonationLine',
   'Donation',
   'DonationEventData',
+  'DonationLink',
+  'DonationTaxNoteCode',
+  'DonationTaxNote',
+  'DonationTaxTotals',
+  'DonationTaxEntity',
+  'DonationTaxEstablishment',
+  'DonationTaxDonation',
+  'DonationTaxpayer',
+  'DonationTaxPack',
 ];
 /** Bodies, as the API accepts them. */
 const INPUTS = [
@@ -105,6 +115,7 @@ const INPUTS = [
   'CreateDonationInput',
   'DecideDonationInput',
   'RerouteDonationLineInput',
+  'CreateDonationLinkInput',
   'InboundEventInput',
   'WasteCreatedPayload',
   'WasteUpdatedPayload',
@@ -112,7 +123,7 @@ const INPUTS = [
   'SaleLine',
   'SaleRecordedPayload',
 ];
-/** Query strings: every parameter optional. */
+/** Query strings: every parameter optional but those the server cannot do without. */
 const QUERIES = [
   'ListRecordsQuery',
   'ListSessionsQuery',
@@ -123,6 +134,8 @@ const QUERIES = [
   'GeneratePreventionPlanQuery',
   'ListDonationAgreementsQuery',
   'ListDonationsQuery',
+  'DonationTaxPackQuery',
+  'DonationCertificateQuery',
 ];
 /** Fields of inputs that are path parameters, not body or query fields. */
 const PATH_FIELDS = {
@@ -133,6 +146,7 @@ const PATH_FIELDS = {
   UpdateDonationAgreementInput: ['id'],
   DecideDonationInput: ['id'],
   RerouteDonationLineInput: ['id', 'line_id'],
+  CreateDonationLinkInput: ['id'],
 };
 
 /** Named types referenced by name where other types use them, instead of being repeated inline. */
@@ -157,6 +171,13 @@ const NAMED = [
   'DonationStatus',
   'DonationLine',
   'DonationLineInput',
+  'DonationTaxNoteCode',
+  'DonationTaxNote',
+  'DonationTaxTotals',
+  'DonationTaxEntity',
+  'DonationTaxEstablishment',
+  'DonationTaxDonation',
+  'DonationTaxpayer',
 ];
 
 function overridesFor(name) {
@@ -168,8 +189,10 @@ function overridesFor(name) {
 }
 
 /**
- * A query flag the API reads as the string `true` or `false` and turns into a boolean (its output
- * has no TypeScript shape): typed `boolean`, which the client sends as `true` or `false`.
+ * Query values the API transforms, whose output has no TypeScript shape: a flag it reads as the
+ * string `true` or `false` and turns into a boolean is typed `boolean` (the client sends `true` or
+ * `false`); a string it normalises (the tax pack's `cif`, spaces and dots taken out) is typed
+ * `string`, as it is sent.
  */
 function addQueryFlags(zodSchema, overrides) {
   for (const field of Object.values(zodSchema.shape ?? {})) {
@@ -177,8 +200,17 @@ function addQueryFlags(zodSchema, overrides) {
     const source = inner.def.type === 'pipe' ? inner.def.in : undefined;
     if (source?.def.type === 'enum' && [...source.options].sort().join() === 'false,true') {
       overrides.set(inner, (t) => t.factory.createKeywordTypeNode(t.SyntaxKind.BooleanKeyword));
+    } else if (source?.def.type === 'string' && inner.def.out.def.type === 'transform') {
+      overrides.set(inner, (t) => t.factory.createKeywordTypeNode(t.SyntaxKind.StringKeyword));
     }
   }
+}
+
+/** The parameters of a query the server cannot do without: neither optional nor defaulted. */
+function requiredParameters(zodSchema) {
+  return Object.entries(zodSchema.shape ?? {})
+    .filter(([, field]) => !field.safeParse(undefined).success)
+    .map(([name]) => name);
 }
 
 /** `T | undefined`, unless `type` already admits undefined. */
@@ -190,14 +222,15 @@ function withUndefined(type) {
 
 /**
  * Every optional property of `node` (at any depth) as `name?: T | undefined`; with `allOptional`,
- * the properties of the top-level object are made optional first (a query's parameters).
+ * the properties of the top-level object are made optional first (a query's parameters), but for
+ * those named in `required`.
  */
-function acceptUndefined(node, { allOptional = false } = {}) {
+function acceptUndefined(node, { allOptional = false, required = [] } = {}) {
   const optional = ts.factory.createToken(ts.SyntaxKind.QuestionToken);
   const visit = (n, top) => {
     if (ts.isPropertySignature(n) && n.type) {
       const type = ts.visitNode(n.type, (c) => visit(c, false));
-      const makeOptional = n.questionToken || (top && allOptional);
+      const makeOptional = n.questionToken || (top && allOptional && !required.includes(n.name.text));
       return ts.factory.updatePropertySignature(
         n,
         n.modifiers,
@@ -227,7 +260,9 @@ function render(name, io, { partial = false } = {}) {
       ts.factory.createUnionTypeNode(omit.map((f) => ts.factory.createLiteralTypeNode(ts.factory.createStringLiteral(f)))),
     ]);
   }
-  if (io === 'input' || partial) node = acceptUndefined(node, { allOptional: partial });
+  if (io === 'input' || partial) {
+    node = acceptUndefined(node, { allOptional: partial, required: partial ? requiredParameters(zodSchema) : [] });
+  }
   // Strict objects render an `[x: string]: never` index signature, which would make the declared
   // fields invalid under `skipLibCheck: false`; unknown fields are refused by the server anyway.
   const text = printNode(node)

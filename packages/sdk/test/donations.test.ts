@@ -1,13 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  APIError,
   BadRequestError,
   ConflictError,
   type DecideDonationInput,
   type Donation,
+  type DonationCertificateQuery,
   type DonationEventData,
   type DonationLine,
+  type DonationLink,
+  type DonationTaxPack,
+  type DonationTaxPackQuery,
   Merma,
+  NotFoundError,
   type Page,
+  PermissionDeniedError,
   signWebhook,
   verifyWebhook,
   type WebhookEvent,
@@ -258,6 +265,275 @@ describe('donations', () => {
       },
       { method: 'POST', path: '/api/v1/donations/a%3Fb/lines/%2E%2E%2F1/reroute', query: {}, body: input, key: 'reroute-1' },
     ]);
+  });
+});
+
+describe('signing links', () => {
+  const link: DonationLink = {
+    url: `https://app.merma.test/dashboard/sign/${DONATION}#dln_${'x'.repeat(43)}`,
+    expires_at: '2026-11-25T10:00:00.000Z',
+  };
+
+  it('createLink: POST /donations/{id}/link with expires_in_hours, an Idempotency-Key, and the link typed', async () => {
+    const seen: Seen[] = [];
+    donationsServer(seen, () => HttpResponse.json(envelope(link), { status: 201 }));
+    const made = await client().donations.createLink(DONATION, { expires_in_hours: 24 });
+    expectTypeOf(made).toExtend<DonationLink>();
+    expect(made).toEqual(link);
+    expect(seen).toEqual([
+      {
+        method: 'POST',
+        path: `/api/v1/donations/${DONATION}/link`,
+        query: {},
+        body: { expires_in_hours: 24 },
+        key: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    ]);
+  });
+
+  it('createLink: without params an empty JSON body (the server’s 48 hours), the id percent-encoded', async () => {
+    const seen: Seen[] = [];
+    donationsServer(seen, () => HttpResponse.json(envelope(link), { status: 201 }));
+    await client().donations.createLink('../records?x#y');
+    expect(seen.map((s) => [s.method, s.path, s.body])).toEqual([['POST', '/api/v1/donations/%2E%2E%2Frecords%3Fx%23y/link', {}]]);
+    // `id` is the path's, not the body's.
+    expectTypeOf<{ id: string }>().not.toExtend<Parameters<Merma['donations']['createLink']>[1]>();
+  });
+
+  it('createLink: a donation that is not offered is a ConflictError; too many hours a BadRequestError naming the field', async () => {
+    const details = [{ path: 'expires_in_hours', message: 'Too big: expected number to be <=168' }];
+    donationsServer([], (req) =>
+      (req.body as { expires_in_hours?: number }).expires_in_hours === 169
+        ? HttpResponse.json(errorBody(400, 'validation_error', 'expires_in_hours: too big', { details }), { status: 400 })
+        : HttpResponse.json(errorBody(409, 'conflict', 'Donation is accepted'), { status: 409 }),
+    );
+    await expect(client({ maxRetries: 0 }).donations.createLink(DONATION)).rejects.toBeInstanceOf(ConflictError);
+    const err = await client()
+      .donations.createLink(DONATION, { expires_in_hours: 169 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err).toMatchObject({ status: 400, details });
+  });
+
+  it('a 410 (`gone`) is an APIError with status 410 and its details, of no subclass, and not retried', async () => {
+    const details = [{ path: 'link.expires_at', message: 'has passed' }];
+    const seen: Seen[] = [];
+    donationsServer(seen, () =>
+      HttpResponse.json(errorBody(410, 'gone', 'This link has expired: ask the kitchen for a new one', { details }), {
+        status: 410,
+        headers: { 'x-request-id': 'req_410' },
+      }),
+    );
+    const err = await client()
+      .donations.createLink(DONATION)
+      .catch((e: unknown) => e);
+    expect(APIError.is(err)).toBe(true);
+    expect(Object.getPrototypeOf(err)).toBe(APIError.prototype);
+    expect(err).toMatchObject({ name: 'APIError', status: 410, code: 'gone', details, requestId: 'req_410' });
+    expect((err as APIError).message).toBe('This link has expired: ask the kitchen for a new one');
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('the tax pack', () => {
+  const YEAR = 2026;
+  const ENTITY = uuid(21);
+  const totals = {
+    net_kg: 4.5,
+    book_value: 9,
+    market_value_cap: 0,
+    base: 9,
+    deductible_base: 9,
+    base_within_limit: 9,
+    base_over_limit: 0,
+    deduction: 3.6,
+  };
+  const pack: DonationTaxPack = {
+    year: YEAR,
+    livemode: true,
+    scope: 'organisation',
+    generated_at: '2027-01-15T10:00:00.000Z',
+    rules: { rate_pct: 40, recurrent_rate_pct: 50, taxable_base_limit_pct: 15, carry_forward_years: 10, computed: true },
+    taxpayers: [
+      {
+        cif: 'B12345678',
+        totals: { ...totals, taxable_base: 250000, limit: 37500, carry_forward_until_year: null, notes: [] },
+        entities: [
+          {
+            entity_id: ENTITY,
+            name: 'Banco de Alimentos',
+            nif: 'G28029643',
+            legal_form: 'banco_de_alimentos',
+            ley_49_2002: { art2_entity: true, regime_opted_in: true },
+            rate_pct: 40,
+            recurrence: {
+              years: [
+                { year: 2024, base: 0 },
+                { year: 2025, base: 0 },
+              ],
+              met: false,
+            },
+            totals,
+            establishments: [{ establishment_id: uuid(9999), base: 9, deduction: 3.6 }],
+            notes: [{ code: 'rate_general', text: 'Ley 49/2002 art. 20.1: 40 %' }],
+          },
+        ],
+        establishments: [{ ...totals, establishment_id: uuid(9999), name: 'Cocina' }],
+        donations: [
+          {
+            donation_id: DONATION,
+            establishment_id: uuid(9999),
+            entity_id: ENTITY,
+            handed_over_on: '2026-11-24',
+            lines: 1,
+            net_kg: 4.5,
+            book_value: 9,
+            market_value_cap: 0,
+            base: 9,
+            vat: { taxable_base: 0, rate_pct: null },
+            notes: [{ code: 'vat_zero_base', text: 'Ley 37/1992 art. 79.Tres' }],
+          },
+        ],
+      },
+    ],
+  };
+  // What the files start with: the CSV's UTF-8 BOM and a cell with a decimal comma; a PDF's header and a byte above 0x7f.
+  const csv = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('Nivel;CIF;Base art. 18 (€)\r\nEmpresa;B12345678;9,00\r\n')]);
+  const pdf = new Uint8Array([...new TextEncoder().encode('%PDF-1.3\n'), 0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a, 0x00, 0xff]);
+
+  type FileSeen = { path: string; query: Record<string, string>; accept: string | null; method: string };
+  /** Answers GET /donations/tax-pack* with `answer`, keeping what each request asked for. */
+  function taxServer(seen: FileSeen[], answer: (req: FileSeen) => Response) {
+    server.use(
+      http.get(`${API}/donations/tax-pack*`, ({ request }) => {
+        const url = new URL(request.url);
+        const req = {
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          accept: request.headers.get('accept'),
+          method: request.method,
+        };
+        seen.push(req);
+        return answer(req);
+      }),
+    );
+  }
+
+  it('taxPack: GET /donations/tax-pack with year, taxable_base and cif in the query, the pack typed', async () => {
+    const seen: FileSeen[] = [];
+    taxServer(seen, () => HttpResponse.json(envelope(pack)));
+    const got = await client().donations.taxPack({ year: YEAR, taxable_base: '250000.00', cif: 'B-12.345 678&x=1' });
+    expectTypeOf(got).toExtend<DonationTaxPack>();
+    expectTypeOf(got.taxpayers[0]?.entities[0]?.notes[0]?.code).toEqualTypeOf<
+      DonationTaxPack['taxpayers'][number]['entities'][number]['notes'][number]['code'] | undefined
+    >();
+    expect(got).toEqual(pack);
+    await client().donations.taxPack({ year: YEAR, taxable_base: undefined, cif: undefined });
+    expect(seen).toEqual([
+      {
+        path: '/api/v1/donations/tax-pack',
+        query: { year: '2026', taxable_base: '250000.00', cif: 'B-12.345 678&x=1' },
+        accept: 'application/json',
+        method: 'GET',
+      },
+      { path: '/api/v1/donations/tax-pack', query: { year: '2026' }, accept: 'application/json', method: 'GET' },
+    ]);
+  });
+
+  it('the year is required, a taxable base is a string of euros, a certificate takes no taxable base', () => {
+    expectTypeOf<{ taxable_base: string }>().not.toExtend<DonationTaxPackQuery>();
+    expectTypeOf<{ year: number }>().toExtend<DonationTaxPackQuery>();
+    expectTypeOf<{ year: number; taxable_base: number }>().not.toExtend<DonationTaxPackQuery>();
+    expectTypeOf<{ year: number; cif: string }>().toExtend<DonationCertificateQuery>();
+    expectTypeOf<DonationCertificateQuery>().not.toHaveProperty('taxable_base');
+    expectTypeOf<Parameters<Merma['donations']['taxPack']>[0]>().toEqualTypeOf<DonationTaxPackQuery>();
+    expectTypeOf<Parameters<Merma['donations']['taxCertificatePdf']>[1]>().toEqualTypeOf<DonationCertificateQuery>();
+  });
+
+  it("taxPack: the API's 400 for a bad year is a BadRequestError naming the field", async () => {
+    const details = [{ path: 'year', message: 'Too small: expected number to be >=2000' }];
+    taxServer([], () => HttpResponse.json(errorBody(400, 'validation_error', 'year: too small', { details }), { status: 400 }));
+    const err = await client()
+      .donations.taxPack({ year: 1999 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadRequestError);
+    expect(err).toMatchObject({ status: 400, code: 'validation_error', details });
+  });
+
+  it('taxPackCsv: GET /donations/tax-pack.csv asking for text/csv, the bytes as sent (the BOM kept)', async () => {
+    const seen: FileSeen[] = [];
+    taxServer(
+      seen,
+      () =>
+        new HttpResponse(csv, {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': 'attachment; filename="pack-fiscal-donaciones-2026.csv"',
+          },
+        }),
+    );
+    const bytes = await client().donations.taxPackCsv({ year: YEAR, taxable_base: '-1234.50', cif: 'B12345678' });
+    expectTypeOf(bytes).toEqualTypeOf<Uint8Array>();
+    expect(bytes).toBeInstanceOf(Uint8Array);
+    expect(bytes).toEqual(csv);
+    expect(seen).toEqual([
+      {
+        path: '/api/v1/donations/tax-pack.csv',
+        query: { year: '2026', taxable_base: '-1234.50', cif: 'B12345678' },
+        accept: 'text/csv',
+        method: 'GET',
+      },
+    ]);
+  });
+
+  it('taxPackPdf: GET /donations/tax-pack.pdf asking for application/pdf, the bytes as sent', async () => {
+    const seen: FileSeen[] = [];
+    taxServer(seen, () => new HttpResponse(pdf, { headers: { 'content-type': 'application/pdf' } }));
+    expect(await client().donations.taxPackPdf({ year: YEAR })).toEqual(pdf);
+    expect(seen).toEqual([{ path: '/api/v1/donations/tax-pack.pdf', query: { year: '2026' }, accept: 'application/pdf', method: 'GET' }]);
+  });
+
+  it('taxCertificatePdf: GET /donations/tax-pack/certificates/{entity_id}.pdf, the id percent-encoded, year and cif in the query', async () => {
+    const seen: FileSeen[] = [];
+    taxServer(seen, () => new HttpResponse(pdf, { headers: { 'content-type': 'application/pdf' } }));
+    expect(await client().donations.taxCertificatePdf(ENTITY, { year: YEAR, cif: 'B12345678' })).toEqual(pdf);
+    await client().donations.taxCertificatePdf('../../tax-pack.csv?year=1#', { year: YEAR });
+    expect(seen).toEqual([
+      {
+        path: `/api/v1/donations/tax-pack/certificates/${ENTITY}.pdf`,
+        query: { year: '2026', cif: 'B12345678' },
+        accept: 'application/pdf',
+        method: 'GET',
+      },
+      {
+        path: '/api/v1/donations/tax-pack/certificates/%2E%2E%2F%2E%2E%2Ftax-pack%2Ecsv%3Fyear%3D1%23.pdf',
+        query: { year: '2026' },
+        accept: 'application/pdf',
+        method: 'GET',
+      },
+    ]);
+  });
+
+  it('the files: an error answer is the APIError of its status (JSON errors, not bytes), and a 503 is retried', async () => {
+    const seen: FileSeen[] = [];
+    const details = [{ path: 'year', message: 'Invalid input: expected number, received NaN' }];
+    taxServer(seen, (req) => {
+      if (req.path.endsWith('.csv')) return HttpResponse.json(errorBody(400, 'validation_error', 'year', { details }), { status: 400 });
+      if (req.path.includes('/certificates/')) return HttpResponse.json(errorBody(404, 'not_found'), { status: 404 });
+      if (req.query.cif === 'none') return HttpResponse.json(errorBody(403, 'forbidden'), { status: 403 });
+      if (seen.filter((s) => s.path.endsWith('tax-pack.pdf')).length === 1)
+        return HttpResponse.json(errorBody(503, 'service_unavailable'), { status: 503, headers: { 'retry-after': '0' } });
+      return new HttpResponse(pdf, { headers: { 'content-type': 'application/pdf' } });
+    });
+    const bad = await client()
+      .donations.taxPackCsv({ year: Number.NaN })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(BadRequestError);
+    expect(bad).toMatchObject({ status: 400, details });
+    await expect(client().donations.taxCertificatePdf(ENTITY, { year: 2024 })).rejects.toBeInstanceOf(NotFoundError);
+    expect(await client().donations.taxPackPdf({ year: YEAR })).toEqual(pdf);
+    expect(seen.filter((s) => s.path.endsWith('tax-pack.pdf'))).toHaveLength(2);
+    await expect(client().donations.taxPackPdf({ year: YEAR, cif: 'none' })).rejects.toBeInstanceOf(PermissionDeniedError);
   });
 });
 

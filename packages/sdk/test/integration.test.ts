@@ -170,7 +170,7 @@ describe('the SDK against the server', () => {
     await merma.openingCalendar.setClosedWeekdays({ closed_weekdays: [] });
   });
 
-  it('offers a donation under a signed agreement; the entity refuses a line, which is sent elsewhere; collected and received', async () => {
+  it('offers a donation under a signed agreement, with a signing link; the entity refuses a line, which is sent elsewhere; collected and received; the tax pack of its year', async () => {
     // Social entities and agreements are the organisation's: a live key of its own changes them.
     const own = await t.createTenant({ mode: 'live' });
     const live = new Merma({ apiKey: own.key, baseUrl });
@@ -215,6 +215,19 @@ describe('the SDK against the server', () => {
     expect(await live.records.list()).toMatchObject({ pagination: { total: 2 } });
     expect(await live.donations.get(offered.id)).toEqual(offered);
 
+    // The entity's signing link: 201, its token in the URL's fragment, 48 hours unless told.
+    const made = await live.donations.createLink(offered.id).withResponse();
+    expect(made.response.status).toBe(201);
+    expect(made.data.url).toMatch(new RegExp(`/dashboard/sign/${offered.id}#dln_[A-Za-z0-9_-]{43}$`));
+    expect(new URL(made.data.url).search).toBe('');
+    const hoursLeft = (link: { expires_at: string }) => (Date.parse(link.expires_at) - Date.now()) / 3_600_000;
+    expect(hoursLeft(made.data)).toBeGreaterThan(47);
+    expect(hoursLeft(made.data)).toBeLessThanOrEqual(48);
+    const replacement = await live.donations.createLink(offered.id, { expires_in_hours: 1 });
+    expect(replacement.url).not.toBe(made.data.url);
+    expect(hoursLeft(replacement)).toBeLessThanOrEqual(1);
+    await expect(live.donations.createLink(offered.id, { expires_in_hours: 169 })).rejects.toBeInstanceOf(BadRequestError);
+
     const decided = await live.donations.decide(offered.id, {
       lines: [
         { line_id: breadLine.id, decision: 'accepted' },
@@ -222,6 +235,7 @@ describe('the SDK against the server', () => {
       ],
     });
     expect(decided).toMatchObject({ status: 'accepted', awaiting_reroute: 1, totals: { accepted_kg: 4.5 } });
+    await expect(live.donations.createLink(offered.id, {}, { maxRetries: 0 })).rejects.toBeInstanceOf(ConflictError);
     expect((await live.donations.list({ awaiting_reroute: true })).data.map((d) => d.id)).toEqual([offered.id]);
     await expect(live.donations.receive(offered.id)).rejects.toBeInstanceOf(ConflictError);
 
@@ -229,12 +243,36 @@ describe('the SDK against the server', () => {
     expect(rerouted.awaiting_reroute).toBe(0);
     expect(rerouted.lines[1]?.rerouted).toMatchObject({ destino_id: DESTINO_COMPOSTING });
     expect((await live.donations.list({ awaiting_reroute: true })).data).toEqual([]);
-    expect((await live.donations.collect(offered.id)).status).toBe('collected');
+    const collected = await live.donations.collect(offered.id);
+    expect(collected.status).toBe('collected');
     expect((await live.donations.receive(offered.id)).status).toBe('received');
     const ids: string[] = [];
     for await (const d of live.donations.list({ status: 'received', limit: 1 })) ids.push(d.id);
     expect(ids).toEqual([offered.id]);
     expect(await live.records.verify()).toMatchObject({ valid: true });
+
+    // The tax pack of the year it was handed over in (the day of collection in Madrid): this year.
+    const handedOverOn = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid' }).format(new Date(collected.collected_at ?? ''));
+    const year = Number(handedOverOn.slice(0, 4));
+    const { data: pack, response } = await live.donations.taxPack({ year }).withResponse();
+    expect(response.status).toBe(200);
+    expect(pack).toMatchObject({ year, livemode: true, scope: 'establishment', rules: { rate_pct: 40, computed: true } });
+    expect(pack.taxpayers).toHaveLength(1);
+    expect(pack.taxpayers[0]?.donations).toEqual([
+      expect.objectContaining({ donation_id: offered.id, entity_id: entity.id, handed_over_on: handedOverOn, lines: 1, net_kg: 4.5 }),
+    ]);
+    expect(pack.taxpayers[0]?.entities.map((e) => [e.entity_id, e.rate_pct])).toEqual([[entity.id, 40]]);
+    await expect(live.donations.taxPack({ year: 1999 })).rejects.toMatchObject({ status: 400, details: [{ path: 'year' }] });
+
+    // And as files: the CSV (UTF-8 with a BOM), the summary and the entity's certificate as PDFs.
+    const csv = await live.donations.taxPackCsv({ year });
+    expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(new TextDecoder().decode(csv)).toContain(offered.id);
+    const summary = await live.donations.taxPackPdf({ year, cif: pack.taxpayers[0]?.cif });
+    expect(new TextDecoder().decode(summary.subarray(0, 5))).toBe('%PDF-');
+    const certificate = await live.donations.taxCertificatePdf(entity.id, { year });
+    expect(new TextDecoder().decode(certificate.subarray(0, 5))).toBe('%PDF-');
+    await expect(live.donations.taxCertificatePdf(entity.id, { year: year - 1 })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('reads analytics, benchmarking, predictions, sessions and the prevention plan', async () => {

@@ -695,6 +695,21 @@ describe('every resource calls its endpoint', () => {
       (m) => m.donations.rerouteLine(uuid(23), uuid(24), { destino_id: DESTINO }),
       envelope(donation),
     ],
+    [
+      'donations.createLink',
+      'post',
+      `/donations/${uuid(23)}/link`,
+      (m) => m.donations.createLink(uuid(23), { expires_in_hours: 24 }),
+      envelope({ url: `https://app.merma.test/dashboard/sign/${uuid(23)}#dln_x`, expires_at: '2026-11-24T10:00:00.000Z' }),
+      201,
+    ],
+    [
+      'donations.taxPack',
+      'get',
+      '/donations/tax-pack',
+      (m) => m.donations.taxPack({ year: 2026, cif: 'B12345678' }),
+      envelope({ year: 2026, livemode: false, scope: 'establishment', taxpayers: [] }),
+    ],
     ['sessions.list', 'get', '/sessions', (m) => m.sessions.list({ status: 'open' }), list([session])],
     ['sessions.create', 'post', '/sessions', (m) => m.sessions.create({ name: 'Cierre' }), envelope(session), 201],
     ['sessions.get', 'get', `/sessions/${uuid(7)}`, (m) => m.sessions.get(uuid(7)), envelope(session)],
@@ -798,6 +813,8 @@ describe('every resource calls its endpoint', () => {
     'donations.create': { body: donationInput },
     'donations.decide': { body: decision },
     'donations.rerouteLine': { body: { destino_id: DESTINO } },
+    'donations.createLink': { body: { expires_in_hours: 24 } },
+    'donations.taxPack': { query: { year: '2026', cif: 'B12345678' } },
     'predict.settings.update': { body: { service_level: 0.9 } },
     'openingCalendar.closures.create': { body: { starts_on: '2026-12-24', ends_on: '2026-12-26', reason: 'Navidad' } },
     'inbound.sales': {
@@ -819,10 +836,14 @@ describe('every resource calls its endpoint', () => {
       );
     const tested = new Set(cases.map((c) => c[0]));
     // records.create/list/batch and verifyInBackground have their own tests above; the agreement
-    // document's upload and download (not JSON) theirs below.
+    // document's upload and download (not JSON) theirs below; the tax pack's files theirs in
+    // donations.test.ts.
     expect(methods.filter((name) => !tested.has(name)).sort()).toEqual([
       'donationAgreements.downloadDocument',
       'donationAgreements.uploadDocument',
+      'donations.taxCertificatePdf',
+      'donations.taxPackCsv',
+      'donations.taxPackPdf',
       'records.batch',
       'records.create',
       'records.list',

@@ -941,6 +941,172 @@ export type DonationEventData = {
     net_kg: number;
 };
 
+export type DonationLink = {
+    /** the page the entity opens; its token is in the fragment (`#…`) and is shown only this once */
+    url: string;
+    expires_at: string;
+};
+
+export type DonationTaxNoteCode = "vat_zero_base" | "vat_self_supply_adviser" | "book_value_unknown" | "market_value_unknown" | "market_value_cap_applied" | "entity_not_in_regime" | "period_before_2024" | "rate_general" | "rate_recurrence" | "recurrence_history_incomplete" | "taxable_base_limit_applied" | "taxable_base_limit_not_checked";
+
+export type DonationTaxNote = {
+    code: DonationTaxNoteCode;
+    /** in English, naming the article */
+    text: string;
+};
+
+export type DonationTaxTotals = {
+    net_kg: number;
+    /** book value of the lines that have one, euros */
+    book_value: number;
+    /** how much capping book values at market value took off (Ley 49/2002 art. 18), euros */
+    market_value_cap: number;
+    /** the art. 18 base: book value, never above market value, euros */
+    base: number;
+    /** the part of `base` given to entities under the Ley 49/2002 regime, in a year the pack computes, euros */
+    deductible_base: number;
+    /** of `deductible_base`, what fits under the 15 % limit (all of it without a taxable base), euros */
+    base_within_limit: number;
+    /** of `deductible_base`, what the 15 % limit defers to the next ten years, euros */
+    base_over_limit: number;
+    /** the corporate-tax deduction (Ley 49/2002 art. 20), euros */
+    deduction: number;
+};
+
+export type DonationTaxEntity = {
+    entity_id: string;
+    name: string;
+    nif: string;
+    legal_form: "asociacion" | "fundacion" | "banco_de_alimentos" | "entidad_religiosa" | "otra";
+    /** the entity's status as recorded now (the certificate it issues is the proof) */
+    ley_49_2002: {
+        art2_entity: boolean;
+        regime_opted_in: boolean;
+    };
+    /** 40, 50 on recurrence, 0 for an entity outside the regime; null for a year before 2024 (not computed) */
+    rate_pct: number | null;
+    /** the three-year test of Ley 49/2002 art. 20.1 (wording from 2024), over the whole company */
+    recurrence: {
+        /** the two previous tax years, the earlier first: the company’s gifts to the entity, which decide the 50 % rate */
+        years: {
+            year: number;
+            /** the company's art. 18 base of gifts to this entity with a right to deduction, euros */
+            base: number;
+        }[];
+        /** gifts in both previous years, the nearer one at least the earlier: 50 % */
+        met: boolean;
+    };
+    /** the company's gifts to the entity in the year; null for a single-establishment key */
+    totals: DonationTaxTotals | null;
+    /** each establishment's share (the key's establishments only) */
+    establishments: {
+        establishment_id: string;
+        /** its art. 18 base, euros */
+        base: number;
+        /** its share of the deduction, euros */
+        deduction: number;
+    }[];
+    notes: DonationTaxNote[];
+};
+
+/** an establishment's share of the company's figures (each entity's deduction split by base, to the cent) */
+export type DonationTaxEstablishment = {
+    net_kg: number;
+    /** book value of the lines that have one, euros */
+    book_value: number;
+    /** how much capping book values at market value took off (Ley 49/2002 art. 18), euros */
+    market_value_cap: number;
+    /** the art. 18 base: book value, never above market value, euros */
+    base: number;
+    /** the part of `base` given to entities under the Ley 49/2002 regime, in a year the pack computes, euros */
+    deductible_base: number;
+    /** of `deductible_base`, what fits under the 15 % limit (all of it without a taxable base), euros */
+    base_within_limit: number;
+    /** of `deductible_base`, what the 15 % limit defers to the next ten years, euros */
+    base_over_limit: number;
+    /** the corporate-tax deduction (Ley 49/2002 art. 20), euros */
+    deduction: number;
+    establishment_id: string;
+    name: string;
+};
+
+export type DonationTaxDonation = {
+    donation_id: string;
+    establishment_id: string;
+    entity_id: string;
+    /** the day it was collected, in Spain's calendar: it decides the tax year */
+    handed_over_on: string;
+    /** accepted lines */
+    lines: number;
+    net_kg: number;
+    /** book value of the lines that have one, euros */
+    book_value: number;
+    /** taken off by the market-value cap, euros */
+    market_value_cap: number;
+    /** the art. 18 base, euros */
+    base: number;
+    /** Ley 37/1992 art. 79.Tres regla 3.ª and 91.Cuatro */
+    vat: {
+        /** 0 for an art. 2 entity; null: a self-supply whose VAT the adviser settles */
+        taxable_base: number | null;
+        rate_pct: number | null;
+    };
+    notes: DonationTaxNote[];
+};
+
+export type DonationTaxpayer = {
+    /** the donor company: its establishments' CIF */
+    cif: string;
+    /** the company's year; null for a single-establishment key */
+    totals: {
+        net_kg: number;
+        /** book value of the lines that have one, euros */
+        book_value: number;
+        /** how much capping book values at market value took off (Ley 49/2002 art. 18), euros */
+        market_value_cap: number;
+        /** the art. 18 base: book value, never above market value, euros */
+        base: number;
+        /** the part of `base` given to entities under the Ley 49/2002 regime, in a year the pack computes, euros */
+        deductible_base: number;
+        /** of `deductible_base`, what fits under the 15 % limit (all of it without a taxable base), euros */
+        base_within_limit: number;
+        /** of `deductible_base`, what the 15 % limit defers to the next ten years, euros */
+        base_over_limit: number;
+        /** the corporate-tax deduction (Ley 49/2002 art. 20), euros */
+        deduction: number;
+        /** as given */
+        taxable_base: number | null;
+        /** 15 % of the taxable base, rounded down; null without one */
+        limit: number | null;
+        /** the last year an excess over the limit may be deducted in */
+        carry_forward_until_year: number | null;
+        notes: DonationTaxNote[];
+    } | null;
+    entities: DonationTaxEntity[];
+    establishments: DonationTaxEstablishment[];
+    /** by handover day */
+    donations: DonationTaxDonation[];
+};
+
+export type DonationTaxPack = {
+    year: number;
+    /** the key's mode: a test key's pack is of its test donations and has no tax value */
+    livemode: boolean;
+    /** `organisation` (an Enterprise Multi key): every establishment. `establishment`: the key's own establishment's donations and shares; the rate and its recurrence test still read the whole company's gifts to each entity */
+    scope: "organisation" | "establishment";
+    generated_at: string;
+    rules: {
+        rate_pct: number;
+        recurrent_rate_pct: number;
+        taxable_base_limit_pct: number;
+        carry_forward_years: number;
+        /** false for a year before 2024: the deduction is not computed (earlier wording of art. 20) */
+        computed: boolean;
+    };
+    /** one per donor company (CIF) with donations handed over in the year */
+    taxpayers: DonationTaxpayer[];
+};
+
 export type CreateRecordInput = {
     food_category: FoodCategory;
     weight_kg: number;
@@ -1240,6 +1406,12 @@ export type RerouteDonationLineInput = Omit<{
     note?: (string | null) | undefined;
 }, "id" | "line_id">;
 
+export type CreateDonationLinkInput = Omit<{
+    id: string;
+    /** how long the link can be used (and the signed note downloaded through it) */
+    expires_in_hours?: number | undefined;
+}, "id">;
+
 export type InboundEventInput = {
     event: InboundEventType;
     payload: {
@@ -1420,6 +1592,22 @@ export type ListDonationsQuery = {
     awaiting_reroute?: boolean | undefined;
     limit?: number | undefined;
     offset?: number | undefined;
+};
+
+export type DonationTaxPackQuery = {
+    /** the tax year (calendar year of the handover, in Spain) */
+    year: number;
+    /** the company's corporate-tax taxable base for the year, in euros (negative for a loss), to apply the 15 % limit of Ley 49/2002 art. 20.2; needs a single company (CIF): give `cif` when the key sees several */
+    taxable_base?: string | undefined;
+    /** only this donor company's establishments (their CIF) */
+    cif?: string | undefined;
+};
+
+export type DonationCertificateQuery = {
+    /** the tax year (calendar year of the handover, in Spain) */
+    year: number;
+    /** only this donor company's establishments (their CIF) */
+    cif?: string | undefined;
 };
 
 /** Body of the `record.created` event. */

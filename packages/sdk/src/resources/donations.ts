@@ -1,13 +1,18 @@
 import type { APIPromise } from '../core/api-promise.js';
-import type { HttpCore, RequestOptions } from '../core/http.js';
+import type { Call, HttpCore, RequestOptions } from '../core/http.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
   CreateDonationAgreementInput,
   CreateDonationInput,
+  CreateDonationLinkInput,
   CreateSocialEntityInput,
   DecideDonationInput,
   Donation,
   DonationAgreement,
+  DonationCertificateQuery,
+  DonationLink,
+  DonationTaxPack,
+  DonationTaxPackQuery,
   ListDonationAgreementsQuery,
   ListDonationsQuery,
   RerouteDonationLineInput,
@@ -16,6 +21,15 @@ import type {
   UpdateSocialEntityInput,
 } from '../generated/api-types.js';
 import { segment } from './path.js';
+
+/**
+ * A file the API answers instead of JSON (a PDF, a CSV), as its bytes: asked for with `accept`,
+ * sent with the retries of any call; an error status is the same APIError as for JSON.
+ */
+async function download(core: HttpCore, call: Call, accept: string, options: RequestOptions | undefined): Promise<Uint8Array> {
+  const response = await core.request(call, { ...options, headers: { accept, ...options?.headers } }).asResponse();
+  return new Uint8Array(await response.arrayBuffer());
+}
 
 /**
  * The organisation's social entities and food banks (Ley 1/2025 art. 6.4.b), shared by its
@@ -89,14 +103,8 @@ export class DonationAgreements {
   }
 
   /** The stored signed agreement, as the PDF's bytes (a NotFoundError while there is none). */
-  async downloadDocument(id: string, options?: RequestOptions): Promise<Uint8Array> {
-    const response = await this.core
-      .request(
-        { method: 'GET', path: `/donation-agreements/${segment(id)}/document` },
-        { ...options, headers: { accept: 'application/pdf', ...options?.headers } },
-      )
-      .asResponse();
-    return new Uint8Array(await response.arrayBuffer());
+  downloadDocument(id: string, options?: RequestOptions): Promise<Uint8Array> {
+    return download(this.core, { method: 'GET', path: `/donation-agreements/${segment(id)}/document` }, 'application/pdf', options);
   }
 }
 
@@ -161,5 +169,56 @@ export class Donations {
    */
   rerouteLine(id: string, lineId: string, input: RerouteDonationLineInput, options?: RequestOptions): APIPromise<Donation> {
     return this.core.request({ method: 'POST', path: `/donations/${segment(id)}/lines/${segment(lineId)}/reroute`, body: input }, options);
+  }
+
+  /**
+   * A one-time link for the social entity's volunteer, who has no account, to accept or refuse
+   * each line of an offered donation and sign the handover note. Its token is in `url`'s fragment
+   * (`#dln_…`) and is shown only in this answer: send the URL to the entity (or show it as a QR
+   * code) and keep it no longer than that. It expires after `expires_in_hours` (48 by default, 168
+   * at most); a new link replaces the donation's last one. A ConflictError unless the donation is
+   * offered. The signing page itself answers a used, replaced or expired link with 410 (`gone`).
+   */
+  createLink(id: string, params: CreateDonationLinkInput = {}, options?: RequestOptions): APIPromise<DonationLink> {
+    return this.core.request({ method: 'POST', path: `/donations/${segment(id)}/link`, body: params }, options);
+  }
+
+  /**
+   * The year's tax pack (Ley 49/2002 art. 18 and 20, Ley 37/1992 art. 79.Tres and 91.Cuatro), per
+   * donor company (CIF): each donation's VAT and art. 18 base, each social entity's deduction
+   * (40 %, 50 % on recurrence) and, with `taxable_base` (euros as a string, e.g. `'250000.00'`),
+   * the 15 % limit. Of the accepted lines of donations collected in `year` (Spain's calendar), of
+   * the key's mode; an Enterprise Multi key sees the organisation (`cif` picks one company), any
+   * other key its establishment's share.
+   */
+  taxPack(query: DonationTaxPackQuery, options?: RequestOptions): APIPromise<DonationTaxPack> {
+    return this.core.request({ method: 'GET', path: '/donations/tax-pack', query }, options);
+  }
+
+  /**
+   * The tax pack as a spreadsheet's CSV, its bytes: UTF-8 with a BOM, `;` between cells, decimal
+   * commas, dd/mm/yyyy dates and CRLF, one row per company, entity, establishment and donation.
+   */
+  taxPackCsv(query: DonationTaxPackQuery, options?: RequestOptions): Promise<Uint8Array> {
+    return download(this.core, { method: 'GET', path: '/donations/tax-pack.csv', query }, 'text/csv', options);
+  }
+
+  /** The tax pack's summary as a PDF (in Spanish, with the notes in full), its bytes. */
+  taxPackPdf(query: DonationTaxPackQuery, options?: RequestOptions): Promise<Uint8Array> {
+    return download(this.core, { method: 'GET', path: '/donations/tax-pack.pdf', query }, 'application/pdf', options);
+  }
+
+  /**
+   * The certificate of Ley 49/2002 art. 24 of the year's donations to one social entity, pre-filled
+   * for the entity to sign, one per donor company, as the PDF's bytes. A NotFoundError when nothing
+   * was handed over to it that year.
+   */
+  taxCertificatePdf(entityId: string, query: DonationCertificateQuery, options?: RequestOptions): Promise<Uint8Array> {
+    return download(
+      this.core,
+      { method: 'GET', path: `/donations/tax-pack/certificates/${segment(entityId)}.pdf`, query },
+      'application/pdf',
+      options,
+    );
   }
 }

@@ -78,6 +78,11 @@ export async function calls(): Promise<void> {
     lines: [{ description: 'Pan', quantity: 2, unit: 'kg', product_id: maybeString, net_kg: maybeNumber, storage: undefined }],
   });
   await merma.donations.rerouteLine(offered.id, 'l1', { destino_id: 'd1', note: maybeString });
+  const signing = await merma.donations.createLink(offered.id, { expires_in_hours: maybeNumber });
+  const pack = await merma.donations.taxPack({ year: 2026, taxable_base: maybeString, cif: undefined });
+  const csv: Uint8Array = await merma.donations.taxPackCsv({ year: pack.year, taxable_base: undefined, cif: maybeString });
+  await merma.donations.taxCertificatePdf('e1', { year: 2026, cif: maybeString }, options);
+  console.log(signing.url, csv.length);
 
   const record: CreateRecordInput = {
     food_category: 'meat',
