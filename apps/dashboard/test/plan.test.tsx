@@ -79,3 +79,55 @@ describe('plan: generating one', () => {
     expect(screen.getByText(t('plan.page.emptyTitle'))).toBeInTheDocument();
   });
 });
+
+describe('plan: donations', () => {
+  const donations = {
+    agreements: [
+      {
+        id: 'a0000000-0000-4000-8000-000000000001',
+        entity_name: 'Banco del Barrio',
+        valid_from: '2026-01-01',
+        valid_until: '2027-06-30',
+        status: 'expired' as const,
+      },
+    ],
+    donated_kg: 12.5,
+    donated_share: 0.1,
+    offered_kg: 20,
+    accepted_kg: 12.5,
+    refused_kg: 7.5,
+    refusals: [
+      {
+        donation_id: 'd0000000-0000-4000-8000-000000000001',
+        offered_at: '2026-11-10T10:00:00.000Z',
+        entity_name: 'Banco del Barrio',
+        description: 'Tarta de queso',
+        kg: 7.5,
+        reason: 'Sin frío',
+        rerouted_to: 'animal_feed',
+        rerouted_to_label: 'Animal feed',
+      },
+    ],
+    justification: 'No signed donation agreement is in force for this establishment.',
+  };
+
+  it('shows the agreements, the kilos, each refusal with where it went, and the justification the law asks for', async () => {
+    planPage('viewer', plan({ donations }));
+    await renderApp('/plan');
+    const section = await screen.findByTestId('plan-donations');
+    expect(section).toHaveTextContent(t('plan.doc.donations.title'));
+    expect(section).toHaveTextContent('Banco del Barrio');
+    expect(section).toHaveTextContent(t('plan.doc.donations.statuses.expired'));
+    expect(screen.getByRole('table', { name: t('plan.doc.donations.refusals') })).toHaveTextContent(
+      /Tarta de queso.*Sin frío.*Animal feed/,
+    );
+    expect(screen.getByTestId('plan-donation-justification')).toHaveTextContent(donations.justification);
+  });
+
+  it('is absent from a plan made before it existed', async () => {
+    planPage('viewer', plan());
+    await renderApp('/plan');
+    await screen.findByTestId('plan-document');
+    expect(screen.queryByTestId('plan-donations')).not.toBeInTheDocument();
+  });
+});

@@ -264,7 +264,87 @@ function PlanDocument({ plan, establishment, testData }: { plan: PreventionPlan;
             </Text>
           )}
         </Stack>
+        {plan.donations && <DonationsSection donations={plan.donations} />}
       </Stack>
     </Card>
+  );
+}
+
+/** The plan's donations (Ley 1/2025 art. 6 and 7): agreements, kilos, refusals and where they went. */
+function DonationsSection({ donations }: { donations: NonNullable<PreventionPlan['donations']> }) {
+  const { t } = useTranslation();
+  const format = useFormat();
+  return (
+    <Stack gap="xs" data-testid="plan-donations">
+      <Title order={3} size="h4">
+        {t('plan.doc.donations.title')}
+      </Title>
+      {donations.agreements.length === 0 ? (
+        <Text size="sm">{t('plan.doc.donations.noAgreements')}</Text>
+      ) : (
+        <Table striped withTableBorder>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('plan.doc.donations.entity')}</Table.Th>
+              <Table.Th>{t('plan.doc.donations.validity')}</Table.Th>
+              <Table.Th>{t('plan.doc.donations.status')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {donations.agreements.map((a) => (
+              <Table.Tr key={a.id}>
+                <Table.Td>{a.entity_name}</Table.Td>
+                <Table.Td>
+                  {format.date(a.valid_from)} – {format.date(a.valid_until)}
+                </Table.Td>
+                <Table.Td>{t(`plan.doc.donations.statuses.${a.status}`)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {donations.justification && (
+        <Alert color="orange" variant="light" title={t('plan.doc.donations.justification')} data-testid="plan-donation-justification">
+          {donations.justification}
+        </Alert>
+      )}
+      <Text size="sm">
+        {t('plan.doc.donations.donated', { kg: format.kg(donations.donated_kg), share: format.percent(donations.donated_share) })}
+      </Text>
+      <Text size="sm">
+        {t('plan.doc.donations.offered', {
+          offered: format.kg(donations.offered_kg),
+          accepted: format.kg(donations.accepted_kg),
+          refused: format.kg(donations.refused_kg),
+        })}
+      </Text>
+      {donations.refusals.length > 0 && (
+        <Table striped withTableBorder>
+          <Table.Caption>{t('plan.doc.donations.refusals')}</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('plan.doc.donations.date')}</Table.Th>
+              <Table.Th>{t('plan.doc.donations.entity')}</Table.Th>
+              <Table.Th>{t('plan.doc.donations.food')}</Table.Th>
+              <Table.Th ta="right">{t('plan.doc.kg')}</Table.Th>
+              <Table.Th>{t('plan.doc.donations.reason')}</Table.Th>
+              <Table.Th>{t('plan.doc.donations.sentTo')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {donations.refusals.map((r) => (
+              <Table.Tr key={`${r.donation_id} ${r.description} ${r.reason}`}>
+                <Table.Td>{format.date(r.offered_at.slice(0, 10))}</Table.Td>
+                <Table.Td>{r.entity_name}</Table.Td>
+                <Table.Td>{r.description}</Table.Td>
+                <Table.Td ta="right">{format.kg(r.kg)}</Table.Td>
+                <Table.Td>{r.reason}</Table.Td>
+                <Table.Td>{r.rerouted_to_label ?? t('plan.doc.donations.waiting')}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
   );
 }
