@@ -1,4 +1,6 @@
 import { Center, Loader } from '@mantine/core';
+import { useState } from 'react';
+import { DonationScreen } from './screens/DonationScreen.tsx';
 import { PairScreen } from './screens/PairScreen.tsx';
 import { RecordingScreen } from './screens/RecordingScreen.tsx';
 import { useStation } from './useStation.ts';
@@ -13,6 +15,7 @@ import { useStation } from './useStation.ts';
  */
 export function StationApp() {
   const station = useStation();
+  const [donating, setDonating] = useState(false);
   if (!station) {
     return (
       <Center h="100vh">
@@ -21,5 +24,6 @@ export function StationApp() {
     );
   }
   if (!station.pairing || station.status.unpaired) return <PairScreen station={station} />;
-  return <RecordingScreen station={station} />;
+  if (donating) return <DonationScreen station={station} onDone={() => setDonating(false)} />;
+  return <RecordingScreen station={station} onDonate={() => setDonating(true)} />;
 }

@@ -1,5 +1,6 @@
 import type { Session, WasteRecord } from '@merma/schema';
 import type { RedeemedPairing, StationRecent, StationSetup } from '@merma/schema/dashboard';
+import type { DonationOffer, SigningLink, StationAgreement, StationDonation } from './donation.ts';
 
 /**
  * The station's calls to its routes (`/station/…`, apps/server/src/http/surfaces/station.ts): plain fetch,
@@ -82,4 +83,10 @@ export const stationApi = {
     call<Session>('/sessions', { method: 'POST', token, idempotencyKey, body: JSON.stringify({ name }) }),
   completeSession: (token: string, idempotencyKey: string, id: string) =>
     call<Session>(`/sessions/${encodeURIComponent(id)}/complete`, { method: 'POST', token, idempotencyKey, body: '{}' }),
+  agreements: (token: string) => call<StationAgreement[]>('/donations/agreements', { method: 'GET', token }),
+  offerDonation: (token: string, idempotencyKey: string, body: DonationOffer) =>
+    call<{ id: string }>('/donations', { method: 'POST', token, idempotencyKey, body: JSON.stringify(body) }),
+  donationLink: (token: string, idempotencyKey: string, id: string) =>
+    call<SigningLink>(`/donations/${encodeURIComponent(id)}/link`, { method: 'POST', token, idempotencyKey, body: '{}' }),
+  donation: (token: string, id: string) => call<StationDonation>(`/donations/${encodeURIComponent(id)}`, { method: 'GET', token }),
 };

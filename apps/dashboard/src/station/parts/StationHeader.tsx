@@ -1,5 +1,5 @@
 import { Alert, Badge, Box, Button, Group, Modal, Text } from '@mantine/core';
-import { IconCloudOff, IconCloudUpload, IconWifi } from '@tabler/icons-react';
+import { IconCloudOff, IconCloudUpload, IconHeartHandshake, IconWifi } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import classes from '../station.module.css';
@@ -7,7 +7,8 @@ import type { StationState } from '../useStation.ts';
 import { LanguageControl } from './LanguageControl.tsx';
 import { bigClose } from './targets.ts';
 
-export function StationHeader({ station }: { station: StationState }) {
+/** `onDonate`: the Donate button, on the recording screen (not on the donation screen itself). */
+export function StationHeader({ station, onDonate }: { station: StationState; onDonate?: () => void }) {
   const { t } = useTranslation('station');
   const [confirming, setConfirming] = useState(false);
   const identity = station.pairing?.identity;
@@ -47,6 +48,11 @@ export function StationHeader({ station }: { station: StationState }) {
           >
             {waiting ? t('station.header.waiting', { count: waiting }) : t('station.header.allSent')}
           </Badge>
+          {onDonate && (
+            <Button color="teal.9" size="md" h={48} leftSection={<IconHeartHandshake size={22} aria-hidden />} onClick={onDonate}>
+              {t('station.donate.open')}
+            </Button>
+          )}
           <LanguageControl />
           <Button variant="subtle" color="gray" size="md" h={48} px="xs" onClick={() => setConfirming(true)}>
             {t('station.header.unpair')}

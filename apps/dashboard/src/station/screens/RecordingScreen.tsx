@@ -21,7 +21,7 @@ import type { StationState } from '../useStation.ts';
  * A paired station: the record being made (its choices so far, then the current step) and, beside it,
  * what needs the cook (refused records), today's total, the session and the latest records to undo.
  */
-export function RecordingScreen({ station }: { station: StationState }) {
+export function RecordingScreen({ station, onDonate }: { station: StationState; onDonate?: () => void }) {
   const { t } = useTranslation('station');
   const { setup, pairing } = station;
   const labels = useLabels(setup);
@@ -71,7 +71,7 @@ export function RecordingScreen({ station }: { station: StationState }) {
   if (!pairing) return null;
   return (
     <Box className={classes.shell}>
-      <StationHeader station={station} />
+      <StationHeader station={station} {...(onDonate ? { onDonate } : {})} />
       <Container fluid p="md">
         <Grid gap="md">
           <Grid.Col span={{ base: 12, md: 8 }}>
