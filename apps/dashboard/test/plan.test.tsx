@@ -1,9 +1,13 @@
 import { ROLES, type Role } from '@merma/schema/dashboard';
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { i18n } from '../src/i18n/index.ts';
 import { ApiError, api } from './support/api.ts';
 import { appFixtures, ids, plan } from './support/fixtures.ts';
-import { findNotification, renderApp, t } from './support/render.tsx';
+import { findNotification, renderApp, t as tMain } from './support/render.tsx';
+
+/** The Prevention plan page's messages (their own namespace, `plan`). */
+const t = i18n.getFixedT(null, 'plan');
 
 const scope = { establishment_id: ids.establishment, livemode: false };
 const NEW_PLAN = 'e3b1be0a-7c0c-4a0e-8eff-000000000009';
@@ -73,8 +77,8 @@ describe('plan: generating one', () => {
     });
     const { user, search } = await renderApp('/plan');
     await user.click(screen.getByRole('button', { name: t('plan.page.generate') }));
-    const notification = await findNotification(t('errors.codes.rate_limited'));
-    expect(notification).toHaveTextContent(t('errors.title'));
+    const notification = await findNotification(tMain('errors.codes.rate_limited'));
+    expect(notification).toHaveTextContent(tMain('errors.title'));
     expect(search()).not.toHaveProperty('plan');
     expect(screen.getByText(t('plan.page.emptyTitle'))).toBeInTheDocument();
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import donationsEs from '../src/i18n/donations.es.json';
 import es from '../src/i18n/es.json';
 import integrationsEs from '../src/i18n/integrations.es.json';
+import planEs from '../src/i18n/plan.es.json';
 import stationEs from '../src/i18n/station.es.json';
 
 /** Every message of a file, by its dotted key. */
@@ -22,6 +23,7 @@ describe('the Spanish words for pairing a station', () => {
     ...messages(stationEs, 'station:'),
     ...messages(integrationsEs, 'integrations:'),
     ...messages(donationsEs, 'donations:'),
+    ...messages(planEs, 'plan:'),
   ];
 
   it('are vincular and its family, everywhere', () => {

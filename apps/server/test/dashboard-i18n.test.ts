@@ -231,10 +231,17 @@ const files = sources(DASHBOARD_SRC).map((path) => ({
   name: relative(DASHBOARD_SRC, path).replaceAll('\\', '/'),
   text: readFileSync(path, 'utf8'),
 }));
+/** A message file of the dashboard, parsed. */
+const messageFile = (name: string) => JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/${name}.json`), 'utf8'));
+/** The plan's messages: the banner every page may show (main file) and the Prevention plan page's (`plan` namespace). */
+const mergePlan = (language: string) => ({
+  plan: { ...messageFile(language).plan, ...messageFile(`plan.${language}`).plan },
+});
+
 /**
  * A language's messages: the dashboard's, the kitchen station's namespace (its keys start with
- * `station.`), the Integrations page's (its keys start with `integrations.`) and the Donations
- * page's (`donations.`).
+ * `station.`), the Integrations page's (its keys start with `integrations.`), the Donations
+ * page's (`donations.`) and the Prevention plan page's (`plan.page.`, `plan.doc.`).
  */
 const messages = (language: string) =>
   ({
@@ -242,6 +249,9 @@ const messages = (language: string) =>
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/station.${language}.json`), 'utf8')),
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/integrations.${language}.json`), 'utf8')),
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/donations.${language}.json`), 'utf8')),
+    // The signing page's (`sign.`), an entry of its own with its own i18next instance (src/sign/i18n.ts).
+    ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/sign.${language}.json`), 'utf8')),
+    ...mergePlan(language),
   }) as Messages;
 const es = messages('es');
 const en = messages('en');

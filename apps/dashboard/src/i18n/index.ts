@@ -3,6 +3,7 @@ import { initReactI18next } from 'react-i18next';
 import type donationsEs from './donations.es.json';
 import type es from './es.json';
 import type integrationsEs from './integrations.es.json';
+import type planEs from './plan.es.json';
 import type stationEs from './station.es.json';
 
 /** The languages the dashboard speaks; the first is the default. */
@@ -19,6 +20,7 @@ declare module 'i18next' {
       station: typeof stationEs;
       integrations: typeof integrationsEs;
       donations: typeof donationsEs;
+      plan: typeof planEs;
     };
     // Permission names (`records:read`) are message keys: ':' is not a namespace separator here.
     nsSeparator: false;
@@ -77,7 +79,8 @@ export function formatLocale(language: string): string {
  * station.en.json), loaded when one of those pages is opened: the sign-in page's first load does
  * not carry them. The Integrations page's words are one too (`integrations`, integrations.es.json and
  * integrations.en.json), loaded when that page is opened; so are the Donations page's (`donations`,
- * donations.es.json and donations.en.json).
+ * donations.es.json and donations.en.json) and the Prevention plan page's (`plan`, plan.es.json and
+ * plan.en.json; the plan banner every page may show stays in the main file).
  */
 async function load(language: string, namespace: string) {
   // One import per branch: each loads its own chunk and nothing of the others.
@@ -88,6 +91,10 @@ async function load(language: string, namespace: string) {
   if (namespace === 'integrations') {
     if (language === 'en') return (await import('./integrations.en.json')).default;
     return (await import('./integrations.es.json')).default;
+  }
+  if (namespace === 'plan') {
+    if (language === 'en') return (await import('./plan.en.json')).default;
+    return (await import('./plan.es.json')).default;
   }
   if (namespace === 'donations') {
     if (language === 'en') return (await import('./donations.en.json')).default;

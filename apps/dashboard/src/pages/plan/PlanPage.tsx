@@ -23,7 +23,7 @@ const route = getRouteApi('/app/plan');
  * stylesheet that leaves out the app's frame, and the history of earlier plans.
  */
 export function PlanPage() {
-  const { t } = useTranslation();
+  const { t } = useTranslation('plan');
   const { establishment } = useScope();
   return (
     <Page title={t('plan.page.title')} description={t('plan.page.description')}>
@@ -35,7 +35,7 @@ export function PlanPage() {
 type PlanEstablishment = { id: string; name: string; cif: string };
 
 function Plans({ establishment }: { establishment: PlanEstablishment }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('plan');
   const { me, livemode } = useScope();
   const navigate = useNavigate();
   const { plan: planId } = route.useSearch();
@@ -118,7 +118,7 @@ function HistoryList({ plans, current }: { plans: { id: string; generated_at: st
  * Markdown document does the same).
  */
 function PlanDocument({ plan, establishment, testData }: { plan: PreventionPlan; establishment: PlanEstablishment; testData: boolean }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('plan');
   const format = useFormat();
   const shares = (title: string, items: PreventionPlan['by_stage']) => (
     <Stack gap="xs">
@@ -272,7 +272,7 @@ function PlanDocument({ plan, establishment, testData }: { plan: PreventionPlan;
 
 /** The plan's donations (Ley 1/2025 art. 6 and 7): agreements, kilos, refusals and where they went. */
 function DonationsSection({ donations }: { donations: NonNullable<PreventionPlan['donations']> }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('plan');
   const format = useFormat();
   return (
     <Stack gap="xs" data-testid="plan-donations">
