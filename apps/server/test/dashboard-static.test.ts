@@ -142,7 +142,9 @@ describe('/dashboard', () => {
     // the words every page's first load carries (its nav entry, the audit log's names of its
     // actions, the donation events'); the page's own texts and the overview's alert are a namespace
     // of their own (`donations`), loaded when shown.
-    const BUDGET_GZ = 205_000;
+    // Lowered to 204.6 kB when the Prevention plan page's words (−1.2 kB, its new donations section
+    // included) became a namespace of their own (`plan`), loaded when the page opens.
+    const BUDGET_GZ = 204_600;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));
