@@ -14,7 +14,7 @@ import {
   TEST_RESULTS,
 } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { api, CAUSA_CADUCIDAD, createTenant, type TestContext } from './helpers.js';
+import { addKey, api, CAUSA_CADUCIDAD, createTenant, type TestContext } from './helpers.js';
 
 /**
  * The kitchen station in a real browser (Debian's chromium through playwright-core, on the built
@@ -22,7 +22,8 @@ import { api, CAUSA_CADUCIDAD, createTenant, type TestContext } from './helpers.
  * with axe-core: pairing with the code an owner was shown; a record in four taps and the weight;
  * bad weights answered on the keypad; 25 records made offline across a reload, then sent exactly
  * once, in tap order, with their tap times, when the sync is cut midway; an undo; a revoked
- * tablet back at the pairing screen with its waiting records kept. Screenshots in test-results/.
+ * tablet back at the pairing screen with its waiting records kept; a donation offered, its signing
+ * link's QR code, and the entity's signature seen at the station. Screenshots in test-results/.
  */
 let t: TestContext;
 let browser: Browser;
@@ -424,6 +425,102 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
     } finally {
       await context.close();
       rmSync(profile, { recursive: true, force: true });
+    }
+  });
+
+  it("offers today's surplus as a donation, shows the signing link's QR code, and sees the entity sign", async () => {
+    mkdirSync(TEST_RESULTS, { recursive: true });
+    const kitchen = await kitchenWithCode('Cocina — donaciones');
+    // An agreement in force for the kitchen (its signed document stored), made through the API.
+    const liveKey = (await addKey(t.db, kitchen.tenant.establishmentId, 'live')).key;
+    const live = api(t.app, liveKey);
+    const entity = await live.post('/api/v1/social-entities', {
+      name: 'Banco de Alimentos del Barrio',
+      nif: 'G28029643',
+      address: 'Calle Mayor 1, Madrid',
+      legal_form: 'banco_de_alimentos',
+      ley_49_2002: { art2_entity: true, regime_opted_in: true },
+      capacity: { cold_chain: true, vehicle: true },
+    });
+    expect(entity.statusCode, entity.body).toBe(201);
+    const agreement = await live.post('/api/v1/donation-agreements', {
+      entity_id: entity.json().data.id,
+      establishment_ids: [kitchen.tenant.establishmentId],
+      valid_from: '2020-01-01',
+      valid_until: '2099-12-31',
+      renewal: 'none',
+      accepted_food_categories: ['bakery', 'fruit_veg'],
+      conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
+      collection: { schedule: 'Lunes', weekdays: ['monday'], transport: 'entity' },
+      storage_conditions: 'Seco',
+      safety_responsibility_clause: 'Cada parte la suya',
+      refusal_procedure: 'Por escrito',
+    });
+    expect(agreement.statusCode, agreement.body).toBe(201);
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(256, 7), Buffer.from('\n%%EOF\n')]);
+    const stored = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v1/donation-agreements/${agreement.json().data.id}/document`,
+      headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/pdf' },
+      payload: pdf,
+    });
+    expect(stored.statusCode, stored.body).toBe(200);
+
+    const { context, page } = await stationPage('landscape');
+    try {
+      await pairWith(page, kitchen.code);
+      await page.getByRole('button', { name: 'Donar', exact: true }).click();
+      // One agreement: no choice to make, straight to what is donated.
+      await page.getByRole('heading', { name: '¿Qué se dona?' }).waitFor();
+      await page.getByRole('button', { name: 'Panadería y bollería', exact: true }).click();
+      await page.getByLabel('Descripción').fill('Pan de ayer');
+      await page.getByLabel('Cantidad').fill('3,5');
+      await expectAccessible(page, 'station, donation line');
+      expect(await smallTargets(page)).toEqual([]);
+
+      const linkAnswer = page.waitForResponse((r) => r.url().endsWith('/link') && r.request().method() === 'POST');
+      await page.getByRole('button', { name: 'Ofrecer donación' }).click();
+      const { url } = (await (await linkAnswer).json()).data as { url: string };
+      const qr = page.getByRole('img', { name: 'Código QR del enlace de firma' });
+      await qr.waitFor();
+      expect((await qr.boundingBox())?.width).toBeGreaterThan(300);
+      await page.getByText('Esperando la firma…').waitFor();
+      await page.getByText(/^El enlace caduca el/).waitFor();
+      await expectAccessible(page, 'station, donation QR code');
+      expect(await smallTargets(page)).toEqual([]);
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-donation-qr.png') });
+
+      // A test device's donation, as offered at the station.
+      const donationId = url.slice(url.indexOf('/sign/') + 6, url.indexOf('#'));
+      const [donation] = await t.db.$queryRawUnsafe<{ livemode: boolean; status: string }[]>(
+        'SELECT livemode, status FROM donations WHERE id = $1::uuid',
+        donationId,
+      );
+      expect(donation).toEqual({ livemode: false, status: 'offered' });
+      const lines = await t.db.$queryRawUnsafe<{ id: string; description: string; quantity: number; unit: string }[]>(
+        'SELECT id::text, description, quantity::float8 AS quantity, unit FROM donation_lines WHERE donation_id = $1::uuid',
+        donationId,
+      );
+      expect(lines.map(({ id: _, ...l }) => l)).toEqual([{ description: 'Pan de ayer', quantity: 3.5, unit: 'kg' }]);
+
+      // The volunteer signs on their phone, through the signing link's door.
+      const signed = await t.app.inject({
+        method: 'POST',
+        url: `/donation-link/donations/${donationId}/signature`,
+        headers: { authorization: `Bearer ${url.slice(url.indexOf('#') + 1)}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({
+          lines: lines.map((l) => ({ line_id: l.id, decision: 'accepted' })),
+          signer: { name: 'Lucía Pérez', id_document: '12345678Z', signature: { kind: 'typed', text: 'Lucía Pérez' } },
+        }),
+      });
+      expect(signed.statusCode, signed.body).toBe(200);
+      await page.getByRole('heading', { name: 'Firmado por Lucía Pérez' }).waitFor();
+      await expectAccessible(page, 'station, donation signed');
+      expect(await smallTargets(page)).toEqual([]);
+      await page.getByRole('button', { name: 'Hecho' }).click();
+      await page.getByRole('heading', { name: '¿Qué se tira?' }).waitFor();
+    } finally {
+      await context.close();
     }
   });
 });

@@ -328,7 +328,7 @@ function SigningQr({ token, donationId, link, onDone }: { token: string; donatio
         <img
           src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`}
           alt={t('station.donate.qr')}
-          style={{ width: 'min(60vh, 80vw)', height: 'min(60vh, 80vw)' }}
+          style={{ width: 'min(48vh, 80vw)', height: 'min(48vh, 80vw)' }}
         />
       ) : (
         <Loader />
