@@ -61,3 +61,16 @@ export function donationAgreementsOptions(
 
 /** The organisation's agreements that end within 30 days (the donations page's alert). */
 export const expiringAgreementsOptions = () => trpc.donations.agreements.queryOptions({ status: 'expiring' });
+
+export const DONATIONS_PAGE_SIZE = 20;
+
+/** A page of the establishment's donations of the mode shown, filtered as the URL says (`DonationsSearch`). */
+export function donationsListOptions(scope: { establishment_id: string; livemode: boolean }, search: DonationsSearch) {
+  return trpc.donations.list.queryOptions({
+    ...scope,
+    ...(search.status ? { status: search.status } : {}),
+    ...(search.waiting ? { awaiting_reroute: true } : {}),
+    limit: DONATIONS_PAGE_SIZE,
+    offset: ((search.page ?? 1) - 1) * DONATIONS_PAGE_SIZE,
+  });
+}

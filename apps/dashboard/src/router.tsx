@@ -33,6 +33,7 @@ import {
   auditPageOptions,
   deliveriesOptions,
   donationAgreementsOptions,
+  donationsListOptions,
   expiringAgreementsOptions,
   looksLikeAction,
 } from './queries.ts';
@@ -204,13 +205,23 @@ const donationsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'donations',
   validateSearch: donationsSearch,
-  loaderDeps: ({ search }) => ({ entity: search.entity, covers: search.covers }),
+  loaderDeps: ({ search }) => ({
+    entity: search.entity,
+    covers: search.covers,
+    establishment: search.establishment,
+    mode: search.mode,
+    status: search.status,
+    waiting: search.waiting,
+    page: search.page,
+  }),
   loader: async ({ context, deps }) => {
     const q = context.queryClient;
     void q.prefetchQuery(expiringAgreementsOptions());
+    const found = scopeOf(context.me, deps);
+    const donations = found ? q.ensureQueryData(donationsListOptions(found.scope, deps)) : null;
     const entities = await q.ensureQueryData(context.trpc.donations.entities.queryOptions());
     const known = { establishmentIds: context.me.establishments.map((e) => e.id), entityIds: entities.map((e) => e.id) };
-    await q.ensureQueryData(donationAgreementsOptions(deps, known));
+    await Promise.all([q.ensureQueryData(donationAgreementsOptions(deps, known)), donations]);
   },
   component: lazyRouteComponent(() => import('./pages/donations/DonationsPage.tsx'), 'DonationsPage'),
 });

@@ -21,4 +21,6 @@ export const can = {
   writeRecords: (role: Role) => roleCan(role, 'build'),
   /** Social entities and donation agreements, and the signed agreement's PDF: commitments of the organisation. */
   manageDonations: (role: Role) => roleCan(role, 'administer'),
+  /** Offering a donation (each line a record) and following it: its signing link, the entity's answer, collection, a refused line's destination. */
+  offerDonations: (role: Role) => roleCan(role, 'build'),
 };

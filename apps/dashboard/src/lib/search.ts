@@ -3,7 +3,7 @@
 // Each keeps what the URL has when it is valid and drops (or defaults) what is not, so a bad value
 // falls back instead of failing the page.
 
-import { MODES, type Mode } from '@merma/schema';
+import { DONATION_STATUSES, type DonationStatus, MODES, type Mode } from '@merma/schema';
 import type { SearchSchemaInput } from '@tanstack/react-router';
 
 export { MODES, type Mode };
@@ -139,8 +139,24 @@ export const auditSearch = (input: In<AuditSearch>): AuditSearch =>
 
 /**
  * The donations page's agreements filter: one social entity (`entity`) and one establishment they
- * cover (`covers`; `establishment` is the shell's own choice, which this list does not follow).
+ * cover (`covers`; `establishment` is the shell's own choice, which this list does not follow); and
+ * its donations' (of the shell's establishment and mode): one status, only those with a refused
+ * line waiting for a destination (`waiting`), the page, and the donation open (`donation`).
  */
-export type DonationsSearch = { entity?: string | undefined; covers?: string | undefined };
+export type DonationsSearch = {
+  entity?: string | undefined;
+  covers?: string | undefined;
+  status?: DonationStatus | undefined;
+  waiting?: boolean | undefined;
+  page?: number | undefined;
+  donation?: string | undefined;
+};
 export const donationsSearch = (input: In<DonationsSearch>): DonationsSearch =>
-  defined({ entity: uuid(raw(input).entity), covers: uuid(raw(input).covers) });
+  defined({
+    entity: uuid(raw(input).entity),
+    covers: uuid(raw(input).covers),
+    status: oneOf(DONATION_STATUSES, raw(input).status),
+    waiting: raw(input).waiting === true ? true : undefined,
+    page: int(raw(input).page, 1),
+    donation: uuid(raw(input).donation),
+  });

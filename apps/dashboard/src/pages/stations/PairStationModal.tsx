@@ -1,9 +1,8 @@
 import { Button, Code, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { DashboardStartPairingInput, type StartedPairing } from '@merma/schema/dashboard';
-import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { encode } from 'uqr';
+import { QrCode } from '../../components/QrCode.tsx';
 import { ModalForm, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { rule } from '../../lib/validation.ts';
@@ -76,25 +75,5 @@ function PairingCode({ started, onDone }: { started: StartedPairing; onDone: () 
         <Button onClick={onDone}>{t('stations.code.done')}</Button>
       </Group>
     </Stack>
-  );
-}
-
-/** A QR code drawn as one SVG path of its dark modules (uqr encodes; nothing is injected as markup). */
-function QrCode({ text, label, size = 176 }: { text: string; label: string; size?: number }) {
-  const { path, modules } = useMemo(() => {
-    const { data, size: n } = encode(text, { ecc: 'M', border: 2 });
-    let d = '';
-    data.forEach((row, y) => {
-      row.forEach((dark, x) => {
-        if (dark) d += `M${x} ${y}h1v1h-1z`;
-      });
-    });
-    return { path: d, modules: n };
-  }, [text]);
-  return (
-    <svg width={size} height={size} viewBox={`0 0 ${modules} ${modules}`} role="img" aria-label={label} shapeRendering="crispEdges">
-      <rect width={modules} height={modules} fill="#fff" />
-      <path d={path} fill="#000" />
-    </svg>
   );
 }
