@@ -62,8 +62,9 @@ export default defineConfig({
     sourcemap: process.env.DASHBOARD_SOURCEMAP ? 'hidden' : false,
     target: 'es2022',
     rolldownOptions: {
-      // Two pages: the dashboard, and the kitchen station (its own entry: none of the dashboard's pages).
-      input: { index: 'index.html', station: 'station.html' },
+      // Three pages: the dashboard; the kitchen station and a social entity's signing page, each its
+      // own entry with none of the dashboard's pages.
+      input: { index: 'index.html', station: 'station.html', sign: 'sign.html' },
       output: {
         // Fewer, larger files for the first load: a phone on HTTP/1.1 fetches six at a time, a round
         // trip each, and the sign-in page was 30 files, most under 1 kB (now about 10).

@@ -37,7 +37,12 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
 
 /** The theme, with the accessible names of Mantine's own close buttons in the chosen language. */
 export function buildTheme(t: TFunction): MantineThemeOverride {
-  const closeButtonProps = { 'aria-label': t('common.close') };
+  return themeWithCloseLabel(t('common.close'));
+}
+
+/** The theme, its close buttons named `close` (a page with messages of its own, the signing page, gives its word). */
+export function themeWithCloseLabel(close: string): MantineThemeOverride {
+  const closeButtonProps = { 'aria-label': close };
   return createTheme({
     primaryColor: 'teal',
     // The darkest teal keeps links and filled buttons above AA contrast on white and gray-0.
