@@ -251,8 +251,6 @@ const messages = (language: string) =>
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/donations.${language}.json`), 'utf8')),
     // The signing page's (`sign.`), an entry of its own with its own i18next instance (src/sign/i18n.ts).
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/sign.${language}.json`), 'utf8')),
-    // The signing page's (`sign.`), an entry of its own with its own i18next instance (src/sign/i18n.ts).
-    ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/sign.${language}.json`), 'utf8')),
     ...mergePlan(language),
   }) as Messages;
 const es = messages('es');
