@@ -53,9 +53,10 @@ export async function serveDashboardApp(app: FastifyInstance, options: Dashboard
     app.addHook('onClose', async () => vite.close());
     const viaVite = (request: FastifyRequest, reply: FastifyReply) => {
       reply.hijack();
-      // The station is the build's second page (station.html), as the built app serves it below.
+      // The station and the signing page are pages of their own (station.html, sign.html), as the built app serves them below.
       if (STATION_PAGE.test(request.raw.url ?? ''))
         request.raw.url = (request.raw.url ?? '').replace(/^\/dashboard\/station\/?/, '/dashboard/station.html');
+      else if (SIGN_PAGE.test(request.raw.url ?? '')) request.raw.url = '/dashboard/sign.html';
       vite.middlewares(request.raw, reply.raw, () => {
         reply.raw.statusCode = 404;
         reply.raw.end();
@@ -105,7 +106,14 @@ export async function serveDashboardApp(app: FastifyInstance, options: Dashboard
   const stationPage = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.header('cache-control', 'no-cache').sendFile('station.html');
   app.get('/dashboard/station', stationPage);
+  // A social entity's signing page (`/dashboard/sign/{donation_id}#dln_…`, http/surfaces/donation-link.ts):
+  // the build's third page, none of the dashboard's code and no session. The link's token is in
+  // the URL's fragment, which browsers never send: no request, and so no log line, holds it.
+  const signPage = async (_request: FastifyRequest, reply: FastifyReply) => reply.header('cache-control', 'no-cache').sendFile('sign.html');
+  app.get('/dashboard/sign/:donationId', signPage);
 }
 
 /** The station's address, with or without a trailing slash, with any query. */
 const STATION_PAGE = /^\/dashboard\/station\/?(\?.*)?$/;
+/** A signing page's address: one donation's id after /dashboard/sign/. */
+const SIGN_PAGE = /^\/dashboard\/sign\/[^/?]+\/?(\?.*)?$/;
