@@ -1,7 +1,6 @@
 import { Alert, Box, Button, Center, Container, Group, Loader, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import type { FoodCategory } from '@merma/schema';
 import { IconCircleCheck, IconCloudOff, IconTrash } from '@tabler/icons-react';
-import QRCode from 'qrcode';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { StationError, stationApi } from '../client.ts';
@@ -272,7 +271,10 @@ function SigningQr({ token, donationId, link, onDone }: { token: string; donatio
 
   useEffect(() => {
     let gone = false;
-    void QRCode.toString(link.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }).then((s) => !gone && setSvg(s));
+    // The encoder is loaded when a code is first shown, not with the station (it is precached all the same).
+    void import('qrcode')
+      .then(({ default: QRCode }) => QRCode.toString(link.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }))
+      .then((s) => !gone && setSvg(s));
     return () => {
       gone = true;
     };
