@@ -507,8 +507,13 @@ async function openDonation(role: Role, shown: Donation) {
   donations(role, { offered: page([shown]) });
   api.use({ 'donations.get': shown });
   const view = await renderApp(`/donations?donation=${DONATION_ID}`);
-  const dialog = await screen.findByRole('dialog', { name: td('donations.detail.title', { entity: shown.entity_name }) });
-  await within(dialog).findByRole('table', { name: td('donations.detail.linesTitle') });
+  // The page and the dialog's query: a few seconds on a busy two-core machine.
+  const dialog = await screen.findByRole(
+    'dialog',
+    { name: td('donations.detail.title', { entity: shown.entity_name }) },
+    { timeout: deadline(10_000) },
+  );
+  await within(dialog).findByRole('table', { name: td('donations.detail.linesTitle') }, { timeout: deadline(10_000) });
   return { ...view, dialog };
 }
 

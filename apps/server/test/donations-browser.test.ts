@@ -6,20 +6,24 @@ import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { addDays, expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS, todayIn } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import type { Tenant, TestContext } from './helpers.js';
+import { addKey, createTenant, type Tenant, type TestContext } from './helpers.js';
 
 /**
  * The Donations page in a real browser (chromium, the built dashboard): an owner adds a social
  * entity and an agreement ending in 20 days, uploads its signed PDF, and sees the agreement flagged
  * with the days it has left, in its row and in the alert above, with the SHA-256 of the file; the
- * PDF downloads as it was sent. In Spanish at 1280 px, then the same page in English at 390 px;
- * axe-core on each; screenshots in test-results/.
+ * PDF downloads as it was sent. A developer offers a donation, sends it for signature (the link at
+ * PUBLIC_URL and its QR code), the entity signs through the link's door, and the page shows the
+ * answer, the refused line waiting and the signed note's SHA-256, whose PDF downloads. In Spanish
+ * at 1280 px, then in English at 390 px; axe-core on each; screenshots in test-results/.
  */
 let t: TestContext;
 let tenant: Tenant;
 let browser: Browser;
 let base: string;
-startBrowserSuite((suite) => ({ t, tenant, browser, base } = suite));
+/** Where signing links point: this server's public address as configured, not the address the test browses. */
+const PUBLIC_URL = 'https://donaciones.merma.example';
+startBrowserSuite((suite) => ({ t, tenant, browser, base } = suite), { config: { PUBLIC_URL } });
 
 const OUT = join(TEST_RESULTS, 'donations');
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(3000, 32), Buffer.from('\n%%EOF\n')]);
@@ -140,4 +144,173 @@ describe.skipIf(!hasChromium)('the Donations page (reason when skipped: no chrom
     },
     deadline(120_000),
   );
+
+  it(
+    'offers a donation, sends it for signature with its QR code, and shows the signed note once the entity signs',
+    async () => {
+      mkdirSync(OUT, { recursive: true });
+      // An organisation of its own, with an agreement in force for its establishment.
+      const kitchen = await createTenant(t.db);
+      const entityName = 'Comedor Social San Blas';
+      await agreementInForce(kitchen, entityName);
+      const member = await createMember(t.db, kitchen.organizationId, 'developer');
+      const http = new DashboardBrowser(t.app);
+      await http.signIn(member.email, PASSWORD);
+      const errors: string[] = [];
+
+      const { context, page } = await signedInPage({ browser, base }, { http }, 'es-ES', 1280);
+      page.on('pageerror', (err) => errors.push(err.message));
+      let donationId: string;
+      let url: string;
+      try {
+        await page.goto(`${base}/dashboard/donations`);
+        await page.getByRole('heading', { level: 1, name: 'Donaciones' }).waitFor();
+        await page.getByRole('region', { name: 'Donaciones ofrecidas' }).getByText('Aún no se ha ofrecido ninguna donación.').waitFor();
+
+        await page.getByRole('button', { name: 'Ofrecer una donación', exact: true }).click();
+        const form = page.getByRole('dialog', { name: 'Ofrecer una donación' });
+        // The one agreement in force is chosen already.
+        await expect.poll(() => form.getByLabel(field('Convenio')).inputValue()).toMatch(new RegExp(`^${entityName} \\(hasta el `));
+        const first = form.getByRole('group', { name: 'Línea 1' });
+        await first.getByLabel(field('Categoría')).click();
+        await page.getByRole('option', { name: 'Panadería y bollería' }).click();
+        await first.getByLabel(field('Qué es')).fill('Pan de barra');
+        await first.getByLabel(field('Cantidad')).fill('3,5');
+        await first.getByLabel(field('Lote (opcional)')).fill('L-1125');
+        await first.getByRole('checkbox', { name: 'Gluten' }).check();
+        await form.getByRole('button', { name: 'Añadir una línea' }).click();
+        const second = form.getByRole('group', { name: 'Línea 2' });
+        await second.getByLabel(field('Categoría')).click();
+        await page.getByRole('option', { name: 'Frutas y verduras' }).click();
+        await second.getByLabel(field('Qué es')).fill('Manzanas');
+        await second.getByLabel(field('Cantidad')).fill('2');
+        await expectAccessible(page, 'the offer form');
+        await page.screenshot({ path: join(OUT, 'donation-offer-es-1280.png') });
+        await form.getByRole('button', { name: 'Ofrecer', exact: true }).click();
+
+        // Offered: the donation opens, to send it for signature.
+        const detail = page.getByRole('dialog', { name: `Donación a ${entityName}` });
+        await detail.getByRole('table', { name: 'Líneas de la donación' }).waitFor();
+        donationId = new URL(page.url()).searchParams.get('donation') as string;
+        await detail.getByRole('button', { name: 'Enviar para firmar' }).click();
+        const shown = page.getByRole('dialog', { name: `Enlace de firma para ${entityName}` });
+        url = await shown.getByRole('textbox', { name: 'Enlace de firma' }).inputValue();
+        expect(url).toMatch(new RegExp(`^${PUBLIC_URL}/dashboard/sign/${donationId}#dln_[A-Za-z0-9_-]{43}$`));
+        const qr = shown.getByRole('img', { name: 'Código QR del enlace de firma' });
+        await qr.waitFor();
+        expect(await qr.locator('path').getAttribute('d')).toMatch(/^M\d+ \d+h1v1h-1z/);
+        await shown.getByText(/^Funciona hasta el /).waitFor();
+        await shown.getByRole('button', { name: 'Copiar' }).waitFor();
+        await expectAccessible(page, 'the signing link');
+        await page.screenshot({ path: join(OUT, 'donation-link-es-1280.png') });
+        await shown.getByRole('button', { name: 'Hecho' }).click();
+        await detail.getByText(/^Se creó un enlace de firma el /).waitFor();
+      } finally {
+        await context.close();
+      }
+
+      // The volunteer signs through the link's own door (the token is the URL's fragment): the
+      // bread accepted, the apples refused.
+      const token = url.slice(url.indexOf('#') + 1);
+      const [offered] = await t.db.$queryRaw<{ lines: string[] }[]>`
+        SELECT array_agg(id::text ORDER BY position) AS lines FROM donation_lines WHERE donation_id = ${donationId}::uuid`;
+      const signed = await t.app.inject({
+        method: 'POST',
+        url: `/donation-link/donations/${donationId}/signature`,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({
+          lines: [
+            { line_id: offered?.lines[0], decision: 'accepted' },
+            { line_id: offered?.lines[1], decision: 'refused', reason: 'Golpeadas' },
+          ],
+          signer: { name: 'Lucía Pérez', id_document: '12345678Z', signature: { kind: 'typed', text: 'Lucía Pérez' } },
+        }),
+      });
+      expect(signed.statusCode, signed.body).toBe(200);
+      const [note] = await t.db.$queryRaw<{ sha256: string }[]>`SELECT sha256 FROM donation_notes WHERE donation_id = ${donationId}::uuid`;
+      const sha = note?.sha256 as string;
+
+      const again = await signedInPage({ browser, base }, { http }, 'es-ES', 1280);
+      again.page.on('pageerror', (err) => errors.push(err.message));
+      try {
+        await again.page.goto(`${base}/dashboard/donations?donation=${donationId}`);
+        const detail = again.page.getByRole('dialog', { name: `Donación a ${entityName}` });
+        await detail.getByText('Firmado por Lucía Pérez', { exact: false }).waitFor();
+        expect((await detail.getByTestId('note-sha256').textContent())?.trim()).toBe(sha);
+        await detail.getByText('Motivo: Golpeadas').waitFor();
+        await detail.getByRole('button', { name: 'Marcar como recogida' }).waitFor();
+        const href = await detail.getByRole('link', { name: 'Descargar el albarán firmado (PDF)' }).getAttribute('href');
+        const pdf = await again.page.request.get(`${base}${href}`);
+        expect(pdf.status()).toBe(200);
+        expect(
+          createHash('sha256')
+            .update(await pdf.body())
+            .digest('hex'),
+        ).toBe(sha);
+        await expectAccessible(again.page, 'the signed donation in Spanish at 1280 px');
+        await again.page.screenshot({ path: join(OUT, 'donation-signed-es-1280.png') });
+      } finally {
+        await again.context.close();
+      }
+
+      // On a phone, in English: the refused line waits for a destination, flagged at the top.
+      const phone = await signedInPage({ browser, base }, { http }, 'en-GB', 390);
+      phone.page.on('pageerror', (err) => errors.push(err.message));
+      try {
+        await phone.page.goto(`${base}/dashboard/donations`);
+        await phone.page.getByRole('heading', { level: 1, name: 'Donations' }).waitFor();
+        await phone.page.getByTestId('awaiting-reroute').getByText('1 refused line is waiting for a destination').waitFor();
+        await expectAccessible(phone.page, 'the donations list in English at 390 px');
+        await phone.page.screenshot({ path: join(OUT, 'donations-list-en-390.png'), fullPage: true });
+        await phone.page.getByRole('button', { name: new RegExp(`^Open the donation to ${entityName}`) }).click();
+        const detail = phone.page.getByRole('dialog', { name: `Donation to ${entityName}` });
+        expect((await detail.getByTestId('note-sha256').textContent())?.trim()).toBe(sha);
+        await detail.getByRole('button', { name: 'Send elsewhere: line 2 (Manzanas)' }).waitFor();
+        await expectAccessible(phone.page, 'the signed donation in English at 390 px');
+        await phone.page.screenshot({ path: join(OUT, 'donation-signed-en-390.png'), fullPage: true });
+      } finally {
+        await phone.context.close();
+      }
+      expect(errors).toEqual([]);
+    },
+    deadline(180_000),
+  );
 });
+
+/** A live key's social entity and agreement for `kitchen`'s establishment, its signed PDF stored: in force for a year. */
+async function agreementInForce(kitchen: Tenant, name: string): Promise<string> {
+  const live = (await addKey(t.db, kitchen.establishmentId, 'live')).key;
+  const send = (method: 'POST' | 'PUT', url: string, body: unknown, type = 'application/json') =>
+    t.app.inject({
+      method,
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${live}`, 'content-type': type },
+      payload: Buffer.isBuffer(body) ? body : JSON.stringify(body),
+    });
+  const entity = await send('POST', '/social-entities', {
+    name,
+    nif: 'G20007779',
+    address: 'Calle Alcalá 500, Madrid',
+    legal_form: 'asociacion',
+    ley_49_2002: { art2_entity: true, regime_opted_in: true },
+    capacity: { cold_chain: true, vehicle: true },
+  });
+  expect(entity.statusCode, entity.body).toBe(201);
+  const agreement = await send('POST', '/donation-agreements', {
+    entity_id: entity.json().data.id,
+    establishment_ids: [kitchen.establishmentId],
+    valid_from: addDays(todayIn('Europe/Madrid'), -30),
+    valid_until: addDays(todayIn('Europe/Madrid'), 365),
+    renewal: 'none',
+    accepted_food_categories: ['bakery', 'fruit_veg'],
+    conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
+    collection: { schedule: 'Martes a las 18:00', weekdays: ['tuesday'], transport: 'entity' },
+    storage_conditions: 'Seco',
+    safety_responsibility_clause: 'El donante hasta la entrega.',
+    refusal_procedure: 'Por escrito, con su motivo.',
+  });
+  expect(agreement.statusCode, agreement.body).toBe(201);
+  const id = agreement.json().data.id as string;
+  expect((await send('PUT', `/donation-agreements/${id}/document`, PDF, 'application/pdf')).statusCode).toBe(200);
+  return id;
+}

@@ -216,3 +216,10 @@ export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
 
 /** Failed deliveries in a row (each after all its retries) that deactivate a webhook subscription. */
 export const DEACTIVATE_AFTER_FAILED_DELIVERIES = 5;
+
+/**
+ * A donation's states (donation-handover.ts): `offered` → `accepted` | `refused` → `collected` →
+ * `received`. Here, without zod, because the dashboard's first bundle reads them (the Donations
+ * page's status filter in the URL).
+ */
+export const DONATION_STATUSES = ['offered', 'accepted', 'refused', 'collected', 'received'] as const;

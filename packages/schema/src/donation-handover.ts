@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FoodCategory, IsoDate, PaginationQuery, Timestamp, text, Uuid } from './common.js';
+import { DONATION_STATUSES } from './constants.js';
 import { Envelope, ListEnvelope } from './envelope.js';
 
 /**
@@ -14,7 +15,6 @@ import { Envelope, ListEnvelope } from './envelope.js';
  * donations under the organisation's agreements, which never reach the tax pack.
  */
 
-export const DONATION_STATUSES = ['offered', 'accepted', 'refused', 'collected', 'received'] as const;
 export const DonationStatus = z.enum(DONATION_STATUSES);
 export type DonationStatus = z.infer<typeof DonationStatus>;
 export const DONATION_LINE_STATUSES = ['offered', 'accepted', 'refused'] as const;

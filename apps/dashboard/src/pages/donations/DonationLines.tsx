@@ -89,7 +89,7 @@ export function DonationLines({ lines, destinations, timezone, onReroute }: Prop
           {l.status === 'refused' && !l.rerouted && onReroute && (
             <Button
               size="xs"
-              color="orange"
+              variant="default"
               onClick={() => onReroute(l)}
               aria-label={t('donations.detail.rerouteLabel', { n: l.position, description: l.description })}
             >

@@ -121,7 +121,7 @@ export function DonationsSection({ page, search, timezone }: Props) {
           <Stack gap="xs" align="flex-start">
             <Text size="sm">{t('donations.offers.waiting.text', { count: waiting.donations })}</Text>
             {!search.waiting && (
-              <Button size="xs" color="orange" onClick={() => filter({ waiting: true, status: undefined })}>
+              <Button size="xs" variant="default" onClick={() => filter({ waiting: true, status: undefined })}>
                 {t('donations.offers.waiting.show')}
               </Button>
             )}
