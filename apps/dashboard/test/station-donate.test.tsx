@@ -122,10 +122,7 @@ describe('donating at the station', () => {
     await user.type(screen.getByLabelText('Best before'), '2026-11-30');
     await user.click(offer);
 
-    expect(await screen.findByRole('img', { name: 'QR code of the signing link' })).toHaveAttribute(
-      'src',
-      expect.stringMatching(/^data:image\/svg\+xml/),
-    );
+    expect((await screen.findByRole('img', { name: 'QR code of the signing link' })).tagName.toLowerCase()).toBe('svg');
     expect(sent).toEqual([
       {
         url: '/station/donations',

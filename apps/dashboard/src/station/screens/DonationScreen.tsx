@@ -1,7 +1,7 @@
 import { Alert, Box, Button, Center, Container, Group, Loader, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import type { FoodCategory } from '@merma/schema';
 import { IconCircleCheck, IconCloudOff, IconTrash } from '@tabler/icons-react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { StationError, stationApi } from '../client.ts';
 import {
@@ -22,6 +22,9 @@ import { TALL_SEGMENTS } from '../parts/targets.ts';
 import classes from '../station.module.css';
 import { useLabels } from '../useLabels.ts';
 import type { StationState } from '../useStation.ts';
+
+// The dashboard's QR code (uqr), loaded when a code is first shown, not with the station (precached all the same).
+const QrCode = lazy(() => import('../../components/QrCode.tsx').then((m) => ({ default: m.QrCode })));
 
 /**
  * Today's surplus offered as a donation (station/donation.ts): the agreement (no choice when there
@@ -265,20 +268,10 @@ function LineEditor({
 /** The link's QR code, full screen, until the volunteer has signed (asked every SIGNED_POLL_MS). */
 function SigningQr({ token, donationId, link, onDone }: { token: string; donationId: string; link: SigningLink; onDone: () => void }) {
   const { t, i18n } = useTranslation('station');
-  const [svg, setSvg] = useState<string>();
+  // As large as a landscape tablet leaves room for, with the expiry and the wait below it.
+  const [qrSize] = useState(() => Math.round(Math.min(window.innerHeight * 0.48, window.innerWidth * 0.8)));
   const [donation, setDonation] = useState<StationDonation>();
   const settled = settledDonation(donation);
-
-  useEffect(() => {
-    let gone = false;
-    // The encoder is loaded when a code is first shown, not with the station (it is precached all the same).
-    void import('qrcode')
-      .then(({ default: QRCode }) => QRCode.toString(link.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }))
-      .then((s) => !gone && setSvg(s));
-    return () => {
-      gone = true;
-    };
-  }, [link.url]);
 
   useEffect(() => {
     if (settled) return;
@@ -326,15 +319,9 @@ function SigningQr({ token, donationId, link, onDone }: { token: string; donatio
       <Title order={2} size="h3" ta="center">
         {t('station.donate.scan')}
       </Title>
-      {svg ? (
-        <img
-          src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`}
-          alt={t('station.donate.qr')}
-          style={{ width: 'min(48vh, 80vw)', height: 'min(48vh, 80vw)' }}
-        />
-      ) : (
-        <Loader />
-      )}
+      <Suspense fallback={<Loader />}>
+        <QrCode text={link.url} label={t('station.donate.qr')} size={qrSize} />
+      </Suspense>
       <Text size="lg">{t('station.donate.expires', { at: expires })}</Text>
       <Group gap="xs" role="status" aria-live="polite">
         <Loader size="sm" aria-hidden />
