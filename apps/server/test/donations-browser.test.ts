@@ -13,8 +13,9 @@ import { addKey, createTenant, type Tenant, type TestContext } from './helpers.j
  * entity and an agreement ending in 20 days, uploads its signed PDF, and sees the agreement flagged
  * with the days it has left, in its row and in the alert above, with the SHA-256 of the file; the
  * PDF downloads as it was sent. A developer offers a donation, sends it for signature (the link at
- * PUBLIC_URL and its QR code), the entity signs through the link's door, and the page shows the
- * answer, the refused line waiting and the signed note's SHA-256, whose PDF downloads. In Spanish
+ * PUBLIC_URL and its QR code), the entity's volunteer opens the link on a phone and signs, and the
+ * page shows the answer, the refused line waiting and the signed note's SHA-256, whose PDF
+ * downloads. In Spanish
  * at 1280 px, then in English at 390 px; axe-core on each; screenshots in test-results/.
  */
 let t: TestContext;
@@ -209,26 +210,34 @@ describe.skipIf(!hasChromium)('the Donations page (reason when skipped: no chrom
         await context.close();
       }
 
-      // The volunteer signs through the link's own door (the token is the URL's fragment): the
-      // bread accepted, the apples refused.
-      const token = url.slice(url.indexOf('#') + 1);
-      const [offered] = await t.db.$queryRaw<{ lines: string[] }[]>`
-        SELECT array_agg(id::text ORDER BY position) AS lines FROM donation_lines WHERE donation_id = ${donationId}::uuid`;
-      const signed = await t.app.inject({
-        method: 'POST',
-        url: `/donation-link/donations/${donationId}/signature`,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        payload: JSON.stringify({
-          lines: [
-            { line_id: offered?.lines[0], decision: 'accepted' },
-            { line_id: offered?.lines[1], decision: 'refused', reason: 'Golpeadas' },
-          ],
-          signer: { name: 'Lucía Pérez', id_document: '12345678Z', signature: { kind: 'typed', text: 'Lucía Pérez' } },
-        }),
-      });
-      expect(signed.statusCode, signed.body).toBe(200);
+      // The entity's volunteer opens the link on a phone (this server, as PUBLIC_URL would be) and
+      // signs: the bread accepted, the apples refused.
+      const volunteer = await browser.newContext({ locale: 'en-GB', viewport: { width: 390, height: 844 }, bypassCSP: true });
+      const sign = await volunteer.newPage();
+      sign.on('pageerror', (err) => errors.push(err.message));
+      let signedSha: string | undefined;
+      try {
+        await sign.goto(url.replace(PUBLIC_URL, base));
+        await sign.getByRole('heading', { name: 'Receive a food donation', level: 1 }).waitFor();
+        const question = (line: string) => sign.getByRole('group', { name: `Do you accept “${line}”?`, exact: true });
+        await question('Pan de barra').getByText('Accept', { exact: true }).click();
+        await question('Manzanas').getByText('Refuse', { exact: true }).click();
+        await sign.getByRole('group', { name: 'Reason for refusing' }).getByText('Packaging damaged').click();
+        await sign.getByLabel('Full name').fill('Lucía Pérez');
+        await sign.getByLabel('DNI, NIE or passport').fill('12345678Z');
+        await sign.getByText('Type my name as signature').click();
+        await sign.getByLabel('Your name, as your signature').fill('Lucía Pérez');
+        await sign.getByText(new RegExp(`^On behalf of ${entityName}`)).click();
+        await sign.getByRole('button', { name: 'Sign the note' }).click();
+        await sign.getByRole('heading', { name: 'Note signed', level: 1 }).waitFor();
+        signedSha = (await sign.getByTestId('note-sha256').textContent())?.trim();
+        await sign.screenshot({ path: join(OUT, 'donation-sign-page-en-390.png'), fullPage: true });
+      } finally {
+        await volunteer.close();
+      }
       const [note] = await t.db.$queryRaw<{ sha256: string }[]>`SELECT sha256 FROM donation_notes WHERE donation_id = ${donationId}::uuid`;
       const sha = note?.sha256 as string;
+      expect(signedSha).toBe(sha);
 
       const again = await signedInPage({ browser, base }, { http }, 'es-ES', 1280);
       again.page.on('pageerror', (err) => errors.push(err.message));
@@ -237,7 +246,7 @@ describe.skipIf(!hasChromium)('the Donations page (reason when skipped: no chrom
         const detail = again.page.getByRole('dialog', { name: `Donación a ${entityName}` });
         await detail.getByText('Firmado por Lucía Pérez', { exact: false }).waitFor();
         expect((await detail.getByTestId('note-sha256').textContent())?.trim()).toBe(sha);
-        await detail.getByText('Motivo: Golpeadas').waitFor();
+        await detail.getByText('Motivo: Envase dañado').waitFor();
         await detail.getByRole('button', { name: 'Marcar como recogida' }).waitFor();
         const href = await detail.getByRole('link', { name: 'Descargar el albarán firmado (PDF)' }).getAttribute('href');
         const pdf = await again.page.request.get(`${base}${href}`);
