@@ -3,6 +3,7 @@ import { encodeKeysetCursor, type KeysetPosition } from '@merma/schema';
 import type { AuditAction, AuditEntry, AuditPage } from '@merma/schema/dashboard';
 import type { Clock } from '../../context.js';
 import type { Db, DbTx } from '../../db/client.js';
+import { inTransaction } from '../../db/transaction.js';
 import { Prisma } from '../../generated/prisma/client.ts';
 
 /**
@@ -47,14 +48,16 @@ export async function recordAudit(db: DbTx, entry: AuditEntryInput & { now: Date
  * neither exists without the other; each entry is dated with the change's `now`, read from `clock`
  * once the transaction has begun. The dashboard's procedures reach it through
  * trpc/dashboard-base.ts; the services the operator's CLI shares (accounts, team) call it
- * directly. Secrets never go into `details`.
+ * directly. Secrets never go into `details`. The transaction has the service's one policy
+ * (db/transaction.ts: 10 s to start, 30 s to run), not Prisma's 5-second default, which a change
+ * carrying a 10 MiB signed PDF into the embedded PostgreSQL can pass on a loaded machine.
  */
 export function audited<T>(
   deps: { db: Db; clock: Clock },
   change: (tx: DbTx, now: Date) => Promise<T>,
   describe: (result: T) => AuditEntryInput | AuditEntryInput[],
 ): Promise<T> {
-  return deps.db.$transaction(async (tx) => {
+  return inTransaction(deps.db, async (tx) => {
     const now = deps.clock();
     return auditedIn(tx, now, () => change(tx, now), describe);
   });
