@@ -87,6 +87,9 @@ const LIMITS: Record<string, Limit> = {
   // The integrations' URLs: per integration, and refused requests per address.
   'merma:rl:integration:received': { points: 1200, window: MINUTE, drive: (f, key) => f.api.consumeIntegration('received', key) },
   'merma:rl:integration:refused': { points: 30, window: MINUTE, drive: (f, key) => f.api.consumeIntegration('refused', key) },
+  // A social entity's signing link: every request of its door per address, signatures per link.
+  'merma:rl:donation-link:address': { points: 60, window: MINUTE, drive: (f, key) => f.api.consumeForLink('address', key) },
+  'merma:rl:donation-link:sign': { points: 10, window: 10 * MINUTE, drive: (f, key) => f.api.consumeForLink('sign', key) },
   // Sign-in: 10 wrong passwords an hour lock the account 15 minutes; 100 a day block the address a day.
   'merma:signin:account': { points: 10, window: HOUR, block: 15 * MINUTE, drive: (f, key) => f.guard.attempt(key, otherIp()) },
   'merma:signin:ip': { points: 100, window: DAY, block: DAY, drive: (f, key) => f.guard.attempt(`${other()}@example.com`, key) },
