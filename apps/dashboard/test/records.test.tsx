@@ -268,3 +268,46 @@ describe('records: the form to add one', () => {
     expect(document.querySelector('.mantine-Notification-root')).toBeNull();
   });
 });
+
+describe('records: checking the chain', () => {
+  const verification = (over: Record<string, unknown>) => ({
+    valid: true,
+    checked: 12,
+    rehashed: 12,
+    head_hash: 'ab'.repeat(32),
+    first_invalid: null,
+    algorithm: 'sha256',
+    mode: 'incremental',
+    from_seq: 1,
+    checkpoint: null,
+    ...over,
+  });
+  async function check(result: Record<string, unknown>) {
+    api.use({ ...appFixtures('owner'), 'records.list': recordsPage([recordRow()]), 'records.verify': () => result });
+    const { user } = await renderApp('/records');
+    await user.click(screen.getByRole('button', { name: t('records.verify.button') }));
+  }
+
+  it('counts the signed notes it re-read with the records', async () => {
+    await check(verification({ documents: { valid: true, checked: 3, head_hash: 'cd'.repeat(32), first_invalid: null } }));
+    expect(await screen.findByText(t('records.verify.valid'))).toBeInTheDocument();
+    expect(screen.getByText(t('records.verify.documents', { count: 3, checked: '3' }), { exact: false })).toBeInTheDocument();
+  });
+
+  it('says which signed note changed when the records are intact, and not that a record did', async () => {
+    await check(
+      verification({
+        valid: false,
+        documents: {
+          valid: false,
+          checked: 1,
+          head_hash: 'cd'.repeat(32),
+          first_invalid: { id: null, seq: 2, reason: 'document_changed' },
+        },
+      }),
+    );
+    expect(await screen.findByText(t('records.verify.invalid'))).toBeInTheDocument();
+    expect(screen.getByText(t('records.verify.documentReasons.document_changed', { seq: '2' }))).toBeInTheDocument();
+    expect(screen.queryByText(t('records.verify.reasons.hash_mismatch', { seq: '0' }))).not.toBeInTheDocument();
+  });
+});

@@ -62,7 +62,9 @@ async function walkInOrder(tenant: Tenant) {
     tenant.establishmentId,
     head?.seq ?? 0,
   );
-  const base = { head_hash: head?.last_hash ?? null, algorithm: HASH_ALGORITHM, mode: 'full', from_seq: 1, checkpoint: null };
+  // No donation note here: the documents chain is empty, and intact.
+  const documents = { valid: true, checked: 0, head_hash: null, first_invalid: null };
+  const base = { head_hash: head?.last_hash ?? null, algorithm: HASH_ALGORITHM, mode: 'full', from_seq: 1, checkpoint: null, documents };
   let expected = 1;
   let prev = GENESIS_HASH;
   const fail = (id: string | null, seq: number, reason: string) => ({

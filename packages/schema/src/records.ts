@@ -164,8 +164,11 @@ export type ListRecordsResponse = z.infer<typeof ListRecordsResponse>;
  * service's public keys (`GET /.well-known/merma-checkpoint-keys.json`) can check that the chain of
  * this establishment and mode had this head at this length when it was signed — the register was
  * not rewritten afterwards — without trusting the database. The signed message is
- * `merma-checkpoint:v1|<establishment_id>|<test|live>|<seq>|<head_hash>|<signed_at>` (UTF-8);
- * the SDK's `verifyCheckpoint()` checks it.
+ * `merma-checkpoint:v1|<establishment_id>|<test|live>|<seq>|<head_hash>|<signed_at>` (UTF-8),
+ * and once the establishment's register holds documents (a donation's signed note), whose chain
+ * the checkpoint signs too,
+ * `merma-checkpoint:v2|<establishment_id>|<test|live>|<seq>|<head_hash>|<documents_seq>|<documents_head_hash>|<signed_at>`;
+ * the SDK's `verifyCheckpoint()` checks both.
  */
 export const ChainCheckpoint = z
   .object({
@@ -176,6 +179,16 @@ export const ChainCheckpoint = z
       .string()
       .regex(/^[0-9a-f]{64}$/)
       .describe('the record_hash of record `seq`'),
+    documents_seq: z
+      .number()
+      .int()
+      .optional()
+      .describe("documents in the register's documents chain at this point; absent before its first document (a v1 checkpoint)"),
+    documents_head_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional()
+      .describe('the entry_hash of document `documents_seq`; absent with it'),
     signed_at: Timestamp,
     key_id: z.string().describe('the `kid` of the signing key in the published key set'),
     signature: z.string().describe('Ed25519 signature of the message, base64url'),
@@ -193,6 +206,39 @@ export const VerifyRecordsQuery = z
       .describe('true: verify from the first record; default: from the last signed checkpoint'),
   })
   .meta({ id: 'VerifyRecordsQuery' });
+
+/**
+ * The documents chain's part of a verification: every document the register vouches for (a
+ * donation's signed handover note) is an entry holding its SHA-256, chained as records are; the
+ * whole chain is walked, and each document's stored bytes re-hashed.
+ */
+export const DocumentsVerification = z
+  .object({
+    valid: z.boolean(),
+    checked: z.number().int().describe('documents found intact, from the first'),
+    head_hash: z.string().nullable().describe("the last entry's hash; null before the first document"),
+    first_invalid: z
+      .object({
+        id: Uuid.nullable().describe('the entry that fails; null when entries are missing at the end'),
+        seq: z.number().int(),
+        reason: z
+          .enum([
+            'hash_mismatch',
+            'broken_link',
+            'sequence_gap',
+            'truncated',
+            'checkpoint_mismatch',
+            'document_changed',
+            'document_missing',
+          ])
+          .describe(
+            'document_changed: the stored document no longer hashes to its entry, or shows another digest; document_missing: it was removed',
+          ),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'DocumentsVerification' });
+export type DocumentsVerification = z.infer<typeof DocumentsVerification>;
 
 /** Result of walking an establishment's record hash chain (`GET /api/v1/records/verify`). */
 export const ChainVerification = z
@@ -222,6 +268,9 @@ export const ChainVerification = z
     checkpoint: ChainCheckpoint.nullable()
       .optional()
       .describe('the latest signed checkpoint after this verification (a valid one signs the head it reached)'),
+    documents: DocumentsVerification.optional().describe(
+      'the documents chain (signed donation notes): `valid` is false when it fails, even with every record intact',
+    ),
   })
   .meta({ id: 'ChainVerification' });
 export type ChainVerification = z.infer<typeof ChainVerification>;

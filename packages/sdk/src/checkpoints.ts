@@ -6,8 +6,10 @@ import type { ChainCheckpoint } from './generated/api-types.js';
  * Ed25519 only: Node 22+, Deno, Bun, current browsers and edge runtimes.
  *
  * A valid signature proves the service said, at `signed_at`, that the chain of this establishment
- * and mode had `seq` records ending in `head_hash`. Keep checkpoints you fetched: if the register
- * is ever rewritten, the hashes it shows no longer match what was signed.
+ * and mode had `seq` records ending in `head_hash` — and, once the register holds documents (a
+ * donation's signed handover note), that its documents chain had `documents_seq` entries ending in
+ * `documents_head_hash`. Keep checkpoints you fetched: if the register is ever rewritten, the
+ * hashes it shows no longer match what was signed.
  *
  * The keys are a JSON Web Key Set at `<base URL>/.well-known/merma-checkpoint-keys.json`:
  *
@@ -19,9 +21,18 @@ import type { ChainCheckpoint } from './generated/api-types.js';
 export type CheckpointKey = { kty: string; crv: string; x: string; kid: string; alg?: string; use?: string };
 export type CheckpointKeySet = { keys: CheckpointKey[] };
 
-/** The exact text the service signs for a checkpoint (UTF-8). */
-export function checkpointMessage(c: Pick<ChainCheckpoint, 'establishment_id' | 'livemode' | 'seq' | 'head_hash' | 'signed_at'>): string {
-  return `merma-checkpoint:v1|${c.establishment_id}|${c.livemode ? 'live' : 'test'}|${c.seq}|${c.head_hash}|${c.signed_at}`;
+/**
+ * The exact text the service signs for a checkpoint (UTF-8): v1 for a register of records only,
+ * v2 when the checkpoint also signs the documents chain's head.
+ */
+export function checkpointMessage(
+  c: Pick<ChainCheckpoint, 'establishment_id' | 'livemode' | 'seq' | 'head_hash' | 'signed_at' | 'documents_seq' | 'documents_head_hash'>,
+): string {
+  const mode = c.livemode ? 'live' : 'test';
+  if (c.documents_seq && c.documents_head_hash) {
+    return `merma-checkpoint:v2|${c.establishment_id}|${mode}|${c.seq}|${c.head_hash}|${c.documents_seq}|${c.documents_head_hash}|${c.signed_at}`;
+  }
+  return `merma-checkpoint:v1|${c.establishment_id}|${mode}|${c.seq}|${c.head_hash}|${c.signed_at}`;
 }
 
 function base64url(text: string): Uint8Array<ArrayBuffer> {

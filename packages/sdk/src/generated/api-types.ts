@@ -98,6 +98,10 @@ export type ChainCheckpoint = {
     seq: number;
     /** the record_hash of record `seq` */
     head_hash: string;
+    /** documents in the register's documents chain at this point; absent before its first document (a v1 checkpoint) */
+    documents_seq?: number | undefined;
+    /** the entry_hash of document `documents_seq`; absent with it */
+    documents_head_hash?: string | undefined;
     signed_at: string;
     /** the `kid` of the signing key in the published key set */
     key_id: string;
@@ -131,12 +135,31 @@ export type ChainVerification = {
         seq: number;
         /** the record_hash of record `seq` */
         head_hash: string;
+        /** documents in the register's documents chain at this point; absent before its first document (a v1 checkpoint) */
+        documents_seq?: number | undefined;
+        /** the entry_hash of document `documents_seq`; absent with it */
+        documents_head_hash?: string | undefined;
         signed_at: string;
         /** the `kid` of the signing key in the published key set */
         key_id: string;
         /** Ed25519 signature of the message, base64url */
         signature: string;
     } | null) | undefined;
+    /** the documents chain (signed donation notes): `valid` is false when it fails, even with every record intact */
+    documents?: {
+        valid: boolean;
+        /** documents found intact, from the first */
+        checked: number;
+        /** the last entry's hash; null before the first document */
+        head_hash: string | null;
+        first_invalid: {
+            /** the entry that fails; null when entries are missing at the end */
+            id: string | null;
+            seq: number;
+            /** document_changed: the stored document no longer hashes to its entry, or shows another digest; document_missing: it was removed */
+            reason: "hash_mismatch" | "broken_link" | "sequence_gap" | "truncated" | "checkpoint_mismatch" | "document_changed" | "document_missing";
+        } | null;
+    } | undefined;
 };
 
 export type ChainVerificationRun = {
@@ -176,12 +199,31 @@ export type ChainVerificationRun = {
             seq: number;
             /** the record_hash of record `seq` */
             head_hash: string;
+            /** documents in the register's documents chain at this point; absent before its first document (a v1 checkpoint) */
+            documents_seq?: number | undefined;
+            /** the entry_hash of document `documents_seq`; absent with it */
+            documents_head_hash?: string | undefined;
             signed_at: string;
             /** the `kid` of the signing key in the published key set */
             key_id: string;
             /** Ed25519 signature of the message, base64url */
             signature: string;
         } | null) | undefined;
+        /** the documents chain (signed donation notes): `valid` is false when it fails, even with every record intact */
+        documents?: {
+            valid: boolean;
+            /** documents found intact, from the first */
+            checked: number;
+            /** the last entry's hash; null before the first document */
+            head_hash: string | null;
+            first_invalid: {
+                /** the entry that fails; null when entries are missing at the end */
+                id: string | null;
+                seq: number;
+                /** document_changed: the stored document no longer hashes to its entry, or shows another digest; document_missing: it was removed */
+                reason: "hash_mismatch" | "broken_link" | "sequence_gap" | "truncated" | "checkpoint_mismatch" | "document_changed" | "document_missing";
+            } | null;
+        } | undefined;
     } | null;
     error: string | null;
     created_at: string;

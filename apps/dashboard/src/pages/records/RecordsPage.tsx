@@ -470,6 +470,9 @@ function VerifyChain({ establishmentId }: { establishmentId: string }) {
           (result.valid ? (
             <Alert color="teal" variant="light" title={t('records.verify.valid')} maw={420}>
               {t('records.verify.validBody', { count: result.checked, checked: format.number(result.checked) })}
+              {result.documents && result.documents.checked > 0 && (
+                <> {t('records.verify.documents', { count: result.documents.checked, checked: format.number(result.documents.checked) })}</>
+              )}
               {result.checkpoint && (
                 <Text size="xs" mt={4}>
                   {t('records.verify.signed', {
@@ -481,9 +484,17 @@ function VerifyChain({ establishmentId }: { establishmentId: string }) {
             </Alert>
           ) : (
             <Alert color="red" variant="light" title={t('records.verify.invalid')} maw={420}>
-              {t(`records.verify.reasons.${result.first_invalid?.reason ?? 'hash_mismatch'}`, {
-                seq: format.number(result.first_invalid?.chain_seq ?? 0),
-              })}
+              {(result.first_invalid || !result.documents?.first_invalid) &&
+                t(`records.verify.reasons.${result.first_invalid?.reason ?? 'hash_mismatch'}`, {
+                  seq: format.number(result.first_invalid?.chain_seq ?? 0),
+                })}
+              {result.documents?.first_invalid && (
+                <Text size="sm" mt={result.first_invalid ? 4 : 0}>
+                  {t(`records.verify.documentReasons.${result.documents.first_invalid.reason}`, {
+                    seq: format.number(result.documents.first_invalid.seq),
+                  })}
+                </Text>
+              )}
             </Alert>
           ))}
       </div>

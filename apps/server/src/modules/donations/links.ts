@@ -7,6 +7,7 @@ import type { DbTx } from '../../db/client.js';
 import { type Sql, sqlOfTransaction } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, validationError } from '../../errors.js';
+import { appendDocument } from '../records/documents.js';
 import type { DonationLinkRow } from '../tenancy/callers.js';
 import { type DonationDeps, decideDonation, getDonation } from './donations.js';
 import { renderDonationNote } from './note-pdf.js';
@@ -136,7 +137,8 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
  * The volunteer's answer and signature, once: the answer is recorded as the API records it
  * (`decideDonation`: every line once, a reason for each refusal, `donation.accepted` or
  * `donation.refused`), and the signed note is rendered and stored with its SHA-256 in the same
- * transaction, the link marked used. The link's row is locked first, so two signatures sent at
+ * transaction, the digest entered into the register's documents chain (records/documents.ts,
+ * signed by the next checkpoint), the link marked used. The link's row is locked first, so two signatures sent at
  * once cannot both land: the second is a 410.
  */
 export async function signDonation(
@@ -175,6 +177,7 @@ export async function signDonation(
       signedAt,
       ip: from.ip,
     });
+    const digest = sha256(pdf);
     await sql.query(
       `INSERT INTO donation_notes (donation_id, link_id, signer_name, signer_id_document, signature_kind, signature_png, signature_text,
          signed_at, ip, user_agent, pdf, sha256)
@@ -191,9 +194,10 @@ export async function signDonation(
         from.ip,
         from.userAgent?.slice(0, 500) ?? null,
         pdf,
-        sha256(pdf),
+        digest,
       ],
     );
+    await appendDocument(sql, tenant, { kind: 'donation_note', subjectId: link.donation_id, sha256: digest, createdAt: signedAt });
     await sql.query('UPDATE donation_links SET used_at = $2::timestamptz WHERE id = $1::uuid', [link.id, signedAt]);
     return donationNote(sql, tenant, link);
   });

@@ -91,7 +91,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
           tags: ['records'],
           summary: 'Verify the record hash chain',
           description:
-            "Recomputes the record hashes of this establishment and mode in order and reports the first record that was altered, inserted or removed. By default it starts at the last signed checkpoint (record `seq` must still carry the checkpoint's hash) and re-hashes what came after; `full=true` re-hashes every record. An intact chain whose head moved gets a new checkpoint, signed with the service's Ed25519 key (public keys: `/.well-known/merma-checkpoint-keys.json`).",
+            "Recomputes the record hashes of this establishment and mode in order and reports the first record that was altered, inserted or removed. By default it starts at the last signed checkpoint (record `seq` must still carry the checkpoint's hash) and re-hashes what came after; `full=true` re-hashes every record. The register's documents chain — each donation's signed handover note, entered with its SHA-256 when it was signed — is walked whole beside it (`documents`), every stored note re-hashed; `valid` needs both. An intact register whose records or documents moved gets a new checkpoint signing both heads, with the service's Ed25519 key (public keys: `/.well-known/merma-checkpoint-keys.json`).",
           operationId: 'verifyRecords',
         },
         permission: 'records:read',
@@ -108,7 +108,7 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
           tags: ['records'],
           summary: 'Signed checkpoints of the record chain, newest first',
           description:
-            'Each says the chain had `seq` records ending in `head_hash` when it was signed. The signed message is `merma-checkpoint:v1|<establishment_id>|<test|live>|<seq>|<head_hash>|<signed_at>`, Ed25519, base64url; verify it with the key of `key_id` from `/.well-known/merma-checkpoint-keys.json` (the SDK has `verifyCheckpoint`).',
+            'Each says the chain had `seq` records ending in `head_hash` when it was signed, and, once the register holds signed donation notes, that the documents chain had `documents_seq` entries ending in `documents_head_hash`. The signed message is `merma-checkpoint:v1|<establishment_id>|<test|live>|<seq>|<head_hash>|<signed_at>`, or with documents `merma-checkpoint:v2|<establishment_id>|<test|live>|<seq>|<head_hash>|<documents_seq>|<documents_head_hash>|<signed_at>`, Ed25519, base64url; verify it with the key of `key_id` from `/.well-known/merma-checkpoint-keys.json` (the SDK has `verifyCheckpoint`).',
           operationId: 'listCheckpoints',
         },
         permission: 'records:read',

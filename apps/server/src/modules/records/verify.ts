@@ -3,6 +3,7 @@ import type { Clock, DataScope } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
 import type { CheckpointSigner } from '../../secrets/signing.js';
 import { latestCheckpoint, storeCheckpoint } from './checkpoints.js';
+import { verifyDocumentChain } from './documents.js';
 import { CANONICAL_RECORD_JSON_SQL, GENESIS_HASH, HASH_ALGORITHM } from './hash.js';
 
 /** Records checked per round of statements: bounds each statement's time and memory, whatever the chain's length. */
@@ -107,8 +108,12 @@ export type VerifyOptions = {
  * carry the checkpoint's hash, and only the records after it are re-hashed; `full` starts at the
  * first record, and every earlier checkpoint it passes must match too (so a history rewritten
  * with recomputed hashes is found, and never signed). The walk stops at the head it read first, so
- * records appended meanwhile wait for the next verification. An intact chain whose head moved past
- * the last checkpoint gets a new checkpoint, signed by `signer` (none is stored without one).
+ * records appended meanwhile wait for the next verification.
+ *
+ * The register's documents chain (documents.ts: the signed donation notes) is walked whole beside
+ * it, each document re-hashed; `valid` needs both. An intact register whose records head or
+ * documents head moved past the last checkpoint gets a new checkpoint signing both, signed by
+ * `signer` (none is stored without one).
  */
 export async function verifyRecordChain(sql: Sql, scope: DataScope, options: VerifyOptions = {}): Promise<ChainVerification> {
   const heads = await sql.query<{ seq: string; last_hash: string }>(
@@ -116,7 +121,7 @@ export async function verifyRecordChain(sql: Sql, scope: DataScope, options: Ver
     [scope.establishmentId, scope.livemode],
   );
   const head = heads.rows[0] ? { seq: BigInt(heads.rows[0].seq), last_hash: heads.rows[0].last_hash } : undefined;
-  const last = await latestCheckpoint(sql, scope);
+  const [last, documents] = await Promise.all([latestCheckpoint(sql, scope), verifyDocumentChain(sql, scope)]);
   const mode = options.full ? ('full' as const) : ('incremental' as const);
   const from = mode === 'incremental' && last ? last : null;
   let prev = from?.head_hash ?? GENESIS_HASH;
@@ -134,6 +139,7 @@ export async function verifyRecordChain(sql: Sql, scope: DataScope, options: Ver
     mode,
     from_seq: fromSeq,
     checkpoint: last,
+    documents,
   });
   if (from) {
     const anchor = await recordAt(sql, scope, BigInt(from.seq));
@@ -169,12 +175,21 @@ export async function verifyRecordChain(sql: Sql, scope: DataScope, options: Ver
     return fail(null, expectedSeq, 'truncated');
   }
   let checkpoint = last;
-  if (head && head.seq > 0n && head.seq > BigInt(last?.seq ?? 0) && options.signer) {
+  // An intact documents chain was walked to the head it read: `checked` entries ending in `head_hash`.
+  const documentsHead = { seq: documents.checked, hash: documents.head_hash };
+  const moved = head && head.seq > 0n && (head.seq > BigInt(last?.seq ?? 0) || documentsHead.seq > (last?.documents_seq ?? 0));
+  if (head && moved && documents.valid && options.signer) {
     const now = options.clock?.() ?? new Date();
-    checkpoint = await storeCheckpoint(sql, scope, { seq: Number(head.seq), headHash: head.last_hash }, options.signer, now);
+    checkpoint = await storeCheckpoint(
+      sql,
+      scope,
+      { seq: Number(head.seq), headHash: head.last_hash, documents: documentsHead },
+      options.signer,
+      now,
+    );
   }
   return {
-    valid: true,
+    valid: documents.valid,
     checked: fromSeq - 1 + rehashed,
     rehashed,
     head_hash: head?.last_hash ?? null,
@@ -183,5 +198,6 @@ export async function verifyRecordChain(sql: Sql, scope: DataScope, options: Ver
     mode,
     from_seq: fromSeq,
     checkpoint,
+    documents,
   };
 }
