@@ -628,10 +628,15 @@ export class HttpCore {
     return failure;
   }
 
-  /** A 2xx's body, parsed and unwrapped from the `{ data }` envelope (never checked against a shape). */
+  /**
+   * A 2xx's body, parsed and unwrapped from the `{ data }` envelope (never checked against a shape).
+   * A file asked for by its type (a PDF, a CSV: `accept` without JSON) is not JSON: its caller reads
+   * the response's bytes, and the body here stays null.
+   */
   private answer(prepared: PreparedCall, response: Response, text: string): APIResponse<unknown> {
-    const body = parseBody(text);
     const requestId = requestIdOf(response);
+    if (!/json/i.test(prepared.headers.get('accept') ?? '')) return { data: null, body: null, response, requestId };
+    const body = parseBody(text);
     const isEnvelope = typeof body === 'object' && body !== null && 'data' in body;
     if (!isEnvelope && response.status !== 204) {
       this.options.log.warn(`${prepared.target} answered ${response.status} without the { data } envelope; returning the body as it came`);
