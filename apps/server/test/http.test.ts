@@ -334,6 +334,8 @@ describe('OpenAPI document and docs page', () => {
         'GET /donations/tax-pack.csv',
         'GET /donations/tax-pack.pdf',
         'GET /donations/tax-pack/certificates/{entity_id}.pdf',
+        'PUT /donations/tax-pack/certificates/{entity_id}/signed',
+        'GET /donations/tax-pack/certificates/{entity_id}/signed',
         'POST /donations/{id}/link',
       ].sort(),
     );
@@ -360,12 +362,14 @@ describe('OpenAPI document and docs page', () => {
       const responses = op.responses as Record<string, { content?: Record<string, { schema: unknown }> }>;
       const queued = new Set(['post /records/verifications']);
       const success = creates.has(`${method} ${path}`) ? '201' : queued.has(`${method} ${path}`) ? '202' : '200';
-      // A signed agreement and the tax pack's files are downloaded as what they are; every other answer is JSON.
+      // A signed agreement, the tax pack's files and a signed certificate are downloaded as what they
+      // are; every other answer is JSON.
       const files: Record<string, string> = {
         'get /donation-agreements/{id}/document': 'application/pdf',
         'get /donations/tax-pack.csv': 'text/csv',
         'get /donations/tax-pack.pdf': 'application/pdf',
         'get /donations/tax-pack/certificates/{entity_id}.pdf': 'application/pdf',
+        'get /donations/tax-pack/certificates/{entity_id}/signed': 'application/pdf',
       };
       const type = files[`${method} ${path}`] ?? 'application/json';
       expect(responses[success]?.content?.[type]?.schema, `${method} ${path}`).toBeTruthy();

@@ -17,7 +17,7 @@ let bLive: { key: string };
 const ids: Record<string, string> = {};
 let ops: { method: string; path: string; permission: string | undefined }[] = [];
 
-/** A signed agreement's document: the one body that is not JSON (a Buffer is sent as a PDF). */
+/** A signed agreement's document or certificate: the bodies that are not JSON (a Buffer is sent as a PDF). */
 const PDF = Buffer.from('%PDF-1.7\n% a signed agreement\n%%EOF\n');
 
 const request = (key: string, method: string, url: string, body?: unknown) =>
@@ -33,6 +33,7 @@ const request = (key: string, method: string, url: string, body?: unknown) =>
 
 const BODIES: Record<string, unknown> = {
   'PUT /donation-agreements/{id}/document': PDF,
+  'PUT /donations/tax-pack/certificates/{entity_id}/signed': PDF,
   'POST /records': validRecord(),
   'POST /records/batch': { records: [validRecord()] },
   'POST /shifts': { name: 'Noche', start_time: '22:00', end_time: '06:00' },
@@ -67,6 +68,8 @@ const QUERIES: Record<string, () => string> = {
   'GET /donations/tax-pack.csv': () => `year=${taxYear}`,
   'GET /donations/tax-pack.pdf': () => `year=${taxYear}`,
   'GET /donations/tax-pack/certificates/{entity_id}.pdf': () => `year=${taxYear}`,
+  'PUT /donations/tax-pack/certificates/{entity_id}/signed': () => `year=${taxYear}`,
+  'GET /donations/tax-pack/certificates/{entity_id}/signed': () => `year=${taxYear}`,
 };
 /** Paths of the organisation's own objects, shared by its establishments and both modes. */
 const ORGANISATION_WIDE = /^\/(social-entities|donation-agreements)\/\{id\}/;
@@ -210,7 +213,8 @@ describe('tenant, mode and permission walls', () => {
         // Social entities and donation agreements too: B's live key reaches B's; A's key, none (404).
         else if (ORGANISATION_WIDE.test(path) && who === 'B live') expect(res.statusCode, label).toBeLessThan(300);
         else if (path.includes('{id}')) expect(res.statusCode, label).toBe(404);
-        // An entity's tax certificate: A's key has no such entity, B's live key no gift to it in its mode.
+        // An entity's tax certificate, pre-filled or signed: A's key has no such entity, B's live key
+        // no gift to it in its mode.
         else if (path.includes('{entity_id}')) expect(res.statusCode, label).toBe(404);
         // The tax pack and its files: answered, with nothing of B's test data in them.
         else if (path.startsWith('/donations/tax-pack')) expect(res.statusCode, label).toBe(200);

@@ -223,3 +223,10 @@ export const DEACTIVATE_AFTER_FAILED_DELIVERIES = 5;
  * page's status filter in the URL).
  */
 export const DONATION_STATUSES = ['offered', 'accepted', 'refused', 'collected', 'received'] as const;
+
+/**
+ * First and last tax year the donations' tax pack is asked for (donation-tax.ts). Here, without
+ * zod, because the dashboard's first bundle reads them (the Donations page's tax year in the URL).
+ */
+export const TAX_PACK_MIN_YEAR = 2000;
+export const TAX_PACK_MAX_YEAR = 2100;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoDate, queryInt, Timestamp, Uuid } from './common.js';
-import { EntityLegalForm } from './donations.js';
+import { TAX_PACK_MAX_YEAR, TAX_PACK_MIN_YEAR } from './constants.js';
+import { EntityLegalForm, MAX_AGREEMENT_DOCUMENT_BYTES } from './donations.js';
 import { Envelope } from './envelope.js';
 
 /**
@@ -12,10 +13,6 @@ import { Envelope } from './envelope.js';
  * (modules/donations/tax.ts, tax-pack.ts); docs/decisions/0011-donations-and-tax.md gives the rules
  * and their sources. Amounts are euros with cents, computed exactly in cents.
  */
-
-/** First and last tax year the pack is asked for. */
-export const TAX_PACK_MIN_YEAR = 2000;
-export const TAX_PACK_MAX_YEAR = 2100;
 
 /** Every note a figure of the pack may carry (its English text names the article). */
 export const DONATION_TAX_NOTE_CODES = [
@@ -47,16 +44,22 @@ const TaxableBase = z
     "the company's corporate-tax taxable base for the year, in euros (negative for a loss), to apply the 15 % limit of Ley 49/2002 art. 20.2; needs a single company (CIF): give `cif` when the key sees several",
   );
 
+/** A tax year in a query string (the calendar year of the handover, in Spain). */
+export const TaxYearQuery = queryInt(TAX_PACK_MIN_YEAR, TAX_PACK_MAX_YEAR).describe(
+  'the tax year (calendar year of the handover, in Spain)',
+);
+
+/** A donor company's CIF as given, normalised as the establishments' are compared: no spaces, dots or hyphens, upper case. */
+export const CompanyCif = z
+  .string()
+  .max(20)
+  .transform((v) => v.replace(/[\s.-]/g, '').toUpperCase());
+
 export const DonationTaxPackQuery = z
   .strictObject({
-    year: queryInt(TAX_PACK_MIN_YEAR, TAX_PACK_MAX_YEAR).describe('the tax year (calendar year of the handover, in Spain)'),
+    year: TaxYearQuery,
     taxable_base: TaxableBase.optional(),
-    cif: z
-      .string()
-      .max(20)
-      .transform((v) => v.replace(/[\s.-]/g, '').toUpperCase())
-      .optional()
-      .describe("only this donor company's establishments (their CIF)"),
+    cif: CompanyCif.optional().describe("only this donor company's establishments (their CIF)"),
   })
   .meta({ id: 'DonationTaxPackQuery' });
 export type DonationTaxPackQuery = z.input<typeof DonationTaxPackQuery>;
@@ -109,6 +112,12 @@ export const DonationTaxEntity = z
       .array(z.object({ establishment_id: Uuid, base: euros('its art. 18 base'), deduction: euros('its share of the deduction') }))
       .describe("each establishment's share (the key's establishments only)"),
     notes: z.array(DonationTaxNote),
+    signed_certificate: z
+      .object({ sha256: z.string().describe('of the stored PDF, hexadecimal'), uploaded_at: Timestamp })
+      .nullable()
+      .describe(
+        "the art. 24 certificate the entity signed for the company's gifts of the year, as stored (`PUT /donations/tax-pack/certificates/{entity_id}/signed`); null until one is",
+      ),
   })
   .meta({ id: 'DonationTaxEntity' });
 
@@ -181,5 +190,31 @@ export type DonationTaxPack = z.infer<typeof DonationTaxPack>;
 
 export const DonationTaxPackResponse = Envelope(DonationTaxPack);
 
-/** `GET /donations/tax-pack/certificates/{entity_id}.pdf`: the entity and the same year and company filter. */
+/**
+ * `GET /donations/tax-pack/certificates/{entity_id}.pdf`: the entity and the same year and company
+ * filter; and the signed certificate's `PUT` and `GET …/{entity_id}/signed`, whose company may be
+ * left out when the key sees one that gave to the entity in the year.
+ */
 export const DonationCertificateQuery = DonationTaxPackQuery.omit({ taxable_base: true });
+
+/** Largest signed certificate accepted, in bytes: the signed agreement's limit (one PDF body parser serves both). */
+export const MAX_SIGNED_CERTIFICATE_BYTES = MAX_AGREEMENT_DOCUMENT_BYTES;
+
+/**
+ * A signed certificate of Ley 49/2002 art. 24 as stored: the one the entity signed (the pre-filled
+ * one, or its own) for one donor company's gifts of one tax year, in one mode. One per company,
+ * entity, year and mode; a new upload replaces it (the audit log keeps the hash it replaced).
+ */
+export const DonationSignedCertificate = z
+  .object({
+    entity_id: Uuid,
+    year: z.number().int(),
+    cif: z.string().describe('the donor company whose gifts it certifies'),
+    sha256: z.string().describe('of the PDF as stored, hexadecimal'),
+    size_bytes: z.number().int(),
+    uploaded_at: Timestamp,
+  })
+  .meta({ id: 'DonationSignedCertificate' });
+export type DonationSignedCertificate = z.infer<typeof DonationSignedCertificate>;
+
+export const DonationSignedCertificateResponse = Envelope(DonationSignedCertificate);

@@ -35,9 +35,9 @@ export function acceptPdfBodies(app: FastifyInstance): void {
 }
 
 /** The PDF's bytes; a 415 for any other body (a JSON one is parsed as everywhere, then refused here). */
-export function pdfBytes(body: unknown): Buffer {
+export function pdfBytes(body: unknown, what = 'the signed agreement'): Buffer {
   if (!(body instanceof PdfBody)) {
-    throw new AppError('unsupported_media_type', 'Send the signed agreement as the raw body, with Content-Type: application/pdf');
+    throw new AppError('unsupported_media_type', `Send ${what} as the raw body, with Content-Type: application/pdf`);
   }
   return body.bytes;
 }

@@ -3,6 +3,7 @@ import {
   API_VERSION_PREFIX,
   API_VERSIONS,
   CURRENT_API_VERSION,
+  DonationSignedCertificate,
   ErrorBody,
   IntegrationReceiptResponse,
   InventoryLossPayload,
@@ -197,6 +198,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
     defs: {
       Error: ErrorBody,
       RateLimitError: RateLimitErrorBody,
+      DonationSignedCertificate,
       SquareNotification,
       OdooWebhookBody,
       IntegrationReceiptEnvelope: IntegrationReceiptResponse,
@@ -423,6 +425,90 @@ function taxPackDocumentPaths(doc: OpenAPIObject): Json {
         file('application/pdf', 'The certificate'),
         "No such entity in the key's organisation, or no donation to it handed over in the year by the key's establishments",
       ),
+    },
+    '/donations/tax-pack/certificates/{entity_id}/signed': signedCertificatePaths(query),
+  };
+}
+
+/**
+ * The certificate the entity signed (http/surfaces/signed-certificates.ts): the raw PDF up and
+ * down, for one company's gifts of the year; its query is the pre-filled certificate's.
+ */
+function signedCertificatePaths(packQuery: Json[]): Json {
+  const parameters = [
+    { name: 'entity_id', in: 'path', required: true, description: 'the social entity', schema: { type: 'string', format: 'uuid' } },
+    ...packQuery
+      .filter((p) => p.name !== 'taxable_base')
+      .map((p) =>
+        p.name === 'cif'
+          ? {
+              ...p,
+              description:
+                "the donor company (its establishments' CIF) whose gifts the certificate covers; needed only when the key sees several companies that gave to the entity in the year",
+            }
+          : p,
+      ),
+  ];
+  const notFound = errorResponse(
+    "No such entity in the key's organisation, no donation to it handed over in the year by the company (or the key's establishments), or no signed certificate stored yet",
+  );
+  const badQuery = 'Invalid query (`year` missing or out of range, an unknown parameter…), the entity id is not a UUID, or `cif` is needed';
+  return {
+    put: {
+      operationId: 'putDonationSignedCertificate',
+      tags: ['donations'],
+      security: [{ bearerAuth: [] }],
+      summary: "Upload the certificate a social entity signed for the year's gifts",
+      description:
+        "The certificate of Ley 49/2002 art. 24 the entity signed — the pre-filled one (`GET /donations/tax-pack/certificates/{entity_id}.pdf`) or its own — as the raw body (`Content-Type: application/pdf`, starting with `%PDF-`, up to 10 MiB), for one donor company's gifts of the year. It is stored with its SHA-256, which the tax pack then shows as the entity's `signed_certificate`; a new upload replaces it, and the audit log keeps the hash it replaced. One per company, entity, year and mode: a test key's is a rehearsal the live pack never shows. The company must have handed something over to the entity in the year (in the key's mode).\n\nRequires the `donations:write` permission.",
+      parameters,
+      requestBody: { required: true, content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+      'x-permission': 'donations:write',
+      responses: {
+        '200': {
+          description: 'The certificate as stored',
+          headers: RATE_HEADERS,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['data'],
+                properties: { data: { $ref: '#/components/schemas/DonationSignedCertificate' } },
+              },
+            },
+          },
+        },
+        ...documentErrors('donations:write'),
+        '400': errorResponse(`The body is not a PDF, or: ${badQuery}`),
+        '404': notFound,
+        '413': errorResponse('Body larger than 10 MiB'),
+        '415': errorResponse('Body is not application/pdf'),
+      },
+    },
+    get: {
+      operationId: 'getDonationSignedCertificate',
+      tags: ['donations'],
+      security: [{ bearerAuth: [] }],
+      summary: "Download the certificate a social entity signed for the year's gifts",
+      description:
+        'The signed certificate as uploaded; `ETag` and `Repr-Digest` carry its SHA-256.\n\nRequires the `donations:read` permission.',
+      parameters,
+      'x-permission': 'donations:read',
+      responses: {
+        '200': {
+          description: 'The signed certificate',
+          headers: {
+            ...RATE_HEADERS,
+            'Content-Disposition': { description: 'attachment, with the file name', schema: { type: 'string' } },
+            ETag: { description: 'the SHA-256 (hex) of the certificate, quoted', schema: { type: 'string' } },
+            'Repr-Digest': { description: 'sha-256 of the certificate (RFC 9530)', schema: { type: 'string' } },
+          },
+          content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+        },
+        ...documentErrors('donations:read'),
+        '400': errorResponse(badQuery),
+        '404': notFound,
+      },
     },
   };
 }

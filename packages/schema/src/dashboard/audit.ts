@@ -62,6 +62,7 @@ export const AUDIT_ACTIONS = [
   'donation.collected',
   'donation.received',
   'donation.line_rerouted',
+  'donation_certificate.uploaded',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;

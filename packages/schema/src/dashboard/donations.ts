@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../common.js';
-import { MAX_PAGE_LIMIT } from '../constants.js';
+import { MAX_PAGE_LIMIT, TAX_PACK_MAX_YEAR, TAX_PACK_MIN_YEAR } from '../constants.js';
 import { CreateDonationInput, DecideDonationInput, Donation, DonationStatus, RerouteDonationLineInput } from '../donation-handover.js';
 import { CreateDonationLinkInput } from '../donation-link.js';
+import { CompanyCif, TaxYearQuery } from '../donation-tax.js';
 import { DonationAgreement } from '../donations.js';
 import { KeyMode, ModeScope } from './common.js';
 
@@ -66,3 +67,17 @@ export const DashboardRerouteDonationLineInput = RerouteDonationLineInput.extend
 
 /** The query of the signed note's download (`GET /files/donations/{id}/note.pdf`): the establishment and mode, as the records' export names them. */
 export const DonationNoteQuery = z.strictObject({ establishment_id: Uuid, mode: KeyMode });
+
+/**
+ * The tax pack on the donations page: the organisation's, of one tax year and one mode (the shell's
+ * test/live switch), as an Enterprise Multi key reads it. Its files (`/files/donations/tax-pack…`)
+ * take the year and the mode in the query, and a certificate the donor company (CIF) as well.
+ */
+export const DashboardTaxPackInput = z.strictObject({
+  year: z.number().int().min(TAX_PACK_MIN_YEAR).max(TAX_PACK_MAX_YEAR),
+  livemode: z.boolean(),
+});
+export type DashboardTaxPackInput = z.input<typeof DashboardTaxPackInput>;
+
+export const DashboardTaxPackFileQuery = z.strictObject({ year: TaxYearQuery, mode: KeyMode });
+export const DashboardTaxCertificateQuery = DashboardTaxPackFileQuery.extend({ cif: CompanyCif.pipe(z.string().min(1)) });

@@ -6,6 +6,7 @@ import type { AppServices } from '../app.js';
 import { registerProcedureRoutes } from '../binding.js';
 import { agreementDocumentRoutes } from './agreement-documents.js';
 import { noStore, storableBodies, wakeAfterWrites } from './hooks.js';
+import { signedCertificateRoutes } from './signed-certificates.js';
 import { taxPackDocumentRoutes } from './tax-pack-documents.js';
 
 /**
@@ -47,4 +48,5 @@ export async function apiSurface(app: FastifyInstance, options: { services: AppS
   });
   await app.register(agreementDocumentRoutes, { sql: services.sql.primary, clock: services.clock });
   await app.register(taxPackDocumentRoutes, { sql: services.sql.replica, clock: services.clock });
+  await app.register(signedCertificateRoutes, { db: services.db, sql: services.sql.primary, clock: services.clock });
 }

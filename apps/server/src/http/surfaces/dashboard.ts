@@ -19,6 +19,7 @@ import type { DashboardContext } from '../../trpc/dashboard-base.js';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../json-body.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { dashboardDocumentRoutes } from './dashboard-documents.js';
+import { dashboardTaxPackRoutes } from './dashboard-tax-pack.js';
 import { noStore, wakeAfterWrites } from './hooks.js';
 
 /**
@@ -166,6 +167,14 @@ export async function dashboardSurface(app: FastifyInstance, options: DashboardO
   // so that its `application/pdf` body parser serves its routes alone (/trpc keeps answering 415 to
   // a PDF); these hooks run first.
   await app.register(dashboardDocumentRoutes, {
+    db,
+    sql,
+    clock,
+    rateLimiter: options.rateLimiter,
+    memberOf: (request) => checked.get(request)?.session ?? null,
+  });
+  // The donations' tax pack as files, and the signed certificates up and down: another such plugin.
+  await app.register(dashboardTaxPackRoutes, {
     db,
     sql,
     clock,

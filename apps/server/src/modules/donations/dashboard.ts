@@ -4,6 +4,7 @@ import {
   Donation,
   type DonationAgreement,
   DonationLink,
+  DonationTaxPack,
   ListDonationAgreementsQuery,
   SocialEntity,
   SocialEntityIdParams,
@@ -20,6 +21,7 @@ import {
   DashboardDonationsInput,
   DashboardDonationsPage,
   DashboardRerouteDonationLineInput,
+  DashboardTaxPackInput,
 } from '@merma/schema/dashboard';
 import { z } from 'zod';
 import { sqlOfTransaction } from '../../db/sql.js';
@@ -30,6 +32,7 @@ import { createAgreement, expiresInDays, getAgreement, listAgreements, updateAgr
 import { advanceDonation, awaitingReroute, createDonation, decideDonation, getDonation, listDonations, rerouteLine } from './donations.js';
 import { archiveEntity, createEntity, getEntity, listEntities, updateEntity } from './entities.js';
 import { createDonationLink, donationSignature } from './links.js';
+import { organisationTaxScope, taxReport } from './tax-report.js';
 
 /**
  * The donations page's social entities and donation agreements (Ley 1/2025 art. 6.4.b and art. 7),
@@ -206,11 +209,12 @@ const entityAndAgreementProcedures = {
 };
 
 /**
- * The donations page's procedures: the entities and agreements above, and the donations offered
- * under them (below), whose signing links are made at `publicUrl`.
+ * The donations page's procedures: the entities and agreements above, the donations offered
+ * under them (below), whose signing links are made at `publicUrl`, and the year's tax pack (at
+ * the end).
  */
 export const donationsDashboardRouter = (deps: { catalog: CatalogCache; publicUrl: string }) =>
-  dashboardRouter({ ...entityAndAgreementProcedures, ...donationProcedures(deps) });
+  dashboardRouter({ ...entityAndAgreementProcedures, ...donationProcedures(deps), ...taxPackProcedures });
 
 /**
  * The donations page's donations (donations.ts): offered by the kitchen under an agreement in force,
@@ -364,3 +368,27 @@ function advance(to: 'collected' | 'received', catalog: CatalogCache) {
       ),
     );
 }
+
+/**
+ * The donations page's tax pack (`donations.taxPack`): the same figures as
+ * `GET /api/v1/donations/tax-pack` (tax-report.ts), for the organisation in the mode the page
+ * shows, as an Enterprise Multi key of that mode reads it — a member sees every establishment of
+ * the organisation whatever its plan — with each entity's signed certificate as stored. Every
+ * member reads it, as they read the entities and agreements it is drawn from; it counts against the
+ * member's `heavy` limit, as an aggregate over three years of donations. Its files and the signed
+ * certificates go up and down through the dashboard surface's own routes
+ * (http/surfaces/dashboard-tax-pack.ts), since a procedure answers JSON.
+ *
+ * Read on the primary (`ctx.sql`): the page reads the pack again right after a certificate is
+ * uploaded, and must see it.
+ */
+const taxPackProcedures = {
+  taxPack: memberProcedure
+    .meta({ rateLimit: 'heavy' })
+    .input(DashboardTaxPackInput)
+    .output(DonationTaxPack)
+    .query(async ({ ctx, input }) => {
+      const scope = organisationTaxScope(ctx.user.organizationId, input.livemode);
+      return (await taxReport(ctx.sql, scope, { year: input.year, generatedAt: ctx.clock() })).pack;
+    }),
+};

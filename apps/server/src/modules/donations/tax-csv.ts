@@ -1,7 +1,7 @@
 import type { DonationTaxPack, DonationTaxTotals } from '@merma/schema';
 import { csvStringifier } from '../records/export.js';
 import type { TaxNoteCode } from './tax.js';
-import { dayText, eurosCell, numberCell, TAX_NOTE_ES, yesNo } from './tax-es.js';
+import { dayText, eurosCell, instantDayText, numberCell, TAX_NOTE_ES, yesNo } from './tax-es.js';
 import type { TaxReport } from './tax-report.js';
 
 /**
@@ -13,7 +13,8 @@ import type { TaxReport } from './tax-report.js';
  * - `Empresa`: the company's (CIF's) year, with the taxable base and the 15 % limit when given
  *   (organisation scope only);
  * - `Entidad`: a social entity's year for the company — or, for a single-establishment key, the
- *   establishment's share of it (base and deduction);
+ *   establishment's share of it (base and deduction) — and whether the certificate it signed for
+ *   the company is stored (`Sí`, with the day it was, or `No`);
  * - `Establecimiento`: an establishment's share of the company's figures;
  * - `Donación`: each donation handed over in the year, with its VAT.
  *
@@ -46,6 +47,7 @@ const COLUMNS = [
   ['taxable_base', 'Base imponible IS (€)'],
   ['limit', 'Límite 15 % (€)'],
   ['carry_forward_until', 'Exceso deducible hasta'],
+  ['signed_certificate', 'Certificado firmado recibido'],
   ['notes', 'Notas'],
 ] as const;
 
@@ -101,6 +103,7 @@ export function taxPackRows({ pack, details }: TaxReport): Row[] {
           : { base: eurosCell(share?.base ?? 0), deduction: eurosCell(share?.deduction ?? 0) }),
         rate: numberCell(entity.rate_pct),
         recurrence: entity.recurrence.years.map((y) => eurosCell(y.base)).join(' | '),
+        signed_certificate: entity.signed_certificate ? `Sí, ${instantDayText(entity.signed_certificate.uploaded_at)}` : 'No',
         notes: notesCell(entity.notes),
       });
     }

@@ -18,6 +18,9 @@ import type { TaxEntity, TaxLine } from './tax.js';
  *   is read, so a single-establishment key's rate still sees its company's gifts to the entity.
  * - **Records since**: per CIF, the year of the first donation Merma holds in this mode, so that a
  *   recurrence test reaching before it is flagged, not read as "no gift".
+ * - **Signed certificates**: the year's stored certificates of the organisation and mode (their
+ *   company, entity, SHA-256 and time, not the PDF), for the pack to say which it has received
+ *   (certificates.ts stores them).
  */
 
 export type TaxScope = {
@@ -46,10 +49,12 @@ export type TaxData = {
   lines: TaxDataLine[];
   /** Per CIF, the first year Merma holds a donation of the mode for. */
   firstYears: Record<string, number>;
+  /** The tax year's signed certificates of the mode, by company (normalised CIF) and entity. */
+  certificates: { cif: string; entity_id: string; sha256: string; uploaded_at: string }[];
 };
 
 /** A CIF as compared: upper case, without spaces, dots or hyphens (as the query's `cif` is normalised). */
-const CIF_SQL = (column: string) => `upper(regexp_replace(${column}, '[[:space:].-]', '', 'g'))`;
+export const CIF_SQL = (column: string) => `upper(regexp_replace(${column}, '[[:space:].-]', '', 'g'))`;
 
 const TAX_DATA_SQL = `
 WITH scope AS (
@@ -89,7 +94,11 @@ SELECT
   (SELECT coalesce(json_agg(l ORDER BY l.handed_over_on, l.donation_id, l.position), '[]') FROM lines l) AS lines,
   (SELECT coalesce(json_object_agg(f.cif, f.first_year), '{}') FROM (
      SELECT s.cif, min(extract(year FROM d.offered_at AT TIME ZONE $6))::int AS first_year
-     FROM donations d JOIN scope s ON s.id = d.establishment_id WHERE d.livemode = $2 GROUP BY s.cif) f) AS first_years`;
+     FROM donations d JOIN scope s ON s.id = d.establishment_id WHERE d.livemode = $2 GROUP BY s.cif) f) AS first_years,
+  (SELECT coalesce(json_agg(json_build_object('cif', c.cif, 'entity_id', c.entity_id::text, 'sha256', c.sha256,
+       'uploaded_at', to_char(c.uploaded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY c.cif, c.entity_id), '[]')
+     FROM donation_certificates c
+     WHERE c.organization_id = $1::uuid AND c.livemode = $2 AND c.year = $5 AND c.cif IN (SELECT cif FROM scope)) AS certificates`;
 
 /** The lines of `year` and the two years before it, with their establishments and entities (see above). */
 export async function readTaxData(sql: Sql, scope: TaxScope, year: number): Promise<TaxData> {
@@ -99,6 +108,7 @@ export async function readTaxData(sql: Sql, scope: TaxScope, year: number): Prom
     entities: TaxDataEntity[];
     lines: TaxDataLine[];
     first_years: Record<string, number>;
+    certificates: TaxData['certificates'];
   }>(TAX_DATA_SQL, [scope.organizationId, scope.livemode, scope.onlyEstablishmentId, scope.cif, year, AGREEMENT_TIMEZONE]);
   const row = rows[0];
   if (!row) throw new Error('the tax pack query returned no row');
@@ -108,5 +118,6 @@ export async function readTaxData(sql: Sql, scope: TaxScope, year: number): Prom
     entities: row.entities,
     lines: row.lines,
     firstYears: row.first_years,
+    certificates: row.certificates,
   };
 }

@@ -1,3 +1,4 @@
+import { AGREEMENT_TIMEZONE, localDate } from '@merma/schema';
 import type { TaxNoteCode } from './tax.js';
 
 /**
@@ -79,6 +80,9 @@ export function kgText(kg: number): string {
 
 /** `YYYY-MM-DD` as `dd/mm/yyyy`. */
 export const dayText = (day: string): string => `${day.slice(8, 10)}/${day.slice(5, 7)}/${day.slice(0, 4)}`;
+
+/** An instant (ISO 8601) as its day in Spain, `dd/mm/yyyy`. */
+export const instantDayText = (instant: string): string => dayText(localDate(new Date(instant), AGREEMENT_TIMEZONE));
 
 export const yesNo = (value: boolean): string => (value ? 'Sí' : 'No');
 

@@ -2,7 +2,7 @@ import type { DonationTaxPack } from '@merma/schema';
 import { AppError } from '../../errors.js';
 import { type PdfWriter, renderPdf } from '../../pdf/document.js';
 import type { TaxNoteCode } from './tax.js';
-import { dayText, eurosText, kgText, LEGAL_FORM_ES, rateText, TAX_NOTE_ES, yesNo } from './tax-es.js';
+import { dayText, eurosText, instantDayText, kgText, LEGAL_FORM_ES, rateText, TAX_NOTE_ES, yesNo } from './tax-es.js';
 import { kgToGrams } from './tax-money.js';
 import type { TaxReport } from './tax-report.js';
 
@@ -10,8 +10,8 @@ import type { TaxReport } from './tax-report.js';
  * The tax pack's PDF documents, in Spanish, from the same figures as the JSON (tax-report.ts):
  *
  * - the **yearly summary** for the company's adviser: per company (CIF), its totals and limit, each
- *   entity's base, rate and recurrence test, each establishment's share, each donation's VAT, and
- *   the notes in full;
+ *   entity's base, rate and recurrence test and whether its signed certificate is stored
+ *   (certificates.ts), each establishment's share, each donation's VAT, and the notes in full;
  * - the **certificate of Ley 49/2002 art. 24** for one entity, pre-filled for its representative
  *   to sign: the donor's and the entity's identities, the entity's status, each delivery (date,
  *   goods, kg, value under art. 18), the use of the goods, that the gift is irrevocable, and a blank
@@ -96,12 +96,13 @@ export function taxPackPdf({ pack, details }: TaxReport, options: { createdAt: D
         w.heading('Por entidad', 2);
         w.table(
           [
-            { header: 'Entidad', width: 0.25 },
-            { header: 'Art. 2 / régimen', width: 0.13 },
-            { header: 'Base art. 18', width: 0.14, align: 'right' },
-            { header: '%', width: 0.08, align: 'right' },
-            { header: 'Deducción', width: 0.14, align: 'right' },
-            { header: `Base ${pack.year - 2} / ${pack.year - 1}`, width: 0.26, align: 'right' },
+            { header: 'Entidad', width: 0.22 },
+            { header: 'Art. 2 / régimen', width: 0.11 },
+            { header: 'Base art. 18', width: 0.13, align: 'right' },
+            { header: '%', width: 0.06, align: 'right' },
+            { header: 'Deducción', width: 0.13, align: 'right' },
+            { header: `Base ${pack.year - 2} / ${pack.year - 1}`, width: 0.22, align: 'right' },
+            { header: 'Certificado firmado', width: 0.13 },
           ],
           taxpayer.entities.map((e) => {
             const base = e.totals?.base ?? e.establishments.reduce((a, s) => a + s.base, 0);
@@ -113,6 +114,7 @@ export function taxPackPdf({ pack, details }: TaxReport, options: { createdAt: D
               rateText(e.rate_pct),
               eurosText(deduction),
               `${e.recurrence.years.map((y) => eurosText(y.base)).join(' / ')}${e.recurrence.met ? ' (recurrencia)' : ''}`,
+              e.signed_certificate ? `Recibido ${instantDayText(e.signed_certificate.uploaded_at)}` : 'Pendiente',
             ];
           }),
         );

@@ -44,6 +44,15 @@ export function taxReportScope(auth: AuthContext, cif: string | undefined): TaxR
   };
 }
 
+/**
+ * The organisation's pack in one mode, as an Enterprise Multi key of that mode sees it: what the
+ * dashboard's members read (dashboard.ts, http/surfaces/dashboard-tax-pack.ts), since they see
+ * every establishment of their organisation whatever its plan.
+ */
+export function organisationTaxScope(organizationId: string, livemode: boolean, cif: string | null = null): TaxReportScope {
+  return { scope: 'organisation', organizationId, livemode, onlyEstablishmentId: null, cif };
+}
+
 export type TaxReportOptions = { year: number; taxableBase?: string | undefined; generatedAt: Date };
 
 /** What the CSV, PDF and certificates need besides the JSON: names, addresses and each line's value. */
@@ -84,6 +93,16 @@ function taxableBaseCents(text: string): number {
   const negative = text.startsWith('-');
   const cents = eurosToCents(negative ? text.slice(1) : text);
   return negative ? -cents : cents;
+}
+
+/** The certificate the entity signed for the company's gifts of the year, as stored (certificates.ts); null until one is. */
+function signedCertificate(
+  data: TaxData,
+  cif: string,
+  entityId: string,
+): DonationTaxPack['taxpayers'][number]['entities'][number]['signed_certificate'] {
+  const found = data.certificates.find((c) => c.cif === cif && c.entity_id === entityId);
+  return found ? { sha256: found.sha256, uploaded_at: found.uploaded_at } : null;
 }
 
 /** One company's year, from its own taxPack. */
@@ -166,6 +185,7 @@ function taxpayerYear(
         totals: organisationWide ? totalsInEuros(row) : null,
         establishments: shares,
         notes: row.notes,
+        signed_certificate: signedCertificate(data, cif, entity.id),
       };
     })
     .filter((e) => organisationWide || e.establishments.length > 0);
