@@ -91,6 +91,7 @@ const OUTPUTS = [
   'DonationTaxDonation',
   'DonationTaxpayer',
   'DonationTaxPack',
+  'DonationSignedCertificate',
 ];
 /** Bodies, as the API accepts them. */
 const INPUTS = [

@@ -9,6 +9,7 @@ import {
   type DonationEventData,
   type DonationLine,
   type DonationLink,
+  type DonationSignedCertificate,
   type DonationTaxPack,
   type DonationTaxPackQuery,
   Merma,
@@ -376,6 +377,7 @@ describe('the tax pack', () => {
             totals,
             establishments: [{ establishment_id: uuid(9999), base: 9, deduction: 3.6 }],
             notes: [{ code: 'rate_general', text: 'Ley 49/2002 art. 20.1: 40 %' }],
+            signed_certificate: { sha256: 'ab'.repeat(32), uploaded_at: '2027-01-20T09:00:00.000Z' },
           },
         ],
         establishments: [{ ...totals, establishment_id: uuid(9999), name: 'Cocina' }],
@@ -538,6 +540,133 @@ describe('the tax pack', () => {
     expect(await client().donations.taxPackPdf({ year: YEAR })).toEqual(pdf);
     expect(seen.filter((s) => s.path.endsWith('tax-pack.pdf'))).toHaveLength(2);
     await expect(client().donations.taxPackPdf({ year: YEAR, cif: 'none' })).rejects.toBeInstanceOf(PermissionDeniedError);
+  });
+});
+
+describe('the signed certificate', () => {
+  const ENTITY = uuid(21);
+  const pdf = new Uint8Array([...new TextEncoder().encode('%PDF-1.7\n'), 0xe2, 0xe3, 0xcf, 0xd3, 0x0a, 0x00, 0xff]);
+  const stored: DonationSignedCertificate = {
+    entity_id: ENTITY,
+    year: 2026,
+    cif: 'B12345678',
+    sha256: 'cd'.repeat(32),
+    size_bytes: pdf.length,
+    uploaded_at: '2027-01-20T09:00:00.000Z',
+  };
+  type Seen = {
+    method: string;
+    path: string;
+    query: Record<string, string>;
+    type: string | null;
+    accept: string | null;
+    bytes: Uint8Array;
+  };
+  /** Answers …/certificates/{id}/signed with `answer`, keeping what each request carried. */
+  function signedServer(seen: Seen[], answer: (req: Seen) => Response) {
+    const handler = async ({ request }: { request: Request }) => {
+      const url = new URL(request.url);
+      const req = {
+        method: request.method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        type: request.headers.get('content-type'),
+        accept: request.headers.get('accept'),
+        bytes: new Uint8Array(await request.arrayBuffer()),
+      };
+      seen.push(req);
+      return answer(req);
+    };
+    server.use(
+      http.put(`${API}/donations/tax-pack/certificates/:id/signed`, handler),
+      http.get(`${API}/donations/tax-pack/certificates/:id/signed`, handler),
+    );
+  }
+
+  it('uploadSignedCertificate: PUT …/certificates/{entity_id}/signed with year and cif in the query and the PDF as the raw body', async () => {
+    const seen: Seen[] = [];
+    signedServer(seen, () => HttpResponse.json(envelope(stored)));
+    const got = await client().donations.uploadSignedCertificate(ENTITY, { year: 2026, cif: 'B-12.345.678' }, pdf);
+    expectTypeOf(got).toExtend<DonationSignedCertificate>();
+    expect(got).toEqual(stored);
+    // Without cif (the key sees one company), from a Blob; an id that is not a plain segment is encoded.
+    await client().donations.uploadSignedCertificate('../x?y', { year: 2026 }, new Blob([pdf], { type: 'application/pdf' }));
+    expect(seen.map(({ bytes: _b, ...rest }) => rest)).toEqual([
+      {
+        method: 'PUT',
+        path: `/api/v1/donations/tax-pack/certificates/${ENTITY}/signed`,
+        query: { year: '2026', cif: 'B-12.345.678' },
+        type: 'application/pdf',
+        accept: 'application/json',
+      },
+      {
+        method: 'PUT',
+        path: '/api/v1/donations/tax-pack/certificates/%2E%2E%2Fx%3Fy/signed',
+        query: { year: '2026' },
+        type: 'application/pdf',
+        accept: 'application/json',
+      },
+    ]);
+    expect(seen.map((s) => s.bytes)).toEqual([pdf, pdf]);
+    expectTypeOf<Parameters<Merma['donations']['uploadSignedCertificate']>[1]>().toEqualTypeOf<DonationCertificateQuery>();
+  });
+
+  it('uploadSignedCertificate: a 503 is retried with the same bytes; a 400 is a BadRequestError naming the field, a 404 a NotFoundError', async () => {
+    const seen: Seen[] = [];
+    const details = [{ path: 'cif', message: 'give the donor company' }];
+    signedServer(seen, (req) => {
+      if (req.query.year === '2025') return HttpResponse.json(errorBody(404, 'not_found'), { status: 404 });
+      if (!req.query.cif) return HttpResponse.json(errorBody(400, 'validation_error', 'cif', { details }), { status: 400 });
+      if (seen.length === 1)
+        return HttpResponse.json(errorBody(503, 'service_unavailable'), { status: 503, headers: { 'retry-after': '0' } });
+      return HttpResponse.json(envelope(stored));
+    });
+    expect(
+      await client().donations.uploadSignedCertificate(ENTITY, { year: 2026, cif: 'B12345678' }, pdf.buffer.slice(0) as ArrayBuffer),
+    ).toEqual(stored);
+    expect(seen.map((s) => s.bytes)).toEqual([pdf, pdf]);
+    const bad = await client()
+      .donations.uploadSignedCertificate(ENTITY, { year: 2026 }, pdf)
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(BadRequestError);
+    expect(bad).toMatchObject({ status: 400, details });
+    await expect(client().donations.uploadSignedCertificate(ENTITY, { year: 2025, cif: 'B12345678' }, pdf)).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+  });
+
+  it('signedCertificatePdf: GET …/certificates/{entity_id}/signed asking for application/pdf, the bytes as stored; none yet is a NotFoundError', async () => {
+    const seen: Seen[] = [];
+    signedServer(seen, (req) =>
+      req.query.cif === 'B00000000'
+        ? HttpResponse.json(errorBody(404, 'not_found'), { status: 404 })
+        : new HttpResponse(pdf, { headers: { 'content-type': 'application/pdf' } }),
+    );
+    const bytes = await client().donations.signedCertificatePdf(ENTITY, { year: 2026, cif: 'B12345678' });
+    expectTypeOf(bytes).toEqualTypeOf<Uint8Array>();
+    expect(bytes).toEqual(pdf);
+    await expect(client().donations.signedCertificatePdf(ENTITY, { year: 2026, cif: 'B00000000' })).rejects.toBeInstanceOf(NotFoundError);
+    expect(seen.map(({ bytes: _b, type: _t, ...rest }) => rest)).toEqual([
+      {
+        method: 'GET',
+        path: `/api/v1/donations/tax-pack/certificates/${ENTITY}/signed`,
+        query: { year: '2026', cif: 'B12345678' },
+        accept: 'application/pdf',
+      },
+      {
+        method: 'GET',
+        path: `/api/v1/donations/tax-pack/certificates/${ENTITY}/signed`,
+        query: { year: '2026', cif: 'B00000000' },
+        accept: 'application/pdf',
+      },
+    ]);
+  });
+
+  it('the pack types each entity’s signed certificate, null until one is stored', () => {
+    expectTypeOf<DonationTaxPack['taxpayers'][number]['entities'][number]['signed_certificate']>().toEqualTypeOf<{
+      sha256: string;
+      uploaded_at: string;
+    } | null>();
   });
 });
 

@@ -836,14 +836,16 @@ describe('every resource calls its endpoint', () => {
       );
     const tested = new Set(cases.map((c) => c[0]));
     // records.create/list/batch and verifyInBackground have their own tests above; the agreement
-    // document's upload and download (not JSON) theirs below; the tax pack's files theirs in
-    // donations.test.ts.
+    // document's upload and download (not JSON) theirs below; the tax pack's files and the signed
+    // certificate's upload and download theirs in donations.test.ts.
     expect(methods.filter((name) => !tested.has(name)).sort()).toEqual([
       'donationAgreements.downloadDocument',
       'donationAgreements.uploadDocument',
+      'donations.signedCertificatePdf',
       'donations.taxCertificatePdf',
       'donations.taxPackCsv',
       'donations.taxPackPdf',
+      'donations.uploadSignedCertificate',
       'records.batch',
       'records.create',
       'records.list',

@@ -1049,6 +1049,12 @@ export type DonationTaxEntity = {
         deduction: number;
     }[];
     notes: DonationTaxNote[];
+    /** the art. 24 certificate the entity signed for the company's gifts of the year, as stored (`PUT /donations/tax-pack/certificates/{entity_id}/signed`); null until one is */
+    signed_certificate: {
+        /** of the stored PDF, hexadecimal */
+        sha256: string;
+        uploaded_at: string;
+    } | null;
 };
 
 /** an establishment's share of the company's figures (each entity's deduction split by base, to the cent) */
@@ -1147,6 +1153,17 @@ export type DonationTaxPack = {
     };
     /** one per donor company (CIF) with donations handed over in the year */
     taxpayers: DonationTaxpayer[];
+};
+
+export type DonationSignedCertificate = {
+    entity_id: string;
+    year: number;
+    /** the donor company whose gifts it certifies */
+    cif: string;
+    /** of the PDF as stored, hexadecimal */
+    sha256: string;
+    size_bytes: number;
+    uploaded_at: string;
 };
 
 export type CreateRecordInput = {

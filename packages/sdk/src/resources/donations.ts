@@ -11,6 +11,7 @@ import type {
   DonationAgreement,
   DonationCertificateQuery,
   DonationLink,
+  DonationSignedCertificate,
   DonationTaxPack,
   DonationTaxPackQuery,
   ListDonationAgreementsQuery,
@@ -217,6 +218,41 @@ export class Donations {
     return download(
       this.core,
       { method: 'GET', path: `/donations/tax-pack/certificates/${segment(entityId)}.pdf`, query },
+      'application/pdf',
+      options,
+    );
+  }
+
+  /**
+   * Stores the certificate the social entity signed for the year's gifts (the pre-filled one, or
+   * its own; a PDF of at most 10 MiB) and answers it with its SHA-256, which the tax pack then
+   * shows as the entity's `signed_certificate`. One per donor company, entity, year and mode: a new
+   * upload replaces it (the audit log keeps the hash it replaced). `cif` names the company when the
+   * key sees several that gave to the entity that year (a BadRequestError otherwise); a
+   * NotFoundError when the company handed the entity nothing that year.
+   */
+  uploadSignedCertificate(
+    entityId: string,
+    query: DonationCertificateQuery,
+    pdf: Uint8Array | ArrayBuffer | Blob,
+    options?: RequestOptions,
+  ): APIPromise<DonationSignedCertificate> {
+    return this.core.request(
+      {
+        method: 'PUT',
+        path: `/donations/tax-pack/certificates/${segment(entityId)}/signed`,
+        query,
+        rawBody: { data: pdf, contentType: 'application/pdf' },
+      },
+      options,
+    );
+  }
+
+  /** The stored signed certificate, as the PDF's bytes (a NotFoundError while there is none). */
+  signedCertificatePdf(entityId: string, query: DonationCertificateQuery, options?: RequestOptions): Promise<Uint8Array> {
+    return download(
+      this.core,
+      { method: 'GET', path: `/donations/tax-pack/certificates/${segment(entityId)}/signed`, query },
       'application/pdf',
       options,
     );
