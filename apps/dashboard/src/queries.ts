@@ -74,3 +74,14 @@ export function donationsListOptions(scope: { establishment_id: string; livemode
     offset: ((search.page ?? 1) - 1) * DONATIONS_PAGE_SIZE,
   });
 }
+
+/**
+ * The tax year the donations page shows when the URL names none: last year, in Spain's calendar
+ * (the tax pack's), the one a company's adviser is closing.
+ */
+export function defaultTaxYear(now = new Date()): number {
+  return Number(new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(now)) - 1;
+}
+
+/** The organisation's tax pack of a year, in the mode shown (`donations.taxPack`). */
+export const taxPackOptions = (year: number, livemode: boolean) => trpc.donations.taxPack.queryOptions({ year, livemode });

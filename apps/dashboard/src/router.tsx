@@ -31,11 +31,13 @@ import { SignInPage } from './pages/auth/SignInPage.tsx';
 import {
   auditFilter,
   auditPageOptions,
+  defaultTaxYear,
   deliveriesOptions,
   donationAgreementsOptions,
   donationsListOptions,
   expiringAgreementsOptions,
   looksLikeAction,
+  taxPackOptions,
 } from './queries.ts';
 import { onUnauthorized, queryClient, type TRPC, trpc } from './trpc.ts';
 
@@ -213,10 +215,13 @@ const donationsRoute = createRoute({
     status: search.status,
     waiting: search.waiting,
     page: search.page,
+    tax_year: search.tax_year,
   }),
   loader: async ({ context, deps }) => {
     const q = context.queryClient;
     void q.prefetchQuery(expiringAgreementsOptions());
+    // The tax pack is read by its own section, which waits for it: fetched now, not waited for.
+    void q.prefetchQuery(taxPackOptions(deps.tax_year ?? defaultTaxYear(), deps.mode === 'live'));
     const found = scopeOf(context.me, deps);
     const donations = found ? q.ensureQueryData(donationsListOptions(found.scope, deps)) : null;
     const entities = await q.ensureQueryData(context.trpc.donations.entities.queryOptions());

@@ -7,7 +7,7 @@ import { HttpResponse, http } from 'msw';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { formatLocale, i18n } from '../src/i18n/index.ts';
 import { ApiError, api, network, type Output } from './support/api.ts';
-import { analytics, appFixtures, ids, overviewFixtures } from './support/fixtures.ts';
+import { analytics, appFixtures, emptyTaxPack, ids, overviewFixtures } from './support/fixtures.ts';
 import { findNotification, renderApp, startingWith, t } from './support/render.tsx';
 
 /** The Donations page's words are a namespace of their own, loaded as the page loads them. */
@@ -80,6 +80,7 @@ function donations(role: Role, { entities = [entity()], agreements = [agreement(
     'donations.entities': entities,
     'donations.agreements': (input) => (input.status ? agreements.filter((a) => a.status === input.status) : agreements),
     'donations.list': offered,
+    'donations.taxPack': (input) => emptyTaxPack(input.year, input.livemode),
   });
 }
 

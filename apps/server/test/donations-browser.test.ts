@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { localDate } from '@merma/schema';
 import { deadline } from '@merma/testing';
 import type { Browser } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -15,8 +16,10 @@ import { addKey, createTenant, type Tenant, type TestContext } from './helpers.j
  * PDF downloads as it was sent. A developer offers a donation, sends it for signature (the link at
  * PUBLIC_URL and its QR code), the entity's volunteer opens the link on a phone and signs, and the
  * page shows the answer, the refused line waiting and the signed note's SHA-256, whose PDF
- * downloads. In Spanish
- * at 1280 px, then in English at 390 px; axe-core on each; screenshots in test-results/.
+ * downloads. An owner opens the tax pack, picks this year, downloads its CSV and an entity's
+ * certificate to sign, uploads the certificate the entity signed and sees it received, its SHA-256
+ * the stored file's. In Spanish at 1280 px, then in English at 390 px (the tax pack in both
+ * languages at both widths); axe-core on each; screenshots in test-results/.
  */
 let t: TestContext;
 let tenant: Tenant;
@@ -29,6 +32,12 @@ startBrowserSuite((suite) => ({ t, tenant, browser, base } = suite), { config: {
 const OUT = join(TEST_RESULTS, 'donations');
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(3000, 32), Buffer.from('\n%%EOF\n')]);
 const SHA = createHash('sha256').update(PDF).digest('hex');
+/** The certificate the entity signed, as scanned. */
+const SIGNED_CERTIFICATE = Buffer.concat([
+  Buffer.from('%PDF-1.4\n% certificado firmado\n'),
+  Buffer.alloc(2000, 33),
+  Buffer.from('\n%%EOF\n'),
+]);
 const ENTITY = 'Banco de Alimentos de Prueba';
 /** A field by its label, which a required field ends with Mantine's asterisk. */
 const field = (label: string) => new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( \\*)?$`);
@@ -284,10 +293,142 @@ describe.skipIf(!hasChromium)('the Donations page (reason when skipped: no chrom
     },
     deadline(180_000),
   );
+  it(
+    "shows the year's tax pack, takes the entity's signed certificate and shows it received, in Spanish and English at 1280 and 390 px",
+    async () => {
+      mkdirSync(OUT, { recursive: true });
+      // An organisation of its own whose establishment gave a food bank 12 € of bread this year (live).
+      const kitchen = await createTenant(t.db);
+      const entityName = 'Banco de Alimentos de Vallecas';
+      const agreement = await agreementInForce(kitchen, entityName, 'G28029643');
+      const live = (await addKey(t.db, kitchen.establishmentId, 'live')).key;
+      const api = (method: 'POST', url: string, body?: unknown) =>
+        t.app.inject({
+          method,
+          url: `/api/v1${url}`,
+          headers: { authorization: `Bearer ${live}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+        });
+      const offered = await api('POST', '/donations', {
+        agreement_id: agreement,
+        lines: [{ description: 'Pan de barra', food_category: 'bakery', quantity: 6, unit: 'kg', book_value: 12, market_value: 15 }],
+      });
+      expect(offered.statusCode, offered.body).toBe(201);
+      const donation = offered.json().data;
+      expect(
+        (await api('POST', `/donations/${donation.id}/decision`, { lines: [{ line_id: donation.lines[0].id, decision: 'accepted' }] }))
+          .statusCode,
+      ).toBe(200);
+      const collected = await api('POST', `/donations/${donation.id}/collect`);
+      expect(collected.statusCode, collected.body).toBe(200);
+      const year = Number(localDate(new Date(collected.json().data.collected_at), 'Europe/Madrid').slice(0, 4));
+      const [{ cif } = { cif: '' }] = await t.db.$queryRaw<
+        { cif: string }[]
+      >`SELECT cif FROM establishments WHERE id = ${kitchen.establishmentId}::uuid`;
+      const member = await createMember(t.db, kitchen.organizationId, 'owner');
+      const http = new DashboardBrowser(t.app);
+      await http.signIn(member.email, PASSWORD);
+      const errors: string[] = [];
+      const signedSha = createHash('sha256').update(SIGNED_CERTIFICATE).digest('hex');
+
+      const { context, page } = await signedInPage({ browser, base }, { http }, 'es-ES', 1280);
+      page.on('pageerror', (err) => errors.push(err.message));
+      try {
+        await page.goto(`${base}/dashboard/donations?mode=live`);
+        const section = page.getByRole('region', { name: 'Pack fiscal' });
+        await section.getByRole('heading', { name: 'Pack fiscal' }).waitFor();
+        // Last year by default: nothing was collected then.
+        await section.getByText(`No se recogió ninguna donación en ${year - 1}.`).waitFor();
+        await section.getByRole('combobox', { name: 'Ejercicio' }).click();
+        await page.getByRole('option', { name: String(year), exact: true }).click();
+        const table = section.getByRole('table', { name: `Entidades sociales a las que donó ${cif} en ${year}` });
+        const row = table.getByRole('row').filter({ hasText: entityName });
+        await row.waitFor();
+        expect(new URL(page.url()).searchParams.get('tax_year')).toBe(String(year));
+        // The notes in Spanish, by their codes; the rate and its reason.
+        await row.getByText('IVA: base imponible 0 (donación a una entidad del art. 2)').waitFor();
+        await row.getByText('40 %', { exact: true }).waitFor();
+        await row.getByText('Certificado firmado sin recibir').waitFor();
+        await expectAccessible(page, 'the tax pack in Spanish at 1280 px');
+
+        // The pack's CSV and the certificate to sign download as files.
+        const csvHref = await section.getByRole('link', { name: `Descargar CSV del pack fiscal de ${year}` }).getAttribute('href');
+        const csv = await page.request.get(`${base}${csvHref}`);
+        expect(csv.status()).toBe(200);
+        expect(await csv.text()).toContain(entityName);
+        const prefilled = await row
+          .getByRole('link', { name: `Certificado para firmar de ${entityName} (${year}, ${cif})` })
+          .getAttribute('href');
+        const certificate = await page.request.get(`${base}${prefilled}`);
+        expect(certificate.status()).toBe(200);
+        expect((await certificate.body()).subarray(0, 5).toString()).toBe('%PDF-');
+
+        // The entity signed it: the owner uploads it and sees its SHA-256.
+        await row.getByRole('button', { name: `Subir firmado: certificado de ${entityName} (${year}, ${cif})` }).click();
+        const dialog = page.getByRole('dialog', { name: `Certificado firmado por ${entityName} (${year}, ${cif})` });
+        await dialog
+          .getByLabel('Certificado firmado (PDF)')
+          .setInputFiles({ name: 'certificado-firmado.pdf', mimeType: 'application/pdf', buffer: SIGNED_CERTIFICATE });
+        await expectAccessible(page, 'the signed certificate form');
+        await dialog.getByRole('button', { name: 'Subir', exact: true }).click();
+        expect((await dialog.getByTestId('signed-sha256').textContent())?.trim()).toBe(signedSha);
+        await expectAccessible(page, 'the stored signed certificate');
+        await dialog.getByRole('button', { name: 'Cerrar', exact: true }).last().click();
+        await dialog.waitFor({ state: 'detached' });
+        await row.getByText(/^Certificado firmado recibido el /).waitFor();
+        // The pointer left where the dialog's button was, over a row of the entities' table, which it
+        // highlights: axe reads the page as a reader finds it, not under the pointer.
+        await page.mouse.move(0, 0);
+        const signedHref = await row
+          .getByRole('link', { name: `Descargar firmado: certificado de ${entityName} (${year}, ${cif})` })
+          .getAttribute('href');
+        const signed = await page.request.get(`${base}${signedHref}`);
+        expect(signed.status()).toBe(200);
+        expect(
+          createHash('sha256')
+            .update(await signed.body())
+            .digest('hex'),
+        ).toBe(signedSha);
+        await expectAccessible(page, 'the tax pack with its signed certificate, in Spanish at 1280 px');
+        await section.screenshot({ path: join(OUT, 'tax-pack-es-1280.png') });
+      } finally {
+        await context.close();
+      }
+      const [stored] = await t.db.$queryRaw<{ sha256: string; livemode: boolean; year: number }[]>`
+        SELECT sha256, livemode, year FROM donation_certificates WHERE organization_id = ${kitchen.organizationId}::uuid`;
+      expect(stored).toEqual({ sha256: signedSha, livemode: true, year });
+      const [entry] = await t.db.$queryRaw<{ actor_email: string }[]>`
+        SELECT actor_email FROM audit_events WHERE organization_id = ${kitchen.organizationId}::uuid AND action = 'donation_certificate.uploaded'`;
+      expect(entry?.actor_email).toBe(member.email);
+
+      // The same section on a phone and on a desktop, in each language: received, with axe on each.
+      for (const [locale, width, words] of [
+        ['en-GB', 390, { title: 'Tax pack', received: /^Signed certificate received on / }],
+        ['en-GB', 1280, { title: 'Tax pack', received: /^Signed certificate received on / }],
+        ['es-ES', 390, { title: 'Pack fiscal', received: /^Certificado firmado recibido el / }],
+      ] as const) {
+        const shown = await signedInPage({ browser, base }, { http }, locale, width);
+        shown.page.on('pageerror', (err) => errors.push(err.message));
+        try {
+          await shown.page.goto(`${base}/dashboard/donations?mode=live&tax_year=${year}`);
+          const section = shown.page.getByRole('region', { name: words.title });
+          const row = section.getByRole('row').filter({ hasText: entityName });
+          await row.getByText(words.received).waitFor();
+          if (locale === 'en-GB') await row.getByText('VAT: taxable base 0 (gift to an art. 2 entity)').waitFor();
+          await expectAccessible(shown.page, `the tax pack in ${locale} at ${width} px`);
+          await section.screenshot({ path: join(OUT, `tax-pack-${locale.slice(0, 2)}-${width}.png`) });
+        } finally {
+          await shown.context.close();
+        }
+      }
+      expect(errors).toEqual([]);
+    },
+    deadline(180_000),
+  );
 });
 
 /** A live key's social entity and agreement for `kitchen`'s establishment, its signed PDF stored: in force for a year. */
-async function agreementInForce(kitchen: Tenant, name: string): Promise<string> {
+async function agreementInForce(kitchen: Tenant, name: string, nif = 'G20007779'): Promise<string> {
   const live = (await addKey(t.db, kitchen.establishmentId, 'live')).key;
   const send = (method: 'POST' | 'PUT', url: string, body: unknown, type = 'application/json') =>
     t.app.inject({
@@ -298,7 +439,7 @@ async function agreementInForce(kitchen: Tenant, name: string): Promise<string> 
     });
   const entity = await send('POST', '/social-entities', {
     name,
-    nif: 'G20007779',
+    nif,
     address: 'Calle Alcalá 500, Madrid',
     legal_form: 'asociacion',
     ley_49_2002: { art2_entity: true, regime_opted_in: true },

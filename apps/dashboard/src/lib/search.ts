@@ -3,7 +3,7 @@
 // Each keeps what the URL has when it is valid and drops (or defaults) what is not, so a bad value
 // falls back instead of failing the page.
 
-import { DONATION_STATUSES, type DonationStatus, MODES, type Mode } from '@merma/schema';
+import { DONATION_STATUSES, type DonationStatus, MODES, type Mode, TAX_PACK_MAX_YEAR, TAX_PACK_MIN_YEAR } from '@merma/schema';
 import type { SearchSchemaInput } from '@tanstack/react-router';
 
 export { MODES, type Mode };
@@ -141,7 +141,8 @@ export const auditSearch = (input: In<AuditSearch>): AuditSearch =>
  * The donations page's agreements filter: one social entity (`entity`) and one establishment they
  * cover (`covers`; `establishment` is the shell's own choice, which this list does not follow); and
  * its donations' (of the shell's establishment and mode): one status, only those with a refused
- * line waiting for a destination (`waiting`), the page, and the donation open (`donation`).
+ * line waiting for a destination (`waiting`), the page, and the donation open (`donation`); and the
+ * tax pack's year (`tax_year`; last year when absent).
  */
 export type DonationsSearch = {
   entity?: string | undefined;
@@ -150,6 +151,7 @@ export type DonationsSearch = {
   waiting?: boolean | undefined;
   page?: number | undefined;
   donation?: string | undefined;
+  tax_year?: number | undefined;
 };
 export const donationsSearch = (input: In<DonationsSearch>): DonationsSearch =>
   defined({
@@ -159,4 +161,5 @@ export const donationsSearch = (input: In<DonationsSearch>): DonationsSearch =>
     waiting: raw(input).waiting === true ? true : undefined,
     page: int(raw(input).page, 1),
     donation: uuid(raw(input).donation),
+    tax_year: int(raw(input).tax_year, TAX_PACK_MIN_YEAR, TAX_PACK_MAX_YEAR),
   });

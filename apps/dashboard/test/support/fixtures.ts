@@ -277,3 +277,15 @@ export const noDemand: Output<'predict.demand'> = {
   products: [],
   generated_at: '2026-11-24T23:30:00.000Z',
 };
+
+/** A year's tax pack without donations (the donations page reads it with every visit). */
+export function emptyTaxPack(year: number, livemode: boolean): Output<'donations.taxPack'> {
+  return {
+    year,
+    livemode,
+    scope: 'organisation',
+    generated_at: '2026-11-24T23:30:00.000Z',
+    rules: { rate_pct: 40, recurrent_rate_pct: 50, taxable_base_limit_pct: 15, carry_forward_years: 10, computed: year >= 2024 },
+    taxpayers: [],
+  };
+}

@@ -11,7 +11,7 @@ import { Page } from '../../components/Page.tsx';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import type { DonationsSearch } from '../../lib/search.ts';
-import { donationAgreementsOptions, donationsListOptions, expiringAgreementsOptions } from '../../queries.ts';
+import { defaultTaxYear, donationAgreementsOptions, donationsListOptions, expiringAgreementsOptions } from '../../queries.ts';
 import { trpc } from '../../trpc.ts';
 import { AgreementFormModal } from './AgreementFormModal.tsx';
 import { AgreementsSection } from './AgreementsSection.tsx';
@@ -21,6 +21,7 @@ import { DonationsSection } from './DonationsSection.tsx';
 import { EntitiesSection } from './EntitiesSection.tsx';
 import { EntityFormModal } from './EntityFormModal.tsx';
 import { OfferDonationModal } from './OfferDonationModal.tsx';
+import { TaxPackSection } from './TaxPackSection.tsx';
 
 const route = getRouteApi('/app/donations');
 
@@ -33,7 +34,9 @@ const route = getRouteApi('/app/donations');
  * donations and follow them (their signing link, the entity's answer, collection, a refused line's
  * destination); owners and admins add and change entities and agreements and upload the signed
  * document. Entities and agreements are the organisation's, the same in test and live mode: in test
- * mode the page says so, since what is changed there is real.
+ * mode the page says so, since what is changed there is real. Last, the year's tax pack of the
+ * organisation in the mode shown (TaxPackSection), with its files and the entities' signed
+ * certificates, which owners and admins upload.
  */
 export function DonationsPage() {
   const { t } = useTranslation('donations');
@@ -91,6 +94,12 @@ export function DonationsPage() {
         onDocument={setDocumentOf}
       />
       <EntitiesSection entities={entities} manage={manage} onEdit={setEntityForm} />
+      <TaxPackSection
+        year={search.tax_year ?? defaultTaxYear()}
+        livemode={livemode}
+        manage={manage}
+        onYearChange={(year) => void navigate({ search: (prev) => ({ ...prev, tax_year: year }) })}
+      />
       {entityForm && <EntityFormModal entity={entityForm === 'new' ? null : entityForm} onClose={() => setEntityForm(null)} />}
       {agreementForm && (
         <AgreementFormModal

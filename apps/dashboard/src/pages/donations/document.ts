@@ -9,12 +9,12 @@ import { csrfToken } from '../../trpc.ts';
  */
 export const documentUrl = (agreementId: string) => `/files/donation-agreements/${agreementId}/document`;
 
-/** Stores `file` as the agreement's signed document; the agreement as the page lists it, its SHA-256 included. */
-export async function uploadDocument(agreementId: string, file: Blob): Promise<DashboardDonationAgreement> {
+/** PUTs `file` as it is to a file route of the dashboard's surface; the JSON it answers, or an HttpError. */
+export async function putPdf<T>(url: string, file: Blob): Promise<T> {
   const token = csrfToken();
   let res: Response;
   try {
-    res = await fetch(documentUrl(agreementId), {
+    res = await fetch(url, {
       method: 'PUT',
       body: file,
       credentials: 'same-origin',
@@ -25,5 +25,8 @@ export async function uploadDocument(agreementId: string, file: Blob): Promise<D
   }
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) throw new HttpError(res.status, body);
-  return body as DashboardDonationAgreement;
+  return body as T;
 }
+
+/** Stores `file` as the agreement's signed document; the agreement as the page lists it, its SHA-256 included. */
+export const uploadDocument = (agreementId: string, file: Blob) => putPdf<DashboardDonationAgreement>(documentUrl(agreementId), file);
