@@ -297,6 +297,8 @@ describe('valid requests and their errors, operation by operation', () => {
     const pack = await call('GET', '/donations/tax-pack', { query: `year=${year}&taxable_base=100000.00` });
     expectStatus(pack, 200);
     expect(JSON.stringify(pack.json().data)).toContain(id);
+    const certificateLink = { params: { entity_id: entity }, body: { year: Number(year) } };
+    expectStatus(await call('POST', '/donations/tax-pack/certificates/{entity_id}/link', certificateLink), 201);
     expectStatus(await call('GET', '/donations/tax-pack', { query: 'year=1999' }), 400);
   });
 

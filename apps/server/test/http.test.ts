@@ -337,6 +337,7 @@ describe('OpenAPI document and docs page', () => {
         'PUT /donations/tax-pack/certificates/{entity_id}/signed',
         'GET /donations/tax-pack/certificates/{entity_id}/signed',
         'POST /donations/{id}/link',
+        'POST /donations/tax-pack/certificates/{entity_id}/link',
       ].sort(),
     );
     const creates = new Set([
@@ -351,6 +352,7 @@ describe('OpenAPI document and docs page', () => {
       'post /donation-agreements',
       'post /donations',
       'post /donations/{id}/link',
+      'post /donations/tax-pack/certificates/{entity_id}/link',
     ]);
     const ids = new Set<string>();
     for (const { method, path, op } of ops) {

@@ -51,6 +51,9 @@ const BODIES: Record<string, unknown> = {
     return { lines: [{ line_id: ids.line, decision: 'refused', reason: 'walls' }] };
   },
   'POST /donations/{id}/lines/{line_id}/reroute': { destino_id: '261568e0-0830-4971-bb56-4a6153297696' },
+  get 'POST /donations/tax-pack/certificates/{entity_id}/link'() {
+    return { year: Number(taxYear) };
+  },
   'POST /social-entities': {
     name: 'Banco',
     nif: 'G28029643',

@@ -40,7 +40,7 @@ export const DonationLink = z
 export const DonationLinkResponse = Envelope(DonationLink);
 
 /** A person's identity document as written (DNI, NIE or passport). */
-const IdDocument = text(30).trim().min(3);
+export const IdDocument = text(30).trim().min(3);
 
 const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
 

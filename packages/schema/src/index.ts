@@ -1,5 +1,6 @@
 export * from './calendar.js';
 export * from './catalog.js';
+export * from './certificate-link.js';
 export * from './common.js';
 export * from './constants.js';
 export * from './cursor.js';

@@ -117,6 +117,7 @@ const INPUTS = [
   'DecideDonationInput',
   'RerouteDonationLineInput',
   'CreateDonationLinkInput',
+  'CreateCertificateLinkInput',
   'InboundEventInput',
   'WasteCreatedPayload',
   'WasteUpdatedPayload',
@@ -148,6 +149,7 @@ const PATH_FIELDS = {
   DecideDonationInput: ['id'],
   RerouteDonationLineInput: ['id', 'line_id'],
   CreateDonationLinkInput: ['id'],
+  CreateCertificateLinkInput: ['entity_id'],
 };
 
 /** Named types referenced by name where other types use them, instead of being repeated inline. */

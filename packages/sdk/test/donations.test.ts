@@ -316,6 +316,38 @@ describe('signing links', () => {
     expect(err).toMatchObject({ status: 400, details });
   });
 
+  it('createCertificateLink: POST /donations/tax-pack/certificates/{entity_id}/link with year and cif, the id percent-encoded', async () => {
+    const seen: Seen[] = [];
+    const certificateLink = { url: `https://api.merma.app/dashboard/sign/certificate/${DONATION}#dln_abc`, expires_at: link.expires_at };
+    donationsServer(seen, () => HttpResponse.json(envelope(certificateLink), { status: 201 }));
+    const made = await client().donations.createCertificateLink('a/b', { year: 2026, cif: 'B12345678' });
+    expectTypeOf(made).toExtend<DonationLink>();
+    expect(made).toEqual(certificateLink);
+    expect(seen).toEqual([
+      {
+        method: 'POST',
+        path: '/api/v1/donations/tax-pack/certificates/a%2Fb/link',
+        query: {},
+        body: { year: 2026, cif: 'B12345678' },
+        key: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    ]);
+    // The entity is the path's; the year is required.
+    expectTypeOf<{ entity_id: string }>().not.toExtend<Parameters<Merma['donations']['createCertificateLink']>[1]>();
+    expectTypeOf<{ cif: string }>().not.toExtend<Parameters<Merma['donations']['createCertificateLink']>[1]>();
+  });
+
+  it('createCertificateLink: nothing given that year is a NotFoundError; several companies a BadRequestError asking for cif', async () => {
+    const details = [{ path: 'cif', message: 'give the donor company' }];
+    donationsServer([], (req) =>
+      (req.body as { year: number }).year === 2025
+        ? HttpResponse.json(errorBody(404, 'not_found', 'No donation'), { status: 404 })
+        : HttpResponse.json(errorBody(400, 'validation_error', 'cif: give the donor company', { details }), { status: 400 }),
+    );
+    await expect(client().donations.createCertificateLink(uuid(21), { year: 2025 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client().donations.createCertificateLink(uuid(21), { year: 2026 })).rejects.toMatchObject({ status: 400, details });
+  });
+
   it('a 410 (`gone`) is an APIError with status 410 and its details, of no subclass, and not retried', async () => {
     const details = [{ path: 'link.expires_at', message: 'has passed' }];
     const seen: Seen[] = [];

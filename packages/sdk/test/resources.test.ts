@@ -704,6 +704,14 @@ describe('every resource calls its endpoint', () => {
       201,
     ],
     [
+      'donations.createCertificateLink',
+      'post',
+      `/donations/tax-pack/certificates/${uuid(21)}/link`,
+      (m) => m.donations.createCertificateLink(uuid(21), { year: 2026 }),
+      envelope({ url: `https://app.merma.test/dashboard/sign/certificate/${uuid(25)}#dln_x`, expires_at: '2026-11-24T10:00:00.000Z' }),
+      201,
+    ],
+    [
       'donations.taxPack',
       'get',
       '/donations/tax-pack',
@@ -814,6 +822,7 @@ describe('every resource calls its endpoint', () => {
     'donations.decide': { body: decision },
     'donations.rerouteLine': { body: { destino_id: DESTINO } },
     'donations.createLink': { body: { expires_in_hours: 24 } },
+    'donations.createCertificateLink': { body: { year: 2026 } },
     'donations.taxPack': { query: { year: '2026', cif: 'B12345678' } },
     'predict.settings.update': { body: { service_level: 0.9 } },
     'openingCalendar.closures.create': { body: { starts_on: '2026-12-24', ends_on: '2026-12-26', reason: 'Navidad' } },

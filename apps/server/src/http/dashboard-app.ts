@@ -111,9 +111,11 @@ export async function serveDashboardApp(app: FastifyInstance, options: Dashboard
   // the URL's fragment, which browsers never send: no request, and so no log line, holds it.
   const signPage = async (_request: FastifyRequest, reply: FastifyReply) => reply.header('cache-control', 'no-cache').sendFile('sign.html');
   app.get('/dashboard/sign/:donationId', signPage);
+  // The same page for a certificate of donations to sign (`/dashboard/sign/certificate/{link_id}#dln_…`).
+  app.get('/dashboard/sign/certificate/:linkId', signPage);
 }
 
 /** The station's address, with or without a trailing slash, with any query. */
 const STATION_PAGE = /^\/dashboard\/station\/?(\?.*)?$/;
-/** A signing page's address: one donation's id after /dashboard/sign/. */
-const SIGN_PAGE = /^\/dashboard\/sign\/[^/?]+\/?(\?.*)?$/;
+/** A signing page's address: one donation's id, or `certificate/` and a link's id, after /dashboard/sign/. */
+const SIGN_PAGE = /^\/dashboard\/sign\/(certificate\/)?[^/?]+\/?(\?.*)?$/;

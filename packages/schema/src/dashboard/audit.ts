@@ -63,6 +63,7 @@ export const AUDIT_ACTIONS = [
   'donation.received',
   'donation.line_rerouted',
   'donation_certificate.uploaded',
+  'donation_certificate.signed',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;

@@ -1471,6 +1471,16 @@ export type CreateDonationLinkInput = Omit<{
     expires_in_hours?: number | undefined;
 }, "id">;
 
+export type CreateCertificateLinkInput = Omit<{
+    entity_id: string;
+    /** the tax year the certificate is of */
+    year: number;
+    /** the donor company (its establishments' CIF); may be left out when the key sees one that gave to the entity in the year */
+    cif?: string | undefined;
+    /** how long the link can be used (and the signed certificate downloaded through it) */
+    expires_in_hours?: number | undefined;
+}, "entity_id">;
+
 export type InboundEventInput = {
     event: InboundEventType;
     payload: {

@@ -2,6 +2,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { Call, HttpCore, RequestOptions } from '../core/http.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
+  CreateCertificateLinkInput,
   CreateDonationAgreementInput,
   CreateDonationInput,
   CreateDonationLinkInput,
@@ -221,6 +222,19 @@ export class Donations {
       'application/pdf',
       options,
     );
+  }
+
+  /**
+   * A one-time link for the social entity's representative to read and sign, without an account,
+   * the certificate of Ley 49/2002 art. 24 of one donor company's gifts of `year` (every line it
+   * accepted, with its day of handover, kilos and art. 18 value). Signed, it is stored as the
+   * year's signed certificate (`signedCertificatePdf`), replacing one uploaded before. Its token is
+   * in `url`'s fragment and is shown only in this answer; a new link for the same certificate
+   * replaces the last. `cif` may be left out when the key sees one company that gave to the entity
+   * that year (a BadRequestError asks for it otherwise); a NotFoundError when nothing was given.
+   */
+  createCertificateLink(entityId: string, params: CreateCertificateLinkInput, options?: RequestOptions): APIPromise<DonationLink> {
+    return this.core.request({ method: 'POST', path: `/donations/tax-pack/certificates/${segment(entityId)}/link`, body: params }, options);
   }
 
   /**

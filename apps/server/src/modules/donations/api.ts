@@ -1,4 +1,5 @@
 import {
+  CreateCertificateLinkInput,
   CreateDonationAgreementInput,
   CreateDonationInput,
   CreateDonationLinkInput,
@@ -26,6 +27,7 @@ import {
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { createAgreement, getAgreement, listAgreements, updateAgreement } from './agreements.js';
+import { createCertificateLink } from './certificate-links.js';
 import { advanceDonation, createDonation, decideDonation, getDonation, listDonations, rerouteLine } from './donations.js';
 import { archiveEntity, createEntity, getEntity, listEntities, updateEntity } from './entities.js';
 import { createDonationLink } from './links.js';
@@ -367,5 +369,20 @@ export function donationsRouter({ catalog, publicUrl }: { catalog: CatalogCache;
       .input(CreateDonationLinkInput)
       .output(DonationLinkResponse)
       .mutation(async ({ ctx, input }) => ok(await createDonationLink({ db: ctx.db, clock: ctx.clock, publicUrl }, ctx.auth, input))),
+    createCertificateLink: apiProcedure
+      .meta(
+        donationMeta(
+          'POST',
+          '/donations/tax-pack/certificates/{entity_id}/link',
+          'Make the entity’s link to sign its certificate',
+          'createCertificateLink',
+          'donations:write',
+          "A one-time link, of the same kind as a donation's, for the social entity's representative to read and sign, without an account, the certificate of Ley 49/2002 art. 24 of one donor company's gifts of `year` (every accepted line collected that year, with its day of handover, kilos and art. 18 value): name, identity document, position, place and a drawn or typed signature. The signed certificate is rendered as a PDF and stored as the year's signed certificate (`GET /donations/tax-pack/certificates/{entity_id}/signed`; it replaces one uploaded before, whose SHA-256 the audit log keeps). The token is in the URL's fragment and is shown only in this answer; a new link for the same certificate replaces the last. It expires after `expires_in_hours` (48 by default, 168 at most) and signs once. The company is `cif`, or the one the key sees that gave to the entity that year (a 400 asks for it when there are several); 404 when nothing was handed over to the entity that year.",
+          true,
+        ),
+      )
+      .input(CreateCertificateLinkInput)
+      .output(DonationLinkResponse)
+      .mutation(async ({ ctx, input }) => ok(await createCertificateLink({ db: ctx.db, clock: ctx.clock, publicUrl }, ctx.auth, input))),
   });
 }

@@ -5,6 +5,7 @@ import type { Db } from '../../db/client.js';
 import { type Sql, sqlOfTransaction } from '../../db/sql.js';
 import { AppError, validationError } from '../../errors.js';
 import { type Actor, audited } from '../audit/service.js';
+import { appendDocument } from '../records/documents.js';
 import { getEntity } from './entities.js';
 import { CIF_SQL, type TaxScope } from './tax-data.js';
 
@@ -84,7 +85,8 @@ const keyValues = (key: CertificateKey) => [key.organizationId, key.livemode, ke
 /**
  * Stores `body` as the signed certificate of `key`, replacing the one stored, and answers it with
  * the SHA-256 it replaced. The one writer of `donation_certificates`; run inside a transaction
- * (its lock on the key is the transaction's), with the upload's audit entry.
+ * (its lock on the key is the transaction's), with the upload's audit entry. Its SHA-256 is
+ * entered into the register's documents chain of every establishment of the company.
  */
 export async function storeSignedCertificate(sql: Sql, key: CertificateKey, body: Buffer, now: Date): Promise<StoredCertificate> {
   if (body.length === 0 || !body.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) {
@@ -100,13 +102,27 @@ export async function storeSignedCertificate(sql: Sql, key: CertificateKey, body
     `donation_certificate:${keyValues(key).join(':')}`,
   ]);
   const { rows } = await sql.query<{ sha256: string }>(`SELECT sha256 FROM donation_certificates WHERE ${KEY_WHERE}`, keyValues(key));
-  await sql.query(
+  const stored = await sql.query<{ id: string }>(
     `INSERT INTO donation_certificates (organization_id, livemode, year, cif, entity_id, content, sha256, size_bytes, uploaded_at)
      VALUES ($1::uuid, $2, $3, $4, $5::uuid, $6::bytea, $7, $8, $9::timestamptz)
      ON CONFLICT (organization_id, livemode, year, cif, entity_id) DO UPDATE SET content = excluded.content,
-       sha256 = excluded.sha256, size_bytes = excluded.size_bytes, uploaded_at = excluded.uploaded_at`,
+       sha256 = excluded.sha256, size_bytes = excluded.size_bytes, uploaded_at = excluded.uploaded_at
+     RETURNING id::text`,
     [...keyValues(key), body, sha256, body.length, uploadedAt],
   );
+  // Entered into the documents chain of each of the company's establishments, in this mode: each
+  // register vouches for the certificate of the gifts it holds (records/documents.ts).
+  const establishments = await sql.query<{ id: string }>(
+    `SELECT id::text FROM establishments WHERE organization_id = $1::uuid AND ${CIF_SQL('cif')} = $2 ORDER BY id`,
+    [key.organizationId, key.cif],
+  );
+  for (const establishment of establishments.rows) {
+    await appendDocument(
+      sql,
+      { establishmentId: establishment.id, livemode: key.livemode },
+      { kind: 'donation_certificate', subjectId: stored.rows[0]?.id as string, sha256, createdAt: uploadedAt },
+    );
+  }
   return {
     entity_id: key.entityId,
     year: key.year,

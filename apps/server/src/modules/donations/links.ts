@@ -66,7 +66,12 @@ export async function createDonationLink(
  * error's one detail names the link's field that ends it (`link.replaced_at`, `link.expires_at`,
  * `link.used_at`), so the signing page can say which in the volunteer's language.
  */
-export function linkRefusal(link: DonationLinkRow, now: Date, use: 'read' | 'sign'): AppError | null {
+export function linkRefusal(
+  link: Pick<DonationLinkRow, 'expires_at' | 'used_at' | 'replaced_at'>,
+  now: Date,
+  use: 'read' | 'sign',
+  subject: 'donation' | 'certificate' = 'donation',
+): AppError | null {
   const gone = (field: 'replaced_at' | 'expires_at' | 'used_at', detail: string, message: string) =>
     new AppError('gone', message, [{ path: `link.${field}`, message: detail }]);
   if (link.replaced_at !== null)
@@ -74,7 +79,7 @@ export function linkRefusal(link: DonationLinkRow, now: Date, use: 'read' | 'sig
   if (new Date(link.expires_at).getTime() <= now.getTime())
     return gone('expires_at', 'has passed', 'This link has expired: ask the kitchen for a new one');
   if (use === 'sign' && link.used_at !== null)
-    return gone('used_at', 'the donation was signed through this link', 'This donation was already signed through this link');
+    return gone('used_at', `the ${subject} was signed through this link`, `This ${subject} was already signed through this link`);
   return null;
 }
 

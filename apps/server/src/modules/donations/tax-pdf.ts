@@ -1,9 +1,9 @@
 import type { DonationTaxPack } from '@merma/schema';
 import { AppError } from '../../errors.js';
 import { type PdfWriter, renderPdf } from '../../pdf/document.js';
+import { certificateContent } from './certificate-content.js';
 import type { TaxNoteCode } from './tax.js';
 import { dayText, eurosText, instantDayText, kgText, LEGAL_FORM_ES, rateText, TAX_NOTE_ES, yesNo } from './tax-es.js';
-import { kgToGrams } from './tax-money.js';
 import type { TaxReport } from './tax-report.js';
 
 /**
@@ -161,29 +161,49 @@ export function taxPackPdf({ pack, details }: TaxReport, options: { createdAt: D
   );
 }
 
-/** The certificate of Ley 49/2002 art. 24 for `entityId` (see above); 404 when it received nothing in the year. */
+/** The representative's signature on a certificate signed through the entity's link (certificate-links.ts). */
+export type CertificateSignature = {
+  /** The company whose certificate was signed: only its page is rendered. */
+  cif: string;
+  name: string;
+  idDocument: string;
+  role: string;
+  place: string;
+  /** ISO instant. */
+  signedAt: string;
+  ip: string;
+  signature: { png: Buffer } | { text: string };
+};
+
+/**
+ * The certificate of Ley 49/2002 art. 24 for `entityId` (see above), one page per donor company
+ * (certificate-content.ts); 404 when it received nothing in the year. With `signed`, the one
+ * company's certificate as its representative signed it through the link: name, identity
+ * document, position, place, time and address, and the drawn or typed signature.
+ */
 export function certificatePdf(
-  { pack, details }: TaxReport,
+  report: TaxReport,
   entityId: string,
-  options: { createdAt: Date; compress?: boolean },
+  options: { createdAt: Date; compress?: boolean; signed?: CertificateSignature },
 ): Promise<Buffer> {
-  const entity = details.entities.get(entityId);
-  const givers = pack.taxpayers.filter((t) => t.donations.some((d) => d.entity_id === entityId));
-  if (!entity || givers.length === 0) {
-    throw new AppError('not_found', `No donation to entity ${entityId} was handed over in ${pack.year} by this key's establishments`);
-  }
-  const title = `Certificado de donativos ${pack.year} — ${entity.name}`;
+  const content = certificateContent(report, entityId);
+  const { entity } = content;
+  const signed = options.signed;
+  const givers = signed ? content.givers.filter((g) => g.cif === signed.cif) : content.givers;
+  if (givers.length === 0)
+    throw new AppError('not_found', `Company ${signed?.cif} handed nothing over to entity ${entityId} in ${content.year}`);
+  const title = `Certificado de donativos ${content.year} — ${entity.name}`;
   return renderPdf(
     { title, subject: 'Certificado del art. 24 de la Ley 49/2002', author: entity.name, createdAt: options.createdAt },
     (w) => {
-      givers.forEach((taxpayer, index) => {
+      givers.forEach((giver, index) => {
         if (index > 0) w.pageBreak();
         w.heading('Certificado de donaciones recibidas');
         w.paragraph(
           'Artículo 24 de la Ley 49/2002, de 23 de diciembre, de régimen fiscal de las entidades sin fines lucrativos y de los incentivos fiscales al mecenazgo.',
           { muted: true },
         );
-        if (!pack.livemode) w.paragraph(TEST_MARK, { bold: true });
+        if (!content.livemode) w.paragraph(TEST_MARK, { bold: true });
         w.heading('Entidad donataria', 2);
         w.fields([
           ['Denominación', entity.name],
@@ -199,28 +219,21 @@ export function certificatePdf(
           ],
         ]);
         w.heading('Donante', 2);
-        const establishments = [...new Set(taxpayer.donations.filter((d) => d.entity_id === entityId).map((d) => d.establishment_id))]
-          .map((id) => details.establishments.get(id)?.name ?? id)
-          .join(', ');
         w.fields([
-          ['Denominación', details.organisation],
-          ['NIF', taxpayer.cif],
-          ['Establecimientos', establishments],
+          ['Denominación', content.organisation],
+          ['NIF', giver.cif],
+          ['Establecimientos', giver.establishments.join(', ')],
         ]);
         w.paragraph(
-          `La entidad certifica que durante el ejercicio ${pack.year} ha recibido del donante, con carácter irrevocable, puro y simple (art. 17 de la Ley 49/2002), las siguientes donaciones de bienes, entregadas en las fechas indicadas:`,
+          `La entidad certifica que durante el ejercicio ${content.year} ha recibido del donante, con carácter irrevocable, puro y simple (art. 17 de la Ley 49/2002), las siguientes donaciones de bienes, entregadas en las fechas indicadas:`,
         );
-        const rows: string[][] = [];
-        let cents = 0;
-        let grams = 0;
-        for (const donation of taxpayer.donations.filter((d) => d.entity_id === entityId)) {
-          for (const { line, value } of details.linesByDonation.get(donation.donation_id) ?? []) {
-            rows.push([dayText(line.handed_over_on), line.description, kgText(Number(line.net_kg)), eurosText(value.base_cents / 100)]);
-            cents += value.base_cents;
-            grams += kgToGrams(line.net_kg);
-          }
-        }
-        rows.push(['', 'Total', kgText(grams / 1000), eurosText(cents / 100)]);
+        const rows = giver.deliveries.map((d) => [
+          dayText(d.handed_over_on),
+          d.description,
+          kgText(d.net_kg),
+          eurosText(d.value_cents / 100),
+        ]);
+        rows.push(['', 'Total', kgText(giver.totals.grams / 1000), eurosText(giver.totals.cents / 100)]);
         w.table(
           [
             { header: 'Fecha de entrega', width: 0.18 },
@@ -240,17 +253,46 @@ export function certificatePdf(
         w.paragraph(
           'La donación es irrevocable: el donante no puede revocarla ni condicionarla. Se expide este certificado a efectos del art. 24 de la Ley 49/2002, para que el donante pueda aplicar las deducciones que procedan, y la entidad declarará estos donativos en el modelo 182.',
         );
-        w.paragraph('En _______________________, a ____ de ____________________ de ________.');
-        w.signature([
-          'Firma del representante de la entidad y sello',
-          'Nombre: ____________________________',
-          'Cargo: _____________________________',
-        ]);
+        if (signed) {
+          signedBlock(w, signed);
+        } else {
+          w.paragraph('En _______________________, a ____ de ____________________ de ________.');
+          w.signature([
+            'Firma del representante de la entidad y sello',
+            'Nombre: ____________________________',
+            'Cargo: _____________________________',
+          ]);
+        }
       });
     },
     {
-      footer: `${entity.nif} · Certificado de donativos ${pack.year}${pack.livemode ? '' : ` · ${TEST_MARK}`}`,
+      footer: `${entity.nif} · Certificado de donativos ${content.year}${content.livemode ? '' : ` · ${TEST_MARK}`}`,
       compress: options.compress ?? true,
     },
+  );
+}
+
+/** Where, when and by whom a certificate was signed through the link, with the signature itself. */
+function signedBlock(w: PdfWriter, signed: CertificateSignature): void {
+  const day = instantDayText(signed.signedAt);
+  w.paragraph(`En ${signed.place}, a ${day}.`);
+  w.heading('Firma del representante de la entidad', 2);
+  w.fields([
+    ['Nombre', signed.name],
+    ['Documento de identidad', signed.idDocument],
+    ['Cargo', signed.role],
+    ['Fecha y hora', `${signed.signedAt} (UTC)`],
+    ['Dirección IP', signed.ip],
+  ]);
+  if ('png' in signed.signature) {
+    w.ensureSpace(100);
+    w.doc.image(signed.signature.png, w.left, w.doc.y, { fit: [220, 90] });
+    w.doc.y += 96;
+  } else {
+    w.paragraph(signed.signature.text, { size: 18 });
+  }
+  w.paragraph(
+    'Firmado a través del enlace de un solo uso que el donante envió a la entidad. La huella SHA-256 de este documento queda guardada con los certificados del donante en Merma y en la cadena de documentos de su registro.',
+    { muted: true, size: 8 },
   );
 }

@@ -6,8 +6,10 @@ import type { Sql } from '../../db/sql.js';
 import { GENESIS_HASH } from './hash.js';
 
 /**
- * The register's documents chain: the documents the register vouches for — today a donation's
- * signed handover note — entered, as they are stored, into a hash chain of their own per
+ * The register's documents chain: the documents the register vouches for — a donation's signed
+ * handover note, and the certificates of Ley 49/2002 art. 24 its entities signed for the company
+ * (each version, uploaded or signed through a link) — entered, as they are stored, into a hash
+ * chain of their own per
  * establishment and mode, beside the record chain (hash.ts), and signed with it by every
  * checkpoint (checkpoints.ts). An entry is
  *
@@ -23,8 +25,8 @@ import { GENESIS_HASH } from './hash.js';
  * read by customers who check the record chain themselves from `GET /records`, and a document in
  * its sequence would look like a gap to them.
  *
- * Verification (verifyDocumentChain) walks the whole documents chain — one entry per signed note,
- * so thousands at most — and re-reads every document: the stored bytes must still hash to the
+ * Verification (verifyDocumentChain) walks the whole documents chain — one entry per signed note
+ * or certificate, so thousands at most — and re-reads every document: the stored bytes must still hash to the
  * entry's digest, and the digest the product shows must be the entry's. A change to a note's PDF
  * and to its stored hash together is found there; a rewrite of the entries with recomputed hashes
  * is found by the signed checkpoints.
@@ -32,10 +34,14 @@ import { GENESIS_HASH } from './hash.js';
 
 /**
  * Where each kind of document lives, as SQL over the entry `d`: the SHA-256 of its stored bytes
- * (`computed`) and the digest the product shows for it (`stated`), or no row when it is gone.
+ * (`computed`) and the digest the product shows for it (`stated`), or no row when it is gone. A
+ * donation's signed note is stored once; a signed certificate may be replaced (a new upload or
+ * signature, audited), and each version gets an entry: the stored document must match its latest
+ * entry, the earlier entries keep the hashes of the versions it replaced.
  */
 const DOCUMENT_SOURCES = {
   donation_note: `SELECT encode(sha256(n.pdf), 'hex') AS computed, n.sha256::text AS stated FROM donation_notes n WHERE n.donation_id = d.subject_id`,
+  donation_certificate: `SELECT encode(sha256(c.content), 'hex') AS computed, c.sha256::text AS stated FROM donation_certificates c WHERE c.id = d.subject_id`,
 } as const;
 
 export type DocumentKind = keyof typeof DOCUMENT_SOURCES;
@@ -115,9 +121,11 @@ export async function verifyDocumentChain(sql: Sql, scope: DataScope): Promise<D
        FROM (
          SELECT seq, id::text, entry_hash, expected,
            CASE WHEN seq <> expected THEN 'sequence_gap' WHEN prev_hash <> before THEN 'broken_link' WHEN entry_hash <> recomputed THEN 'hash_mismatch'
+             WHEN NOT latest THEN NULL
              WHEN computed IS NULL THEN 'document_missing' WHEN computed <> sha256 OR stated <> sha256 THEN 'document_changed' END AS reason
          FROM (
            SELECT d.seq, d.id, d.prev_hash, d.entry_hash, d.sha256, row_number() OVER w AS expected,
+             row_number() OVER (PARTITION BY d.kind, d.subject_id ORDER BY d.seq DESC) = 1 AS latest,
              lag(d.entry_hash, 1, $3::text) OVER w AS before, ${entryHashSql('d', 'd.prev_hash::text')} AS recomputed, doc.computed, doc.stated
            FROM register_documents d
            LEFT JOIN LATERAL (${sources}) doc ON true

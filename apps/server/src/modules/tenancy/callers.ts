@@ -253,6 +253,49 @@ export async function findDonationLinkCaller(sql: Sql, tokenHash: string): Promi
   return { link, caller: callerOf(row, { kind: 'donation_link', id: row.id }, []) };
 }
 
+/** A certificate's signing link's own columns (donations/certificate-links.ts); `replaced_at` etc. as a donation's. */
+export type CertificateLinkRow = Omit<DonationLinkRow, 'donation_id'> & {
+  organization_id: string;
+  livemode: boolean;
+  only_establishment_id: string | null;
+  entity_id: string;
+  year: number;
+  cif: string;
+};
+
+/**
+ * The certificate's link of a token's hash, with its caller: the same kind of credential as a
+ * donation's link (the entity's), acting in its maker's establishment and mode; undefined when no
+ * certificate link has it.
+ */
+export async function findCertificateLinkCaller(
+  sql: Sql,
+  tokenHash: string,
+): Promise<{ link: CertificateLinkRow; caller: Caller } | undefined> {
+  const { rows } = await sql.query<TenantColumns & CertificateLinkRow>(
+    `SELECT c.id::text, c.only_establishment_id::text, c.entity_id::text, c.year, c.cif, c.livemode,
+       ${isoSql('c.expires_at')} AS expires_at, ${isoSql('c.used_at')} AS used_at, ${isoSql('c.replaced_at')} AS replaced_at, ${TENANT_COLUMNS}
+     FROM certificate_links c ${TENANT_JOIN}
+     WHERE c.token_hash = $1`,
+    [tokenHash],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const link: CertificateLinkRow = {
+    id: row.id,
+    organization_id: row.organization_id,
+    livemode: row.livemode,
+    only_establishment_id: row.only_establishment_id,
+    entity_id: row.entity_id,
+    year: row.year,
+    cif: row.cif,
+    expires_at: row.expires_at,
+    used_at: row.used_at,
+    replaced_at: row.replaced_at,
+  };
+  return { link, caller: callerOf(row, { kind: 'donation_link', id: row.id }, []) };
+}
+
 // --- Last use ---
 
 /** The tables whose rows show a "last used" time on the dashboard, by credential kind. */
