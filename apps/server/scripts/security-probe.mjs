@@ -21,7 +21,8 @@
  * pairing codes cannot be guessed at speed, and a forged device token is refused; (17) a paired
  * device writes only as a station (its token is no API key), once per Idempotency-Key, within
  * its limit, and not at all once revoked; (18) a social entity's signing link is its own credential
- * (no API key, and no API key is one), names one donation, signs once, and cannot be guessed at speed.
+ * (no API key, and no API key is one), names one donation, signs once, and cannot be guessed at speed;
+ * a certificate's link opens its own certificate only.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -478,6 +479,25 @@ async function main() {
     const first = await door(donation.id, token, { method: 'POST', path: '/signature', body: signature });
     const second = await door(donation.id, token, { method: 'POST', path: '/signature', body: signature });
     check(18, 'a link signs once (200, then 410)', first.status === 200 && second.status === 410, `${first.status}, ${second.status}`);
+    // The certificate of the year's gifts, signed through a link of the same kind: each token opens its own door only.
+    await call(`/api/v1/donations/${donation.id}/collect`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    const certificate = await (
+      await call(`/api/v1/donations/tax-pack/certificates/${entity.data.id}/link`, json(key, { year: new Date().getUTCFullYear() }))
+    ).json();
+    const certificateUrl = certificate.data?.url ?? '';
+    const certificateId = certificateUrl.slice(certificateUrl.indexOf('/certificate/') + 13, certificateUrl.indexOf('#'));
+    const certificateToken = certificateUrl.slice(certificateUrl.indexOf('#') + 1);
+    const certificateDoor = (id, bearer) => fetch(`${BASE}/donation-link/certificates/${id}`, { headers: { authorization: `Bearer ${bearer}` } });
+    const own = await certificateDoor(certificateId, certificateToken);
+    const donationTokenThere = await certificateDoor(certificateId, token);
+    const certificateTokenHere = await door(donation.id, certificateToken);
+    const otherCertificate = await certificateDoor(randomUUID(), certificateToken);
+    check(
+      18,
+      "a certificate's link opens its certificate only: 200 there, 401 for a donation's token, 401 at a donation's door, 404 for another id",
+      own.status === 200 && donationTokenThere.status === 401 && certificateTokenHere.status === 401 && otherCertificate.status === 404,
+      `${own.status}, ${donationTokenThere.status}, ${certificateTokenHere.status}, ${otherCertificate.status}`,
+    );
     const forged = (
       await Promise.all(
         Array.from({ length: 60 }, () => door(donation.id, `dln_${randomUUID().replaceAll('-', '')}${randomUUID().replaceAll('-', '')}`)),
