@@ -1,3 +1,4 @@
+import type { ChainVerification } from '@merma/schema';
 import { ROLES, type Role } from '@merma/schema/dashboard';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
@@ -270,7 +271,7 @@ describe('records: the form to add one', () => {
 });
 
 describe('records: checking the chain', () => {
-  const verification = (over: Record<string, unknown>) => ({
+  const verification = (over: Partial<ChainVerification>): ChainVerification => ({
     valid: true,
     checked: 12,
     rehashed: 12,
@@ -282,7 +283,7 @@ describe('records: checking the chain', () => {
     checkpoint: null,
     ...over,
   });
-  async function check(result: Record<string, unknown>) {
+  async function check(result: ChainVerification) {
     api.use({ ...appFixtures('owner'), 'records.list': recordsPage([recordRow()]), 'records.verify': () => result });
     const { user } = await renderApp('/records');
     await user.click(screen.getByRole('button', { name: t('records.verify.button') }));
