@@ -22,9 +22,15 @@ export class DashboardBrowser {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
+  /**
+   * Keeps the cookies a response sets and drops the ones it clears (an empty value, `Max-Age=0`,
+   * or an `Expires` at the epoch, as `clearCookie` writes). A cookie's `Expires` is not compared
+   * with this machine's date: the server under test runs on the test's clock, often fixed days or
+   * months from today, and it is the server that judges a session's age by that clock.
+   */
   private keep(res: LightMyRequestResponse) {
     for (const c of res.cookies as { name: string; value: string; expires?: Date; maxAge?: number }[]) {
-      const gone = c.value === '' || (c.expires && c.expires.getTime() <= Date.now()) || c.maxAge === 0;
+      const gone = c.value === '' || (c.maxAge !== undefined && c.maxAge <= 0) || (c.expires !== undefined && c.expires.getTime() <= 0);
       if (gone) this.cookies.delete(c.name);
       else this.cookies.set(c.name, c.value);
     }
