@@ -273,6 +273,23 @@ describe('the SDK against the server', () => {
     const certificate = await live.donations.taxCertificatePdf(entity.id, { year });
     expect(new TextDecoder().decode(certificate.subarray(0, 5))).toBe('%PDF-');
     await expect(live.donations.taxCertificatePdf(entity.id, { year: year - 1 })).rejects.toBeInstanceOf(NotFoundError);
+
+    // The certificate the entity signed, stored and read back; its hash enters the register's
+    // documents chain, so the next checkpoint signs that chain's head too (v2), which checks out.
+    const signedCertificate = await live.donations.uploadSignedCertificate(entity.id, { year }, certificate);
+    expect(signedCertificate).toMatchObject({ entity_id: entity.id, year, size_bytes: certificate.byteLength });
+    expect(await live.donations.signedCertificatePdf(entity.id, { year })).toEqual(certificate);
+    const verified = await live.records.verify();
+    expect(verified).toMatchObject({ valid: true, documents: { valid: true, checked: 1 } });
+    const checkpoint = verified.checkpoint as NonNullable<typeof verified.checkpoint>;
+    expect(checkpoint).toMatchObject({ documents_seq: 1, documents_head_hash: verified.documents?.head_hash });
+    const keys = await (await fetch(`${baseUrl}/.well-known/merma-checkpoint-keys.json`)).json();
+    expect(await verifyCheckpoint(checkpoint, keys)).toBe(true);
+    expect(await verifyCheckpoint({ ...checkpoint, documents_seq: 2 }, keys)).toBe(false);
+    // Or signed by the entity through a link of its own.
+    const certificateLink = await live.donations.createCertificateLink(entity.id, { year, expires_in_hours: 2 });
+    expect(certificateLink.url).toMatch(/\/dashboard\/sign\/certificate\/[0-9a-f-]{36}#dln_[\w-]{43}$/);
+    await expect(live.donations.createCertificateLink(entity.id, { year: year - 1 })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('reads analytics, benchmarking, predictions, sessions and the prevention plan', async () => {
