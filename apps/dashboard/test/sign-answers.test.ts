@@ -3,15 +3,14 @@ import { describe, expect, it } from 'vitest';
 import {
   emptyForm,
   firstProblem,
-  idDocumentProblem,
   MAX_REASON_LENGTH,
-  MAX_SIGNATURE_DATA_URL_LENGTH,
   problemsFromServer,
   reasonText,
   type SignForm,
   signatureBody,
   validate,
 } from '../src/sign/answers.ts';
+import { idDocumentProblem, MAX_SIGNATURE_DATA_URL_LENGTH } from '../src/sign/signer.ts';
 
 /**
  * The signing page's rules (src/sign/answers.ts): what must be answered before anything is sent,

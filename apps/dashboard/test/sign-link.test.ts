@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { createSignClient, LinkError } from '../src/sign/client.ts';
+import { createCertificateClient, createSignClient, LinkError } from '../src/sign/client.ts';
 import { formatLocale, pickLanguage } from '../src/sign/i18n.ts';
-import { donationIdFrom, forgetToken, type LinkPlace, takeLink } from '../src/sign/token.ts';
+import { forgetToken, type LinkPlace, linkTargetFrom, takeLink } from '../src/sign/token.ts';
 
 /**
- * The signing page's link (src/sign/token.ts): the token read from the fragment and taken out of
- * the address bar, kept for this tab only; its calls (client.ts): the token as a header and never
- * in a URL, and each refusal told apart; and its language (i18n.ts).
+ * The signing page's link (src/sign/token.ts): a donation's or a certificate's, the token read from
+ * the fragment and taken out of the address bar, kept for this tab only; its calls (client.ts): the
+ * token as a header and never in a URL, and each refusal told apart; and its language (i18n.ts).
  */
 
 const ID = '0b6f3d0e-8f7a-4c1e-9a55-6d1f1c2b3a4d';
+const DONATION = { kind: 'donation', id: ID } as const;
+const CERTIFICATE = { kind: 'certificate', id: ID } as const;
 const TOKEN = 'dln_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcd';
 
 function place(url: string, kept: Record<string, string> = {}) {
@@ -40,14 +42,14 @@ function place(url: string, kept: Record<string, string> = {}) {
 describe('takeLink', () => {
   it('takes the token from the fragment, removes the fragment from the address, and keeps the token for this tab', () => {
     const { p, storage, replaced } = place(`/dashboard/sign/${ID}?utm=qr#${TOKEN}`);
-    expect(takeLink(p)).toEqual({ donationId: ID, token: TOKEN });
+    expect(takeLink(p)).toEqual({ target: DONATION, token: TOKEN });
     expect(replaced).toEqual([`/dashboard/sign/${ID}?utm=qr`]);
     expect(storage.get(`merma.sign.${ID}`)).toBe(TOKEN);
   });
 
   it('after a reload (no fragment) uses the kept token, and leaves the address alone', () => {
     const { p, replaced } = place(`/dashboard/sign/${ID}`, { [`merma.sign.${ID}`]: TOKEN });
-    expect(takeLink(p)).toEqual({ donationId: ID, token: TOKEN });
+    expect(takeLink(p)).toEqual({ target: DONATION, token: TOKEN });
     expect(replaced).toEqual([]);
   });
 
@@ -60,17 +62,20 @@ describe('takeLink', () => {
   it('removes a fragment that is not a token, and finds none', () => {
     for (const hash of ['#top', '#dln_', '#%E0%A4%A']) {
       const { p, replaced, storage } = place(`/dashboard/sign/${ID}${hash}`);
-      expect(takeLink(p), hash).toEqual({ donationId: ID, token: null });
+      expect(takeLink(p), hash).toEqual({ target: DONATION, token: null });
       expect(replaced, hash).toHaveLength(1);
       expect(storage.size, hash).toBe(0);
     }
   });
 
-  it('finds no donation in a path that does not end in an id', () => {
-    expect(donationIdFrom('/dashboard/sign/not-a-uuid')).toBeNull();
-    expect(donationIdFrom(`/dashboard/sign/${ID.toUpperCase()}/`)).toBe(ID);
+  it('finds no document in a path that does not end in an id', () => {
+    expect(linkTargetFrom('/dashboard/sign/not-a-uuid')).toBeNull();
+    expect(linkTargetFrom('/dashboard/sign/certificate/not-a-uuid')).toBeNull();
+    expect(linkTargetFrom('/dashboard/sign/certificate')).toBeNull();
+    expect(linkTargetFrom(`/dashboard/sign/${ID.toUpperCase()}/`)).toEqual(DONATION);
+    expect(linkTargetFrom(`/dashboard/sign/certificate/${ID.toUpperCase()}/`)).toEqual(CERTIFICATE);
     const { p, replaced } = place(`/dashboard/sign/nope#${TOKEN}`);
-    expect(takeLink(p)).toEqual({ donationId: null, token: null });
+    expect(takeLink(p)).toEqual({ target: null, token: null });
     expect(replaced).toEqual(['/dashboard/sign/nope']);
   });
 
@@ -80,14 +85,41 @@ describe('takeLink', () => {
       throw new Error('SecurityError');
     };
     p.storage = { getItem: blocked, setItem: blocked, removeItem: blocked };
-    expect(takeLink(p)).toEqual({ donationId: ID, token: TOKEN });
-    expect(() => forgetToken(p, ID)).not.toThrow();
+    expect(takeLink(p)).toEqual({ target: DONATION, token: TOKEN });
+    expect(() => forgetToken(p, DONATION)).not.toThrow();
   });
 
   it('forgets the kept token', () => {
     const { p, storage } = place(`/dashboard/sign/${ID}`, { [`merma.sign.${ID}`]: TOKEN, other: 'x' });
-    forgetToken(p, ID);
+    forgetToken(p, DONATION);
     expect([...storage.keys()]).toEqual(['other']);
+  });
+
+  it('reads a certificate’s link the same way, keeping its token apart from a donation’s of the same id', () => {
+    const { p, storage, replaced } = place(`/dashboard/sign/certificate/${ID}?from=mail#${TOKEN}`, {
+      [`merma.sign.${ID}`]: 'dln_donation',
+    });
+    expect(takeLink(p)).toEqual({ target: CERTIFICATE, token: TOKEN });
+    expect(replaced).toEqual([`/dashboard/sign/certificate/${ID}?from=mail`]);
+    expect(storage.get(`merma.sign.certificate.${ID}`)).toBe(TOKEN);
+    expect(storage.get(`merma.sign.${ID}`)).toBe('dln_donation');
+
+    // After a reload, its own token; forgotten alone.
+    const reloaded = place(`/dashboard/sign/certificate/${ID}`, Object.fromEntries(storage));
+    expect(takeLink(reloaded.p)).toEqual({ target: CERTIFICATE, token: TOKEN });
+    expect(reloaded.replaced).toEqual([]);
+    forgetToken(reloaded.p, CERTIFICATE);
+    expect([...reloaded.storage.keys()]).toEqual([`merma.sign.${ID}`]);
+  });
+
+  it('removes a certificate link’s fragment when it is not a token, or when the path holds no id', () => {
+    const bad = place(`/dashboard/sign/certificate/${ID}#top`);
+    expect(takeLink(bad.p)).toEqual({ target: CERTIFICATE, token: null });
+    expect(bad.replaced).toHaveLength(1);
+    const noId = place(`/dashboard/sign/certificate/nope#${TOKEN}`);
+    expect(takeLink(noId.p)).toEqual({ target: null, token: null });
+    expect(noId.replaced).toEqual(['/dashboard/sign/certificate/nope']);
+    expect(noId.storage.size).toBe(0);
   });
 });
 
@@ -128,6 +160,45 @@ describe('the signing page’s calls', () => {
     const blob = await createSignClient(ID, TOKEN, fetchImpl).download('pdf');
     expect(await blob.text()).toBe('%PDF-1.7 …');
     expect(sent[0]?.url).toBe(`/donation-link/donations/${ID}/note.pdf`);
+  });
+
+  it('a certificate’s: read, signed and downloaded at its own routes, the token as a bearer header', async () => {
+    const { sent, fetchImpl } = answering(200, { success: true, data: { year: 2026 } });
+    const client = createCertificateClient(ID, TOKEN, fetchImpl);
+    expect(await client.certificate()).toEqual({ year: 2026 });
+    const body = {
+      signer: { name: 'Ana', id_document: '12345678Z', role: 'Presidenta', signature: { kind: 'typed', text: 'Ana' } },
+      place: 'Madrid',
+    } as const;
+    await client.sign(body);
+    await client.download();
+    expect(sent.map((s) => [s.init.method ?? 'GET', s.url, s.init.body ?? null])).toEqual([
+      ['GET', `/donation-link/certificates/${ID}`, null],
+      ['POST', `/donation-link/certificates/${ID}/signature`, JSON.stringify(body)],
+      ['GET', `/donation-link/certificates/${ID}/certificate.pdf`, null],
+    ]);
+    for (const { url, init } of sent) {
+      expect(url).not.toContain(TOKEN);
+      expect((init.headers as Record<string, string>).authorization).toBe(`Bearer ${TOKEN}`);
+      expect(init.credentials).toBe('omit');
+      expect(init.cache).toBe('no-store');
+    }
+    expect((sent[2]?.init.headers as Record<string, string> | undefined)?.accept).toBe('application/pdf');
+  });
+
+  it.each([
+    [410, gone('link.expires_at'), 'expired', true],
+    [410, gone('link.replaced_at'), 'replaced', true],
+    [410, gone('link.used_at'), 'used', false],
+    [404, { code: 'not_found' }, 'invalid', true],
+    [429, { code: 'rate_limited' }, 'rate_limited', false],
+  ] as const)('a certificate’s %i answer (%j) is told as %s, as a donation’s is', async (status, body, problem, dead) => {
+    const { fetchImpl } = answering(status, body);
+    const error = await createCertificateClient(ID, TOKEN, fetchImpl)
+      .certificate()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LinkError);
+    expect([(error as LinkError).problem, (error as LinkError).linkDead]).toEqual([problem, dead]);
   });
 
   it.each([

@@ -1,30 +1,17 @@
-import { Alert, Button, Stack, TextInput, Title } from '@mantine/core';
+import { Button, Stack, Title } from '@mantine/core';
 import type { DonationNote, SignDonationInput } from '@merma/schema';
-import { IconAlertTriangle, IconSignature } from '@tabler/icons-react';
-import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import {
-  emptyForm,
-  type Field,
-  type SignForm as Form,
-  firstProblem,
-  type LineAnswer,
-  MAX_NAME_LENGTH,
-  type Problems,
-  problemsFromServer,
-  signatureBody,
-  validate,
-} from './answers.ts';
-import { LinkError, type LinkProblem } from './client.ts';
+import { IconSignature } from '@tabler/icons-react';
+import { useEffect, useRef } from 'react';
+import { emptyForm, type Field, fieldOrder, type LineAnswer, problemsFromServer, signatureBody, validate } from './answers.ts';
 import { useSignI18n } from './i18n.ts';
-import { LineCard, problemText } from './parts/LineCard.tsx';
+import { FormSummary } from './parts/FormSummary.tsx';
+import { LineCard } from './parts/LineCard.tsx';
 import { NoteIntro } from './parts/NoteIntro.tsx';
 import { SignatureField } from './parts/SignatureField.tsx';
+import { SignerFields } from './parts/SignerFields.tsx';
 import classes from './sign.module.css';
-
-/** Problems of sending that leave the form as it is, to send again. */
-type SendProblem = Extract<LinkProblem, 'offline' | 'server' | 'rate_limited' | 'invalid_input'>;
-const isSendProblem = (p: LinkProblem): p is SendProblem =>
-  p === 'offline' || p === 'server' || p === 'rate_limited' || p === 'invalid_input';
+import { problemText } from './signer.ts';
+import { useSignForm } from './use-sign-form.ts';
 
 /**
  * The donation and the form to answer and sign it: each line accepted or refused with a reason,
@@ -37,82 +24,26 @@ const isSendProblem = (p: LinkProblem): p is SendProblem =>
  */
 export function SignForm({ note, onSign }: { note: DonationNote; onSign: (body: SignDonationInput) => Promise<void> }) {
   const { t, locale } = useSignI18n();
-  const [form, setForm] = useState<Form>(emptyForm);
-  const [attempted, setAttempted] = useState(false);
-  const [fromServer, setFromServer] = useState<Problems>({});
-  const [sendProblem, setSendProblem] = useState<SendProblem | null>(null);
-  const [busy, setBusy] = useState(false);
   const headingRef = useRef<HTMLHeadingElement>(null);
-  const alertRef = useRef<HTMLDivElement>(null);
+  const { form, update, problems, count, focusTarget, submit, busy, sendProblem, alertRef } = useSignForm<
+    ReturnType<typeof emptyForm>,
+    Field,
+    SignDonationInput
+  >({
+    initial: emptyForm,
+    validate: (f) => validate(note, f),
+    order: fieldOrder(note),
+    body: (f) => signatureBody(note, f),
+    fromServer: problemsFromServer,
+    onSign,
+  });
 
   useEffect(() => {
     headingRef.current?.focus();
   }, []);
 
-  // What is shown: the form's own problems once Sign was pressed, and the server's until the next change.
-  const problems: Problems = useMemo(
-    () => (attempted ? { ...fromServer, ...validate(note, form) } : fromServer),
-    [attempted, fromServer, note, form],
-  );
-
-  // The control that takes focus for each field with a problem.
-  const targets = useRef(new Map<Field, HTMLElement>());
-  const refs = useRef(new Map<Field, (el: HTMLElement | null) => void>());
-  const focusTarget = useCallback((field: Field) => {
-    let ref = refs.current.get(field);
-    if (!ref) {
-      ref = (el) => {
-        if (el) targets.current.set(field, el);
-        else targets.current.delete(field);
-      };
-      refs.current.set(field, ref);
-    }
-    return ref;
-  }, []);
-  const focusFirst = (found: Problems) => {
-    const field = firstProblem(note, found);
-    const target = (field && targets.current.get(field)) ?? (field === 'form' ? alertRef.current : undefined);
-    if (!target) return;
-    target.focus();
-    target.scrollIntoView?.({ block: 'center' });
-  };
-
-  const update = (change: (f: Form) => Form) => {
-    setForm(change);
-    setFromServer({});
-  };
   const answerLine = (id: string, answer: LineAnswer) => update((f) => ({ ...f, lines: { ...f.lines, [id]: answer } }));
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    setAttempted(true);
-    setSendProblem(null);
-    const found = validate(note, form);
-    if (Object.keys(found).length > 0) {
-      // After React has drawn the problems (a refused line's reason appears only now).
-      requestAnimationFrame(() => focusFirst(found));
-      return;
-    }
-    const body = signatureBody(note, form);
-    setBusy(true);
-    try {
-      await onSign(body);
-    } catch (error) {
-      if (!(error instanceof LinkError) || !isSendProblem(error.problem)) throw error;
-      setSendProblem(error.problem);
-      if (error.problem === 'invalid_input') {
-        const refused = problemsFromServer(body, error.details);
-        setFromServer(refused);
-        requestAnimationFrame(() => focusFirst(refused));
-      } else requestAnimationFrame(() => alertRef.current?.focus());
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const count = Object.keys(problems).filter((f) => f !== 'form').length;
-  const formProblem = problems.form;
   return (
     <form onSubmit={submit} noValidate aria-busy={busy}>
       <Stack gap="lg">
@@ -144,38 +75,13 @@ export function SignForm({ note, onSign }: { note: DonationNote; onSign: (body: 
           <Title order={2} id="signer-title" size="h3">
             {t('sign.signer.title')}
           </Title>
-          <TextInput
-            ref={focusTarget('name')}
-            id="signer-name"
-            size="lg"
-            label={t('sign.signer.name')}
-            autoComplete="name"
-            maxLength={MAX_NAME_LENGTH}
-            value={form.name}
-            onChange={(e) => {
-              const name = e.currentTarget.value;
-              update((f) => ({ ...f, name }));
-            }}
-            error={problemText(t, problems.name)}
-            required
-          />
-          <TextInput
-            ref={focusTarget('id_document')}
-            id="signer-id-document"
-            size="lg"
-            label={t('sign.signer.idDocument')}
-            description={t('sign.signer.idHint')}
-            autoComplete="off"
-            autoCapitalize="characters"
-            spellCheck={false}
-            maxLength={40}
-            value={form.idDocument}
-            onChange={(e) => {
-              const idDocument = e.currentTarget.value;
-              update((f) => ({ ...f, idDocument }));
-            }}
-            error={problemText(t, problems.id_document)}
-            required
+          <SignerFields
+            name={form.name}
+            idDocument={form.idDocument}
+            onChange={(change) => update((f) => ({ ...f, ...change }))}
+            problems={problems}
+            focusTarget={focusTarget}
+            t={t}
           />
         </Stack>
 
@@ -213,18 +119,7 @@ export function SignForm({ note, onSign }: { note: DonationNote; onSign: (body: 
           )}
         </div>
 
-        {(count > 0 || sendProblem || formProblem) && (
-          <Alert
-            ref={alertRef}
-            tabIndex={-1}
-            role="alert"
-            color={sendProblem === 'offline' || sendProblem === 'server' || sendProblem === 'rate_limited' ? 'orange' : 'red'}
-            icon={<IconAlertTriangle aria-hidden />}
-          >
-            {sendProblem ? t(`sign.sendErrors.${sendProblem}`) : t('sign.summary', { count })}
-            {formProblem?.serverMessage ? ` ${problemText(t, formProblem)}` : ''}
-          </Alert>
-        )}
+        <FormSummary count={count} sendProblem={sendProblem} formProblem={problems.form} alertRef={alertRef} t={t} />
 
         <Button type="submit" size="xl" fullWidth loading={busy} leftSection={<IconSignature aria-hidden />}>
           {busy ? t('sign.submitting') : t('sign.submit')}

@@ -1,5 +1,16 @@
 import type { DonationNote, ErrorDetail, SignDonationInput } from '@merma/schema';
 import spanish from '../i18n/sign.es.json';
+import {
+  idDocumentProblem,
+  nameProblem,
+  normalizeIdDocument,
+  type Problem,
+  problemsFromDetails,
+  type SignatureAnswer,
+  signatureProblem,
+  signatureSent,
+  signerFieldOf,
+} from './signer.ts';
 
 /**
  * The signing form's state and its rules, kept apart from the screens so they can be tested alone:
@@ -12,15 +23,10 @@ import spanish from '../i18n/sign.es.json';
 export const REFUSAL_REASONS = ['no_cold_storage', 'packaging_damaged', 'too_close_to_date', 'not_needed', 'other'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
-/** Longest reason and signature text the server takes (@merma/schema: MAX_REFUSAL_REASON_LENGTH, `text(200)`). */
+/** Longest reason the server takes (@merma/schema: MAX_REFUSAL_REASON_LENGTH). */
 export const MAX_REASON_LENGTH = 1000;
-export const MAX_NAME_LENGTH = 200;
-/** Longest drawn signature the server takes, as a data URL (@merma/schema: MAX_SIGNATURE_PNG_BYTES in base64). */
-export const MAX_SIGNATURE_DATA_URL_LENGTH = Math.ceil((200 * 1024 * 4) / 3) + 32;
 
 export type LineAnswer = { decision: 'accepted' } | { decision: 'refused'; reason: RefusalReason | null; detail: string };
-
-export type SignatureAnswer = { kind: 'drawn'; png: string | null } | { kind: 'typed'; text: string };
 
 export type SignForm = {
   /** Each line's answer, by line id; none until chosen. */
@@ -50,28 +56,6 @@ export type Field =
   | 'consent'
   | 'form';
 
-/** What is wrong, worded by the page (`sign.problems.<code>`). */
-export type ProblemCode =
-  | 'choose_decision'
-  | 'choose_reason'
-  | 'detail_required'
-  | 'detail_too_long'
-  | 'name_required'
-  | 'name_too_long'
-  | 'id_required'
-  | 'id_too_short'
-  | 'id_too_long'
-  | 'dni_letter'
-  | 'nie_letter'
-  | 'id_letter_missing'
-  | 'signature_missing'
-  | 'signature_too_short'
-  | 'signature_too_large'
-  | 'consent_required'
-  /** The server refused the field: its own (English) words are in `serverMessage`. */
-  | 'refused_by_server';
-
-export type Problem = { code: ProblemCode; serverMessage?: string };
 export type Problems = Partial<Record<Field, Problem>>;
 
 /** The fields of a note in the order they are on the page: the first one with a problem is focused. */
@@ -88,32 +72,6 @@ export function fieldOrder(note: Pick<DonationNote, 'lines'>): Field[] {
 
 export function firstProblem(note: Pick<DonationNote, 'lines'>, problems: Problems): Field | undefined {
   return fieldOrder(note).find((f) => problems[f] !== undefined);
-}
-
-/** An identity document as written on paper (`12.345.678-z`): upper case, without spaces, dots or hyphens. */
-export const normalizeIdDocument = (value: string): string => value.replace(/[\s.-]/g, '').toUpperCase();
-
-const DNI_LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE';
-
-/**
- * A DNI's or NIE's control letter, checked when the number looks like one (a mistyped digit is
- * caught at the door, not by the tax office); anything else (a passport) needs only 3 to 30
- * characters, as the server asks.
- */
-export function idDocumentProblem(raw: string): ProblemCode | null {
-  const id = normalizeIdDocument(raw);
-  if (!id) return 'id_required';
-  if (/^\d{7,8}$/.test(id)) return 'id_letter_missing';
-  const dni = /^(\d{7,8})([A-Z])$/.exec(id);
-  if (dni) return DNI_LETTERS[Number(dni[1]) % 23] === dni[2] ? null : 'dni_letter';
-  const nie = /^([XYZ])(\d{7})([A-Z])$/.exec(id);
-  if (nie) {
-    const number = Number(`${'XYZ'.indexOf(nie[1] as string)}${nie[2]}`);
-    return DNI_LETTERS[number % 23] === nie[3] ? null : 'nie_letter';
-  }
-  if (id.length < 3) return 'id_too_short';
-  if (id.length > 30) return 'id_too_long';
-  return null;
 }
 
 /** The reason a refused line is recorded with on the note (Spanish, the note's language) from the volunteer's choice and words. */
@@ -138,17 +96,12 @@ export function validate(note: Pick<DonationNote, 'lines'>, form: SignForm): Pro
     else if (answer.reason === 'other' && !answer.detail.trim()) problems[`detail:${line.id}`] = { code: 'detail_required' };
     else if (reasonText(answer).length > MAX_REASON_LENGTH) problems[`detail:${line.id}`] = { code: 'detail_too_long' };
   }
-  const name = form.name.trim();
-  if (name.length < 2) problems.name = { code: 'name_required' };
-  else if (name.length > MAX_NAME_LENGTH) problems.name = { code: 'name_too_long' };
+  const name = nameProblem(form.name);
+  if (name) problems.name = { code: name };
   const id = idDocumentProblem(form.idDocument);
   if (id) problems.id_document = { code: id };
-  const signature = form.signature;
-  if (signature.kind === 'drawn') {
-    if (!signature.png) problems.signature = { code: 'signature_missing' };
-    else if (signature.png.length > MAX_SIGNATURE_DATA_URL_LENGTH) problems.signature = { code: 'signature_too_large' };
-  } else if (signature.text.trim().length < 2) problems.signature = { code: 'signature_too_short' };
-  else if (signature.text.trim().length > MAX_NAME_LENGTH) problems.signature = { code: 'name_too_long' };
+  const signature = signatureProblem(form.signature);
+  if (signature) problems.signature = { code: signature };
   if (!form.consent) problems.consent = { code: 'consent_required' };
   return problems;
 }
@@ -162,16 +115,9 @@ export function signatureBody(note: Pick<DonationNote, 'lines'>, form: SignForm)
       ? { line_id: line.id, decision: 'accepted' }
       : { line_id: line.id, decision: 'refused', reason: reasonText(answer) };
   });
-  const signature = form.signature;
-  if (signature.kind === 'drawn' && !signature.png) throw new Error('no signature drawn');
   return {
     lines,
-    signer: {
-      name: form.name.trim(),
-      id_document: normalizeIdDocument(form.idDocument),
-      signature:
-        signature.kind === 'drawn' ? { kind: 'drawn', png: signature.png as string } : { kind: 'typed', text: signature.text.trim() },
-    },
+    signer: { name: form.name.trim(), id_document: normalizeIdDocument(form.idDocument), signature: signatureSent(form.signature) },
   };
 }
 
@@ -181,24 +127,14 @@ export function signatureBody(note: Pick<DonationNote, 'lines'>, form: SignForm)
  * answer as a whole (`lines`) or that names nothing the page shows goes to the form.
  */
 export function problemsFromServer(sent: Pick<SignDonationInput, 'lines'>, details: readonly ErrorDetail[]): Problems {
-  const problems: Problems = {};
-  const put = (field: Field, message: string) => {
-    const before = problems[field];
-    problems[field] = {
-      code: 'refused_by_server',
-      serverMessage: before?.serverMessage ? `${before.serverMessage}; ${message}` : message,
-    };
-  };
-  for (const detail of details) {
-    const message = detail.path ? `${detail.path}: ${detail.message}` : detail.message;
-    const line = /^lines\.(\d+)(?:\.(\w+))?/.exec(detail.path);
-    const lineId = line ? sent.lines[Number(line[1])]?.line_id : undefined;
-    if (lineId) put(line?.[2] === 'reason' ? `detail:${lineId}` : `decision:${lineId}`, message);
-    else if (detail.path === 'signer.name') put('name', message);
-    else if (detail.path === 'signer.id_document') put('id_document', message);
-    else if (detail.path.startsWith('signer.signature')) put('signature', message);
-    else put('form', message);
-  }
-  if (details.length === 0) put('form', '');
-  return problems;
+  return problemsFromDetails<Field>(
+    details,
+    (path) => {
+      const line = /^lines\.(\d+)(?:\.(\w+))?/.exec(path);
+      const lineId = line ? sent.lines[Number(line[1])]?.line_id : undefined;
+      if (lineId) return line?.[2] === 'reason' ? `detail:${lineId}` : `decision:${lineId}`;
+      return signerFieldOf(path);
+    },
+    'form',
+  );
 }

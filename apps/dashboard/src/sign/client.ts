@@ -1,19 +1,21 @@
-import type { DonationNote, ErrorDetail, SignDonationInput } from '@merma/schema';
+import type { CertificateToSign, DonationNote, ErrorDetail, SignCertificateInput, SignDonationInput } from '@merma/schema';
 
 /**
- * The signing page's calls to its door (`/donation-link/donations/{id}`,
- * apps/server/src/http/surfaces/donation-link.ts): plain fetch, the link's token as
- * `Authorization: Bearer`, the API's envelope (`{data}`) and error shape
- * (`{error, status, code, details?}`). Only types come from @merma/schema: the page ships no zod.
+ * The signing page's calls to its door (`/donation-link/…`, apps/server/src/http/surfaces/donation-link.ts):
+ * a donation's (`/donation-link/donations/{id}`) and a certificate's (`/donation-link/certificates/{link_id}`),
+ * over one transport: plain fetch, the link's token as `Authorization: Bearer`, the API's envelope
+ * (`{data}`) and error shape (`{error, status, code, details?}`). Only types come from @merma/schema:
+ * the page ships no zod.
  */
 
-const BASE = '/donation-link/donations';
+const DONATIONS = '/donation-link/donations';
+const CERTIFICATES = '/donation-link/certificates';
 
 /** What went wrong, as the page tells it apart. */
 export type LinkProblem =
   /** No answer (offline, the connection dropped). */
   | 'offline'
-  /** 401 (a wrong or partial token) or 404 (a token of another donation): the link is not valid. */
+  /** 401 (a wrong or partial token) or 404 (a token of another document): the link is not valid. */
   | 'invalid'
   | 'expired'
   | 'replaced'
@@ -21,7 +23,7 @@ export type LinkProblem =
   | 'used'
   /** A 410 without a known reason. */
   | 'gone'
-  /** 409: the donation was answered another way (the kitchen recorded it), so it cannot be signed. */
+  /** 409: the donation was answered another way (the kitchen recorded it), so it cannot be signed. A certificate has no such answer. */
   | 'answered'
   /** 400: the answer or the signature was refused; `details` says which fields. */
   | 'invalid_input'
@@ -90,41 +92,74 @@ export async function errorOf(res: Response): Promise<LinkError> {
   );
 }
 
-export type SignClient = ReturnType<typeof createSignClient>;
-
-/** The calls of one link: the donation `donationId`, the token `token`. */
-export function createSignClient(donationId: string, token: string, fetchImpl: typeof fetch = (...a) => fetch(...a)) {
-  const url = (suffix = '') => `${BASE}/${encodeURIComponent(donationId)}${suffix}`;
-  const send = async (suffix: string, init: RequestInit & { accept: string }): Promise<Response> => {
+/** The calls' shared way: the token as a header, never cookies nor a cache, the envelope read and each failure a LinkError. */
+function linkTransport(base: string, token: string, fetchImpl: typeof fetch) {
+  const send = async (suffix: string, init: { method?: 'GET' | 'POST'; body?: string; accept: string }): Promise<Response> => {
     const headers: Record<string, string> = { accept: init.accept, authorization: `Bearer ${token}` };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {
-      res = await fetchImpl(url(suffix), { method: init.method, body: init.body ?? null, headers, cache: 'no-store', credentials: 'omit' });
+      res = await fetchImpl(`${base}${suffix}`, {
+        method: init.method ?? 'GET',
+        body: init.body ?? null,
+        headers,
+        cache: 'no-store',
+        credentials: 'omit',
+      });
     } catch {
       throw new LinkError(0, 'offline', 'No connection');
     }
     if (!res.ok) throw await errorOf(res);
     return res;
   };
-  const json = async (suffix: string, init: RequestInit = {}): Promise<DonationNote> => {
-    const res = await send(suffix, { ...init, accept: 'application/json' });
-    const body = (await res.json().catch(() => null)) as { data?: DonationNote } | null;
-    if (!body?.data) throw new LinkError(res.status, 'unreadable', 'The answer could not be read');
-    return body.data;
-  };
   return {
-    note: () => json(''),
-    sign: (body: SignDonationInput) => json('/signature', { method: 'POST', body: JSON.stringify(body) }),
-    /** The signed note as a file: `pdf` or the spreadsheet's `csv`. */
-    download: async (kind: 'pdf' | 'csv'): Promise<Blob> => {
-      const res = await send(`/note.${kind}`, { method: 'GET', accept: kind === 'pdf' ? 'application/pdf' : 'text/csv' });
+    /** The `data` of a JSON answer; `body`, when given, is POSTed as JSON. */
+    json: async <T>(suffix: string, body?: unknown): Promise<T> => {
+      const res = await send(
+        suffix,
+        body === undefined ? { accept: 'application/json' } : { method: 'POST', body: JSON.stringify(body), accept: 'application/json' },
+      );
+      const read = (await res.json().catch(() => null)) as { data?: T } | null;
+      if (!read?.data) throw new LinkError(res.status, 'unreadable', 'The answer could not be read');
+      return read.data;
+    },
+    /** A file, read whole. */
+    file: async (suffix: string, accept: string): Promise<Blob> => {
+      const res = await send(suffix, { accept });
       try {
         return await res.blob();
       } catch {
         throw new LinkError(0, 'offline', 'The download was interrupted');
       }
     },
+  };
+}
+
+const defaultFetch: typeof fetch = (...a) => fetch(...a);
+
+export type SignClient = ReturnType<typeof createSignClient>;
+
+/** The calls of a donation's link: the donation `donationId`, the token `token`. */
+export function createSignClient(donationId: string, token: string, fetchImpl: typeof fetch = defaultFetch) {
+  const link = linkTransport(`${DONATIONS}/${encodeURIComponent(donationId)}`, token, fetchImpl);
+  return {
+    note: () => link.json<DonationNote>(''),
+    sign: (body: SignDonationInput) => link.json<DonationNote>('/signature', body),
+    /** The signed note as a file: `pdf` or the spreadsheet's `csv`. */
+    download: (kind: 'pdf' | 'csv'): Promise<Blob> => link.file(`/note.${kind}`, kind === 'pdf' ? 'application/pdf' : 'text/csv'),
+  };
+}
+
+export type CertificateClient = ReturnType<typeof createCertificateClient>;
+
+/** The calls of a certificate's link (Ley 49/2002 art. 24): the link `linkId`, the token `token`. */
+export function createCertificateClient(linkId: string, token: string, fetchImpl: typeof fetch = defaultFetch) {
+  const link = linkTransport(`${CERTIFICATES}/${encodeURIComponent(linkId)}`, token, fetchImpl);
+  return {
+    certificate: () => link.json<CertificateToSign>(''),
+    sign: (body: SignCertificateInput) => link.json<CertificateToSign>('/signature', body),
+    /** The signed certificate's PDF (a 404 until it is signed). */
+    download: (): Promise<Blob> => link.file('/certificate.pdf', 'application/pdf'),
   };
 }
 

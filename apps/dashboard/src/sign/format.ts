@@ -16,3 +16,14 @@ export function formatMoment(locale: string, timestamp: string): string {
   if (Number.isNaN(date.getTime())) return timestamp;
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(date);
 }
+
+/** An amount of euros, as written in `locale` (`1.234,56 €`, `€1,234.56`). */
+export const formatEuros = (locale: string, value: number): string =>
+  new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' }).format(value);
+
+/** A calendar day without its year (`12 mar`), where the year is said once for all (a year's certificate). */
+export function formatDayOfYear(locale: string, day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return day;
+  return new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(date);
+}

@@ -63,9 +63,18 @@ export function currentLanguage(): SignLanguage {
   return isLanguage(instance.language) ? instance.language : 'es';
 }
 
+/** The tab's title, by what the link signs (`setDocumentTitle`). */
+let titleKey: SignKey = 'sign.app.documentTitle';
+
 function applyLanguage(language: string) {
   document.documentElement.lang = language;
-  document.title = t('sign.app.documentTitle');
+  document.title = t(titleKey);
+}
+
+/** Names the tab for what the link signs, in the current language and the next. */
+export function setDocumentTitle(key: SignKey): void {
+  titleKey = key;
+  applyLanguage(currentLanguage());
 }
 applyLanguage(currentLanguage());
 instance.on('languageChanged', applyLanguage);

@@ -1,17 +1,14 @@
 import { Paper, Stack, Textarea, Title } from '@mantine/core';
 import type { DonationNote } from '@merma/schema';
 import type { ReactNode } from 'react';
-import { type LineAnswer, MAX_REASON_LENGTH, type Problem, REFUSAL_REASONS, type RefusalReason } from '../answers.ts';
+import { type LineAnswer, MAX_REASON_LENGTH, REFUSAL_REASONS, type RefusalReason } from '../answers.ts';
 import { formatDay, formatNumber } from '../format.ts';
 import type { SignT } from '../i18n.ts';
 import classes from '../sign.module.css';
+import { type Problem, problemText } from '../signer.ts';
 import { ChoiceGroup } from './ChoiceGroup.tsx';
 
 type Line = DonationNote['lines'][number];
-
-/** A problem in the reader's words. */
-export const problemText = (t: SignT, problem: Problem | undefined): string | undefined =>
-  problem ? t(`sign.problems.${problem.code}`, { message: problem.serverMessage ?? '' }) : undefined;
 
 /** What is known of the line: quantity, net weight, lot, dates, storage, cooked, allergens, temperature. */
 function LineFacts({ line, t, locale }: { line: Line; t: SignT; locale: string }) {

@@ -5,8 +5,8 @@ import classes from '../sign.module.css';
 /** Options as tall as the page's other targets (48 px). */
 const TALL = { label: { minHeight: 48, display: 'flex', alignItems: 'center', justifyContent: 'center' } } as const;
 
-/** Whose page this is, and the language switch (each language named in itself). */
-export function SignHeader() {
+/** Whose page this is, what is signed on it, and the language switch (each language named in itself). */
+export function SignHeader({ subtitle }: { subtitle: string }) {
   const { t, language } = useSignI18n();
   return (
     <Group component="header" className={classes.header} justify="space-between" wrap="nowrap" gap="xs">
@@ -15,7 +15,7 @@ export function SignHeader() {
           {t('sign.app.brand')}
         </Text>
         <Text size="sm" c="dimmed">
-          {t('sign.app.subtitle')}
+          {subtitle}
         </Text>
       </Box>
       <SegmentedControl

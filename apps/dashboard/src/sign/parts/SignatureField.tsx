@@ -2,11 +2,10 @@ import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { IconEraser } from '@tabler/icons-react';
 import { useEffect, useRef } from 'react';
 import SignaturePad from 'signature_pad';
-import { MAX_NAME_LENGTH, type Problem, type SignatureAnswer } from '../answers.ts';
 import type { SignT } from '../i18n.ts';
 import classes from '../sign.module.css';
+import { MAX_NAME_LENGTH, type Problem, problemText, type SignatureAnswer } from '../signer.ts';
 import { ChoiceGroup } from './ChoiceGroup.tsx';
-import { problemText } from './LineCard.tsx';
 
 /** Pixels per CSS pixel the signature is drawn at: sharp on a phone's screen, and a PNG well under the server's limit. */
 const MAX_RATIO = 2;
