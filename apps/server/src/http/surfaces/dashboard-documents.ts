@@ -1,35 +1,25 @@
 import { MAX_AGREEMENT_DOCUMENT_BYTES, Uuid } from '@merma/schema';
 import { DonationNoteQuery } from '@merma/schema/dashboard';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Clock } from '../../context.js';
-import type { Db } from '../../db/client.js';
-import { type Sql, sqlOfTransaction } from '../../db/sql.js';
-import { AppError, issueDetails, validationError } from '../../errors.js';
-import type { SignedInUser } from '../../modules/accounts/login-sessions.js';
+import type { FastifyInstance } from 'fastify';
+import { sqlOfTransaction } from '../../db/sql.js';
+import { issueDetails, validationError } from '../../errors.js';
 import { audited } from '../../modules/audit/service.js';
 import { expiresInDays, getAgreement } from '../../modules/donations/agreements.js';
 import { readAgreementDocument, storeAgreementDocument } from '../../modules/donations/documents.js';
 import { getDonation } from '../../modules/donations/donations.js';
 import { signedNotePdf } from '../../modules/donations/links.js';
 import { findEstablishment, tenantOf } from '../../modules/tenancy/callers.js';
-import { ADMINS, actorOf } from '../../trpc/dashboard-base.js';
-import { acceptPdfBodies, agreementIdParam, pdfBytes, sendAgreementDocument } from '../agreement-document.js';
+import { actorOf } from '../../trpc/dashboard-base.js';
+import { agreementIdParam, pdfBytes, sendAgreementDocument } from '../agreement-document.js';
 import { sendSignedNote } from '../donation-note.js';
-import type { RateLimiter } from '../rate-limit.js';
+import { type DashboardFilesOptions, guardMemberFiles } from './dashboard-files.js';
 
 /** Where the dashboard uploads (`PUT`) and downloads (`GET`) an agreement's signed PDF. */
 export const DASHBOARD_AGREEMENT_DOCUMENT_PATH = '/files/donation-agreements/:id/document';
 /** Where the dashboard downloads a donation's signed handover note (`?establishment_id=&mode=`). */
 export const DASHBOARD_DONATION_NOTE_PATH = '/files/donations/:id/note.pdf';
 
-export type DashboardDocumentsOptions = {
-  db: Db;
-  sql: Sql;
-  clock: Clock;
-  rateLimiter: RateLimiter;
-  /** The signed-in member of the request, as the dashboard surface's hooks found it (null: none). */
-  memberOf(request: FastifyRequest): SignedInUser | null;
-};
+export type DashboardDocumentsOptions = DashboardFilesOptions;
 
 /**
  * A donation agreement's signed PDF from the dashboard: the API's document routes
@@ -52,28 +42,14 @@ export type DashboardDocumentsOptions = {
  * member, under the same limit; a 404 until it is signed.
  */
 export async function dashboardDocumentRoutes(app: FastifyInstance, options: DashboardDocumentsOptions): Promise<void> {
-  const { db, sql, clock, rateLimiter } = options;
-  acceptPdfBodies(app);
-
-  const member = (request: FastifyRequest): SignedInUser => {
-    const user = options.memberOf(request);
-    if (!user) throw new AppError('unauthorized', 'Sign in to use the dashboard');
-    return user;
-  };
-
-  app.addHook('onRequest', async (request) => {
-    const user = member(request);
-    if (request.method !== 'GET' && !ADMINS.includes(user.role)) {
-      throw new AppError('forbidden', `Your role (${user.role}) cannot do this; it needs ${ADMINS.join(' or ')}`);
-    }
-    const what =
-      request.routeOptions.url === DASHBOARD_DONATION_NOTE_PATH
-        ? 'downloadNote'
-        : request.method === 'GET'
-          ? 'downloadDocument'
-          : 'uploadDocument';
-    await rateLimiter.consumeForUser('heavy', `${user.userId}:donations.${what}`);
-  });
+  const { db, sql, clock } = options;
+  const member = guardMemberFiles(app, options, (request) =>
+    request.routeOptions.url === DASHBOARD_DONATION_NOTE_PATH
+      ? 'downloadNote'
+      : request.method === 'GET'
+        ? 'downloadDocument'
+        : 'uploadDocument',
+  );
 
   app.put(DASHBOARD_AGREEMENT_DOCUMENT_PATH, { bodyLimit: MAX_AGREEMENT_DOCUMENT_BYTES }, async (request, reply) => {
     const user = member(request);

@@ -2,33 +2,23 @@ import { MAX_SIGNED_CERTIFICATE_BYTES } from '@merma/schema';
 import { DashboardTaxCertificateQuery, DashboardTaxPackFileQuery } from '@merma/schema/dashboard';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Clock } from '../../context.js';
-import type { Db } from '../../db/client.js';
-import type { Sql } from '../../db/sql.js';
-import { AppError, issueDetails, validationError } from '../../errors.js';
+import { issueDetails, validationError } from '../../errors.js';
 import type { SignedInUser } from '../../modules/accounts/login-sessions.js';
 import { certificateKey, readSignedCertificate, uploadSignedCertificate } from '../../modules/donations/certificates.js';
 import { taxPackCsv, taxPackFileName } from '../../modules/donations/tax-csv.js';
 import { certificatePdf, taxPackPdf } from '../../modules/donations/tax-pdf.js';
 import { organisationTaxScope, taxReport } from '../../modules/donations/tax-report.js';
-import { ADMINS, actorOf } from '../../trpc/dashboard-base.js';
-import { acceptPdfBodies, pdfBytes } from '../agreement-document.js';
-import type { RateLimiter } from '../rate-limit.js';
+import { actorOf } from '../../trpc/dashboard-base.js';
+import { pdfBytes } from '../agreement-document.js';
 import { entityIdParam, sendSignedCertificate } from '../signed-certificate.js';
+import { type DashboardFilesOptions, guardMemberFiles } from './dashboard-files.js';
 
 /** The dashboard's tax pack files, under one prefix. */
 export const DASHBOARD_TAX_PACK_PATH = '/files/donations/tax-pack';
 /** A signed certificate, up (`PUT`) and down (`GET`), `?year=&mode=&cif=`. */
 export const DASHBOARD_SIGNED_CERTIFICATE_PATH = `${DASHBOARD_TAX_PACK_PATH}/certificates/:entity_id/signed`;
 
-export type DashboardTaxPackOptions = {
-  db: Db;
-  sql: Sql;
-  clock: Clock;
-  rateLimiter: RateLimiter;
-  /** The signed-in member of the request, as the dashboard surface's hooks found it (null: none). */
-  memberOf(request: FastifyRequest): SignedInUser | null;
-};
+export type DashboardTaxPackOptions = DashboardFilesOptions;
 
 /**
  * The donations page's tax pack as files, for a login session: the pack's CSV and PDF
@@ -49,22 +39,8 @@ export type DashboardTaxPackOptions = {
  * Every route counts against the member's `heavy` limit, as the records' CSV export does.
  */
 export async function dashboardTaxPackRoutes(app: FastifyInstance, options: DashboardTaxPackOptions): Promise<void> {
-  const { db, sql, clock, rateLimiter } = options;
-  acceptPdfBodies(app);
-
-  const member = (request: FastifyRequest): SignedInUser => {
-    const user = options.memberOf(request);
-    if (!user) throw new AppError('unauthorized', 'Sign in to use the dashboard');
-    return user;
-  };
-
-  app.addHook('onRequest', async (request) => {
-    const user = member(request);
-    if (request.method !== 'GET' && !ADMINS.includes(user.role)) {
-      throw new AppError('forbidden', `Your role (${user.role}) cannot do this; it needs ${ADMINS.join(' or ')}`);
-    }
-    await rateLimiter.consumeForUser('heavy', `${user.userId}:donations.${request.routeOptions.config?.procedure ?? 'taxPackFile'}`);
-  });
+  const { db, sql, clock } = options;
+  const member = guardMemberFiles(app, options, (request) => request.routeOptions.config?.procedure ?? 'taxPackFile');
 
   function query<T extends z.ZodType>(schema: T, request: FastifyRequest): z.output<T> {
     const parsed = schema.safeParse(request.query);
