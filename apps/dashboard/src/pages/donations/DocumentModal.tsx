@@ -1,5 +1,4 @@
-import { Alert, Button, Code, Group, Input, Modal, Stack, Text } from '@mantine/core';
-import { useId } from '@mantine/hooks';
+import { Alert, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { MAX_AGREEMENT_DOCUMENT_BYTES } from '@merma/schema';
 import type { DashboardDonationAgreement } from '@merma/schema/dashboard';
@@ -11,6 +10,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { uploadDocument } from './document.ts';
+import { PdfFileInput } from './PdfFileInput.tsx';
 
 const MAX_MIB = MAX_AGREEMENT_DOCUMENT_BYTES / (1024 * 1024);
 
@@ -29,7 +29,6 @@ export function DocumentModal({ agreement, onClose }: { agreement: DashboardDona
   const { t } = useTranslation('donations');
   const { t: common } = useTranslation();
   const format = useFormat();
-  const inputId = useId();
   const [file, setFile] = useState<File | null>(null);
   const [stored, setStored] = useState<DashboardDonationAgreement | null>(null);
   const upload = useMutation({
@@ -81,25 +80,15 @@ export function DocumentModal({ agreement, onClose }: { agreement: DashboardDona
                 {t('donations.document.replacing')} <Code style={{ overflowWrap: 'anywhere' }}>{current.sha256}</Code>
               </Text>
             )}
-            <Input.Wrapper
-              id={inputId}
+            <PdfFileInput
               label={t('donations.document.file')}
               description={t('donations.document.fileHint', { mib: MAX_MIB })}
               error={problem ? t(`donations.document.problems.${problem}`, { mib: MAX_MIB }) : undefined}
-            >
-              <input
-                id={inputId}
-                type="file"
-                accept="application/pdf,.pdf"
-                aria-describedby={`${inputId}-description${problem ? ` ${inputId}-error` : ''}`}
-                aria-invalid={problem !== null}
-                style={{ display: 'block', marginTop: 6 }}
-                onChange={(event) => {
-                  setFile(event.currentTarget.files?.[0] ?? null);
-                  upload.reset();
-                }}
-              />
-            </Input.Wrapper>
+              onChange={(picked) => {
+                setFile(picked);
+                upload.reset();
+              }}
+            />
             {upload.error && <ErrorAlert error={upload.error} />}
             <Group justify="flex-end">
               <Button variant="default" onClick={onClose}>

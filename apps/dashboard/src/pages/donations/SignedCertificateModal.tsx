@@ -1,5 +1,4 @@
-import { Alert, Button, Code, Group, Input, Modal, Stack, Text } from '@mantine/core';
-import { useId } from '@mantine/hooks';
+import { Alert, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type DonationSignedCertificate, type DonationTaxPack, MAX_SIGNED_CERTIFICATE_BYTES } from '@merma/schema';
 import { IconCircleCheck } from '@tabler/icons-react';
@@ -9,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { queryClient, trpc } from '../../trpc.ts';
+import { PdfFileInput } from './PdfFileInput.tsx';
 import { uploadSignedCertificate } from './tax-pack.ts';
 
 const MAX_MIB = MAX_SIGNED_CERTIFICATE_BYTES / (1024 * 1024);
@@ -37,7 +37,6 @@ export function SignedCertificateModal({ target, onClose }: { target: SignedCert
   const { t } = useTranslation('donations');
   const { t: common } = useTranslation();
   const format = useFormat();
-  const inputId = useId();
   const [file, setFile] = useState<File | null>(null);
   const [stored, setStored] = useState<DonationSignedCertificate | null>(null);
   const { entity, cif, year, livemode } = target;
@@ -87,25 +86,15 @@ export function SignedCertificateModal({ target, onClose }: { target: SignedCert
                 <Code style={{ overflowWrap: 'anywhere' }}>{entity.signed_certificate.sha256}</Code>
               </Text>
             )}
-            <Input.Wrapper
-              id={inputId}
+            <PdfFileInput
               label={t('donations.taxPack.signed.file')}
               description={t('donations.taxPack.signed.fileHint', { mib: MAX_MIB })}
               error={problem ? t(`donations.taxPack.signed.problems.${problem}`, { mib: MAX_MIB }) : undefined}
-            >
-              <input
-                id={inputId}
-                type="file"
-                accept="application/pdf,.pdf"
-                aria-describedby={`${inputId}-description${problem ? ` ${inputId}-error` : ''}`}
-                aria-invalid={problem !== null}
-                style={{ display: 'block', marginTop: 6 }}
-                onChange={(event) => {
-                  setFile(event.currentTarget.files?.[0] ?? null);
-                  upload.reset();
-                }}
-              />
-            </Input.Wrapper>
+              onChange={(picked) => {
+                setFile(picked);
+                upload.reset();
+              }}
+            />
             {upload.error && <ErrorAlert error={upload.error} />}
             <Group justify="flex-end">
               <Button variant="default" onClick={onClose}>
