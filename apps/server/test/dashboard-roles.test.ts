@@ -59,6 +59,8 @@ const made = new Set<string>();
 let counter = 0;
 /** Each organisation's donation agreement in force (`make.agreementInForce`). */
 const inForce = new Map<string, string>();
+/** Each organisation's certificate to sign (`make.certificate`). */
+const certificates = new Map<string, { entity_id: string; year: number; cif: string }>();
 /** A donation's lines, of the categories and kinds `agreementBody` accepts. */
 const DONATION_LINES = [
   { description: 'Pan de barra', food_category: 'bakery', quantity: 2, unit: 'kg' },
@@ -191,6 +193,21 @@ const make = {
     }
     if (step === 'collected') await rest(o, `/donations/${id}/collect`, {});
     return { id, lineIds };
+  },
+  /**
+   * A certificate there is (the organisation's test gift to its agreement's entity, collected in
+   * 2026): its entity, year and company, made once per organisation.
+   */
+  certificate: async (o: Org) => {
+    const known = certificates.get(o.organizationId);
+    if (known) return known;
+    const { id } = await make.donation(o, 'collected');
+    const [row] = await t.db.$queryRaw<{ entity_id: string; cif: string }[]>`
+      SELECT a.entity_id::text, e.cif FROM donations d JOIN donation_agreements a ON a.id = d.agreement_id
+      JOIN establishments e ON e.id = d.establishment_id WHERE d.id = ${id}::uuid`;
+    const certificate = { entity_id: row?.entity_id as string, year: 2026, cif: row?.cif as string };
+    certificates.set(o.organizationId, certificate);
+    return certificate;
   },
   closure: async (o: Org) => (await rest(o, '/opening-calendar/closures', { starts_on: '2026-12-24', ends_on: '2026-12-26' })).id,
   // A station device waiting to be paired, of the establishment's test mode.
@@ -445,6 +462,12 @@ const TABLE: Record<string, Entry> = {
   'donations.receive': {
     roles: BUILDERS,
     input: async (c) => ({ ...mode(c), id: (await make.donation(c.of, 'collected')).id }),
+    foreign: 404,
+  },
+  'donations.taxPack': { roles: EVERYONE, input: async (c) => ({ year: 2026, livemode: c.livemode }) },
+  'donations.createCertificateLink': {
+    roles: ADMINS,
+    input: async (c) => ({ ...(await make.certificate(c.of)), livemode: c.livemode }),
     foreign: 404,
   },
   'donations.rerouteLine': {

@@ -64,6 +64,7 @@ export const AUDIT_ACTIONS = [
   'donation.line_rerouted',
   'donation_certificate.uploaded',
   'donation_certificate.signed',
+  'donation_certificate.link_created',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CreateCertificateLinkInput } from '../certificate-link.js';
 import { Timestamp, Uuid } from '../common.js';
 import { MAX_PAGE_LIMIT, TAX_PACK_MAX_YEAR, TAX_PACK_MIN_YEAR } from '../constants.js';
 import { CreateDonationInput, DecideDonationInput, Donation, DonationStatus, RerouteDonationLineInput } from '../donation-handover.js';
@@ -81,3 +82,14 @@ export type DashboardTaxPackInput = z.input<typeof DashboardTaxPackInput>;
 
 export const DashboardTaxPackFileQuery = z.strictObject({ year: TaxYearQuery, mode: KeyMode });
 export const DashboardTaxCertificateQuery = DashboardTaxPackFileQuery.extend({ cif: CompanyCif.pipe(z.string().min(1)) });
+
+/**
+ * An entity's link to sign its certificate (`donations.createCertificateLink`), made from the tax
+ * pack the page shows: the API's input, the company (CIF) always named — the page shows one row per
+ * company and entity — and the mode shown.
+ */
+export const DashboardCertificateLinkInput = CreateCertificateLinkInput.extend({
+  cif: CompanyCif.pipe(z.string().min(1)),
+  livemode: z.boolean(),
+});
+export type DashboardCertificateLinkInput = z.input<typeof DashboardCertificateLinkInput>;

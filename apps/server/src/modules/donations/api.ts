@@ -383,6 +383,9 @@ export function donationsRouter({ catalog, publicUrl }: { catalog: CatalogCache;
       )
       .input(CreateCertificateLinkInput)
       .output(DonationLinkResponse)
-      .mutation(async ({ ctx, input }) => ok(await createCertificateLink({ db: ctx.db, clock: ctx.clock, publicUrl }, ctx.auth, input))),
+      .mutation(async ({ ctx, input }) => {
+        const maker = { scope: taxReportScope(ctx.auth, input.cif), establishmentId: ctx.auth.establishmentId };
+        return ok((await createCertificateLink({ db: ctx.db, clock: ctx.clock, publicUrl }, maker, input)).link);
+      }),
   });
 }

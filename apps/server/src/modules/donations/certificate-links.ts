@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { CertificateToSign, CreateCertificateLinkParsed, SignCertificateParsed } from '@merma/schema';
 import { hashToken } from '../../auth/tokens.js';
 import { isoSql } from '../../calendar.js';
-import type { AuthContext, Clock, Tenant } from '../../context.js';
+import type { Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { type Sql, sqlOfTransaction } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -12,8 +12,9 @@ import type { CertificateLinkRow } from '../tenancy/callers.js';
 import { certificateContent } from './certificate-content.js';
 import { type CertificateKey, certificateKey, storeSignedCertificate } from './certificates.js';
 import { DONATION_LINK_PREFIX, linkRefusal } from './links.js';
+import { CIF_SQL } from './tax-data.js';
 import { certificatePdf } from './tax-pdf.js';
-import { type TaxReportScope, taxReport, taxReportScope } from './tax-report.js';
+import { type TaxReportScope, taxReport } from './tax-report.js';
 
 /**
  * The certificate of Ley 49/2002 art. 24 signed through a link, the same kind of credential as a
@@ -21,12 +22,14 @@ import { type TaxReportScope, taxReport, taxReportScope } from './tax-report.js'
  * pre-filled certificate — the same content as its PDF (certificate-content.ts) — and signs it
  * once. Its door: http/surfaces/donation-link.ts (`/donation-link/certificates/{link_id}`).
  *
- * - **Made by the kitchen** (`POST /donations/tax-pack/certificates/{entity_id}/link`) for one
+ * - **Made by the kitchen** (`POST /donations/tax-pack/certificates/{entity_id}/link`, or an owner
+ *   or admin on the Donations page: `donations.createCertificateLink`, dashboard.ts) for one
  *   entity, year and donor company, as the certificate's PDF is: the company must have handed
  *   something over to the entity that year (certificates.ts, `certificateKey`: 404, or 400 asking
- *   for `cif` when the key sees several). The link keeps what its maker saw (an Enterprise Multi
- *   key the organisation, another key its company) and reads the pack again each time it is
- *   opened, so a donation collected after the link was made is on the certificate signed.
+ *   for `cif` when the maker sees several). The link keeps what its maker saw (an Enterprise Multi
+ *   key or a dashboard member the organisation, another key its company) and reads the pack again
+ *   each time it is opened, so a donation collected after the link was made is on the certificate
+ *   signed.
  * - **Signed once**: the certificate is rendered with the signer's name, identity document,
  *   position, place, time and signature, stored as the year's signed certificate (replacing one
  *   uploaded or signed before, whose hash the audit entry keeps), its SHA-256 entered into the
@@ -53,19 +56,46 @@ const scopeOf = (link: CertificateLinkRow): TaxReportScope => ({
   cif: link.cif,
 });
 
+/**
+ * Who makes a link and where it acts: the pack it reads (`scope`, the maker's view: the API key's,
+ * or the organisation's in the mode a dashboard member shows) and the establishment it is attached
+ * to, whose caller the link is at its door (tenancy/callers.ts). Null: the donor company's oldest
+ * establishment, for a maker that is no establishment's (a dashboard member).
+ */
+export type CertificateLinkMaker = { scope: TaxReportScope; establishmentId: string | null };
+
+/** The link made (`url` and `expires_at`, the token shown only there), the certificate it signs and the establishment it acts in. */
+export type MadeCertificateLink = {
+  link: { url: string; expires_at: string };
+  key: CertificateKey;
+  entityName: string;
+  establishmentId: string;
+};
+
+/** The company's oldest establishment in the organisation: where a link made by no establishment acts. */
+async function companyEstablishment(sql: Sql, key: CertificateKey): Promise<string> {
+  const { rows } = await sql.query<{ id: string }>(
+    `SELECT id::text FROM establishments WHERE organization_id = $1::uuid AND ${CIF_SQL('cif')} = $2 ORDER BY created_at, id LIMIT 1`,
+    [key.organizationId, key.cif],
+  );
+  if (!rows[0]) throw new AppError('not_found', `No establishment of company ${key.cif} in this organisation`);
+  return rows[0].id;
+}
+
 export async function createCertificateLink(
   deps: Deps,
-  auth: AuthContext,
+  maker: CertificateLinkMaker,
   input: CreateCertificateLinkParsed,
-): Promise<{ url: string; expires_at: string }> {
+): Promise<MadeCertificateLink> {
   const now = deps.clock();
-  const scope = taxReportScope(auth, input.cif);
+  const { scope } = maker;
   const token = `${DONATION_LINK_PREFIX}${randomBytes(32).toString('base64url')}`;
   const expires = new Date(now.getTime() + input.expires_in_hours * 3_600_000);
   const id = randomUUID();
-  await inTransaction(deps.db, async (tx) => {
+  const made = await inTransaction(deps.db, async (tx) => {
     const sql = sqlOfTransaction(tx);
-    const { key } = await certificateKey(sql, scope, input.entity_id, input.year);
+    const { key, entityName } = await certificateKey(sql, scope, input.entity_id, input.year);
+    const establishmentId = maker.establishmentId ?? (await companyEstablishment(sql, key));
     await sql.query(
       `UPDATE certificate_links SET replaced_at = $6::timestamptz
        WHERE organization_id = $1::uuid AND livemode = $2 AND year = $3 AND cif = $4 AND entity_id = $5::uuid AND replaced_at IS NULL`,
@@ -78,7 +108,7 @@ export async function createCertificateLink(
       [
         id,
         key.organizationId,
-        auth.establishmentId,
+        establishmentId,
         key.livemode,
         scope.onlyEstablishmentId,
         key.entityId,
@@ -89,8 +119,10 @@ export async function createCertificateLink(
         expires.toISOString(),
       ],
     );
+    return { key, entityName, establishmentId };
   });
-  return { url: `${deps.publicUrl.replace(/\/$/, '')}/dashboard/sign/certificate/${id}#${token}`, expires_at: expires.toISOString() };
+  const url = `${deps.publicUrl.replace(/\/$/, '')}/dashboard/sign/certificate/${id}#${token}`;
+  return { link: { url, expires_at: expires.toISOString() }, ...made };
 }
 
 type Signed = { signer_name: string; signer_role: string; signed_at: string; sha256: string };

@@ -12,6 +12,7 @@ import {
   UpdateSocialEntityInput,
 } from '@merma/schema';
 import {
+  DashboardCertificateLinkInput,
   DashboardCreateDonationInput,
   DashboardDecideDonationInput,
   DashboardDonation,
@@ -29,6 +30,7 @@ import { ADMINS, audited, BUILDERS, dashboardRouter, memberProcedure, scopedProc
 import type { CatalogCache } from '../catalog/service.js';
 import { findEstablishment } from '../tenancy/callers.js';
 import { createAgreement, expiresInDays, getAgreement, listAgreements, updateAgreement } from './agreements.js';
+import { createCertificateLink } from './certificate-links.js';
 import { advanceDonation, awaitingReroute, createDonation, decideDonation, getDonation, listDonations, rerouteLine } from './donations.js';
 import { archiveEntity, createEntity, getEntity, listEntities, updateEntity } from './entities.js';
 import { createDonationLink, donationSignature } from './links.js';
@@ -214,7 +216,7 @@ const entityAndAgreementProcedures = {
  * the end).
  */
 export const donationsDashboardRouter = (deps: { catalog: CatalogCache; publicUrl: string }) =>
-  dashboardRouter({ ...entityAndAgreementProcedures, ...donationProcedures(deps), ...taxPackProcedures });
+  dashboardRouter({ ...entityAndAgreementProcedures, ...donationProcedures(deps), ...taxPackProcedures(deps) });
 
 /**
  * The donations page's donations (donations.ts): offered by the kitchen under an agreement in force,
@@ -382,7 +384,7 @@ function advance(to: 'collected' | 'received', catalog: CatalogCache) {
  * Read on the primary (`ctx.sql`): the page reads the pack again right after a certificate is
  * uploaded, and must see it.
  */
-const taxPackProcedures = {
+const taxPackProcedures = ({ publicUrl }: { publicUrl: string }) => ({
   taxPack: memberProcedure
     .meta({ rateLimit: 'heavy' })
     .input(DashboardTaxPackInput)
@@ -391,4 +393,32 @@ const taxPackProcedures = {
       const scope = organisationTaxScope(ctx.user.organizationId, input.livemode);
       return (await taxReport(ctx.sql, scope, { year: input.year, generatedAt: ctx.clock() })).pack;
     }),
-};
+
+  /**
+   * The entity's link to sign the certificate of one company's gifts of the year
+   * (certificate-links.ts), made by owners and admins — who upload the signed certificate it
+   * replaces — from the organisation's pack in the mode shown, as the API's
+   * `POST /donations/tax-pack/certificates/{entity_id}/link` makes it for a key. The link acts in
+   * the company's oldest establishment. Its URL (at PUBLIC_URL, the token in the fragment) is in
+   * this answer only; the audit entry keeps the certificate and when the link expires, never the URL.
+   */
+  createCertificateLink: memberProcedure
+    .meta({ roles: ADMINS })
+    .input(DashboardCertificateLinkInput)
+    .output(DonationLink)
+    .mutation(async ({ ctx, input }) => {
+      const { livemode, ...link } = input;
+      const maker = { scope: organisationTaxScope(ctx.user.organizationId, livemode, link.cif), establishmentId: null };
+      const made = await audited(
+        ctx,
+        'donation_certificate.link_created',
+        (tx) => createCertificateLink({ db: tx, clock: ctx.clock, publicUrl }, maker, link),
+        ({ key, entityName, establishmentId, link: { expires_at } }) => ({
+          target: entityName,
+          establishmentId,
+          details: { entity_id: key.entityId, year: key.year, cif: key.cif, livemode: key.livemode, expires_at },
+        }),
+      );
+      return made.link;
+    }),
+});
