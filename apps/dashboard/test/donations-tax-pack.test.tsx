@@ -5,15 +5,16 @@ import userEvent from '@testing-library/user-event';
 import { HttpResponse, http } from 'msw';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { i18n } from '../src/i18n/index.ts';
-import { api, network, type Output } from './support/api.ts';
+import { ApiError, api, network, type Output } from './support/api.ts';
 import { appFixtures, emptyTaxPack } from './support/fixtures.ts';
-import { findNotification, renderApp } from './support/render.tsx';
+import { findNotification, renderApp, t } from './support/render.tsx';
 
 /**
  * The Donations page's tax pack section: the organisation's pack of a year (last year unless the
  * URL says another) in the mode shown, per company and entity, its notes worded by their codes in the
  * reader's language; the files to download; the signed certificate uploaded by owners and admins,
- * its SHA-256 shown and the pack read again.
+ * its SHA-256 shown and the pack read again; the entity's link to sign it, made by owners and admins
+ * and shown once with its QR code and expiry.
  */
 const td = i18n.getFixedT(null, 'donations');
 const tdEs = i18n.getFixedT('es', 'donations');
@@ -224,7 +225,7 @@ describe('tax pack: what it shows', () => {
   });
 });
 
-describe('tax pack: who uploads the signed certificate', () => {
+describe('tax pack: who uploads the signed certificate and makes the signing link', () => {
   const uploads: Record<Role, boolean> = { owner: true, admin: true, developer: false, viewer: false };
   it.each(ROLES)('%s', async (role) => {
     page(role);
@@ -235,13 +236,18 @@ describe('tax pack: who uploads the signed certificate', () => {
       name: td('donations.taxPack.uploadSignedLabel', label('Banco de Alimentos de Madrid')),
     });
     const replace = within(entities).queryByRole('button', { name: td('donations.taxPack.replaceSignedLabel', label('Club Deportivo')) });
+    const links = ['Banco de Alimentos de Madrid', 'Club Deportivo'].map((entity) =>
+      within(entities).queryByRole('button', { name: td('donations.taxPack.link.actionLabel', label(entity)) }),
+    );
     if (uploads[role]) {
       expect(upload).toBeInTheDocument();
       expect(replace).toBeInTheDocument();
+      for (const link of links) expect(link).toHaveTextContent(td('donations.taxPack.link.action'));
       expect(screen.queryByText(td('donations.taxPack.readOnly'))).not.toBeInTheDocument();
     } else {
       expect(upload).not.toBeInTheDocument();
       expect(replace).not.toBeInTheDocument();
+      for (const link of links) expect(link).not.toBeInTheDocument();
       expect(screen.getByText(td('donations.taxPack.readOnly'))).toBeInTheDocument();
     }
   });
@@ -324,5 +330,104 @@ describe('tax pack: uploading the signed certificate', () => {
     const alert = await within(dialog).findByRole('alert');
     expect(alert).toHaveTextContent('body: not a PDF');
     expect(within(dialog).queryByTestId('signed-sha256')).not.toBeInTheDocument();
+  });
+});
+
+describe('tax pack: the entity’s signing link', () => {
+  const LINK = {
+    url: `https://merma.example/dashboard/sign/certificate/c0a0ad9f-6b9b-4f9d-9dee-000000000011#dln_${'B'.repeat(43)}`,
+    expires_at: '2026-12-01T23:30:00.000Z',
+  };
+  const label = (entity: string) => ({ entity, year: 2025, cif: CIF });
+
+  async function openLink(entity: string, role: Role = 'owner', path = '/donations?mode=live') {
+    page(role);
+    const view = await renderApp(path);
+    const entities = await table();
+    await view.user.click(within(entities).getByRole('button', { name: td('donations.taxPack.link.actionLabel', label(entity)) }));
+    const dialog = await screen.findByRole('dialog', { name: td('donations.taxPack.link.title', label(entity)) });
+    return { ...view, dialog };
+  }
+
+  it('says what the representative will do, makes the link for the entity, company, year, mode and life chosen, and shows it once', async () => {
+    api.use({ 'donations.createCertificateLink': LINK });
+    const { user, dialog } = await openLink('Banco de Alimentos de Madrid');
+    expect(dialog).toHaveTextContent(td('donations.taxPack.link.intro', { ...label('Banco de Alimentos de Madrid') }));
+    expect(dialog).toHaveTextContent(td('donations.taxPack.link.storedOnSigning'));
+    expect(dialog).toHaveTextContent(td('donations.taxPack.link.replacesLink'));
+    expect(within(dialog).getByRole('combobox', { name: td('donations.taxPack.link.lifetime') })).toHaveValue(
+      td('donations.taxPack.link.days', { count: 2 }),
+    );
+    await user.click(within(dialog).getByRole('combobox', { name: td('donations.taxPack.link.lifetime') }));
+    await user.click(await screen.findByRole('option', { name: td('donations.taxPack.link.days', { count: 7 }) }));
+    expect(api.inputs('donations.createCertificateLink')).toEqual([]);
+    await user.click(within(dialog).getByRole('button', { name: td('donations.taxPack.link.make') }));
+
+    expect(await within(dialog).findByRole('textbox', { name: td('donations.link.url') })).toHaveValue(LINK.url);
+    expect(api.inputs('donations.createCertificateLink')).toEqual([
+      { entity_id: BANK, year: 2025, cif: CIF, livemode: true, expires_in_hours: 168 },
+    ]);
+    expect(dialog).toHaveTextContent(td('donations.taxPack.link.warning'));
+    expect(dialog).not.toHaveTextContent(td('donations.link.warning'));
+    const qr = await within(dialog).findByRole('img', { name: td('donations.link.qr') });
+    expect(qr.querySelector('path')?.getAttribute('d')).toMatch(/^M\d+ \d+h1v1h-1z/);
+    expect(within(dialog).getByRole('button', { name: t('common.copy') })).toBeInTheDocument();
+    // Until when, in the page's time (either English clock): 2 December, 00:30 in Madrid.
+    expect(within(dialog).getByTestId('signing-link-expires')).toHaveTextContent(/Dec 2, 2026, 12:30 AM|2 Dec 2026, 00:30/);
+    // Shown once: Escape does not close it, only its own button.
+    await user.keyboard('{Escape}');
+    expect(dialog).toBeInTheDocument();
+    expect(within(dialog).queryByRole('button', { name: t('common.close') })).not.toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: td('donations.link.done') }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('says that signing replaces the signed certificate stored, and makes a two-day link by default', async () => {
+    api.use({ 'donations.createCertificateLink': LINK });
+    const { user, dialog } = await openLink('Club Deportivo', 'admin', '/donations');
+    expect(dialog).toHaveTextContent(td('donations.taxPack.link.replacesSigned'));
+    expect(dialog).not.toHaveTextContent(td('donations.taxPack.link.storedOnSigning'));
+    await user.click(within(dialog).getByRole('button', { name: td('donations.taxPack.link.make') }));
+    expect(await within(dialog).findByTestId('signing-link')).toHaveValue(LINK.url);
+    expect(api.last('donations.createCertificateLink')).toEqual({
+      entity_id: CLUB,
+      year: 2025,
+      cif: CIF,
+      livemode: false,
+      expires_in_hours: 48,
+    });
+  });
+
+  it("shows the server's refusal in words and no link; cancelling makes none", async () => {
+    api.use({
+      'donations.createCertificateLink': () => {
+        throw new ApiError('not_found', 'No donation to this entity was handed over in 2025');
+      },
+    });
+    const { user, dialog } = await openLink('Banco de Alimentos de Madrid');
+    await user.click(within(dialog).getByRole('button', { name: td('donations.taxPack.link.make') }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(t('errors.codes.not_found'));
+    expect(within(dialog).queryByTestId('signing-link')).not.toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: t('common.cancel') }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(api.inputs('donations.createCertificateLink')).toHaveLength(1);
+  });
+
+  it('speaks Spanish to a Spanish reader', async () => {
+    api.use({ 'donations.createCertificateLink': LINK });
+    await i18n.changeLanguage('es');
+    page('owner');
+    const { user } = await renderApp('/donations');
+    const entities = await screen.findByRole('table', { name: tdEs('donations.taxPack.caption', { cif: CIF, year: 2025 }) });
+    const button = within(entities).getByRole('button', {
+      name: tdEs('donations.taxPack.link.actionLabel', label('Banco de Alimentos de Madrid')),
+    });
+    expect(button).toHaveTextContent('Enlace para firmar');
+    await user.click(button);
+    const dialog = await screen.findByRole('dialog', { name: tdEs('donations.taxPack.link.title', label('Banco de Alimentos de Madrid')) });
+    await user.click(within(dialog).getByRole('button', { name: 'Crear el enlace' }));
+    expect(await within(dialog).findByTestId('signing-link')).toHaveValue(LINK.url);
+    expect(dialog).toHaveTextContent(tdEs('donations.taxPack.link.warning'));
+    expect(tdEn('donations.taxPack.link.action')).toBe('Signing link');
   });
 });

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { localDate } from '@merma/schema';
 import { deadline } from '@merma/testing';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { addDays, expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS, todayIn } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
@@ -18,8 +18,10 @@ import { addKey, createTenant, type Tenant, type TestContext } from './helpers.j
  * page shows the answer, the refused line waiting and the signed note's SHA-256, whose PDF
  * downloads. An owner opens the tax pack, picks this year, downloads its CSV and an entity's
  * certificate to sign, uploads the certificate the entity signed and sees it received, its SHA-256
- * the stored file's. In Spanish at 1280 px, then in English at 390 px (the tax pack in both
- * languages at both widths); axe-core on each; screenshots in test-results/.
+ * the stored file's, and makes the entity's link to sign it (shown once with its QR code, the
+ * certificate opened through its token). In Spanish at 1280 px, then in English at 390 px (the tax
+ * pack and its signing link in both languages at both widths); axe-core on each; screenshots in
+ * test-results/.
  */
 let t: TestContext;
 let tenant: Tenant;
@@ -391,6 +393,11 @@ describe.skipIf(!hasChromium)('the Donations page (reason when skipped: no chrom
         ).toBe(signedSha);
         await expectAccessible(page, 'the tax pack with its signed certificate, in Spanish at 1280 px');
         await section.screenshot({ path: join(OUT, 'tax-pack-es-1280.png') });
+
+        // The entity's representative signs through a link instead: made for a week, shown once.
+        const made = await makeCertificateLink(page, row, LINK_WORDS.es, { entityName, year, cif, week: true });
+        await expectOpens(made, { cif, year });
+        expect(made.expires).toMatch(/^Funciona hasta el /);
       } finally {
         await context.close();
       }
@@ -400,8 +407,26 @@ describe.skipIf(!hasChromium)('the Donations page (reason when skipped: no chrom
       const [entry] = await t.db.$queryRaw<{ actor_email: string }[]>`
         SELECT actor_email FROM audit_events WHERE organization_id = ${kitchen.organizationId}::uuid AND action = 'donation_certificate.uploaded'`;
       expect(entry?.actor_email).toBe(member.email);
+      const linkLives = async () =>
+        (
+          await t.db.$queryRaw<{ hours: number; replaced: boolean }[]>`
+            SELECT extract(epoch FROM expires_at - created_at)::int / 3600 AS hours, replaced_at IS NOT NULL AS replaced
+            FROM certificate_links WHERE organization_id = ${kitchen.organizationId}::uuid ORDER BY created_at, id`
+        ).map((l) => [Number(l.hours), l.replaced]);
+      expect(await linkLives()).toEqual([[168, false]]);
+      const linkEntries = () => t.db.$queryRaw<{ actor_email: string; establishment_id: string; details: Record<string, unknown> }[]>`
+        SELECT actor_email, establishment_id::text, details FROM audit_events
+        WHERE organization_id = ${kitchen.organizationId}::uuid AND action = 'donation_certificate.link_created' ORDER BY created_at, id`;
+      expect(await linkEntries()).toEqual([
+        {
+          actor_email: member.email,
+          establishment_id: kitchen.establishmentId,
+          details: expect.objectContaining({ year, cif, livemode: true, expires_at: expect.any(String) }),
+        },
+      ]);
 
-      // The same section on a phone and on a desktop, in each language: received, with axe on each.
+      // The same section on a phone and on a desktop, in each language: received, and its signing
+      // link made again (each one replacing the last), with axe on each.
       for (const [locale, width, words] of [
         ['en-GB', 390, { title: 'Tax pack', received: /^Signed certificate received on / }],
         ['en-GB', 1280, { title: 'Tax pack', received: /^Signed certificate received on / }],
@@ -417,15 +442,105 @@ describe.skipIf(!hasChromium)('the Donations page (reason when skipped: no chrom
           if (locale === 'en-GB') await row.getByText('VAT: taxable base 0 (gift to an art. 2 entity)').waitFor();
           await expectAccessible(shown.page, `the tax pack in ${locale} at ${width} px`);
           await section.screenshot({ path: join(OUT, `tax-pack-${locale.slice(0, 2)}-${width}.png`) });
+          const language = locale === 'en-GB' ? 'en' : 'es';
+          const made = await makeCertificateLink(shown.page, row, LINK_WORDS[language], { entityName, year, cif, width });
+          await expectOpens(made, { cif, year });
         } finally {
           await shown.context.close();
         }
       }
+      expect(await linkEntries()).toHaveLength(4);
+      // Each link made replaced the last; the latest works for the two days offered first.
+      expect(await linkLives()).toEqual([
+        [168, true],
+        [48, true],
+        [48, true],
+        [48, false],
+      ]);
       expect(errors).toEqual([]);
     },
-    deadline(180_000),
+    deadline(240_000),
   );
 });
+
+/** The words of the certificate's signing link, as each language's reader finds them. */
+const LINK_WORDS = {
+  es: {
+    action: 'Enlace para firmar: certificado de',
+    title: 'Enlace para firmar el certificado de',
+    lifetime: 'Funciona durante',
+    week: '7 días',
+    make: 'Crear el enlace',
+    url: 'Enlace de firma',
+    qr: 'Código QR del enlace de firma',
+    expires: /^Funciona hasta el /,
+    done: 'Hecho',
+  },
+  en: {
+    action: 'Signing link: certificate of',
+    title: 'Link to sign the certificate of',
+    lifetime: 'Works for',
+    week: '7 days',
+    make: 'Make the link',
+    url: 'Signing link',
+    qr: 'QR code of the signing link',
+    expires: /^It works until /,
+    done: 'Done',
+  },
+} as const;
+
+/**
+ * Makes the entity's link to sign its certificate from its row of the tax pack, as an owner does:
+ * the form (a week's life when asked), then the link shown once with its QR code and expiry, axe on
+ * both; its address, the link's id and token in it, and the expiry said.
+ */
+async function makeCertificateLink(
+  page: Page,
+  row: Locator,
+  words: (typeof LINK_WORDS)[keyof typeof LINK_WORDS],
+  { entityName, year, cif, week = false, width = 1280 }: { entityName: string; year: number; cif: string; week?: boolean; width?: number },
+) {
+  const language = words === LINK_WORDS.es ? 'es' : 'en';
+  await row.getByRole('button', { name: `${words.action} ${entityName} (${year}, ${cif})` }).click();
+  const dialog = page.getByRole('dialog', { name: `${words.title} ${entityName} (${year}, ${cif})` });
+  await dialog.getByRole('button', { name: words.make }).waitFor();
+  if (week) {
+    await dialog.getByRole('combobox', { name: words.lifetime }).click();
+    await page.getByRole('option', { name: words.week, exact: true }).click();
+  }
+  await expectAccessible(page, `the certificate's signing link form in ${language} at ${width} px`);
+  await dialog.getByRole('button', { name: words.make }).click();
+  const url = await dialog.getByRole('textbox', { name: words.url }).inputValue();
+  expect(url).toMatch(new RegExp(`^${PUBLIC_URL}/dashboard/sign/certificate/[0-9a-f-]{36}#dln_[A-Za-z0-9_-]{43}$`));
+  const qr = dialog.getByRole('img', { name: words.qr });
+  await qr.waitFor();
+  expect(await qr.locator('path').getAttribute('d')).toMatch(/^M\d+ \d+h1v1h-1z/);
+  const expires = (await dialog.getByText(words.expires).textContent()) ?? '';
+  await expectAccessible(page, `the certificate's signing link in ${language} at ${width} px`);
+  await page.screenshot({ path: join(OUT, `certificate-link-${language}-${width}.png`) });
+  await dialog.getByRole('button', { name: words.done }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.mouse.move(0, 0);
+  const id = url.slice(url.indexOf('/certificate/') + '/certificate/'.length, url.indexOf('#'));
+  return { url, id, token: url.slice(url.indexOf('#') + 1), expires };
+}
+
+/** The link's token opens its certificate at the link's door: the company's gifts of the year, unsigned through it. */
+async function expectOpens(made: { id: string; token: string }, { cif, year }: { cif: string; year: number }) {
+  const opened = await t.app.inject({
+    method: 'GET',
+    url: `/donation-link/certificates/${made.id}`,
+    headers: { authorization: `Bearer ${made.token}` },
+  });
+  expect(opened.statusCode, opened.body).toBe(200);
+  expect(opened.json().data).toMatchObject({
+    year,
+    livemode: true,
+    donor: { cif },
+    deliveries: [{ description: 'Pan de barra' }],
+    signed: null,
+  });
+}
 
 /** A live key's social entity and agreement for `kitchen`'s establishment, its signed PDF stored: in force for a year. */
 async function agreementInForce(kitchen: Tenant, name: string, nif = 'G20007779'): Promise<string> {

@@ -66,7 +66,7 @@ export function DonationModal({ id, scope, timezone, write, onClose }: Props) {
           <Loader aria-label={t('donations.detail.loading')} />
         </Center>
       ) : view.kind === 'link' ? (
-        <SigningLink link={view} timezone={timezone} onDone={back} />
+        <SigningLink link={view} warning={t('donations.link.warning')} timezone={timezone} onDone={back} />
       ) : view.kind === 'answer' ? (
         <AnswerForm donation={donation} scope={scope} onDone={back} />
       ) : view.kind === 'reroute' ? (

@@ -7,20 +7,28 @@ import { useFormat } from '../../lib/format.ts';
 // The QR encoder is loaded when a link is shown, not with the page.
 const QrCode = lazy(() => import('../../components/QrCode.tsx').then((m) => ({ default: m.QrCode })));
 
-type Props = { link: { url: string; expires_at: string }; timezone: string; onDone: () => void };
+type Props = {
+  link: { url: string; expires_at: string };
+  /** What the link lets its holder do, said in the warning (a donation's answer, a certificate's signature). */
+  warning: string;
+  /** The zone its expiry is shown in; the page's when absent. */
+  timezone?: string;
+  onDone: () => void;
+};
 
 /**
- * The entity's signing link, shown this once (only its hash is kept): the address to copy and send,
- * its QR code for a volunteer at the door to scan, and until when it works. A new link replaces it.
+ * An entity's signing link, shown this once (only its hash is kept): the address to copy and send,
+ * its QR code to scan, and until when it works. A new link replaces it. Used for a donation's
+ * handover note and for the year's certificate of donations.
  */
-export function SigningLink({ link, timezone, onDone }: Props) {
+export function SigningLink({ link, warning, timezone, onDone }: Props) {
   const { t } = useTranslation('donations');
   const { t: common } = useTranslation();
   const format = useFormat(timezone);
   return (
     <Stack gap="md">
       <Alert color="yellow" variant="light" icon={<IconAlertTriangle aria-hidden />} title={common('secret.warningTitle')}>
-        {t('donations.link.warning')}
+        {warning}
       </Alert>
       <Group align="flex-start" gap="lg" wrap="wrap">
         <Suspense fallback={<Loader size="sm" />}>

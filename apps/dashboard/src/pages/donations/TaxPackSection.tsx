@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Group, List, Loader, Select, Stack, Text, Title } from '@mantine/core';
 import type { DonationTaxPack } from '@merma/schema';
 import { TAX_PACK_MIN_YEAR } from '@merma/schema';
-import { IconDownload, IconUpload } from '@tabler/icons-react';
+import { IconDownload, IconLink, IconUpload } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,6 +10,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { defaultTaxYear, taxPackOptions } from '../../queries.ts';
 import { WHOLE_BADGE } from './badges.ts';
+import { CertificateLinkModal } from './CertificateLinkModal.tsx';
 import { SignedCertificateModal, type SignedCertificateTarget } from './SignedCertificateModal.tsx';
 import { certificateUrl, taxPackFileUrl } from './tax-pack.ts';
 
@@ -30,7 +31,7 @@ function yearChoices(shown: number): number[] {
 type Props = {
   year: number;
   livemode: boolean;
-  /** Owners and admins upload the signed certificates. */
+  /** Owners and admins make the entities' signing links and upload the signed certificates. */
   manage: boolean;
   onYearChange: (year: number) => void;
 };
@@ -41,13 +42,15 @@ type Props = {
  * (book value capped at market value), the rate (40 %, 50 % on recurrence, with the two previous
  * years that decided it), the deduction and the notes — VAT included — in the reader's language by
  * their codes; the pack as CSV and PDF, each entity's certificate pre-filled to sign, and the one it
- * signed, to download or (owners and admins) upload. The server decides who may upload whatever
- * this page shows.
+ * signed, to download or (owners and admins) upload, or to have signed through the entity's link
+ * (owners and admins make it). The server decides who may upload or make a link whatever this page
+ * shows.
  */
 export function TaxPackSection({ year, livemode, manage, onYearChange }: Props) {
   const { t } = useTranslation('donations');
   const { data: pack, error, isPending } = useQuery(taxPackOptions(year, livemode));
   const [signing, setSigning] = useState<SignedCertificateTarget | null>(null);
+  const [linking, setLinking] = useState<SignedCertificateTarget | null>(null);
   const of = { year, livemode };
 
   return (
@@ -120,6 +123,7 @@ export function TaxPackSection({ year, livemode, manage, onYearChange }: Props) 
               livemode={livemode}
               manage={manage}
               onSign={(entity) => setSigning({ entity, cif: taxpayer.cif, year, livemode })}
+              onLink={(entity) => setLinking({ entity, cif: taxpayer.cif, year, livemode })}
             />
           ))}
         </>
@@ -130,6 +134,7 @@ export function TaxPackSection({ year, livemode, manage, onYearChange }: Props) 
         </Text>
       )}
       {signing && <SignedCertificateModal target={signing} onClose={() => setSigning(null)} />}
+      {linking && <CertificateLinkModal target={linking} onClose={() => setLinking(null)} />}
     </Stack>
   );
 }
@@ -147,12 +152,14 @@ function TaxpayerTable({
   livemode,
   manage,
   onSign,
+  onLink,
 }: {
   taxpayer: Taxpayer;
   year: number;
   livemode: boolean;
   manage: boolean;
   onSign: (entity: Entity) => void;
+  onLink: (entity: Entity) => void;
 }) {
   const { t } = useTranslation('donations');
   const format = useFormat();
@@ -283,18 +290,29 @@ function TaxpayerTable({
             </Text>
           )}
           {manage && (
-            <Button
-              size="xs"
-              variant="default"
-              leftSection={<IconUpload size={16} aria-hidden />}
-              onClick={() => onSign(e)}
-              aria-label={t(
-                e.signed_certificate ? 'donations.taxPack.replaceSignedLabel' : 'donations.taxPack.uploadSignedLabel',
-                labelOf(e),
-              )}
-            >
-              {t(e.signed_certificate ? 'donations.taxPack.replaceSigned' : 'donations.taxPack.uploadSigned')}
-            </Button>
+            <>
+              <Button
+                size="xs"
+                variant="default"
+                leftSection={<IconUpload size={16} aria-hidden />}
+                onClick={() => onSign(e)}
+                aria-label={t(
+                  e.signed_certificate ? 'donations.taxPack.replaceSignedLabel' : 'donations.taxPack.uploadSignedLabel',
+                  labelOf(e),
+                )}
+              >
+                {t(e.signed_certificate ? 'donations.taxPack.replaceSigned' : 'donations.taxPack.uploadSigned')}
+              </Button>
+              <Button
+                size="xs"
+                variant="default"
+                leftSection={<IconLink size={16} aria-hidden />}
+                onClick={() => onLink(e)}
+                aria-label={t('donations.taxPack.link.actionLabel', labelOf(e))}
+              >
+                {t('donations.taxPack.link.action')}
+              </Button>
+            </>
           )}
         </Stack>
       ),
