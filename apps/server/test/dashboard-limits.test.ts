@@ -131,6 +131,7 @@ describe('heavy dashboard procedures are limited per user', () => {
       'predict.waste': 'heavy',
       'predict.demand': 'heavy',
       'records.verify': 'heavy',
+      'donations.taxPack': 'heavy',
       'plan.generate': 'generate',
     });
   });
