@@ -487,7 +487,8 @@ async function main() {
     const certificateUrl = certificate.data?.url ?? '';
     const certificateId = certificateUrl.slice(certificateUrl.indexOf('/certificate/') + 13, certificateUrl.indexOf('#'));
     const certificateToken = certificateUrl.slice(certificateUrl.indexOf('#') + 1);
-    const certificateDoor = (id, bearer) => fetch(`${BASE}/donation-link/certificates/${id}`, { headers: { authorization: `Bearer ${bearer}` } });
+    const certificateDoor = (id, bearer) =>
+      fetch(`${BASE}/donation-link/certificates/${id}`, { headers: { authorization: `Bearer ${bearer}` } });
     const own = await certificateDoor(certificateId, certificateToken);
     const donationTokenThere = await certificateDoor(certificateId, token);
     const certificateTokenHere = await door(donation.id, certificateToken);
