@@ -9,22 +9,24 @@
 // ran out), closed (1 when the shop was closed: units and demand 0).
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), 'data', 'forecast-generated.csv');
 const START = Date.UTC(2024, 0, 1);
 const DAYS = 731;
 
-// mulberry32: a small seeded generator, so the file is the same on every machine.
-let state = 20261128;
-function random() {
-  state = (state + 0x6d2b79f5) | 0;
-  let t = Math.imul(state ^ (state >>> 15), 1 | state);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+/** mulberry32: a small seeded generator, so the file is the same on every machine. */
+export function seeded(seed) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 /** Poisson by inversion (small means) or a rounded normal (large ones). */
-function poisson(mean) {
+function poisson(mean, random) {
   if (mean <= 0) return 0;
   if (mean > 40) {
     const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
@@ -40,11 +42,11 @@ function poisson(mean) {
   return k;
 }
 /** Over-dispersed counts (a gamma-mixed Poisson), as sales are: `shape` lower means wilder days. */
-function sales(mean, shape) {
+export function drawDemand(mean, shape, random) {
   // Gamma(shape, 1/shape) by the sum of exponentials for integer shapes.
   let g = 0;
   for (let i = 0; i < shape; i++) g -= Math.log(1 - random());
-  return poisson((mean * g) / shape);
+  return poisson((mean * g) / shape, random);
 }
 
 const iso = (t) => new Date(t).toISOString().slice(0, 10);
@@ -75,27 +77,45 @@ const PRODUCTS = [
   ['sourdough', 8, [1.4, 0.9, 0.95, 1, 0.95, 1, 1.3], 0, 5, 0.1],
 ];
 
-const lines = ['date,product,units,demand,sold_out,closed'];
-for (let d = 0; d < DAYS; d++) {
+/**
+ * The law each day's demand is drawn from: the mean and the dispersion (`shape`) of the
+ * gamma-mixed Poisson `drawDemand` samples, for the product `name` on day index `d` (days from
+ * 2024-01-01); null on a day the shop is closed. `pnpm bench:forecast` reads it to score an
+ * advice that knows every day's true law — the best any forecast could do on this data.
+ */
+export function demandLaw(name, d) {
   const t = START + d * 86_400_000;
-  const closed = isClosed(t);
+  if (isClosed(t)) return null;
+  const [, mean, profile, summer, shape] = PRODUCTS.find((p) => p[0] === name);
   const weekday = new Date(t).getUTCDay();
   const yearPhase = Math.cos((2 * Math.PI * (d - 196)) / 365.25); // 1 in mid-July
-  for (const [name, mean, profile, summer, shape, soldOutRate] of PRODUCTS) {
-    if (closed) {
-      lines.push(`${iso(t)},${name},0,0,0,1`);
-      continue;
-    }
-    const growth = name === 'sourdough' ? 1 + (2 * d) / DAYS : 1;
-    // The first days after the winter closure are slow (customers come back over a week or two).
-    const reopening = iso(t) >= '2025-02-03' && iso(t) <= '2025-02-16' ? 0.75 : 1;
-    const expected = mean * profile[weekday] * (1 + summer * yearPhase) * growth * reopening;
-    const demand = sales(expected, shape);
-    // Some days the batch was too small: sold out at a quantity under the demand.
-    const soldOut = demand > 2 && random() < soldOutRate;
-    const units = soldOut ? Math.max(1, Math.floor(demand * (0.55 + 0.35 * random()))) : demand;
-    lines.push(`${iso(t)},${name},${units},${demand},${soldOut ? 1 : 0},0`);
-  }
+  const growth = name === 'sourdough' ? 1 + (2 * d) / DAYS : 1;
+  // The first days after the winter closure are slow (customers come back over a week or two).
+  const reopening = iso(t) >= '2025-02-03' && iso(t) <= '2025-02-16' ? 0.75 : 1;
+  return { mean: mean * profile[weekday] * (1 + summer * yearPhase) * growth * reopening, shape };
 }
-writeFileSync(OUT, `${lines.join('\n')}\n`);
-console.log(`wrote ${lines.length - 1} rows to ${OUT}`);
+export const GENERATED_START = iso(START);
+
+function write() {
+  const random = seeded(20261128);
+  const lines = ['date,product,units,demand,sold_out,closed'];
+  for (let d = 0; d < DAYS; d++) {
+    const day = iso(START + d * 86_400_000);
+    for (const [name, , , , , soldOutRate] of PRODUCTS) {
+      const law = demandLaw(name, d);
+      if (!law) {
+        lines.push(`${day},${name},0,0,0,1`);
+        continue;
+      }
+      const demand = drawDemand(law.mean, law.shape, random);
+      // Some days the batch was too small: sold out at a quantity under the demand.
+      const soldOut = demand > 2 && random() < soldOutRate;
+      const units = soldOut ? Math.max(1, Math.floor(demand * (0.55 + 0.35 * random()))) : demand;
+      lines.push(`${day},${name},${units},${demand},${soldOut ? 1 : 0},0`);
+    }
+  }
+  writeFileSync(OUT, `${lines.join('\n')}\n`);
+  console.log(`wrote ${lines.length - 1} rows to ${OUT}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) write();

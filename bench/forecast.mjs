@@ -22,7 +22,9 @@
 // The rules (bench/forecast-rules.mjs): yesterday's sales, the 7-day average, seasonal naive (the
 // same weekday last week) and SARIMA(0,1,1)(0,1,1)₇ from the `arima` package (0.2.8, WebAssembly,
 // offline), each stepping over the days the shop sold nothing. Then the goals, each MET or MISSED
-// with its figures.
+// with its figures; on the generated set, beside each, the same figure for an advice that knows each
+// day's true law of demand (`demandLaw` in bench/forecast-data.mjs): whether the goal can be met on
+// this data at all.
 //
 // Why it cannot flatter the product. Every month of a year is scored, not a window that happens to
 // suit the model. The rules see the same evening's knowledge and are given the shop's open days, as
@@ -51,6 +53,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closedDaysOf } from '../apps/server/src/modules/opening/service.ts';
 import { productDemand } from '../apps/server/src/modules/predict/demand.ts';
+import { demandLaw, drawDemand, GENERATED_START, seeded } from './forecast-data.mjs';
 import { daysBetween, loadSales, plannedClosures } from './forecast-load.mjs';
 import { conformalMargin, RULES, ruleForecasts, ruleQuantity, sarimaForecast } from './forecast-rules.mjs';
 
@@ -85,6 +88,16 @@ const CONFIG = {
 const HISTORY_DAYS = 365;
 const GOALS = { monthlyCut: 0.2, yearlyCutVsMargin: 0.1, coverage: 0.95, coverageBand: 0.03, wapePoints: 0.02 };
 const rules = CONFIG.sarima ? RULES : RULES.filter((r) => r !== 'SARIMA');
+/**
+ * The generated set's demand is drawn from a law the bench knows (`demandLaw` in
+ * bench/forecast-data.mjs). An advice that knows each day's law — the quantile of the true demand
+ * at each price ratio, and its 2.5 % and 97.5 % quantiles as the interval — is the best any
+ * forecast could do; printed beside each goal, it shows whether a goal can be met on this data at
+ * all. Quantiles by `ORACLE_DRAWS` draws of the same law, with a seed of their own.
+ */
+const ORACLE = !env.FORECAST_DATA && SET === SETS.generated;
+const ORACLE_DRAWS = 4000;
+const oracleRandom = seeded(7);
 
 /** The months scored: the last `months` calendar months, ending with `until` or the last complete one. */
 function scoredMonths(days) {
@@ -134,7 +147,8 @@ function emptyPeriod() {
     absErr: byMethod(),
     inside: 0,
     perProduct: new Map(),
-    cost: Object.fromEntries(CONFIG.ratios.map((r) => [r, { served: 0, left: 0, short: 0, asIs: byRule(), margin: byRule() }])),
+    cost: Object.fromEntries(CONFIG.ratios.map((r) => [r, { served: 0, left: 0, short: 0, asIs: byRule(), margin: byRule(), oracle: 0 }])),
+    oracle: { absErr: 0, inside: 0 },
   };
 }
 
@@ -173,8 +187,9 @@ function replay({ days, shopOpen }, top, months, calendar) {
       const actual = p.series.units[target];
       if (scored) {
         const served = serveAll(p, days, t, known, openDays, calendar, timings);
+        const oracle = ORACLE ? oracleOf(p.name, daysBetween(GENERATED_START, days[target])) : null;
         for (const period of [periods.get(month), periods.get('year')])
-          score(period, p, served, forecasts, actual, p.series.demand[target]);
+          score(period, p, served, forecasts, actual, p.series.demand[target], oracle);
       }
       for (const r of rules) {
         p.errors[r].push(actual - forecasts[r]);
@@ -214,8 +229,27 @@ function serveAll(p, days, t, known, openDays, calendar, timings) {
   return out;
 }
 
+/** What an advice knowing the day's law of demand would say: its mean, interval and quantity at each ratio. */
+function oracleOf(name, d) {
+  const law = demandLaw(name, d);
+  if (!law) throw new Error(`the generated set's law says ${name} was closed on day ${d}`);
+  const draws = Array.from({ length: ORACLE_DRAWS }, () => drawDemand(law.mean, law.shape, oracleRandom)).sort((a, b) => a - b);
+  const at = (q) => draws[Math.min(ORACLE_DRAWS, Math.max(1, Math.ceil(ORACLE_DRAWS * q))) - 1];
+  return {
+    mean: law.mean,
+    lower: at(0.025),
+    upper: at(0.975),
+    advised: Object.fromEntries(CONFIG.ratios.map((r) => [r, at((r - 1) / r)])),
+  };
+}
+
 /** Adds one product's day to a period: errors against the sales, costs against the demand. */
-function score(period, p, served, forecasts, actual, demand) {
+function score(period, p, served, forecasts, actual, demand, oracle) {
+  if (oracle) {
+    period.oracle.absErr += Math.abs(actual - oracle.mean);
+    if (actual >= oracle.lower && actual <= oracle.upper) period.oracle.inside++;
+    for (const ratio of CONFIG.ratios) period.cost[ratio].oracle += costOf(oracle.advised[ratio], demand, ratio);
+  }
   const point = served[CONFIG.goalRatio];
   period.targets++;
   period.sales += actual;
@@ -252,20 +286,24 @@ const best = (costs) => rules.reduce((a, b) => (costs[a] <= costs[b] ? a : b));
 const label = (key) => (key === 'year' ? 'total' : key);
 
 function printAccuracy(periods) {
-  console.log(`\nmonth     targets   WAPE served  ${rules.map((r) => r.padStart(14)).join(' ')}   MASE served  coverage 95 %`);
+  const oracle = ORACLE ? '   WAPE, coverage: true law' : '';
+  console.log(`\nmonth     targets   WAPE served  ${rules.map((r) => r.padStart(14)).join(' ')}   MASE served  coverage 95 %${oracle}`);
   for (const [key, p] of periods) {
     if (p.targets === 0) continue;
     console.log(
       `${label(key).padEnd(8)} ${String(p.targets).padStart(8)}   ${pct(p.absErr.served / p.sales).padStart(11)}  ${rules
         .map((r) => pct(p.absErr[r] / p.sales).padStart(14))
-        .join(' ')}   ${mase(p).toFixed(2).padStart(11)}  ${pct(p.inside / p.targets).padStart(13)}`,
+        .join(' ')}   ${mase(p).toFixed(2).padStart(11)}  ${pct(p.inside / p.targets).padStart(13)}` +
+        (ORACLE ? `   ${pct(p.oracle.absErr / p.sales).padStart(8)}, ${pct(p.oracle.inside / p.targets)}` : ''),
     );
   }
 }
 
 function printCosts(periods, ratio) {
   console.log(`\nprice ${ratio} × cost (advice's quantile ${((ratio - 1) / ratio).toFixed(3)}): total cost in unit costs`);
-  console.log('month      served (left/short)        best rule as is                 best rule + own margin');
+  console.log(
+    `month      served (left/short)        best rule as is                 best rule + own margin${ORACLE ? '          true law' : ''}`,
+  );
   for (const [key, p] of periods) {
     if (p.targets === 0) continue;
     const c = p.cost[ratio];
@@ -274,7 +312,10 @@ function printCosts(periods, ratio) {
     console.log(
       `${label(key).padEnd(8)} ${String(Math.round(c.served)).padStart(7)} (${Math.round(c.left)}/${Math.round(c.short)})`.padEnd(35) +
         `${String(Math.round(c.asIs[a])).padStart(7)} ${a.padEnd(15)} ${signed(c.served / c.asIs[a] - 1).padStart(8)}   ` +
-        `${String(Math.round(c.margin[m])).padStart(7)} ${m.padEnd(15)} ${signed(c.served / c.margin[m] - 1).padStart(8)}`,
+        `${String(Math.round(c.margin[m])).padStart(7)} ${m.padEnd(15)} ${signed(c.served / c.margin[m] - 1).padStart(8)}` +
+        (ORACLE
+          ? `   ${String(Math.round(c.oracle)).padStart(7)} (rule as is ${signed(c.oracle / c.asIs[a] - 1)}, + margin ${signed(c.oracle / c.margin[m] - 1)})`
+          : ''),
     );
   }
   const year = periods.get('year').cost[ratio];
@@ -295,24 +336,39 @@ function printGoals(periods) {
   const missedCoverage = coverages.filter(([, v]) => !(Math.abs(v - GOALS.coverage) <= GOALS.coverageBand));
   const wapeServed = year.absErr.served / year.sales;
   const wapeWeek = year.absErr['7-day average'] / year.sales;
+  // The same measures for the advice that knows each day's law (generated set only).
+  const bound = (() => {
+    if (!ORACLE) return ['', '', '', ''];
+    const cuts = months.map(([, p]) => p.cost[r].oracle / p.cost[r].asIs[best(p.cost[r].asIs)] - 1);
+    const inBand = months.filter(([, p]) => Math.abs(p.oracle.inside / p.targets - GOALS.coverage) <= GOALS.coverageBand).length;
+    const known = "an advice knowing each day's true law of demand";
+    return [
+      ` [${known}: ${cuts.filter((v) => v <= -GOALS.monthlyCut).length}/${cuts.length} months, from ${signed(Math.min(...cuts))} to ${signed(Math.max(...cuts))}]`,
+      ` [${known}: ${signed(year.cost[r].oracle / year.cost[r].margin[best(year.cost[r].margin)] - 1)}]`,
+      ` [${known}: ${inBand}/${months.length} months, ${months.map(([k, p]) => `${k.slice(5)} ${pct(p.oracle.inside / p.targets)}`).join(', ')}]`,
+      ` [${known}: ${pct(year.oracle.absErr / year.sales)}]`,
+    ];
+  })();
   const goals = [
     [
       missedCut.length === 0,
       `advice at ${r}× cost ≥ ${pct(GOALS.monthlyCut)} below the best rule as is in every month: ${monthlyCuts.length - missedCut.length}/${monthlyCuts.length} months` +
-        (missedCut.length ? `; missed in ${missedCut.map(([k, v]) => `${k} ${signed(v)}`).join(', ')}` : ''),
+        (missedCut.length ? `; missed in ${missedCut.map(([k, v]) => `${k} ${signed(v)}`).join(', ')}` : '') +
+        bound[0],
     ],
     [
       yearMargin <= -GOALS.yearlyCutVsMargin,
-      `advice at ${r}× cost ≥ ${pct(GOALS.yearlyCutVsMargin)} below the best rule with its own margin over the year: ${signed(yearMargin)} (${best(year.cost[r].margin)})`,
+      `advice at ${r}× cost ≥ ${pct(GOALS.yearlyCutVsMargin)} below the best rule with its own margin over the year: ${signed(yearMargin)} (${best(year.cost[r].margin)})${bound[1]}`,
     ],
     [
       missedCoverage.length === 0,
       `95 % interval coverage within ${pct(GOALS.coverage)} ± 3 points in every month: ${coverages.length - missedCoverage.length}/${coverages.length} months` +
-        (missedCoverage.length ? `; outside in ${missedCoverage.map(([k, v]) => `${k} ${pct(v)}`).join(', ')}` : ''),
+        (missedCoverage.length ? `; outside in ${missedCoverage.map(([k, v]) => `${k} ${pct(v)}`).join(', ')}` : '') +
+        bound[2],
     ],
     [
       wapeWeek - wapeServed >= GOALS.wapePoints,
-      `WAPE ≥ 2 points below the 7-day average over the year: ${pct(wapeServed)} against ${pct(wapeWeek)} (${((wapeWeek - wapeServed) * 100).toFixed(1)} points)`,
+      `WAPE ≥ 2 points below the 7-day average over the year: ${pct(wapeServed)} against ${pct(wapeWeek)} (${((wapeWeek - wapeServed) * 100).toFixed(1)} points)${bound[3]}`,
     ],
   ];
   console.log('');
