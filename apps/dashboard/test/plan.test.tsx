@@ -54,6 +54,39 @@ describe('plan: the document', () => {
   });
 });
 
+describe('plan: its version', () => {
+  it('names its number, its SHA-256 and the version it replaces with the total before and now', async () => {
+    const previous = {
+      id: NEW_PLAN,
+      generated_at: '2026-10-20T10:00:00.000Z',
+      sha256: 'cd'.repeat(32),
+      changes: {
+        period_from: '2025-10-20',
+        period_to: '2026-10-19',
+        total_kg: { from: 1500, to: 1234.5 },
+        total_records: { from: 400, to: 321 },
+        below_feed_kg: { from: 1000, to: 934.5 },
+        hotspots_added: [],
+        hotspots_removed: [],
+        agreements_added: [],
+        agreements_removed: [],
+        baseline_year: null,
+      },
+    };
+    planPage('viewer', plan({ version: 2, previous }));
+    await renderApp('/plan');
+    const line = await screen.findByTestId('plan-version');
+    expect(line).toHaveTextContent(t('plan.doc.version', { version: 2, sha256: 'ab'.repeat(32) }));
+    expect(line).toHaveTextContent(/Replaces the version of .*2026.*: total recorded 1,500 kg → 1,234\.5 kg\./);
+  });
+
+  it('says a plan stored before versions were hashed has no digest', async () => {
+    planPage('viewer', plan({ sha256: null }));
+    await renderApp('/plan');
+    expect(await screen.findByTestId('plan-version')).toHaveTextContent(t('plan.doc.versionUnhashed', { version: 1 }));
+  });
+});
+
 describe('plan: generating one', () => {
   it('sends the scope and the page’s language, then shows the new plan by its id in the URL', async () => {
     planPage('developer', null);

@@ -324,11 +324,21 @@ describe('prevention plan', () => {
       },
     };
     await t.db.preventionPlan.create({
-      data: { id, establishment_id: fresh.establishmentId, livemode: false, generated_at: new Date(legacy.generated_at), content: legacy },
+      data: {
+        id,
+        establishment_id: fresh.establishmentId,
+        livemode: false,
+        generated_at: new Date(legacy.generated_at),
+        content: legacy,
+        version: 1,
+      },
     });
 
     const es = (await api(t.app, fresh.key).get('/api/v1/prevention-plan?format=markdown')).json().data;
     expect(es).toMatchObject({ id, lang: 'es', total_kg: 20, period: legacy.period });
+    // Stored before versions were hashed: no digest, no predecessor, and no version section in the document.
+    expect(es).toMatchObject({ version: 1, sha256: null, previous: null });
+    expect(es.markdown).not.toContain('SHA-256');
     expect(es.by_category).toEqual([{ key: 'prepared_meals', label: 'Platos preparados', kg: 20, share: 1 }]);
     expect(es.by_shift.map((s: { label: string }) => s.label)).toEqual(['Cenas', 'Sin turno']);
     expect(es.hotspots[0].measures).toEqual(
@@ -412,6 +422,8 @@ describe('plan history (service)', () => {
       period: { from: '2025-06-02', to: '2026-06-01' },
       total_kg: 2,
       total_records: 1,
+      version: 3,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(first.next_cursor).toEqual(expect.any(String));
     const second = await listPlans(sql, scope, PreventionPlanHistoryQuery.parse({ limit: 2, cursor: first.next_cursor ?? undefined }));

@@ -21,6 +21,42 @@ const KgShare = z.object({
   share: z.number(),
 });
 
+const PlanVersion = z
+  .number()
+  .int()
+  .min(1)
+  .describe("the version's number within the establishment and mode: 1 for the first plan generated, then one more for each");
+const PlanSha256 = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/)
+  .nullable()
+  .describe(
+    "SHA-256 (hex) of the stored version as the database writes it (its content as PostgreSQL's jsonb text), entered into the register's documents chain and signed by every checkpoint after it (`GET /records/verify` re-hashes it); null for plans stored before versions were hashed (29 November 2026)",
+  );
+
+const Delta = z.object({ from: z.number(), to: z.number() });
+const Hotspot = z.object({ food_category: z.string(), waste_stage: z.string() });
+
+/** What changed between a plan version and the one before it: figures, hotspots, agreements, target. */
+export const PlanChanges = z
+  .object({
+    period_from: IsoDate.describe("the previous version's period start"),
+    period_to: IsoDate.describe("the previous version's period end"),
+    total_kg: Delta,
+    total_records: Delta,
+    below_feed_kg: Delta,
+    hotspots_added: z.array(Hotspot).describe('hotspots (food category and stage) in this version and not in the previous one'),
+    hotspots_removed: z.array(Hotspot).describe('hotspots in the previous version and no longer in this one'),
+    agreements_added: z.array(Uuid).describe('donation agreements listed now and not before'),
+    agreements_removed: z.array(Uuid),
+    baseline_year: z
+      .object({ from: z.number().int().nullable(), to: z.number().int().nullable() })
+      .nullable()
+      .describe("the target's baseline year when it changed; null when it did not"),
+  })
+  .meta({ id: 'PreventionPlanChanges' });
+export type PlanChanges = z.infer<typeof PlanChanges>;
+
 /**
  * A food-waste prevention plan (Ley 1/2025, art. 6), computed from the establishment's records of the
  * last 12 months: where losses occur, where they go in the hierarchy, the hotspots, a reduction target
@@ -100,6 +136,19 @@ export const PreventionPlan = z
       })
       .nullable()
       .describe('donations (Ley 1/2025 art. 6 and 7); null in plans generated before the plan had this section'),
+    version: PlanVersion,
+    sha256: PlanSha256,
+    previous: z
+      .object({
+        id: Uuid,
+        generated_at: Timestamp,
+        sha256: z.string().nullable().describe("the previous version's SHA-256; null when it was stored before versions were hashed"),
+        changes: PlanChanges,
+      })
+      .nullable()
+      .describe(
+        'the version this one follows (the newest plan of the establishment and mode when it was generated) and what changed since it; null for the first version, and for plans stored before versions were linked',
+      ),
     markdown: z.string().optional(),
   })
   .meta({ id: 'PreventionPlan' });
@@ -119,6 +168,8 @@ export const PreventionPlanSummary = z.object({
   period: z.object({ from: IsoDate, to: IsoDate }),
   total_kg: z.number(),
   total_records: z.number().int(),
+  version: PlanVersion,
+  sha256: PlanSha256,
 });
 export type PreventionPlanSummary = z.infer<typeof PreventionPlanSummary>;
 

@@ -194,6 +194,9 @@ export function plan(over: Partial<NonNullable<Output<'plan.get'>>> = {}): NonNu
     destinations: [{ key: 'donation', label: 'Donation', kg: 300, share: 0.243, orden: 1, es_recuperacion: true }],
     below_feed_kg: 934.5,
     donations: null,
+    version: 1,
+    sha256: 'ab'.repeat(32),
+    previous: null,
     hotspots: [
       {
         food_category: 'bakery',

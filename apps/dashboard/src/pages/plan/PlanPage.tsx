@@ -189,6 +189,17 @@ function PlanDocument({ plan, establishment, testData }: { plan: PreventionPlan;
               generated: format.dateTime(plan.generated_at),
             })}
           </Text>
+          <Text size="sm" c="dimmed" data-testid="plan-version" style={{ overflowWrap: 'anywhere' }}>
+            {plan.sha256
+              ? t('plan.doc.version', { version: plan.version, sha256: plan.sha256 })
+              : t('plan.doc.versionUnhashed', { version: plan.version })}
+            {plan.previous &&
+              ` ${t('plan.doc.previous', {
+                at: format.dateTime(plan.previous.generated_at),
+                from: format.kg(plan.previous.changes.total_kg.from),
+                to: format.kg(plan.previous.changes.total_kg.to),
+              })}`}
+          </Text>
           <Text fw={600}>{t('plan.doc.total', { kg: format.kg(plan.total_kg), count: plan.total_records })}</Text>
         </Stack>
         {shares(t('plan.doc.byStage'), plan.by_stage)}

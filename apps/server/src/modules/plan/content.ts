@@ -1,4 +1,4 @@
-import type { PlanLanguage, PreventionPlan } from '@merma/schema';
+import type { PlanChanges, PlanLanguage, PreventionPlan } from '@merma/schema';
 import type { Sql } from '../../db/sql.js';
 import { type CatalogNames, causeLabel, destinationLabel, foodCategoryLabel, NO_SHIFT_LABEL, wasteStageLabel } from '../catalog/labels.js';
 import type { PlanDonations } from '../donations/summary.js';
@@ -35,6 +35,8 @@ export type StoredPlan = {
   target: { baseline_year: number | null; baseline_kg: number | null; target_2030_kg: number | null };
   /** Absent in plans stored before the plan had a donations section. */
   donations?: PlanDonations;
+  /** The version it follows and what changed since; absent in the first version and in plans stored before versions were linked. */
+  previous?: { id: string; generated_at: string; sha256: string | null; changes: PlanChanges };
 };
 
 type LegacyShare = Part & { label?: string };
@@ -107,8 +109,13 @@ export const TARGET_NOTE: Record<PlanLanguage, { pending: string; set: (year: nu
   },
 };
 
-/** The stored plan with every label, measure and note written in `lang`. */
-export function localizePlan(plan: StoredPlan, lang: PlanLanguage, names: CatalogNames): PreventionPlan {
+/** The stored plan with every label, measure and note written in `lang`; `stored`: the version's number and digest. */
+export function localizePlan(
+  plan: StoredPlan,
+  lang: PlanLanguage,
+  names: CatalogNames,
+  stored: { version: number; sha256: string | null },
+): PreventionPlan {
   return {
     id: plan.id,
     establishment_id: plan.establishment_id,
@@ -143,6 +150,9 @@ export function localizePlan(plan: StoredPlan, lang: PlanLanguage, names: Catalo
       note: plan.target.baseline_year === null ? TARGET_NOTE[lang].pending : TARGET_NOTE[lang].set(plan.target.baseline_year),
     },
     donations: plan.donations === undefined ? null : localizeDonations(plan, plan.donations, lang, names),
+    version: stored.version,
+    sha256: stored.sha256,
+    previous: plan.previous ?? null,
   };
 }
 

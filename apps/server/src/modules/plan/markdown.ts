@@ -1,4 +1,5 @@
 import type { PlanLanguage, PreventionPlan } from '@merma/schema';
+import { foodCategoryLabel, wasteStageLabel } from '../catalog/labels.js';
 
 /** Every word of the Markdown document, per language; figures and dates follow the language's conventions. */
 const TEXT = {
@@ -38,6 +39,18 @@ const TEXT = {
     refusalColumns: ['Fecha', 'Entidad', 'Alimento', 'kg', 'Motivo', 'Destino dado'],
     waiting: 'pendiente',
     justification: 'Justificación requerida',
+    version: 'Versión',
+    sha256: (hash: string) => `SHA-256 de esta versión, anotado en la cadena de documentos del registro: \`${hash}\`.`,
+    first: 'Primera versión del plan de este establecimiento.',
+    previous: (at: string, id: string) => `Sustituye a la versión del ${at} (\`${id}\`). Cambios desde entonces:`,
+    changed: (what: string, from: string, to: string) => `- ${what}: de ${from} a ${to}.`,
+    totalChange: 'Total registrado',
+    belowFeedChange: 'Por debajo de la donación y la alimentación animal',
+    hotspotAdded: (h: string) => `- Nuevo punto crítico: ${h}.`,
+    hotspotRemoved: (h: string) => `- Deja de ser punto crítico: ${h}.`,
+    agreementsChange: (added: number, removed: number) => `- Convenios de donación: ${added} nuevos, ${removed} que ya no figuran.`,
+    baselineChange: 'Año base del objetivo',
+    none: 'ninguno',
   },
   en: {
     locale: 'en-GB',
@@ -75,6 +88,18 @@ const TEXT = {
     refusalColumns: ['Date', 'Entity', 'Food', 'kg', 'Reason', 'Sent to'],
     waiting: 'pending',
     justification: 'Justification required',
+    version: 'Version',
+    sha256: (hash: string) => `SHA-256 of this version, entered into the register's documents chain: \`${hash}\`.`,
+    first: 'The first version of this establishment’s plan.',
+    previous: (at: string, id: string) => `Replaces the version of ${at} (\`${id}\`). Changes since:`,
+    changed: (what: string, from: string, to: string) => `- ${what}: from ${from} to ${to}.`,
+    totalChange: 'Total recorded',
+    belowFeedChange: 'Below donation and animal feed',
+    hotspotAdded: (h: string) => `- New hotspot: ${h}.`,
+    hotspotRemoved: (h: string) => `- No longer a hotspot: ${h}.`,
+    agreementsChange: (added: number, removed: number) => `- Donation agreements: ${added} new, ${removed} no longer listed.`,
+    baselineChange: 'Target baseline year',
+    none: 'none',
   },
 } satisfies Record<PlanLanguage, unknown>;
 
@@ -150,7 +175,43 @@ export function renderMarkdown(
       : `${target.note} ${t.baseline(target.baseline_year, kg(target.baseline_kg), kg(target.target_2030_kg ?? 0))}`,
     '',
     ...donationSection(plan, t, { kg, pct, day }),
+    ...versionSection(plan, t, {
+      kg,
+      at: (iso) =>
+        new Intl.DateTimeFormat(t.locale, { dateStyle: 'long', timeStyle: 'short', timeZone: establishment.timezone }).format(
+          new Date(iso),
+        ),
+    }),
   ].join('\n');
+}
+
+/** The version: its digest, the version it replaces and what changed since (plans stored before versions were hashed: none). */
+function versionSection(
+  plan: PreventionPlan,
+  t: (typeof TEXT)[PlanLanguage],
+  f: { kg: (v: number) => string; at: (iso: string) => string },
+): string[] {
+  if (plan.sha256 === null) return [];
+  const p = plan.previous;
+  const hotspot = (h: { food_category: string; waste_stage: string }) =>
+    `${foodCategoryLabel(h.food_category, plan.lang)} — ${wasteStageLabel(h.waste_stage, plan.lang)}`;
+  const lines = p
+    ? [
+        t.previous(f.at(p.generated_at), p.id),
+        '',
+        t.changed(t.totalChange, f.kg(p.changes.total_kg.from), f.kg(p.changes.total_kg.to)),
+        t.changed(t.belowFeedChange, f.kg(p.changes.below_feed_kg.from), f.kg(p.changes.below_feed_kg.to)),
+        ...p.changes.hotspots_added.map((h) => t.hotspotAdded(hotspot(h))),
+        ...p.changes.hotspots_removed.map((h) => t.hotspotRemoved(hotspot(h))),
+        ...(p.changes.agreements_added.length + p.changes.agreements_removed.length > 0
+          ? [t.agreementsChange(p.changes.agreements_added.length, p.changes.agreements_removed.length)]
+          : []),
+        ...(p.changes.baseline_year
+          ? [t.changed(t.baselineChange, String(p.changes.baseline_year.from ?? t.none), String(p.changes.baseline_year.to ?? t.none))]
+          : []),
+      ]
+    : [t.first];
+  return [`## ${t.version}`, '', t.sha256(plan.sha256), '', ...lines, ''];
 }
 
 /** Markdown cells hold no pipe nor line break (a reason is free text). */

@@ -4,6 +4,7 @@ import {
   encodeKeysetCursor,
   type KeysetPosition,
   localDate,
+  type PlanChanges,
   type PlanLanguage,
   type PreventionPlan,
   type PreventionPlanHistory,
@@ -12,11 +13,12 @@ import {
 import { dayStartSql } from '../../calendar.js';
 import type { AuthContext, Clock } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import { type Sql, sqlParams } from '../../db/sql.js';
+import { type Sql, sqlOfTransaction, sqlParams } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
 import { planDonations } from '../donations/summary.js';
+import { appendDocument } from '../records/documents.js';
 import { dayTotalsSql } from '../records/rollup.js';
 import { loadCatalogNames, localizePlan, type Part, readStoredPlan, type StoredPlan } from './content.js';
 import { renderMarkdown } from './markdown.js';
@@ -142,10 +144,32 @@ export async function generatePlan(
     },
     donations,
   };
-  await inTransaction(deps.db, async (tx) => {
-    await tx.preventionPlan.create({
-      data: { id: plan.id, establishment_id: scope.establishmentId, livemode: scope.livemode, generated_at: now, content: plan },
-    });
+  const stored = await inTransaction(deps.db, async (tx) => {
+    const sql = sqlOfTransaction(tx);
+    // One version at a time per establishment and mode, so each names the one it follows.
+    await sql.query('SELECT true AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended($1, 0))) AS lock', [
+      `prevention_plan:${scope.establishmentId}:${scope.livemode}`,
+    ]);
+    const before = await sql.query<{ id: string; sha256: string | null; content: unknown; version: number }>(
+      `SELECT id::text, sha256, content, version FROM prevention_plans WHERE establishment_id = $1::uuid AND livemode = $2
+       ORDER BY version DESC LIMIT 1`,
+      [scope.establishmentId, scope.livemode],
+    );
+    const previous = before.rows[0];
+    if (previous) {
+      const last = readStoredPlan(previous.content);
+      plan.previous = { id: previous.id, generated_at: last.generated_at, sha256: previous.sha256, changes: planChanges(last, plan) };
+    }
+    // The digest of the content as stored (jsonb's text), the one verification recomputes.
+    const version = (previous?.version ?? 0) + 1;
+    const stored = await sql.query<{ sha256: string }>(
+      `INSERT INTO prevention_plans (id, establishment_id, livemode, generated_at, content, sha256, version)
+       VALUES ($1::uuid, $2::uuid, $3, $4::timestamptz, $5::jsonb, encode(sha256(convert_to($5::jsonb::text, 'UTF8')), 'hex'), $6)
+       RETURNING sha256::text`,
+      [plan.id, scope.establishmentId, scope.livemode, plan.generated_at, JSON.stringify(plan), version],
+    );
+    const digest = stored.rows[0]?.sha256 as string;
+    await appendDocument(sql, scope, { kind: 'prevention_plan', subjectId: plan.id, sha256: digest, createdAt: plan.generated_at });
     await emitEvent(tx, {
       establishmentId: scope.establishmentId,
       livemode: scope.livemode,
@@ -153,11 +177,39 @@ export async function generatePlan(
       at: now,
       data: { establishment_id: scope.establishmentId, plan_id: plan.id, period: `${from}/${to}`, generated_at: plan.generated_at },
     });
+    return { sha256: digest, version };
   });
-  return localizePlan(plan, lang, await loadCatalogNames(deps.sql));
+  return localizePlan(plan, lang, await loadCatalogNames(deps.sql), stored);
 }
 
-type PlanRecord = { id: string; content: unknown };
+const hotspotKey = (h: { food_category: string; waste_stage: string }) => `${h.food_category}|${h.waste_stage}`;
+
+/** What changed from the version `last` to `next`: figures, hotspots, agreements listed, the target's baseline. */
+export function planChanges(last: StoredPlan, next: StoredPlan): PlanChanges {
+  const hotspots = (a: StoredPlan, b: StoredPlan) => {
+    const inB = new Set(b.hotspots.map(hotspotKey));
+    return a.hotspots.filter((h) => !inB.has(hotspotKey(h))).map((h) => ({ food_category: h.food_category, waste_stage: h.waste_stage }));
+  };
+  const agreements = (a: StoredPlan, b: StoredPlan) => {
+    const inB = new Set((b.donations?.agreements ?? []).map((x) => x.id));
+    return (a.donations?.agreements ?? []).map((x) => x.id).filter((id) => !inB.has(id));
+  };
+  return {
+    period_from: last.period.from,
+    period_to: last.period.to,
+    total_kg: { from: last.total_kg, to: next.total_kg },
+    total_records: { from: last.total_records, to: next.total_records },
+    below_feed_kg: { from: last.below_feed_kg, to: next.below_feed_kg },
+    hotspots_added: hotspots(next, last),
+    hotspots_removed: hotspots(last, next),
+    agreements_added: agreements(next, last),
+    agreements_removed: agreements(last, next),
+    baseline_year:
+      last.target.baseline_year === next.target.baseline_year ? null : { from: last.target.baseline_year, to: next.target.baseline_year },
+  };
+}
+
+type PlanRecord = { id: string; content: unknown; sha256: string | null; version: number };
 
 /** The plan in `lang`; with `format: 'markdown'` it also carries the printable document. */
 async function present(
@@ -175,7 +227,7 @@ async function present(
           .then((r) => r.rows[0])
       : undefined,
   ]);
-  const plan = localizePlan(readStoredPlan(row.content), lang, names);
+  const plan = localizePlan(readStoredPlan(row.content), lang, names, row);
   if (format !== 'markdown') return plan;
   return {
     ...plan,
@@ -205,7 +257,7 @@ export async function getPlan(
   const row = UUID.test(id)
     ? (
         await sql.query<PlanRecord>(
-          'SELECT id::text, content FROM prevention_plans WHERE id = $1::uuid AND establishment_id = $2::uuid AND livemode = $3',
+          'SELECT id::text, content, sha256::text, version FROM prevention_plans WHERE id = $1::uuid AND establishment_id = $2::uuid AND livemode = $3',
           [id, scope.establishmentId, scope.livemode],
         )
       ).rows[0]
@@ -217,8 +269,8 @@ export async function getPlan(
 /** The newest plan of the scope. */
 export async function latestPlan(sql: Sql, scope: PlanScope, lang: PlanLanguage, format: 'json' | 'markdown'): Promise<PreventionPlan> {
   const { rows } = await sql.query<PlanRecord>(
-    `SELECT id::text, content FROM prevention_plans WHERE establishment_id = $1::uuid AND livemode = $2
-     ORDER BY generated_at DESC, id DESC LIMIT 1`,
+    `SELECT id::text, content, sha256::text, version FROM prevention_plans WHERE establishment_id = $1::uuid AND livemode = $2
+     ORDER BY version DESC LIMIT 1`,
     [scope.establishmentId, scope.livemode],
   );
   const latest = rows[0];
@@ -226,11 +278,19 @@ export async function latestPlan(sql: Sql, scope: PlanScope, lang: PlanLanguage,
   return present(sql, scope, latest, lang, format);
 }
 
-type SummaryRow = { id: string; generated_at: Date; period: { from: string; to: string }; total_kg: number; total_records: number };
+type SummaryRow = {
+  id: string;
+  generated_at: Date;
+  period: { from: string; to: string };
+  total_kg: number;
+  total_records: number;
+  sha256: string | null;
+  version: number;
+};
 
 /**
- * The scope's plans, newest first, as summaries read from the stored content without loading it,
- * by (generated_at, id) keyset: `cursor` is the position `PreventionPlanHistoryQuery` parsed from
+ * The scope's plans, newest first (versions of one millisecond by their number), as summaries read
+ * from the stored content without loading it, by (generated_at, version) keyset: `cursor` is the position `PreventionPlanHistoryQuery` parsed from
  * the `next_cursor` of the previous page (@merma/schema's cursor.ts).
  */
 export async function listPlans(
@@ -242,11 +302,11 @@ export async function listPlans(
   const p = sqlParams();
   const { rows } = await sql.query<SummaryRow>(
     `SELECT id::text, generated_at, content->'period' AS period,
-            (content->>'total_kg')::float8 AS total_kg, (content->>'total_records')::int AS total_records
+            (content->>'total_kg')::float8 AS total_kg, (content->>'total_records')::int AS total_records, sha256::text, version
      FROM prevention_plans
      WHERE establishment_id = ${p.add(scope.establishmentId)}::uuid AND livemode = ${p.add(scope.livemode)}
-       ${after ? `AND (generated_at, id) < (${p.add(after.at)}::timestamptz, ${p.add(after.id)}::uuid)` : ''}
-     ORDER BY generated_at DESC, id DESC
+       ${after ? `AND (generated_at, version) < (${p.add(after.at)}::timestamptz, (SELECT c.version FROM prevention_plans c WHERE c.id = ${p.add(after.id)}::uuid))` : ''}
+     ORDER BY generated_at DESC, version DESC
      LIMIT ${p.add(page.limit + 1)}`,
     p.values,
   );
@@ -256,6 +316,8 @@ export async function listPlans(
     period: { from: r.period.from, to: r.period.to },
     total_kg: r.total_kg,
     total_records: r.total_records,
+    sha256: r.sha256,
+    version: r.version,
   }));
   const last = data.at(-1);
   return { data, next_cursor: rows.length > page.limit && last ? encodeKeysetCursor(last.generated_at, last.id) : null };

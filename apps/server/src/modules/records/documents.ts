@@ -7,8 +7,9 @@ import { GENESIS_HASH } from './hash.js';
 
 /**
  * The register's documents chain: the documents the register vouches for — a donation's signed
- * handover note, and the certificates of Ley 49/2002 art. 24 its entities signed for the company
- * (each version, uploaded or signed through a link) — entered, as they are stored, into a hash
+ * handover note, the certificates of Ley 49/2002 art. 24 its entities signed for the company
+ * (each version, uploaded or signed through a link), and each version of the prevention plan —
+ * entered, as they are stored, into a hash
  * chain of their own per
  * establishment and mode, beside the record chain (hash.ts), and signed with it by every
  * checkpoint (checkpoints.ts). An entry is
@@ -42,6 +43,8 @@ import { GENESIS_HASH } from './hash.js';
 const DOCUMENT_SOURCES = {
   donation_note: `SELECT encode(sha256(n.pdf), 'hex') AS computed, n.sha256::text AS stated FROM donation_notes n WHERE n.donation_id = d.subject_id`,
   donation_certificate: `SELECT encode(sha256(c.content), 'hex') AS computed, c.sha256::text AS stated FROM donation_certificates c WHERE c.id = d.subject_id`,
+  // A prevention plan version (plan/service.ts): its content as the database writes it.
+  prevention_plan: `SELECT encode(sha256(convert_to(p.content::text, 'UTF8')), 'hex') AS computed, p.sha256::text AS stated FROM prevention_plans p WHERE p.id = d.subject_id`,
 } as const;
 
 export type DocumentKind = keyof typeof DOCUMENT_SOURCES;
