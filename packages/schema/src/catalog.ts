@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FoodCategory, Sector, TimeOfDay, text, Uuid } from './common.js';
+import { FoodChainStage } from './compliance.js';
 import { MAX_PRODUCT_NAME_LENGTH } from './constants.js';
 import { Envelope } from './envelope.js';
 
@@ -20,8 +21,18 @@ export type Destination = z.infer<typeof Destination>;
 export const ListDestinationsResponse = Envelope(z.array(Destination));
 
 export const Establishment = z
-  .object({ id: Uuid, name: z.string(), cif: z.string(), sector: Sector, timezone: z.string() })
+  .object({
+    id: Uuid,
+    name: z.string(),
+    cif: z.string(),
+    sector: Sector,
+    timezone: z.string(),
+    nace_code: z.string().nullable().describe('NACE Rev. 2 class of its activity ("56.10"); null until given'),
+    stage: FoodChainStage.nullable().describe('its stage of the food supply chain (Delegated Decision (EU) 2019/1597), from nace_code'),
+    floor_area_m2: z.number().nullable().describe('floor area open to the public, in m²; null until given'),
+  })
   .meta({ id: 'Establishment' });
+export const EstablishmentResponse = Envelope(Establishment);
 export type Establishment = z.infer<typeof Establishment>;
 export const ListEstablishmentsResponse = Envelope(z.array(Establishment));
 

@@ -2,6 +2,7 @@ export * from './calendar.js';
 export * from './catalog.js';
 export * from './certificate-link.js';
 export * from './common.js';
+export * from './compliance.js';
 export * from './constants.js';
 export * from './cursor.js';
 export * from './donation-handover.js';

@@ -3,6 +3,7 @@ import { analyticsDashboardRouter } from '../modules/analytics/dashboard.js';
 import { auditDashboardRouter } from '../modules/audit/dashboard.js';
 import { catalogDashboardRouter } from '../modules/catalog/dashboard.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { complianceDashboardRouter } from '../modules/compliance/dashboard.js';
 import { donationsDashboardRouter } from '../modules/donations/dashboard.js';
 import { inboundDashboardRouter } from '../modules/inbound/dashboard.js';
 import { integrationsDashboardRouter } from '../modules/integrations/dashboard.js';
@@ -53,6 +54,7 @@ export function createDashboardRouter(deps: {
     predict: predictDashboardRouter(deps.forecasts),
     stations: stationsDashboardRouter,
     plan: planDashboardRouter,
+    compliance: complianceDashboardRouter,
     records: recordsDashboardRouter(deps.signer, deps.catalog),
     shifts: shiftsDashboardRouter,
     opening: openingDashboardRouter,

@@ -1,6 +1,7 @@
 import { analyticsRouter } from '../modules/analytics/api.js';
 import { catalogRouter } from '../modules/catalog/api.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import { complianceRouter } from '../modules/compliance/api.js';
 import { donationsRouter } from '../modules/donations/api.js';
 import { inboundRouter } from '../modules/inbound/api.js';
 import { vendors } from '../modules/integrations/vendors/index.js';
@@ -39,6 +40,7 @@ export function createAppRouter(deps: {
     sessions: sessionsRouter,
     predict: predictRouter(deps.forecasts),
     preventionPlan: planRouter,
+    compliance: complianceRouter,
     inbound: inboundRouter(
       deps.catalog,
       vendors().map((v) => v.connector),

@@ -35,6 +35,8 @@ export const AUDIT_ACTIONS = [
   'shift.archived',
   'shift.restored',
   'shift.deleted',
+  'establishment.updated',
+  'organization.size_updated',
   'opening.weekdays_set',
   'closure.created',
   'closure.deleted',

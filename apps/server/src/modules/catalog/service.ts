@@ -1,6 +1,7 @@
-import type { Cause, Destination, Establishment, Sector } from '@merma/schema';
+import type { Cause, Destination, Establishment } from '@merma/schema';
 import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
+import { establishmentOf } from '../compliance/service.js';
 
 /**
  * The global catalogues (causes and destinations) are seeded by migrations and change only with a
@@ -70,5 +71,5 @@ export async function listEstablishments(db: DbTx, auth: AuthContext): Promise<E
     where: auth.plan === 'enterprise_multi' ? { organization_id: auth.organizationId } : { id: auth.establishmentId },
     orderBy: [{ name: 'asc' }, { id: 'asc' }],
   });
-  return rows.map(({ id, name, cif, sector, timezone }) => ({ id, name, cif, sector: sector as Sector, timezone }));
+  return rows.map((row) => establishmentOf({ ...row, floor_area_m2: row.floor_area_m2 === null ? null : Number(row.floor_area_m2) }));
 }

@@ -1,0 +1,49 @@
+import { EstablishmentResponse, ObligationsQuery, ObligationsResponse, UpdateEstablishmentInput } from '@merma/schema';
+import { AppError } from '../../errors.js';
+import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import { obligationsFor, updateEstablishmentFacts } from './service.js';
+
+/**
+ * "Am I obliged?" over the API: the answer for the key's establishment, and the establishment's
+ * own facts it rests on (its activity and floor area). The organisation's size is set by its
+ * owners and admins in the dashboard — a fact of the company, not of one establishment's key.
+ */
+export const complianceRouter = router({
+  obligations: apiProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/compliance/obligations',
+        tags: ['compliance'],
+        summary: 'What Ley 1/2025 asks of this establishment',
+        description:
+          "Whether the prevention plan (art. 6.4.a), donation agreements (art. 6.4.b) and the order of priorities (art. 5) apply to the key's establishment, from its organisation's size (microenterprise, art. 3.f and 6.6), its activity (NACE class, and so its stage of Delegated Decision (EU) 2019/1597) and its floor area (1,300 m², art. 6.4.c, per site and summed under the same CIF). Each answer is `yes`, `no` or `unknown` with a stable `reason`, the provisions it rests on and its words in `lang` (`es` by default, or `en`); `missing` lists the facts still to give. Not legal advice.",
+        operationId: 'getObligations',
+      },
+      permission: 'catalog:read',
+    })
+    .input(ObligationsQuery)
+    .output(ObligationsResponse)
+    .query(async ({ ctx, input }) => ok(await obligationsFor(ctx.replica, ctx.auth.establishmentId, input.lang, ctx.clock()))),
+
+  updateEstablishment: apiProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/establishments/{id}',
+        tags: ['catalogues'],
+        summary: "Set an establishment's activity and floor area",
+        description:
+          "Sets `nace_code` (a NACE Rev. 2 class of the food chain: `56.10`, or CNAE-2009's `5610`) and `floor_area_m2` (the floor area open to the public, in m²) of the key's establishment; a field left out is kept, `null` clears it. An unknown NACE code or a negative area is a 400 and changes nothing. Another establishment's id is a 404.",
+        operationId: 'updateEstablishment',
+      },
+      permission: 'catalog:write',
+    })
+    .input(UpdateEstablishmentInput)
+    .output(EstablishmentResponse)
+    .mutation(async ({ ctx, input }) => {
+      if (input.id !== ctx.auth.establishmentId) throw new AppError('not_found', 'No such establishment');
+      const { id: _id, ...body } = input;
+      return ok((await updateEstablishmentFacts(ctx.sql, ctx.auth.establishmentId, body)).after);
+    }),
+});

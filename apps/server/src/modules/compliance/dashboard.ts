@@ -1,0 +1,58 @@
+import { Establishment, NaceCode, Obligations, OrganizationSize, PlanLanguage } from '@merma/schema';
+import { z } from 'zod';
+import { sqlOfTransaction } from '../../db/sql.js';
+import { ADMINS, audited, dashboardRouter, establishmentProcedure, memberProcedure } from '../../trpc/dashboard-base.js';
+import { obligationsFor, updateEstablishmentFacts, updateOrganizationSize } from './service.js';
+
+const AREA = z.number().min(0).max(1_000_000).nullable();
+
+/**
+ * "Am I obliged?" on the Prevention plan page: the answer for the establishment, which every
+ * member reads, and the facts it rests on — the organisation's size and the establishment's
+ * activity and floor area — which owners and admins set, each change in the audit log. The same
+ * service as `/api/v1/compliance/obligations`.
+ */
+export const complianceDashboardRouter = dashboardRouter({
+  obligations: establishmentProcedure
+    .input(z.object({ lang: PlanLanguage }))
+    .output(Obligations)
+    .query(({ ctx, input }) => obligationsFor(ctx.replica, ctx.establishment.id, input.lang, ctx.clock())),
+
+  updateEstablishment: establishmentProcedure
+    .meta({ roles: ADMINS })
+    .input(z.strictObject({ establishment_id: z.string(), nace_code: NaceCode.nullable(), floor_area_m2: AREA }))
+    .output(Establishment)
+    .mutation(async ({ ctx, input }) => {
+      const { after } = await audited(
+        ctx,
+        'establishment.updated',
+        (tx) =>
+          updateEstablishmentFacts(sqlOfTransaction(tx), ctx.establishment.id, {
+            nace_code: input.nace_code,
+            floor_area_m2: input.floor_area_m2,
+          }),
+        ({ before, after }) => ({
+          target: after.name,
+          details: {
+            before: { nace_code: before.nace_code, floor_area_m2: before.floor_area_m2 },
+            after: { nace_code: after.nace_code, floor_area_m2: after.floor_area_m2 },
+          },
+        }),
+      );
+      return after;
+    }),
+
+  updateOrganization: memberProcedure
+    .meta({ roles: ADMINS })
+    .input(OrganizationSize)
+    .output(OrganizationSize)
+    .mutation(async ({ ctx, input }) => {
+      const { after } = await audited(
+        ctx,
+        'organization.size_updated',
+        (tx) => updateOrganizationSize(sqlOfTransaction(tx), ctx.user.organizationId, input),
+        ({ before, after }) => ({ target: ctx.user.organizationName, details: { before, after } }),
+      );
+      return after;
+    }),
+});

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { IsoDate, Uuid } from './common.js';
+import { Envelope } from './envelope.js';
+import { FOOD_CHAIN_STAGES, NACE_CLASSES, normalizeNace } from './nace.js';
+import { PlanLanguage } from './plan.js';
+
+export * from './nace.js';
+
+/** The largest floor area accepted, in m² (a hypermarket is some 20,000). */
+export const MAX_FLOOR_AREA_M2 = 1_000_000;
+/** The largest amount of money accepted for a turnover or a balance sheet, in euros. */
+export const MAX_COMPANY_EUR = 1e13;
+
+export const FoodChainStage = z
+  .enum(FOOD_CHAIN_STAGES)
+  .meta({ id: 'FoodChainStage', description: 'A stage of the food supply chain as Delegated Decision (EU) 2019/1597 measures food waste' });
+export type FoodChainStage = z.infer<typeof FoodChainStage>;
+
+/** A NACE Rev. 2 class of the food chain: "56.10", or CNAE-2009's "5610". */
+export const NaceCode = z
+  .string()
+  .transform(normalizeNace)
+  .refine((code) => code in NACE_CLASSES, {
+    message: 'unknown NACE code: give a NACE Rev. 2 class of the food chain, such as 56.10 (restaurants) or 47.11 (food retail)',
+  })
+  .describe('NACE Rev. 2 class of the establishment\'s activity ("56.10"; CNAE-2009\'s "5610" is accepted), one of the food chain\'s');
+
+/** `PATCH /api/v1/establishments/{id}`: an establishment's activity and floor area; null clears. */
+export const UpdateEstablishmentInput = z
+  .strictObject({
+    id: Uuid,
+    nace_code: NaceCode.nullable().optional(),
+    floor_area_m2: z
+      .number()
+      .min(0)
+      .max(MAX_FLOOR_AREA_M2)
+      .nullable()
+      .optional()
+      .describe('floor area open to the public (sales area), in m²'),
+  })
+  .refine((b) => b.nace_code !== undefined || b.floor_area_m2 !== undefined, {
+    message: 'nothing to change: give nace_code or floor_area_m2',
+  })
+  .meta({ id: 'UpdateEstablishmentInput' });
+export type UpdateEstablishmentInput = z.input<typeof UpdateEstablishmentInput>;
+
+/** An organisation's size, for the microenterprise test; null clears. */
+export const OrganizationSize = z.strictObject({
+  headcount: z.number().int().min(0).max(10_000_000).nullable().describe('staff headcount in annual work units'),
+  annual_turnover_eur: z.number().min(0).max(MAX_COMPANY_EUR).nullable().describe('annual turnover, in euros'),
+  balance_sheet_eur: z.number().min(0).max(MAX_COMPANY_EUR).nullable().describe('annual balance sheet total, in euros'),
+});
+export type OrganizationSize = z.infer<typeof OrganizationSize>;
+
+export const OBLIGATION_KEYS = ['prevention_plan', 'donation_agreements', 'hierarchy'] as const;
+export const ObligationKey = z.enum(OBLIGATION_KEYS);
+export type ObligationKey = z.infer<typeof ObligationKey>;
+
+/**
+ * "Am I obliged?": what Ley 1/2025 asks of one establishment, from its organisation's size, its
+ * activity and its floor area, and those of the establishments under the same CIF. Each
+ * obligation says whether it applies (`unknown` while a fact it rests on is missing), why, and
+ * the articles it rests on; `missing` lists the facts to give. Not legal advice: the answer
+ * applies the rules as written in the law, which the text of each obligation quotes.
+ */
+export const Obligations = z
+  .object({
+    establishment_id: Uuid,
+    as_of: IsoDate.describe("the day the answer is for, in the establishment's time zone"),
+    lang: PlanLanguage,
+    organization: OrganizationSize.extend({
+      microenterprise: z
+        .boolean()
+        .nullable()
+        .describe('fewer than 10 staff and a turnover or balance sheet of at most €2 million; null while the facts are missing'),
+    }),
+    establishment: z.object({
+      nace_code: z.string().nullable(),
+      nace_label: z.string().nullable().describe("the class's name in the requested language"),
+      stage: FoodChainStage.nullable().describe('from the NACE class; null until the activity is given'),
+      floor_area_m2: z.number().nullable(),
+    }),
+    cif: z.object({
+      cif: z.string(),
+      establishments: z.number().int().describe('establishments of the organisation under this CIF, this one included'),
+      floor_area_m2: z.number().nullable().describe('the sum of their floor areas; null while one of them has none'),
+    }),
+    obligations: z.array(
+      z.object({
+        key: ObligationKey,
+        applies: z.enum(['yes', 'no', 'unknown']),
+        reason: z.string().describe('why, as a stable code'),
+        articles: z.array(z.string()).describe('the provisions it rests on, e.g. "Ley 1/2025, art. 6.1.a"'),
+        text: z.string().describe('the answer in words, in the requested language'),
+      }),
+    ),
+    missing: z
+      .array(z.enum(['headcount', 'annual_turnover_eur', 'balance_sheet_eur', 'nace_code', 'floor_area_m2', 'cif_floor_area_m2']))
+      .describe('facts still to give for a complete answer; `cif_floor_area_m2`: another establishment under the CIF has no floor area'),
+  })
+  .meta({ id: 'Obligations' });
+export type Obligations = z.infer<typeof Obligations>;
+export const ObligationsResponse = Envelope(Obligations);
+export const ObligationsQuery = z.strictObject({ lang: PlanLanguage.default('es') });
