@@ -424,6 +424,20 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('PUT', '/predict/settings', { body: { service_level: 1.5 } }), 400);
   });
 
+  it("compliance: am I obliged?, and an establishment's activity and area", async () => {
+    const own = await createTenant(t.db);
+    const params = { id: own.establishmentId };
+    expectStatus(await call('GET', '/compliance/obligations', { key: own.key }), 200);
+    expectStatus(await call('GET', '/compliance/obligations', { key: own.key, query: 'lang=en' }), 200);
+    expectStatus(await call('GET', '/compliance/obligations', { key: own.key, query: 'lang=fr' }), 400);
+    expectStatus(
+      await call('PATCH', '/establishments/{id}', { params, body: { nace_code: '5610', floor_area_m2: 250 }, key: own.key }),
+      200,
+    );
+    expectStatus(await call('PATCH', '/establishments/{id}', { params, body: { nace_code: '99.99' }, key: own.key }), 400);
+    expectStatus(await call('PATCH', '/establishments/{id}', { params, body: { floor_area_m2: -5 }, key: own.key }), 400);
+  });
+
   it('prevention plan', async () => {
     const own = await createTenant(t.db);
     expectStatus(await call('GET', '/prevention-plan', { key: own.key }), 404);

@@ -377,6 +377,16 @@ const TABLE: Record<string, Entry> = {
   'predict.settings': { roles: EVERYONE, input: async (c) => mode(c) },
   'predict.updateSettings': { roles: BUILDERS, input: async (c) => ({ ...mode(c), settings: { service_level: 0.9 } }) },
 
+  'compliance.obligations': { roles: EVERYONE, input: async (c) => ({ establishment_id: c.est, lang: 'es' }) },
+  'compliance.updateEstablishment': {
+    roles: ADMINS,
+    input: async (c) => ({ establishment_id: c.est, nace_code: '56.10', floor_area_m2: 100 }),
+  },
+  'compliance.updateOrganization': {
+    roles: ADMINS,
+    input: async () => ({ headcount: 5, annual_turnover_eur: 100_000, balance_sheet_eur: null }),
+  },
+
   'plan.history': { roles: EVERYONE, input: async (c) => mode(c) },
   'plan.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.plan(c.of), lang: 'es' }), foreign: 404 },
   'plan.generate': { roles: BUILDERS, input: async (c) => ({ ...mode(c), lang: 'es' }) },

@@ -13,7 +13,7 @@ import {
   waitCapOption,
 } from './core/http.js';
 import { isLogLevel, type Logger, type LogLevel, makeLogger } from './core/log.js';
-import { Causas, Destinos, Establishments, Products } from './resources/catalog.js';
+import { Causas, Compliance, Destinos, Establishments, Products } from './resources/catalog.js';
 import { DonationAgreements, Donations, SocialEntities } from './resources/donations.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
 import { OpeningCalendar } from './resources/opening-calendar.js';
@@ -116,6 +116,8 @@ export class Merma {
   readonly causas: Causas;
   readonly destinos: Destinos;
   readonly establishments: Establishments;
+  /** "Am I obliged?": what Ley 1/2025 asks of this establishment. */
+  readonly compliance: Compliance;
   readonly products: Products;
   readonly analytics: Analytics;
   readonly benchmarking: Benchmarking;
@@ -173,6 +175,7 @@ export class Merma {
     this.causas = new Causas(core);
     this.destinos = new Destinos(core);
     this.establishments = new Establishments(core);
+    this.compliance = new Compliance(core);
     this.products = new Products(core);
     this.analytics = new Analytics(core);
     this.benchmarking = new Benchmarking(core);

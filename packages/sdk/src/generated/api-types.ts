@@ -253,6 +253,12 @@ export type Establishment = {
     cif: string;
     sector: Sector;
     timezone: string;
+    /** NACE Rev. 2 class of its activity ("56.10"); null until given */
+    nace_code: string | null;
+    /** its stage of the food supply chain (Delegated Decision (EU) 2019/1597), from nace_code */
+    stage: ("primary_production" | "processing_manufacturing" | "retail_distribution" | "food_services") | null;
+    /** floor area open to the public, in m²; null until given */
+    floor_area_m2: number | null;
 };
 
 export type Product = {
@@ -642,7 +648,99 @@ export type PreventionPlan = {
         /** when no signed agreement is in force for the establishment: what the law asks the plan to justify in writing (Ley 1/2025 art. 6.4.b); null otherwise */
         justification: string | null;
     } | null;
+    /** the version's number within the establishment and mode: 1 for the first plan generated, then one more for each */
+    version: number;
+    /** SHA-256 (hex) of the stored version as the database writes it (its content as PostgreSQL's jsonb text), entered into the register's documents chain and signed by every checkpoint after it (`GET /records/verify` re-hashes it); null for plans stored before versions were hashed (29 November 2026) */
+    sha256: string | null;
+    /** the version this one follows (the newest plan of the establishment and mode when it was generated) and what changed since it; null for the first version, and for plans stored before versions were linked */
+    previous: {
+        id: string;
+        generated_at: string;
+        /** the previous version's SHA-256; null when it was stored before versions were hashed */
+        sha256: string | null;
+        changes: {
+            /** the previous version's period start */
+            period_from: string;
+            /** the previous version's period end */
+            period_to: string;
+            total_kg: {
+                from: number;
+                to: number;
+            };
+            total_records: {
+                from: number;
+                to: number;
+            };
+            below_feed_kg: {
+                from: number;
+                to: number;
+            };
+            /** hotspots (food category and stage) in this version and not in the previous one */
+            hotspots_added: {
+                food_category: string;
+                waste_stage: string;
+            }[];
+            /** hotspots in the previous version and no longer in this one */
+            hotspots_removed: {
+                food_category: string;
+                waste_stage: string;
+            }[];
+            /** donation agreements listed now and not before */
+            agreements_added: string[];
+            agreements_removed: string[];
+            /** the target's baseline year when it changed; null when it did not */
+            baseline_year: {
+                from: number | null;
+                to: number | null;
+            } | null;
+        };
+    } | null;
     markdown?: string | undefined;
+};
+
+export type Obligations = {
+    establishment_id: string;
+    /** the day the answer is for, in the establishment's time zone */
+    as_of: string;
+    /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
+    lang: PlanLanguage;
+    organization: {
+        /** staff headcount in annual work units */
+        headcount: number | null;
+        /** annual turnover, in euros */
+        annual_turnover_eur: number | null;
+        /** annual balance sheet total, in euros */
+        balance_sheet_eur: number | null;
+        /** fewer than 10 staff and a turnover or balance sheet of at most €2 million; null while the facts are missing */
+        microenterprise: boolean | null;
+    };
+    establishment: {
+        nace_code: string | null;
+        /** the class's name in the requested language */
+        nace_label: string | null;
+        /** from the NACE class; null until the activity is given */
+        stage: ("primary_production" | "processing_manufacturing" | "retail_distribution" | "food_services") | null;
+        floor_area_m2: number | null;
+    };
+    cif: {
+        cif: string;
+        /** establishments of the organisation under this CIF, this one included */
+        establishments: number;
+        /** the sum of their floor areas; null while one of them has none */
+        floor_area_m2: number | null;
+    };
+    obligations: {
+        key: "prevention_plan" | "donation_agreements" | "hierarchy";
+        applies: "yes" | "no" | "unknown";
+        /** why, as a stable code */
+        reason: string;
+        /** the provisions it rests on, e.g. "Ley 1/2025, art. 6.1.a" */
+        articles: string[];
+        /** the answer in words, in the requested language */
+        text: string;
+    }[];
+    /** facts still to give for a complete answer; `cif_floor_area_m2`: another establishment under the CIF has no floor area */
+    missing: ("headcount" | "annual_turnover_eur" | "balance_sheet_eur" | "nace_code" | "floor_area_m2" | "cif_floor_area_m2")[];
 };
 
 export type WebhookSubscription = {
@@ -1218,6 +1316,13 @@ export type UpdateProductInput = {
     active?: boolean | undefined;
 };
 
+export type UpdateEstablishmentInput = {
+    id: string;
+    nace_code?: (string | null) | undefined;
+    /** floor area open to the public (sales area), in m² */
+    floor_area_m2?: (number | null) | undefined;
+};
+
 export type ImportProductsInput = {
     /** the CSV file's text */
     csv: string;
@@ -1638,6 +1743,11 @@ export type PredictQuery = {
 export type PreventionPlanQuery = {
     format?: "json" | "markdown" | undefined;
     /** Language of the labels, measures, target note and Markdown document: `es` (Spanish, default) or `en` (English) */
+    lang?: PlanLanguage | undefined;
+};
+
+export type ObligationsQuery = {
+    /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
     lang?: PlanLanguage | undefined;
 };
 

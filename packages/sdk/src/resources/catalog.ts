@@ -7,7 +7,10 @@ import type {
   Establishment,
   ImportProductsInput,
   ImportProductsResult,
+  Obligations,
+  ObligationsQuery,
   Product,
+  UpdateEstablishmentInput,
   UpdateProductInput,
 } from '../generated/api-types.js';
 import { segment } from './path.js';
@@ -28,11 +31,32 @@ export class Destinos {
   }
 }
 
-/** GET /api/v1/establishments: those this key can access. */
+/** GET /api/v1/establishments: those this key can access; PATCH one's activity and floor area. */
 export class Establishments {
   constructor(private readonly core: HttpCore) {}
   list(options?: RequestOptions): APIPromise<Establishment[]> {
     return this.core.request({ method: 'GET', path: '/establishments' }, options);
+  }
+
+  /**
+   * Sets the key's establishment's `nace_code` (a NACE Rev. 2 class of the food chain, `'56.10'`;
+   * CNAE's `'5610'` is accepted) and `floor_area_m2`; a field left out is kept, `null` clears it.
+   * They are what `compliance.obligations()` rests on.
+   */
+  update(id: string, changes: Omit<UpdateEstablishmentInput, 'id'>, options?: RequestOptions): APIPromise<Establishment> {
+    return this.core.request({ method: 'PATCH', path: `/establishments/${segment(id)}`, body: changes }, options);
+  }
+}
+
+/**
+ * GET /api/v1/compliance/obligations: what Ley 1/2025 asks of the key's establishment — the
+ * prevention plan, donation agreements and the order of priorities, each `yes`, `no` or
+ * `unknown` with its reason and the provisions it rests on — and the facts still missing.
+ */
+export class Compliance {
+  constructor(private readonly core: HttpCore) {}
+  obligations(query: ObligationsQuery = {}, options?: RequestOptions): APIPromise<Obligations> {
+    return this.core.request({ method: 'GET', path: '/compliance/obligations', query }, options);
   }
 }
 
