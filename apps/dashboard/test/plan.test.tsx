@@ -1,9 +1,9 @@
 import { ROLES, type Role } from '@merma/schema/dashboard';
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { i18n } from '../src/i18n/index.ts';
 import { ApiError, api } from './support/api.ts';
-import { appFixtures, ids, plan } from './support/fixtures.ts';
+import { appFixtures, ids, obligations, plan } from './support/fixtures.ts';
 import { findNotification, renderApp, t as tMain } from './support/render.tsx';
 
 /** The Prevention plan page's messages (their own namespace, `plan`). */
@@ -17,6 +17,7 @@ function planPage(role: Role, current: ReturnType<typeof plan> | null) {
     ...appFixtures(role),
     'plan.get': current,
     'plan.history': { data: current ? [{ ...current }] : [], next_cursor: null },
+    'compliance.obligations': obligations(),
   });
 }
 
@@ -166,5 +167,110 @@ describe('plan: donations', () => {
     await renderApp('/plan');
     await screen.findByTestId('plan-document');
     expect(screen.queryByTestId('plan-donations')).not.toBeInTheDocument();
+  });
+});
+
+describe('plan: does the law oblige you?', () => {
+  it('shows each answer with its provisions, the facts it rests on, and to a viewer no way to change them', async () => {
+    planPage('viewer', plan());
+    await renderApp('/plan');
+    const card = await screen.findByTestId('obligations');
+    expect(api.last('compliance.obligations')).toEqual({ establishment_id: ids.establishment, lang: 'en' });
+    expect(within(card).getByRole('heading', { name: t('plan.obligations.title') })).toBeInTheDocument();
+    const plan_ = within(card).getByTestId('obligation-prevention_plan');
+    expect(plan_).toHaveTextContent(t('plan.obligations.applies.yes'));
+    expect(plan_).toHaveTextContent('Ley 1/2025, art. 6.4.a · Ley 1/2025, art. 6.4.c');
+    expect(card).toHaveTextContent(
+      '56.29 — Other food service activities (canteens and contract catering) (restaurants and food services)',
+    );
+    expect(card).toHaveTextContent('2 establishments under CIF B12345678: 1,500 m² in all.');
+    expect(card).toHaveTextContent(t('plan.obligations.notMicro'));
+    expect(within(card).queryByRole('button', { name: t('plan.obligations.edit') })).not.toBeInTheDocument();
+  });
+
+  it('says what is missing to settle it', async () => {
+    planPage('viewer', plan());
+    api.use({
+      'compliance.obligations': obligations({
+        missing: ['headcount', 'annual_turnover_eur', 'balance_sheet_eur'],
+        obligations: obligations().obligations.map((o) =>
+          o.key === 'hierarchy' ? o : { ...o, applies: 'unknown', reason: 'size_missing' },
+        ),
+      }),
+    });
+    await renderApp('/plan');
+    expect(await screen.findByTestId('obligations-missing')).toHaveTextContent(
+      t('plan.obligations.missing', {
+        facts: [
+          t('plan.obligations.facts.headcount'),
+          t('plan.obligations.facts.annual_turnover_eur'),
+          t('plan.obligations.facts.balance_sheet_eur'),
+        ].join(', '),
+      }),
+    );
+    expect(screen.getByTestId('obligation-prevention_plan')).toHaveTextContent(t('plan.obligations.applies.unknown'));
+  });
+
+  it('lets an owner give the facts, read as typed (a pasted 1.234,5 in Spanish), and sends both', async () => {
+    await i18n.changeLanguage('es');
+    try {
+      planPage('owner', plan({ lang: 'es' }));
+      api.use({
+        'compliance.obligations': obligations({
+          lang: 'es',
+          organization: { headcount: null, annual_turnover_eur: null, balance_sheet_eur: null, microenterprise: null },
+        }),
+        'compliance.updateOrganization': (input) => input,
+        'compliance.updateEstablishment': () => ({
+          id: ids.establishment,
+          name: 'Casa Pepe',
+          cif: 'B12345678',
+          sector: 'horeca',
+          timezone: 'Europe/Madrid',
+          nace_code: '56.10',
+          stage: 'food_services',
+          floor_area_m2: 1234.5,
+        }),
+      });
+      const { user } = await renderApp('/plan');
+      await user.click(await screen.findByRole('button', { name: t('plan.obligations.edit', { lng: 'es' }) }));
+      const dialog = await screen.findByRole('dialog');
+      await user.type(within(dialog).getByLabelText(t('plan.obligations.form.headcount', { lng: 'es' })), '45');
+      await user.type(within(dialog).getByLabelText(t('plan.obligations.form.turnover', { lng: 'es' })), '3.200.000');
+      await user.clear(within(dialog).getByLabelText(t('plan.obligations.form.area', { lng: 'es' })));
+      await user.click(within(dialog).getByLabelText(t('plan.obligations.form.area', { lng: 'es' })));
+      await user.paste('1.234,5');
+      // Found by its CNAE code without the dot, and only it.
+      const activity = within(dialog).getByRole('combobox', { name: t('plan.obligations.form.activity', { lng: 'es' }) });
+      await user.clear(activity);
+      await user.type(activity, '5610');
+      expect(await within(await screen.findByRole('listbox')).findAllByRole('option')).toHaveLength(1);
+      await user.click(await screen.findByRole('option', { name: '56.10 — Restaurantes y puestos de comidas' }));
+      await user.click(within(dialog).getByRole('button', { name: t('plan.obligations.form.save', { lng: 'es' }) }));
+      await waitFor(() => expect(api.last('compliance.updateEstablishment')).toBeDefined());
+      expect(api.last('compliance.updateOrganization')).toEqual({ headcount: 45, annual_turnover_eur: 3_200_000, balance_sheet_eur: null });
+      expect(api.last('compliance.updateEstablishment')).toEqual({
+        establishment_id: ids.establishment,
+        nace_code: '56.10',
+        floor_area_m2: 1234.5,
+      });
+      await findNotification(t('plan.obligations.saved', { lng: 'es' }));
+    } finally {
+      await i18n.changeLanguage('en');
+    }
+  });
+
+  it('refuses a negative area under its field and sends nothing', async () => {
+    planPage('admin', plan());
+    const { user } = await renderApp('/plan');
+    await user.click(await screen.findByRole('button', { name: t('plan.obligations.edit') }));
+    const dialog = await screen.findByRole('dialog');
+    const area = within(dialog).getByLabelText(t('plan.obligations.form.area'));
+    await user.clear(area);
+    await user.type(area, '-5');
+    await user.click(within(dialog).getByRole('button', { name: t('plan.obligations.form.save') }));
+    expect(await within(dialog).findByText(tMain('numbers.min', { min: 0 }))).toBeInTheDocument();
+    expect(api.last('compliance.updateOrganization')).toBeUndefined();
+    expect(api.last('compliance.updateEstablishment')).toBeUndefined();
   });
 });

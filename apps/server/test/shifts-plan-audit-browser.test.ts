@@ -76,6 +76,16 @@ const WORDS = {
     importN: (n: number) => `Importar ${n} productos`,
     deactivate: (name: string) => `Desactivar ${name}`,
     inactive: 'Desactivado',
+    obligations: '¿Te obliga la ley?',
+    companyAndPremises: 'Empresa y local',
+    headcount: 'Plantilla (unidades de trabajo anual)',
+    turnover: 'Volumen de negocios anual (€)',
+    activity: 'Actividad (código CNAE / NACE)',
+    canteen: '56.29 — Otros servicios de comidas (comedores colectivos y catering)',
+    area: 'Superficie abierta al público (m²)',
+    saveFacts: 'Guardar',
+    obliged: 'Obligado',
+    notObliged: 'No obligado',
   },
   en: {
     plan: 'Prevention plan',
@@ -123,6 +133,16 @@ const WORDS = {
     importN: (n: number) => `Import ${n} products`,
     deactivate: (name: string) => `Deactivate ${name}`,
     inactive: 'Deactivated',
+    obligations: 'Does the law oblige you?',
+    companyAndPremises: 'Company and premises',
+    headcount: 'Staff (annual work units)',
+    turnover: 'Annual turnover (€)',
+    activity: 'Activity (NACE / CNAE class)',
+    canteen: '56.29 — Other food service activities (canteens and contract catering)',
+    area: 'Floor area open to the public (m²)',
+    saveFacts: 'Save',
+    obliged: 'Obliged',
+    notObliged: 'Not obliged',
   },
 } as const;
 
@@ -353,6 +373,62 @@ describe.skipIf(!hasChromium)(
         }
       },
       deadline(180_000),
+    );
+
+    it(
+      'answers "does the law oblige you?" on the plan page, from the company and premises an owner gives',
+      async () => {
+        const me = await owner();
+        const facts = async () =>
+          (
+            await t.db.$queryRawUnsafe<{ headcount: number | null; nace_code: string | null; floor_area_m2: number | null }[]>(
+              `SELECT o.headcount, e.nace_code, e.floor_area_m2::float8 AS floor_area_m2 FROM establishments e
+               JOIN organizations o ON o.id = e.organization_id WHERE e.id = $1::uuid`,
+              tenant.establishmentId,
+            )
+          )[0];
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          const tag = `${combo.lang}${combo.width}`;
+          // Each round starts from nothing given.
+          await t.db.$executeRawUnsafe(
+            'UPDATE organizations SET headcount = NULL, annual_turnover_eur = NULL, balance_sheet_eur = NULL WHERE id = $1::uuid',
+            tenant.organizationId,
+          );
+          await t.db.$executeRawUnsafe(
+            'UPDATE establishments SET nace_code = NULL, floor_area_m2 = NULL WHERE id = $1::uuid',
+            tenant.establishmentId,
+          );
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/plan`);
+            const card = page.getByTestId('obligations');
+            await card.getByRole('heading', { name: w.obligations }).waitFor();
+            await card.getByTestId('obligations-missing').waitFor();
+            await card.getByRole('button', { name: w.companyAndPremises }).click();
+            const dialog = page.getByRole('dialog');
+            await dialog.getByLabel(w.headcount, { exact: true }).fill('45');
+            await dialog.getByLabel(w.turnover, { exact: true }).fill(combo.lang === 'es' ? '3.200.000' : '3,200,000');
+            await dialog.getByRole('combobox', { name: w.activity }).fill('5629');
+            await page.getByRole('option', { name: w.canteen }).click();
+            // A pasted area in the reader's decimal mark.
+            await dialog.getByLabel(w.area, { exact: true }).fill(combo.lang === 'es' ? '1.450,5' : '1,450.5');
+            await accessible(page, `obligations form ${tag}`);
+            await dialog.getByRole('button', { name: w.saveFacts, exact: true }).click();
+            await dialog.waitFor({ state: 'detached' });
+            await card.getByTestId('obligation-prevention_plan').getByText(w.obliged, { exact: true }).waitFor();
+            expect(await facts()).toEqual({ headcount: 45, nace_code: '56.29', floor_area_m2: 1450.5 });
+            await expect.poll(() => card.getByTestId('obligations-missing').count()).toBe(0);
+            await page.mouse.move(0, 0);
+            await accessible(page, `obligations ${tag}`);
+            await page.screenshot({ path: join(TEST_RESULTS, `obligations-${tag}.png`), fullPage: true });
+          });
+        }
+        const audit = await t.db.auditEvent.count({
+          where: { organization_id: tenant.organizationId, action: { in: ['organization.size_updated', 'establishment.updated'] } },
+        });
+        expect(audit).toBe(2 * COMBOS.length);
+      },
+      deadline(240_000),
     );
 
     it(

@@ -11,6 +11,8 @@ export const can = {
   manageKeys: (role: Role) => roleCan(role, 'build'),
   manageIntegrations: (role: Role) => roleCan(role, 'build'),
   manageTeam: (role: Role) => roleCan(role, 'administer'),
+  /** The company's size and an establishment's activity and floor area ("does the law oblige you?"). */
+  manageCompliance: (role: Role) => roleCan(role, 'administer'),
   viewAudit: (role: Role) => roleCan(role, 'administer'),
   /** Viewers see every waste page and change nothing there. */
   manageShifts: (role: Role) => roleCan(role, 'build'),

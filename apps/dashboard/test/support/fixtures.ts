@@ -292,3 +292,39 @@ export function emptyTaxPack(year: number, livemode: boolean): Output<'donations
     taxpayers: [],
   };
 }
+
+/** "Does the law oblige you?" for the establishment: a canteen company's answer by default. */
+export function obligations(over: Partial<Output<'compliance.obligations'>> = {}): Output<'compliance.obligations'> {
+  return {
+    establishment_id: ids.establishment,
+    as_of: '2026-11-29',
+    lang: 'en',
+    organization: { headcount: 45, annual_turnover_eur: 3_200_000, balance_sheet_eur: null, microenterprise: false },
+    establishment: {
+      nace_code: '56.29',
+      nace_label: 'Other food service activities (canteens and contract catering)',
+      stage: 'food_services',
+      floor_area_m2: 400,
+    },
+    cif: { cif: 'B12345678', establishments: 2, floor_area_m2: 1500 },
+    obligations: [
+      {
+        key: 'prevention_plan',
+        applies: 'yes',
+        reason: 'over_area',
+        articles: ['Ley 1/2025, art. 6.4.a', 'Ley 1/2025, art. 6.4.c'],
+        text: 'Food loss and waste prevention plan. Obliged: the premises exceed 1,300 m².',
+      },
+      {
+        key: 'donation_agreements',
+        applies: 'yes',
+        reason: 'over_area',
+        articles: ['Ley 1/2025, art. 6.4.b'],
+        text: 'Agreements to donate surplus food. Obliged.',
+      },
+      { key: 'hierarchy', applies: 'yes', reason: 'every_agent', articles: ['Ley 1/2025, art. 5'], text: 'Order of priorities. Obliged.' },
+    ],
+    missing: [],
+    ...over,
+  };
+}

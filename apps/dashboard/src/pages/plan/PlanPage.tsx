@@ -12,6 +12,7 @@ import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';
+import { ObligationsCard } from './ObligationsCard.tsx';
 import './print.css';
 
 const route = getRouteApi('/app/plan');
@@ -55,6 +56,7 @@ function Plans({ establishment }: { establishment: PlanEstablishment }) {
 
   return (
     <Stack gap="lg">
+      <ObligationsCard establishmentId={establishment.id} />
       <Group gap="sm" data-print-hide>
         {can.generatePlan(me.role) && (
           <Button
