@@ -436,6 +436,9 @@ describe('valid requests and their errors, operation by operation', () => {
     );
     expectStatus(await call('PATCH', '/establishments/{id}', { params, body: { nace_code: '99.99' }, key: own.key }), 400);
     expectStatus(await call('PATCH', '/establishments/{id}', { params, body: { floor_area_m2: -5 }, key: own.key }), 400);
+    expectStatus(await call('GET', '/compliance/esrs-e5', { key: own.key }), 200);
+    expectStatus(await call('GET', '/compliance/esrs-e5', { key: own.key, query: 'year=2025' }), 200);
+    expectStatus(await call('GET', '/compliance/esrs-e5', { key: own.key, query: 'year=1800' }), 400);
   });
 
   it('prevention plan', async () => {

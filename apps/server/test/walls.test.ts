@@ -40,6 +40,7 @@ const BODIES: Record<string, unknown> = {
   'POST /sessions': { name: 'Cierre' },
   'POST /webhooks': { url: 'https://93.184.216.34/hook', events: ['record.created'] },
   'PATCH /webhooks/{id}': { description: 'changed by someone else' },
+  'PATCH /establishments/{id}': { floor_area_m2: 120 },
   'POST /webhooks/{id}/rotate-secret': { grace_period_seconds: 0 },
   'POST /webhooks/{id}/recover': { since: '2000-01-01T00:00:00Z' },
   'POST /webhooks/inbound': { event: 'waste.created', payload: { ...validRecord(), source: 'walls' } },
@@ -134,6 +135,8 @@ beforeAll(async () => {
   ids.sessions = (await post('/sessions')).id;
   ids.webhooks = (await post('/webhooks')).id;
   ids['opening-calendar'] = (await post('/opening-calendar/closures')).id;
+  // B's establishment: its activity and floor area are the same in both modes, like the catalogue.
+  ids.establishments = b.establishmentId;
   // The catalogue is the organisation's, changed with a live key.
   ids.products = (await request(bLive.key, 'POST', '/api/v1/products', BODIES['POST /products'])).json().data.id;
   // So are its social entities and donation agreements.
@@ -213,6 +216,8 @@ describe('tenant, mode and permission walls', () => {
         // The product catalogue is the organisation's, for both modes: B's live key changes B's
         // products (an empty change here); A's test key may change no catalogue at all (403).
         if (path === '/products/{id}') expect(res.statusCode, label).toBe(who === 'A' ? 403 : 200);
+        // An establishment's activity and area: B's live key sets B's; A's key finds no such establishment.
+        else if (path === '/establishments/{id}') expect(res.statusCode, label).toBe(who === 'A' ? 404 : 200);
         // Social entities and donation agreements too: B's live key reaches B's; A's key, none (404).
         else if (ORGANISATION_WIDE.test(path) && who === 'B live') expect(res.statusCode, label).toBeLessThan(300);
         else if (path.includes('{id}')) expect(res.statusCode, label).toBe(404);
@@ -223,7 +228,7 @@ describe('tenant, mode and permission walls', () => {
         else if (path.startsWith('/donations/tax-pack')) expect(res.statusCode, label).toBe(200);
         // B's ids never appear, except one the caller sent itself (a 404 names what was asked for).
         // (B's products, entities and agreements are B's organisation's, in both modes: B's live key sees them.)
-        const shared = [ids.products, ids['social-entities'], ids['donation-agreements']];
+        const shared = [ids.products, ids['social-entities'], ids['donation-agreements'], ids.establishments];
         const hidden = bIds.filter((i) => !url.includes(i) && !(who === 'B live' && shared.includes(i)));
         for (const id of hidden) expect(res.body.includes(id), `${label} shows ${id}`).toBe(false);
         expect(res.headers['x-content-type-options'], label).toBe('nosniff');

@@ -8,6 +8,15 @@ export const Cause = z.object({ id: Uuid, nombre: z.string(), icono: z.string(),
 export type Cause = z.infer<typeof Cause>;
 export const ListCausesResponse = Envelope(z.array(Cause));
 
+/** A destination's operation under the Waste Framework Directive (2008/98/EC, annexes I and II). */
+export const WFD_OPERATIONS = ['not_waste', 'R3', 'R1', 'D10', 'D1', 'sewer'] as const;
+export const WfdOperation = z.enum(WFD_OPERATIONS).meta({
+  id: 'WfdOperation',
+  description:
+    '`not_waste`: kept for people (processed or donated), animal feed or by-products — not food waste (Delegated Decision (EU) 2019/1597); `R3`: composting or anaerobic digestion (recycling); `R1`: energy recovery; `D10`: incineration; `D1`: landfill; `sewer`: discharged to sewer',
+});
+export type WfdOperation = z.infer<typeof WfdOperation>;
+
 export const Destination = z
   .object({
     id: Uuid,
@@ -15,6 +24,7 @@ export const Destination = z
     orden: z.number().int(),
     es_recuperacion: z.boolean(),
     code: z.string().describe('stable key of the destination, e.g. `donation`'),
+    wfd_operation: WfdOperation,
   })
   .meta({ id: 'Destination' });
 export type Destination = z.infer<typeof Destination>;

@@ -102,3 +102,56 @@ export const Obligations = z
 export type Obligations = z.infer<typeof Obligations>;
 export const ObligationsResponse = Envelope(Obligations);
 export const ObligationsQuery = z.strictObject({ lang: PlanLanguage.default('es') });
+
+/** `GET /api/v1/compliance/esrs-e5`: the calendar year (the establishment's), this one by default. */
+export const EsrsE5Query = z.strictObject({
+  year: z.coerce
+    .number()
+    .int()
+    .min(2000)
+    .max(2100)
+    .optional()
+    .describe("calendar year in the establishment's time zone; the current one by default (to date)"),
+});
+export type EsrsE5Query = z.input<typeof EsrsE5Query>;
+
+/**
+ * The register's food waste in the terms of ESRS E5-5 (resource outflows: waste), for one
+ * establishment, mode and calendar year, in kg: what left as waste, diverted from disposal by
+ * recovery operation or directed to disposal by treatment, and the non-recycled share. Food kept
+ * for people (processed or donated), animal feed and by-products are not waste (Delegated
+ * Decision (EU) 2019/1597) and are reported beside it. Food waste is non-hazardous: every figure
+ * is of non-hazardous waste.
+ */
+export const EsrsE5 = z
+  .object({
+    establishment_id: Uuid,
+    livemode: z.boolean(),
+    year: z.number().int(),
+    period: z.object({ from: IsoDate, to: IsoDate }).describe('the local days counted: the whole year, or up to today in the current one'),
+    total_kg: z.number().describe('every kg recorded in the period, waste or not'),
+    not_waste_kg: z.number().describe('processed for people, donated, animal feed or by-products: not waste'),
+    waste_kg: z.number().describe('total_kg − not_waste_kg: the ESRS E5-5 total waste generated'),
+    diverted_from_disposal: z.object({
+      preparation_for_reuse_kg: z.number(),
+      recycling_kg: z.number().describe('composting and anaerobic digestion (R3)'),
+      other_recovery_kg: z.number().describe('energy recovery (R1)'),
+      total_kg: z.number(),
+    }),
+    directed_to_disposal: z.object({
+      incineration_kg: z.number().describe('D10'),
+      landfill_kg: z.number().describe('D1'),
+      other_disposal_kg: z.number().describe('to sewer'),
+      total_kg: z.number(),
+    }),
+    non_recycled_kg: z.number().describe('waste_kg − recycling_kg'),
+    non_recycled_share: z.number().nullable().describe('non_recycled_kg / waste_kg; null without waste'),
+    measured_share: z
+      .number()
+      .nullable()
+      .describe('share of waste_kg measured rather than estimated; null while the register does not record how each record was measured'),
+    by_destination: z.array(z.object({ code: z.string(), wfd_operation: z.string(), kg: z.number() })),
+  })
+  .meta({ id: 'EsrsE5' });
+export type EsrsE5 = z.infer<typeof EsrsE5>;
+export const EsrsE5Response = Envelope(EsrsE5);

@@ -55,8 +55,8 @@ export const catalog: Output<'catalog.get'> = {
     { id: ids.expired, nombre: 'Caducado', icono: 'calendar', activo: true },
   ],
   destinations: [
-    { id: ids.donation, nombre: 'Donación', orden: 1, es_recuperacion: true, code: 'donation' },
-    { id: ids.compost, nombre: 'Compostaje', orden: 4, es_recuperacion: true, code: 'compost' },
+    { id: ids.donation, nombre: 'Donación', orden: 1, es_recuperacion: true, code: 'donation', wfd_operation: 'not_waste' },
+    { id: ids.compost, nombre: 'Compostaje', orden: 4, es_recuperacion: true, code: 'compost', wfd_operation: 'R3' },
   ],
 };
 

@@ -245,6 +245,8 @@ export type Destination = {
     es_recuperacion: boolean;
     /** stable key of the destination, e.g. `donation` */
     code: string;
+    /** `not_waste`: kept for people (processed or donated), animal feed or by-products — not food waste (Delegated Decision (EU) 2019/1597); `R3`: composting or anaerobic digestion (recycling); `R1`: energy recovery; `D10`: incineration; `D1`: landfill; `sewer`: discharged to sewer */
+    wfd_operation: "not_waste" | "R3" | "R1" | "D10" | "D1" | "sewer";
 };
 
 export type Establishment = {
@@ -741,6 +743,51 @@ export type Obligations = {
     }[];
     /** facts still to give for a complete answer; `cif_floor_area_m2`: another establishment under the CIF has no floor area */
     missing: ("headcount" | "annual_turnover_eur" | "balance_sheet_eur" | "nace_code" | "floor_area_m2" | "cif_floor_area_m2")[];
+};
+
+export type EsrsE5 = {
+    establishment_id: string;
+    livemode: boolean;
+    year: number;
+    /** the local days counted: the whole year, or up to today in the current one */
+    period: {
+        from: string;
+        to: string;
+    };
+    /** every kg recorded in the period, waste or not */
+    total_kg: number;
+    /** processed for people, donated, animal feed or by-products: not waste */
+    not_waste_kg: number;
+    /** total_kg − not_waste_kg: the ESRS E5-5 total waste generated */
+    waste_kg: number;
+    diverted_from_disposal: {
+        preparation_for_reuse_kg: number;
+        /** composting and anaerobic digestion (R3) */
+        recycling_kg: number;
+        /** energy recovery (R1) */
+        other_recovery_kg: number;
+        total_kg: number;
+    };
+    directed_to_disposal: {
+        /** D10 */
+        incineration_kg: number;
+        /** D1 */
+        landfill_kg: number;
+        /** to sewer */
+        other_disposal_kg: number;
+        total_kg: number;
+    };
+    /** waste_kg − recycling_kg */
+    non_recycled_kg: number;
+    /** non_recycled_kg / waste_kg; null without waste */
+    non_recycled_share: number | null;
+    /** share of waste_kg measured rather than estimated; null while the register does not record how each record was measured */
+    measured_share: number | null;
+    by_destination: {
+        code: string;
+        wfd_operation: string;
+        kg: number;
+    }[];
 };
 
 export type WebhookSubscription = {
@@ -1749,6 +1796,11 @@ export type PreventionPlanQuery = {
 export type ObligationsQuery = {
     /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
     lang?: PlanLanguage | undefined;
+};
+
+export type EsrsE5Query = {
+    /** calendar year in the establishment's time zone; the current one by default (to date) */
+    year?: number | undefined;
 };
 
 export type GeneratePreventionPlanQuery = {

@@ -4,6 +4,8 @@ import type {
   Cause,
   CreateProductInput,
   Destination,
+  EsrsE5,
+  EsrsE5Query,
   Establishment,
   ImportProductsInput,
   ImportProductsResult,
@@ -57,6 +59,16 @@ export class Compliance {
   constructor(private readonly core: HttpCore) {}
   obligations(query: ObligationsQuery = {}, options?: RequestOptions): APIPromise<Obligations> {
     return this.core.request({ method: 'GET', path: '/compliance/obligations', query }, options);
+  }
+
+  /**
+   * GET /api/v1/compliance/esrs-e5: a calendar year's food waste (the current one to date by
+   * default) in the terms of ESRS E5-5 — diverted from disposal by recovery operation, directed to
+   * disposal by treatment, the non-recycled share — with what is not waste (donated, fed to
+   * animals…) reported apart.
+   */
+  esrsE5(query: EsrsE5Query = {}, options?: RequestOptions): APIPromise<EsrsE5> {
+    return this.core.request({ method: 'GET', path: '/compliance/esrs-e5', query }, options);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Cause, Destination, Establishment } from '@merma/schema';
+import type { Cause, Destination, Establishment, WfdOperation } from '@merma/schema';
 import type { AuthContext } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
 import { establishmentOf } from '../compliance/service.js';
@@ -42,12 +42,13 @@ async function loadCatalog(db: DbTx): Promise<GlobalCatalog> {
     db.destination.findMany({ orderBy: { orden: 'asc' } }),
   ]);
   const causes = causeRows.map(({ id, nombre, icono, activo }) => ({ id, nombre, icono, activo }));
-  const destinations = destinationRows.map(({ id, nombre, orden, es_recuperacion, code }) => ({
+  const destinations = destinationRows.map(({ id, nombre, orden, es_recuperacion, code, wfd_operation }) => ({
     id,
     nombre,
     orden,
     es_recuperacion,
     code,
+    wfd_operation: wfd_operation as WfdOperation,
   }));
   return {
     causes,

@@ -1,6 +1,14 @@
-import { EstablishmentResponse, ObligationsQuery, ObligationsResponse, UpdateEstablishmentInput } from '@merma/schema';
+import {
+  EsrsE5Query,
+  EsrsE5Response,
+  EstablishmentResponse,
+  ObligationsQuery,
+  ObligationsResponse,
+  UpdateEstablishmentInput,
+} from '@merma/schema';
 import { AppError } from '../../errors.js';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import { esrsE5 } from './esrs.js';
 import { obligationsFor, updateEstablishmentFacts } from './service.js';
 
 /**
@@ -25,6 +33,23 @@ export const complianceRouter = router({
     .input(ObligationsQuery)
     .output(ObligationsResponse)
     .query(async ({ ctx, input }) => ok(await obligationsFor(ctx.replica, ctx.auth.establishmentId, input.lang, ctx.clock()))),
+
+  esrsE5: apiProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/compliance/esrs-e5',
+        tags: ['compliance'],
+        summary: 'Food waste in the terms of ESRS E5-5',
+        description:
+          "The key's establishment's food waste of a calendar year (`year`, the current one to date by default), in kg, as ESRS E5-5 discloses waste: diverted from disposal by recovery operation (recycling: composting and digestion, R3; other recovery: energy, R1) and directed to disposal (incineration D10, landfill D1, other), the non-recycled amount and share. Food kept for people, donated, fed to animals or used as a by-product is not waste (Delegated Decision (EU) 2019/1597) and is reported apart as `not_waste_kg`. Each destination's operation is `wfd_operation` in `GET /destinos`. Summed in the database from the register, corrections as the register counts them.",
+        operationId: 'getEsrsE5',
+      },
+      permission: 'analytics:read',
+    })
+    .input(EsrsE5Query)
+    .output(EsrsE5Response)
+    .query(async ({ ctx, input }) => ok(await esrsE5(ctx.replica, ctx.auth, input.year, ctx.clock()))),
 
   updateEstablishment: apiProcedure
     .meta({

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorBodyProblems } from './contract.js';
+import { api, createTenant, DESTINO_DONATION, DESTINO_LANDFILL, recordAt, startTestApp, type Tenant, type TestContext } from './helpers.js';
+
+/**
+ * ESRS E5-5 from the register (modules/compliance/esrs.ts): a year's food waste by each
+ * destination's Waste Framework Directive operation (`GET /destinos` carries it).
+ *
+ * Worked example, by hand (a kitchen in Madrid, test mode, clock 29 November 2026):
+ *   2026: 10 kg donated + 5 kg animal feed → not waste, 15 kg;
+ *         8 kg composted (R3, recycling) + 3 kg energy recovery (R1, other recovery) → diverted 11 kg;
+ *         4 kg landfill + 1 kg landfilled at 00:30 on 1 January in Madrid (23:30 UTC on 31 December)
+ *         → landfill (D1) 5 kg.
+ *   Total 31 kg; waste 31 − 15 = 16 kg; non-recycled 16 − 8 = 8 kg, a share of 8 / 16 = 0.5.
+ *   2025: 100 kg landfilled at 23:30 on 31 December in Madrid → 2025's waste is 100 kg, all non-recycled.
+ *   Not counted anywhere above: 50 kg of live records, and 70 kg of another kitchen.
+ */
+const ANIMAL_FEED = 'c780cb3f-4952-4d92-8452-ab822aef0640';
+const COMPOSTING = '51a096c6-196d-41dd-a02a-968cbfa9803f';
+const ENERGY = '76662c15-f435-457d-899c-2ff5d118da82';
+
+let t: TestContext;
+let kitchen: Tenant;
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: () => new Date('2026-11-29T10:00:00.000Z') });
+  kitchen = await createTenant(t.db);
+  const rows: [string, number, string][] = [
+    ['2026-03-10T12:00:00.000Z', 10, DESTINO_DONATION],
+    ['2026-04-02T12:00:00.000Z', 5, ANIMAL_FEED],
+    ['2026-05-05T12:00:00.000Z', 8, COMPOSTING],
+    ['2026-06-06T12:00:00.000Z', 3, ENERGY],
+    ['2026-07-07T12:00:00.000Z', 4, DESTINO_LANDFILL],
+    ['2025-12-31T23:30:00.000Z', 1, DESTINO_LANDFILL],
+    ['2025-12-31T22:30:00.000Z', 100, DESTINO_LANDFILL],
+  ];
+  for (const [at, kg, destino] of rows) await recordAt(t.db, kitchen, at, { weight_kg: kg, destino_id: destino });
+  await recordAt(t.db, kitchen, '2026-05-05T12:00:00.000Z', { weight_kg: 50, destino_id: DESTINO_LANDFILL }, { livemode: true });
+  const other = await createTenant(t.db);
+  await recordAt(t.db, other, '2026-05-05T12:00:00.000Z', { weight_kg: 70, destino_id: DESTINO_LANDFILL });
+});
+afterAll(() => t?.close());
+
+const esrs = (query = '') => api(t.app, kitchen.key).get(`/api/v1/compliance/esrs-e5${query}`);
+
+describe('ESRS E5-5 from the register', () => {
+  it('groups the year by each destination’s operation, as worked by hand', async () => {
+    const res = await esrs('?year=2026');
+    expect(res.statusCode, res.body).toBe(200);
+    const e = res.json().data;
+    expect(e).toMatchObject({
+      establishment_id: kitchen.establishmentId,
+      livemode: false,
+      year: 2026,
+      period: { from: '2026-01-01', to: '2026-11-29' },
+      total_kg: 31,
+      not_waste_kg: 15,
+      waste_kg: 16,
+      diverted_from_disposal: { preparation_for_reuse_kg: 0, recycling_kg: 8, other_recovery_kg: 3, total_kg: 11 },
+      directed_to_disposal: { incineration_kg: 0, landfill_kg: 5, other_disposal_kg: 0, total_kg: 5 },
+      non_recycled_kg: 8,
+      non_recycled_share: 0.5,
+      measured_share: null,
+    });
+    expect(e.by_destination.map((d: { code: string; wfd_operation: string; kg: number }) => [d.code, d.wfd_operation, d.kg])).toEqual([
+      ['human_consumption', 'not_waste', 0],
+      ['donation', 'not_waste', 10],
+      ['animal_feed', 'not_waste', 5],
+      ['industrial_byproducts', 'not_waste', 0],
+      ['composting', 'R3', 8],
+      ['energy_recovery', 'R1', 3],
+      ['landfill', 'D1', 5],
+    ]);
+    // The current year by default.
+    expect((await esrs()).json().data).toEqual(e);
+  });
+
+  it('puts a record in the year of its local day, both sides of midnight on New Year’s Eve', async () => {
+    const e = (await esrs('?year=2025')).json().data;
+    expect(e).toMatchObject({ period: { from: '2025-01-01', to: '2025-12-31' }, total_kg: 100, waste_kg: 100, non_recycled_share: 1 });
+  });
+
+  it('answers a year with nothing as zeros, with no share', async () => {
+    const e = (await esrs('?year=2027')).json().data;
+    expect(e).toMatchObject({ total_kg: 0, waste_kg: 0, non_recycled_share: null });
+  });
+
+  it('refuses a bad year with a 400 in the contract’s shape', async () => {
+    for (const q of ['?year=1999', '?year=abc', '?year=2026.5', '?month=1']) {
+      const res = await esrs(q);
+      expect(res.statusCode, q).toBe(400);
+      expect(errorBodyProblems(res), q).toEqual([]);
+    }
+  });
+
+  it('names each destination’s operation in GET /destinos', async () => {
+    const res = await api(t.app, kitchen.key).get('/api/v1/destinos');
+    expect(Object.fromEntries(res.json().data.map((d: { code: string; wfd_operation: string }) => [d.code, d.wfd_operation]))).toEqual({
+      human_consumption: 'not_waste',
+      donation: 'not_waste',
+      animal_feed: 'not_waste',
+      industrial_byproducts: 'not_waste',
+      composting: 'R3',
+      energy_recovery: 'R1',
+      landfill: 'D1',
+    });
+  });
+});
