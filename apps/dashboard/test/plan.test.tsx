@@ -3,7 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { i18n } from '../src/i18n/index.ts';
 import { ApiError, api } from './support/api.ts';
-import { appFixtures, ids, obligations, plan } from './support/fixtures.ts';
+import { appFixtures, esrs, ids, obligations, plan } from './support/fixtures.ts';
 import { findNotification, renderApp, t as tMain } from './support/render.tsx';
 
 /** The Prevention plan page's messages (their own namespace, `plan`). */
@@ -18,6 +18,7 @@ function planPage(role: Role, current: ReturnType<typeof plan> | null) {
     'plan.get': current,
     'plan.history': { data: current ? [{ ...current }] : [], next_cursor: null },
     'compliance.obligations': obligations(),
+    'compliance.esrsE5': (input) => esrs(input.year ?? 2026),
   });
 }
 
@@ -272,5 +273,24 @@ describe('plan: does the law oblige you?', () => {
     expect(await within(dialog).findByText(tMain('numbers.min', { min: 0 }))).toBeInTheDocument();
     expect(api.last('compliance.updateOrganization')).toBeUndefined();
     expect(api.last('compliance.updateEstablishment')).toBeUndefined();
+  });
+});
+
+describe('plan: waste in ESRS E5-5 terms', () => {
+  it('shows the year to date by category of operation, and another year when chosen', async () => {
+    planPage('viewer', plan());
+    const { user } = await renderApp('/plan');
+    const card = await screen.findByTestId('esrs');
+    await within(card).findByRole('rowheader', { name: t('plan.esrs.waste') });
+    expect(api.last('compliance.esrsE5')).toEqual({ ...scope, year: 2026 });
+    const value = (label: string) => within(card).getByRole('rowheader', { name: label }).closest('tr')?.textContent?.replace(label, '');
+    expect(value(t('plan.esrs.waste'))).toBe('16 kg');
+    expect(value(t('plan.esrs.recycling'))).toBe('8 kg');
+    expect(value(t('plan.esrs.landfill'))).toBe('5 kg');
+    expect(value(t('plan.esrs.nonRecycled'))).toBe('8 kg (50%)');
+    expect(value(t('plan.esrs.measured'))).toBe(t('plan.esrs.notRecorded'));
+    await user.click(within(card).getByRole('combobox', { name: t('plan.esrs.year') }));
+    await user.click(await screen.findByRole('option', { name: '2025' }));
+    await waitFor(() => expect(api.last('compliance.esrsE5')).toEqual({ ...scope, year: 2025 }));
   });
 });

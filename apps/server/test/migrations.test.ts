@@ -481,8 +481,9 @@ describe('upgrading a database that holds data', () => {
     // ...and the columns added since hold what they mean for old rows.
     const addedFirst = Object.fromEntries(firstTables.map((table) => [table, added(beforeFirst[table], afterFirst[table])]));
     expect(addedFirst).toEqual({
-      organizations: [{ canceled_at: null }],
-      establishments: [{}],
+      // The size and premises "am I obliged?" rests on are not known for old rows: the answer says they are missing.
+      organizations: [{ canceled_at: null, headcount: null, annual_turnover_eur: null, balance_sheet_eur: null }],
+      establishments: [{ nace_code: null, floor_area_m2: null }],
       api_keys: [{ name: '', created_by: null, last_used_at: null }],
       // A product stored before prices existed has none: its advice keeps the waste rule; and it is active.
       products: [

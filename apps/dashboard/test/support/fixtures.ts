@@ -328,3 +328,22 @@ export function obligations(over: Partial<Output<'compliance.obligations'>> = {}
     ...over,
   };
 }
+
+/** A year's waste in ESRS E5-5 terms: the worked example of compliance-esrs.test.ts. */
+export function esrs(year = 2026): Output<'compliance.esrsE5'> {
+  return {
+    establishment_id: ids.establishment,
+    livemode: false,
+    year,
+    period: { from: `${year}-01-01`, to: year === 2026 ? '2026-11-29' : `${year}-12-31` },
+    total_kg: 31,
+    not_waste_kg: 15,
+    waste_kg: 16,
+    diverted_from_disposal: { preparation_for_reuse_kg: 0, recycling_kg: 8, other_recovery_kg: 3, total_kg: 11 },
+    directed_to_disposal: { incineration_kg: 0, landfill_kg: 5, other_disposal_kg: 0, total_kg: 5 },
+    non_recycled_kg: 8,
+    non_recycled_share: 0.5,
+    measured_share: null,
+    by_destination: [],
+  };
+}

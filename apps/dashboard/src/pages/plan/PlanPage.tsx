@@ -12,6 +12,7 @@ import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';
+import { EsrsCard } from './EsrsCard.tsx';
 import { ObligationsCard } from './ObligationsCard.tsx';
 import './print.css';
 
@@ -44,6 +45,8 @@ function Plans({ establishment }: { establishment: PlanEstablishment }) {
   const lang = currentLanguage();
   const { data: plan } = useSuspenseQuery(trpc.plan.get.queryOptions({ ...scope, lang, ...(planId ? { id: planId } : {}) }));
   const { data: history } = useSuspenseQuery(trpc.plan.history.queryOptions({ ...scope, limit: 20 }));
+  // The establishment's current year (its time zone), from the answer the obligations card shows.
+  const { data: obligations } = useSuspenseQuery(trpc.compliance.obligations.queryOptions({ establishment_id: establishment.id, lang }));
   const generate = useMutation(
     trpc.plan.generate.mutationOptions({
       onSuccess: async (created) => {
@@ -57,6 +60,7 @@ function Plans({ establishment }: { establishment: PlanEstablishment }) {
   return (
     <Stack gap="lg">
       <ObligationsCard establishmentId={establishment.id} />
+      <EsrsCard establishmentId={establishment.id} currentYear={Number(obligations.as_of.slice(0, 4))} />
       <Group gap="sm" data-print-hide>
         {can.generatePlan(me.role) && (
           <Button
@@ -74,7 +78,8 @@ function Plans({ establishment }: { establishment: PlanEstablishment }) {
         )}
       </Group>
       {plan ? (
-        <Group align="flex-start" gap="lg" wrap="nowrap">
+        // On a phone the history goes under the document, which keeps the width it needs to be read.
+        <Group align="flex-start" gap="lg" wrap="wrap">
           <PlanDocument plan={plan} establishment={establishment} testData={!livemode} />
           <Card withBorder padding="sm" miw={220} data-print-hide component="nav" aria-label={t('plan.page.history')}>
             <Text fw={600} size="sm" mb="xs">
@@ -161,7 +166,7 @@ function PlanDocument({ plan, establishment, testData }: { plan: PreventionPlan;
       component="article"
       data-testid="plan-document"
       className="plan-document"
-      style={{ flex: 1 }}
+      style={{ flex: '1 1 320px', minWidth: 0 }}
       lang={plan.lang}
     >
       <Stack gap="lg">

@@ -1,14 +1,16 @@
-import { Establishment, NaceCode, Obligations, OrganizationSize, PlanLanguage } from '@merma/schema';
+import { EsrsE5, Establishment, NaceCode, Obligations, OrganizationSize, PlanLanguage } from '@merma/schema';
+import { ModeScope } from '@merma/schema/dashboard';
 import { z } from 'zod';
 import { sqlOfTransaction } from '../../db/sql.js';
-import { ADMINS, audited, dashboardRouter, establishmentProcedure, memberProcedure } from '../../trpc/dashboard-base.js';
+import { ADMINS, audited, dashboardRouter, establishmentProcedure, memberProcedure, scopedProcedure } from '../../trpc/dashboard-base.js';
+import { esrsE5 } from './esrs.js';
 import { obligationsFor, updateEstablishmentFacts, updateOrganizationSize } from './service.js';
 
 const AREA = z.number().min(0).max(1_000_000).nullable();
 
 /**
- * "Am I obliged?" on the Prevention plan page: the answer for the establishment, which every
- * member reads, and the facts it rests on — the organisation's size and the establishment's
+ * "Am I obliged?" and the year's waste in ESRS E5-5 terms on the Prevention plan page: the answer
+ * for the establishment, which every member reads, and the facts it rests on — the organisation's size and the establishment's
  * activity and floor area — which owners and admins set, each change in the audit log. The same
  * service as `/api/v1/compliance/obligations`.
  */
@@ -17,6 +19,12 @@ export const complianceDashboardRouter = dashboardRouter({
     .input(z.object({ lang: PlanLanguage }))
     .output(Obligations)
     .query(({ ctx, input }) => obligationsFor(ctx.replica, ctx.establishment.id, input.lang, ctx.clock())),
+
+  /** The year's food waste in ESRS E5-5 terms, of the establishment and mode: `/api/v1/compliance/esrs-e5`. */
+  esrsE5: scopedProcedure
+    .input(ModeScope.extend({ year: z.number().int().min(2000).max(2100).optional() }))
+    .output(EsrsE5)
+    .query(({ ctx, input }) => esrsE5(ctx.replica, ctx.tenant, input.year, ctx.clock())),
 
   updateEstablishment: establishmentProcedure
     .meta({ roles: ADMINS })

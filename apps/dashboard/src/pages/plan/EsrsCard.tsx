@@ -1,0 +1,86 @@
+import { Card, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useFormat } from '../../lib/format.ts';
+import { useScope } from '../../lib/scope.ts';
+import { trpc } from '../../trpc.ts';
+
+/**
+ * A year's food waste in the terms of ESRS E5-5, for a large customer's supplier questionnaire or
+ * a sustainability report: what left as waste, diverted from disposal by recovery operation or
+ * directed to disposal, the non-recycled share, and apart what was not waste (donated, fed to
+ * animals, by-products). The server sums it from the register (modules/compliance/esrs.ts); the
+ * year is the current one to date, or one of the three before.
+ */
+export function EsrsCard({ establishmentId, currentYear }: { establishmentId: string; currentYear: number }) {
+  const { t } = useTranslation('plan');
+  const { livemode } = useScope();
+  const format = useFormat();
+  const { language } = format;
+  const [year, setYear] = useState(currentYear);
+  const { data } = useQuery(trpc.compliance.esrsE5.queryOptions({ establishment_id: establishmentId, livemode, year }));
+  const kg = new Intl.NumberFormat(language, { maximumFractionDigits: 1 });
+  const pct = new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 1 });
+  const rows: [string, string, boolean?][] = data
+    ? [
+        [t('plan.esrs.total'), `${kg.format(data.total_kg)} kg`],
+        [t('plan.esrs.notWaste'), `${kg.format(data.not_waste_kg)} kg`],
+        [t('plan.esrs.waste'), `${kg.format(data.waste_kg)} kg`, true],
+        [t('plan.esrs.diverted'), `${kg.format(data.diverted_from_disposal.total_kg)} kg`, true],
+        [t('plan.esrs.recycling'), `${kg.format(data.diverted_from_disposal.recycling_kg)} kg`],
+        [t('plan.esrs.otherRecovery'), `${kg.format(data.diverted_from_disposal.other_recovery_kg)} kg`],
+        [t('plan.esrs.disposal'), `${kg.format(data.directed_to_disposal.total_kg)} kg`, true],
+        [t('plan.esrs.incineration'), `${kg.format(data.directed_to_disposal.incineration_kg)} kg`],
+        [t('plan.esrs.landfill'), `${kg.format(data.directed_to_disposal.landfill_kg)} kg`],
+        [t('plan.esrs.otherDisposal'), `${kg.format(data.directed_to_disposal.other_disposal_kg)} kg`],
+        [
+          t('plan.esrs.nonRecycled'),
+          `${kg.format(data.non_recycled_kg)} kg${data.non_recycled_share === null ? '' : ` (${pct.format(data.non_recycled_share)})`}`,
+          true,
+        ],
+        [t('plan.esrs.measured'), data.measured_share === null ? t('plan.esrs.notRecorded') : pct.format(data.measured_share)],
+      ]
+    : [];
+  const years = [0, 1, 2, 3].map((back) => String(currentYear - back));
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby="esrs-title" data-testid="esrs" data-print-hide>
+      <Stack gap="sm">
+        <Group justify="space-between" align="flex-end">
+          <Title order={2} size="h3" id="esrs-title">
+            {t('plan.esrs.title')}
+          </Title>
+          <Select
+            label={t('plan.esrs.year')}
+            data={years}
+            value={String(year)}
+            onChange={(v) => v && setYear(Number(v))}
+            allowDeselect={false}
+            w={120}
+            data-print-hide
+          />
+        </Group>
+        <Text size="sm" c="dimmed">
+          {data ? t('plan.esrs.period', { from: format.date(data.period.from), to: format.date(data.period.to) }) : t('plan.esrs.loading')}
+        </Text>
+        <Table withTableBorder aria-labelledby="esrs-title">
+          <Table.Tbody>
+            {rows.map(([label, value, strong]) => (
+              <Table.Tr key={label}>
+                <Table.Th scope="row" fw={strong ? 700 : 400} pl={strong ? undefined : 'lg'}>
+                  {label}
+                </Table.Th>
+                <Table.Td ta="right" fw={strong ? 700 : 400} style={{ whiteSpace: 'nowrap' }}>
+                  {value}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        <Text size="xs" c="dimmed">
+          {t('plan.esrs.note')}
+        </Text>
+      </Stack>
+    </Card>
+  );
+}
