@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDate, Uuid } from './common.js';
+import { IsoDate, queryInt, Uuid } from './common.js';
 import { Envelope } from './envelope.js';
 import { FOOD_CHAIN_STAGES, NACE_CLASSES, normalizeNace } from './nace.js';
 import { PlanLanguage } from './plan.js';
@@ -25,18 +25,22 @@ export const NaceCode = z
   })
   .describe('NACE Rev. 2 class of the establishment\'s activity ("56.10"; CNAE-2009\'s "5610" is accepted), one of the food chain\'s');
 
+/** Floor area open to the public (sales or dining area), in m². */
+export const FloorArea = z.number().min(0).max(MAX_FLOOR_AREA_M2).describe('floor area open to the public (sales area), in m²');
+/** The calendar years the ESRS E5-5 figures are asked for. */
+export const ESRS_YEARS = { min: 2000, max: 2100 } as const;
+const ESRS_YEAR = "calendar year in the establishment's time zone; the current one by default (to date)";
+/** A year as a number (the dashboard's calls). */
+export const EsrsYear = z.number().int().min(ESRS_YEARS.min).max(ESRS_YEARS.max).describe(ESRS_YEAR);
+
 /** `PATCH /api/v1/establishments/{id}`: an establishment's activity and floor area; null clears. */
 export const UpdateEstablishmentInput = z
   .strictObject({
     id: Uuid,
     nace_code: NaceCode.nullable().optional(),
-    floor_area_m2: z
-      .number()
-      .min(0)
-      .max(MAX_FLOOR_AREA_M2)
-      .nullable()
+    floor_area_m2: FloorArea.nullable()
       .optional()
-      .describe('floor area open to the public (sales area), in m²'),
+      .describe(FloorArea.description ?? ''),
   })
   .refine((b) => b.nace_code !== undefined || b.floor_area_m2 !== undefined, {
     message: 'nothing to change: give nace_code or floor_area_m2',
@@ -105,13 +109,7 @@ export const ObligationsQuery = z.strictObject({ lang: PlanLanguage.default('es'
 
 /** `GET /api/v1/compliance/esrs-e5`: the calendar year (the establishment's), this one by default. */
 export const EsrsE5Query = z.strictObject({
-  year: z.coerce
-    .number()
-    .int()
-    .min(2000)
-    .max(2100)
-    .optional()
-    .describe("calendar year in the establishment's time zone; the current one by default (to date)"),
+  year: queryInt(ESRS_YEARS.min, ESRS_YEARS.max).optional().describe(ESRS_YEAR),
 });
 export type EsrsE5Query = z.input<typeof EsrsE5Query>;
 

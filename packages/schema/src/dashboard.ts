@@ -11,6 +11,7 @@ export * from './dashboard/accounts.js';
 export * from './dashboard/analytics.js';
 export * from './dashboard/audit.js';
 export * from './dashboard/common.js';
+export * from './dashboard/compliance.js';
 export * from './dashboard/donations.js';
 export * from './dashboard/inbound.js';
 export * from './dashboard/integrations.js';

@@ -16,7 +16,7 @@ import {
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
-import { NACE_CLASSES, type Obligations } from '@merma/schema';
+import { MAX_FLOOR_AREA_M2, NACE_CLASSES, type Obligations } from '@merma/schema';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -174,7 +174,7 @@ function FactsForm({ establishmentId, facts, onClose }: { establishmentId: strin
       headcount: (v) => decimalError(tMain, v, language, { min: 0, integer: true, optional: true }),
       annual_turnover_eur: (v) => decimalError(tMain, v, language, { min: 0, optional: true }),
       balance_sheet_eur: (v) => decimalError(tMain, v, language, { min: 0, optional: true }),
-      floor_area_m2: (v) => decimalError(tMain, v, language, { min: 0, max: 1_000_000, optional: true }),
+      floor_area_m2: (v) => decimalError(tMain, v, language, { min: 0, max: MAX_FLOOR_AREA_M2, optional: true }),
     },
   });
   const organization = useMutation(trpc.compliance.updateOrganization.mutationOptions({ meta: { inlineError: true } }));

@@ -1,12 +1,9 @@
-import { EsrsE5, Establishment, NaceCode, Obligations, OrganizationSize, PlanLanguage } from '@merma/schema';
-import { ModeScope } from '@merma/schema/dashboard';
-import { z } from 'zod';
+import { EsrsE5, Establishment, Obligations, OrganizationSize } from '@merma/schema';
+import { DashboardEsrsE5Input, DashboardObligationsInput, DashboardUpdateEstablishmentInput } from '@merma/schema/dashboard';
 import { sqlOfTransaction } from '../../db/sql.js';
 import { ADMINS, audited, dashboardRouter, establishmentProcedure, memberProcedure, scopedProcedure } from '../../trpc/dashboard-base.js';
 import { esrsE5 } from './esrs.js';
 import { obligationsFor, updateEstablishmentFacts, updateOrganizationSize } from './service.js';
-
-const AREA = z.number().min(0).max(1_000_000).nullable();
 
 /**
  * "Am I obliged?" and the year's waste in ESRS E5-5 terms on the Prevention plan page: the answer
@@ -16,19 +13,19 @@ const AREA = z.number().min(0).max(1_000_000).nullable();
  */
 export const complianceDashboardRouter = dashboardRouter({
   obligations: establishmentProcedure
-    .input(z.object({ lang: PlanLanguage }))
+    .input(DashboardObligationsInput)
     .output(Obligations)
     .query(({ ctx, input }) => obligationsFor(ctx.replica, ctx.establishment.id, input.lang, ctx.clock())),
 
   /** The year's food waste in ESRS E5-5 terms, of the establishment and mode: `/api/v1/compliance/esrs-e5`. */
   esrsE5: scopedProcedure
-    .input(ModeScope.extend({ year: z.number().int().min(2000).max(2100).optional() }))
+    .input(DashboardEsrsE5Input)
     .output(EsrsE5)
     .query(({ ctx, input }) => esrsE5(ctx.replica, ctx.tenant, input.year, ctx.clock())),
 
   updateEstablishment: establishmentProcedure
     .meta({ roles: ADMINS })
-    .input(z.strictObject({ establishment_id: z.string(), nace_code: NaceCode.nullable(), floor_area_m2: AREA }))
+    .input(DashboardUpdateEstablishmentInput)
     .output(Establishment)
     .mutation(async ({ ctx, input }) => {
       const { after } = await audited(
