@@ -1,4 +1,5 @@
 import { MantineProvider } from '@mantine/core';
+import { deadline } from '@merma/testing';
 import { render, screen, within } from '@testing-library/react';
 import userEvent, { PointerEventsCheckLevel } from '@testing-library/user-event';
 import { HttpResponse, http } from 'msw';
@@ -137,7 +138,7 @@ describe('donating at the station', () => {
     expect(sent[0]?.key).not.toBe(sent[1]?.key);
     expect(screen.getByText(/^The link expires on/)).toBeInTheDocument();
     expect(screen.getByText('Waiting for the signature…')).toBeInTheDocument();
-    expect(await screen.findByRole('heading', { name: 'Signed by Lucía Pérez' }, { timeout: 8_000 })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Signed by Lucía Pérez' }, { timeout: deadline(8_000) })).toBeInTheDocument();
     expect(polls).toBe(2);
   });
 

@@ -54,7 +54,6 @@ describe.skipIf(!hasChromium)('choosing a new password in a browser (reason when
       });
       const context = await browser.newContext({ locale, viewport: { width: 1200, height: 900 }, bypassCSP: true });
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
       try {
         await page.goto(`${base}/dashboard/reset-password?token=${token}`);
         await page.getByLabel(field).fill('password1234');

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { DashboardBrowser } from './dashboard-client.js';
 import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
@@ -132,8 +132,53 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+/**
+ * What the browser did lately — each answer's status, method and path, refused requests, console
+ * errors and uncaught page errors, timed — printed under a failed test, so that a wait that ran
+ * out says whether the page asked, what it was answered, or what it threw.
+ */
+const trail: string[] = [];
+const TRAIL_LINES = 80;
+function note(line: string) {
+  trail.push(`${new Date().toISOString().slice(11, 23)} ${line}`);
+  if (trail.length > TRAIL_LINES) trail.shift();
+}
+const pathOf = (url: string) => {
+  const u = new URL(url);
+  return u.protocol.startsWith('http') ? `${u.pathname}${u.search}` : url.slice(0, 80);
+};
+afterEach((ctx) => {
+  if (ctx.task.result?.state === 'fail' && trail.length > 0) {
+    console.error(`The browser's last ${trail.length} events before "${ctx.task.name}" failed:\n  ${trail.join('\n  ')}`);
+  }
+  trail.length = 0;
+});
+
+/**
+ * Every context's waits (Playwright's own default is 30 s, whatever the machine) on the suite's one
+ * scale of deadlines, and its events in the trail above.
+ */
+function watched(context: BrowserContext): BrowserContext {
+  context.setDefaultTimeout(deadline(30_000));
+  context.setDefaultNavigationTimeout(deadline(30_000));
+  context.on('response', (r) => {
+    // The built dashboard's files, served whole, say nothing; every other answer is noted.
+    if (!(r.ok() && r.url().includes('/dashboard/assets/'))) note(`${r.status()} ${r.request().method()} ${pathOf(r.url())}`);
+  });
+  context.on('requestfailed', (r) => note(`failed ${r.method()} ${pathOf(r.url())}: ${r.failure()?.errorText ?? '?'}`));
+  context.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') note(`console.${m.type()} ${m.text().slice(0, 300)}`);
+  });
+  context.on('weberror', (e) => note(`page error ${e.error().message.slice(0, 300)}`));
+  return context;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  // browser.newPage() makes its context through newContext too.
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options?: BrowserContextOptions) => watched(await newContext(options));
+  return browser;
 }
 
 /**
@@ -141,7 +186,7 @@ export function launchChromium(): Promise<Browser> {
  * allows (installing a web app: an incognito context never may) is judged as it would be there.
  */
 export function launchPersistentChromium(dir: string, options: Pick<BrowserContextOptions, 'viewport' | 'locale'> = {}) {
-  return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, ...options });
+  return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, ...options }).then(watched);
 }
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -1,5 +1,6 @@
 import { MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
+import { deadline } from '@merma/testing';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createMemoryHistory, RouterProvider } from '@tanstack/react-router';
 import { render, screen } from '@testing-library/react';
@@ -27,7 +28,7 @@ export async function renderApp(path: string) {
       </QueryClientProvider>
     </MantineProvider>,
   );
-  const heading = await screen.findByRole('heading', { level: 1 }, { timeout: 10_000 });
+  const heading = await screen.findByRole('heading', { level: 1 }, { timeout: deadline(10_000) });
   return {
     router,
     user,
