@@ -156,11 +156,12 @@ afterEach((ctx) => {
 
 /**
  * Every context's waits (Playwright's own default is 30 s, whatever the machine) on the suite's one
- * scale of deadlines, and its events in the trail above.
+ * scale of deadlines — shorter than a test's own, so that a wait that runs out names its locator —
+ * and its events in the trail above.
  */
 function watched(context: BrowserContext): BrowserContext {
-  context.setDefaultTimeout(deadline(30_000));
-  context.setDefaultNavigationTimeout(deadline(30_000));
+  context.setDefaultTimeout(deadline(15_000));
+  context.setDefaultNavigationTimeout(deadline(15_000));
   context.on('response', (r) => {
     // The built dashboard's files, served whole, say nothing; every other answer is noted.
     if (!(r.ok() && r.url().includes('/dashboard/assets/'))) note(`${r.status()} ${r.request().method()} ${pathOf(r.url())}`);
