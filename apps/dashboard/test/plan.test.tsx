@@ -288,7 +288,7 @@ describe('plan: waste in ESRS E5-5 terms', () => {
     expect(value(t('plan.esrs.recycling'))).toBe('8 kg');
     expect(value(t('plan.esrs.landfill'))).toBe('5 kg');
     expect(value(t('plan.esrs.nonRecycled'))).toBe('8 kg (50%)');
-    expect(value(t('plan.esrs.measured'))).toBe(t('plan.esrs.notRecorded'));
+    expect(value(t('plan.esrs.measured'))).toBe(t('plan.esrs.measuredSplit', { share: '75%', estimated: '3', notStated: '1' }));
     await user.click(within(card).getByRole('combobox', { name: t('plan.esrs.year') }));
     await user.click(await screen.findByRole('option', { name: '2025' }));
     await waitFor(() => expect(api.last('compliance.esrsE5')).toEqual({ ...scope, year: 2025 }));

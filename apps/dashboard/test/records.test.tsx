@@ -217,6 +217,7 @@ describe('records: the form to add one', () => {
     await choose(user, t('records.columns.destination'), 'Donación', dialog);
     await choose(user, t('records.columns.cause'), 'Sobreproducción', dialog);
     await user.type(field(dialog, t('records.columns.product')), '  Croissant ');
+    await choose(user, t('records.form.method'), t('methods.estimate'), dialog);
     await user.click(within(dialog).getByRole('button', { name: t('records.form.addSubmit') }));
 
     await waitFor(() => expect(api.inputs('records.create')).toHaveLength(1));
@@ -230,6 +231,9 @@ describe('records: the form to add one', () => {
       product_name: 'Croissant',
       notes: null,
       occurred_at: `${TODAY}T00:30:00+01:00`,
+      // Chosen by the person; whether it was edible was left unsaid.
+      measurement_method: 'estimate',
+      edible: null,
     });
     await findNotification(t('records.form.created'));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());

@@ -13,6 +13,7 @@ type FakePort = {
   open(o: { baudRate: number }): Promise<void>;
   close(): Promise<void>;
   readable: ReadableStream<Uint8Array>;
+  getInfo?(): { usbVendorId?: number; usbProductId?: number };
 };
 
 function portPlaying(chunks: string[]): FakePort {
@@ -55,9 +56,16 @@ describe('reading the scale', () => {
     const port = portPlaying(['S D      0.5', '12 kg\r\nS D      0.518 kg\r\nS S', '      0.518 kg\r\n', 'S S      0.600 kg\r\n']);
     withSerial(port);
     expect(hasSerial()).toBe(true);
-    expect(await readScale(2_000)).toBe(0.518);
+    // A port that gives no USB ids (an RS-232 adapter): the scale is not named.
+    expect(await readScale(2_000)).toEqual({ kg: 0.518, scaleId: null });
     expect(port.opened).toEqual([9600]);
     expect(port.closed).toBe(1);
+  });
+
+  it('names the scale by the USB vendor and product its port tells', async () => {
+    const port = { ...portPlaying(['S S      2.250 kg\r\n']), getInfo: () => ({ usbVendorId: 0x0eb8, usbProductId: 0x2200 }) };
+    withSerial(port);
+    expect(await readScale(2_000)).toEqual({ kg: 2.25, scaleId: 'usb:0eb8:2200' });
   });
 
   it('gives nothing when no stable weight comes in time, and still closes the port', async () => {

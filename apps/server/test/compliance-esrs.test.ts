@@ -12,8 +12,12 @@ import { api, createTenant, DESTINO_DONATION, DESTINO_LANDFILL, recordAt, startT
  *         4 kg landfill + 1 kg landfilled at 00:30 on 1 January in Madrid (23:30 UTC on 31 December)
  *         → landfill (D1) 5 kg.
  *   Total 31 kg; waste 31 − 15 = 16 kg; non-recycled 16 − 8 = 8 kg, a share of 8 / 16 = 0.5.
- *   2025: 100 kg landfilled at 23:30 on 31 December in Madrid → 2025's waste is 100 kg, all non-recycled.
- *   Not counted anywhere above: 50 kg of live records, and 70 kg of another kitchen.
+ *   How it was measured: the 8 kg composted weighed, the 4 kg landfilled a write-off → measured
+ *   12 kg; the 3 kg of energy recovery estimated; the 1 kg of New Year's night said nothing; the
+ *   10 kg donated were weighed but are not waste. Measured share 12 / 16 = 0.75.
+ *   2025: 100 kg landfilled at 23:30 on 31 December in Madrid → 2025's waste is 100 kg, all
+ *   non-recycled, none said measured (share 0).
+ *   Not counted anywhere above: 50 kg of live records, and 70 kg of another kitchen, both weighed.
  */
 const ANIMAL_FEED = 'c780cb3f-4952-4d92-8452-ab822aef0640';
 const COMPOSTING = '51a096c6-196d-41dd-a02a-968cbfa9803f';
@@ -25,19 +29,22 @@ let kitchen: Tenant;
 beforeAll(async () => {
   t = await startTestApp({ clock: () => new Date('2026-11-29T10:00:00.000Z') });
   kitchen = await createTenant(t.db);
-  const rows: [string, number, string][] = [
-    ['2026-03-10T12:00:00.000Z', 10, DESTINO_DONATION],
-    ['2026-04-02T12:00:00.000Z', 5, ANIMAL_FEED],
-    ['2026-05-05T12:00:00.000Z', 8, COMPOSTING],
-    ['2026-06-06T12:00:00.000Z', 3, ENERGY],
-    ['2026-07-07T12:00:00.000Z', 4, DESTINO_LANDFILL],
-    ['2025-12-31T23:30:00.000Z', 1, DESTINO_LANDFILL],
-    ['2025-12-31T22:30:00.000Z', 100, DESTINO_LANDFILL],
+  const rows: [string, number, string, string | null][] = [
+    ['2026-03-10T12:00:00.000Z', 10, DESTINO_DONATION, 'direct_weighing'],
+    ['2026-04-02T12:00:00.000Z', 5, ANIMAL_FEED, null],
+    ['2026-05-05T12:00:00.000Z', 8, COMPOSTING, 'direct_weighing'],
+    ['2026-06-06T12:00:00.000Z', 3, ENERGY, 'estimate'],
+    ['2026-07-07T12:00:00.000Z', 4, DESTINO_LANDFILL, 'write_off'],
+    ['2025-12-31T23:30:00.000Z', 1, DESTINO_LANDFILL, null],
+    ['2025-12-31T22:30:00.000Z', 100, DESTINO_LANDFILL, null],
   ];
-  for (const [at, kg, destino] of rows) await recordAt(t.db, kitchen, at, { weight_kg: kg, destino_id: destino });
-  await recordAt(t.db, kitchen, '2026-05-05T12:00:00.000Z', { weight_kg: 50, destino_id: DESTINO_LANDFILL }, { livemode: true });
+  for (const [at, kg, destino, method] of rows) {
+    await recordAt(t.db, kitchen, at, { weight_kg: kg, destino_id: destino, measurement_method: method });
+  }
+  const weighed = { weight_kg: 50, destino_id: DESTINO_LANDFILL, measurement_method: 'direct_weighing' };
+  await recordAt(t.db, kitchen, '2026-05-05T12:00:00.000Z', weighed, { livemode: true });
   const other = await createTenant(t.db);
-  await recordAt(t.db, other, '2026-05-05T12:00:00.000Z', { weight_kg: 70, destino_id: DESTINO_LANDFILL });
+  await recordAt(t.db, other, '2026-05-05T12:00:00.000Z', { ...weighed, weight_kg: 70 });
 });
 afterAll(() => t?.close());
 
@@ -60,7 +67,8 @@ describe('ESRS E5-5 from the register', () => {
       directed_to_disposal: { incineration_kg: 0, landfill_kg: 5, other_disposal_kg: 0, total_kg: 5 },
       non_recycled_kg: 8,
       non_recycled_share: 0.5,
-      measured_share: null,
+      measurement: { measured_kg: 12, estimated_kg: 3, not_stated_kg: 1 },
+      measured_share: 0.75,
     });
     expect(e.by_destination.map((d: { code: string; wfd_operation: string; kg: number }) => [d.code, d.wfd_operation, d.kg])).toEqual([
       ['human_consumption', 'not_waste', 0],
@@ -77,12 +85,19 @@ describe('ESRS E5-5 from the register', () => {
 
   it('puts a record in the year of its local day, both sides of midnight on New Year’s Eve', async () => {
     const e = (await esrs('?year=2025')).json().data;
-    expect(e).toMatchObject({ period: { from: '2025-01-01', to: '2025-12-31' }, total_kg: 100, waste_kg: 100, non_recycled_share: 1 });
+    expect(e).toMatchObject({
+      period: { from: '2025-01-01', to: '2025-12-31' },
+      total_kg: 100,
+      waste_kg: 100,
+      non_recycled_share: 1,
+      measurement: { measured_kg: 0, estimated_kg: 0, not_stated_kg: 100 },
+      measured_share: 0,
+    });
   });
 
   it('answers a year with nothing as zeros, with no share', async () => {
     const e = (await esrs('?year=2027')).json().data;
-    expect(e).toMatchObject({ total_kg: 0, waste_kg: 0, non_recycled_share: null });
+    expect(e).toMatchObject({ total_kg: 0, waste_kg: 0, non_recycled_share: null, measured_share: null });
   });
 
   it('refuses a bad year with a 400 in the contract’s shape', async () => {

@@ -45,11 +45,17 @@ const record: fc.Arbitrary<HashedFields> = fc
     supersedes_id: maybe(fc.uuid()),
     product_id: maybe(fc.uuid()),
     voided: fc.boolean(),
+    measurement_method: maybe(fc.oneof(fc.constantFrom('direct_weighing', 'estimate'), text)),
+    scale_id: maybe(fc.oneof(text, tricky)),
+    estimated: maybe(fc.boolean()),
+    edible: maybe(fc.oneof(fc.constantFrom('edible', 'mixed'), text)),
+    tare: maybe(fc.oneof(fc.integer({ min: 1, max: 999_999_999_999 }), fc.constantFrom(1, 10, 100, 1000, 250_000))),
   })
-  .map(({ grams, created, occurred, voided, ...r }) => ({
+  .map(({ grams, tare, created, occurred, voided, ...r }) => ({
     ...r,
     ...(voided ? { voided: true as const } : {}),
     weight_kg: grams / 1000,
+    tare_kg: tare === null ? null : tare / 1000,
     created_at: created.toISOString(),
     occurred_at: (occurred ?? created).toISOString(),
   }));
@@ -63,7 +69,8 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
        $5::decimal(12,3) AS weight_kg, $6::uuid AS destino_id, $7::uuid AS causa_id, $8::text AS product_name,
        $9::text AS waste_stage, $10::uuid AS shift_id, $11::uuid AS session_id, $12::text AS notes, $13::text AS photo_url,
        $14::text AS source, $15::timestamptz AS created_at, $16::timestamptz AS occurred_at, $18::uuid AS supersedes_id,
-       $19::uuid AS product_id, $20::boolean AS voided) r`,
+       $19::uuid AS product_id, $20::boolean AS voided, $21::text AS measurement_method, $22::text AS scale_id,
+       $23::boolean AS estimated, $24::text AS edible, $25::decimal(12,3) AS tare_kg) r`,
     r.id,
     r.establishment_id,
     r.livemode,
@@ -84,6 +91,11 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
     r.supersedes_id ?? null,
     r.product_id ?? null,
     r.voided === true,
+    r.measurement_method ?? null,
+    r.scale_id ?? null,
+    r.estimated ?? null,
+    r.edible ?? null,
+    r.tare_kg == null ? null : r.tare_kg.toString(),
   );
   const [row] = rows;
   if (!row) throw new Error('no row');
@@ -147,5 +159,26 @@ describe('canonical record JSON: SQL builder = JS builder', () => {
     const voided = await sqlCanonical(voiding, GENESIS_HASH);
     expect(voided.json).toContain(',"supersedes_id":"00000000-0000-4000-8000-000000000003","voided":true,"waste_stage":null,');
     expect(voided.json).toBe(canonicalRecordJson(voiding));
+    // How it was measured, edible, the tare: each key in its sorted place when said; null leaves the JSON as before.
+    const measured = {
+      ...base,
+      measurement_method: 'direct_weighing',
+      scale_id: 'BAL-01',
+      estimated: false,
+      edible: 'inedible',
+      tare_kg: 0.25,
+    };
+    const weighed = await sqlCanonical(measured, GENESIS_HASH);
+    expect(weighed.json).toContain('"destino_id":"00000000-0000-4000-8000-000000000003","edible":"inedible","establishment_id":');
+    expect(weighed.json).toContain('"establishment_id":"00000000-0000-4000-8000-000000000002","estimated":false,"food_category":');
+    expect(weighed.json).toContain('"livemode":false,"measurement_method":"direct_weighing","notes":');
+    expect(weighed.json).toContain('"product_name":"Pan \\"de ayer\\"","scale_id":"BAL-01","session_id":null,');
+    expect(weighed.json).toContain('"source":"api","tare_kg":0.25,"waste_stage":null,');
+    expect(weighed.json).toBe(canonicalRecordJson(measured));
+    expect(canonicalRecordJson({ ...base, measurement_method: null, scale_id: null, estimated: null, edible: null, tare_kg: null })).toBe(
+      plain.json,
+    );
+    // `estimated: false` is said (a key), not left out like null: clearing it changes the hash.
+    expect(canonicalRecordJson({ ...measured, estimated: null })).not.toBe(weighed.json);
   });
 });

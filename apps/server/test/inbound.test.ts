@@ -76,6 +76,9 @@ describe('POST /api/v1/webhooks/inbound', () => {
       product_name: 'Yogur natural',
       destino_id: DESTINO_LANDFILL,
       source: 'inbound:tpv',
+      // Booked in the POS: a write-off, measured by what was booked.
+      measurement_method: 'write_off',
+      estimated: false,
     });
     expect(Number(record.weight_kg)).toBe(0.75);
     expect(record.notes).toBe('Caducado');
@@ -154,7 +157,13 @@ describe('POST /api/v1/webhooks/inbound', () => {
       const res = await send(body, {}, other.key);
       expect(res.statusCode).toBe(200);
       const record = await t.db.record.findUniqueOrThrow({ where: { id: res.json().data.record_id } });
-      expect(record).toMatchObject({ food_category: 'bakery', product_name: 'Pan de barra', source: 'inbound:odoo' });
+      expect(record).toMatchObject({
+        food_category: 'bakery',
+        product_name: 'Pan de barra',
+        source: 'inbound:odoo',
+        measurement_method: 'write_off',
+        estimated: false,
+      });
       expect(Number(record.weight_kg)).toBe(2.5);
       expect(record.notes).toBe('Caducado');
       expect(record.occurred_at.toISOString()).toBe('2026-11-22T19:45:12.000Z');

@@ -509,6 +509,12 @@ describe('upgrading a database that holds data', () => {
         occurred_at: r.created_at,
         product_id: null,
         voided: false,
+        // Nor said how it was measured, edible or its tare (and hashes as it did).
+        measurement_method: null,
+        scale_id: null,
+        estimated: null,
+        edible: null,
+        tare_kg: null,
       })),
       record_chain_heads: [{}, {}],
       idempotency_keys: [],

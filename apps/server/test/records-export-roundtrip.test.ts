@@ -79,6 +79,15 @@ const CATEGORY_ES: Record<string, string> = { fish: 'Pescado', meat: 'Carne', da
 const STAGE_ES: Record<string, string> = { preparation: 'Preparación', storage: 'Almacenamiento', post_service: 'Post-servicio' };
 const CATEGORIES = Object.keys(CATEGORY_ES);
 const STAGES = [...Object.keys(STAGE_ES), null];
+/** How each record says it was measured (every fourth says nothing), and the `es` form's words for it. */
+const MEASURED = [
+  { measurement_method: 'direct_weighing', scale_id: 'BAL; "cocina", 1\n=2', tare_kg: 0.25, edible: 'inedible' },
+  { measurement_method: 'estimate', edible: 'mixed' },
+  { measurement_method: 'write_off', estimated: true, edible: 'edible' },
+  {},
+] as const;
+const METHOD_ES: Record<string, string> = { direct_weighing: 'Pesaje directo', estimate: 'Estimación', write_off: 'Baja en TPV/ERP' };
+const EDIBLE_ES: Record<string, string> = { inedible: 'No comestible', mixed: 'Mixto', edible: 'Comestible' };
 
 const PHOTOS = ['https://fotos.example/merma/1.jpg?a=1,2;3&b=%22x%22', 'https://fotos.example/ñandú/€.jpg', null];
 
@@ -126,6 +135,7 @@ beforeAll(async () => {
       shift_id: i % 4 === 0 ? shift.json().data.id : null,
       session_id: i % 5 === 0 ? session.json().data.id : null,
       photo_url: PHOTOS[i % PHOTOS.length],
+      ...MEASURED[i % MEASURED.length],
       occurred_at: `2026-11-${day}T${String(8 + (i % 12)).padStart(2, '0')}:${minute}:00+01:00`,
     });
   });
@@ -231,6 +241,11 @@ async function expectedRows(dialect: 'plain' | 'es'): Promise<string[][]> {
       r.notes ?? '',
       r.photo_url ?? '',
       r.product_id ?? '',
+      r.measurement_method === null ? '' : es ? (METHOD_ES[r.measurement_method] as string) : r.measurement_method,
+      r.scale_id ?? '',
+      r.estimated === null ? '' : es ? (r.estimated ? 'sí' : 'no') : String(r.estimated),
+      r.edible === null ? '' : es ? (EDIBLE_ES[r.edible] as string) : r.edible,
+      r.tare_kg === null ? '' : es ? String(r.tare_kg).replace('.', ',') : String(r.tare_kg),
       r.source,
       r.supersedes_id ?? '',
       r.record_hash,
@@ -259,6 +274,25 @@ describe('records CSV round trip over HTTP', () => {
       expect(row.photo_url, row.id).toBe(input?.photo_url ?? null);
       if (input?.source) expect(row.source).toBe(input.source);
     }
+    // How each was measured, as said; `estimated` from the method where the record left it out.
+    const batchRows = rows.filter((row) => row.source === 'batch');
+    const byMethod = (method: string | null) => batchRows.filter((row) => row.measurement_method === method);
+    expect(byMethod('direct_weighing').map((r) => [r.scale_id, r.estimated, r.edible, Number(r.tare_kg)])).toEqual(
+      byMethod('direct_weighing').map(() => ['BAL; "cocina", 1\n=2', false, 'inedible', 0.25]),
+    );
+    expect(byMethod('estimate').map((r) => [r.scale_id, r.estimated, r.edible, r.tare_kg])).toEqual(
+      byMethod('estimate').map(() => [null, true, 'mixed', null]),
+    );
+    expect(byMethod('write_off').map((r) => r.estimated)).toEqual(byMethod('write_off').map(() => true));
+    expect(byMethod(null).map((r) => [r.scale_id, r.estimated, r.edible, r.tare_kg])).toEqual(
+      byMethod(null).map(() => [null, null, null, null]),
+    );
+    expect([byMethod('direct_weighing'), byMethod('estimate'), byMethod('write_off'), byMethod(null)].map((g) => g.length > 0)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
     const shift = await t.db.shift.findFirstOrThrow({ where: { establishment_id: tenant.establishmentId } });
     expect(shift.name).toBe(shiftName);
   });

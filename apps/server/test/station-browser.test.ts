@@ -202,6 +202,106 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
 
   // About 150 taps and a sync that pauses after each cut connection: a long scenario, given a
   // budget of its own (20 s on an idle machine).
+  it('weighs on a scale (its id stored with the record), takes the container off as a tare, and says whether it was edible', async () => {
+    const kitchen = await kitchenWithCode('Cocina — báscula');
+    const { context, page } = await stationPage('landscape');
+    // A USB scale on Web Serial: a CAS indicator that streams "stable, gross, 3.100 kg".
+    await context.addInitScript(() => {
+      const frame = new TextEncoder().encode('ST,GS,+  3.100kg\r\n');
+      const port = {
+        open: async () => {},
+        close: async () => {},
+        getInfo: () => ({ usbVendorId: 0x0eb8, usbProductId: 0x2200 }),
+        // Each opening of the port reads a new stream, as a real port's does.
+        get readable() {
+          return new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(frame) });
+        },
+      };
+      Object.defineProperty(Navigator.prototype, 'serial', {
+        configurable: true,
+        get: () => ({ getPorts: async () => [port], requestPort: async () => port }),
+      });
+    });
+    const stored = () =>
+      t.db.$queryRawUnsafe<
+        {
+          weight_kg: number;
+          tare_kg: number | null;
+          measurement_method: string | null;
+          scale_id: string | null;
+          estimated: boolean | null;
+          edible: string | null;
+        }[]
+      >(
+        `SELECT weight_kg::float8 AS weight_kg, tare_kg::float8 AS tare_kg, measurement_method, scale_id, estimated, edible
+         FROM records WHERE establishment_id = $1::uuid ORDER BY chain_seq`,
+        kitchen.tenant.establishmentId,
+      );
+    try {
+      await pairWith(page, kitchen.code);
+      await page.getByRole('button', { name: 'Panadería y bollería', exact: true }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Compost o digestato', exact: true }).click();
+      await page.getByRole('button', { name: 'Leer la báscula' }).click();
+      await page.getByLabel('Peso en kilos').filter({ hasText: '3,1' }).waitFor();
+      // The bin weighs 0,35 kg, and what is in it could have been eaten.
+      await page.getByRole('button', { name: 'Más detalles' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Más detalles' });
+      await dialog.getByLabel('Tara del envase (kg)').fill('0,35');
+      await dialog.getByText('Comestible', { exact: true }).click();
+      expect(await smallTargets(page)).toEqual([]);
+      await expectAccessible(page, 'station, details with tare');
+      await dialog.getByRole('button', { name: 'Listo' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await page.getByText('Guardado: 2,75 kg de Panadería y bollería').waitFor();
+      await page.getByText('Todos los registros enviados').waitFor();
+      expect(await stored()).toEqual([
+        {
+          weight_kg: 2.75,
+          tare_kg: 0.35,
+          measurement_method: 'direct_weighing',
+          scale_id: 'usb:0eb8:2200',
+          estimated: false,
+          edible: 'edible',
+        },
+      ]);
+
+      // Read from the scale, then typed over: the method is no longer known. A tare heavier than the weight is refused at the keypad.
+      await page.getByRole('button', { name: 'Lácteos', exact: true }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Compost o digestato', exact: true }).click();
+      await page.getByRole('button', { name: 'Leer la báscula' }).click();
+      await page.getByLabel('Peso en kilos').filter({ hasText: '3,1' }).waitFor();
+      for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Borrar el último dígito', exact: true }).click();
+      await page.getByRole('button', { name: '1', exact: true }).click();
+      await page.getByRole('button', { name: 'Más detalles' }).click();
+      await dialog.getByLabel('Tara del envase (kg)').fill('1,5');
+      await dialog.getByRole('button', { name: 'Listo' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: 'La tara pesa tanto como el peso o más' }).waitFor();
+      expect(await stored()).toHaveLength(1);
+      await page.getByRole('button', { name: 'Más detalles' }).click();
+      await dialog.getByLabel('Tara del envase (kg)').fill('');
+      await dialog.getByRole('button', { name: 'Listo' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await page.getByText('Guardado: 1 kg de Lácteos').waitFor();
+      await page.getByText('Todos los registros enviados').waitFor();
+      expect((await stored())[1]).toEqual({
+        weight_kg: 1,
+        tare_kg: null,
+        measurement_method: null,
+        scale_id: null,
+        estimated: null,
+        edible: null,
+      });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('records 25 times offline across a reload, then stores each exactly once, in tap order, when the sync is cut midway', {
     timeout: deadline(90_000),
   }, async () => {

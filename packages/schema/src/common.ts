@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import {
   DEFAULT_PAGE_LIMIT,
+  EDIBLE_PARTS,
   ERROR_CODES,
   EVENT_TYPES,
   FOOD_CATEGORIES,
   INBOUND_EVENT_TYPES,
   MAX_PAGE_LIMIT,
   MAX_PAGE_OFFSET,
+  MEASUREMENT_METHODS,
   PERMISSIONS,
   PLANS,
   SECTORS,
@@ -18,6 +20,10 @@ export const FoodCategory = z.enum(FOOD_CATEGORIES).meta({ id: 'FoodCategory' })
 export type FoodCategory = z.infer<typeof FoodCategory>;
 export const WasteStage = z.enum(WASTE_STAGES).meta({ id: 'WasteStage' });
 export type WasteStage = z.infer<typeof WasteStage>;
+export const MeasurementMethod = z.enum(MEASUREMENT_METHODS).meta({ id: 'MeasurementMethod' });
+export type MeasurementMethod = z.infer<typeof MeasurementMethod>;
+export const EdiblePart = z.enum(EDIBLE_PARTS).meta({ id: 'EdiblePart' });
+export type EdiblePart = z.infer<typeof EdiblePart>;
 export const Sector = z.enum(SECTORS).meta({ id: 'Sector' });
 export type Sector = z.infer<typeof Sector>;
 export const Plan = z.enum(PLANS);

@@ -144,10 +144,21 @@ export const EsrsE5 = z
     }),
     non_recycled_kg: z.number().describe('waste_kg − recycling_kg'),
     non_recycled_share: z.number().nullable().describe('non_recycled_kg / waste_kg; null without waste'),
+    measurement: z
+      .object({
+        measured_kg: z.number().describe('weighed, counted or booked as a write-off (`estimated` false)'),
+        estimated_kg: z.number().describe('estimated, or extrapolated from a composition analysis (`estimated` true)'),
+        not_stated_kg: z
+          .number()
+          .describe('records that did not say how they were measured (stored before the register asked, or sent without it)'),
+      })
+      .describe("how waste_kg was measured, from each record's `measurement_method` and `estimated`"),
     measured_share: z
       .number()
       .nullable()
-      .describe('share of waste_kg measured rather than estimated; null while the register does not record how each record was measured'),
+      .describe(
+        'measured_kg / waste_kg: the share measured directly (ESRS E5-5 asks it); a record that does not say counts as not measured; null without waste',
+      ),
     by_destination: z.array(z.object({ code: z.string(), wfd_operation: z.string(), kg: z.number() })),
   })
   .meta({ id: 'EsrsE5' });

@@ -59,6 +59,34 @@ export const FOOD_CATEGORIES = [
 
 export const WASTE_STAGES = ['receiving', 'storage', 'preparation', 'service', 'post_service'] as const;
 
+/**
+ * How a record's weight was obtained, after the methods of Delegated Decision (EU) 2019/1597
+ * (Annex III): weighed on a scale; units counted × their unit weight; a write-off booked in a POS or
+ * ERP (units × the product's net weight); an estimate (by eye, by volume, a coefficient); a waste
+ * composition analysis (a sample sorted and weighed, extrapolated).
+ */
+export const MEASUREMENT_METHODS = ['direct_weighing', 'counting', 'write_off', 'estimate', 'composition_analysis'] as const;
+export type MeasurementMethodCode = (typeof MEASUREMENT_METHODS)[number];
+
+/**
+ * Whether a method's weight is an estimate when the record does not say (ESRS E5-5 reports the
+ * measured and the estimated share): a weighing, a count and a write-off are measured; an estimate
+ * and an analysis extrapolated from a sample are estimated.
+ */
+export const ESTIMATED_BY_METHOD: Record<MeasurementMethodCode, boolean> = {
+  direct_weighing: false,
+  counting: false,
+  write_off: false,
+  estimate: true,
+  composition_analysis: true,
+};
+
+/** Whether the food thrown away could have been eaten (the 2019/1597 split: edible parts, inedible parts such as bones and peels). */
+export const EDIBLE_PARTS = ['edible', 'inedible', 'mixed'] as const;
+
+/** The longest scale id a record carries. */
+export const MAX_SCALE_ID_LENGTH = 100;
+
 /** Languages the prevention plan is written in (`lang`); Spanish, the language of Ley 1/2025, by default. */
 export const PLAN_LANGUAGES = ['es', 'en'] as const;
 /** Default and largest page size of the prevention-plan history. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FoodCategory, IsoDate, Plan, Timestamp, Uuid, WasteStage } from './common.js';
+import { EdiblePart, FoodCategory, IsoDate, MeasurementMethod, Plan, Timestamp, Uuid, WasteStage } from './common.js';
 import { DonationEventData } from './donation-handover.js';
 
 /**
@@ -27,6 +27,11 @@ export const RecordEventData = z.object({
   record_hash: z.string().optional(),
   supersedes_id: Uuid.nullable().optional().describe('record.updated: the record this version corrects'),
   voided: z.literal(true).optional().describe('record.updated: present when this correction voids the record it supersedes (an undo)'),
+  measurement_method: MeasurementMethod.optional().describe('how the weight was obtained, when the record said'),
+  scale_id: z.string().optional().describe('the scale that weighed it, when named'),
+  estimated: z.boolean().optional().describe('whether the weight is an estimate, when the record or its method said'),
+  edible: EdiblePart.optional(),
+  tare_kg: z.number().optional().describe('the packaging left out of `weight_kg`, when weighed with it'),
 });
 export type RecordEventData = z.infer<typeof RecordEventData>;
 /** Kept for readability at call sites: record.created carries RecordEventData. */

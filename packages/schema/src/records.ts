@@ -1,11 +1,23 @@
 import { z } from 'zod';
-import { DateOrDateTime, FoodCategory, PaginationQuery, queryInt, Timestamp, text, Uuid, WasteStage } from './common.js';
+import {
+  DateOrDateTime,
+  EdiblePart,
+  FoodCategory,
+  MeasurementMethod,
+  PaginationQuery,
+  queryInt,
+  Timestamp,
+  text,
+  Uuid,
+  WasteStage,
+} from './common.js';
 import {
   MAX_BATCH_RECORDS,
   MAX_NOTES_LENGTH,
   MAX_OCCURRED_AT_AGE_DAYS,
   MAX_OCCURRED_AT_AHEAD_SECONDS,
   MAX_PRODUCT_NAME_LENGTH,
+  MAX_SCALE_ID_LENGTH,
   MAX_URL_LENGTH,
   MAX_WEIGHT_KG,
   WEIGHT_DECIMALS,
@@ -62,6 +74,24 @@ export const CreateRecordInput = z
     product_id: Uuid.nullish().describe(
       'id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text',
     ),
+    measurement_method: MeasurementMethod.nullish().describe(
+      'how the weight was obtained (Delegated Decision (EU) 2019/1597): `direct_weighing` on a scale, `counting` units × unit weight, `write_off` booked in a POS or ERP, `estimate`, `composition_analysis` of a sample. Absent: not said (the figures count the record as of unknown method)',
+    ),
+    scale_id: text(MAX_SCALE_ID_LENGTH)
+      .nullish()
+      .describe('the scale that weighed it, on a `direct_weighing` (refused with another method)'),
+    estimated: z
+      .boolean()
+      .nullish()
+      .describe(
+        'whether the weight is an estimate (ESRS E5-5 measured vs estimated). Absent: from the method (`estimate` and `composition_analysis` are estimates, the others measured); refused when it contradicts `direct_weighing` or `estimate`',
+      ),
+    edible: EdiblePart.nullish().describe(
+      'whether what was thrown away could have been eaten: `edible`, `inedible` (bones, peels, shells) or `mixed`',
+    ),
+    tare_kg: WeightKg.nullish().describe(
+      'the packaging or container weighed with the food and left out of `weight_kg` (packaging is not food waste): kept so that the gross weight can be traced',
+    ),
   })
   .meta({ id: 'CreateRecordInput' });
 export type CreateRecordInput = z.input<typeof CreateRecordInput>;
@@ -84,6 +114,11 @@ export const WasteRecord = z
     notes: z.string().nullable(),
     photo_url: z.string().nullable(),
     product_id: Uuid.nullable().describe('the product of the catalogue it is of, when the record named one'),
+    measurement_method: MeasurementMethod.nullable().describe('how the weight was obtained; null when the record did not say'),
+    scale_id: z.string().nullable().describe('the scale that weighed it, when named'),
+    estimated: z.boolean().nullable().describe('whether the weight is an estimate; null when neither it nor the method was said'),
+    edible: EdiblePart.nullable(),
+    tare_kg: z.number().nullable().describe('the packaging weighed with the food and left out of `weight_kg`'),
     source: z.string(),
     record_hash: z.string().regex(/^[0-9a-f]{64}$/),
     created_at: Timestamp.describe('when the record was stored (the order of the hash chain)'),

@@ -4,7 +4,7 @@
  * both the server and the station's page need, without zod, so the page stays small
  * (`@merma/schema/station`); the shapes of the station's routes are in dashboard.ts.
  */
-export { MAX_WEIGHT_KG, WEIGHT_DECIMALS } from './constants.js';
+export { EDIBLE_PARTS, MAX_WEIGHT_KG, WEIGHT_DECIMALS } from './constants.js';
 
 export const STATION_TOKEN_PATTERN = /^stn_(live|test)_[0-9A-Za-z]{32}$/;
 /** Crockford's base 32: no I, L, O or U, so a code read aloud or typed is not mistaken. */

@@ -1,3 +1,4 @@
+import { parseDecimal } from '../lib/decimal.ts';
 import { EMPTY_WEIGHT, type TypedWeight } from './Keypad.tsx';
 
 /** A record being made at the station: the choices tapped so far and the weight as typed. */
@@ -9,13 +10,40 @@ export type Flow = {
   typed: TypedWeight;
   /** Optional details, given at the weight step ("More details"). */
   details?: Details;
+  /**
+   * The scale the weight was read from (its id, when the port tells it): the record is a direct
+   * weighing. Typing on the keypad afterwards clears it — a typed weight's method is not known.
+   */
+  scale?: { id: string | null };
   /** The refused outbox item this flow corrects, if any. */
   correcting?: number;
 };
 export const START: Flow = { typed: EMPTY_WEIGHT };
-export type Details = { waste_stage: string | null; product_name: string; notes: string };
-export const NO_DETAILS: Details = { waste_stage: null, product_name: '', notes: '' };
+/**
+ * `tare`: the container's weight as typed (the weight on the keypad is then the gross, and the
+ * record's weight the net: packaging is not food waste); `edible`: whether it could have been eaten.
+ */
+export type Details = { waste_stage: string | null; product_name: string; notes: string; tare: string; edible: string | null };
+export const NO_DETAILS: Details = { waste_stage: null, product_name: '', notes: '', tare: '', edible: null };
 export const STAGES = ['receiving', 'storage', 'preparation', 'service', 'post_service'] as const;
 export type Step = 'category' | 'cause' | 'destination' | 'weight';
 export const stepOf = (f: Flow): Step =>
   f.category === undefined ? 'category' : f.cause === undefined ? 'cause' : f.destination === undefined ? 'destination' : 'weight';
+
+/**
+ * The record's weight and tare from the keypad's (gross) weight and the typed tare, in kg to the
+ * gram: without a tare, the weight as typed; a tare that is not a positive number, or that weighs
+ * as much as the gross or more, is a problem (a message key of `station.details`).
+ */
+export function netWeight(
+  gross: number,
+  tare: string,
+  language: string,
+): { kg: number; tare_kg?: number } | { problem: 'tareInvalid' | 'tareTooHeavy' } {
+  if (tare.trim() === '') return { kg: gross };
+  const read = parseDecimal(tare, language);
+  if (read.problem || read.value <= 0) return { problem: 'tareInvalid' };
+  const tareKg = Math.round(read.value * 1000) / 1000;
+  const kg = Math.round((gross - tareKg) * 1000) / 1000;
+  return kg > 0 ? { kg, tare_kg: tareKg } : { problem: 'tareTooHeavy' };
+}

@@ -18,6 +18,10 @@ export type RecordBody = {
   waste_stage?: string | null;
   product_name?: string | null;
   notes?: string | null;
+  measurement_method?: 'direct_weighing';
+  scale_id?: string;
+  tare_kg?: number;
+  edible?: string;
   occurred_at: string;
 };
 

@@ -81,6 +81,11 @@ export function wasteRecord(over: Partial<Output<'records.create'>> = {}): Outpu
     notes: null,
     photo_url: null,
     product_id: null,
+    measurement_method: 'direct_weighing',
+    scale_id: null,
+    estimated: false,
+    edible: null,
+    tare_kg: null,
     source: 'dashboard',
     record_hash: 'a'.repeat(64),
     created_at: '2026-11-24T13:05:00.000Z',
@@ -343,7 +348,8 @@ export function esrs(year = 2026): Output<'compliance.esrsE5'> {
     directed_to_disposal: { incineration_kg: 0, landfill_kg: 5, other_disposal_kg: 0, total_kg: 5 },
     non_recycled_kg: 8,
     non_recycled_share: 0.5,
-    measured_share: null,
+    measurement: { measured_kg: 12, estimated_kg: 3, not_stated_kg: 1 },
+    measured_share: 0.75,
     by_destination: [],
   };
 }

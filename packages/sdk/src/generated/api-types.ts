@@ -52,6 +52,15 @@ export type WasteRecord = {
     photo_url: string | null;
     /** the product of the catalogue it is of, when the record named one */
     product_id: string | null;
+    /** how the weight was obtained; null when the record did not say */
+    measurement_method: ("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | null;
+    /** the scale that weighed it, when named */
+    scale_id: string | null;
+    /** whether the weight is an estimate; null when neither it nor the method was said */
+    estimated: boolean | null;
+    edible: ("edible" | "inedible" | "mixed") | null;
+    /** the packaging weighed with the food and left out of `weight_kg` */
+    tare_kg: number | null;
     source: string;
     record_hash: string;
     /** when the record was stored (the order of the hash chain) */
@@ -781,7 +790,16 @@ export type EsrsE5 = {
     non_recycled_kg: number;
     /** non_recycled_kg / waste_kg; null without waste */
     non_recycled_share: number | null;
-    /** share of waste_kg measured rather than estimated; null while the register does not record how each record was measured */
+    /** how waste_kg was measured, from each record's `measurement_method` and `estimated` */
+    measurement: {
+        /** weighed, counted or booked as a write-off (`estimated` false) */
+        measured_kg: number;
+        /** estimated, or extrapolated from a composition analysis (`estimated` true) */
+        estimated_kg: number;
+        /** records that did not say how they were measured (stored before the register asked, or sent without it) */
+        not_stated_kg: number;
+    };
+    /** measured_kg / waste_kg: the share measured directly (ESRS E5-5 asks it); a record that does not say counts as not measured; null without waste */
     measured_share: number | null;
     by_destination: {
         code: string;
@@ -913,6 +931,15 @@ export type RecordEventData = {
     supersedes_id?: (string | null) | undefined;
     /** record.updated: present when this correction voids the record it supersedes (an undo) */
     voided?: true | undefined;
+    /** how the weight was obtained, when the record said */
+    measurement_method?: ("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | undefined;
+    /** the scale that weighed it, when named */
+    scale_id?: string | undefined;
+    /** whether the weight is an estimate, when the record or its method said */
+    estimated?: boolean | undefined;
+    edible?: ("edible" | "inedible" | "mixed") | undefined;
+    /** the packaging left out of `weight_kg`, when weighed with it */
+    tare_kg?: number | undefined;
 };
 
 export type SessionCompletedEventData = {
@@ -1329,6 +1356,16 @@ export type CreateRecordInput = {
     occurred_at?: (string | null) | undefined;
     /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
     product_id?: (string | null) | undefined;
+    /** how the weight was obtained (Delegated Decision (EU) 2019/1597): `direct_weighing` on a scale, `counting` units × unit weight, `write_off` booked in a POS or ERP, `estimate`, `composition_analysis` of a sample. Absent: not said (the figures count the record as of unknown method) */
+    measurement_method?: (("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | null) | undefined;
+    /** the scale that weighed it, on a `direct_weighing` (refused with another method) */
+    scale_id?: (string | null) | undefined;
+    /** whether the weight is an estimate (ESRS E5-5 measured vs estimated). Absent: from the method (`estimate` and `composition_analysis` are estimates, the others measured); refused when it contradicts `direct_weighing` or `estimate` */
+    estimated?: (boolean | null) | undefined;
+    /** whether what was thrown away could have been eaten: `edible`, `inedible` (bones, peels, shells) or `mixed` */
+    edible?: (("edible" | "inedible" | "mixed") | null) | undefined;
+    /** the packaging or container weighed with the food and left out of `weight_kg` (packaging is not food waste): kept so that the gross weight can be traced */
+    tare_kg?: (number | null) | undefined;
 };
 
 export type CreateShiftInput = {
@@ -1663,6 +1700,16 @@ export type WasteCreatedPayload = {
     occurred_at?: (string | null) | undefined;
     /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
     product_id?: (string | null) | undefined;
+    /** how the weight was obtained (Delegated Decision (EU) 2019/1597): `direct_weighing` on a scale, `counting` units × unit weight, `write_off` booked in a POS or ERP, `estimate`, `composition_analysis` of a sample. Absent: not said (the figures count the record as of unknown method) */
+    measurement_method?: (("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | null) | undefined;
+    /** the scale that weighed it, on a `direct_weighing` (refused with another method) */
+    scale_id?: (string | null) | undefined;
+    /** whether the weight is an estimate (ESRS E5-5 measured vs estimated). Absent: from the method (`estimate` and `composition_analysis` are estimates, the others measured); refused when it contradicts `direct_weighing` or `estimate` */
+    estimated?: (boolean | null) | undefined;
+    /** whether what was thrown away could have been eaten: `edible`, `inedible` (bones, peels, shells) or `mixed` */
+    edible?: (("edible" | "inedible" | "mixed") | null) | undefined;
+    /** the packaging or container weighed with the food and left out of `weight_kg` (packaging is not food waste): kept so that the gross weight can be traced */
+    tare_kg?: (number | null) | undefined;
 };
 
 export type WasteUpdatedPayload = {
@@ -1689,6 +1736,16 @@ export type WasteUpdatedPayload = {
     occurred_at?: ((string | null) | undefined) | undefined;
     /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
     product_id?: ((string | null) | undefined) | undefined;
+    /** how the weight was obtained (Delegated Decision (EU) 2019/1597): `direct_weighing` on a scale, `counting` units × unit weight, `write_off` booked in a POS or ERP, `estimate`, `composition_analysis` of a sample. Absent: not said (the figures count the record as of unknown method) */
+    measurement_method?: ((("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | null) | undefined) | undefined;
+    /** the scale that weighed it, on a `direct_weighing` (refused with another method) */
+    scale_id?: ((string | null) | undefined) | undefined;
+    /** whether the weight is an estimate (ESRS E5-5 measured vs estimated). Absent: from the method (`estimate` and `composition_analysis` are estimates, the others measured); refused when it contradicts `direct_weighing` or `estimate` */
+    estimated?: ((boolean | null) | undefined) | undefined;
+    /** whether what was thrown away could have been eaten: `edible`, `inedible` (bones, peels, shells) or `mixed` */
+    edible?: ((("edible" | "inedible" | "mixed") | null) | undefined) | undefined;
+    /** the packaging or container weighed with the food and left out of `weight_kg` (packaging is not food waste): kept so that the gross weight can be traced */
+    tare_kg?: ((number | null) | undefined) | undefined;
 };
 
 export type InventoryLossPayload = {

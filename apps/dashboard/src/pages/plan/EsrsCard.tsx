@@ -39,7 +39,16 @@ export function EsrsCard({ establishmentId, currentYear }: { establishmentId: st
           `${kg.format(data.non_recycled_kg)} kg${data.non_recycled_share === null ? '' : ` (${pct.format(data.non_recycled_share)})`}`,
           true,
         ],
-        [t('plan.esrs.measured'), data.measured_share === null ? t('plan.esrs.notRecorded') : pct.format(data.measured_share)],
+        [
+          t('plan.esrs.measured'),
+          data.measured_share === null
+            ? t('plan.esrs.noWaste')
+            : t('plan.esrs.measuredSplit', {
+                share: pct.format(data.measured_share),
+                estimated: kg.format(data.measurement.estimated_kg),
+                notStated: kg.format(data.measurement.not_stated_kg),
+              }),
+        ],
       ]
     : [];
   const years = [0, 1, 2, 3].map((back) => String(currentYear - back));

@@ -1,7 +1,14 @@
 import { Modal, Select, SimpleGrid, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
-import { MAX_NOTES_LENGTH, MAX_PRODUCT_NAME_LENGTH, WASTE_STAGES, type WasteRecord } from '@merma/schema';
+import {
+  EDIBLE_PARTS,
+  MAX_NOTES_LENGTH,
+  MAX_PRODUCT_NAME_LENGTH,
+  MEASUREMENT_METHODS,
+  WASTE_STAGES,
+  type WasteRecord,
+} from '@merma/schema';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { DecimalInput, decimalError, decimalValue } from '../../components/DecimalInput.tsx';
@@ -21,6 +28,8 @@ type Values = {
   product_name: string;
   occurred_at: string;
   notes: string;
+  measurement_method: string;
+  edible: string;
 };
 
 /** The fields the form sends, by the API's names (a server detail's `path` names one of them). */
@@ -33,6 +42,9 @@ const FIELD_OF_PATH: Record<string, keyof Values> = {
   product_name: 'product_name',
   occurred_at: 'occurred_at',
   notes: 'notes',
+  measurement_method: 'measurement_method',
+  estimated: 'measurement_method',
+  edible: 'edible',
 };
 
 type Props = {
@@ -47,7 +59,9 @@ type Props = {
 
 /**
  * Adds a record, or corrects one, by hand: the fields of `POST /api/v1/records`, sent to the same
- * service. Weight in kg with a decimal comma or point; when it happened as the establishment's wall
+ * service. Weight in kg with a decimal comma or point; how it was measured and whether it was
+ * edible, chosen (left empty: not said — a person typing a record is not assumed to have weighed
+ * it); when it happened as the establishment's wall
  * clock (converted to its offset, whatever the browser's zone). The server checks everything the
  * API checks; its details appear under the fields they name. A correction sends only what changed
  * and is stored as a new record that supersedes the original (the chain keeps both). Render it
@@ -67,6 +81,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
         product_name: correcting.product_name ?? '',
         occurred_at: zonedInput(correcting.occurred_at, timezone),
         notes: correcting.notes ?? '',
+        measurement_method: correcting.measurement_method ?? '',
+        edible: correcting.edible ?? '',
       }
     : {
         food_category: '',
@@ -77,6 +93,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
         product_name: '',
         occurred_at: zonedInput(new Date(), timezone),
         notes: '',
+        measurement_method: '',
+        edible: '',
       };
   const form = useForm<Values>({
     initialValues: initial,
@@ -134,6 +152,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
       product_name: v.product_name.trim() || null,
       notes: v.notes.trim() || null,
       occurred_at: v.occurred_at ? zonedDateTime(v.occurred_at, timezone) : null,
+      measurement_method: (v.measurement_method || null) as WasteRecord['measurement_method'],
+      edible: (v.edible || null) as WasteRecord['edible'],
     };
     if (!correcting) return create.mutate({ ...scope, ...fields });
     // Only what changed: the original's other fields (its shift, session, photo) are kept.
@@ -146,6 +166,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
       product_name: correcting.product_name,
       notes: correcting.notes,
       occurred_at: zonedInput(correcting.occurred_at, timezone) === v.occurred_at ? fields.occurred_at : null,
+      measurement_method: correcting.measurement_method,
+      edible: correcting.edible,
     };
     const changes = Object.fromEntries(
       Object.entries(fields).filter(([key, value]) => value !== before[key as keyof typeof before]),
@@ -198,6 +220,19 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
             {...form.getInputProps('waste_stage')}
           />
           <TextInput label={t('records.columns.product')} maxLength={MAX_PRODUCT_NAME_LENGTH} {...form.getInputProps('product_name')} />
+          <Select
+            label={t('records.form.method')}
+            description={t('records.form.methodHint')}
+            clearable
+            data={MEASUREMENT_METHODS.map((m) => ({ value: m, label: t(`methods.${m}`) }))}
+            {...form.getInputProps('measurement_method')}
+          />
+          <Select
+            label={t('records.form.edible')}
+            clearable
+            data={EDIBLE_PARTS.map((e) => ({ value: e, label: t(`edibleParts.${e}`) }))}
+            {...form.getInputProps('edible')}
+          />
           <TextInput
             type="datetime-local"
             label={t('records.form.occurredAt')}

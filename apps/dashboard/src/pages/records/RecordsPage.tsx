@@ -415,6 +415,19 @@ function RecordDetail({ id, scope, timezone }: { id: string; scope: { establishm
       {row(t('records.detail.id'), <Code>{r.id}</Code>)}
       {row(t('records.detail.source'), <Code>{r.source}</Code>)}
       {r.notes && row(t('records.detail.notes'), r.notes)}
+      {r.measurement_method &&
+        row(
+          t('records.form.method'),
+          [
+            t(`methods.${r.measurement_method}`),
+            r.scale_id && t('records.detail.scale', { id: r.scale_id }),
+            r.tare_kg !== null && t('records.detail.tare', { kg: format.number(r.tare_kg) }),
+          ]
+            .filter(Boolean)
+            .join(' · '),
+        )}
+      {r.estimated === true && !r.measurement_method && row(t('records.form.method'), t('records.detail.estimatedOnly'))}
+      {r.edible && row(t('records.form.edible'), t(`edibleParts.${r.edible}`))}
       {r.supersedes_id && row(t('records.detail.supersedes'), <RecordLink id={r.supersedes_id}>{r.supersedes_id}</RecordLink>)}
       {r.voided && row(t('records.detail.voided'), t('records.detail.voidedText'))}
       {/* A voiding record is its own end (superseded by itself): nothing to link to. */}

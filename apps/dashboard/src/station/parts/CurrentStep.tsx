@@ -65,12 +65,12 @@ export function CurrentStep({
     <Keypad
       title={t('station.steps.weight')}
       typed={flow.typed}
-      onChange={(typed) => onFlow((f) => ({ ...f, typed }))}
+      onChange={(typed) => onFlow(({ scale: _typedOver, ...f }) => ({ ...f, typed }))}
       onSave={onSave}
       saving={saving}
       extra={
         <>
-          <ScaleButton onWeight={(kg) => onFlow((f) => ({ ...f, typed: typedOf(kg) }))} />
+          <ScaleButton onWeight={({ kg, scaleId }) => onFlow((f) => ({ ...f, typed: typedOf(kg), scale: { id: scaleId } }))} />
           <MoreDetails details={flow.details ?? NO_DETAILS} onChange={(details) => onFlow((f) => ({ ...f, details }))} />
         </>
       }

@@ -1,10 +1,11 @@
 import { Box, Button, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { EDIBLE_PARTS } from '@merma/schema/station';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Details, STAGES } from '../flow.ts';
 import { bigClose, TALL_SEGMENTS } from './targets.ts';
 
-/** Stage, product and notes: optional, behind one button so the four taps stay four. */
+/** Stage, product, notes, the container's tare and whether it was edible: optional, behind one button so the four taps stay four. */
 export function MoreDetails({ details, onChange }: { details: Details; onChange: (details: Details) => void }) {
   const { t } = useTranslation('station');
   const { t: dashboard } = useTranslation();
@@ -13,6 +14,8 @@ export function MoreDetails({ details, onChange }: { details: Details; onChange:
   const given = [
     details.waste_stage ? dashboard(`stages.${details.waste_stage}` as 'stages.storage') : null,
     details.product_name.trim() || null,
+    details.tare.trim() ? t('station.details.tareGiven', { kg: details.tare.trim() }) : null,
+    details.edible ? dashboard(`edibleParts.${details.edible}` as 'edibleParts.edible') : null,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -83,6 +86,36 @@ export function MoreDetails({ details, onChange }: { details: Details; onChange:
                 setDraft((d) => ({ ...d, notes }));
               }}
             />
+            <TextInput
+              size="lg"
+              inputMode="decimal"
+              label={t('station.details.tare')}
+              description={t('station.details.tareHint')}
+              value={draft.tare}
+              maxLength={12}
+              onChange={(e) => {
+                const tare = e.currentTarget.value;
+                setDraft((d) => ({ ...d, tare }));
+              }}
+            />
+            <Box>
+              <Text fw={600} mb={4} id="station-edible">
+                {t('station.details.edible')}
+              </Text>
+              <SegmentedControl
+                aria-labelledby="station-edible"
+                fullWidth
+                size="md"
+                orientation="vertical"
+                styles={TALL_SEGMENTS}
+                value={draft.edible ?? ''}
+                onChange={(v) => setDraft((d) => ({ ...d, edible: v || null }))}
+                data={[
+                  { value: '', label: t('station.details.edibleUnknown') },
+                  ...EDIBLE_PARTS.map((e) => ({ value: e, label: dashboard(`edibleParts.${e}`) })),
+                ]}
+              />
+            </Box>
             <Button type="submit" size="lg" h={56}>
               {t('station.details.done')}
             </Button>

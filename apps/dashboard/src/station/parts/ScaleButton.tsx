@@ -2,9 +2,9 @@ import { Button, Stack, Text } from '@mantine/core';
 import { IconScale } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { hasSerial, readScale } from '../serial.ts';
+import { hasSerial, readScale, type ScaleWeight } from '../serial.ts';
 
-export function ScaleButton({ onWeight }: { onWeight: (kg: number) => void }) {
+export function ScaleButton({ onWeight }: { onWeight: (weight: ScaleWeight) => void }) {
   const { t } = useTranslation('station');
   const [state, setState] = useState<'idle' | 'reading' | 'failed'>('idle');
   if (!hasSerial()) return null;
@@ -19,9 +19,9 @@ export function ScaleButton({ onWeight }: { onWeight: (kg: number) => void }) {
         onClick={() => {
           setState('reading');
           readScale().then(
-            (kg) => {
-              if (kg !== null) onWeight(kg);
-              setState(kg === null ? 'failed' : 'idle');
+            (weight) => {
+              if (weight !== null) onWeight(weight);
+              setState(weight === null ? 'failed' : 'idle');
             },
             () => setState('failed'),
           );

@@ -2,7 +2,8 @@ import { Alert, Box, Container, Grid, Stack } from '@mantine/core';
 import type { StationSetup } from '@merma/schema/dashboard';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { type Flow, START, stepOf } from '../flow.ts';
+import { formatDecimal } from '../../lib/decimal.ts';
+import { type Flow, NO_DETAILS, netWeight, START, stepOf } from '../flow.ts';
 import { typedOf, weightOf } from '../Keypad.tsx';
 import { CurrentStep } from '../parts/CurrentStep.tsx';
 import { FlowSummary } from '../parts/FlowSummary.tsx';
@@ -22,8 +23,9 @@ import type { StationState } from '../useStation.ts';
  * what needs the cook (refused records), today's total, the session and the latest records to undo.
  */
 export function RecordingScreen({ station, onDonate }: { station: StationState; onDonate?: () => void }) {
-  const { t } = useTranslation('station');
+  const { t, i18n } = useTranslation('station');
   const { setup, pairing } = station;
+  const [problem, setProblem] = useState<string>();
   const labels = useLabels(setup);
   const [flow, setFlow] = useState<Flow>(START);
   const [saving, setSaving] = useState(false);
@@ -34,11 +36,22 @@ export function RecordingScreen({ station, onDonate }: { station: StationState; 
   useReloadOnUpdateWhen(step === 'category' && !saving && flow.correcting === undefined);
 
   const save = async () => {
-    const kg = weightOf(flow.typed);
-    if (kg === null || flow.category === undefined || flow.destination === undefined) return;
+    const gross = weightOf(flow.typed);
+    if (gross === null || flow.category === undefined || flow.destination === undefined) return;
+    const weight = netWeight(gross, flow.details?.tare ?? '', i18n.language);
+    if ('problem' in weight) {
+      setProblem(t(`station.details.${weight.problem}`));
+      return;
+    }
+    setProblem(undefined);
+    const kg = weight.kg;
     const body: Omit<RecordBody, 'occurred_at'> = {
       food_category: flow.category,
       weight_kg: kg,
+      ...(weight.tare_kg ? { tare_kg: weight.tare_kg } : {}),
+      // Read from the scale: a direct weighing. Typed: the method is not known, so not said.
+      ...(flow.scale ? { measurement_method: 'direct_weighing' as const, ...(flow.scale.id ? { scale_id: flow.scale.id } : {}) } : {}),
+      ...(flow.details?.edible ? { edible: flow.details.edible } : {}),
       destino_id: flow.destination,
       causa_id: flow.cause ?? null,
       ...(session ? { session_id: session.id } : {}),
@@ -59,10 +72,20 @@ export function RecordingScreen({ station, onDonate }: { station: StationState; 
 
   const correct = (item: OutboxItem) => {
     if (item.kind !== 'record' || item.seq === undefined) return;
+    const { body } = item;
     setFlow({
-      category: item.body.food_category,
-      typed: typedOf(item.body.weight_kg),
-      details: { waste_stage: item.body.waste_stage ?? null, product_name: item.body.product_name ?? '', notes: item.body.notes ?? '' },
+      category: body.food_category,
+      // The keypad shows the gross again, the tare in the details.
+      typed: typedOf(body.tare_kg ? Math.round((body.weight_kg + body.tare_kg) * 1000) / 1000 : body.weight_kg),
+      details: {
+        ...NO_DETAILS,
+        waste_stage: body.waste_stage ?? null,
+        product_name: body.product_name ?? '',
+        notes: body.notes ?? '',
+        tare: body.tare_kg ? formatDecimal(body.tare_kg, i18n.language, 3) : '',
+        edible: body.edible ?? null,
+      },
+      ...(body.measurement_method === 'direct_weighing' ? { scale: { id: body.scale_id ?? null } } : {}),
       correcting: item.seq,
     });
     setSaved(undefined);
@@ -80,6 +103,11 @@ export function RecordingScreen({ station, onDonate }: { station: StationState; 
                 // Until the next record is started: nothing to close.
                 <Alert color="teal" variant="light" mb="md" role="status">
                   {saved}
+                </Alert>
+              )}
+              {problem && step === 'weight' && (
+                <Alert color="red" variant="light" mb="md" role="alert">
+                  {problem}
                 </Alert>
               )}
               <FlowSummary flow={flow} labels={labels} onChange={setFlow} />

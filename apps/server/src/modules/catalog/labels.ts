@@ -1,4 +1,4 @@
-import type { FoodCategory, PlanLanguage, WasteStage } from '@merma/schema';
+import type { EdiblePart, FoodCategory, MeasurementMethod, PlanLanguage, WasteStage } from '@merma/schema';
 
 /**
  * The names of the codes the catalogue defines (food categories, waste stages, causes,
@@ -69,6 +69,22 @@ export const DESTINATION_NAMES_EN: Record<string, string> = {
 export const foodCategoryLabel = (code: string, lang: PlanLanguage) => FOOD_CATEGORY_LABELS[code as FoodCategory]?.[lang] ?? code;
 
 export const wasteStageLabel = (code: string, lang: PlanLanguage) => WASTE_STAGE_LABELS[code as WasteStage]?.[lang] ?? code;
+
+const MEASUREMENT_METHOD_LABELS: Record<MeasurementMethod, Record<PlanLanguage, string>> = {
+  direct_weighing: { es: 'Pesaje directo', en: 'Direct weighing' },
+  counting: { es: 'Recuento × peso unitario', en: 'Counting × unit weight' },
+  write_off: { es: 'Baja en TPV/ERP', en: 'POS/ERP write-off' },
+  estimate: { es: 'Estimación', en: 'Estimate' },
+  composition_analysis: { es: 'Análisis de composición', en: 'Composition analysis' },
+};
+const EDIBLE_LABELS: Record<EdiblePart, Record<PlanLanguage, string>> = {
+  edible: { es: 'Comestible', en: 'Edible' },
+  inedible: { es: 'No comestible', en: 'Inedible' },
+  mixed: { es: 'Mixto', en: 'Mixed' },
+};
+export const measurementMethodLabel = (code: string, lang: PlanLanguage) =>
+  MEASUREMENT_METHOD_LABELS[code as MeasurementMethod]?.[lang] ?? code;
+export const edibleLabel = (code: string, lang: PlanLanguage) => EDIBLE_LABELS[code as EdiblePart]?.[lang] ?? code;
 
 /** The catalogues' Spanish names, as the database holds them today. */
 export type CatalogNames = { causes: Map<string, string>; destinations: Map<string, string> };

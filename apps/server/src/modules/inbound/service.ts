@@ -106,6 +106,9 @@ export async function receiveInboundEvent(
       causa_id: loss.causa_id ?? null,
       product_name: product.name,
       notes: loss.reason ?? null,
+      // A loss booked in a POS or an ERP (Square's and Odoo's connectors send theirs as this event):
+      // a write-off, its weight from the quantity booked (counted, not estimated).
+      measurement_method: 'write_off',
       // A date alone is that day's noon in the establishment's zone: the right day whatever the zone.
       occurred_at: loss.occurred_at
         ? DATE_ONLY.test(loss.occurred_at)

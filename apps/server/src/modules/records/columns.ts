@@ -1,4 +1,4 @@
-import type { CreateRecordParsed } from '@merma/schema';
+import { type CreateRecordParsed, ESTIMATED_BY_METHOD, type MeasurementMethodCode } from '@merma/schema';
 
 /**
  * The record's own fields — what a client sends in `CreateRecordInput`, one column each — described
@@ -26,7 +26,12 @@ export const RECORD_FIELDS = [
   { name: 'notes', type: 'text', es: 'Notas' },
   { name: 'photo_url', type: 'text', es: 'URL de la foto' },
   { name: 'product_id', type: 'uuid', es: 'ID producto' },
-] as const satisfies readonly { name: keyof CreateRecordParsed; type: 'text' | 'uuid' | 'numeric'; es: string }[];
+  { name: 'measurement_method', type: 'text', es: 'Método de medición' },
+  { name: 'scale_id', type: 'text', es: 'ID báscula' },
+  { name: 'estimated', type: 'boolean', es: 'Estimado' },
+  { name: 'edible', type: 'text', es: 'Comestible' },
+  { name: 'tare_kg', type: 'numeric', es: 'Tara (kg)' },
+] as const satisfies readonly { name: keyof CreateRecordParsed; type: 'text' | 'uuid' | 'numeric' | 'boolean'; es: string }[];
 
 export type RecordField = (typeof RECORD_FIELDS)[number];
 export type RecordFieldName = RecordField['name'];
@@ -50,6 +55,10 @@ export const RECORD_FIELD_TYPES_SQL = RECORD_FIELDS.map(({ name, type }) => `${n
 export function recordFieldsOf(source: Partial<Record<RecordFieldName, unknown>>): Record<RecordFieldName, unknown> {
   const fields = {} as Record<RecordFieldName, unknown>;
   for (const name of RECORD_FIELD_NAMES) fields[name] = source[name] ?? null;
+  // Not said whether it is an estimate: the method says (a stored row already holds it).
+  if (fields.estimated === null && fields.measurement_method !== null) {
+    fields.estimated = ESTIMATED_BY_METHOD[fields.measurement_method as MeasurementMethodCode];
+  }
   return fields;
 }
 

@@ -56,6 +56,12 @@ export async function correctRecord(
   }
   const { id: _id, superseded_by: _by, ...kept } = original;
   const changes = Object.fromEntries(Object.entries(correction.changes).filter(([, v]) => v !== undefined));
+  // A new method brings its own answer to "estimated?" unless the correction says; a scale named
+  // for the original's weighing does not carry over to another method.
+  if ('measurement_method' in changes) {
+    if (!('estimated' in changes)) kept.estimated = null;
+    if (!('scale_id' in changes) && changes.measurement_method !== 'direct_weighing') kept.scale_id = null;
+  }
   // A correction keeps the original's date, however old; a new date must be within the window.
   if (typeof changes.occurred_at === 'string' && new Date(changes.occurred_at).getTime() !== new Date(original.occurred_at).getTime()) {
     const problem = occurredAtProblem(changes.occurred_at, deps.clock());

@@ -5,7 +5,7 @@ import { type Stringifier, stringify } from 'csv-stringify';
 import type { Clock, Tenant } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
-import { foodCategoryLabel, wasteStageLabel } from '../catalog/labels.js';
+import { edibleLabel, foodCategoryLabel, measurementMethodLabel, wasteStageLabel } from '../catalog/labels.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { listAllShifts } from '../shifts/service.js';
 import { streamRecords } from './browse.js';
@@ -146,6 +146,11 @@ export async function exportRecordsCsv(
     causa_nombre: (r) => text(r.causa_id ? causeById.get(r.causa_id)?.nombre : null),
     waste_stage: (r) => stage(r.waste_stage),
     shift_name: (r) => text(r.shift_id ? shiftNames.get(r.shift_id) : null),
+    measurement_method: (r) =>
+      r.measurement_method === null ? '' : es ? measurementMethodLabel(r.measurement_method, 'es') : r.measurement_method,
+    estimated: (r) => (r.estimated === null ? '' : es ? (r.estimated ? 'sí' : 'no') : String(r.estimated)),
+    edible: (r) => (r.edible === null ? '' : es ? edibleLabel(r.edible, 'es') : r.edible),
+    tare_kg: (r) => (r.tare_kg === null ? '' : kg(r.tare_kg)),
   };
   const cells = CSV_COLUMNS.map(
     (column) => special[column] ?? ((r: WasteRecord) => text((r as Record<string, unknown>)[column] as string | null | undefined)),

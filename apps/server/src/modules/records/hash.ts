@@ -43,6 +43,12 @@ export type HashedFields = {
   product_id?: string | null;
   /** Set on a correction that voids what it supersedes (an undo): neither record counts. */
   voided?: true;
+  /** How the weight was obtained, the scale, whether it is an estimate, edible or not, the tare left out: each when said. */
+  measurement_method?: string | null;
+  scale_id?: string | null;
+  estimated?: boolean | null;
+  edible?: string | null;
+  tare_kg?: number | null;
 };
 
 const HASHED_KEYS = [
@@ -64,7 +70,14 @@ const HASHED_KEYS = [
 ] as const satisfies readonly (keyof HashedFields)[];
 
 /** Fields of the record hashed only when set (added after records were stored without them). */
-const HASHED_WHEN_SET = ['product_id'] as const satisfies readonly (keyof HashedFields)[];
+const HASHED_WHEN_SET = [
+  'product_id',
+  'measurement_method',
+  'scale_id',
+  'estimated',
+  'edible',
+  'tare_kg',
+] as const satisfies readonly (keyof HashedFields)[];
 
 /**
  * The record's own fields (columns.ts) are all hashed: a field added there fails to compile here
@@ -74,37 +87,52 @@ type Unhashed = Exclude<RecordFieldName, (typeof HASHED_KEYS)[number] | (typeof 
 export const EVERY_RECORD_FIELD_HASHED: [Unhashed] extends [never] ? true : Unhashed = true;
 
 /**
- * Keys in sorted order. Four take part only when they say something: `supersedes_id` when set (a
- * correction carries the link to what it corrects), `product_id` when set (a record that names its
- * product), `voided` when true (a correction that voids what it corrects: `"voided":true`), and
- * `occurred_at` when it differs from `created_at` (a record dated by its sender).
+ * Keys in sorted order. Some take part only when they say something: `supersedes_id` when set (a
+ * correction carries the link to what it corrects), `voided` when true (a correction that voids
+ * what it corrects: `"voided":true`), `occurred_at` when it differs from `created_at` (a record
+ * dated by its sender), and each field added to records after records were stored without it
+ * (HASHED_WHEN_SET: `product_id`, then how the weight was measured — `measurement_method`,
+ * `scale_id`, `estimated` —, `edible` and `tare_kg`) when it is not null.
  * Every other record hashes as records always have, so chains stored before these fields existed
- * still verify — and the rule stays tamper-evident: setting or clearing a stored `product_id`, or
+ * still verify — and the rule stays tamper-evident: setting or clearing a stored field of these, or
  * moving a stored `occurred_at` away from `created_at` or onto it, adds the key to the JSON or
  * removes it, and either way the hash no longer matches.
  */
 export function canonicalRecordJson(r: HashedFields): string {
-  const keys = KEY_LISTS[
-    (r.voided ? 8 : 0) + (r.product_id ? 4 : 0) + (r.supersedes_id ? 2 : 0) + (r.occurred_at !== r.created_at ? 1 : 0)
-  ] as KeyList;
+  let mask = 0;
+  for (let i = 0; i < OPTIONAL_KEYS.length; i++) if ((OPTIONAL_KEYS[i] as OptionalKey).present(r)) mask |= 1 << i;
+  let keys = KEY_LISTS.get(mask);
+  if (!keys) {
+    keys = keyList(mask);
+    KEY_LISTS.set(mask, keys);
+  }
   let json = '';
   for (const { key, prefix } of keys) json += prefix + JSON.stringify(r[key]);
   return `${json}}`;
 }
 
+type OptionalKey = { key: keyof HashedFields; present: (r: HashedFields) => boolean };
+const OPTIONAL_KEYS: readonly OptionalKey[] = [
+  { key: 'occurred_at', present: (r) => r.occurred_at !== r.created_at },
+  { key: 'supersedes_id', present: (r) => Boolean(r.supersedes_id) },
+  { key: 'voided', present: (r) => r.voided === true },
+  ...HASHED_WHEN_SET.map((key) => ({ key, present: (r: HashedFields) => r[key] !== null && r[key] !== undefined })),
+];
+
 type KeyList = { key: keyof HashedFields; prefix: string }[];
 /**
- * The sixteen key lists (without or with `voided`, `product_id`, `supersedes_id`, `occurred_at`),
- * sorted, each key with its `{"key":` or `,"key":` written once: a batch builds 500 of these JSONs.
+ * The sorted key list of each combination of optional keys present (a bit each), each key with its
+ * `{"key":` or `,"key":` written once, built the first time the combination is met: a batch builds
+ * 500 of these JSONs, and a register uses a handful of combinations.
  */
-const KEY_LISTS: KeyList[] = Array.from({ length: 16 }, (_, i) => {
+const KEY_LISTS = new Map<number, KeyList>();
+function keyList(mask: number): KeyList {
   const keys: (keyof HashedFields)[] = [...HASHED_KEYS];
-  if (i & 8) keys.push('voided');
-  if (i & 4) keys.push('product_id');
-  if (i & 2) keys.push('supersedes_id');
-  if (i & 1) keys.push('occurred_at');
+  OPTIONAL_KEYS.forEach(({ key }, i) => {
+    if (mask & (1 << i)) keys.push(key);
+  });
   return keys.sort().map((key, j) => ({ key, prefix: `${j ? ',' : '{'}${JSON.stringify(key)}:` }));
-});
+}
 
 /** A JSON string of a text column, or null: to_json escapes exactly as JSON.stringify does. */
 const textSql = (column: string) => `coalesce(to_json(${column})::text, 'null')`;
@@ -115,25 +143,30 @@ const uuidSql = (column: string) => `coalesce('"' || ${column}::text || '"', 'nu
  * `canonicalRecordJson` written in SQL over a `records` row aliased `r`, for verification done by
  * the database (verify.ts, verifyRecordChain): the same keys in the same order, the weight with
  * its trailing zeros trimmed (DECIMAL 1.500 → 1.5, as a JS number prints), the dates as
- * toISOString writes them, and the four optional keys under the same conditions.
+ * toISOString writes them, and the optional keys under the same conditions.
  */
 export const CANONICAL_RECORD_JSON_SQL = `('{"causa_id":' || ${uuidSql('r.causa_id')}
   || ',"created_at":"' || ${isoSql('r.created_at')}
-  || '","destino_id":"' || r.destino_id::text
-  || '","establishment_id":"' || r.establishment_id::text
-  || '","food_category":' || to_json(r.food_category)::text
+  || '","destino_id":"' || r.destino_id::text || '"'
+  || CASE WHEN r.edible IS NOT NULL THEN ',"edible":' || to_json(r.edible)::text ELSE '' END
+  || ',"establishment_id":"' || r.establishment_id::text || '"'
+  || CASE WHEN r.estimated IS NOT NULL THEN ',"estimated":' || CASE WHEN r.estimated THEN 'true' ELSE 'false' END ELSE '' END
+  || ',"food_category":' || to_json(r.food_category)::text
   || ',"id":"' || r.id::text
   || '","livemode":' || CASE WHEN r.livemode THEN 'true' ELSE 'false' END
+  || CASE WHEN r.measurement_method IS NOT NULL THEN ',"measurement_method":' || to_json(r.measurement_method)::text ELSE '' END
   || ',"notes":' || ${textSql('r.notes')}
   || CASE WHEN date_trunc('milliseconds', r.occurred_at) <> date_trunc('milliseconds', r.created_at)
        THEN ',"occurred_at":"' || ${isoSql('r.occurred_at')} || '"' ELSE '' END
   || ',"photo_url":' || ${textSql('r.photo_url')}
   || CASE WHEN r.product_id IS NOT NULL THEN ',"product_id":"' || r.product_id::text || '"' ELSE '' END
   || ',"product_name":' || ${textSql('r.product_name')}
+  || CASE WHEN r.scale_id IS NOT NULL THEN ',"scale_id":' || to_json(r.scale_id)::text ELSE '' END
   || ',"session_id":' || ${uuidSql('r.session_id')}
   || ',"shift_id":' || ${uuidSql('r.shift_id')}
   || ',"source":' || to_json(r.source)::text
   || CASE WHEN r.supersedes_id IS NOT NULL THEN ',"supersedes_id":"' || r.supersedes_id::text || '"' ELSE '' END
+  || CASE WHEN r.tare_kg IS NOT NULL THEN ',"tare_kg":' || trim_scale(r.tare_kg)::text ELSE '' END
   || CASE WHEN r.voided THEN ',"voided":true' ELSE '' END
   || ',"waste_stage":' || ${textSql('r.waste_stage')}
   || ',"weight_kg":' || trim_scale(r.weight_kg)::text

@@ -83,6 +83,25 @@ export function occurredAtProblem(value: string, now: Date): ErrorDetail | null 
 }
 
 /**
+ * What a record says about its measuring that contradicts itself: a scale named on anything but a
+ * weighing, a weighing said to be an estimate, an estimate said to be measured.
+ */
+export function measurementProblems(input: Pick<CreateRecordParsed, 'measurement_method' | 'scale_id' | 'estimated'>): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const method = input.measurement_method ?? null;
+  if (input.scale_id && method !== 'direct_weighing') {
+    problems.push({ path: 'scale_id', message: 'names the scale of a weighing: give it with measurement_method direct_weighing' });
+  }
+  if (input.estimated === true && method === 'direct_weighing') {
+    problems.push({ path: 'estimated', message: 'a direct weighing is measured, not estimated' });
+  }
+  if (input.estimated === false && method === 'estimate') {
+    problems.push({ path: 'estimated', message: 'an estimate is estimated: leave estimated out or set it to true' });
+  }
+  return problems;
+}
+
+/**
  * Checks the ids a record refers to. Destinations and causes come from the in-memory catalogue;
  * shifts and sessions must belong to the key's establishment and mode (one query for any number of
  * records). Returns the problems per record index.
@@ -111,6 +130,7 @@ async function checkReferences(
       if (!cause) add(index, 'causa_id', 'no cause has this id');
       else if (!cause.activo) add(index, 'causa_id', 'this cause is retired; use an active cause');
     }
+    for (const problem of measurementProblems(input)) add(index, problem.path, problem.message);
     if (input.shift_id) shiftIds.add(input.shift_id);
     if (input.session_id) sessionIds.add(input.session_id);
     if (input.product_id) productIds.add(input.product_id);
@@ -237,6 +257,11 @@ export async function createRecord(
         record_hash: stored.record_hash,
         supersedes_id: supersedesId,
         product_id: fields.product_id ?? null,
+        measurement_method: input.measurement_method ?? null,
+        scale_id: fields.scale_id ?? null,
+        estimated: fields.estimated ?? null,
+        edible: input.edible ?? null,
+        tare_kg: fields.tare_kg ?? null,
         ...(voided ? { voided: true as const } : {}),
       };
     }
