@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import auditEs from '../src/i18n/audit.es.json';
 import donationsEs from '../src/i18n/donations.es.json';
 import es from '../src/i18n/es.json';
 import integrationsEs from '../src/i18n/integrations.es.json';
@@ -24,13 +25,14 @@ describe('the Spanish words for pairing a station', () => {
     ...messages(integrationsEs, 'integrations:'),
     ...messages(donationsEs, 'donations:'),
     ...messages(planEs, 'plan:'),
+    ...messages(auditEs, 'audit:'),
   ];
 
   it('are vincular and its family, everywhere', () => {
     expect(all.filter(([, text]) => /emparejamiento|emparejad|desemparej|emparejar\b/i.test(text))).toEqual([]);
     // The audit log names the same acts as the station and the stations page.
-    expect(es.audit.actions.station.pairing_started).toMatch(/^Vinculación/);
-    expect(es.audit.actions.station.revoked).toMatch(/desvinculada/);
+    expect(auditEs.audit.actions.station.pairing_started).toMatch(/^Vinculación/);
+    expect(auditEs.audit.actions.station.revoked).toMatch(/desvinculada/);
     expect(stationEs.station.pair.submit).toBe('Vincular');
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
  * The dashboard shows no word that is not in its message files (src/i18n/es.json, the typed key
  * source, and en.json; the kitchen station's in station.es.json and station.en.json, the Integrations
  * page's in integrations.es.json and integrations.en.json, the Donations page's in donations.es.json
- * and donations.en.json): every source file under apps/dashboard/src is parsed with the TypeScript
+ * and donations.en.json, the Audit log's in audit.es.json and audit.en.json): every source file under apps/dashboard/src is parsed with the TypeScript
  * compiler and these are refused:
  *
  * - JSX text with a letter (`<Button>Save</Button>`), or a string as a JSX child (`{'Save'}`);
@@ -249,6 +249,7 @@ const messages = (language: string) =>
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/station.${language}.json`), 'utf8')),
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/integrations.${language}.json`), 'utf8')),
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/donations.${language}.json`), 'utf8')),
+    ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/audit.${language}.json`), 'utf8')),
     // The signing page's (`sign.`), an entry of its own with its own i18next instance (src/sign/i18n.ts).
     ...JSON.parse(readFileSync(join(DASHBOARD_SRC, `i18n/sign.${language}.json`), 'utf8')),
     ...mergePlan(language),

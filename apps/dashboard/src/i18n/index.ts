@@ -1,5 +1,6 @@
 import i18next, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
+import type auditEs from './audit.es.json';
 import type donationsEs from './donations.es.json';
 import type es from './es.json';
 import type integrationsEs from './integrations.es.json';
@@ -21,6 +22,7 @@ declare module 'i18next' {
       integrations: typeof integrationsEs;
       donations: typeof donationsEs;
       plan: typeof planEs;
+      audit: typeof auditEs;
     };
     // Permission names (`records:read`) are message keys: ':' is not a namespace separator here.
     nsSeparator: false;
@@ -80,7 +82,8 @@ export function formatLocale(language: string): string {
  * not carry them. The Integrations page's words are one too (`integrations`, integrations.es.json and
  * integrations.en.json), loaded when that page is opened; so are the Donations page's (`donations`,
  * donations.es.json and donations.en.json) and the Prevention plan page's (`plan`, plan.es.json and
- * plan.en.json; the plan banner every page may show stays in the main file).
+ * plan.en.json; the plan banner every page may show stays in the main file), and the Audit log's
+ * (`audit`, audit.es.json and audit.en.json: the names of every audited action).
  */
 async function load(language: string, namespace: string) {
   // One import per branch: each loads its own chunk and nothing of the others.
@@ -95,6 +98,10 @@ async function load(language: string, namespace: string) {
   if (namespace === 'plan') {
     if (language === 'en') return (await import('./plan.en.json')).default;
     return (await import('./plan.es.json')).default;
+  }
+  if (namespace === 'audit') {
+    if (language === 'en') return (await import('./audit.en.json')).default;
+    return (await import('./audit.es.json')).default;
   }
   if (namespace === 'donations') {
     if (language === 'en') return (await import('./donations.en.json')).default;

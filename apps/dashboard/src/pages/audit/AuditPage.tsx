@@ -23,7 +23,7 @@ const isAction = (action: string) => (AUDIT_ACTIONS as readonly string[]).includ
  * can be shared and survives a reload; the server filters (an index per filter), the page only asks.
  */
 export function AuditPage() {
-  const { t } = useTranslation();
+  const { t } = useTranslation('audit');
   const { me } = useScope();
   const search = route.useSearch();
   const filter = auditFilter(search, isAction);
@@ -43,7 +43,7 @@ export function AuditPage() {
 }
 
 function Filters({ search }: { search: AuditSearch }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('audit');
   const navigate = useNavigate();
   const values = { actor: search.actor ?? '', action: search.action ?? '', from: search.from ?? '', to: search.to ?? '' };
   const form = useForm({
@@ -107,7 +107,7 @@ function Filters({ search }: { search: AuditSearch }) {
 
 /** Newest first; "Load more" fetches the page after the last one shown (`next_cursor`). */
 function AuditLog({ filter }: { filter: AuditFilter }) {
-  const { t } = useTranslation();
+  const { t } = useTranslation('audit');
   const format = useFormat();
   const { data: first } = useSuspenseQuery(auditPageOptions(filter));
   const [cursors, setCursors] = useState<string[]>([]);
