@@ -294,3 +294,24 @@ describe('plan: waste in ESRS E5-5 terms', () => {
     await waitFor(() => expect(api.last('compliance.esrsE5')).toEqual({ ...scope, year: 2025 }));
   });
 });
+
+describe('plan: the order of priorities, justified', () => {
+  it('counts the records sent lower, by reason, and links each one still without a justification to the record', async () => {
+    planPage('viewer', plan());
+    const { user } = await renderApp('/plan');
+    const card = await screen.findByTestId('hierarchy');
+    expect(
+      await within(card).findByText(t('plan.hierarchy.summary', { below: 3, kg: '5 kg', justified: 2, missing: 1 })),
+    ).toBeInTheDocument();
+    expect(api.last('compliance.hierarchy')).toEqual({ ...scope, year: 2026 });
+    expect(within(card).getByRole('rowheader', { name: tMain('hierarchyReasons.no_taker') })).toBeInTheDocument();
+    const link = within(card).getByRole('link', { name: /Compostaje/ });
+    const href = new URL(link.getAttribute('href') ?? '', 'http://localhost');
+    expect(href.pathname).toMatch(/\/records$/);
+    expect(href.searchParams.get('record')).toBe(ids.record);
+    // Another year is asked for when chosen.
+    await user.click(within(card).getByRole('combobox', { name: t('plan.hierarchy.year') }));
+    await user.click(await screen.findByRole('option', { name: '2025' }));
+    await waitFor(() => expect(api.last('compliance.hierarchy')).toEqual({ ...scope, year: 2025 }));
+  });
+});

@@ -234,9 +234,38 @@ describe('records: the form to add one', () => {
       // Chosen by the person; whether it was edible was left unsaid.
       measurement_method: 'estimate',
       edible: null,
+      // Donation is bakery's best step: nothing to justify.
+      hierarchy_reason: null,
+      hierarchy_note: null,
     });
     await findNotification(t('records.form.created'));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('asks why when a food goes lower than its category reached this year, needs a note for "another reason", and sends both', async () => {
+    const { user, dialog } = await openForm();
+    api.use({ 'records.create': () => wasteRecord() });
+    await choose(user, t('records.columns.category'), t('categories.bakery'), dialog);
+    await user.type(field(dialog, t('records.form.weight')), '2');
+    // Donation is bakery's best step this year: nothing to justify.
+    await choose(user, t('records.columns.destination'), 'Donación', dialog);
+    expect(within(dialog).queryByLabelText(startingWith(t('records.form.reason')))).not.toBeInTheDocument();
+    // Compost is lower: the form asks why, naming the higher step.
+    await choose(user, t('records.columns.destination'), 'Compostaje', dialog);
+    expect(await within(dialog).findByText(t('records.form.reasonHint', { best: 'Donación' }))).toBeInTheDocument();
+    await choose(user, t('records.form.reason'), t('hierarchyReasons.other'), dialog);
+    await user.click(within(dialog).getByRole('button', { name: t('records.form.addSubmit') }));
+    expect(await within(dialog).findByText(t('records.form.reasonNoteNeeded'))).toBeInTheDocument();
+    expect(api.inputs('records.create')).toHaveLength(0);
+    await user.type(field(dialog, t('records.form.reasonNote')), 'Pan con moho');
+    await user.click(within(dialog).getByRole('button', { name: t('records.form.addSubmit') }));
+    await waitFor(() => expect(api.inputs('records.create')).toHaveLength(1));
+    expect(api.last('records.create')).toMatchObject({
+      food_category: 'bakery',
+      destino_id: ids.compost,
+      hierarchy_reason: 'other',
+      hierarchy_note: 'Pan con moho',
+    });
   });
 
   it('sends a time typed in summer with the establishment’s summer offset', async () => {

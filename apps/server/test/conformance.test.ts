@@ -439,6 +439,9 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/compliance/esrs-e5', { key: own.key }), 200);
     expectStatus(await call('GET', '/compliance/esrs-e5', { key: own.key, query: 'year=2025' }), 200);
     expectStatus(await call('GET', '/compliance/esrs-e5', { key: own.key, query: 'year=1800' }), 400);
+    expectStatus(await call('GET', '/compliance/hierarchy', { key: own.key }), 200);
+    expectStatus(await call('GET', '/compliance/hierarchy', { key: own.key, query: 'year=2025' }), 200);
+    expectStatus(await call('GET', '/compliance/hierarchy', { key: own.key, query: 'year=abc' }), 400);
   });
 
   it('prevention plan', async () => {

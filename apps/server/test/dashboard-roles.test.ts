@@ -379,6 +379,7 @@ const TABLE: Record<string, Entry> = {
 
   'compliance.obligations': { roles: EVERYONE, input: async (c) => ({ establishment_id: c.est, lang: 'es' }) },
   'compliance.esrsE5': { roles: EVERYONE, input: async (c) => ({ ...mode(c), year: 2026 }) },
+  'compliance.hierarchy': { roles: EVERYONE, input: async (c) => ({ ...mode(c), year: 2026 }) },
   'compliance.updateEstablishment': {
     roles: ADMINS,
     input: async (c) => ({ establishment_id: c.est, nace_code: '56.10', floor_area_m2: 100 }),

@@ -118,6 +118,8 @@ async function figures(key: string): Promise<Record<string, unknown>> {
   out['waste forecast, bakery'] = await read('/api/v1/predict?horizon=7&food_category=bakery');
   out['demand forecast and advice'] = await read('/api/v1/predict?type=demand&horizon=14');
   out['chain verification'] = await read('/api/v1/records/verify?full=true');
+  out['ESRS E5-5'] = await read(`/api/v1/compliance/esrs-e5?year=${FROM.slice(0, 4)}`);
+  out['hierarchy justifications'] = await read(`/api/v1/compliance/hierarchy?year=${FROM.slice(0, 4)}`);
   const list = await http.get(`/api/v1/records?from=${FROM}&to=${TO}&limit=1`);
   out['register total'] = list.json().meta.pagination.total;
   const plan = await http.post('/api/v1/prevention-plan', {});

@@ -50,6 +50,8 @@ const record: fc.Arbitrary<HashedFields> = fc
     estimated: maybe(fc.boolean()),
     edible: maybe(fc.oneof(fc.constantFrom('edible', 'mixed'), text)),
     tare: maybe(fc.oneof(fc.integer({ min: 1, max: 999_999_999_999 }), fc.constantFrom(1, 10, 100, 1000, 250_000))),
+    hierarchy_reason: maybe(fc.oneof(fc.constantFrom('no_taker', 'other'), text)),
+    hierarchy_note: maybe(fc.oneof(text, tricky)),
   })
   .map(({ grams, tare, created, occurred, voided, ...r }) => ({
     ...r,
@@ -70,7 +72,8 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
        $9::text AS waste_stage, $10::uuid AS shift_id, $11::uuid AS session_id, $12::text AS notes, $13::text AS photo_url,
        $14::text AS source, $15::timestamptz AS created_at, $16::timestamptz AS occurred_at, $18::uuid AS supersedes_id,
        $19::uuid AS product_id, $20::boolean AS voided, $21::text AS measurement_method, $22::text AS scale_id,
-       $23::boolean AS estimated, $24::text AS edible, $25::decimal(12,3) AS tare_kg) r`,
+       $23::boolean AS estimated, $24::text AS edible, $25::decimal(12,3) AS tare_kg, $26::text AS hierarchy_reason,
+       $27::text AS hierarchy_note) r`,
     r.id,
     r.establishment_id,
     r.livemode,
@@ -96,6 +99,8 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
     r.estimated ?? null,
     r.edible ?? null,
     r.tare_kg == null ? null : r.tare_kg.toString(),
+    r.hierarchy_reason ?? null,
+    r.hierarchy_note ?? null,
   );
   const [row] = rows;
   if (!row) throw new Error('no row');
@@ -178,6 +183,13 @@ describe('canonical record JSON: SQL builder = JS builder', () => {
     expect(canonicalRecordJson({ ...base, measurement_method: null, scale_id: null, estimated: null, edible: null, tare_kg: null })).toBe(
       plain.json,
     );
+    // The hierarchy's justification, after food_category.
+    const justified = { ...base, hierarchy_reason: 'no_taker', hierarchy_note: 'Sin recogida el domingo "festivo"' };
+    const why = await sqlCanonical(justified, GENESIS_HASH);
+    expect(why.json).toContain(
+      '"food_category":"bakery","hierarchy_note":"Sin recogida el domingo \\"festivo\\"","hierarchy_reason":"no_taker","id":',
+    );
+    expect(why.json).toBe(canonicalRecordJson(justified));
     // `estimated: false` is said (a key), not left out like null: clearing it changes the hash.
     expect(canonicalRecordJson({ ...measured, estimated: null })).not.toBe(weighed.json);
   });

@@ -270,6 +270,7 @@ describe('OpenAPI document and docs page', () => {
         'GET /benchmarking',
         'GET /causas',
         'GET /compliance/esrs-e5',
+        'GET /compliance/hierarchy',
         'GET /compliance/obligations',
         'GET /destinos',
         'GET /establishments',

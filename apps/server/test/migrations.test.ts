@@ -515,6 +515,9 @@ describe('upgrading a database that holds data', () => {
         estimated: null,
         edible: null,
         tare_kg: null,
+        // Nor justified a step of the hierarchy.
+        hierarchy_reason: null,
+        hierarchy_note: null,
       })),
       record_chain_heads: [{}, {}],
       idempotency_keys: [],

@@ -83,7 +83,13 @@ const STAGES = [...Object.keys(STAGE_ES), null];
 const MEASURED = [
   { measurement_method: 'direct_weighing', scale_id: 'BAL; "cocina", 1\n=2', tare_kg: 0.25, edible: 'inedible' },
   { measurement_method: 'estimate', edible: 'mixed' },
-  { measurement_method: 'write_off', estimated: true, edible: 'edible' },
+  {
+    measurement_method: 'write_off',
+    estimated: true,
+    edible: 'edible',
+    hierarchy_reason: 'other',
+    hierarchy_note: 'Sin "recogida"; hoy\n=festivo',
+  },
   {},
 ] as const;
 const METHOD_ES: Record<string, string> = { direct_weighing: 'Pesaje directo', estimate: 'Estimación', write_off: 'Baja en TPV/ERP' };
@@ -246,6 +252,8 @@ async function expectedRows(dialect: 'plain' | 'es'): Promise<string[][]> {
       r.estimated === null ? '' : es ? (r.estimated ? 'sí' : 'no') : String(r.estimated),
       r.edible === null ? '' : es ? (EDIBLE_ES[r.edible] as string) : r.edible,
       r.tare_kg === null ? '' : es ? String(r.tare_kg).replace('.', ',') : String(r.tare_kg),
+      r.hierarchy_reason === null ? '' : es ? 'Otro motivo' : r.hierarchy_reason,
+      r.hierarchy_note ?? '',
       r.source,
       r.supersedes_id ?? '',
       r.record_hash,

@@ -5,6 +5,7 @@ import {
   ERROR_CODES,
   EVENT_TYPES,
   FOOD_CATEGORIES,
+  HIERARCHY_REASONS,
   INBOUND_EVENT_TYPES,
   MAX_PAGE_LIMIT,
   MAX_PAGE_OFFSET,
@@ -24,6 +25,8 @@ export const MeasurementMethod = z.enum(MEASUREMENT_METHODS).meta({ id: 'Measure
 export type MeasurementMethod = z.infer<typeof MeasurementMethod>;
 export const EdiblePart = z.enum(EDIBLE_PARTS).meta({ id: 'EdiblePart' });
 export type EdiblePart = z.infer<typeof EdiblePart>;
+export const HierarchyReason = z.enum(HIERARCHY_REASONS).meta({ id: 'HierarchyReason' });
+export type HierarchyReason = z.infer<typeof HierarchyReason>;
 export const Sector = z.enum(SECTORS).meta({ id: 'Sector' });
 export type Sector = z.infer<typeof Sector>;
 export const Plan = z.enum(PLANS);

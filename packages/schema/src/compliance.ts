@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDate, queryInt, Uuid } from './common.js';
+import { FoodCategory, HierarchyReason, IsoDate, queryInt, Timestamp, Uuid } from './common.js';
 import { Envelope } from './envelope.js';
 import { FOOD_CHAIN_STAGES, NACE_CLASSES, normalizeNace } from './nace.js';
 import { PlanLanguage } from './plan.js';
@@ -164,3 +164,50 @@ export const EsrsE5 = z
   .meta({ id: 'EsrsE5' });
 export type EsrsE5 = z.infer<typeof EsrsE5>;
 export const EsrsE5Response = Envelope(EsrsE5);
+
+/** `GET /api/v1/compliance/hierarchy`: the calendar year (the establishment's), this one by default. */
+export const HierarchyQuery = z.strictObject({
+  year: queryInt(ESRS_YEARS.min, ESRS_YEARS.max).optional().describe(ESRS_YEAR),
+});
+export type HierarchyQuery = z.input<typeof HierarchyQuery>;
+
+const KgAndRecords = z.object({ records: z.number().int(), kg: z.number() });
+
+/** A record sent lower than its category's best step in the year, with no justification. */
+export const UnjustifiedRecord = z.object({
+  id: Uuid,
+  occurred_at: Timestamp,
+  food_category: FoodCategory,
+  weight_kg: z.number(),
+  destino_id: Uuid,
+  best_destino_id: Uuid.describe('the highest step the same category went to in the year'),
+});
+
+/**
+ * The order of priorities kept in writing (Ley 1/2025 art. 5.2): for one establishment, mode and
+ * calendar year, the highest step of the hierarchy each food category went to, the records sent
+ * lower than that step — which need a written justification (`hierarchy_reason` on the record) —
+ * how many have one, grouped by reason, and the ones still without, newest first. Nothing is
+ * refused for lacking one: this report is how a kitchen finds them.
+ */
+export const HierarchyReport = z
+  .object({
+    establishment_id: Uuid,
+    livemode: z.boolean(),
+    year: z.number().int(),
+    period: z.object({ from: IsoDate, to: IsoDate }),
+    best_by_category: z
+      .array(z.object({ food_category: FoodCategory, destino_id: Uuid, code: z.string() }))
+      .describe("each category's highest step in the year (the destinations' `orden`)"),
+    below_best: KgAndRecords.describe("records sent lower than their category's best step: each wants a justification"),
+    justified: KgAndRecords.describe('of those, the ones with a `hierarchy_reason`'),
+    by_reason: z.array(z.object({ reason: HierarchyReason, records: z.number().int(), kg: z.number() })),
+    unjustified_count: z.number().int(),
+    unjustified: z.array(UnjustifiedRecord).describe('the records still without a justification, newest first, at most 100'),
+  })
+  .meta({ id: 'HierarchyReport' });
+export type HierarchyReport = z.infer<typeof HierarchyReport>;
+export const HierarchyReportResponse = Envelope(HierarchyReport);
+
+/** The most unjustified records a hierarchy report lists. */
+export const MAX_UNJUSTIFIED_LISTED = 100;

@@ -84,6 +84,19 @@ export const ESTIMATED_BY_METHOD: Record<MeasurementMethodCode, boolean> = {
 /** Whether the food thrown away could have been eaten (the 2019/1597 split: edible parts, inedible parts such as bones and peels). */
 export const EDIBLE_PARTS = ['edible', 'inedible', 'mixed'] as const;
 
+/**
+ * Why a record went to a lower step of the food waste hierarchy (Ley 1/2025 art. 5) than one its
+ * establishment uses for the same food category — the written justification art. 5.2 asks for:
+ * not fit for people (food safety), nobody takes it (no entity or collector), too little to be
+ * collected, a rule forbids the higher step (animal by-products, allergens), disproportionate cost
+ * or logistics, or another reason said in the note.
+ */
+export const HIERARCHY_REASONS = ['unfit_for_people', 'no_taker', 'too_little', 'legal_restriction', 'cost_or_logistics', 'other'] as const;
+export type HierarchyReasonCode = (typeof HIERARCHY_REASONS)[number];
+
+/** The longest note a justification carries. */
+export const MAX_HIERARCHY_NOTE_LENGTH = 500;
+
 /** The longest scale id a record carries. */
 export const MAX_SCALE_ID_LENGTH = 100;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EdiblePart, FoodCategory, IsoDate, MeasurementMethod, Plan, Timestamp, Uuid, WasteStage } from './common.js';
+import { EdiblePart, FoodCategory, HierarchyReason, IsoDate, MeasurementMethod, Plan, Timestamp, Uuid, WasteStage } from './common.js';
 import { DonationEventData } from './donation-handover.js';
 
 /**
@@ -32,6 +32,8 @@ export const RecordEventData = z.object({
   estimated: z.boolean().optional().describe('whether the weight is an estimate, when the record or its method said'),
   edible: EdiblePart.optional(),
   tare_kg: z.number().optional().describe('the packaging left out of `weight_kg`, when weighed with it'),
+  hierarchy_reason: HierarchyReason.optional().describe('why it went to a lower step of the hierarchy, when said'),
+  hierarchy_note: z.string().optional(),
 });
 export type RecordEventData = z.infer<typeof RecordEventData>;
 /** Kept for readability at call sites: record.created carries RecordEventData. */

@@ -3,6 +3,7 @@ import {
   DateOrDateTime,
   EdiblePart,
   FoodCategory,
+  HierarchyReason,
   MeasurementMethod,
   PaginationQuery,
   queryInt,
@@ -13,6 +14,7 @@ import {
 } from './common.js';
 import {
   MAX_BATCH_RECORDS,
+  MAX_HIERARCHY_NOTE_LENGTH,
   MAX_NOTES_LENGTH,
   MAX_OCCURRED_AT_AGE_DAYS,
   MAX_OCCURRED_AT_AHEAD_SECONDS,
@@ -92,6 +94,12 @@ export const CreateRecordInput = z
     tare_kg: WeightKg.nullish().describe(
       'the packaging or container weighed with the food and left out of `weight_kg` (packaging is not food waste): kept so that the gross weight can be traced',
     ),
+    hierarchy_reason: HierarchyReason.nullish().describe(
+      'why it goes to a lower step of the hierarchy than one the establishment uses for the same food category (Ley 1/2025 art. 5.2); never required — GET /compliance/hierarchy lists the records that lack one',
+    ),
+    hierarchy_note: text(MAX_HIERARCHY_NOTE_LENGTH)
+      .nullish()
+      .describe("the justification in the kitchen's words; needed with `hierarchy_reason` `other`"),
   })
   .meta({ id: 'CreateRecordInput' });
 export type CreateRecordInput = z.input<typeof CreateRecordInput>;
@@ -119,6 +127,8 @@ export const WasteRecord = z
     estimated: z.boolean().nullable().describe('whether the weight is an estimate; null when neither it nor the method was said'),
     edible: EdiblePart.nullable(),
     tare_kg: z.number().nullable().describe('the packaging weighed with the food and left out of `weight_kg`'),
+    hierarchy_reason: HierarchyReason.nullable().describe('why it went to a lower step of the hierarchy, when said'),
+    hierarchy_note: z.string().nullable(),
     source: z.string(),
     record_hash: z.string().regex(/^[0-9a-f]{64}$/),
     created_at: Timestamp.describe('when the record was stored (the order of the hash chain)'),

@@ -86,6 +86,8 @@ export function wasteRecord(over: Partial<Output<'records.create'>> = {}): Outpu
     estimated: false,
     edible: null,
     tare_kg: null,
+    hierarchy_reason: null,
+    hierarchy_note: null,
     source: 'dashboard',
     record_hash: 'a'.repeat(64),
     created_at: '2026-11-24T13:05:00.000Z',
@@ -180,6 +182,32 @@ export function appFixtures(role: Role): Fixtures {
     'accounts.me': me(role),
     'catalog.get': catalog,
     'shifts.list': shifts,
+    'compliance.hierarchy': (input: { year?: number }) => hierarchy(input.year ?? 2026),
+  };
+}
+
+/** A year in which bakery reached donation, and 2 kg of bread went to compost without a reason. */
+export function hierarchy(year = 2026): Output<'compliance.hierarchy'> {
+  return {
+    establishment_id: ids.establishment,
+    livemode: false,
+    year,
+    period: { from: `${year}-01-01`, to: `${year}-11-25` },
+    best_by_category: [{ food_category: 'bakery', destino_id: ids.donation, code: 'donation' }],
+    below_best: { records: 3, kg: 5 },
+    justified: { records: 2, kg: 3 },
+    by_reason: [{ reason: 'no_taker', records: 2, kg: 3 }],
+    unjustified_count: 1,
+    unjustified: [
+      {
+        id: ids.record,
+        occurred_at: `${year}-05-01T10:00:00.000Z`,
+        food_category: 'bakery',
+        weight_kg: 2,
+        destino_id: ids.compost,
+        best_destino_id: ids.donation,
+      },
+    ],
   };
 }
 

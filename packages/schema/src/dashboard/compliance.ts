@@ -19,3 +19,7 @@ export type DashboardUpdateEstablishmentInput = z.input<typeof DashboardUpdateEs
 /** A year's waste in ESRS E5-5 terms of the chosen establishment and mode; the current year by default. */
 export const DashboardEsrsE5Input = ModeScope.extend({ year: EsrsYear.optional() });
 export type DashboardEsrsE5Input = z.input<typeof DashboardEsrsE5Input>;
+
+/** A year's order of priorities in writing, of the chosen establishment and mode; the current year by default. */
+export const DashboardHierarchyInput = ModeScope.extend({ year: EsrsYear.optional() });
+export type DashboardHierarchyInput = z.input<typeof DashboardHierarchyInput>;

@@ -53,14 +53,17 @@ export type WasteRecord = {
     /** the product of the catalogue it is of, when the record named one */
     product_id: string | null;
     /** how the weight was obtained; null when the record did not say */
-    measurement_method: ("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | null;
+    measurement_method: MeasurementMethod | null;
     /** the scale that weighed it, when named */
     scale_id: string | null;
     /** whether the weight is an estimate; null when neither it nor the method was said */
     estimated: boolean | null;
-    edible: ("edible" | "inedible" | "mixed") | null;
+    edible: EdiblePart | null;
     /** the packaging weighed with the food and left out of `weight_kg` */
     tare_kg: number | null;
+    /** why it went to a lower step of the hierarchy, when said */
+    hierarchy_reason: HierarchyReason | null;
+    hierarchy_note: string | null;
     source: string;
     record_hash: string;
     /** when the record was stored (the order of the hash chain) */
@@ -808,6 +811,54 @@ export type EsrsE5 = {
     }[];
 };
 
+export type HierarchyReport = {
+    establishment_id: string;
+    livemode: boolean;
+    year: number;
+    period: {
+        from: string;
+        to: string;
+    };
+    /** each category's highest step in the year (the destinations' `orden`) */
+    best_by_category: {
+        food_category: FoodCategory;
+        destino_id: string;
+        code: string;
+    }[];
+    /** records sent lower than their category's best step: each wants a justification */
+    below_best: {
+        records: number;
+        kg: number;
+    };
+    /** of those, the ones with a `hierarchy_reason` */
+    justified: {
+        records: number;
+        kg: number;
+    };
+    by_reason: {
+        reason: HierarchyReason;
+        records: number;
+        kg: number;
+    }[];
+    unjustified_count: number;
+    /** the records still without a justification, newest first, at most 100 */
+    unjustified: {
+        id: string;
+        occurred_at: string;
+        food_category: FoodCategory;
+        weight_kg: number;
+        destino_id: string;
+        /** the highest step the same category went to in the year */
+        best_destino_id: string;
+    }[];
+};
+
+export type MeasurementMethod = "direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis";
+
+export type EdiblePart = "edible" | "inedible" | "mixed";
+
+export type HierarchyReason = "unfit_for_people" | "no_taker" | "too_little" | "legal_restriction" | "cost_or_logistics" | "other";
+
 export type WebhookSubscription = {
     id: string;
     url: string;
@@ -932,14 +983,17 @@ export type RecordEventData = {
     /** record.updated: present when this correction voids the record it supersedes (an undo) */
     voided?: true | undefined;
     /** how the weight was obtained, when the record said */
-    measurement_method?: ("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | undefined;
+    measurement_method?: MeasurementMethod | undefined;
     /** the scale that weighed it, when named */
     scale_id?: string | undefined;
     /** whether the weight is an estimate, when the record or its method said */
     estimated?: boolean | undefined;
-    edible?: ("edible" | "inedible" | "mixed") | undefined;
+    edible?: EdiblePart | undefined;
     /** the packaging left out of `weight_kg`, when weighed with it */
     tare_kg?: number | undefined;
+    /** why it went to a lower step of the hierarchy, when said */
+    hierarchy_reason?: HierarchyReason | undefined;
+    hierarchy_note?: string | undefined;
 };
 
 export type SessionCompletedEventData = {
@@ -1357,15 +1411,19 @@ export type CreateRecordInput = {
     /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
     product_id?: (string | null) | undefined;
     /** how the weight was obtained (Delegated Decision (EU) 2019/1597): `direct_weighing` on a scale, `counting` units × unit weight, `write_off` booked in a POS or ERP, `estimate`, `composition_analysis` of a sample. Absent: not said (the figures count the record as of unknown method) */
-    measurement_method?: (("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | null) | undefined;
+    measurement_method?: (MeasurementMethod | null) | undefined;
     /** the scale that weighed it, on a `direct_weighing` (refused with another method) */
     scale_id?: (string | null) | undefined;
     /** whether the weight is an estimate (ESRS E5-5 measured vs estimated). Absent: from the method (`estimate` and `composition_analysis` are estimates, the others measured); refused when it contradicts `direct_weighing` or `estimate` */
     estimated?: (boolean | null) | undefined;
     /** whether what was thrown away could have been eaten: `edible`, `inedible` (bones, peels, shells) or `mixed` */
-    edible?: (("edible" | "inedible" | "mixed") | null) | undefined;
+    edible?: (EdiblePart | null) | undefined;
     /** the packaging or container weighed with the food and left out of `weight_kg` (packaging is not food waste): kept so that the gross weight can be traced */
     tare_kg?: (number | null) | undefined;
+    /** why it goes to a lower step of the hierarchy than one the establishment uses for the same food category (Ley 1/2025 art. 5.2); never required — GET /compliance/hierarchy lists the records that lack one */
+    hierarchy_reason?: (HierarchyReason | null) | undefined;
+    /** the justification in the kitchen's words; needed with `hierarchy_reason` `other` */
+    hierarchy_note?: (string | null) | undefined;
 };
 
 export type CreateShiftInput = {
@@ -1701,15 +1759,19 @@ export type WasteCreatedPayload = {
     /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
     product_id?: (string | null) | undefined;
     /** how the weight was obtained (Delegated Decision (EU) 2019/1597): `direct_weighing` on a scale, `counting` units × unit weight, `write_off` booked in a POS or ERP, `estimate`, `composition_analysis` of a sample. Absent: not said (the figures count the record as of unknown method) */
-    measurement_method?: (("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | null) | undefined;
+    measurement_method?: (MeasurementMethod | null) | undefined;
     /** the scale that weighed it, on a `direct_weighing` (refused with another method) */
     scale_id?: (string | null) | undefined;
     /** whether the weight is an estimate (ESRS E5-5 measured vs estimated). Absent: from the method (`estimate` and `composition_analysis` are estimates, the others measured); refused when it contradicts `direct_weighing` or `estimate` */
     estimated?: (boolean | null) | undefined;
     /** whether what was thrown away could have been eaten: `edible`, `inedible` (bones, peels, shells) or `mixed` */
-    edible?: (("edible" | "inedible" | "mixed") | null) | undefined;
+    edible?: (EdiblePart | null) | undefined;
     /** the packaging or container weighed with the food and left out of `weight_kg` (packaging is not food waste): kept so that the gross weight can be traced */
     tare_kg?: (number | null) | undefined;
+    /** why it goes to a lower step of the hierarchy than one the establishment uses for the same food category (Ley 1/2025 art. 5.2); never required — GET /compliance/hierarchy lists the records that lack one */
+    hierarchy_reason?: (HierarchyReason | null) | undefined;
+    /** the justification in the kitchen's words; needed with `hierarchy_reason` `other` */
+    hierarchy_note?: (string | null) | undefined;
 };
 
 export type WasteUpdatedPayload = {
@@ -1737,15 +1799,19 @@ export type WasteUpdatedPayload = {
     /** id of a product of the catalogue (GET /api/v1/products): the waste is matched to it exactly (the demand advice, per product); `product_name` stays free text */
     product_id?: ((string | null) | undefined) | undefined;
     /** how the weight was obtained (Delegated Decision (EU) 2019/1597): `direct_weighing` on a scale, `counting` units × unit weight, `write_off` booked in a POS or ERP, `estimate`, `composition_analysis` of a sample. Absent: not said (the figures count the record as of unknown method) */
-    measurement_method?: ((("direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis") | null) | undefined) | undefined;
+    measurement_method?: ((MeasurementMethod | null) | undefined) | undefined;
     /** the scale that weighed it, on a `direct_weighing` (refused with another method) */
     scale_id?: ((string | null) | undefined) | undefined;
     /** whether the weight is an estimate (ESRS E5-5 measured vs estimated). Absent: from the method (`estimate` and `composition_analysis` are estimates, the others measured); refused when it contradicts `direct_weighing` or `estimate` */
     estimated?: ((boolean | null) | undefined) | undefined;
     /** whether what was thrown away could have been eaten: `edible`, `inedible` (bones, peels, shells) or `mixed` */
-    edible?: ((("edible" | "inedible" | "mixed") | null) | undefined) | undefined;
+    edible?: ((EdiblePart | null) | undefined) | undefined;
     /** the packaging or container weighed with the food and left out of `weight_kg` (packaging is not food waste): kept so that the gross weight can be traced */
     tare_kg?: ((number | null) | undefined) | undefined;
+    /** why it goes to a lower step of the hierarchy than one the establishment uses for the same food category (Ley 1/2025 art. 5.2); never required — GET /compliance/hierarchy lists the records that lack one */
+    hierarchy_reason?: ((HierarchyReason | null) | undefined) | undefined;
+    /** the justification in the kitchen's words; needed with `hierarchy_reason` `other` */
+    hierarchy_note?: ((string | null) | undefined) | undefined;
 };
 
 export type InventoryLossPayload = {
@@ -1856,6 +1922,11 @@ export type ObligationsQuery = {
 };
 
 export type EsrsE5Query = {
+    /** calendar year in the establishment's time zone; the current one by default (to date) */
+    year?: number | undefined;
+};
+
+export type HierarchyQuery = {
     /** calendar year in the establishment's time zone; the current one by default (to date) */
     year?: number | undefined;
 };

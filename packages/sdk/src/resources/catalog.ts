@@ -7,6 +7,8 @@ import type {
   EsrsE5,
   EsrsE5Query,
   Establishment,
+  HierarchyQuery,
+  HierarchyReport,
   ImportProductsInput,
   ImportProductsResult,
   Obligations,
@@ -69,6 +71,15 @@ export class Compliance {
    */
   esrsE5(query: EsrsE5Query = {}, options?: RequestOptions): APIPromise<EsrsE5> {
     return this.core.request({ method: 'GET', path: '/compliance/esrs-e5', query }, options);
+  }
+
+  /**
+   * GET /api/v1/compliance/hierarchy: a calendar year's records sent lower in the hierarchy than
+   * their food category's best step (Ley 1/2025 art. 5.2), how many carry a `hierarchy_reason`,
+   * by reason, and the ones still without one, newest first.
+   */
+  hierarchy(query: HierarchyQuery = {}, options?: RequestOptions): APIPromise<HierarchyReport> {
+    return this.core.request({ method: 'GET', path: '/compliance/hierarchy', query }, options);
   }
 }
 

@@ -13,6 +13,7 @@ import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { EsrsCard } from './EsrsCard.tsx';
+import { HierarchyCard } from './HierarchyCard.tsx';
 import { ObligationsCard } from './ObligationsCard.tsx';
 import './print.css';
 
@@ -61,6 +62,7 @@ function Plans({ establishment }: { establishment: PlanEstablishment }) {
     <Stack gap="lg">
       <ObligationsCard establishmentId={establishment.id} />
       <EsrsCard establishmentId={establishment.id} currentYear={Number(obligations.as_of.slice(0, 4))} />
+      <HierarchyCard establishmentId={establishment.id} currentYear={Number(obligations.as_of.slice(0, 4))} />
       <Group gap="sm" data-print-hide>
         {can.generatePlan(me.role) && (
           <Button

@@ -3,13 +3,15 @@ import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import {
   EDIBLE_PARTS,
+  HIERARCHY_REASONS,
+  MAX_HIERARCHY_NOTE_LENGTH,
   MAX_NOTES_LENGTH,
   MAX_PRODUCT_NAME_LENGTH,
   MEASUREMENT_METHODS,
   WASTE_STAGES,
   type WasteRecord,
 } from '@merma/schema';
-import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { DecimalInput, decimalError, decimalValue } from '../../components/DecimalInput.tsx';
 import { ModalForm } from '../../components/SecretFormModal.tsx';
@@ -30,6 +32,8 @@ type Values = {
   notes: string;
   measurement_method: string;
   edible: string;
+  hierarchy_reason: string;
+  hierarchy_note: string;
 };
 
 /** The fields the form sends, by the API's names (a server detail's `path` names one of them). */
@@ -45,6 +49,8 @@ const FIELD_OF_PATH: Record<string, keyof Values> = {
   measurement_method: 'measurement_method',
   estimated: 'measurement_method',
   edible: 'edible',
+  hierarchy_reason: 'hierarchy_reason',
+  hierarchy_note: 'hierarchy_note',
 };
 
 type Props = {
@@ -71,6 +77,9 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
   const { t } = useTranslation();
   const format = useFormat(timezone);
   const { data: catalog } = useSuspenseQuery(trpc.catalog.get.queryOptions());
+  // Each category's best step this year, to ask why when a lower one is chosen (none yet: nothing asked).
+  const { data: hierarchy } = useQuery(trpc.compliance.hierarchy.queryOptions(scope));
+  const best = hierarchy?.best_by_category ?? [];
   const initial: Values = correcting
     ? {
         food_category: correcting.food_category,
@@ -83,6 +92,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
         notes: correcting.notes ?? '',
         measurement_method: correcting.measurement_method ?? '',
         edible: correcting.edible ?? '',
+        hierarchy_reason: correcting.hierarchy_reason ?? '',
+        hierarchy_note: correcting.hierarchy_note ?? '',
       }
     : {
         food_category: '',
@@ -95,6 +106,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
         notes: '',
         measurement_method: '',
         edible: '',
+        hierarchy_reason: '',
+        hierarchy_note: '',
       };
   const form = useForm<Values>({
     initialValues: initial,
@@ -108,6 +121,7 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
       },
       destino_id: (v) => (v ? null : t('records.form.required')),
       occurred_at: (v) => (v === '' || zonedDateTime(v, timezone) ? null : t('records.form.dateInvalid')),
+      hierarchy_note: (v, values) => (values.hierarchy_reason === 'other' && !v.trim() ? t('records.form.reasonNoteNeeded') : null),
     },
   });
 
@@ -154,6 +168,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
       occurred_at: v.occurred_at ? zonedDateTime(v.occurred_at, timezone) : null,
       measurement_method: (v.measurement_method || null) as WasteRecord['measurement_method'],
       edible: (v.edible || null) as WasteRecord['edible'],
+      hierarchy_reason: (v.hierarchy_reason || null) as WasteRecord['hierarchy_reason'],
+      hierarchy_note: v.hierarchy_note.trim() || null,
     };
     if (!correcting) return create.mutate({ ...scope, ...fields });
     // Only what changed: the original's other fields (its shift, session, photo) are kept.
@@ -168,6 +184,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
       occurred_at: zonedInput(correcting.occurred_at, timezone) === v.occurred_at ? fields.occurred_at : null,
       measurement_method: correcting.measurement_method,
       edible: correcting.edible,
+      hierarchy_reason: correcting.hierarchy_reason,
+      hierarchy_note: correcting.hierarchy_note,
     };
     const changes = Object.fromEntries(
       Object.entries(fields).filter(([key, value]) => value !== before[key as keyof typeof before]),
@@ -180,6 +198,7 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
   };
 
   const causes = catalog.causes.filter((c) => c.activo || c.id === correcting?.causa_id);
+  const below = belowBest(form.values, catalog.destinations, best);
   return (
     <Modal opened onClose={onClose} title={t(correcting ? 'records.form.correctTitle' : 'records.form.addTitle')} size="lg">
       <ModalForm
@@ -240,8 +259,40 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
             {...form.getInputProps('occurred_at')}
           />
         </SimpleGrid>
+        {(below || form.values.hierarchy_reason) && (
+          // Ley 1/2025 art. 5.2: a lower step than the kitchen uses for this food is justified in writing.
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+            <Select
+              label={t('records.form.reason')}
+              description={below ? t('records.form.reasonHint', { best: below }) : undefined}
+              clearable
+              data={HIERARCHY_REASONS.map((r) => ({ value: r, label: t(`hierarchyReasons.${r}`) }))}
+              {...form.getInputProps('hierarchy_reason')}
+            />
+            <TextInput
+              label={t('records.form.reasonNote')}
+              maxLength={MAX_HIERARCHY_NOTE_LENGTH}
+              {...form.getInputProps('hierarchy_note')}
+            />
+          </SimpleGrid>
+        )}
         <Textarea label={t('records.detail.notes')} autosize minRows={2} maxLength={MAX_NOTES_LENGTH} {...form.getInputProps('notes')} />
       </ModalForm>
     </Modal>
   );
+}
+
+/**
+ * The name of the higher step the establishment used this year for the chosen category, when the
+ * chosen destination is lower than it (the form then asks why); null otherwise.
+ */
+function belowBest(
+  values: Pick<Values, 'food_category' | 'destino_id'>,
+  destinations: readonly { id: string; nombre: string; orden: number }[],
+  best: readonly { food_category: string; destino_id: string }[],
+): string | null {
+  const chosen = destinations.find((d) => d.id === values.destino_id);
+  const top = best.find((b) => b.food_category === values.food_category);
+  const higher = top && destinations.find((d) => d.id === top.destino_id);
+  return chosen && higher && chosen.orden > higher.orden ? higher.nombre : null;
 }

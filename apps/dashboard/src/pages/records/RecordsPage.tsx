@@ -428,6 +428,8 @@ function RecordDetail({ id, scope, timezone }: { id: string; scope: { establishm
         )}
       {r.estimated === true && !r.measurement_method && row(t('records.form.method'), t('records.detail.estimatedOnly'))}
       {r.edible && row(t('records.form.edible'), t(`edibleParts.${r.edible}`))}
+      {r.hierarchy_reason &&
+        row(t('records.form.reason'), [t(`hierarchyReasons.${r.hierarchy_reason}`), r.hierarchy_note].filter(Boolean).join(': '))}
       {r.supersedes_id && row(t('records.detail.supersedes'), <RecordLink id={r.supersedes_id}>{r.supersedes_id}</RecordLink>)}
       {r.voided && row(t('records.detail.voided'), t('records.detail.voidedText'))}
       {/* A voiding record is its own end (superseded by itself): nothing to link to. */}

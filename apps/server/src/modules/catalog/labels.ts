@@ -1,4 +1,4 @@
-import type { EdiblePart, FoodCategory, MeasurementMethod, PlanLanguage, WasteStage } from '@merma/schema';
+import type { EdiblePart, FoodCategory, HierarchyReason, MeasurementMethod, PlanLanguage, WasteStage } from '@merma/schema';
 
 /**
  * The names of the codes the catalogue defines (food categories, waste stages, causes,
@@ -82,6 +82,15 @@ const EDIBLE_LABELS: Record<EdiblePart, Record<PlanLanguage, string>> = {
   inedible: { es: 'No comestible', en: 'Inedible' },
   mixed: { es: 'Mixto', en: 'Mixed' },
 };
+const HIERARCHY_REASON_LABELS: Record<HierarchyReason, Record<PlanLanguage, string>> = {
+  unfit_for_people: { es: 'No apto para consumo humano', en: 'Not fit for people' },
+  no_taker: { es: 'Ninguna entidad o gestor lo recoge', en: 'No entity or collector takes it' },
+  too_little: { es: 'Cantidad demasiado pequeña para recogerla', en: 'Too little to be collected' },
+  legal_restriction: { es: 'Lo impide una norma', en: 'A rule forbids it' },
+  cost_or_logistics: { es: 'Coste o logística desproporcionados', en: 'Disproportionate cost or logistics' },
+  other: { es: 'Otro motivo', en: 'Another reason' },
+};
+export const hierarchyReasonLabel = (code: string, lang: PlanLanguage) => HIERARCHY_REASON_LABELS[code as HierarchyReason]?.[lang] ?? code;
 export const measurementMethodLabel = (code: string, lang: PlanLanguage) =>
   MEASUREMENT_METHOD_LABELS[code as MeasurementMethod]?.[lang] ?? code;
 export const edibleLabel = (code: string, lang: PlanLanguage) => EDIBLE_LABELS[code as EdiblePart]?.[lang] ?? code;

@@ -2,6 +2,8 @@ import {
   EsrsE5Query,
   EsrsE5Response,
   EstablishmentResponse,
+  HierarchyQuery,
+  HierarchyReportResponse,
   ObligationsQuery,
   ObligationsResponse,
   UpdateEstablishmentInput,
@@ -9,6 +11,7 @@ import {
 import { AppError } from '../../errors.js';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import { esrsE5 } from './esrs.js';
+import { hierarchyReport } from './hierarchy.js';
 import { obligationsFor, updateEstablishmentFacts } from './service.js';
 
 /**
@@ -50,6 +53,23 @@ export const complianceRouter = router({
     .input(EsrsE5Query)
     .output(EsrsE5Response)
     .query(async ({ ctx, input }) => ok(await esrsE5(ctx.replica, ctx.auth, input.year, ctx.clock()))),
+
+  hierarchy: apiProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/compliance/hierarchy',
+        tags: ['compliance'],
+        summary: 'Records that went lower in the hierarchy, and their justifications',
+        description:
+          "The order of priorities kept in writing (Ley 1/2025 art. 5.2), for the key's establishment and a calendar year (`year`, the current one to date by default): each food category's best step (the highest destination it went to in the year), the records sent lower than their category's best step, how many carry a `hierarchy_reason` (grouped by reason) and the ones still without one, newest first (at most 100; `unjustified_count` counts them all). A record is never refused for lacking a reason: correct it (`waste.updated`, or the dashboard) with `hierarchy_reason` and `hierarchy_note` to justify it.",
+        operationId: 'getHierarchyReport',
+      },
+      permission: 'analytics:read',
+    })
+    .input(HierarchyQuery)
+    .output(HierarchyReportResponse)
+    .query(async ({ ctx, input }) => ok(await hierarchyReport(ctx.replica, ctx.auth, input.year, ctx.clock()))),
 
   updateEstablishment: apiProcedure
     .meta({

@@ -1,8 +1,14 @@
-import { EsrsE5, Establishment, Obligations, OrganizationSize } from '@merma/schema';
-import { DashboardEsrsE5Input, DashboardObligationsInput, DashboardUpdateEstablishmentInput } from '@merma/schema/dashboard';
+import { EsrsE5, Establishment, HierarchyReport, Obligations, OrganizationSize } from '@merma/schema';
+import {
+  DashboardEsrsE5Input,
+  DashboardHierarchyInput,
+  DashboardObligationsInput,
+  DashboardUpdateEstablishmentInput,
+} from '@merma/schema/dashboard';
 import { sqlOfTransaction } from '../../db/sql.js';
 import { ADMINS, audited, dashboardRouter, establishmentProcedure, memberProcedure, scopedProcedure } from '../../trpc/dashboard-base.js';
 import { esrsE5 } from './esrs.js';
+import { hierarchyReport } from './hierarchy.js';
 import { obligationsFor, updateEstablishmentFacts, updateOrganizationSize } from './service.js';
 
 /**
@@ -22,6 +28,12 @@ export const complianceDashboardRouter = dashboardRouter({
     .input(DashboardEsrsE5Input)
     .output(EsrsE5)
     .query(({ ctx, input }) => esrsE5(ctx.replica, ctx.tenant, input.year, ctx.clock())),
+
+  /** The year's order of priorities in writing, of the establishment and mode: `/api/v1/compliance/hierarchy`. */
+  hierarchy: scopedProcedure
+    .input(DashboardHierarchyInput)
+    .output(HierarchyReport)
+    .query(({ ctx, input }) => hierarchyReport(ctx.replica, ctx.tenant, input.year, ctx.clock())),
 
   updateEstablishment: establishmentProcedure
     .meta({ roles: ADMINS })

@@ -31,6 +31,8 @@ export const RECORD_FIELDS = [
   { name: 'estimated', type: 'boolean', es: 'Estimado' },
   { name: 'edible', type: 'text', es: 'Comestible' },
   { name: 'tare_kg', type: 'numeric', es: 'Tara (kg)' },
+  { name: 'hierarchy_reason', type: 'text', es: 'Motivo de la jerarquía' },
+  { name: 'hierarchy_note', type: 'text', es: 'Justificación' },
 ] as const satisfies readonly { name: keyof CreateRecordParsed; type: 'text' | 'uuid' | 'numeric' | 'boolean'; es: string }[];
 
 export type RecordField = (typeof RECORD_FIELDS)[number];

@@ -5,7 +5,7 @@ import { type Stringifier, stringify } from 'csv-stringify';
 import type { Clock, Tenant } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
-import { edibleLabel, foodCategoryLabel, measurementMethodLabel, wasteStageLabel } from '../catalog/labels.js';
+import { edibleLabel, foodCategoryLabel, hierarchyReasonLabel, measurementMethodLabel, wasteStageLabel } from '../catalog/labels.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { listAllShifts } from '../shifts/service.js';
 import { streamRecords } from './browse.js';
@@ -151,6 +151,7 @@ export async function exportRecordsCsv(
     estimated: (r) => (r.estimated === null ? '' : es ? (r.estimated ? 'sí' : 'no') : String(r.estimated)),
     edible: (r) => (r.edible === null ? '' : es ? edibleLabel(r.edible, 'es') : r.edible),
     tare_kg: (r) => (r.tare_kg === null ? '' : kg(r.tare_kg)),
+    hierarchy_reason: (r) => (r.hierarchy_reason === null ? '' : es ? hierarchyReasonLabel(r.hierarchy_reason, 'es') : r.hierarchy_reason),
   };
   const cells = CSV_COLUMNS.map(
     (column) => special[column] ?? ((r: WasteRecord) => text((r as Record<string, unknown>)[column] as string | null | undefined)),

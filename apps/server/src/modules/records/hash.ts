@@ -49,6 +49,9 @@ export type HashedFields = {
   estimated?: boolean | null;
   edible?: string | null;
   tare_kg?: number | null;
+  /** Why it went to a lower step of the hierarchy, and the note: each when said. */
+  hierarchy_reason?: string | null;
+  hierarchy_note?: string | null;
 };
 
 const HASHED_KEYS = [
@@ -77,6 +80,8 @@ const HASHED_WHEN_SET = [
   'estimated',
   'edible',
   'tare_kg',
+  'hierarchy_reason',
+  'hierarchy_note',
 ] as const satisfies readonly (keyof HashedFields)[];
 
 /**
@@ -92,7 +97,8 @@ export const EVERY_RECORD_FIELD_HASHED: [Unhashed] extends [never] ? true : Unha
  * what it corrects: `"voided":true`), `occurred_at` when it differs from `created_at` (a record
  * dated by its sender), and each field added to records after records were stored without it
  * (HASHED_WHEN_SET: `product_id`, then how the weight was measured — `measurement_method`,
- * `scale_id`, `estimated` —, `edible` and `tare_kg`) when it is not null.
+ * `scale_id`, `estimated` —, `edible`, `tare_kg`, and the hierarchy's justification — `hierarchy_reason`,
+ * `hierarchy_note`) when it is not null.
  * Every other record hashes as records always have, so chains stored before these fields existed
  * still verify — and the rule stays tamper-evident: setting or clearing a stored field of these, or
  * moving a stored `occurred_at` away from `created_at` or onto it, adds the key to the JSON or
@@ -152,6 +158,8 @@ export const CANONICAL_RECORD_JSON_SQL = `('{"causa_id":' || ${uuidSql('r.causa_
   || ',"establishment_id":"' || r.establishment_id::text || '"'
   || CASE WHEN r.estimated IS NOT NULL THEN ',"estimated":' || CASE WHEN r.estimated THEN 'true' ELSE 'false' END ELSE '' END
   || ',"food_category":' || to_json(r.food_category)::text
+  || CASE WHEN r.hierarchy_note IS NOT NULL THEN ',"hierarchy_note":' || to_json(r.hierarchy_note)::text ELSE '' END
+  || CASE WHEN r.hierarchy_reason IS NOT NULL THEN ',"hierarchy_reason":' || to_json(r.hierarchy_reason)::text ELSE '' END
   || ',"id":"' || r.id::text
   || '","livemode":' || CASE WHEN r.livemode THEN 'true' ELSE 'false' END
   || CASE WHEN r.measurement_method IS NOT NULL THEN ',"measurement_method":' || to_json(r.measurement_method)::text ELSE '' END

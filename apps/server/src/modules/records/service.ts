@@ -131,6 +131,9 @@ async function checkReferences(
       else if (!cause.activo) add(index, 'causa_id', 'this cause is retired; use an active cause');
     }
     for (const problem of measurementProblems(input)) add(index, problem.path, problem.message);
+    if (input.hierarchy_reason === 'other' && !input.hierarchy_note) {
+      add(index, 'hierarchy_note', 'say the reason in hierarchy_note when hierarchy_reason is other');
+    }
     if (input.shift_id) shiftIds.add(input.shift_id);
     if (input.session_id) sessionIds.add(input.session_id);
     if (input.product_id) productIds.add(input.product_id);
@@ -262,6 +265,8 @@ export async function createRecord(
         estimated: fields.estimated ?? null,
         edible: input.edible ?? null,
         tare_kg: fields.tare_kg ?? null,
+        hierarchy_reason: input.hierarchy_reason ?? null,
+        hierarchy_note: fields.hierarchy_note ?? null,
         ...(voided ? { voided: true as const } : {}),
       };
     }
