@@ -14,7 +14,7 @@ import {
   TEST_RESULTS,
 } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { addKey, api, CAUSA_CADUCIDAD, createTenant, type TestContext } from './helpers.js';
+import { addKey, api, CAUSA_CADUCIDAD, createTenant, DESTINO_DONATION, recordAt, type TestContext } from './helpers.js';
 
 /**
  * The kitchen station in a real browser (Debian's chromium through playwright-core, on the built
@@ -297,6 +297,51 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
         estimated: null,
         edible: null,
       });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('asks why when a food goes lower than its category went this year, and stores the reason tapped', async () => {
+    const kitchen = await kitchenWithCode('Cocina — jerarquía');
+    // Bread was donated this year: donation is bakery's best step.
+    await recordAt(t.db, kitchen.tenant, new Date().toISOString(), { food_category: 'bakery', weight_kg: 1, destino_id: DESTINO_DONATION });
+    const { context, page } = await stationPage('portrait');
+    const reasons = () =>
+      t.db.$queryRawUnsafe<{ food_category: string; hierarchy_reason: string | null }[]>(
+        `SELECT food_category, hierarchy_reason FROM records WHERE establishment_id = $1::uuid AND source LIKE 'station:%' ORDER BY chain_seq`,
+        kitchen.tenant.establishmentId,
+      );
+    try {
+      await pairWith(page, kitchen.code);
+      await page.getByRole('button', { name: 'Panadería y bollería', exact: true }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Compost o digestato', exact: true }).click();
+      await page.getByRole('heading', { name: /^¿Por qué no a «Donación/ }).waitFor();
+      await expectAccessible(page, 'station, hierarchy reason');
+      expect(await smallTargets(page)).toEqual([]);
+      await page.getByRole('button', { name: 'Ninguna entidad o gestor lo recoge', exact: true }).click();
+      await page.getByRole('button', { name: 'Ninguna entidad o gestor lo recoge — Cambiar motivo' }).waitFor();
+      await page.getByRole('button', { name: '2', exact: true }).click();
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await page.getByText('Todos los registros enviados').waitFor();
+      // Dairy went nowhere higher this year: compost asks nothing.
+      await record(page, { category: 'Lácteos', cause: 'Caducidad', destination: 'Compost o digestato', weight: '1' });
+      await page.getByText('Todos los registros enviados').waitFor();
+      // Asked again, and left for later: stored without a reason, for the dashboard's list.
+      await page.getByRole('button', { name: 'Panadería y bollería', exact: true }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Vertedero', exact: true }).click();
+      await page.getByRole('button', { name: 'Justificar después', exact: true }).click();
+      await page.getByRole('button', { name: '3', exact: true }).click();
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await page.getByText('Guardado: 3 kg de Panadería y bollería').waitFor();
+      await page.getByText('Todos los registros enviados').waitFor();
+      expect(await reasons()).toEqual([
+        { food_category: 'bakery', hierarchy_reason: 'no_taker' },
+        { food_category: 'dairy', hierarchy_reason: null },
+        { food_category: 'bakery', hierarchy_reason: null },
+      ]);
     } finally {
       await context.close();
     }

@@ -15,6 +15,11 @@ export type Flow = {
    * weighing. Typing on the keypad afterwards clears it — a typed weight's method is not known.
    */
   scale?: { id: string | null };
+  /**
+   * Why the food goes lower than its category's best step this year (a code of HIERARCHY_REASONS),
+   * null when not asked or left for later; undefined while the question is pending.
+   */
+  reason?: string | null;
   /** The refused outbox item this flow corrects, if any. */
   correcting?: number;
 };
@@ -26,9 +31,39 @@ export const START: Flow = { typed: EMPTY_WEIGHT };
 export type Details = { waste_stage: string | null; product_name: string; notes: string; tare: string; edible: string | null };
 export const NO_DETAILS: Details = { waste_stage: null, product_name: '', notes: '', tare: '', edible: null };
 export const STAGES = ['receiving', 'storage', 'preparation', 'service', 'post_service'] as const;
-export type Step = 'category' | 'cause' | 'destination' | 'weight';
+export type Step = 'category' | 'cause' | 'destination' | 'reason' | 'weight';
 export const stepOf = (f: Flow): Step =>
-  f.category === undefined ? 'category' : f.cause === undefined ? 'cause' : f.destination === undefined ? 'destination' : 'weight';
+  f.category === undefined
+    ? 'category'
+    : f.cause === undefined
+      ? 'cause'
+      : f.destination === undefined
+        ? 'destination'
+        : f.reason === undefined
+          ? 'reason'
+          : 'weight';
+
+/**
+ * The higher destination this year's records of `category` reached, when `destination` is lower
+ * than it (the station then asks why: Ley 1/2025 art. 5.2); null when it is not.
+ */
+export function higherStep(
+  setup: {
+    best_by_category: readonly { food_category: string; destino_id: string }[];
+    destinations: readonly { id: string; orden: number }[];
+  },
+  category: string | undefined,
+  destination: string,
+): string | null {
+  const best = setup.best_by_category.find((b) => b.food_category === category);
+  const orden = (id: string) => setup.destinations.find((d) => d.id === id)?.orden;
+  const chosen = orden(destination);
+  const top = best && orden(best.destino_id);
+  return best && chosen !== undefined && top !== undefined && chosen > top ? best.destino_id : null;
+}
+
+/** The reasons a cook may tap; "another reason", which wants words, is the dashboard's. */
+export const STATION_REASONS = ['unfit_for_people', 'no_taker', 'too_little', 'legal_restriction', 'cost_or_logistics'] as const;
 
 /**
  * The record's weight and tare from the keypad's (gross) weight and the typed tare, in kg to the

@@ -22,6 +22,7 @@ export type RecordBody = {
   scale_id?: string;
   tare_kg?: number;
   edible?: string;
+  hierarchy_reason?: string;
   occurred_at: string;
 };
 

@@ -81,6 +81,9 @@ export const StationSetup = z.object({
   current_shift_id: Uuid.nullable(),
   sessions: z.array(Session),
   today: z.object({ day: IsoDate, records: z.number().int(), kg: z.number() }),
+  best_by_category: z
+    .array(z.object({ food_category: FoodCategory, destino_id: Uuid }))
+    .describe("each food category's highest step this year: a lower destination asks why (Ley 1/2025 art. 5.2)"),
 });
 export type StationSetup = z.infer<typeof StationSetup>;
 

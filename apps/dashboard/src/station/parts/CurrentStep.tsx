@@ -2,7 +2,7 @@ import { Center, Loader } from '@mantine/core';
 import type { StationSetup } from '@merma/schema/dashboard';
 import type { Dispatch, SetStateAction } from 'react';
 import { useTranslation } from 'react-i18next';
-import { type Flow, NO_DETAILS, stepOf } from '../flow.ts';
+import { type Flow, higherStep, NO_DETAILS, STATION_REASONS, stepOf } from '../flow.ts';
 import { Keypad, typedOf } from '../Keypad.tsx';
 import type { Labels } from '../useLabels.ts';
 import { Choices } from './Choices.tsx';
@@ -26,6 +26,7 @@ export function CurrentStep({
   onSave: () => void;
 }) {
   const { t } = useTranslation('station');
+  const { t: dashboard } = useTranslation();
   if (!setup) {
     return (
       <Center py="xl">
@@ -57,7 +58,23 @@ export function CurrentStep({
       <Choices
         title={t('station.steps.destination')}
         items={setup.destinations.map((d) => ({ value: d.id, label: labels.destination(d.id) }))}
-        onPick={(destination) => onFlow((f) => ({ ...f, destination }))}
+        // Not lower than the category's best step this year: nothing to ask.
+        onPick={(destination) =>
+          onFlow((f) => ({ ...f, destination, ...(higherStep(setup, f.category, destination) ? {} : { reason: null }) }))
+        }
+      />
+    );
+  }
+  if (step === 'reason') {
+    const higher = higherStep(setup, flow.category, flow.destination as string);
+    return (
+      <Choices
+        title={t('station.steps.reason', { best: higher ? labels.destination(higher) : '' })}
+        items={[
+          ...STATION_REASONS.map((r) => ({ value: r, label: dashboard(`hierarchyReasons.${r}`) })),
+          { value: '', label: t('station.steps.reasonLater') },
+        ]}
+        onPick={(reason) => onFlow((f) => ({ ...f, reason: reason || null }))}
       />
     );
   }

@@ -5,6 +5,7 @@ import type { Labels } from '../useLabels.ts';
 
 export function FlowSummary({ flow, labels, onChange }: { flow: Flow; labels: Labels; onChange: (f: Flow) => void }) {
   const { t } = useTranslation('station');
+  const { t: dashboard } = useTranslation();
   const chips: { key: string; label: string; step: string; back: Flow }[] = [];
   if (flow.category !== undefined)
     chips.push({ key: 'category', label: labels.category(flow.category), step: t('station.steps.category'), back: { ...START } });
@@ -21,6 +22,13 @@ export function FlowSummary({ flow, labels, onChange }: { flow: Flow; labels: La
       label: labels.destination(flow.destination),
       step: t('station.steps.destination'),
       back: { ...START, category: flow.category, cause: flow.cause },
+    });
+  if (flow.reason)
+    chips.push({
+      key: 'reason',
+      label: dashboard(`hierarchyReasons.${flow.reason}` as 'hierarchyReasons.no_taker'),
+      step: t('station.steps.reasonStep'),
+      back: { ...START, category: flow.category, cause: flow.cause, destination: flow.destination },
     });
   if (!chips.length) return null;
   return (

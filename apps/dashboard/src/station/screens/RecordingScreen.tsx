@@ -52,6 +52,7 @@ export function RecordingScreen({ station, onDonate }: { station: StationState; 
       // Read from the scale: a direct weighing. Typed: the method is not known, so not said.
       ...(flow.scale ? { measurement_method: 'direct_weighing' as const, ...(flow.scale.id ? { scale_id: flow.scale.id } : {}) } : {}),
       ...(flow.details?.edible ? { edible: flow.details.edible } : {}),
+      ...(flow.reason ? { hierarchy_reason: flow.reason } : {}),
       destino_id: flow.destination,
       causa_id: flow.cause ?? null,
       ...(session ? { session_id: session.id } : {}),

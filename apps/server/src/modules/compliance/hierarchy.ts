@@ -2,7 +2,7 @@ import { addDays, type HierarchyReport, localDate, MAX_UNJUSTIFIED_LISTED } from
 import { dayStartSql, isoSql } from '../../calendar.js';
 import type { DataScope } from '../../context.js';
 import type { Sql } from '../../db/sql.js';
-import { sqlParams } from '../../db/sql.js';
+import { type SqlParams, sqlParams } from '../../db/sql.js';
 
 const round3 = (kg: number) => Math.round(kg * 1000) / 1000;
 
@@ -16,6 +16,44 @@ type Row = {
   unjustified_count: number;
   unjustified: { id: string; occurred_at: string; food_category: string; weight_kg: number; destino_id: string; best_destino_id: string }[];
 };
+
+/**
+ * Two CTEs over the records that count (not replaced by a correction, not voided) of the local
+ * days `from`..`to`: `r`, each with its destination's `orden`, and `best`, each food category's
+ * highest step among them.
+ */
+function countingRecordsAndBestSql(p: SqlParams, scope: DataScope & { timezone: string }, from: string, to: string): string {
+  const zone = p.add(scope.timezone);
+  return `r AS (
+       SELECT r.id, r.occurred_at, r.food_category, r.weight_kg, r.destino_id, d.orden, r.hierarchy_reason
+       FROM records r JOIN destinations d ON d.id = r.destino_id
+       WHERE r.establishment_id = ${p.add(scope.establishmentId)}::uuid AND r.livemode = ${p.add(scope.livemode)} AND r.superseded_by IS NULL
+         AND r.occurred_at >= ${dayStartSql(`${p.add(from)}::date`, zone)} AND r.occurred_at < ${dayStartSql(`${p.add(to)}::date + 1`, zone)}
+     ), best AS (
+       SELECT DISTINCT ON (r.food_category) r.food_category, r.destino_id, r.orden, d.code
+       FROM r JOIN destinations d ON d.id = r.destino_id
+       ORDER BY r.food_category, r.orden
+     )`;
+}
+
+/**
+ * Each food category's highest step this year to date (the local year of `now`): what a kitchen
+ * station compares a chosen destination with, to ask why when it is lower.
+ */
+export async function bestStepsThisYear(
+  sql: Sql,
+  scope: DataScope & { timezone: string },
+  now: Date,
+): Promise<{ food_category: string; destino_id: string }[]> {
+  const today = localDate(now, scope.timezone);
+  const p = sqlParams();
+  const { rows } = await sql.query<{ food_category: string; destino_id: string }>(
+    `WITH ${countingRecordsAndBestSql(p, scope, `${today.slice(0, 4)}-01-01`, today)}
+     SELECT food_category, destino_id::text FROM best ORDER BY food_category`,
+    p.values,
+  );
+  return rows;
+}
 
 /**
  * The order of priorities kept in writing (Ley 1/2025 art. 5.2) for one establishment, mode and
@@ -43,18 +81,8 @@ export async function hierarchyReport(
   const end = `${y}-12-31`;
   const to = end < today ? end : today < from ? addDays(from, -1) : today;
   const p = sqlParams();
-  const zone = p.add(scope.timezone);
   const { rows } = await sql.query<Row>(
-    `WITH r AS (
-       SELECT r.id, r.occurred_at, r.food_category, r.weight_kg, r.destino_id, d.orden, r.hierarchy_reason
-       FROM records r JOIN destinations d ON d.id = r.destino_id
-       WHERE r.establishment_id = ${p.add(scope.establishmentId)}::uuid AND r.livemode = ${p.add(scope.livemode)} AND r.superseded_by IS NULL
-         AND r.occurred_at >= ${dayStartSql(`${p.add(from)}::date`, zone)} AND r.occurred_at < ${dayStartSql(`${p.add(to)}::date + 1`, zone)}
-     ), best AS (
-       SELECT DISTINCT ON (r.food_category) r.food_category, r.destino_id, r.orden, d.code
-       FROM r JOIN destinations d ON d.id = r.destino_id
-       ORDER BY r.food_category, r.orden
-     ), below AS (
+    `WITH ${countingRecordsAndBestSql(p, scope, from, to)}, below AS (
        SELECT r.*, best.destino_id AS best_destino_id FROM r JOIN best USING (food_category) WHERE r.orden > best.orden
      )
      SELECT

@@ -1,5 +1,6 @@
 import { addDays, FOOD_CATEGORIES, localDate } from '@merma/schema';
 import type { StationSetup } from '@merma/schema/dashboard';
+import { bestStepsThisYear } from '../compliance/hierarchy.js';
 import type { Clock } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
@@ -17,7 +18,8 @@ export const USAGE_DAYS = 90;
  * the order a cook reaches for them — categories and causes used most first (the catalogue's own
  * order among equals), destinations in the Ley 1/2025 hierarchy, the preferred first, since the
  * law ranks them and a station should not make landfill the quickest tap — the shifts and the one
- * now on, the open registration sessions, and today's total.
+ * now on, the open registration sessions, today's total, and each category's best step this year
+ * (a lower destination asks the cook why: Ley 1/2025 art. 5.2).
  */
 export async function stationSetup(
   deps: { db: Db; sql: Sql; catalog: CatalogCache; clock: Clock },
@@ -26,13 +28,14 @@ export async function stationSetup(
   const { tenant } = station;
   const now = deps.clock();
   const today = localDate(now, tenant.timezone);
-  const [usage, causes, destinations, shifts, current, sessions] = await Promise.all([
+  const [usage, causes, destinations, shifts, current, sessions, best] = await Promise.all([
     usageAndToday(deps.sql, tenant, { from: addDays(today, -(USAGE_DAYS - 1)), today }),
     listActiveCauses(deps.db, deps.catalog),
     listDestinations(deps.db, deps.catalog),
     listShifts(deps.db, tenant),
     activeShiftAt(deps.db, tenant, now),
     listSessions(deps.sql, tenant, { status: 'open', limit: 20, offset: 0 }),
+    bestStepsThisYear(deps.sql, tenant, now),
   ]);
   const uses = (key: string) => usage.uses.get(key) ?? 0;
   const byUse = <T>(items: T[], key: (item: T) => string) =>
@@ -52,5 +55,6 @@ export async function stationSetup(
     current_shift_id: current,
     sessions: sessions.data,
     today: { day: today, ...usage.today },
+    best_by_category: best as StationSetup['best_by_category'],
   };
 }
