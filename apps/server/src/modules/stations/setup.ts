@@ -1,10 +1,10 @@
 import { addDays, FOOD_CATEGORIES, localDate } from '@merma/schema';
 import type { StationSetup } from '@merma/schema/dashboard';
-import { bestStepsThisYear } from '../compliance/hierarchy.js';
 import type { Clock } from '../../context.js';
 import type { Db } from '../../db/client.js';
 import type { Sql } from '../../db/sql.js';
 import { type CatalogCache, listActiveCauses, listDestinations } from '../catalog/service.js';
+import { bestStepsThisYear } from '../compliance/hierarchy.js';
 import { usageAndToday } from '../records/rollup.js';
 import { listSessions } from '../sessions/service.js';
 import { activeShiftAt, listShifts } from '../shifts/service.js';
