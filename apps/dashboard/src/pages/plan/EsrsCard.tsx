@@ -1,10 +1,11 @@
-import { Card, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { Table, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFormat } from '../../lib/format.ts';
 import { useScope } from '../../lib/scope.ts';
 import { trpc } from '../../trpc.ts';
+import { YearCard } from './YearCard.tsx';
 
 /**
  * A year's food waste in the terms of ESRS E5-5, for a large customer's supplier questionnaire or
@@ -51,45 +52,37 @@ export function EsrsCard({ establishmentId, currentYear }: { establishmentId: st
         ],
       ]
     : [];
-  const years = [0, 1, 2, 3].map((back) => String(currentYear - back));
   return (
-    <Card withBorder padding="md" component="section" aria-labelledby="esrs-title" data-testid="esrs" data-print-hide>
-      <Stack gap="sm">
-        <Group justify="space-between" align="flex-end">
-          <Title order={2} size="h3" id="esrs-title">
-            {t('plan.esrs.title')}
-          </Title>
-          <Select
-            label={t('plan.esrs.year')}
-            data={years}
-            value={String(year)}
-            onChange={(v) => v && setYear(Number(v))}
-            allowDeselect={false}
-            w={120}
-            data-print-hide
-          />
-        </Group>
-        <Text size="sm" c="dimmed">
-          {data ? t('plan.esrs.period', { from: format.date(data.period.from), to: format.date(data.period.to) }) : t('plan.esrs.loading')}
-        </Text>
-        <Table withTableBorder aria-labelledby="esrs-title">
-          <Table.Tbody>
-            {rows.map(([label, value, strong]) => (
-              <Table.Tr key={label}>
-                <Table.Th scope="row" fw={strong ? 700 : 400} pl={strong ? undefined : 'lg'}>
-                  {label}
-                </Table.Th>
-                <Table.Td ta="right" fw={strong ? 700 : 400} style={{ whiteSpace: 'nowrap' }}>
-                  {value}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-        <Text size="xs" c="dimmed">
-          {t('plan.esrs.note')}
-        </Text>
-      </Stack>
-    </Card>
+    <YearCard
+      id="esrs-title"
+      testId="esrs"
+      title={t('plan.esrs.title')}
+      yearLabel={t('plan.esrs.year')}
+      year={year}
+      currentYear={currentYear}
+      onYear={setYear}
+      printHide
+    >
+      <Text size="sm" c="dimmed">
+        {data ? t('plan.esrs.period', { from: format.date(data.period.from), to: format.date(data.period.to) }) : t('plan.esrs.loading')}
+      </Text>
+      <Table withTableBorder aria-labelledby="esrs-title">
+        <Table.Tbody>
+          {rows.map(([label, value, strong]) => (
+            <Table.Tr key={label}>
+              <Table.Th scope="row" fw={strong ? 700 : 400} pl={strong ? undefined : 'lg'}>
+                {label}
+              </Table.Th>
+              <Table.Td ta="right" fw={strong ? 700 : 400} style={{ whiteSpace: 'nowrap' }}>
+                {value}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Text size="xs" c="dimmed">
+        {t('plan.esrs.note')}
+      </Text>
+    </YearCard>
   );
 }
