@@ -53,9 +53,11 @@ const isReference = (field: string) => /(_id|_ref|^ean)$/.test(field);
 /**
  * What each reference names: `product` (the organisation's catalogue), `shift`, `session`,
  * `record` (the establishment's, per mode), `catalogue` (causes and destinations, shared by all),
- * `resend` (the sender's event id: a duplicate only of the same establishment and mode).
+ * `resend` (the sender's event id: a duplicate only of the same establishment and mode), `device`
+ * (the sender's own equipment, a scale's id: nothing stored in Merma, so no wall — any value is
+ * the sender's to give, checked only for its length).
  */
-type Kind = 'product' | 'shift' | 'session' | 'record' | 'catalogue' | 'resend';
+type Kind = 'product' | 'shift' | 'session' | 'record' | 'catalogue' | 'resend' | 'device';
 const WALLS: Record<InboundEventType, Record<string, Kind>> = {
   'waste.created': {
     external_id: 'resend',
@@ -64,6 +66,7 @@ const WALLS: Record<InboundEventType, Record<string, Kind>> = {
     shift_id: 'shift',
     session_id: 'session',
     product_id: 'product',
+    scale_id: 'device',
   },
   'waste.updated': {
     external_id: 'resend',
@@ -73,6 +76,7 @@ const WALLS: Record<InboundEventType, Record<string, Kind>> = {
     shift_id: 'shift',
     session_id: 'session',
     product_id: 'product',
+    scale_id: 'device',
   },
   'inventory.loss': {
     external_id: 'resend',
