@@ -237,9 +237,26 @@ describe('records: the form to add one', () => {
       // Donation is bakery's best step: nothing to justify.
       hierarchy_reason: null,
       hierarchy_note: null,
+      // Nor waste: no transfer document asked.
+      transfer_document_ref: null,
     });
+    expect(within(dialog).queryByLabelText(startingWith(t('records.form.transferDocument')))).not.toBeInTheDocument();
     await findNotification(t('records.form.created'));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('asks for the transfer document only when the destination is waste, and sends it trimmed', async () => {
+    const { user, dialog } = await openForm();
+    api.use({ 'records.create': (input) => wasteRecord({ destino_id: input.destino_id }) });
+    await choose(user, t('records.columns.category'), t('categories.fruit_veg'), dialog);
+    await user.type(field(dialog, t('records.form.weight')), '3');
+    await choose(user, t('records.columns.destination'), 'Donación', dialog);
+    expect(within(dialog).queryByLabelText(startingWith(t('records.form.transferDocument')))).not.toBeInTheDocument();
+    await choose(user, t('records.columns.destination'), 'Compostaje', dialog);
+    await user.type(within(dialog).getByLabelText(startingWith(t('records.form.transferDocument'))), ' DI-28/2026/0042 ');
+    await user.click(within(dialog).getByRole('button', { name: t('records.form.addSubmit') }));
+    await waitFor(() => expect(api.inputs('records.create')).toHaveLength(1));
+    expect(api.last('records.create')).toMatchObject({ destino_id: ids.compost, transfer_document_ref: 'DI-28/2026/0042' });
   });
 
   it('asks why when a food goes lower than its category reached this year, needs a note for "another reason", and sends both', async () => {

@@ -1,4 +1,5 @@
 import 'fake-indexeddb/auto';
+import { Blob as NodeBlob } from 'node:buffer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StationError } from '../src/station/client.ts';
 import { Outbox } from '../src/station/outbox.ts';
@@ -13,25 +14,55 @@ import { openStationStore, type RecordBody, type StationStore } from '../src/sta
  */
 
 type Stored = { id: string; key: string; body: RecordBody; created_at: string };
+type StoredPhoto = { id: string; url: string; content_type: string; bytes: string };
 
-/** A server keyed like ours: a key it has seen answers the record it stored, never a second one. */
+/**
+ * A server keyed like ours: a key it has seen answers the record it stored, never a second one;
+ * photos named by their bytes, as ours are (the same bytes answer the same photo). `calls` is what
+ * it was asked, in order.
+ */
 function fakeServer() {
   const stored: Stored[] = [];
   const undone: string[] = [];
+  const photos: StoredPhoto[] = [];
+  const calls: string[] = [];
   let failNext: StationError | undefined;
+  let failNextPhoto: StationError | undefined;
   /** Store the record but lose the answer, as a connection dropped after the server's commit does. */
   let loseNextAnswer = false;
   return {
     stored,
     undone,
+    photos,
+    calls,
     failNext: (e: StationError) => {
       failNext = e;
+    },
+    failNextPhoto: (e: StationError) => {
+      failNextPhoto = e;
     },
     loseNextAnswer: () => {
       loseNextAnswer = true;
     },
     api: {
+      async uploadPhoto(_token: string, photo: Blob) {
+        calls.push('photo');
+        if (failNextPhoto) {
+          const e = failNextPhoto;
+          failNextPhoto = undefined;
+          throw e;
+        }
+        const bytes = await photo.text();
+        let found = photos.find((p) => p.bytes === bytes);
+        if (!found) {
+          const id = `p${photos.length + 1}`;
+          found = { id, url: `https://merma.test/api/v1/photos/${id}`, content_type: photo.type, bytes };
+          photos.push(found);
+        }
+        return { id: found.id, object: 'photo', url: found.url, content_type: found.content_type } as never;
+      },
       async createRecord(_token: string, key: string, body: unknown) {
+        calls.push('record');
         if (failNext) {
           const e = failNext;
           failNext = undefined;
@@ -80,6 +111,7 @@ describe('the outbox', () => {
         return server.api.createRecord(...args);
       },
       undo: server.api.undo,
+      uploadPhoto: server.api.uploadPhoto,
     };
     const first = new Outbox(store, sender, offlineApi, newKey);
     const taps = [new Date('2026-11-24T10:00:00.000Z'), new Date('2026-11-24T10:00:05.000Z'), new Date('2026-11-24T10:00:09.000Z')];
@@ -223,5 +255,205 @@ describe('the outbox', () => {
     await outbox.flush();
     expect(server.stored.map((s) => s.body.weight_kg)).toEqual([1]);
     expect(outbox.status.waiting).toBe(0);
+  });
+});
+
+/**
+ * A record with a photo taken at the bin: the photo goes first, its address is written into the
+ * queued record before the record is sent, and a photo the server refuses holds its record.
+ */
+describe('the outbox with a photo', () => {
+  // Node's Blob, not the test DOM's: fake-indexeddb copies what it stores with Node's structuredClone,
+  // which keeps a Node Blob whole (as a browser's IndexedDB keeps its own) but not happy-dom's.
+  const photo = (text: string, type: string) => new NodeBlob([text], { type }) as unknown as Blob;
+  const jpeg = (text = 'jpeg bytes') => photo(text, 'image/jpeg');
+  const queued = async () => (await store.outbox()).filter((i) => i.kind === 'record');
+
+  it('uploads the photo, then sends the record with its address, once', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    await outbox.record(body(1), new Date('2026-11-24T10:00:00.000Z'), jpeg());
+    await outbox.flush();
+    outbox.stop();
+    expect(server.calls).toEqual(['photo', 'record']);
+    expect(server.photos).toEqual([
+      { id: 'p1', url: 'https://merma.test/api/v1/photos/p1', content_type: 'image/jpeg', bytes: 'jpeg bytes' },
+    ]);
+    expect(server.stored.map((s) => s.body)).toEqual([
+      { ...body(1), photo_url: 'https://merma.test/api/v1/photos/p1', occurred_at: '2026-11-24T10:00:00.000Z' },
+    ]);
+    expect(outbox.status).toMatchObject({ waiting: 0, retrying: false, refused: [] });
+    expect(await store.outbox()).toEqual([]);
+    // A record without a photo asks for no upload.
+    await outbox.record(body(2));
+    await outbox.flush();
+    outbox.stop();
+    expect(server.calls).toEqual(['photo', 'record', 'record']);
+    expect(server.stored[1]?.body).not.toHaveProperty('photo_url');
+  });
+
+  it("keeps the photo's address once uploaded: a record that failed after it, sent from a new page, is not uploaded again", async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    server.failNext(new StationError(503, 'service_unavailable', 'The database is unavailable; retry shortly'));
+    await outbox.record(body(1), new Date('2026-11-24T10:00:00.000Z'), jpeg());
+    await outbox.flush();
+    outbox.stop();
+    expect(server.calls).toEqual(['photo', 'record']);
+    expect(server.stored).toEqual([]);
+    expect(outbox.status).toMatchObject({ waiting: 1, retrying: true });
+    // On the tablet: the address, and no photo left to upload.
+    const [item] = await queued();
+    expect(item).toMatchObject({ state: 'waiting', body: { photo_url: 'https://merma.test/api/v1/photos/p1' } });
+    expect(item).not.toHaveProperty('photo');
+
+    // The page is reloaded meanwhile: a new store and outbox over the same database.
+    store.close();
+    store = await openStationStore(name);
+    const again = new Outbox(store, sender, server.api, newKey);
+    await again.refresh();
+    await again.flush();
+    again.stop();
+    expect(server.calls).toEqual(['photo', 'record', 'record']);
+    expect(server.photos).toHaveLength(1);
+    expect(server.stored.map((s) => s.body.photo_url)).toEqual(['https://merma.test/api/v1/photos/p1']);
+    expect(again.status).toMatchObject({ waiting: 0, retrying: false });
+  });
+
+  it('retries a photo that could not be sent (offline, 5xx, 429) later, holding the records after it', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    // Queued as the tablet queued them while offline (no sending started yet).
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, second)).toISOString();
+    await store.enqueue({
+      kind: 'record',
+      scope: 'e1:test',
+      key: newKey(),
+      state: 'waiting',
+      body: { ...body(1), occurred_at: at(0) },
+      photo: jpeg(),
+    });
+    await store.enqueue({ kind: 'record', scope: 'e1:test', key: newKey(), state: 'waiting', body: { ...body(2), occurred_at: at(5) } });
+    for (const failure of [
+      new StationError(0, 'offline', 'No connection'),
+      new StationError(429, 'rate_limited', 'Too many requests', [], 1),
+      new StationError(502, 'bad_gateway', 'Bad gateway'),
+    ]) {
+      server.failNextPhoto(failure);
+      await outbox.flush();
+      outbox.stop();
+      expect(outbox.status).toMatchObject({ waiting: 2, retrying: true, refused: [] });
+      expect(server.stored).toEqual([]);
+      // The photo is still on the tablet, to be sent; no address yet.
+      const [first] = await queued();
+      expect(first?.kind === 'record' && first.photo).toBeInstanceOf(NodeBlob);
+      expect(first?.kind === 'record' && first.body.photo_url).toBeUndefined();
+    }
+    await outbox.flush();
+    outbox.stop();
+    expect(server.stored.map((s) => [s.body.weight_kg, s.body.photo_url])).toEqual([
+      [1, 'https://merma.test/api/v1/photos/p1'],
+      [2, undefined],
+    ]);
+    expect(outbox.status).toMatchObject({ waiting: 0, retrying: false });
+  });
+
+  it('holds a record whose photo is refused, sends the ones after it, and sends it corrected without the photo', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    server.failNextPhoto(new StationError(415, 'unsupported_media_type', 'A photo must be image/jpeg, image/png or image/webp'));
+    const tapped = new Date('2026-11-24T10:00:00.000Z');
+    await outbox.record(body(1), tapped, photo('gif', 'image/gif'));
+    await outbox.record(body(2));
+    await outbox.flush();
+    outbox.stop();
+    expect(server.calls).toEqual(['photo', 'record']);
+    expect(server.stored.map((s) => s.body.weight_kg)).toEqual([2]);
+    expect(outbox.status.refused).toHaveLength(1);
+    const [refused] = outbox.status.refused;
+    expect(refused).toMatchObject({ state: 'refused', error: { message: /image\/jpeg/, photo: true } });
+
+    // The cook removes the photo and saves again: the record goes, with its tap time, and no photo.
+    await outbox.correct(refused?.seq as number, body(1));
+    await outbox.flush();
+    outbox.stop();
+    expect(server.calls).toEqual(['photo', 'record', 'record']);
+    expect(server.stored.at(-1)?.body).toEqual({ ...body(1), occurred_at: tapped.toISOString() });
+    expect(outbox.status).toMatchObject({ waiting: 0, refused: [] });
+  });
+
+  it("keeps an uploaded photo's address on a record refused after it, and sends the correction with it, not uploading again", async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    server.failNext(new StationError(400, 'validation_error', 'causa_id: this cause is retired; use an active cause'));
+    await outbox.record({ ...body(1), causa_id: 'old' }, new Date('2026-11-24T10:00:00.000Z'), jpeg());
+    await outbox.flush();
+    outbox.stop();
+    const [refused] = outbox.status.refused;
+    expect(refused).toMatchObject({ body: { photo_url: 'https://merma.test/api/v1/photos/p1' }, error: { message: /retired/ } });
+    expect(refused?.error).not.toHaveProperty('photo');
+    expect(refused).not.toHaveProperty('photo');
+
+    // The correction keeps the photo, as the station's screen passes it: its address in the body.
+    const kept = refused?.kind === 'record' ? refused.body.photo_url : undefined;
+    await outbox.correct(refused?.seq as number, { ...body(1), causa_id: 'new', ...(kept ? { photo_url: kept } : {}) });
+    await outbox.flush();
+    outbox.stop();
+    expect(server.calls).toEqual(['photo', 'record', 'record']);
+    expect(server.stored.map((s) => [s.body.causa_id, s.body.photo_url])).toEqual([['new', 'https://merma.test/api/v1/photos/p1']]);
+
+    // A photo still to upload, kept through a correction, is uploaded with it.
+    server.failNextPhoto(new StationError(413, 'payload_too_large', 'A photo is at most 8 MiB'));
+    await outbox.record(body(3), new Date('2026-11-24T10:01:00.000Z'), jpeg('too big'));
+    await outbox.flush();
+    outbox.stop();
+    const [second] = outbox.status.refused;
+    expect(second?.error).toMatchObject({ photo: true });
+    await outbox.correct(second?.seq as number, body(3), jpeg('taken again'));
+    await outbox.flush();
+    outbox.stop();
+    expect(server.stored.at(-1)?.body).toMatchObject({ weight_kg: 3, photo_url: 'https://merma.test/api/v1/photos/p2' });
+    expect(server.photos.map((p) => p.bytes)).toEqual(['jpeg bytes', 'taken again']);
+  });
+
+  it('sends nothing for a record the cook discarded while its photo went up', async () => {
+    const server = fakeServer();
+    let outbox: Outbox | undefined;
+    const api = {
+      ...server.api,
+      async uploadPhoto(token: string, photo: Blob) {
+        // The cook undoes the record (still waiting) during the upload.
+        const [item] = await queued();
+        await outbox?.discard(item?.seq as number);
+        return server.api.uploadPhoto(token, photo);
+      },
+    };
+    outbox = new Outbox(store, sender, api, newKey);
+    await store.enqueue({
+      kind: 'record',
+      scope: 'e1:test',
+      key: newKey(),
+      state: 'waiting',
+      body: { ...body(1), occurred_at: '2026-11-24T10:00:00.000Z' },
+      photo: jpeg(),
+    });
+    await outbox.flush();
+    outbox.stop();
+    expect(server.calls).toEqual(['photo']);
+    expect(await store.outbox()).toEqual([]);
+    expect(outbox.status).toMatchObject({ waiting: 0, refused: [] });
+  });
+
+  it('keeps a record with its photo when the device is unpaired at the upload', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    server.failNextPhoto(new StationError(401, 'unauthorized', 'This station is not paired'));
+    await outbox.record(body(1), new Date('2026-11-24T10:00:00.000Z'), jpeg());
+    await outbox.flush();
+    outbox.stop();
+    expect(outbox.status).toMatchObject({ unpaired: true, waiting: 1, refused: [] });
+    expect(server.calls).toEqual(['photo']);
+    const [item] = await queued();
+    expect(item?.kind === 'record' && item.photo).toBeInstanceOf(NodeBlob);
   });
 });

@@ -22,7 +22,8 @@
  * device writes only as a station (its token is no API key), once per Idempotency-Key, within
  * its limit, and not at all once revoked; (18) a social entity's signing link is its own credential
  * (no API key, and no API key is one), names one donation, signs once, and cannot be guessed at speed;
- * a certificate's link opens its own certificate only.
+ * a certificate's link opens its own certificate only; (19) only an image is stored as a photo,
+ * served as one that runs nothing, and a photo's link opens that photo only, unaltered.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -509,6 +510,55 @@ async function main() {
       '60 parallel forged signing-link tokens from one address: at most 30 looked up, the rest 429',
       count(forged, 401) <= 30 && count(forged, 401) + count(forged, 429) === 60,
       tally(forged),
+    );
+  }
+
+  // #19 A photo of the waste: only an image is stored, served as an image that runs nothing, and its
+  // short-lived link opens that photo only, until its expiry, unaltered.
+  {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+    const upload = (bearer, body, type) =>
+      call('/api/v1/photos', { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': type }, body });
+    const html = await upload(key, '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'image/png');
+    const svg = await upload(key, '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'image/svg+xml');
+    check(
+      19,
+      'a script passed off as a photo is refused (400 as image/png, 415 as SVG)',
+      html.status === 400 && svg.status === 415,
+      `${html.status}, ${svg.status}`,
+    );
+    const byReader = await upload(reader, png, 'image/png');
+    check(19, 'a catalog:read key uploads no photo (403)', byReader.status === 403, String(byReader.status));
+    const photo = (await (await upload(key, png, 'image/png')).json()).data;
+    const other = (await (await upload(key, Buffer.concat([png, Buffer.from('x')]), 'image/png')).json()).data;
+    const readerGet = await call(`/api/v1/photos/${photo.id}`, { headers: { authorization: `Bearer ${reader}` } });
+    check(19, 'a catalog:read key reads no photo (403)', readerGet.status === 403, String(readerGet.status));
+    const shown = (await (await call(`/api/v1/photos/${photo.id}`, { headers: { authorization: `Bearer ${key}` } })).json()).data;
+    const link = new URL(shown.download_url);
+    // Merma's own link (files under DATA_DIR) is read at the probed address; a bucket's presigned one where it points.
+    const ours = link.pathname.startsWith('/files/photos/');
+    const at = (path) => fetch(ours ? `${BASE}${path}` : `${link.origin}${path}`);
+    const refused = (res) => res.status === 404 || (!ours && res.status === 403);
+    const own = await at(`${link.pathname}${link.search}`);
+    check(
+      19,
+      'a photo link serves an image that runs nothing (image/png, nosniff, a policy of default-src none)',
+      own.status === 200 &&
+        own.headers.get('content-type') === 'image/png' &&
+        own.headers.get('x-content-type-options') === 'nosniff' &&
+        (own.headers.get('content-security-policy') ?? '').includes("default-src 'none'"),
+      `${own.status} ${own.headers.get('content-type')}`,
+    );
+    const later = new URLSearchParams(link.search);
+    later.set('expires', String(Number(later.get('expires')) + 86_400));
+    const extended = await at(`${link.pathname}?${later}`);
+    const elsewhere = await at(`${link.pathname.replace(shown.id, other.id).replace(shown.sha256, other.sha256)}${link.search}`);
+    const bare = await at(link.pathname);
+    check(
+      19,
+      'a photo link opens its photo only: refused with a later expiry, for another photo, or without its signature',
+      refused(extended) && refused(elsewhere) && refused(bare),
+      `${extended.status}, ${elsewhere.status}, ${bare.status}`,
     );
   }
 

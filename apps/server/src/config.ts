@@ -197,6 +197,27 @@ const EnvSchema = z.object({
   ALERT_MIN_KG: z.coerce.number().min(0).default(5),
   /** Days events are kept once all their deliveries are over, with those deliveries (modules/retention/purge.ts). */
   RETENTION_EVENT_DAYS: int(30, 1),
+  /**
+   * Where the waste's photos are kept (modules/photos/storage.ts): an S3-compatible bucket, as a URL
+   * with its access key id and secret (percent-encoded, as in DATABASE_URL) before the bucket's
+   * address, path-style (`http://KEY:SECRET@minio:9000/merma-photos`) or virtual-hosted
+   * (`https://KEY:SECRET@merma-photos.s3.eu-west-1.amazonaws.com`); objects are `<address>/<key>`,
+   * requests signed with AWS Signature V4. Unset: files under DATA_DIR/photos (a volume every
+   * replica shares, in production; the server warns at start).
+   */
+  PHOTOS_S3_URL: httpUrl
+    .refine((url) => {
+      const { username, password } = new URL(url);
+      return username !== '' && password !== '';
+    }, 'give the access key id and secret in the URL: https://KEY_ID:SECRET@bucket-host/ (percent-encode / and + in the secret)')
+    .optional(),
+  /** The bucket's region, for the signature (`auto` for Cloudflare R2; MinIO takes any). */
+  PHOTOS_S3_REGION: z.string().min(1).default('us-east-1'),
+  /**
+   * Seconds a photo's download link works (its `download_url`): long enough to open it, short
+   * enough that a forwarded link soon stops working. At most 7 days (S3's own limit).
+   */
+  PHOTO_LINK_TTL_SECONDS: z.coerce.number().int().min(10).max(604_800).default(300),
   /** Days an inbound event id is remembered: a resend within them is a duplicate. */
   INBOUND_DEDUPE_DAYS: int(30, 1),
   /**
@@ -380,6 +401,16 @@ function overlapsIPv4Mapped(entry: string): boolean {
   return range.check('::ffff:0:0', 'ipv6') || IPV4_MAPPED.check(address, 'ipv6');
 }
 
+/** A bucket's address and credentials from PHOTOS_S3_URL (the credentials out of the address). */
+function s3Bucket(value: string, region: string) {
+  const url = new URL(value);
+  const accessKeyId = decodeURIComponent(url.username);
+  const secretAccessKey = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  return { kind: 's3', bucketUrl: url.toString().replace(/\/+$/, ''), region, accessKeyId, secretAccessKey } as const;
+}
+
 export type Config = ReturnType<typeof toConfig>;
 
 export class ConfigError extends Error {}
@@ -402,6 +433,7 @@ export const SECRET_FILE_SETTINGS = [
   'REDIS_URL',
   'SMTP_URL',
   'METRICS_TOKEN',
+  'PHOTOS_S3_URL',
 ] as const;
 
 /**
@@ -497,6 +529,13 @@ function toConfig(e: z.output<typeof EnvSchema>) {
     square: {
       liveUrl: (e.SQUARE_API_URL ?? 'https://connect.squareup.com').replace(/\/+$/, ''),
       testUrl: (e.SQUARE_API_URL ?? 'https://connect.squareupsandbox.com').replace(/\/+$/, ''),
+    },
+    /** The photos' object storage (modules/photos/storage.ts): a bucket, or files under DATA_DIR/photos. */
+    photos: {
+      storage: e.PHOTOS_S3_URL
+        ? s3Bucket(e.PHOTOS_S3_URL, e.PHOTOS_S3_REGION)
+        : ({ kind: 'file', dir: join(e.DATA_DIR, 'photos') } as const),
+      linkTtlSeconds: e.PHOTO_LINK_TTL_SECONDS,
     },
     alertMinKg: e.ALERT_MIN_KG,
     retention: { eventDays: e.RETENTION_EVENT_DAYS, inboundDedupeDays: e.INBOUND_DEDUPE_DAYS, salesDays: e.RETENTION_SALES_DAYS },

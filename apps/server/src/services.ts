@@ -11,6 +11,7 @@ import { createMailer, type Mailer, mailOptionsOf } from './mail.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createSignInGuard } from './modules/accounts/lockout.js';
 import { type CatalogCache, createCatalogCache } from './modules/catalog/service.js';
+import { photoStorage } from './modules/photos/storage.js';
 import { createForecastPool, type ForecastPool } from './modules/predict/pool.js';
 import { createInvitationLimiter } from './modules/team/limits.js';
 import { createRedis } from './redis.js';
@@ -83,6 +84,14 @@ export function createServices(deps: {
   const webhookTargets = { production: config.env === 'production', allowPrivate: config.webhooksAllowPrivate };
   const signer = createCheckpointSigner(secrets);
   const forecasts = createForecastPool({ threads: config.forecastThreads });
+  const photos = { storage: photoStorage(config, secrets), linkTtlSeconds: config.photos.linkTtlSeconds, publicUrl: config.publicUrl };
+  // Files under DATA_DIR are one machine's: replicas must share that directory (a volume), or use a bucket.
+  if (photos.storage.kind === 'file' && config.env === 'production') {
+    deps.log.warn(
+      { photos: 'files' },
+      'PHOTOS_S3_URL is not set: photos are kept as files under DATA_DIR/photos. Fine for one replica or a shared volume; otherwise set an S3-compatible bucket (docs/deploying.md).',
+    );
+  }
   return {
     config,
     db,
@@ -94,6 +103,7 @@ export function createServices(deps: {
     secrets,
     signer,
     forecasts,
+    photos,
     router: createAppRouter({
       catalog,
       publicUrl: config.publicUrl,
@@ -101,6 +111,7 @@ export function createServices(deps: {
       secrets,
       signer,
       forecasts,
+      photos,
     }),
     authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs, deps.log),
     rateLimiter,
@@ -113,6 +124,7 @@ export function createServices(deps: {
         signer,
         invitations: createInvitationLimiter(redis),
         forecasts,
+        photos,
       }),
       accounts: { db, clock, guard: createSignInGuard(redis), mailer, log: deps.log, publicUrl: config.publicUrl },
       catalog,

@@ -5,6 +5,7 @@ import { poolOf } from '../src/db/client.js';
 import { sqlOfPool } from '../src/db/sql.js';
 import { createAuthenticator } from '../src/http/auth.js';
 import { createCatalogCache } from '../src/modules/catalog/service.js';
+import { photoStorage } from '../src/modules/photos/storage.js';
 import { loadSecretBox } from '../src/secrets/keys.js';
 import { createCheckpointSigner } from '../src/secrets/signing.js';
 import type { Context } from '../src/trpc/context.js';
@@ -30,6 +31,7 @@ beforeAll(async () => {
     webhookTargets: { production: false, allowPrivate: false },
     secrets,
     signer: createCheckpointSigner(secrets),
+    photos: { storage: photoStorage(t.config, secrets), linkTtlSeconds: t.config.photos.linkTtlSeconds, publicUrl: 'http://localhost' },
   });
   const authenticator = createAuthenticator(t.db, 0);
   reference = Fastify();

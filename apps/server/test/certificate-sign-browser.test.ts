@@ -123,10 +123,10 @@ const tableRows = (page: Page) =>
     );
 
 /** Downloads the signed PDF with the page's button; its bytes and the answer that carried them. */
-async function downloadPdf(page: Page, button: string, tap: boolean) {
+async function downloadPdf(page: Page, button: string) {
   const answered = page.waitForResponse((r: Response) => r.url().endsWith('/certificate.pdf'));
   const click = page.getByRole('button', { name: button });
-  const [file] = await Promise.all([page.waitForEvent('download'), tap ? click.tap() : click.click()]);
+  const [file] = await Promise.all([page.waitForEvent('download'), click.click()]);
   const response = await answered;
   return { name: file.suggestedFilename(), bytes: readFileSync(await file.path()), digest: response.headers()['repr-digest'] };
 }
@@ -176,7 +176,7 @@ describe.skipIf(!hasChromium)('the certificate signed on the signing page in a b
       await shot(page, 'certificate-phone-es-form');
 
       // Sign with nothing given: nothing is sent, the name takes focus, the count is said.
-      await page.getByRole('button', { name: 'Firmar el certificado' }).tap();
+      await page.getByRole('button', { name: 'Firmar el certificado' }).click();
       await page.getByRole('alert').filter({ hasText: 'Faltan 5 datos: están marcados en el formulario.' }).waitFor();
       await expect.poll(() => focused(page.getByLabel('Nombre y apellidos'))).toBe(true);
       await page.getByText('Escribe tu cargo en la entidad.').waitFor();
@@ -194,7 +194,7 @@ describe.skipIf(!hasChromium)('the certificate signed on the signing page in a b
       expect(await smallTargets(page)).toEqual([]);
       await shot(page, 'certificate-phone-es-answered');
 
-      await page.getByRole('button', { name: 'Firmar el certificado' }).tap();
+      await page.getByRole('button', { name: 'Firmar el certificado' }).click();
       const signed = page.getByRole('heading', { name: 'Certificado firmado', level: 1 });
       await signed.waitFor();
       await expect.poll(() => focused(signed)).toBe(true);
@@ -212,7 +212,7 @@ describe.skipIf(!hasChromium)('the certificate signed on the signing page in a b
       await shot(page, 'certificate-phone-es-signed');
 
       // The PDF, fetched with the token and saved from memory: the bytes whose SHA-256 is shown and announced.
-      const pdf = await downloadPdf(page, 'Descargar PDF', true);
+      const pdf = await downloadPdf(page, 'Descargar PDF');
       expect(pdf.name).toMatch(/^certificado-donaciones-2025-B\d{8}-G\d{8}\.pdf$/);
       expect(pdf.bytes.subarray(0, 5).toString()).toBe('%PDF-');
       expect(sha256(pdf.bytes)).toBe(shown);
@@ -236,7 +236,7 @@ describe.skipIf(!hasChromium)('the certificate signed on the signing page in a b
       // Reopening the link shows the signed certificate; in English once switched.
       await visit(page, link.url);
       await signed.waitFor();
-      await page.getByText('English').tap();
+      await page.getByText('English').click();
       await page.getByRole('heading', { name: 'Certificate signed', level: 1 }).waitFor();
       await page.getByText(/^Signed by Marta Ruiz \(Presidenta\) on /).waitFor();
       await expectAccessible(page, 'certificate, phone, signed, English');
@@ -313,7 +313,7 @@ describe.skipIf(!hasChromium)('the certificate signed on the signing page in a b
       await page.getByText('Made from test donations: it has no tax value.').waitFor();
       await expectAccessible(page, 'certificate, desktop, signed');
       await shot(page, 'certificate-desktop-en-signed');
-      const pdf = await downloadPdf(page, 'Download PDF', false);
+      const pdf = await downloadPdf(page, 'Download PDF');
       expect(pdf.name).toMatch(/-prueba\.pdf$/);
       expect(sha256(pdf.bytes)).toBe(shown);
       expect(pdfText(pdf.bytes)).toContain('PRUEBA');
@@ -369,7 +369,7 @@ describe.skipIf(!hasChromium)('the certificate signed on the signing page in a b
       await page.getByText('No se pudo cargar el certificado.', { exact: false }).waitFor();
       await expectAccessible(page, 'certificate, offline');
       await context.unroute('**/donation-link/**');
-      await page.getByRole('button', { name: 'Reintentar' }).tap();
+      await page.getByRole('button', { name: 'Reintentar' }).click();
       await page.getByRole('heading', { name: 'Certificado de donaciones recibidas en 2025', level: 1 }).waitFor();
 
       // Past its expiry (the server's clock moved there): a 410 the page says, the token forgotten.

@@ -1,6 +1,18 @@
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorBodyProblems } from './contract.js';
-import { api, createTenant, DESTINO_DONATION, DESTINO_LANDFILL, recordAt, startTestApp, type Tenant, type TestContext } from './helpers.js';
+import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
+import {
+  addKey,
+  api,
+  createTenant,
+  DESTINO_DONATION,
+  DESTINO_LANDFILL,
+  recordAt,
+  startTestApp,
+  type Tenant,
+  type TestContext,
+} from './helpers.js';
 
 /**
  * ESRS E5-5 from the register (modules/compliance/esrs.ts): a year's food waste by each
@@ -106,6 +118,51 @@ describe('ESRS E5-5 from the register', () => {
       expect(res.statusCode, q).toBe(400);
       expect(errorBodyProblems(res), q).toEqual([]);
     }
+  });
+
+  it('is a spreadsheet’s CSV with the same figures, in Spanish and English, also from the dashboard', async () => {
+    const es = await api(t.app, kitchen.key).get('/api/v1/compliance/esrs-e5.csv?year=2026');
+    expect(es.statusCode, es.body).toBe(200);
+    expect(es.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(es.headers['content-disposition']).toBe('attachment; filename="esrs-e5-2026-prueba.csv"');
+    expect(es.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    const rows = parse(es.rawPayload, { bom: true, delimiter: ';', columns: true, record_delimiter: '\r\n' }) as Record<string, string>[];
+    const row = (line: string) => rows.find((r) => r.Concepto === line);
+    // The worked example above, in the Spanish form: decimal comma, shares in %.
+    expect(row('Residuos generados')).toEqual({ Concepto: 'Residuos generados', 'ESRS E5, párrafo': '37 (a)', kg: '16', '%': '' });
+    expect(row('Reciclado: compostaje y digestión (R3)')?.kg).toBe('8');
+    expect(row('Vertedero (D1)')?.kg).toBe('5');
+    expect(row('No reciclados')).toMatchObject({ kg: '8', '%': '50' });
+    expect(row('Medido (pesado, contado o del TPV/ERP)')).toMatchObject({ kg: '12', '%': '75' });
+
+    const en = await api(t.app, kitchen.key).get('/api/v1/compliance/esrs-e5.csv?year=2026&lang=en');
+    const english = parse(en.rawPayload, { columns: true }) as Record<string, string>[];
+    expect(english.find((r) => r.Line === 'Waste generated')).toEqual({
+      Line: 'Waste generated',
+      'ESRS E5 paragraph': '37 (a)',
+      kg: '16',
+      '%': '',
+    });
+    expect(en.headers['content-disposition']).toBe('attachment; filename="esrs-e5-2026-test.csv"');
+
+    for (const query of ['?year=abc', '?lang=fr', '?format=xlsx']) {
+      const bad = await api(t.app, kitchen.key).get(`/api/v1/compliance/esrs-e5.csv${query}`);
+      expect(bad.statusCode, query).toBe(400);
+      expect(errorBodyProblems(bad), query).toEqual([]);
+    }
+    const reader = await addKey(t.db, kitchen.establishmentId, 'test', 'records:read');
+    expect((await api(t.app, reader.key).get('/api/v1/compliance/esrs-e5.csv')).statusCode).toBe(403);
+
+    const member = await createMember(t.db, kitchen.organizationId, 'viewer');
+    const viewer = new DashboardBrowser(t.app);
+    await viewer.signIn(member.email, PASSWORD);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/export/esrs-e5.csv?establishment_id=${kitchen.establishmentId}&mode=test&year=2026`,
+      headers: { cookie: `merma_session=${viewer.cookies.get('merma_session')}`, 'sec-fetch-site': 'same-origin' },
+    });
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.rawPayload.equals(es.rawPayload)).toBe(true);
   });
 
   it('names each destination’s operation in GET /destinos', async () => {

@@ -151,6 +151,34 @@ describe('the order of priorities in writing', () => {
     expect((await report()).json().data).toEqual(h);
   });
 
+  it('is grouped by reason in the prevention plan generated now, in its language, and in its document', async () => {
+    const generated = await api(t.app, kitchen.key).post('/api/v1/prevention-plan?lang=en', {});
+    expect(generated.statusCode, generated.body).toBe(201);
+    // The same worked example, counts only; each reason with its words.
+    expect(generated.json().data.hierarchy).toEqual({
+      year: 2026,
+      below_best: { records: 6, kg: 17.5 },
+      justified: { records: 3, kg: 13 },
+      by_reason: [
+        { reason: 'other', label: 'Another reason', records: 1, kg: 9 },
+        { reason: 'too_little', label: 'Too little to be collected', records: 1, kg: 3 },
+        { reason: 'no_taker', label: 'No entity or collector takes it', records: 1, kg: 1 },
+      ],
+      unjustified_count: 3,
+    });
+    // Stored as codes: the same version read in Spanish, as a document.
+    const es = (await api(t.app, kitchen.key).get('/api/v1/prevention-plan?format=markdown')).json().data;
+    expect(es.id).toBe(generated.json().data.id);
+    expect(es.hierarchy.by_reason.map((r: { label: string }) => r.label)).toEqual([
+      'Otro motivo',
+      'Cantidad demasiado pequeña para recogerla',
+      'Ninguna entidad o gestor lo recoge',
+    ]);
+    expect(es.markdown).toContain('## Jerarquía de prioridades: justificaciones (art. 5.2), 2026');
+    expect(es.markdown).toContain('| Otro motivo | 1 | 9 kg |');
+    expect(es.markdown).toContain('Sin justificar todavía: **3**');
+  });
+
   it('counts a record in the year of its local day, both sides of New Year’s midnight', async () => {
     const h = (await report('?year=2025')).json().data;
     expect(h).toMatchObject({

@@ -126,8 +126,8 @@ const ROWS: Record<string, Row> = {
   },
   DATA_DIR: {
     value: '/srv/merma-data',
-    set: { dataDir: '/srv/merma-data', 'mail.dir': '/srv/merma-data/mail' },
-    unset: { dataDir: './.data', 'mail.dir': join('./.data', 'mail') },
+    set: { dataDir: '/srv/merma-data', 'mail.dir': '/srv/merma-data/mail', 'photos.storage.dir': '/srv/merma-data/photos' },
+    unset: { dataDir: './.data', 'mail.dir': join('./.data', 'mail'), 'photos.storage.dir': join('./.data', 'photos') },
   },
   DATABASE_REPLICA_URL: {
     value: 'postgresql://merma@replica-host:5434/merma_x',
@@ -198,6 +198,25 @@ const ROWS: Record<string, Row> = {
     unset: { 'square.liveUrl': 'https://connect.squareup.com', 'square.testUrl': 'https://connect.squareupsandbox.com' },
   },
   ALERT_MIN_KG: { value: '7.5', set: { alertMinKg: 7.5 }, unset: { alertMinKg: 5 } },
+  PHOTOS_S3_URL: {
+    value: 'https://AKIA1:s%2Fcret@photos-bucket.example.com/merma/',
+    set: {
+      'photos.storage.kind': 's3',
+      'photos.storage.dir': undefined,
+      'photos.storage.bucketUrl': 'https://photos-bucket.example.com/merma',
+      'photos.storage.region': 'us-east-1',
+      'photos.storage.accessKeyId': 'AKIA1',
+      'photos.storage.secretAccessKey': 's/cret',
+    },
+    unset: { 'photos.storage': { kind: 'file', dir: join('./.data', 'photos') } },
+  },
+  PHOTOS_S3_REGION: {
+    value: 'eu-south-2',
+    with: { PHOTOS_S3_URL: 'https://AKIA1:s%2Fcret@photos-bucket.example.com/merma/' },
+    set: { 'photos.storage.region': 'eu-south-2' },
+    unset: { 'photos.storage.region': 'us-east-1' },
+  },
+  PHOTO_LINK_TTL_SECONDS: { value: '900', set: { 'photos.linkTtlSeconds': 900 }, unset: { 'photos.linkTtlSeconds': 300 } },
   RETENTION_EVENT_DAYS: { value: '9', set: { 'retention.eventDays': 9 }, unset: { 'retention.eventDays': 30 } },
   INBOUND_DEDUPE_DAYS: { value: '17', set: { 'retention.inboundDedupeDays': 17 }, unset: { 'retention.inboundDedupeDays': 30 } },
   RETENTION_SALES_DAYS: { value: '730', set: { 'retention.salesDays': 730 }, unset: { 'retention.salesDays': 400 } },

@@ -228,6 +228,23 @@ const agreementFor = (entityId: string, establishmentId: string) => ({
 });
 
 describe('valid requests and their errors, operation by operation', () => {
+  it('photos', async () => {
+    // A real 1×1 PNG.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+    // The upload's body is an image, so it is not among the JSON operations held to the document
+    // here (contract.ts); its answers are asserted in photos.test.ts.
+    const created = await t.app.inject({
+      method: 'POST',
+      url: `${API}/photos`,
+      headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'image/png' },
+      payload: png,
+    });
+    expectStatus(created, 201);
+    expectStatus(await call('GET', '/photos/{id}', { params: { id: created.json().data.id } }), 200);
+    expectStatus(await call('GET', '/photos/{id}', { params: { id: 'nope' } }), 400);
+    expectStatus(await call('GET', '/photos/{id}', {}), 404);
+  });
+
   it('social entities and donation agreements', async () => {
     // The organisation's legal records: changed with a live key; a test key reads them.
     const { key } = await addKey(t.db, tenant.establishmentId, 'live');
@@ -442,6 +459,23 @@ describe('valid requests and their errors, operation by operation', () => {
     expectStatus(await call('GET', '/compliance/hierarchy', { key: own.key }), 200);
     expectStatus(await call('GET', '/compliance/hierarchy', { key: own.key, query: 'year=2025' }), 200);
     expectStatus(await call('GET', '/compliance/hierarchy', { key: own.key, query: 'year=abc' }), 400);
+    expectStatus(await call('GET', '/compliance/reduction', { key: own.key }), 200);
+    expectStatus(await call('GET', '/compliance/reduction', { key: own.key, query: 'year=2025&baseline=first_year' }), 200);
+    expectStatus(await call('GET', '/compliance/reduction', { key: own.key, query: 'baseline=2019' }), 400);
+    expectStatus(await call('GET', '/prevention-plan/measures', { key: own.key }), 200);
+    expectStatus(await call('GET', '/prevention-plan/measures', { key: own.key, query: 'lang=fr' }), 400);
+    expectStatus(await call('GET', '/training-sessions', { key: own.key, query: 'year=2026' }), 200);
+    expectStatus(await call('GET', '/training-sessions', { key: own.key, query: 'year=abc' }), 400);
+    expectStatus(await call('GET', '/compliance/waste-streams', { key: own.key }), 200);
+    expectStatus(await call('GET', '/compliance/organization', { key: own.key }), 200);
+    expectStatus(await call('GET', '/compliance/organization', { key: own.key, query: 'baseline=2019' }), 400);
+    const stream = { params: { destination_id: '51a096c6-196d-41dd-a02a-968cbfa9803f' }, key: own.key };
+    const body = { ler_code: '20 01 08', manager_name: 'Gestora', manager_nima: '2800012345' };
+    expectStatus(await call('PUT', '/compliance/waste-streams/{destination_id}', { ...stream, body }), 200);
+    expectStatus(
+      await call('PUT', '/compliance/waste-streams/{destination_id}', { ...stream, body: { ...body, ler_code: '15 01 01' } }),
+      400,
+    );
   });
 
   it('prevention plan', async () => {

@@ -68,6 +68,8 @@ const DONATION_LINES = [
 ];
 const DESTINO_COMPOST = '51a096c6-196d-41dd-a02a-968cbfa9803f';
 
+/** The composting destination: waste (R3), so it has a stream. */
+const COMPOSTING = '51a096c6-196d-41dd-a02a-968cbfa9803f';
 const mode = (c: Call) => ({ establishment_id: c.est, livemode: c.livemode });
 const STRONG_PASSWORD = () => `Vq7!${randomUUID()}`;
 
@@ -134,6 +136,18 @@ const agreementBody = (entityId: string, establishmentId: string) => ({
 
 const make = {
   record: async (o: Org) => (await rest(o, '/records', validRecord())).id,
+  /** A record with a photo stored by Merma (a 1×1 PNG of its own, so each is a new photo). */
+  recordWithPhoto: async (o: Org) => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/photos',
+      headers: { authorization: `Bearer ${o.key}`, 'content-type': 'image/png' },
+      payload: Buffer.concat([png, Buffer.from(String(++counter))]),
+    });
+    if (res.statusCode !== 201) throw new Error(`POST /photos answered ${res.statusCode}: ${res.body}`);
+    return (await rest(o, '/records', validRecord({ photo_url: res.json().data.url }))).id;
+  },
   // 22:00–06:00 does not cover NOW (11:00 in Madrid), so no record takes it and it can be deleted.
   shift: async (o: Org) => (await rest(o, '/shifts', { name: `Noche ${++counter}`, start_time: '22:00', end_time: '06:00' })).id,
   session: async (o: Org) => (await rest(o, '/sessions', { name: `Cierre ${++counter}` })).id,
@@ -223,6 +237,17 @@ const make = {
     return { id, delivery_id: (await rest(o, `/webhooks/${id}/test`, {})).id };
   },
   plan: async (o: Org) => (await rest(o, '/prevention-plan', {})).id,
+  // Sessions are recorded in the dashboard only: one of the test mode, written as that procedure stores it.
+  trainingSession: async (o: Org) => {
+    const id = randomUUID();
+    await t.db.$executeRawUnsafe(
+      `INSERT INTO training_sessions (id, establishment_id, livemode, held_on, topic, attendees, created_at)
+       VALUES ($1::uuid, $2::uuid, false, '2026-11-01', 'Mermas', 4, now())`,
+      id,
+      o.establishmentId,
+    );
+    return id;
+  },
   key: async (o: Org) => kept(o, (await createKey(t.db, { establishment: o.establishmentId, mode: 'test' })).id),
   integration: async (o: Org) => {
     await roomForIntegration({ est: o.establishmentId, livemode: false });
@@ -380,9 +405,31 @@ const TABLE: Record<string, Entry> = {
   'compliance.obligations': { roles: EVERYONE, input: async (c) => ({ establishment_id: c.est, lang: 'es' }) },
   'compliance.esrsE5': { roles: EVERYONE, input: async (c) => ({ ...mode(c), year: 2026 }) },
   'compliance.hierarchy': { roles: EVERYONE, input: async (c) => ({ ...mode(c), year: 2026 }) },
+  'compliance.reduction': { roles: EVERYONE, input: async (c) => ({ ...mode(c), year: 2026, baseline: 'first_year' }) },
   'compliance.updateEstablishment': {
     roles: ADMINS,
     input: async (c) => ({ establishment_id: c.est, nace_code: '56.10', floor_area_m2: 100 }),
+  },
+  'compliance.organization': { roles: EVERYONE, input: async (c) => ({ livemode: c.livemode, year: 2026, baseline: '2021-2023' }) },
+  'compliance.wasteStreams': { roles: EVERYONE, input: async (c) => ({ establishment_id: c.est }) },
+  'compliance.setWasteStream': {
+    roles: ADMINS,
+    input: async (c) => ({
+      establishment_id: c.est,
+      destination_id: COMPOSTING,
+      ler_code: '20 01 08',
+      manager_name: null,
+      manager_nima: null,
+    }),
+  },
+  'compliance.removeWasteStream': {
+    roles: ADMINS,
+    input: async (c) => {
+      // A stream there is to remove (each allowed role's call removes it).
+      await t.db.$executeRaw`INSERT INTO waste_streams (establishment_id, destination_id, ler_code, updated_at)
+        VALUES (${c.est}::uuid, ${COMPOSTING}::uuid, '20 01 08', now()) ON CONFLICT DO NOTHING`;
+      return { establishment_id: c.est, destination_id: COMPOSTING };
+    },
   },
   'compliance.updateOrganization': {
     roles: ADMINS,
@@ -392,9 +439,25 @@ const TABLE: Record<string, Entry> = {
   'plan.history': { roles: EVERYONE, input: async (c) => mode(c) },
   'plan.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.plan(c.of), lang: 'es' }), foreign: 404 },
   'plan.generate': { roles: BUILDERS, input: async (c) => ({ ...mode(c), lang: 'es' }) },
+  'plan.measures': { roles: EVERYONE, input: async (c) => ({ ...mode(c), lang: 'es' }) },
+  'plan.updateMeasure': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), lang: 'es', measure_id: 'storage.fefo_rotation', status: 'in_progress' }),
+  },
+  'plan.trainingSessions': { roles: EVERYONE, input: async (c) => ({ ...mode(c), year: 2026 }) },
+  'plan.addTrainingSession': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), held_on: '2026-11-01', topic: 'Mermas', attendees: 4 }),
+  },
+  'plan.deleteTrainingSession': {
+    roles: BUILDERS,
+    input: async (c) => ({ ...mode(c), id: await make.trainingSession(c.of) }),
+    foreign: 404,
+  },
 
   'records.list': { roles: EVERYONE, input: async (c) => mode(c) },
   'records.get': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.record(c.of) }), foreign: 404 },
+  'records.photo': { roles: EVERYONE, input: async (c) => ({ ...mode(c), id: await make.recordWithPhoto(c.of) }), foreign: 404 },
   'records.verify': { roles: EVERYONE, input: async (c) => mode(c) },
   'records.create': {
     roles: BUILDERS,
@@ -421,6 +484,20 @@ const TABLE: Record<string, Entry> = {
   'shifts.delete': { roles: BUILDERS, input: async (c) => ({ ...mode(c), id: await make.shift(c.of) }), foreign: 404 },
   'stations.list': { roles: ADMINS, input: async (c) => mode(c) },
   'stations.startPairing': { roles: ADMINS, input: async (c) => ({ ...mode(c), name: 'Cocina' }) },
+  'stations.tarePresets': { roles: ADMINS, input: async (c) => ({ establishment_id: c.est }) },
+  'stations.addTarePreset': {
+    roles: ADMINS,
+    input: async (c) => ({ establishment_id: c.est, name: `Cubo ${++counter}`, tare_kg: 0.35 }),
+  },
+  'stations.deleteTarePreset': {
+    roles: ADMINS,
+    input: async (c) => {
+      const id = randomUUID();
+      await t.db.$executeRaw`INSERT INTO tare_presets (id, establishment_id, name, tare_kg, created_at)
+        VALUES (${id}::uuid, ${c.est}::uuid, ${`Cubo ${++counter}`}, 0.35, now())`;
+      return { establishment_id: c.est, id };
+    },
+  },
   'stations.revoke': { roles: ADMINS, input: async (c) => ({ ...mode(c), id: await make.station(c.of) }), foreign: 404 },
   'opening.get': { roles: EVERYONE, input: async (c) => mode(c) },
   'opening.setClosedWeekdays': { roles: BUILDERS, input: async (c) => ({ ...mode(c), calendar: { closed_weekdays: ['sunday'] } }) },
@@ -501,6 +578,7 @@ function procedures(): [string, 'query' | 'mutation'][] {
     catalog: undefined as never,
     signer: undefined as never,
     invitations: undefined as never,
+    photos: undefined as never,
   });
   return Object.entries(router._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>).map(([path, p]) => [
     path,

@@ -71,6 +71,7 @@ describe('without a session', () => {
       catalog: undefined as never,
       signer: undefined as never,
       invitations: undefined as never,
+      photos: undefined as never,
     });
     const procedures = Object.entries(router._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>);
     expect(procedures.length).toBeGreaterThan(25);

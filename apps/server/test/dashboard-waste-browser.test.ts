@@ -195,7 +195,8 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
         expect(await page.getByTestId('period-today-kg').textContent()).toBe(
           new Intl.NumberFormat('en-GB', { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 }).format(todayKg),
         );
-        expect(await page.locator('.recharts-surface').count()).toBeGreaterThanOrEqual(5);
+        // Each chart is drawn once its container has been measured, a frame or more after the figures arrive.
+        await expect.poll(() => page.locator('.recharts-surface').count()).toBeGreaterThanOrEqual(5);
         await page.getByText('Recovery rate:').waitFor();
         await page.getByText('The sector comparison comes with').or(page.getByText('You:')).first().waitFor();
         await expectAccessible(page, 'overview');
@@ -267,13 +268,34 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
         expect(await page.getByRole('button', { name: 'Imprimir o guardar en PDF' }).isVisible()).toBe(false);
         expect(await doc.isVisible()).toBe(true);
         await page.screenshot({ path: join(OUT, 'dashboard-plan-print.png') });
+        expect(await page.getByTestId('hierarchy').isVisible()).toBe(false);
+        expect(await page.getByTestId('esrs').isVisible()).toBe(false);
         await page.emulateMedia({ media: 'screen' });
+
+        // The ESRS E5-5 table printed alone: its card, with whose it is, and nothing else of the page.
+        await page.evaluate(() => {
+          (globalThis as unknown as { print: () => void }).print = () => {}; // the browser's print dialog, left out
+        });
+        await page.getByRole('button', { name: /^Imprimir o guardar \d{4} en PDF$/ }).click();
+        await page.emulateMedia({ media: 'print' });
+        await expect.poll(() => page.getByTestId('esrs').isVisible()).toBe(true);
+        expect(await page.getByTestId('esrs-print-heading').textContent()).toMatch(/^.+ · CIF [A-Z0-9]+ · datos de prueba/);
+        expect(await doc.isVisible()).toBe(false);
+        expect(await page.getByTestId('obligations').isVisible()).toBe(false);
+        expect(await page.getByRole('button', { name: /^Imprimir o guardar \d{4} en PDF$/ }).isVisible()).toBe(false);
+        await page.screenshot({ path: join(OUT, 'dashboard-esrs-print.png') });
+        // Once printed, the page prints as the plan again.
+        await page.evaluate(() => (globalThis as unknown as { dispatchEvent: (e: Event) => void }).dispatchEvent(new Event('afterprint')));
+        await expect.poll(() => page.getByTestId('esrs').isVisible()).toBe(false);
+        expect(await doc.isVisible()).toBe(true);
+        await page.emulateMedia({ media: 'screen' });
+        expect(await page.getByTestId('esrs-print-heading').isVisible()).toBe(false);
 
         // The forecast: the chart, the method and its backtest.
         await page.getByRole('link', { name: 'Previsión' }).click();
         await heading(page, 'Previsión').waitFor();
         await page.getByText('Holt-Winters con estacionalidad semanal', { exact: false }).waitFor();
-        expect(await page.locator('.recharts-area').count()).toBe(1);
+        await expect.poll(() => page.locator('.recharts-area').count()).toBe(1);
         await page.getByText('4 semanas', { exact: true }).click();
         await page.waitForURL(/weeks=4/);
         await expect.poll(() => page.getByRole('table', { name: 'La previsión día a día' }).getByRole('row').count()).toBe(28 + 1);

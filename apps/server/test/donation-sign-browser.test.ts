@@ -158,14 +158,14 @@ describe.skipIf(!hasChromium)('the signing page in a browser (reason when skippe
       await expectAccessible(page, 'sign page, phone, problems shown');
       await shot(page, 'sign-phone-es-problems');
 
-      await bread.getByText('Aceptar', { exact: true }).tap();
+      await bread.getByText('Aceptar', { exact: true }).click();
       const apples = lineGroup(page, '¿Aceptas «Manzanas»?');
-      await apples.getByText('Rechazar', { exact: true }).tap();
+      await apples.getByText('Rechazar', { exact: true }).click();
       // A refusal asks its reason: the form says so, on the reason.
       await page.getByText('Elige un motivo.').waitFor();
-      await page.getByRole('group', { name: 'Motivo del rechazo' }).getByText('Envase dañado').tap();
+      await page.getByRole('group', { name: 'Motivo del rechazo' }).getByText('Envase dañado').click();
       await page.getByLabel('Detalle (opcional)').fill('Dos cajas golpeadas');
-      await lineGroup(page, '¿Aceptas «Yogures naturales»?').getByText('Aceptar', { exact: true }).tap();
+      await lineGroup(page, '¿Aceptas «Yogures naturales»?').getByText('Aceptar', { exact: true }).click();
       await page.getByLabel('Nombre y apellidos').fill('Lucía Pérez');
       // A DNI whose letter does not match its number.
       await page.getByLabel('DNI, NIE o pasaporte').fill('12345678Y');
@@ -175,8 +175,9 @@ describe.skipIf(!hasChromium)('the signing page in a browser (reason when skippe
       const canvas = page.getByRole('img', { name: 'Zona de firma: dibuja tu firma con el dedo o el ratón' });
       await drawWithFinger(context, page, canvas);
       await page.getByText('Firma dibujada.').waitFor();
-      await page.getByText(/^Confirmo, en nombre de Banco de Alimentos del Barrio/).tap();
-      expect(await page.getByRole('checkbox').isChecked()).toBe(true);
+      await page.getByText(/^Confirmo, en nombre de Banco de Alimentos del Barrio/).click();
+      // Checked once the page has taken the click (a frame later on a loaded machine).
+      await expect.poll(() => page.getByRole('checkbox').isChecked()).toBe(true);
       await expectAccessible(page, 'sign page, phone, answered');
       expect(await smallTargets(page)).toEqual([]);
       await shot(page, 'sign-phone-es-answered');
@@ -200,12 +201,12 @@ describe.skipIf(!hasChromium)('the signing page in a browser (reason when skippe
       await shot(page, 'sign-phone-es-signed');
 
       // The PDF, fetched with the token and saved from memory: the bytes whose SHA-256 is shown.
-      const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar PDF' }).tap()]);
+      const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar PDF' }).click()]);
       expect(pdf.suggestedFilename()).toBe(`albaran-donacion-${donation.id}.pdf`);
       const bytes = readFileSync(await pdf.path());
       expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(shown);
-      const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar CSV' }).tap()]);
+      const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Descargar CSV' }).click()]);
       const sheet = readFileSync(await csv.path(), 'utf8');
       expect(sheet).toContain('Envase dañado: Dos cajas golpeadas');
       expect(sheet).toContain(shown);
@@ -214,7 +215,7 @@ describe.skipIf(!hasChromium)('the signing page in a browser (reason when skippe
       await visit(page, link.url);
       await signed.waitFor();
       expect((await page.getByTestId('note-sha256').textContent())?.trim()).toBe(shown);
-      await page.getByText('English').tap();
+      await page.getByText('English').click();
       await page.getByRole('heading', { name: 'Note signed', level: 1 }).waitFor();
       await page.getByText('Signed by Lucía Pérez on').waitFor();
       await expectAccessible(page, 'sign page, phone, signed, English');
@@ -341,7 +342,7 @@ describe.skipIf(!hasChromium)('the signing page in a browser (reason when skippe
       await expectAccessible(page, 'sign page, offline');
       await shot(page, 'sign-phone-es-offline');
       await context.unroute('**/donation-link/**');
-      await page.getByRole('button', { name: 'Reintentar' }).tap();
+      await page.getByRole('button', { name: 'Reintentar' }).click();
       await page.getByRole('heading', { name: 'Recibir una donación de alimentos', level: 1 }).waitFor();
 
       // The whole form by keyboard, the typed signature chosen with the arrow keys.
@@ -349,7 +350,7 @@ describe.skipIf(!hasChromium)('the signing page in a browser (reason when skippe
         const accept = lineGroup(page, `¿Aceptas «${line}»?`).getByRole('radio', { name: 'Aceptar' });
         await accept.focus();
         await page.keyboard.press('Space');
-        expect(await accept.isChecked()).toBe(true);
+        await expect.poll(() => accept.isChecked()).toBe(true);
       }
       await page.getByLabel('Nombre y apellidos').fill('Lucía Pérez');
       await page.getByLabel('DNI, NIE o pasaporte').fill('PAB123456');
@@ -372,14 +373,14 @@ describe.skipIf(!hasChromium)('the signing page in a browser (reason when skippe
           }),
         }),
       );
-      await page.getByRole('button', { name: 'Firmar el albarán' }).tap();
+      await page.getByRole('button', { name: 'Firmar el albarán' }).click();
       await page.getByText('No se aceptó: signer.id_document: is not a document number').waitFor();
       await page.getByRole('alert').filter({ hasText: 'No se guardó la firma: revisa los datos marcados.' }).waitFor();
       await expect.poll(() => focused(page.getByLabel('DNI, NIE o pasaporte'))).toBe(true);
       await expectAccessible(page, 'sign page, refused by the server');
       await shot(page, 'sign-phone-es-server-refusal');
       await context.unroute('**/donation-link/donations/*/signature');
-      await page.getByRole('button', { name: 'Firmar el albarán' }).tap();
+      await page.getByRole('button', { name: 'Firmar el albarán' }).click();
       await page.getByRole('heading', { name: 'Albarán firmado', level: 1 }).waitFor();
       const [stored] = await storedNote(donation.id);
       expect(stored).toMatchObject({ signature_kind: 'typed', signer_id_document: 'PAB123456' });

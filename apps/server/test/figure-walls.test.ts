@@ -120,11 +120,18 @@ async function figures(key: string): Promise<Record<string, unknown>> {
   out['chain verification'] = await read('/api/v1/records/verify?full=true');
   out['ESRS E5-5'] = await read(`/api/v1/compliance/esrs-e5?year=${FROM.slice(0, 4)}`);
   out['hierarchy justifications'] = await read(`/api/v1/compliance/hierarchy?year=${FROM.slice(0, 4)}`);
+  for (const baseline of ['2021-2023', '2020', 'first_year'])
+    out[`reduction against ${baseline}`] = await read(`/api/v1/compliance/reduction?year=${FROM.slice(0, 4)}&baseline=${baseline}`);
+  // An Enterprise key's organisation figures are its establishment's (an Enterprise Multi key's sum its siblings by design).
+  out['organisation figures'] = await read(`/api/v1/compliance/organization?year=${FROM.slice(0, 4)}`);
   const list = await http.get(`/api/v1/records?from=${FROM}&to=${TO}&limit=1`);
   out['register total'] = list.json().meta.pagination.total;
   const plan = await http.post('/api/v1/prevention-plan', {});
   expect(plan.statusCode, plan.body).toBe(201);
   out['prevention plan'] = figuresOnly(plan.json().data);
+  // The measures of the plan just generated, as followed up, and the year's training.
+  out['plan measures'] = await read('/api/v1/prevention-plan/measures');
+  out['training sessions'] = await read(`/api/v1/training-sessions?year=${FROM.slice(0, 4)}`);
   return out;
 }
 

@@ -52,6 +52,7 @@ const record: fc.Arbitrary<HashedFields> = fc
     tare: maybe(fc.oneof(fc.integer({ min: 1, max: 999_999_999_999 }), fc.constantFrom(1, 10, 100, 1000, 250_000))),
     hierarchy_reason: maybe(fc.oneof(fc.constantFrom('no_taker', 'other'), text)),
     hierarchy_note: maybe(fc.oneof(text, tricky)),
+    transfer_document_ref: maybe(fc.oneof(text, tricky)),
   })
   .map(({ grams, tare, created, occurred, voided, ...r }) => ({
     ...r,
@@ -73,7 +74,7 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
        $14::text AS source, $15::timestamptz AS created_at, $16::timestamptz AS occurred_at, $18::uuid AS supersedes_id,
        $19::uuid AS product_id, $20::boolean AS voided, $21::text AS measurement_method, $22::text AS scale_id,
        $23::boolean AS estimated, $24::text AS edible, $25::decimal(12,3) AS tare_kg, $26::text AS hierarchy_reason,
-       $27::text AS hierarchy_note) r`,
+       $27::text AS hierarchy_note, $28::text AS transfer_document_ref) r`,
     r.id,
     r.establishment_id,
     r.livemode,
@@ -101,6 +102,7 @@ async function sqlCanonical(r: HashedFields, prev: string): Promise<{ json: stri
     r.tare_kg == null ? null : r.tare_kg.toString(),
     r.hierarchy_reason ?? null,
     r.hierarchy_note ?? null,
+    r.transfer_document_ref ?? null,
   );
   const [row] = rows;
   if (!row) throw new Error('no row');
@@ -190,6 +192,11 @@ describe('canonical record JSON: SQL builder = JS builder', () => {
       '"food_category":"bakery","hierarchy_note":"Sin recogida el domingo \\"festivo\\"","hierarchy_reason":"no_taker","id":',
     );
     expect(why.json).toBe(canonicalRecordJson(justified));
+    // The transfer document, between tare_kg and voided/waste_stage.
+    const handed = { ...measured, transfer_document_ref: 'DI "48"/7' };
+    const paper = await sqlCanonical(handed, GENESIS_HASH);
+    expect(paper.json).toContain('"tare_kg":0.25,"transfer_document_ref":"DI \\"48\\"/7","waste_stage":null,');
+    expect(paper.json).toBe(canonicalRecordJson(handed));
     // `estimated: false` is said (a key), not left out like null: clearing it changes the hash.
     expect(canonicalRecordJson({ ...measured, estimated: null })).not.toBe(weighed.json);
   });

@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -62,11 +64,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  */
 export const TEST_ENCRYPTION_KEY = `test:${randomBytes(32).toString('base64')}`;
 
+/** The test processes' DATA_DIR: one per process, under the system's temporary directory. */
+export const TEST_DATA_DIR = join(tmpdir(), `merma-test-data-${process.pid}`);
+
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     MERMA_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    // What the app keeps on disk (the photos' files) goes to a directory of this test process,
+    // never into the checkout's ./.data.
+    DATA_DIR: TEST_DATA_DIR,
     RATE_LIMIT_GENERAL_PER_MINUTE: '10000',
     RATE_LIMIT_RECORDS_PER_MINUTE: '10000',
     RATE_LIMIT_ANALYTICS_PER_HOUR: '10000',

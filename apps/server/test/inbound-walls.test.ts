@@ -55,9 +55,10 @@ const isReference = (field: string) => /(_id|_ref|^ean)$/.test(field);
  * `record` (the establishment's, per mode), `catalogue` (causes and destinations, shared by all),
  * `resend` (the sender's event id: a duplicate only of the same establishment and mode), `device`
  * (the sender's own equipment, a scale's id: nothing stored in Merma, so no wall — any value is
- * the sender's to give, checked only for its length).
+ * the sender's to give, checked only for its length), `paper` (the sender's own document, a waste
+ * transfer document's number: likewise no wall).
  */
-type Kind = 'product' | 'shift' | 'session' | 'record' | 'catalogue' | 'resend' | 'device';
+type Kind = 'product' | 'shift' | 'session' | 'record' | 'catalogue' | 'resend' | 'device' | 'paper';
 const WALLS: Record<InboundEventType, Record<string, Kind>> = {
   'waste.created': {
     external_id: 'resend',
@@ -67,6 +68,7 @@ const WALLS: Record<InboundEventType, Record<string, Kind>> = {
     session_id: 'session',
     product_id: 'product',
     scale_id: 'device',
+    transfer_document_ref: 'paper',
   },
   'waste.updated': {
     external_id: 'resend',
@@ -77,6 +79,7 @@ const WALLS: Record<InboundEventType, Record<string, Kind>> = {
     session_id: 'session',
     product_id: 'product',
     scale_id: 'device',
+    transfer_document_ref: 'paper',
   },
   'inventory.loss': {
     external_id: 'resend',

@@ -51,7 +51,19 @@ async function emptyVendorSection(page: Page) {
 }
 
 const row = (id: string) => t.db.integration.findUniqueOrThrow({ where: { id } });
-const rowNamed = (name: string) => t.db.integration.findFirstOrThrow({ where: { establishment_id: tenant.establishmentId, name } });
+/**
+ * The establishment's integration named `name`, once the database shows it: the dialog that follows
+ * a create is on screen when the answer came, and the row is then waited for (never past the
+ * suite's deadline) rather than read once; a failure lists the names the establishment has.
+ */
+async function rowNamed(name: string) {
+  const names = () =>
+    t.db.integration
+      .findMany({ where: { establishment_id: tenant.establishmentId }, select: { name: true } })
+      .then((rows) => rows.map((r) => r.name));
+  await expect.poll(names, { timeout: deadline(10_000) }).toContain(name);
+  return t.db.integration.findFirstOrThrow({ where: { establishment_id: tenant.establishmentId, name } });
+}
 const card = (page: Page, name: string) => page.getByRole('article', { name });
 
 /** What an Odoo automation rule sends: a JSON POST to the integration's URL, nothing else. */

@@ -518,6 +518,8 @@ describe('upgrading a database that holds data', () => {
         // Nor justified a step of the hierarchy.
         hierarchy_reason: null,
         hierarchy_note: null,
+        // Nor said a transfer document.
+        transfer_document_ref: null,
       })),
       record_chain_heads: [{}, {}],
       idempotency_keys: [],

@@ -82,7 +82,7 @@ const STAGES = [...Object.keys(STAGE_ES), null];
 /** How each record says it was measured (every fourth says nothing), and the `es` form's words for it. */
 const MEASURED = [
   { measurement_method: 'direct_weighing', scale_id: 'BAL; "cocina", 1\n=2', tare_kg: 0.25, edible: 'inedible' },
-  { measurement_method: 'estimate', edible: 'mixed' },
+  { measurement_method: 'estimate', edible: 'mixed', transfer_document_ref: 'DI-48/2026; "norte"\n+1' },
   {
     measurement_method: 'write_off',
     estimated: true,
@@ -254,6 +254,7 @@ async function expectedRows(dialect: 'plain' | 'es'): Promise<string[][]> {
       r.tare_kg === null ? '' : es ? String(r.tare_kg).replace('.', ',') : String(r.tare_kg),
       r.hierarchy_reason === null ? '' : es ? 'Otro motivo' : r.hierarchy_reason,
       r.hierarchy_note ?? '',
+      r.transfer_document_ref ?? '',
       r.source,
       r.supersedes_id ?? '',
       r.record_hash,

@@ -51,6 +51,7 @@ describe('API_RESPONSE_CHECK', () => {
       webhookTargets: { production: false, allowPrivate: false },
       secrets,
       signer: createCheckpointSigner(secrets),
+      photos: undefined as never,
     });
     const procedures = Object.entries(
       api._def.procedures as unknown as Record<

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deadline } from '@merma/testing';
@@ -6,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
-import { addKey, api, type Tenant, type TestContext, validRecord } from './helpers.js';
+import { addKey, api, recordAt, type Tenant, type TestContext, validRecord } from './helpers.js';
 
 /**
  * The plan, shifts, session and audit pages in a real browser (Debian's chromium through
@@ -77,6 +78,28 @@ const WORDS = {
     deactivate: (name: string) => `Desactivar ${name}`,
     inactive: 'Desactivado',
     obligations: '¿Te obliga la ley?',
+    measures: 'Seguimiento de las medidas',
+    followUp: 'Seguimiento de: ',
+    measureDialog: 'Seguimiento de la medida',
+    owner: 'Responsable (opcional)',
+    statusLabel: 'Estado',
+    inProgress: 'En curso',
+    saveFollowUp: 'Guardar',
+    training: 'Formación del personal',
+    trainingDate: 'Fecha',
+    trainingTopic: 'Tema',
+    trainingAttendees: 'Asistentes',
+    recordTraining: 'Registrar',
+    dossier: (year: number) => `Descargar el dosier de ${year} (ZIP)`,
+    dossierReadme: 'Merma: dosier de inspección',
+    streams: 'Residuos y sus gestores',
+    editStream: 'Editar el residuo «Compostaje o digestato»',
+    streamDialog: 'Residuo «Compostaje o digestato»',
+    lerLabel: 'Código LER',
+    kitchenWaste: '20 01 08 · Residuos biodegradables de cocinas y restaurantes (fracciones recogidas selectivamente)',
+    manager: 'Gestor autorizado (opcional)',
+    nima: 'NIMA del gestor (opcional)',
+    saveStream: 'Guardar',
     companyAndPremises: 'Empresa y local',
     headcount: 'Plantilla (unidades de trabajo anual)',
     turnover: 'Volumen de negocios anual (€)',
@@ -134,6 +157,28 @@ const WORDS = {
     deactivate: (name: string) => `Deactivate ${name}`,
     inactive: 'Deactivated',
     obligations: 'Does the law oblige you?',
+    measures: 'Following the measures up',
+    followUp: 'Follow up: ',
+    measureDialog: 'Following the measure up',
+    owner: 'Owner (optional)',
+    statusLabel: 'Status',
+    inProgress: 'In progress',
+    saveFollowUp: 'Save',
+    training: 'Staff training',
+    trainingDate: 'Date',
+    trainingTopic: 'Topic',
+    trainingAttendees: 'Attendees',
+    recordTraining: 'Record',
+    dossier: (year: number) => `Download the ${year} dossier (ZIP)`,
+    dossierReadme: 'Merma: inspection dossier',
+    streams: 'Waste streams and their managers',
+    editStream: 'Edit the stream “Compostaje o digestato”',
+    streamDialog: 'Stream “Compostaje o digestato”',
+    lerLabel: 'LER code',
+    kitchenWaste: '20 01 08 · Biodegradable kitchen and canteen waste (separately collected fractions)',
+    manager: 'Authorised manager (optional)',
+    nima: "Manager's NIMA (optional)",
+    saveStream: 'Save',
     companyAndPremises: 'Company and premises',
     headcount: 'Staff (annual work units)',
     turnover: 'Annual turnover (€)',
@@ -376,6 +421,107 @@ describe.skipIf(!hasChromium)(
     );
 
     it(
+      'follows a plan measure up and records a staff training session on the plan page, and the next plan version keeps both',
+      async () => {
+        const me = await owner();
+        // A plan with measures to follow up (the kitchen's records give it its hotspots).
+        // Two days ago by the machine's clock, which the server runs on here: inside the plan's 12 months on any day.
+        const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
+        await recordAt(t.db, tenant, twoDaysAgo, { food_category: 'bakery', weight_kg: 3, waste_stage: 'storage' });
+        expect((await api(t.app, tenant.key).post('/api/v1/prevention-plan', {})).statusCode).toBe(201);
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          const tag = `${combo.lang}${combo.width}`;
+          const topic = `FEFO ${tag}`;
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/plan`);
+            const measures = page.getByTestId('plan-measures');
+            await measures.getByRole('heading', { name: w.measures }).waitFor();
+            await measures
+              .getByRole('button', { name: new RegExp(`^${w.followUp}`) })
+              .first()
+              .click();
+            const dialog = page.getByRole('dialog', { name: w.measureDialog });
+            await dialog.getByLabel(w.owner, { exact: true }).fill(`Ana ${tag}`);
+            await dialog.getByRole('combobox', { name: w.statusLabel }).click();
+            await page.getByRole('option', { name: w.inProgress }).click();
+            await accessible(page, `measure follow-up ${tag}`);
+            await dialog.getByRole('button', { name: w.saveFollowUp, exact: true }).click();
+            await dialog.waitFor({ state: 'detached' });
+            await measures.getByText(`Ana ${tag}`).waitFor();
+
+            const training = page.getByTestId('plan-training');
+            await training.getByRole('heading', { name: w.training }).waitFor();
+            await training.getByLabel(w.trainingDate, { exact: true }).fill(twoDaysAgo.slice(0, 10));
+            await training.getByLabel(w.trainingTopic, { exact: true }).fill(topic);
+            await training.getByLabel(w.trainingAttendees, { exact: true }).fill('6');
+            await training.getByRole('button', { name: w.recordTraining, exact: true }).click();
+            await training.getByRole('cell', { name: topic }).first().waitFor();
+            await page.mouse.move(0, 0);
+            await accessible(page, `plan follow-up ${tag}`);
+            await page.screenshot({ path: join(TEST_RESULTS, `plan-follow-up-${tag}.png`), fullPage: true });
+            await measures.screenshot({ path: join(TEST_RESULTS, `plan-measures-${tag}.png`) });
+            await training.screenshot({ path: join(TEST_RESULTS, `plan-training-${tag}.png`) });
+          });
+        }
+        const followed = await t.db.$queryRawUnsafe<{ owner: string; status: string }[]>(
+          'SELECT owner, status FROM plan_measures WHERE establishment_id = $1::uuid AND livemode = false',
+          tenant.establishmentId,
+        );
+        expect(followed).toEqual([{ owner: `Ana ${COMBOS.at(-1)?.lang}${COMBOS.at(-1)?.width}`, status: 'in_progress' }]);
+        const sessions = await t.db.$queryRawUnsafe<{ topic: string }[]>(
+          'SELECT topic FROM training_sessions WHERE establishment_id = $1::uuid ORDER BY created_at',
+          tenant.establishmentId,
+        );
+        expect(sessions.map((s) => s.topic)).toEqual(COMBOS.map((c) => `FEFO ${c.lang}${c.width}`));
+        const next = (await api(t.app, tenant.key).post('/api/v1/prevention-plan', {})).json().data;
+        expect(next.follow_up.measures[0]).toMatchObject({ status: 'in_progress' });
+        expect(next.follow_up.training).toHaveLength(COMBOS.length);
+      },
+      deadline(240_000),
+    );
+
+    it(
+      'names each waste stream’s LER code and authorised manager on the plan page, as an owner chooses them',
+      async () => {
+        const me = await owner();
+        for (const combo of COMBOS) {
+          const w = WORDS[combo.lang];
+          const tag = `${combo.lang}${combo.width}`;
+          await onPage(me, combo, async (page) => {
+            await page.goto(`${base}/dashboard/plan`);
+            const card = page.getByTestId('waste-streams');
+            await card.getByRole('heading', { name: w.streams }).waitFor();
+            await card.getByRole('button', { name: w.editStream, exact: true }).click();
+            const dialog = page.getByRole('dialog', { name: w.streamDialog });
+            await dialog.getByRole('combobox', { name: w.lerLabel }).click();
+            await page.getByRole('option', { name: w.kitchenWaste }).click();
+            await dialog.getByLabel(w.manager, { exact: true }).fill(`Compostajes ${tag}`);
+            await dialog.getByLabel(w.nima, { exact: true }).fill('4100098765');
+            await accessible(page, `waste stream form ${tag}`);
+            await dialog.getByRole('button', { name: w.saveStream, exact: true }).click();
+            await dialog.waitFor({ state: 'detached' });
+            await card.getByText(`Compostajes ${tag} · NIMA 4100098765`).waitFor();
+            await page.mouse.move(0, 0);
+            await accessible(page, `waste streams ${tag}`);
+            await card.screenshot({ path: join(TEST_RESULTS, `waste-streams-${tag}.png`) });
+          });
+        }
+        const streams = await t.db.$queryRawUnsafe<{ ler_code: string; manager_name: string; manager_nima: string }[]>(
+          'SELECT ler_code, manager_name, manager_nima FROM waste_streams WHERE establishment_id = $1::uuid',
+          tenant.establishmentId,
+        );
+        const last = COMBOS.at(-1);
+        expect(streams).toEqual([
+          { ler_code: '20 01 08', manager_name: `Compostajes ${last?.lang}${last?.width}`, manager_nima: '4100098765' },
+        ]);
+        const audit = await t.db.auditEvent.count({ where: { organization_id: tenant.organizationId, action: 'waste_stream.updated' } });
+        expect(audit).toBe(COMBOS.length);
+      },
+      deadline(180_000),
+    );
+
+    it(
       'answers "does the law oblige you?" on the plan page, from the company and premises an owner gives',
       async () => {
         const me = await owner();
@@ -421,6 +567,19 @@ describe.skipIf(!hasChromium)(
             await page.mouse.move(0, 0);
             await accessible(page, `obligations ${tag}`);
             await page.screenshot({ path: join(TEST_RESULTS, `obligations-${tag}.png`), fullPage: true });
+
+            // The inspection dossier, downloaded as the browser saves it: a ZIP whose README is in the page's language.
+            const year = Number((await page.getByTestId('dossier').getByRole('combobox').inputValue()) || 0);
+            const [dossier] = await Promise.all([
+              page.waitForEvent('download'),
+              page
+                .getByTestId('dossier')
+                .getByRole('link', { name: w.dossier(year) })
+                .click(),
+            ]);
+            expect(dossier.suggestedFilename()).toMatch(new RegExp(`^merma-dossier-${year}-[0-9a-f]{8}-test\\.zip$`));
+            const readme = execFileSync('unzip', ['-p', await dossier.path(), 'README.txt'], { encoding: 'utf8' });
+            expect(readme.split('\n')[0]).toBe(w.dossierReadme);
           });
         }
         const audit = await t.db.auditEvent.count({

@@ -6,6 +6,13 @@ import { settled, TEST_RESULTS } from './browser.js';
  * What the browser tests of the signing page (apps/dashboard/src/sign: a donation's note, a year's
  * certificate) share: a phone held upright and a desktop, a new document for each link opened, the
  * focus, the size of the targets a finger meets, and a signature drawn with a finger or the mouse.
+ *
+ * On the phone, buttons and choices are pressed with `click()`, not `tap()`: a tap is a gesture the
+ * browser recognises on a timer, and on a loaded machine its touchEnd can reach the browser after
+ * the long-press timeout, so the tap can become a long press and no click follows (the likeliest
+ * reason a CI run saw the consent checkbox never checked after its tap). The page listens for clicks, not touches, so a click is what
+ * a finger's tap delivers to it; the signature, which does read touches, is drawn with real touch
+ * events (`drawWithFinger`).
  */
 
 export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };

@@ -1,9 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { PHOTO_PATH_PATTERN } from '@merma/schema';
 import { deadline } from '@merma/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { importProducts } from '../src/admin/service.js';
 import {
   expectAccessible,
   hasChromium,
@@ -23,7 +26,9 @@ import { addKey, api, CAUSA_CADUCIDAD, createTenant, DESTINO_DONATION, recordAt,
  * bad weights answered on the keypad; 25 records made offline across a reload, then sent exactly
  * once, in tap order, with their tap times, when the sync is cut midway; an undo; a revoked
  * tablet back at the pairing screen with its waiting records kept; a donation offered, its signing
- * link's QR code, and the entity's signature seen at the station. Screenshots in test-results/.
+ * link's QR code, and the entity's signature seen at the station; a photo of the waste in one tap,
+ * sent brought down to 1600 px as JPEG before its record, online and after a time offline.
+ * Screenshots in test-results/.
  */
 let t: TestContext;
 let browser: Browser;
@@ -124,6 +129,79 @@ const stationRecords = (establishmentId: string) =>
     `SELECT weight_kg::float8 AS weight_kg, occurred_at, created_at, source, voided, superseded_by IS NULL AS counts
      FROM records WHERE establishment_id = $1::uuid ORDER BY chain_seq`,
     establishmentId,
+  );
+
+/**
+ * A PNG of `width`×`height` in four bands of colour (a tray of food, roughly), built here with zlib:
+ * larger than the station's 1600 px, and not a JPEG, so what the server stores shows the tablet
+ * brought it down and encoded it.
+ */
+function bandedPng(width: number, height: number): Buffer {
+  const colours = [
+    [0xe8, 0x8a, 0x2c],
+    [0x5a, 0x8f, 0x3c],
+    [0x8b, 0x5a, 0x2b],
+    [0xf2, 0xe6, 0xc8],
+  ];
+  // Each row: filter byte 0, then RGB.
+  const rows = colours.map((rgb) => {
+    const row = Buffer.alloc(1 + width * 3);
+    for (let x = 0; x < width; x++) row.set(rgb, 1 + x * 3);
+    return row;
+  });
+  const raw = Buffer.concat(Array.from({ length: height }, (_, y) => rows[Math.floor((y * rows.length) / height)] as Buffer));
+  const chunk = (type: string, data: Buffer) => {
+    const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(data.length + 12);
+    out.writeUInt32BE(data.length, 0);
+    typed.copy(out, 4);
+    out.writeUInt32BE(crc32(typed), data.length + 8);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bits per sample
+  header[9] = 2; // RGB
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A JPEG's size, from its start-of-frame segment. */
+function jpegSize(bytes: Buffer): { width: number; height: number } | undefined {
+  let at = 2;
+  while (at + 9 < bytes.length && bytes[at] === 0xff) {
+    const marker = bytes[at + 1] as number;
+    if (marker >= 0xc0 && marker <= 0xc3) return { width: bytes.readUInt16BE(at + 7), height: bytes.readUInt16BE(at + 5) };
+    at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  return undefined;
+}
+
+/**
+ * The cook taps "Foto" at the weight step: one tap opens the camera (the file chooser, here), the
+ * photo comes back brought down to 1600 px and is shown attached.
+ */
+async function attachPhoto(page: Page) {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Foto', exact: true }).click();
+  const opened = await chooser;
+  expect(await opened.element().getAttribute('capture')).toBe('environment');
+  await opened.setFiles({ name: 'bandeja.png', mimeType: 'image/png', buffer: bandedPng(2400, 1800) });
+  const thumbnail = page.getByRole('img', { name: 'Foto adjunta' });
+  await thumbnail.waitFor();
+  await expect.poll(() => thumbnail.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1600);
+}
+
+const photoRecords = (establishmentId: string) =>
+  t.db.$queryRawUnsafe<{ weight_kg: number; photo_url: string | null }[]>(
+    'SELECT weight_kg::float8 AS weight_kg, photo_url FROM records WHERE establishment_id = $1::uuid ORDER BY chain_seq',
+    establishmentId,
+  );
+const photosOf = (organizationId: string) =>
+  t.db.$queryRawUnsafe<{ id: string; content_type: string; livemode: boolean; size_bytes: number }[]>(
+    'SELECT id::text, content_type, livemode, size_bytes FROM photos WHERE organization_id = $1::uuid ORDER BY created_at',
+    organizationId,
   );
 
 describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when skipped: no chromium)', () => {
@@ -237,6 +315,11 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
          FROM records WHERE establishment_id = $1::uuid ORDER BY chain_seq`,
         kitchen.tenant.establishmentId,
       );
+    // The kitchen's blue bin, named on the Stations page with its empty weight.
+    await t.db.$executeRawUnsafe(
+      `INSERT INTO tare_presets (id, establishment_id, name, tare_kg, created_at) VALUES (gen_random_uuid(), $1::uuid, 'Cubo azul', 0.35, now())`,
+      kitchen.tenant.establishmentId,
+    );
     try {
       await pairWith(page, kitchen.code);
       await page.getByRole('button', { name: 'Panadería y bollería', exact: true }).click();
@@ -244,10 +327,12 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       await page.getByRole('button', { name: 'Compost o digestato', exact: true }).click();
       await page.getByRole('button', { name: 'Leer la báscula' }).click();
       await page.getByLabel('Peso en kilos').filter({ hasText: '3,1' }).waitFor();
-      // The bin weighs 0,35 kg, and what is in it could have been eaten.
+      // The bin, tapped by its name, weighs 0,35 kg; and what is in it could have been eaten.
       await page.getByRole('button', { name: 'Más detalles' }).click();
       const dialog = page.getByRole('dialog', { name: 'Más detalles' });
-      await dialog.getByLabel('Tara del envase (kg)').fill('0,35');
+      await dialog.getByRole('button', { name: 'Cubo azul · 0,35 kg', exact: true }).click();
+      await expect.poll(() => dialog.getByLabel('Tara del envase (kg)').inputValue()).toBe('0,35');
+      expect(await dialog.getByRole('button', { name: 'Cubo azul · 0,35 kg', exact: true }).getAttribute('aria-pressed')).toBe('true');
       await dialog.getByText('Comestible', { exact: true }).click();
       expect(await smallTargets(page)).toEqual([]);
       await expectAccessible(page, 'station, details with tare');
@@ -441,6 +526,52 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
     }
   });
 
+  it('offers the product thrown most as a quick button, and records it counted: units × its unit weight', async () => {
+    const kitchen = await kitchenWithCode('Cocina — rápida');
+    await importProducts(t.db, {
+      org: kitchen.tenant.organizationId,
+      csv: 'name;food_category;ean;unit_weight_kg\nYogur natural;dairy;8410000810004;0,125\n',
+    });
+    const yogurt = await t.db.product.findFirstOrThrow({ where: { organization_id: kitchen.tenant.organizationId } });
+    await recordAt(t.db, kitchen.tenant, new Date(Date.now() - 86_400_000).toISOString(), {
+      food_category: 'dairy',
+      weight_kg: 1,
+      product_id: yogurt.id,
+      destino_id: '51a096c6-196d-41dd-a02a-968cbfa9803f', // compost: the dairy's best step, so nothing to justify
+    });
+    const { context, page } = await stationPage('landscape');
+    try {
+      await pairWith(page, kitchen.code);
+      await page.getByRole('heading', { name: 'Lo que más se tira (por unidades)' }).waitFor();
+      await page.getByRole('button', { name: 'Yogur natural', exact: true }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Compost o digestato', exact: true }).click();
+      await page.getByRole('heading', { name: '¿Cuántas unidades de Yogur natural?' }).waitFor();
+      for (const key of ['1', '2']) await page.getByRole('button', { name: key, exact: true }).click();
+      // Whole units only: the decimal key is not there.
+      expect(await page.getByRole('button', { name: 'Coma decimal' }).count()).toBe(0);
+      expect(await page.getByLabel('Unidades').textContent()).toBe('12u.');
+      await page.getByTestId('counted-weight').filter({ hasText: '= 1,5 kg' }).waitFor();
+      expect(await smallTargets(page)).toEqual([]);
+      await expectAccessible(page, 'station, counting units');
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-counting.png') });
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      // "All sent" showed before this record too: what ends the wait is the record in the register.
+      await page.getByText(/^Guardado: 1,5 kg de /).waitFor();
+      const stored = () =>
+        t.db.$queryRawUnsafe<{ weight_kg: number; measurement_method: string; product_id: string; product_name: string }[]>(
+          `SELECT weight_kg::float8 AS weight_kg, measurement_method, product_id::text, product_name FROM records
+         WHERE establishment_id = $1::uuid AND source LIKE 'station:%'`,
+          kitchen.tenant.establishmentId,
+        );
+      await expect
+        .poll(stored)
+        .toEqual([{ weight_kg: 1.5, measurement_method: 'counting', product_id: yogurt.id, product_name: 'Yogur natural' }]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('an owner pairs a tablet from the Stations page with the code or its QR, sees its last use, and unpairs it', async () => {
     const tenant = await createTenant(t.db);
     const owner = await createMember(t.db, tenant.organizationId, 'owner');
@@ -453,7 +584,7 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       await page.getByRole('heading', { name: 'Estaciones', level: 1 }).waitFor();
       await page.getByText('Aún no hay estaciones').waitFor();
       await page.getByRole('button', { name: 'Vincular una estación' }).click();
-      await page.getByLabel('Nombre').fill('Cocina — cubo 2');
+      await page.getByRole('dialog').getByLabel('Nombre').fill('Cocina — cubo 2');
       await page.getByRole('button', { name: 'Mostrar el código' }).click();
       const code = (await page.getByTestId('pairing-code').textContent())?.trim() ?? '';
       expect(code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
@@ -472,7 +603,25 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       const row = page.getByRole('row', { name: /Cocina — cubo 2/ });
       await row.getByText('Activa').waitFor();
       expect(await row.getByText('Nunca').count()).toBe(0);
-      await expectAccessible(page, 'stations page with an active station');
+
+      // The kitchen's containers: a bucket named with its empty weight typed with a decimal comma; a
+      // weight finer than the gram refused on its field.
+      const containers = page.getByTestId('containers');
+      await containers.getByText('Aún no hay contenedores.').waitFor();
+      await containers.getByLabel('Nombre del contenedor').fill('Cubo azul');
+      await containers.getByLabel('Peso en vacío (kg)').fill('0,3505');
+      await containers.getByRole('button', { name: 'Añadir', exact: true }).click();
+      await containers.getByRole('alert').waitFor();
+      await containers.getByLabel('Peso en vacío (kg)').fill('0,35');
+      await containers.getByRole('button', { name: 'Añadir', exact: true }).click();
+      await containers.getByRole('cell', { name: 'Cubo azul' }).first().waitFor();
+      const presets = await t.db.$queryRawUnsafe<{ name: string; tare_kg: number }[]>(
+        'SELECT name, tare_kg::float8 AS tare_kg FROM tare_presets WHERE establishment_id = $1::uuid',
+        tenant.establishmentId,
+      );
+      expect(presets).toEqual([{ name: 'Cubo azul', tare_kg: 0.35 }]);
+      await expectAccessible(page, 'stations page with an active station and a container');
+      await containers.screenshot({ path: join(TEST_RESULTS, 'stations-containers.png') });
       await page.getByRole('button', { name: 'Desvincular Cocina — cubo 2' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Desvincular' }).click();
       await row.getByText('Desvinculada').waitFor();
@@ -664,6 +813,139 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
       expect(await smallTargets(page)).toEqual([]);
       await page.getByRole('button', { name: 'Hecho' }).click();
       await page.getByRole('heading', { name: '¿Qué se tira?' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('attaches a photo of the waste in one tap, sends it brought down to 1600 px as JPEG, and stores the record with it', async () => {
+    mkdirSync(TEST_RESULTS, { recursive: true });
+    const kitchen = await kitchenWithCode('Cocina — fotos');
+    const { context, page } = await stationPage('landscape');
+    let uploads = 0;
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname === '/station/photos') uploads++;
+    });
+    try {
+      await pairWith(page, kitchen.code);
+      // The page's own policy shows the photo from the tablet's memory (this context bypasses it only for axe).
+      const policy = (await page.request.get(`${base}/dashboard/station`)).headers()['content-security-policy'];
+      expect(policy).toMatch(/img-src [^;]*blob:/);
+      await page.getByRole('button', { name: 'Panadería y bollería', exact: true }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Donación', exact: true }).click();
+      for (const key of '2,4') await page.getByRole('button', { name: key === ',' ? 'Coma decimal' : key, exact: true }).click();
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-photo-button.png') });
+      await attachPhoto(page);
+      expect(await smallTargets(page)).toEqual([]);
+      await expectAccessible(page, 'station, photo attached');
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-photo-landscape.png') });
+
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await page.getByText('Guardado: 2,4 kg de Panadería y bollería').waitFor();
+      await expect
+        .poll(() => photoRecords(kitchen.tenant.establishmentId))
+        .toEqual([{ weight_kg: 2.4, photo_url: expect.stringMatching(PHOTO_PATH_PATTERN) }]);
+      const [stored] = await photoRecords(kitchen.tenant.establishmentId);
+      const photos = await photosOf(kitchen.tenant.organizationId);
+      expect(photos).toEqual([{ id: expect.any(String), content_type: 'image/jpeg', livemode: false, size_bytes: expect.any(Number) }]);
+      expect(stored?.photo_url?.endsWith(`/api/v1/photos/${photos[0]?.id}`)).toBe(true);
+      expect(uploads).toBe(1);
+      // What the kitchen's API key is given for the record's photo: the 2400 px PNG, as the tablet
+      // sent it, a 1600 px JPEG.
+      const photo = await api(t.app, kitchen.tenant.key).get(`/api/v1/photos/${photos[0]?.id}`);
+      expect(photo.statusCode, photo.body).toBe(200);
+      const link = new URL(photo.json().data.download_url);
+      const file = await t.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+      expect(file.statusCode).toBe(200);
+      expect(file.rawPayload.length).toBe(photos[0]?.size_bytes);
+      expect(jpegSize(file.rawPayload)).toEqual({ width: 1600, height: 1200 });
+      // The next record starts without it.
+      expect(await page.getByRole('img', { name: 'Foto adjunta' }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keeps a record and its photo on the tablet while offline, and back online stores the record once, with its photo', async () => {
+    mkdirSync(TEST_RESULTS, { recursive: true });
+    const kitchen = await kitchenWithCode('Cocina — fotos sin red');
+    const { context, page } = await stationPage('portrait');
+    let uploaded = 0;
+    page.on('response', (r) => {
+      if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/station/photos' && r.status() === 201) uploaded++;
+    });
+    try {
+      await pairWith(page, kitchen.code);
+      await context.setOffline(true);
+      await page.getByText('Sin conexión: los registros se guardan en la tableta y se envían cuando vuelva la red.').waitFor();
+      await page.getByRole('button', { name: 'Lácteos', exact: true }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Compost o digestato', exact: true }).click();
+      await page.getByRole('button', { name: '3', exact: true }).click();
+      await attachPhoto(page);
+      expect(await smallTargets(page)).toEqual([]);
+      await expectAccessible(page, 'station, offline, photo attached');
+      await page.screenshot({ path: join(TEST_RESULTS, 'station-photo-portrait-offline.png') });
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await page.getByTestId('waiting').filter({ hasText: '1 registro pendiente de enviar' }).waitFor();
+      expect(await photoRecords(kitchen.tenant.establishmentId)).toEqual([]);
+      expect(await photosOf(kitchen.tenant.organizationId)).toEqual([]);
+
+      await context.setOffline(false);
+      await page.getByText('Todos los registros enviados').waitFor({ timeout: deadline(30_000) });
+      await expect
+        .poll(() => photoRecords(kitchen.tenant.establishmentId))
+        .toEqual([{ weight_kg: 3, photo_url: expect.stringMatching(PHOTO_PATH_PATTERN) }]);
+      const [stored] = await photoRecords(kitchen.tenant.establishmentId);
+      const photos = await photosOf(kitchen.tenant.organizationId);
+      expect(photos).toEqual([{ id: expect.any(String), content_type: 'image/jpeg', livemode: false, size_bytes: expect.any(Number) }]);
+      expect(stored?.photo_url?.endsWith(`/api/v1/photos/${photos[0]?.id}`)).toBe(true);
+      expect(uploaded).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('holds a record whose photo the server refused, and sends it corrected with the photo it kept', async () => {
+    const kitchen = await kitchenWithCode('Cocina — foto rechazada');
+    const { context, page } = await stationPage('landscape');
+    try {
+      await pairWith(page, kitchen.code);
+      // The server refuses the first photo it is sent (as it would bytes that are not the image they say).
+      await context.route('**/station/photos', (route) =>
+        route.fulfill({
+          status: 415,
+          contentType: 'application/json',
+          body: JSON.stringify({ code: 'unsupported_media_type', error: 'Send the photo as the raw body', details: [] }),
+        }),
+      );
+      await page.getByRole('button', { name: 'Panadería y bollería', exact: true }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Donación', exact: true }).click();
+      await page.getByRole('button', { name: '4', exact: true }).click();
+      await attachPhoto(page);
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      const refused = page.getByRole('alert').filter({ hasText: '1 registro necesita tu atención' });
+      await refused.getByText('El servidor no aceptó la foto: corrige el registro y quítala o haz otra.').waitFor();
+      expect(await photoRecords(kitchen.tenant.establishmentId)).toEqual([]);
+      await context.unroute('**/station/photos');
+
+      // Corrected, the record still has its photo (kept on the tablet), and goes with it.
+      await refused.getByRole('button', { name: 'Corregir' }).click();
+      await page.getByRole('button', { name: 'Caducidad', exact: true }).click();
+      await page.getByRole('button', { name: 'Donación', exact: true }).click();
+      const thumbnail = page.getByRole('img', { name: 'Foto adjunta' });
+      await expect.poll(() => thumbnail.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1600);
+      await page.getByRole('button', { name: 'Guardar', exact: true }).click();
+      await refused.waitFor({ state: 'detached' });
+      await expect
+        .poll(() => photoRecords(kitchen.tenant.establishmentId))
+        .toEqual([{ weight_kg: 4, photo_url: expect.stringMatching(PHOTO_PATH_PATTERN) }]);
+      const [stored] = await photoRecords(kitchen.tenant.establishmentId);
+      const photos = await photosOf(kitchen.tenant.organizationId);
+      expect(photos).toMatchObject([{ content_type: 'image/jpeg' }]);
+      expect(stored?.photo_url?.endsWith(`/api/v1/photos/${photos[0]?.id}`)).toBe(true);
     } finally {
       await context.close();
     }

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importProducts } from '../src/admin/service.js';
 import { createMember, DashboardBrowser, failure, PASSWORD, randomIp } from './dashboard-client.js';
 import {
   api,
@@ -7,6 +8,7 @@ import {
   createTenant,
   DESTINO_DONATION,
   DESTINO_LANDFILL,
+  recordAt,
   startTestApp,
   type Tenant,
   type TestContext,
@@ -422,5 +424,134 @@ describe("a station's allowance", () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe("the kitchen's containers for the tare", () => {
+  it('are named by an owner or admin, each audited, listed by name, and offered to every station of the establishment', async () => {
+    const s = await pairedKitchen();
+    const est = { establishment_id: s.kitchen.establishmentId };
+    const audited = () =>
+      t.db.auditEvent.count({
+        where: { organization_id: s.kitchen.organizationId, action: { in: ['tare_preset.created', 'tare_preset.deleted'] } },
+      });
+    expect((await s.get('/station/setup')).json().data.tare_presets).toEqual([]);
+    const bin = await s.admin.mutate('stations.addTarePreset', { ...est, name: '  Cubo azul ', tare_kg: 0.35 });
+    expect(bin).toEqual({ id: expect.any(String), name: 'Cubo azul', tare_kg: 0.35 });
+    await s.admin.mutate('stations.addTarePreset', { ...est, name: 'Bandeja GN 1/1', tare_kg: 1.2 });
+    expect((await s.admin.query('stations.tarePresets', est)).map((p: { name: string }) => p.name)).toEqual([
+      'Bandeja GN 1/1',
+      'Cubo azul',
+    ]);
+    expect((await s.get('/station/setup')).json().data.tare_presets).toEqual([
+      { id: expect.any(String), name: 'Bandeja GN 1/1', tare_kg: 1.2 },
+      { id: bin.id, name: 'Cubo azul', tare_kg: 0.35 },
+    ]);
+    const gone = await s.admin.mutate('stations.deleteTarePreset', { ...est, id: bin.id });
+    expect(gone.name).toBe('Cubo azul');
+    expect((await s.get('/station/setup')).json().data.tare_presets.map((p: { name: string }) => p.name)).toEqual(['Bandeja GN 1/1']);
+    expect(await audited()).toBe(3);
+  });
+
+  it('refuses a blank name, a weight out of bounds or finer than a gram, a name taken, a 21st container and other roles, writing nothing', async () => {
+    const s = await pairedKitchen();
+    const est = { establishment_id: s.kitchen.establishmentId };
+    const rows = async () =>
+      (
+        await t.db.$queryRawUnsafe<{ n: number }[]>(
+          'SELECT count(*)::int AS n FROM tare_presets WHERE establishment_id = $1::uuid',
+          est.establishment_id,
+        )
+      )[0]?.n;
+    await s.admin.mutate('stations.addTarePreset', { ...est, name: 'Cubo azul', tare_kg: 0.35 });
+    for (const [bad, status] of [
+      [{ name: '', tare_kg: 1 }, 400],
+      [{ name: '   ', tare_kg: 1 }, 400],
+      [{ name: 'x'.repeat(61), tare_kg: 1 }, 400],
+      [{ name: 'Cubo', tare_kg: 0 }, 400],
+      [{ name: 'Cubo', tare_kg: -1 }, 400],
+      [{ name: 'Cubo', tare_kg: 100.001 }, 400],
+      [{ name: 'Cubo', tare_kg: 0.0005 }, 400],
+      [{ name: 'cubo AZUL', tare_kg: 0.4 }, 409],
+    ] as const) {
+      expect(await failure(s.admin.mutate('stations.addTarePreset', { ...est, ...bad })), JSON.stringify(bad)).toMatchObject({ status });
+    }
+    // 100 kg exactly is a container; the 20th is taken and the 21st refused.
+    await s.admin.mutate('stations.addTarePreset', { ...est, name: 'Contenedor 100', tare_kg: 100 });
+    for (let i = 3; i <= 20; i++) await s.admin.mutate('stations.addTarePreset', { ...est, name: `Caja ${i}`, tare_kg: 0.5 });
+    expect(await rows()).toBe(20);
+    expect(await failure(s.admin.mutate('stations.addTarePreset', { ...est, name: 'Caja 21', tare_kg: 0.5 }))).toMatchObject({
+      status: 400,
+    });
+    for (const role of ['developer', 'viewer'] as const) {
+      const m = await createMember(t.db, s.kitchen.organizationId, role);
+      const b = new DashboardBrowser(t.app);
+      await b.signIn(m.email, PASSWORD);
+      expect(await failure(b.mutate('stations.addTarePreset', { ...est, name: `De ${role}`, tare_kg: 1 }))).toMatchObject({ status: 403 });
+    }
+    expect(await rows()).toBe(20);
+    // Another establishment's container is not this one's to delete.
+    const other = await pairedKitchen();
+    const theirs = await other.admin.mutate('stations.addTarePreset', {
+      establishment_id: other.kitchen.establishmentId,
+      name: 'Suyo',
+      tare_kg: 1,
+    });
+    expect(await failure(s.admin.mutate('stations.deleteTarePreset', { ...est, id: theirs.id }))).toMatchObject({ status: 404 });
+    expect((await other.admin.query('stations.tarePresets', { establishment_id: other.kitchen.establishmentId })).length).toBe(1);
+  });
+});
+
+describe("the station's quick buttons", () => {
+  it('offer the products thrown most in the last 90 days that have a unit weight, most first, and a tap is stored counted', async () => {
+    const s = await pairedKitchen();
+    await importProducts(t.db, {
+      org: s.kitchen.organizationId,
+      csv: [
+        'name;food_category;ean;unit_weight_kg',
+        'Croissant;bakery;8410000000023;0,06',
+        'Yogur;dairy;8410000810004;0,125',
+        'Pan a granel;bakery;8410000000030;',
+        'Tarta;bakery;8410000000047;1,2',
+        'Zumo;beverages;8410000000054;0,25',
+      ].join('\n'),
+    });
+    const products = Object.fromEntries(
+      (await t.db.product.findMany({ where: { organization_id: s.kitchen.organizationId } })).map((p) => [p.name, p.id]),
+    );
+    const DAY = 86_400_000;
+    const at = (msAgo: number) => new Date(now.getTime() - msAgo).toISOString();
+    const thrown = async (name: string, msAgo: number, options: { livemode?: boolean } = {}) =>
+      recordAt(t.db, s.kitchen, at(msAgo), { food_category: 'bakery', weight_kg: 1, product_id: products[name] }, options);
+    for (let i = 0; i < 3; i++) await thrown('Croissant', DAY);
+    await thrown('Yogur', 2 * DAY);
+    // Just inside the 90 days, and just outside them.
+    await thrown('Tarta', 90 * DAY - 60_000);
+    for (let i = 0; i < 4; i++) await thrown('Zumo', 90 * DAY + 60_000);
+    // No unit weight: it cannot be counted. Another mode's records are that mode's.
+    for (let i = 0; i < 5; i++) await thrown('Pan a granel', DAY);
+    for (let i = 0; i < 5; i++) await thrown('Yogur', DAY, { livemode: true });
+
+    const setup = (await s.get('/station/setup')).json().data;
+    expect(setup.quick_products).toEqual([
+      { id: products.Croissant, name: 'Croissant', food_category: 'bakery', unit_weight_kg: 0.06, uses: 3 },
+      { id: products.Tarta, name: 'Tarta', food_category: 'bakery', unit_weight_kg: 1.2, uses: 1 },
+      { id: products.Yogur, name: 'Yogur', food_category: 'dairy', unit_weight_kg: 0.125, uses: 1 },
+    ]);
+    // A deactivated product has no button.
+    await t.db.product.update({ where: { id: products.Croissant as string }, data: { deactivated_at: now } });
+    expect((await s.get('/station/setup')).json().data.quick_products.map((p: { name: string }) => p.name)).toEqual(['Tarta', 'Yogur']);
+
+    // 12 yogurts counted at the bin: 1,5 kg, by counting, of that product.
+    const counted = await s.send('/station/records', {
+      food_category: 'dairy',
+      weight_kg: 1.5,
+      destino_id: DESTINO_LANDFILL,
+      product_id: products.Yogur,
+      product_name: 'Yogur',
+      measurement_method: 'counting',
+    });
+    expect(counted.statusCode, counted.body).toBe(201);
+    expect(counted.json().data).toMatchObject({ measurement_method: 'counting', estimated: false, product_id: products.Yogur });
   });
 });

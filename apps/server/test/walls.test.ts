@@ -130,6 +130,15 @@ beforeAll(async () => {
   const post = async (path: string) => (await request(b.key, 'POST', `/api/v1${path}`, BODIES[`POST ${path}`])).json().data;
   ids.records = (await post('/records')).id;
   ids.shifts = (await post('/shifts')).id;
+  // B's photo (a real 1×1 PNG, sent raw).
+  ids.photos = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/photos',
+      headers: { authorization: `Bearer ${b.key}`, 'content-type': 'image/png' },
+      payload: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64'),
+    })
+  ).json().data.id;
   // B's service level in test mode, which another's PUT (0.6) must leave as it is.
   expect((await request(b.key, 'PUT', '/api/v1/predict/settings', { service_level: 0.7 })).statusCode).toBe(200);
   ids.sessions = (await post('/sessions')).id;

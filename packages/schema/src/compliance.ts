@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FoodCategory, HierarchyReason, IsoDate, queryInt, Timestamp, Uuid } from './common.js';
+import { ESRS_YEARS } from './constants.js';
 import { Envelope } from './envelope.js';
 import { FOOD_CHAIN_STAGES, NACE_CLASSES, normalizeNace } from './nace.js';
 import { PlanLanguage } from './plan.js';
@@ -28,7 +29,6 @@ export const NaceCode = z
 /** Floor area open to the public (sales or dining area), in m². */
 export const FloorArea = z.number().min(0).max(MAX_FLOOR_AREA_M2).describe('floor area open to the public (sales area), in m²');
 /** The calendar years the ESRS E5-5 figures are asked for. */
-export const ESRS_YEARS = { min: 2000, max: 2100 } as const;
 const ESRS_YEAR = "calendar year in the establishment's time zone; the current one by default (to date)";
 /** A year as a number (the dashboard's calls). */
 export const EsrsYear = z.number().int().min(ESRS_YEARS.min).max(ESRS_YEARS.max).describe(ESRS_YEAR);
@@ -113,6 +113,10 @@ export const EsrsE5Query = z.strictObject({
 });
 export type EsrsE5Query = z.input<typeof EsrsE5Query>;
 
+/** `GET /api/v1/compliance/esrs-e5.csv`: the same year, and the language of the file (`es`: Spanish spreadsheet form). */
+export const EsrsE5CsvQuery = EsrsE5Query.extend({ lang: PlanLanguage.default('es') });
+export type EsrsE5CsvQuery = z.input<typeof EsrsE5CsvQuery>;
+
 /**
  * The register's food waste in the terms of ESRS E5-5 (resource outflows: waste), for one
  * establishment, mode and calendar year, in kg: what left as waste, diverted from disposal by
@@ -170,6 +174,144 @@ export const HierarchyQuery = z.strictObject({
   year: queryInt(ESRS_YEARS.min, ESRS_YEARS.max).optional().describe(ESRS_YEAR),
 });
 export type HierarchyQuery = z.input<typeof HierarchyQuery>;
+
+/** What a year's food waste is compared with: the EU's 2021–2023 average, 2020 (Ley 1/2025's reference), or the first full year measured. */
+export const REDUCTION_BASELINES = ['2021-2023', '2020', 'first_year'] as const;
+export const ReductionBaseline = z.enum(REDUCTION_BASELINES).meta({
+  id: 'ReductionBaseline',
+  description:
+    "What the year is compared with: `2021-2023` (the average of the years of 2021–2023 with records, the Waste Framework Directive's 2030 baseline), `2020` (Ley 1/2025's reference year) or `first_year` (the first full calendar year with records, the prevention plan's own baseline).",
+});
+export type ReductionBaseline = z.infer<typeof ReductionBaseline>;
+
+/** `GET /api/v1/compliance/reduction`. */
+export const ReductionQuery = z.strictObject({
+  year: queryInt(ESRS_YEARS.min, ESRS_YEARS.max).optional().describe(ESRS_YEAR),
+  baseline: ReductionBaseline.default('2021-2023'),
+});
+export type ReductionQuery = z.input<typeof ReductionQuery>;
+
+/**
+ * A year's food waste against a baseline, in the terms of the 2030 targets of the Waste Framework
+ * Directive as revised in 2025 (art. 9a): food waste is what Delegated Decision (EU) 2019/1597
+ * counts — donated food, animal feed and by-products are not waste —, by the establishment's stage.
+ */
+export const Reduction = z
+  .object({
+    establishment_id: Uuid,
+    livemode: z.boolean(),
+    stage: FoodChainStage.nullable().describe("the establishment's stage, from its NACE class; null until its activity is given"),
+    target: z
+      .object({
+        reduction: z
+          .number()
+          .describe(
+            'the 2030 reduction the Directive sets for the stage: 0.10 (processing and manufacturing) or 0.30 (retail, distribution and food services, per capita nationally)',
+          ),
+        target_kg: z
+          .number()
+          .nullable()
+          .describe("the baseline less that reduction, as the establishment's own indicative target; null without a baseline"),
+      })
+      .nullable()
+      .describe('null for a stage without a target (primary production) or an establishment without a stage'),
+    year: z.object({
+      year: z.number().int(),
+      period: z.object({ from: IsoDate, to: IsoDate }),
+      complete: z.boolean().describe('whether the year has ended: a year to date compares part of a year with whole ones'),
+      waste_kg: z.number(),
+      measured_kg: z.number().describe('of it, weighed, counted or from a POS/ERP write-off'),
+      estimated_kg: z.number(),
+      not_stated_kg: z.number(),
+    }),
+    baseline: z.object({
+      kind: ReductionBaseline,
+      years: z.array(z.number().int()).describe('the years the baseline is made of'),
+      years_with_records: z.array(z.number().int()),
+      waste_kg: z.number().nullable().describe('the average yearly food waste of the years with records; null when none has'),
+    }),
+    change_share: z.number().nullable().describe('(year − baseline) / baseline: −0.12 is 12 % less; null without a baseline'),
+    sales: z
+      .object({
+        sales_eur: z.number().describe("the year's units sold × each product's price today"),
+        unpriced_units: z.number().describe('units sold of products without a price, left out'),
+        waste_kg_per_1000_eur: z.number().nullable(),
+      })
+      .nullable()
+      .describe('food waste per € of sales, where sales are sent to Merma; null when none are'),
+  })
+  .meta({ id: 'Reduction' });
+export type Reduction = z.infer<typeof Reduction>;
+export const ReductionResponse = Envelope(Reduction);
+
+/** `GET /api/v1/compliance/organization`: the same year and baseline as `/compliance/reduction`. */
+export const OrganizationFiguresQuery = ReductionQuery;
+export type OrganizationFiguresQuery = z.input<typeof OrganizationFiguresQuery>;
+
+const Kg = z.number();
+/** A year's food waste of some establishments, how it was measured, and against their baselines. */
+const WasteAgainstBaseline = z.object({
+  waste_kg: Kg.describe('food waste as Delegated Decision (EU) 2019/1597 counts it'),
+  measured_kg: Kg,
+  estimated_kg: Kg,
+  not_stated_kg: Kg,
+  baseline_kg: Kg.nullable().describe('the sum of the baselines of the establishments that have one; null when none has'),
+  compared_waste_kg: Kg.nullable().describe("the year's food waste of those same establishments, what `change_share` compares"),
+  change_share: z.number().nullable().describe('(compared_waste_kg − baseline_kg) / baseline_kg; null without a baseline'),
+});
+
+/**
+ * A year's food waste of an organisation's establishments: each establishment's, then summed by
+ * the stage of the food supply chain (Delegated Decision (EU) 2019/1597) and in all, with how it
+ * was measured and against each establishment's own baseline, and the ESRS E5-5 figures summed.
+ */
+export const OrganizationFigures = z
+  .object({
+    organization_id: Uuid,
+    livemode: z.boolean(),
+    scope: z
+      .enum(['organization', 'establishment'])
+      .describe(
+        '`organization`: every establishment (an Enterprise Multi key, or the dashboard); `establishment`: the key sees its own only',
+      ),
+    year: z.number().int(),
+    baseline: ReductionBaseline,
+    establishments: z.array(
+      WasteAgainstBaseline.extend({
+        establishment_id: Uuid,
+        name: z.string(),
+        stage: FoodChainStage.nullable(),
+        complete: z.boolean().describe("whether the year has ended in the establishment's time zone"),
+      }),
+    ),
+    by_stage: z.array(
+      WasteAgainstBaseline.extend({
+        stage: FoodChainStage.nullable().describe('null: establishments whose activity is not given yet'),
+        establishments: z.number().int(),
+        target: z
+          .object({ reduction: z.number(), target_kg: Kg.nullable() })
+          .nullable()
+          .describe("the Directive's 2030 reduction for the stage applied to the stage's baseline; null for a stage without one"),
+      }),
+    ),
+    total: WasteAgainstBaseline,
+    esrs: EsrsE5.omit({ establishment_id: true, period: true, by_destination: true }).describe(
+      "the ESRS E5-5 figures of every establishment summed (each establishment's calendar year in its own time zone)",
+    ),
+  })
+  .meta({ id: 'OrganizationFigures' });
+export type OrganizationFigures = z.infer<typeof OrganizationFigures>;
+export const OrganizationFiguresResponse = Envelope(OrganizationFigures);
+
+/**
+ * `GET /api/v1/compliance/dossier.zip`: the inspection dossier of a calendar year (the
+ * establishment's, this one to date by default), its texts in `lang` (`es` by default, or `en`).
+ */
+export const DossierQuery = z.strictObject({
+  year: queryInt(ESRS_YEARS.min, ESRS_YEARS.max).optional().describe(ESRS_YEAR),
+  lang: PlanLanguage.default('es'),
+});
+export type DossierQuery = z.input<typeof DossierQuery>;
 
 const KgAndRecords = z.object({ records: z.number().int(), kg: z.number() });
 

@@ -100,8 +100,17 @@ export const MAX_HIERARCHY_NOTE_LENGTH = 500;
 /** The longest scale id a record carries. */
 export const MAX_SCALE_ID_LENGTH = 100;
 
+/** The longest transfer document reference a record carries (Spain's "documento de identificación" numbers are about 20 characters). */
+export const MAX_TRANSFER_DOCUMENT_REF_LENGTH = 100;
+/** The longest name of a waste manager. */
+export const MAX_WASTE_MANAGER_NAME_LENGTH = 200;
+
 /** Languages the prevention plan is written in (`lang`); Spanish, the language of Ley 1/2025, by default. */
 export const PLAN_LANGUAGES = ['es', 'en'] as const;
+/** How far a prevention plan's measure has gone (plan-follow-up.ts). */
+export const MEASURE_STATUSES = ['planned', 'in_progress', 'done', 'dropped'] as const;
+/** The calendar years the compliance figures answer for. */
+export const ESRS_YEARS = { min: 2000, max: 2100 } as const;
 /** Default and largest page size of the prevention-plan history. */
 export const DEFAULT_PLAN_HISTORY_LIMIT = 20;
 

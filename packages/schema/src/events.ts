@@ -34,6 +34,7 @@ export const RecordEventData = z.object({
   tare_kg: z.number().optional().describe('the packaging left out of `weight_kg`, when weighed with it'),
   hierarchy_reason: HierarchyReason.optional().describe('why it went to a lower step of the hierarchy, when said'),
   hierarchy_note: z.string().optional(),
+  transfer_document_ref: z.string().optional().describe('the waste transfer document it was handed over with, when said'),
 });
 export type RecordEventData = z.infer<typeof RecordEventData>;
 /** Kept for readability at call sites: record.created carries RecordEventData. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { IsoDate, Timestamp, Uuid } from './common.js';
-import { DEFAULT_PLAN_HISTORY_LIMIT, MAX_PAGE_LIMIT, PLAN_LANGUAGES } from './constants.js';
+import { HierarchyReason, IsoDate, Timestamp, Uuid } from './common.js';
+import { DEFAULT_PLAN_HISTORY_LIMIT, MAX_PAGE_LIMIT, MEASURE_STATUSES, PLAN_LANGUAGES } from './constants.js';
 import { KeysetCursor } from './cursor.js';
 import { Envelope } from './envelope.js';
 
@@ -9,6 +9,13 @@ export const PlanLanguage = z
   .enum(PLAN_LANGUAGES)
   .meta({ id: 'PlanLanguage', description: 'The language of a prevention plan: `es` (Spanish) or `en` (English).' });
 export type PlanLanguage = z.infer<typeof PlanLanguage>;
+
+/** How far a measure has gone: planned (the default), in progress, done, or dropped. */
+export const MeasureStatus = z.enum(MEASURE_STATUSES).meta({
+  id: 'MeasureStatus',
+  description: 'How far a measure has gone: `planned` (until someone says otherwise), `in_progress`, `done` or `dropped`.',
+});
+export type MeasureStatus = z.infer<typeof MeasureStatus>;
 
 const lang = PlanLanguage.default('es').describe(
   'Language of the labels, measures, target note and Markdown document: `es` (Spanish, default) or `en` (English)',
@@ -136,6 +143,58 @@ export const PreventionPlan = z
       })
       .nullable()
       .describe('donations (Ley 1/2025 art. 6 and 7); null in plans generated before the plan had this section'),
+    hierarchy: z
+      .object({
+        year: z.number().int().describe("the calendar year of the plan's last day, to that day"),
+        below_best: z
+          .object({ records: z.number().int(), kg: z.number() })
+          .describe("records sent lower than their food category's best step of the year"),
+        justified: z.object({ records: z.number().int(), kg: z.number() }).describe('of those, the ones with a `hierarchy_reason`'),
+        by_reason: z.array(
+          z.object({
+            reason: HierarchyReason,
+            label: z.string().describe('the reason in `lang`'),
+            records: z.number().int(),
+            kg: z.number(),
+          }),
+        ),
+        unjustified_count: z.number().int().describe('records below their best step still without a reason'),
+      })
+      .nullable()
+      .describe(
+        'the order of priorities kept in writing (Ley 1/2025 art. 5.2) when the plan was generated, as `GET /compliance/hierarchy` counts it, the justifications grouped by reason; null in plans generated before the plan had this section',
+      ),
+    follow_up: z
+      .object({
+        review_by: IsoDate.describe(
+          "when the plan is to be reviewed at the latest: a year after it was generated, in the establishment's time zone",
+        ),
+        measures: z
+          .array(
+            z.object({
+              measure_id: z.string().describe("the measure's stable id"),
+              text: z.string().describe('the measure in `lang`'),
+              owner: z.string().nullable(),
+              due_on: IsoDate.nullable(),
+              status: MeasureStatus,
+            }),
+          )
+          .describe("each measure of the plan's hotspots, once, as it was followed up when the plan was generated"),
+        training: z
+          .array(
+            z.object({
+              held_on: IsoDate,
+              topic: z.string(),
+              trainer: z.string().nullable(),
+              attendees: z.number().int(),
+            }),
+          )
+          .describe("the staff training sessions held in the plan's period, oldest first"),
+      })
+      .nullable()
+      .describe(
+        'the follow-up of the plan when it was generated: its review date, who carries out each measure by when and how far it has gone, and the training held; null in plans generated before the plan had this section',
+      ),
     version: PlanVersion,
     sha256: PlanSha256,
     previous: z

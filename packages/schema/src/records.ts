@@ -20,6 +20,7 @@ import {
   MAX_OCCURRED_AT_AHEAD_SECONDS,
   MAX_PRODUCT_NAME_LENGTH,
   MAX_SCALE_ID_LENGTH,
+  MAX_TRANSFER_DOCUMENT_REF_LENGTH,
   MAX_URL_LENGTH,
   MAX_WEIGHT_KG,
   WEIGHT_DECIMALS,
@@ -100,6 +101,12 @@ export const CreateRecordInput = z
     hierarchy_note: text(MAX_HIERARCHY_NOTE_LENGTH)
       .nullish()
       .describe("the justification in the kitchen's words; needed with `hierarchy_reason` `other`"),
+    transfer_document_ref: text(MAX_TRANSFER_DOCUMENT_REF_LENGTH)
+      .regex(/\S/, 'give the reference, or leave the field out')
+      .nullish()
+      .describe(
+        "the reference of the document the waste was handed over with to its manager (Spain's \"documento de identificación\" of the waste's transfer, Real Decreto 553/2020); the stream's LER code and manager are in `GET /compliance/waste-streams`",
+      ),
   })
   .meta({ id: 'CreateRecordInput' });
 export type CreateRecordInput = z.input<typeof CreateRecordInput>;
@@ -129,6 +136,7 @@ export const WasteRecord = z
     tare_kg: z.number().nullable().describe('the packaging weighed with the food and left out of `weight_kg`'),
     hierarchy_reason: HierarchyReason.nullable().describe('why it went to a lower step of the hierarchy, when said'),
     hierarchy_note: z.string().nullable(),
+    transfer_document_ref: z.string().nullable().describe('the waste transfer document it was handed over with, when said'),
     source: z.string(),
     record_hash: z.string().regex(/^[0-9a-f]{64}$/),
     created_at: Timestamp.describe('when the record was stored (the order of the hash chain)'),

@@ -103,6 +103,7 @@ describe('response shapes', () => {
       tare_kg: null,
       hierarchy_reason: null,
       hierarchy_note: null,
+      transfer_document_ref: null,
       source: 'api',
       record_hash: 'a'.repeat(64),
       created_at: '2026-11-23T10:00:00.000Z',

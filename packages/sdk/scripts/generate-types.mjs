@@ -64,9 +64,17 @@ const OUTPUTS = [
   'Obligations',
   'EsrsE5',
   'HierarchyReport',
+  'Reduction',
+  'PlanMeasure',
+  'TrainingSession',
+  'WasteStream',
+  'OrganizationFigures',
   'MeasurementMethod',
   'EdiblePart',
   'HierarchyReason',
+  'MeasureStatus',
+  'ReductionBaseline',
+  'FoodChainStage',
   'WebhookSubscription',
   'WebhookSubscriptionWithSecret',
   'RecoverWebhookResult',
@@ -98,6 +106,8 @@ const OUTPUTS = [
   'DonationTaxpayer',
   'DonationTaxPack',
   'DonationSignedCertificate',
+  'Photo',
+  'PhotoWithDownload',
 ];
 /** Bodies, as the API accepts them. */
 const INPUTS = [
@@ -106,6 +116,7 @@ const INPUTS = [
   'CreateProductInput',
   'UpdateProductInput',
   'UpdateEstablishmentInput',
+  'UpdateWasteStreamInput',
   'ImportProductsInput',
   'SetClosedWeekdaysInput',
   'CreateClosureInput',
@@ -143,6 +154,12 @@ const QUERIES = [
   'ObligationsQuery',
   'EsrsE5Query',
   'HierarchyQuery',
+  'DossierQuery',
+  'EsrsE5CsvQuery',
+  'ReductionQuery',
+  'OrganizationFiguresQuery',
+  'PlanMeasuresQuery',
+  'TrainingSessionsQuery',
   'GeneratePreventionPlanQuery',
   'ListDonationAgreementsQuery',
   'ListDonationsQuery',
@@ -160,6 +177,7 @@ const PATH_FIELDS = {
   RerouteDonationLineInput: ['id', 'line_id'],
   CreateDonationLinkInput: ['id'],
   CreateCertificateLinkInput: ['entity_id'],
+  UpdateWasteStreamInput: ['destination_id'],
 };
 
 /** Named types referenced by name where other types use them, instead of being repeated inline. */

@@ -17,6 +17,7 @@ import { Causas, Compliance, Destinos, Establishments, Products } from './resour
 import { DonationAgreements, Donations, SocialEntities } from './resources/donations.js';
 import { Analytics, Benchmarking, Predict, PreventionPlans } from './resources/insights.js';
 import { OpeningCalendar } from './resources/opening-calendar.js';
+import { Photos } from './resources/photos.js';
 import { Records } from './resources/records.js';
 import { Sessions } from './resources/sessions.js';
 import { Shifts } from './resources/shifts.js';
@@ -113,6 +114,8 @@ function apiPath(path: string): string {
 /** The Merma API client. */
 export class Merma {
   readonly records: Records;
+  /** Photos of the waste, which records name by their `url`. */
+  readonly photos: Photos;
   readonly causas: Causas;
   readonly destinos: Destinos;
   readonly establishments: Establishments;
@@ -172,6 +175,7 @@ export class Merma {
     this.#core = core;
     this.livemode = mode === 'live';
     this.records = new Records(core);
+    this.photos = new Photos(core);
     this.causas = new Causas(core);
     this.destinos = new Destinos(core);
     this.establishments = new Establishments(core);

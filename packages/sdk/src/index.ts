@@ -28,6 +28,7 @@ export { VERSION } from './core/version.js';
 export type * from './generated/api-types.js';
 export type { ProductsQuery } from './resources/catalog.js';
 export type { DemandQuery } from './resources/insights.js';
+export type { PhotoContentType } from './resources/photos.js';
 export type { BatchOptions, BatchProgress, BatchRecord, BatchSummary } from './resources/records.js';
 export type { InboundConnector, InboundEvent, InboundPayloads, SalesInput } from './resources/webhooks.js';
 export {

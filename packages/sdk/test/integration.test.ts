@@ -72,6 +72,30 @@ describe('the SDK against the server', () => {
     expect(await merma.records.verify({ full: true })).toMatchObject({ valid: true, mode: 'full', rehashed: 5 });
   });
 
+  it('uploads a photo, names it in a record, and downloads it by its short-lived link', async () => {
+    // A kitchen of its own: the other tests count the shared tenant's records.
+    const merma = new Merma({ apiKey: (await t.createTenant()).key, baseUrl });
+    // A real 1×1 PNG.
+    const png = Uint8Array.from(
+      atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='),
+      (c) => c.charCodeAt(0),
+    );
+    const photo = await merma.photos.create(new Blob([png], { type: 'image/png' }));
+    expect(photo).toMatchObject({ object: 'photo', content_type: 'image/png', size_bytes: png.length, livemode: false });
+    expect(photo.url).toMatch(new RegExp(`/api/v1/photos/${photo.id}$`));
+    // The same bytes again: the same photo.
+    expect((await merma.photos.create(png, { contentType: 'image/png' })).id).toBe(photo.id);
+    const record = await merma.records.create({ food_category: 'bakery', weight_kg: 0.4, destino_id: DESTINO, photo_url: photo.url });
+    expect(record.photo_url).toBe(photo.url);
+    const shown = await merma.photos.get(photo.id);
+    // The server's PUBLIC_URL is unset here: the link is read at the address the server listens on.
+    const link = new URL(shown.download_url);
+    const bytes = new Uint8Array(await (await fetch(`${baseUrl}${link.pathname}${link.search}`)).arrayBuffer());
+    expect(bytes).toEqual(png);
+    await expect(merma.photos.create(png, { contentType: 'image/jpeg' })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(merma.photos.get('00000000-0000-4000-8000-000000000000')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it('uploads 2,000 records in four chunks and the chain stays valid', async () => {
     const other = await t.createTenant();
     const client = new Merma({ apiKey: other.key, baseUrl });
@@ -324,6 +348,12 @@ describe('the SDK against the server', () => {
     const markdown = (await merma.preventionPlan.get({ format: 'markdown', lang: 'en' })).markdown;
     expect(markdown).toMatch(/^> \*\*TEST DATA \/ DATOS DE PRUEBA\*\*.*\n\n# Food loss and waste prevention plan/);
     expect(markdown).not.toMatch(/prepared_meals|fruit_veg|post_service/);
+
+    // The inspection dossier: a ZIP (its local file header), the same bytes twice, both plan versions in it.
+    const dossier = await merma.compliance.dossier({ lang: 'en' });
+    expect(Array.from(dossier.subarray(0, 4))).toEqual([0x50, 0x4b, 0x03, 0x04]);
+    expect(await merma.compliance.dossier({ lang: 'en' })).toEqual(dossier);
+    expect(new TextDecoder('latin1').decode(dossier)).toMatch(/plan\/v0002-\d{4}-\d{2}-\d{2}\.md/);
   });
 
   it('manages webhook subscriptions and sends inbound events', async () => {

@@ -282,6 +282,43 @@ const verificationRun = (status: 'queued' | 'running' | 'completed', checked = 0
   finished_at: status === 'completed' ? '2026-11-24T06:00:02.000Z' : null,
 });
 
+describe('compliance.dossier', () => {
+  it('GET /compliance/dossier.zip asking for application/zip, with its query: the ZIP as sent', async () => {
+    const zip = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]);
+    const seen: { query: Record<string, string>; accept: string | null }[] = [];
+    server.use(
+      http.get(`${API}/compliance/dossier.zip`, ({ request }) => {
+        seen.push({ query: Object.fromEntries(new URL(request.url).searchParams), accept: request.headers.get('accept') });
+        return new HttpResponse(zip, { headers: { 'content-type': 'application/zip' } });
+      }),
+    );
+    const bytes = await client().compliance.dossier({ year: 2025, lang: 'en' });
+    expect(bytes).toBeInstanceOf(Uint8Array);
+    expect(bytes).toEqual(zip);
+    expect(seen).toEqual([{ query: { year: '2025', lang: 'en' }, accept: 'application/zip' }]);
+  });
+
+  it('esrsE5Csv: GET /compliance/esrs-e5.csv asking for text/csv, with its query: the bytes as sent', async () => {
+    const csv = new TextEncoder().encode('\uFEFFConcepto;ESRS E5, párrafo;kg;%\r\nResiduos generados;37 (a);16;\r\n');
+    const seen: { query: Record<string, string>; accept: string | null }[] = [];
+    server.use(
+      http.get(`${API}/compliance/esrs-e5.csv`, ({ request }) => {
+        seen.push({ query: Object.fromEntries(new URL(request.url).searchParams), accept: request.headers.get('accept') });
+        return new HttpResponse(csv, { headers: { 'content-type': 'text/csv; charset=utf-8' } });
+      }),
+    );
+    expect(await client().compliance.esrsE5Csv({ year: 2026 })).toEqual(csv);
+    expect(seen).toEqual([{ query: { year: '2026' }, accept: 'text/csv' }]);
+  });
+
+  it('answers an error status with the same typed error as a JSON call', async () => {
+    server.use(
+      http.get(`${API}/compliance/dossier.zip`, () => HttpResponse.json(errorBody(404, 'not_found', 'No such thing'), { status: 404 })),
+    );
+    await expect(client({ maxRetries: 0 }).compliance.dossier()).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
 describe('records.verifyInBackground', () => {
   it('starts a run and polls it until it is finished, reporting each state', async () => {
     const states = [verificationRun('running', 1), verificationRun('running', 2), verificationRun('completed', 3)];
@@ -525,6 +562,65 @@ describe('every resource calls its endpoint', () => {
       }),
     ],
     [
+      'compliance.reduction',
+      'get',
+      '/compliance/reduction',
+      (m) => m.compliance.reduction({ year: 2026, baseline: 'first_year' }),
+      envelope({
+        establishment_id: uuid(2),
+        livemode: false,
+        stage: 'food_services',
+        target: { reduction: 0.3, target_kg: 56 },
+        year: {
+          year: 2026,
+          period: { from: '2026-01-01', to: '2026-11-29' },
+          complete: false,
+          waste_kg: 72,
+          measured_kg: 63,
+          estimated_kg: 9,
+          not_stated_kg: 0,
+        },
+        baseline: { kind: 'first_year', years: [2022], years_with_records: [2022], waste_kg: 80 },
+        change_share: -0.1,
+        sales: null,
+      }),
+    ],
+    [
+      'preventionPlan.measures',
+      'get',
+      '/prevention-plan/measures',
+      (m) => m.preventionPlan.measures({ lang: 'en' }),
+      envelope([
+        {
+          measure_id: 'storage.fefo_rotation',
+          text: 'Rotate stock first-expired-first-out and label every container with its opening date.',
+          owner: 'Jefa de cocina',
+          due_on: '2026-12-31',
+          status: 'in_progress',
+          note: null,
+          updated_at: '2026-11-20T10:00:00.000Z',
+          in_latest_plan: true,
+        },
+      ]),
+    ],
+    [
+      'preventionPlan.trainingSessions',
+      'get',
+      '/training-sessions',
+      (m) => m.preventionPlan.trainingSessions({ year: 2026 }),
+      envelope([
+        {
+          id: uuid(4),
+          held_on: '2026-10-01',
+          topic: 'Rotación FEFO',
+          trainer: null,
+          attendees: 8,
+          attendee_names: null,
+          created_at: '2026-10-01T10:00:00.000Z',
+        },
+      ]),
+    ],
+    [
       'compliance.hierarchy',
       'get',
       '/compliance/hierarchy',
@@ -549,6 +645,77 @@ describe('every resource calls its endpoint', () => {
             best_destino_id: uuid(3),
           },
         ],
+      }),
+    ],
+    [
+      'compliance.organization',
+      'get',
+      '/compliance/organization',
+      (m) => m.compliance.organization({ year: 2026, baseline: 'first_year' }),
+      envelope({
+        organization_id: uuid(1),
+        livemode: false,
+        scope: 'organization',
+        year: 2026,
+        baseline: 'first_year',
+        establishments: [],
+        by_stage: [],
+        total: {
+          waste_kg: 0,
+          measured_kg: 0,
+          estimated_kg: 0,
+          not_stated_kg: 0,
+          baseline_kg: null,
+          compared_waste_kg: null,
+          change_share: null,
+        },
+        esrs: {
+          livemode: false,
+          year: 2026,
+          total_kg: 0,
+          not_waste_kg: 0,
+          waste_kg: 0,
+          diverted_from_disposal: { preparation_for_reuse_kg: 0, recycling_kg: 0, other_recovery_kg: 0, total_kg: 0 },
+          directed_to_disposal: { incineration_kg: 0, landfill_kg: 0, other_disposal_kg: 0, total_kg: 0 },
+          non_recycled_kg: 0,
+          non_recycled_share: null,
+          measurement: { measured_kg: 0, estimated_kg: 0, not_stated_kg: 0 },
+          measured_share: null,
+        },
+      }),
+    ],
+    [
+      'compliance.wasteStreams',
+      'get',
+      '/compliance/waste-streams',
+      (m) => m.compliance.wasteStreams(),
+      envelope([
+        {
+          destination_id: uuid(3),
+          destination_code: 'composting',
+          wfd_operation: 'R3',
+          ler_code: '20 01 08',
+          ler_label: { es: 'Residuos biodegradables de cocinas y restaurantes', en: 'Biodegradable kitchen and canteen waste' },
+          manager_name: 'Gestora',
+          manager_nima: '2800012345',
+          updated_at: '2026-11-29T10:00:00.000Z',
+        },
+      ]),
+    ],
+    [
+      'compliance.setWasteStream',
+      'put',
+      `/compliance/waste-streams/${uuid(3)}`,
+      (m) => m.compliance.setWasteStream(uuid(3), { ler_code: '200108', manager_name: null, manager_nima: null }),
+      envelope({
+        destination_id: uuid(3),
+        destination_code: 'composting',
+        wfd_operation: 'R3',
+        ler_code: '20 01 08',
+        ler_label: { es: 'Residuos biodegradables de cocinas y restaurantes', en: 'Biodegradable kitchen and canteen waste' },
+        manager_name: null,
+        manager_nima: null,
+        updated_at: '2026-11-29T10:00:00.000Z',
       }),
     ],
     [
@@ -603,6 +770,24 @@ describe('every resource calls its endpoint', () => {
       '/records/verify',
       (m) => m.records.verify({ full: true }),
       envelope({ valid: true, checked: 3, head_hash: 'a'.repeat(64), first_invalid: null, algorithm: 'x', mode: 'full' }),
+    ],
+    [
+      'photos.get',
+      'get',
+      `/photos/${uuid(12)}`,
+      (m) => m.photos.get(uuid(12)),
+      envelope({
+        id: uuid(12),
+        object: 'photo',
+        url: `https://merma.example.com/api/v1/photos/${uuid(12)}`,
+        content_type: 'image/jpeg',
+        size_bytes: 4,
+        sha256: 'b'.repeat(64),
+        livemode: false,
+        created_at: '2026-11-30T10:00:00.000Z',
+        download_url: `https://merma.example.com/files/photos/${uuid(12)}?expires=1&signature=x`,
+        download_expires_at: '2026-11-30T10:05:00.000Z',
+      }),
     ],
     [
       'records.startVerification',
@@ -900,6 +1085,11 @@ describe('every resource calls its endpoint', () => {
     'compliance.obligations': { query: { lang: 'en' } },
     'compliance.esrsE5': { query: { year: '2025' } },
     'compliance.hierarchy': { query: { year: '2025' } },
+    'compliance.organization': { query: { year: '2026', baseline: 'first_year' } },
+    'compliance.setWasteStream': { body: { ler_code: '200108', manager_name: null, manager_nima: null } },
+    'preventionPlan.measures': { query: { lang: 'en' } },
+    'compliance.reduction': { query: { year: '2026', baseline: 'first_year' } },
+    'preventionPlan.trainingSessions': { query: { year: '2026' } },
     'shifts.create': { body: { name: 'Noche', start_time: '22:00', end_time: '06:00' } },
     'sessions.list': { query: { status: 'open', offset: '0' } },
     'records.startVerification': { body: {} },
@@ -947,10 +1137,12 @@ describe('every resource calls its endpoint', () => {
           .map((f) => `${k}.${f}`),
       );
     const tested = new Set(cases.map((c) => c[0]));
-    // records.create/list/batch and verifyInBackground have their own tests above; the agreement
-    // document's upload and download (not JSON) theirs below; the tax pack's files and the signed
+    // records.create/list/batch, verifyInBackground and the dossier (a ZIP) have their own tests above; the agreement
+    // document's upload and download (not JSON) and a photo's upload theirs below; the tax pack's files and the signed
     // certificate's upload and download theirs in donations.test.ts.
     expect(methods.filter((name) => !tested.has(name)).sort()).toEqual([
+      'compliance.dossier',
+      'compliance.esrsE5Csv',
       'donationAgreements.downloadDocument',
       'donationAgreements.uploadDocument',
       'donations.signedCertificatePdf',
@@ -958,6 +1150,7 @@ describe('every resource calls its endpoint', () => {
       'donations.taxPackCsv',
       'donations.taxPackPdf',
       'donations.uploadSignedCertificate',
+      'photos.create',
       'records.batch',
       'records.create',
       'records.list',
@@ -1030,5 +1223,41 @@ describe('donationAgreements documents', () => {
     );
     expect(await client().donationAgreements.downloadDocument(uuid(22))).toEqual(pdf);
     await expect(client().donationAgreements.downloadDocument(uuid(23))).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('photos.create', () => {
+  const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+  const photo = {
+    id: uuid(12),
+    object: 'photo',
+    url: `https://merma.example.com/api/v1/photos/${uuid(12)}`,
+    content_type: 'image/jpeg',
+    size_bytes: jpeg.length,
+    sha256: 'b'.repeat(64),
+    livemode: false,
+    created_at: '2026-11-30T10:00:00.000Z',
+  };
+
+  it('sends the image as the raw body under its type, from bytes or a Blob, and answers the photo', async () => {
+    const seen: { type: string | null; bytes: number[] }[] = [];
+    server.use(
+      http.post(`${API}/photos`, async ({ request }) => {
+        seen.push({ type: request.headers.get('content-type'), bytes: [...new Uint8Array(await request.arrayBuffer())] });
+        return HttpResponse.json(envelope(photo), { status: 201 });
+      }),
+    );
+    expect(await client().photos.create(jpeg, { contentType: 'image/jpeg' })).toEqual(photo);
+    expect(await client().photos.create(new Blob([jpeg], { type: 'image/png' }))).toEqual(photo);
+    expect(seen).toEqual([
+      { type: 'image/jpeg', bytes: [...jpeg] },
+      { type: 'image/png', bytes: [...jpeg] },
+    ]);
+  });
+
+  it('refuses bytes without a type before sending anything', () => {
+    // @ts-expect-error bytes need a contentType
+    expect(() => client().photos.create(jpeg)).toThrow(/contentType/);
+    expect(() => client().photos.create(new Blob([jpeg]))).toThrow(/contentType/);
   });
 });

@@ -27,8 +27,13 @@ export function typedOf(kg: number): TypedWeight {
   return { whole: whole ?? '', fraction: fraction ?? null };
 }
 
-/** Why the typed weight cannot be saved (a message key), or null when it can. */
-export function weightProblem(typed: TypedWeight): 'empty' | 'tooHeavy' | null {
+/** Why the typed weight cannot be saved (a message key), or null when it can; counted, the units' weight. */
+export function weightProblem(typed: TypedWeight, unitKg?: number): 'empty' | 'tooHeavy' | null {
+  if (unitKg !== undefined) {
+    const units = Number(typed.whole || '0');
+    if (units <= 0) return 'empty';
+    return units * unitKg > STATION_MAX_WEIGHT_KG ? 'tooHeavy' : null;
+  }
   const kg = weightOf(typed);
   if (kg === null || kg <= 0) return 'empty';
   if (kg > STATION_MAX_WEIGHT_KG) return 'tooHeavy';
@@ -62,6 +67,7 @@ export function Keypad({
   onSave,
   saving,
   extra,
+  count,
 }: {
   title: string;
   typed: TypedWeight;
@@ -69,14 +75,18 @@ export function Keypad({
   onSave: () => void;
   saving: boolean;
   extra?: React.ReactNode;
+  /** Units are counted, not kilos typed: whole numbers only, and the weight they make shown below. */
+  count?: { unitKg: number; weight: (kg: number) => string };
 }) {
   const { t, i18n } = useTranslation('station');
   // The language's decimal mark, from the reader every numeric field of the dashboard uses.
   const mark = decimalMark(i18n.resolvedLanguage ?? 'es');
-  const problem = weightProblem(typed);
-  const shown = `${typed.whole || '0'}${typed.fraction !== null ? mark + typed.fraction : ''}`;
+  const problem = weightProblem(typed, count?.unitKg);
+  const shown = count ? typed.whole || '0' : `${typed.whole || '0'}${typed.fraction !== null ? mark + typed.fraction : ''}`;
+  // Counting takes whole units: the decimal key does nothing.
+  const pressed = (value: string) => (count && value === 'decimal' ? typed : press(count ? { ...typed, fraction: null } : typed, value));
   const key = (label: React.ReactNode, value: string, aria?: string) => (
-    <UnstyledButton key={value} className={classes.key} onClick={() => onChange(press(typed, value))} aria-label={aria}>
+    <UnstyledButton key={value} className={classes.key} onClick={() => onChange(pressed(value))} aria-label={aria}>
       {label}
     </UnstyledButton>
   );
@@ -85,9 +95,9 @@ export function Keypad({
     // biome-ignore lint/a11y/noStaticElementInteractions: the keys are buttons; this only lets a keyboard type too
     <div
       onKeyDown={(e) => {
-        if (/^\d$/.test(e.key)) onChange(press(typed, e.key));
-        else if (e.key === ',' || e.key === '.') onChange(press(typed, 'decimal'));
-        else if (e.key === 'Backspace') onChange(press(typed, 'delete'));
+        if (/^\d$/.test(e.key)) onChange(pressed(e.key));
+        else if (e.key === ',' || e.key === '.') onChange(pressed('decimal'));
+        else if (e.key === 'Backspace') onChange(pressed('delete'));
         else if (e.key === 'Enter' && !problem) onSave();
         else return;
         e.preventDefault();
@@ -100,12 +110,21 @@ export function Keypad({
             <Title order={2} size="h3">
               {title}
             </Title>
-            <output className={classes.weight} aria-label={t('station.keypad.label')} aria-live="polite">
+            <output
+              className={classes.weight}
+              aria-label={t(count ? 'station.keypad.countLabel' : 'station.keypad.label')}
+              aria-live="polite"
+            >
               {shown}
               <Text span inherit c="dimmed" ml={8}>
-                {t('station.keypad.unit')}
+                {t(count ? 'station.keypad.units' : 'station.keypad.unit')}
               </Text>
             </output>
+            {count && (
+              <Text size="lg" data-testid="counted-weight">
+                {t('station.keypad.counted', { weight: count.weight(Math.round(Number(typed.whole || '0') * count.unitKg * 1000) / 1000) })}
+              </Text>
+            )}
             {problem === 'tooHeavy' && (
               <Alert color="red" variant="light" role="alert">
                 {t('station.keypad.tooHeavy', { max: STATION_MAX_WEIGHT_KG })}
@@ -113,7 +132,7 @@ export function Keypad({
             )}
             {problem === 'empty' && typed.whole === '' && typed.fraction === null && (
               <Text size="md" c="dimmed">
-                {t('station.keypad.empty')}
+                {t(count ? 'station.keypad.emptyCount' : 'station.keypad.empty')}
               </Text>
             )}
             {extra}
@@ -134,7 +153,7 @@ export function Keypad({
         <Grid.Col span={7}>
           <SimpleGrid cols={3} spacing="xs">
             {['7', '8', '9', '4', '5', '6', '1', '2', '3'].map((d) => key(d, d))}
-            {key(mark, 'decimal', t('station.keypad.decimal'))}
+            {count ? <span /> : key(mark, 'decimal', t('station.keypad.decimal'))}
             {key('0', '0')}
             {key(<IconBackspace size={32} aria-hidden />, 'delete', t('station.keypad.delete'))}
           </SimpleGrid>

@@ -1,4 +1,4 @@
-import type { Session, WasteRecord } from '@merma/schema';
+import type { Photo, Session, WasteRecord } from '@merma/schema';
 import type { RedeemedPairing, StationRecent, StationSetup } from '@merma/schema/dashboard';
 import type { DonationOffer, SigningLink, StationAgreement, StationDonation } from './donation.ts';
 
@@ -41,9 +41,12 @@ export class StationError extends Error {
   }
 }
 
-async function call<T>(path: string, init: RequestInit & { token?: string | undefined; idempotencyKey?: string }): Promise<T> {
+async function call<T>(
+  path: string,
+  init: RequestInit & { token?: string | undefined; idempotencyKey?: string; contentType?: string },
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.idempotencyKey) headers['idempotency-key'] = init.idempotencyKey;
   let res: Response;
@@ -77,6 +80,11 @@ export const stationApi = {
   recent: (token: string) => call<StationRecent>('/records', { method: 'GET', token }),
   createRecord: (token: string, idempotencyKey: string, body: unknown) =>
     call<WasteRecord>('/records', { method: 'POST', token, idempotencyKey, body: JSON.stringify(body) }),
+  /**
+   * A photo's bytes as they are, typed by the blob's own type. No Idempotency-Key: photos are
+   * content-addressed, so the same bytes sent again answer the same photo.
+   */
+  uploadPhoto: (token: string, photo: Blob) => call<Photo>('/photos', { method: 'POST', token, body: photo, contentType: photo.type }),
   undo: (token: string, idempotencyKey: string, recordId: string) =>
     call<WasteRecord>(`/records/${encodeURIComponent(recordId)}/undo`, { method: 'POST', token, idempotencyKey, body: '{}' }),
   startSession: (token: string, idempotencyKey: string, name: string) =>

@@ -22,7 +22,25 @@ export type Flow = {
   reason?: string | null;
   /** The refused outbox item this flow corrects, if any. */
   correcting?: number;
+  /**
+   * A product tapped among the quick buttons (the setup's `quick_products`): the category is its,
+   * and the keypad counts units, the weight being units × its unit weight (`counting`), unless the
+   * weight is read from the scale.
+   */
+  product?: QuickProduct;
+  /** The photo of the waste, if one was taken (optional, at the weight step). */
+  photo?: AttachedPhoto;
 };
+/**
+ * A record's photo: still on the tablet (`blob`, uploaded by the outbox before the record), or
+ * already uploaded (`url`: a refused record's, being corrected, whose photo reached the server).
+ */
+export type AttachedPhoto = { blob: Blob } | { url: string };
+export type QuickProduct = { id: string; name: string; food_category: string; unit_weight_kg: number };
+/** Whether the keypad counts units of the flow's product (a product tapped, and no scale read). */
+export const counting = (f: Flow): f is Flow & { product: QuickProduct } => f.product !== undefined && f.scale === undefined;
+/** The weight of `units` of a product, to the gram. */
+export const countedKg = (units: number, unitKg: number) => Math.round(units * unitKg * 1000) / 1000;
 export const START: Flow = { typed: EMPTY_WEIGHT };
 /**
  * `tare`: the container's weight as typed (the weight on the keypad is then the gross, and the

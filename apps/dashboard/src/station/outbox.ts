@@ -17,6 +17,12 @@ export type Sender = { token: string; scope: string };
  *   pause that doubles up to a minute, or at once when the browser says it is online again.
  * - Refused (400, 404, 409): the item stays, marked with the server's message, for the cook to
  *   correct or discard; the items after it are sent.
+ * - A record's photo goes first (`POST /station/photos`), and its address is written into the
+ *   queued record (`photo_url`, the photo itself dropped) in one write before the record is sent:
+ *   the record never reaches the server without its photo, and a crash between the upload and that
+ *   write at worst sends the same bytes again, which the server answers with the same photo (photos
+ *   are content-addressed). A photo the server refuses (400, 413, 415) holds its record, unsent, like
+ *   a refused record, for the cook to correct (without the photo, or with another) or discard.
  * - 401: the device was unpaired; nothing more is sent, and nothing is dropped.
  * - An item is sent only with a pairing of the establishment and mode it was made for: after the
  *   tablet is paired elsewhere, older items wait (counted) instead of landing in another register.
@@ -31,7 +37,7 @@ export type OutboxStatus = {
   unpaired: boolean;
 };
 
-type Api = Pick<typeof stationApi, 'createRecord' | 'undo'>;
+type Api = Pick<typeof stationApi, 'createRecord' | 'undo' | 'uploadPhoto'>;
 
 const FIRST_PAUSE_MS = 1_000;
 const LONGEST_PAUSE_MS = 60_000;
@@ -57,14 +63,18 @@ export class Outbox {
     return () => this.listeners.delete(listener);
   }
 
-  /** Queues a record, with its tap time as `occurred_at` and a key of its own, and starts sending. */
-  async record(body: Omit<RecordBody, 'occurred_at'>, tappedAt = new Date()): Promise<OutboxItem> {
+  /**
+   * Queues a record, with its tap time as `occurred_at` and a key of its own, and its photo if one
+   * was taken, and starts sending.
+   */
+  async record(body: Omit<RecordBody, 'occurred_at'>, tappedAt = new Date(), photo?: Blob): Promise<OutboxItem> {
     const item = await this.store.enqueue({
       kind: 'record',
       scope: this.scope(),
       key: this.newKey(),
       state: 'waiting',
       body: { ...body, occurred_at: tappedAt.toISOString() },
+      ...(photo ? { photo } : {}),
     });
     await this.refresh();
     void this.flush();
@@ -92,8 +102,12 @@ export class Outbox {
     await this.refresh();
   }
 
-  /** Replaces a refused record by its corrected body (the tap time kept) under a new key, and sends it. */
-  async correct(seq: number, body: Omit<RecordBody, 'occurred_at'>): Promise<void> {
+  /**
+   * Replaces a refused record by its corrected body (the tap time kept) under a new key, and sends it.
+   * The photo is the correction's: the one still to upload that the cook kept (or took again), or
+   * none; one already uploaded is the body's `photo_url`.
+   */
+  async correct(seq: number, body: Omit<RecordBody, 'occurred_at'>, photo?: Blob): Promise<void> {
     const item = (await this.store.outbox()).find((i) => i.seq === seq);
     if (item?.kind !== 'record') return;
     await this.store.updateItem({
@@ -103,6 +117,7 @@ export class Outbox {
       key: this.newKey(),
       state: 'waiting',
       body: { ...body, occurred_at: item.body.occurred_at },
+      ...(photo ? { photo } : {}),
     });
     await this.refresh();
     void this.flush();
@@ -154,10 +169,21 @@ export class Outbox {
     if (!sender) return;
     const { token } = sender;
     this.status = { ...this.status, unpaired: false, retrying: false };
-    for (const item of await this.store.outbox()) {
-      if (item.state !== 'waiting' || item.seq === undefined || item.scope !== sender.scope) continue;
+    for (const queued of await this.store.outbox()) {
+      if (queued.state !== 'waiting' || queued.seq === undefined || queued.scope !== sender.scope) continue;
+      // The item as last written: after its photo's upload, the one with `photo_url` (what a refusal
+      // must mark, so that the photo is not uploaded again).
+      let item: OutboxItem & { seq: number } = { ...queued, seq: queued.seq };
       try {
         if (item.kind === 'record') {
+          const photo = photoToUpload(item);
+          if (photo) {
+            const uploaded = await this.api.uploadPhoto(token, photo);
+            const written = await this.store.photoUploaded(item.seq, uploaded.url);
+            // Discarded while its photo went up: nothing to send.
+            if (written?.kind !== 'record') continue;
+            item = { ...written, seq: item.seq };
+          }
           const stored = await this.api.createRecord(token, item.key, item.body);
           const sent: SentRecord = { id: stored.id, key: item.key, created_at: stored.created_at, body: item.body };
           await this.store.settle(item.seq, sent);
@@ -177,7 +203,12 @@ export class Outbox {
           this.retryLater(err.retryAfter);
           return;
         }
-        await this.store.updateItem({ ...item, state: 'refused', error: { message: err.message, details: err.details } });
+        await this.store.updateItem({
+          ...item,
+          state: 'refused',
+          // Still holding a photo to upload, the record was not sent: it was the photo that was refused.
+          error: { message: err.message, details: err.details, ...(photoToUpload(item) ? { photo: true } : {}) },
+        });
         await this.refresh();
       }
     }
@@ -201,4 +232,9 @@ export class Outbox {
     };
     for (const listener of this.listeners) listener();
   }
+}
+
+/** The photo a queued record still has to upload before it is sent, if any. */
+function photoToUpload(item: OutboxItem): Blob | undefined {
+  return item.kind === 'record' && !item.body.photo_url ? item.photo : undefined;
 }

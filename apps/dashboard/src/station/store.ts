@@ -5,7 +5,8 @@ import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
  * What a station keeps on the tablet, in IndexedDB (database `merma-station`): its pairing (the
  * device's token, which never leaves this store but for the station's own requests), the last setup
  * and records it was shown (so it opens with the network down), the outbox of writes not yet
- * answered by the server, and the records it stored lately (what it may undo).
+ * answered by the server (with the photos still to upload), and the records it stored lately (what
+ * it may undo).
  */
 
 /** A record as the station sends it: `CreateRecordInput`, with `occurred_at` taken at the tap. */
@@ -18,11 +19,14 @@ export type RecordBody = {
   waste_stage?: string | null;
   product_name?: string | null;
   notes?: string | null;
-  measurement_method?: 'direct_weighing';
+  measurement_method?: 'direct_weighing' | 'counting';
+  product_id?: string;
   scale_id?: string;
   tare_kg?: number;
   edible?: string;
   hierarchy_reason?: string;
+  /** The photo's stable address (`Photo.url`), once its upload was answered (outbox.ts). */
+  photo_url?: string;
   occurred_at: string;
 };
 
@@ -38,9 +42,23 @@ export type OutboxItem = {
    */
   scope: string;
   state: 'waiting' | 'refused';
-  /** The server's message when it refused the write (400, 404, 409): shown to the cook. */
-  error?: { message: string; details: { path: string; message: string }[] };
-} & ({ kind: 'record'; body: RecordBody } | { kind: 'undo'; record_id: string; tapped_at: string });
+  /**
+   * The server's message when it refused the write (400, 404, 409): shown to the cook. `photo`: it
+   * was the record's photo that was refused (400, 413, 415), and the record was not sent.
+   */
+  error?: { message: string; details: { path: string; message: string }[]; photo?: boolean };
+} & (
+  | {
+      kind: 'record';
+      body: RecordBody;
+      /**
+       * The photo taken at the bin, still to be uploaded (IndexedDB keeps Blobs as they are). Once
+       * uploaded, it is dropped and its address is the body's `photo_url`, in the same write.
+       */
+      photo?: Blob;
+    }
+  | { kind: 'undo'; record_id: string; tapped_at: string }
+);
 
 /** A record of this station the server stored: it may be undone until `created_at` + the window. */
 export type SentRecord = { id: string; key: string; created_at: string; body: RecordBody; undone?: boolean };
@@ -95,6 +113,24 @@ export async function openStationStore(name = DB_NAME) {
     outbox: () => db.getAll('outbox'),
     updateItem: (item: OutboxItem) => db.put('outbox', item),
     removeItem: (seq: number) => db.delete('outbox', seq),
+    /**
+     * The photo of the queued record `seq` was uploaded: its address goes into the body and the
+     * photo is dropped, in one write, so the record is never sent without it and the photo never
+     * uploaded again. Only while the record is still queued (the cook may have discarded it during
+     * the upload): the record as written, or undefined when it is gone.
+     */
+    async photoUploaded(seq: number, url: string): Promise<OutboxItem | undefined> {
+      const tx = db.transaction('outbox', 'readwrite');
+      const item = await tx.store.get(seq);
+      if (item?.kind !== 'record') {
+        await tx.done;
+        return undefined;
+      }
+      const { photo: _uploaded, ...rest } = item;
+      const written: OutboxItem = { ...rest, body: { ...item.body, photo_url: url } };
+      await Promise.all([tx.store.put(written), tx.done]);
+      return written;
+    },
     /** The server stored the write `seq` (as `sent`, for a record): one transaction, so it is never both queued and sent. */
     async settle(seq: number, sent?: SentRecord) {
       const tx = db.transaction(['outbox', 'sent'], 'readwrite');

@@ -13,6 +13,8 @@ export const ids = {
   otherEstablishment: '0b7a1d6e-1c55-4a4e-9a43-2f3f7e6f1a04',
   donation: '5d1f1a0c-7f0e-4c0a-8a55-000000000001',
   compost: '5d1f1a0c-7f0e-4c0a-8a55-000000000002',
+  /** A destination the catalogue fixture lacks: shown by its code. */
+  landfill: '5d1f1a0c-7f0e-4c0a-8a55-000000000003',
   overproduction: '6a2e2b1d-8f1f-4d1b-9b66-000000000001',
   expired: '6a2e2b1d-8f1f-4d1b-9b66-000000000002',
   lunch: '7b3f3c2e-9a2a-4e2c-8c77-000000000001',
@@ -88,6 +90,7 @@ export function wasteRecord(over: Partial<Output<'records.create'>> = {}): Outpu
     tare_kg: null,
     hierarchy_reason: null,
     hierarchy_note: null,
+    transfer_document_ref: null,
     source: 'dashboard',
     record_hash: 'a'.repeat(64),
     created_at: '2026-11-24T13:05:00.000Z',
@@ -186,6 +189,101 @@ export function appFixtures(role: Role): Fixtures {
   };
 }
 
+/** A year against a baseline: the restaurant of the server's worked example (compliance-reduction.test.ts). */
+export function reduction(year = 2026, baseline: '2021-2023' | '2020' | 'first_year' = '2021-2023'): Output<'compliance.reduction'> {
+  return {
+    establishment_id: ids.establishment,
+    livemode: false,
+    stage: 'food_services',
+    target: { reduction: 0.3, target_kg: baseline === 'first_year' ? 56 : 42.233 },
+    year: {
+      year,
+      period: { from: `${year}-01-01`, to: `${year}-11-29` },
+      complete: false,
+      waste_kg: 72,
+      measured_kg: 63,
+      estimated_kg: 9,
+      not_stated_kg: 0,
+    },
+    baseline:
+      baseline === 'first_year'
+        ? { kind: baseline, years: [2022], years_with_records: [2022], waste_kg: 80 }
+        : { kind: baseline, years: [2021, 2022, 2023], years_with_records: [2021, 2022, 2023], waste_kg: 60.333 },
+    change_share: baseline === 'first_year' ? -0.1 : 0.1934,
+    sales: { sales_eur: 1000, unpriced_units: 30, waste_kg_per_1000_eur: 72 },
+  };
+}
+
+/** The plan's measures as followed up: one assigned and in progress, one still planned. */
+export function planMeasures(): Output<'plan.measures'> {
+  return [
+    {
+      measure_id: 'storage.fefo_rotation',
+      text: 'Rotate stock first-expired-first-out and label every container with its opening date.',
+      owner: 'Ana',
+      due_on: '2026-12-31',
+      status: 'in_progress',
+      note: null,
+      updated_at: '2026-11-20T10:00:00.000Z',
+      in_latest_plan: true,
+    },
+    {
+      measure_id: 'bakery.bake_to_forecast',
+      text: 'Bake to the forecast in several batches; sell or donate day-old bread and use it in breadcrumbs or puddings.',
+      owner: null,
+      due_on: null,
+      status: 'planned',
+      note: null,
+      updated_at: null,
+      in_latest_plan: true,
+    },
+  ];
+}
+
+/** A year's training: one session. */
+export function trainingSessions(year = 2026): Output<'plan.trainingSessions'> {
+  return [
+    {
+      id: '7d0c7f4e-2b7a-4f43-9d0e-5a6a4f1f0b11',
+      held_on: `${year}-10-15`,
+      topic: 'Weigh before you bin',
+      trainer: 'Ana',
+      attendees: 9,
+      attendee_names: null,
+      created_at: `${year}-10-15T10:00:00.000Z`,
+    },
+  ];
+}
+
+/** The waste streams: compost described with its code and manager, landfill not yet. */
+export function wasteStreams(): Output<'compliance.wasteStreams'> {
+  return [
+    {
+      destination_id: ids.compost,
+      destination_code: 'compost',
+      wfd_operation: 'R3',
+      ler_code: '20 01 08',
+      ler_label: {
+        es: 'Residuos biodegradables de cocinas y restaurantes (fracciones recogidas selectivamente)',
+        en: 'Biodegradable kitchen and canteen waste (separately collected fractions)',
+      },
+      manager_name: 'Compostajes del Sur',
+      manager_nima: '4100098765',
+      updated_at: '2026-11-20T10:00:00.000Z',
+    },
+    {
+      destination_id: ids.landfill,
+      destination_code: 'landfill',
+      wfd_operation: 'D1',
+      ler_code: null,
+      ler_label: null,
+      manager_name: null,
+      manager_nima: null,
+      updated_at: null,
+    },
+  ];
+}
+
 /** A year in which bakery reached donation, and 2 kg of bread went to compost without a reason. */
 export function hierarchy(year = 2026): Output<'compliance.hierarchy'> {
   return {
@@ -227,6 +325,8 @@ export function plan(over: Partial<NonNullable<Output<'plan.get'>>> = {}): NonNu
     destinations: [{ key: 'donation', label: 'Donation', kg: 300, share: 0.243, orden: 1, es_recuperacion: true }],
     below_feed_kg: 934.5,
     donations: null,
+    hierarchy: null,
+    follow_up: null,
     version: 1,
     sha256: 'ab'.repeat(32),
     previous: null,

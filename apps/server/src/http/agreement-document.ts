@@ -1,6 +1,7 @@
 import { MAX_AGREEMENT_DOCUMENT_BYTES, Uuid } from '@merma/schema';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from '../errors.js';
+import { RawBody } from './raw-body.js';
 
 /**
  * A donation agreement's signed document over HTTP, as both doors that carry it share it: the API's
@@ -9,19 +10,8 @@ import { AppError, validationError } from '../errors.js';
  * modules/donations/documents.ts.
  */
 
-/**
- * A parsed `application/pdf` body. Its bytes are not enumerable, so a surface's storable-JSON check
- * (surfaces/hooks.ts) does not walk 10 MiB byte by byte.
- */
-export class PdfBody {
-  readonly #bytes: Buffer;
-  constructor(bytes: Buffer) {
-    this.#bytes = bytes;
-  }
-  get bytes(): Buffer {
-    return this.#bytes;
-  }
-}
+/** A parsed `application/pdf` body. */
+export class PdfBody extends RawBody {}
 
 /**
  * Parses `application/pdf` bodies (up to MAX_AGREEMENT_DOCUMENT_BYTES; a larger one is a 413) into a

@@ -11,6 +11,8 @@ import { type Logger, urlForLogs } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AccountDeps } from '../modules/accounts/service.js';
 import type { CatalogCache } from '../modules/catalog/service.js';
+import type { PhotoSettings } from '../modules/photos/service.js';
+import { FilePhotoStorage } from '../modules/photos/storage.js';
 
 import type { SecretBox } from '../secrets/cipher.js';
 import type { CheckpointSigner } from '../secrets/signing.js';
@@ -27,6 +29,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { apiSurface } from './surfaces/api.js';
 import { dashboardSurface } from './surfaces/dashboard.js';
 import { donationLinkSurface } from './surfaces/donation-link.js';
+import { photoFileRoutes } from './surfaces/photo-files.js';
 import { stationSurface } from './surfaces/station.js';
 import { vendorsSurface } from './surfaces/vendors.js';
 
@@ -56,6 +59,8 @@ export type AppServices = {
   signer: CheckpointSigner;
   /** The keys of secrets at rest; they also seal the stored Idempotency-Key answers (http/idempotency.ts). */
   secrets: SecretBox;
+  /** The photos' storage and links (modules/photos): the API's and the station's uploads, the file links. */
+  photos: PhotoSettings;
   /** The dashboard's procedures and what signing in needs (http/surfaces/dashboard.ts). */
   dashboard: { router: DashboardRouter; accounts: AccountDeps; catalog: CatalogCache };
   /** Called when the app closes. */
@@ -246,6 +251,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     log: services.log,
     accounts: services.dashboard.accounts,
     catalog: services.dashboard.catalog,
+    signer: services.signer,
     router: services.dashboard.router,
     rateLimiter,
     production,
@@ -259,7 +265,15 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     catalog: services.dashboard.catalog,
     secrets: services.secrets,
     publicUrl: config.publicUrl,
+    photos: services.photos,
     ...(afterWrite ? { afterWrite } : {}),
+  });
+  // The photos' short-lived links, when they are files: no caller, the link's signature is the permission.
+  await app.register(photoFileRoutes, {
+    sql: services.sql.primary,
+    clock,
+    secrets: services.secrets,
+    storage: services.photos.storage instanceof FilePhotoStorage ? services.photos.storage : undefined,
   });
   await app.register(donationLinkSurface, {
     db,

@@ -5,10 +5,14 @@ import {
   CURRENT_API_VERSION,
   DonationSignedCertificate,
   ErrorBody,
+  ESRS_YEARS,
   IntegrationReceiptResponse,
   InventoryLossPayload,
+  MAX_PHOTO_BYTES,
   OdooIntegrationResponse,
   OdooWebhookBody,
+  PHOTO_CONTENT_TYPES,
+  Photo,
   RateLimitErrorBody,
   SaleLine,
   SaleRecordedPayload,
@@ -199,6 +203,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
       Error: ErrorBody,
       RateLimitError: RateLimitErrorBody,
       DonationSignedCertificate,
+      Photo,
       SquareNotification,
       OdooWebhookBody,
       IntegrationReceiptEnvelope: IntegrationReceiptResponse,
@@ -262,7 +267,15 @@ export function buildOpenApiDocument(router: AppRouter, version: string): OpenAP
     }
   }
   doc.security = [{ bearerAuth: [] }];
-  Object.assign(doc.paths ?? {}, INTEGRATION_PATHS, AGREEMENT_DOCUMENT_PATHS, taxPackDocumentPaths(doc));
+  Object.assign(
+    doc.paths ?? {},
+    INTEGRATION_PATHS,
+    AGREEMENT_DOCUMENT_PATHS,
+    PHOTO_PATHS,
+    taxPackDocumentPaths(doc),
+    DOSSIER_PATHS,
+    ESRS_CSV_PATHS,
+  );
   describeInboundPayload(doc);
   describeOutboundEvents(doc);
   // The generator also emits schemas nothing refers to (its own error shapes, which the service
@@ -357,6 +370,145 @@ const AGREEMENT_DOCUMENT_PATHS: Json = {
         ...documentErrors('donations:read'),
         '400': errorResponse('The id is not a UUID, or a query parameter was given'),
         '404': errorResponse("No such agreement in the key's organisation, or it has no document yet"),
+      },
+    },
+  },
+};
+
+/**
+ * A photo's upload (http/surfaces/photo-uploads.ts): a raw image body, so a Fastify route beside the
+ * procedures, with the key and limits of every API route. Its answer is the `Photo` component, which
+ * `GET /photos/{id}` (a procedure) also documents.
+ */
+const PHOTO_PATHS: Json = {
+  '/photos': {
+    post: {
+      operationId: 'createPhoto',
+      tags: ['photos'],
+      security: [{ bearerAuth: [] }],
+      summary: 'Upload a photo of the waste',
+      description: `The image as the raw body (\`Content-Type: image/jpeg\`, \`image/png\` or \`image/webp\`, up to ${MAX_PHOTO_BYTES / 1024 / 1024} MiB; the bytes must be that type's). Answers the photo; put its \`url\` in a record's \`photo_url\` (\`POST /records\`), which then refuses any other Merma photo address than its organisation's and mode's. The same bytes sent again answer the same photo, so a retried upload needs no Idempotency-Key. Kept as long as the records (the register is never purged). Counts against the \`records_create\` rate limit.\n\nRequires the \`records:write\` permission.`,
+      requestBody: {
+        required: true,
+        content: Object.fromEntries(PHOTO_CONTENT_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+      },
+      'x-permission': 'records:write',
+      responses: {
+        '201': {
+          description: 'The stored photo',
+          headers: RATE_HEADERS,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['success', 'data', 'timestamp'],
+                properties: {
+                  success: { const: true },
+                  data: { $ref: '#/components/schemas/Photo' },
+                  timestamp: { type: 'string', format: 'date-time' },
+                },
+              },
+            },
+          },
+        },
+        ...documentErrors('records:write'),
+        '400': errorResponse('The body is empty, or is not the image its Content-Type says'),
+        '413': errorResponse(`Body larger than ${MAX_PHOTO_BYTES / 1024 / 1024} MiB`),
+        '415': errorResponse('Body is not image/jpeg, image/png or image/webp'),
+        '500': errorResponse('Internal error'),
+        '503': errorResponse('The photo storage is unavailable; retry'),
+      },
+    },
+  },
+};
+
+/** The inspection dossier (http/surfaces/dossier-documents.ts, modules/compliance/dossier.ts). */
+const DOSSIER_PATHS: Json = {
+  '/compliance/dossier.zip': {
+    get: {
+      operationId: 'getComplianceDossier',
+      tags: ['compliance'],
+      security: [{ bearerAuth: [] }],
+      summary: 'Download the inspection dossier',
+      description:
+        "One ZIP with what an inspector of Ley 1/2025 asks to see for the key's establishment and a calendar year (`year`, the current one to date by default), its texts in `lang` (`es` by default, or `en`): every version of the prevention plan, the year's records as CSV with the verification of the whole chain and the signed checkpoints (each message and raw Ed25519 signature as files), the register's documents chain with the documents still stored, the public keys (JWKS and PEM), \"am I obliged?\", the ESRS E5-5 figures and the hierarchy report with its justifications, the donation agreements covering the establishment with their signed PDFs (when the key also has `donations:read`), `SHA256SUMS`, and `verify.mjs`, which checks all of it with Node alone; `README.txt` says how to check it with `sha256sum` and `openssl` too. The same register gives the same bytes (`ETag`, `Repr-Digest`): nothing in it depends on the time of the download. Counts against the `analytics` rate limit.\n\nRequires the `records:read` and `analytics:read` permissions.",
+      parameters: [
+        {
+          name: 'year',
+          in: 'query',
+          required: false,
+          description: "calendar year in the establishment's time zone; the current one by default (to date); a year after it is a 400",
+          schema: { type: 'integer', minimum: ESRS_YEARS.min, maximum: ESRS_YEARS.max },
+        },
+        {
+          name: 'lang',
+          in: 'query',
+          required: false,
+          description: 'the language of the texts',
+          schema: { type: 'string', enum: ['es', 'en'], default: 'es' },
+        },
+      ],
+      'x-permission': 'records:read',
+      responses: {
+        '200': {
+          description: 'The dossier',
+          headers: {
+            ...RATE_HEADERS,
+            'Content-Disposition': { description: 'attachment, with the file name', schema: { type: 'string' } },
+            ETag: { description: 'the SHA-256 (hex) of the ZIP, quoted', schema: { type: 'string' } },
+            'Repr-Digest': { description: 'sha-256 of the ZIP (RFC 9530)', schema: { type: 'string' } },
+          },
+          content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+        },
+        '400': errorResponse(
+          'Invalid query (`year` not a number, out of range or after the current year, an unknown `lang` or parameter); `details` lists each problem',
+        ),
+        ...documentErrors('records:read or analytics:read'),
+      },
+    },
+  },
+};
+
+/** The ESRS E5-5 figures as a CSV (http/surfaces/dossier-documents.ts, modules/compliance/esrs-csv.ts). */
+const ESRS_CSV_PATHS: Json = {
+  '/compliance/esrs-e5.csv': {
+    get: {
+      operationId: 'getEsrsE5Csv',
+      tags: ['compliance'],
+      security: [{ bearerAuth: [] }],
+      summary: 'Download the ESRS E5-5 figures as a spreadsheet',
+      description:
+        'The figures of `GET /compliance/esrs-e5` for a calendar year (`year`, the current one to date by default) as a CSV, one row per line of the disclosure with the paragraph of ESRS E5 that asks for it, kg and, for the shares, the %: in Spanish (`lang=es`, the default) for a spreadsheet set to Spanish — UTF-8 with a byte order mark, `;` between fields, decimal comma, CRLF —, in English (`lang=en`) with `,` and a decimal point. Cells are never read as formulas.\n\nRequires the `analytics:read` permission.',
+      parameters: [
+        {
+          name: 'year',
+          in: 'query',
+          required: false,
+          description: "calendar year in the establishment's time zone; the current one by default (to date)",
+          schema: { type: 'integer', minimum: ESRS_YEARS.min, maximum: ESRS_YEARS.max },
+        },
+        {
+          name: 'lang',
+          in: 'query',
+          required: false,
+          description: 'the language of the file',
+          schema: { type: 'string', enum: ['es', 'en'], default: 'es' },
+        },
+      ],
+      'x-permission': 'analytics:read',
+      responses: {
+        '200': {
+          description: 'The figures as CSV',
+          headers: {
+            ...RATE_HEADERS,
+            'Content-Disposition': { description: 'attachment, with the file name', schema: { type: 'string' } },
+          },
+          content: { 'text/csv': { schema: { type: 'string', format: 'binary' } } },
+        },
+        '400': errorResponse(
+          'Invalid query (`year` not a number or out of range, an unknown `lang` or parameter); `details` lists each problem',
+        ),
+        ...documentErrors('analytics:read'),
       },
     },
   },

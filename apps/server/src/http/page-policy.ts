@@ -64,7 +64,9 @@ function ownPagePolicy(scriptSources: string[] = [], extra: string[] = []): stri
     "default-src 'self'",
     ["script-src 'self'", ...scriptSources].join(' '),
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    // blob: shows the photo a cook just took at the station before it is sent (an object URL of
+    // the tablet's own file); a stored photo opens in a tab of its own, by its signed link.
+    "img-src 'self' data: blob:",
     ...extra,
     "connect-src 'self'",
     "frame-ancestors 'none'",

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 
 /**
  * Secrets kept at rest (webhook signing secrets), encrypted with AES-256-GCM from node:crypto.
@@ -73,7 +73,10 @@ const aad = (header: string, context: string) => Buffer.from(`${header}\n${conte
 export function createSecretBox(keys: readonly EncryptionKey[], source: string): SecretBox {
   const first = keys[0];
   if (!first) throw new Error('createSecretBox needs at least one key');
-  const byId = new Map(keys.map((k) => [k.id, k.key]));
+  // Each key as a KeyObject made once: given as bytes, every cipher would build one of its own (a
+  // sealed Idempotency-Key answer is made on every keyed write).
+  const byId = new Map<string, KeyObject>(keys.map((k) => [k.id, createSecretKey(k.key)]));
+  const current = byId.get(first.id) as KeyObject;
   const keyIds = keys.map((k) => k.id);
   return {
     currentKeyId: first.id,
@@ -85,7 +88,7 @@ export function createSecretBox(keys: readonly EncryptionKey[], source: string):
     seal(plain, context) {
       const header = `${SEALED_PREFIX}${VERSION}:${first.id}`;
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', first.key, iv, { authTagLength: TAG_BYTES });
+      const cipher = createCipheriv('aes-256-gcm', current, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(aad(header, context));
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
       return `${header}:${iv.toString('base64')}:${body.toString('base64')}`;

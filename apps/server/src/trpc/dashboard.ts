@@ -9,6 +9,7 @@ import { inboundDashboardRouter } from '../modules/inbound/dashboard.js';
 import { integrationsDashboardRouter } from '../modules/integrations/dashboard.js';
 import { keysDashboardRouter } from '../modules/keys/dashboard.js';
 import { openingDashboardRouter } from '../modules/opening/dashboard.js';
+import type { PhotoSettings } from '../modules/photos/service.js';
 import { planDashboardRouter } from '../modules/plan/dashboard.js';
 import { predictDashboardRouter } from '../modules/predict/dashboard.js';
 import type { ForecastPool } from '../modules/predict/pool.js';
@@ -40,6 +41,8 @@ export function createDashboardRouter(deps: {
   invitations: InvitationLimiter;
   /** The demand forecast's threads (modules/predict/pool.ts); none: fits on the event loop. */
   forecasts?: ForecastPool | undefined;
+  /** The photos' storage and links (modules/photos). */
+  photos: PhotoSettings;
 }) {
   return dashboardRouter({
     accounts: accountsDashboardRouter,
@@ -55,7 +58,7 @@ export function createDashboardRouter(deps: {
     stations: stationsDashboardRouter,
     plan: planDashboardRouter,
     compliance: complianceDashboardRouter,
-    records: recordsDashboardRouter(deps.signer, deps.catalog),
+    records: recordsDashboardRouter(deps.signer, deps.catalog, deps.photos),
     shifts: shiftsDashboardRouter,
     opening: openingDashboardRouter,
     sessions: sessionsDashboardRouter,

@@ -6,6 +6,8 @@ import { donationsRouter } from '../modules/donations/api.js';
 import { inboundRouter } from '../modules/inbound/api.js';
 import { vendors } from '../modules/integrations/vendors/index.js';
 import { openingRouter } from '../modules/opening/api.js';
+import { photosRouter } from '../modules/photos/api.js';
+import type { PhotoSettings } from '../modules/photos/service.js';
 import { planRouter } from '../modules/plan/api.js';
 import { predictRouter } from '../modules/predict/api.js';
 import type { ForecastPool } from '../modules/predict/pool.js';
@@ -29,6 +31,8 @@ export function createAppRouter(deps: {
   signer: CheckpointSigner;
   /** The demand forecast's threads (modules/predict/pool.ts); none: fits on the event loop. */
   forecasts?: ForecastPool | undefined;
+  /** The photos' storage and links (modules/photos). */
+  photos: PhotoSettings;
 }) {
   const api = router({
     records: recordsRouter(deps.catalog, deps.signer),
@@ -41,6 +45,7 @@ export function createAppRouter(deps: {
     predict: predictRouter(deps.forecasts),
     preventionPlan: planRouter,
     compliance: complianceRouter,
+    photos: photosRouter(deps.photos),
     inbound: inboundRouter(
       deps.catalog,
       vendors().map((v) => v.connector),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateOrDateTime, FoodCategory, Uuid } from '../common.js';
+import { DossierQuery, EsrsE5CsvQuery } from '../compliance.js';
 import { MAX_PAGE_LIMIT } from '../constants.js';
 import { KeysetCursor } from '../cursor.js';
 import { CreateRecordInput, WasteRecord } from '../records.js';
@@ -93,3 +94,19 @@ export const RecordsExportQuery = z.strictObject({
   ...recordFilterShape,
 });
 export type RecordsExportQuery = z.input<typeof RecordsExportQuery>;
+
+/** `GET /dashboard/export/dossier.zip`: the inspection dossier of an establishment in a mode, as the API's `DossierQuery`. */
+export const DossierExportQuery = z.strictObject({
+  establishment_id: Uuid,
+  mode: KeyMode,
+  ...DossierQuery.shape,
+});
+export type DossierExportQuery = z.input<typeof DossierExportQuery>;
+
+/** `GET /dashboard/export/esrs-e5.csv`: a year's ESRS E5-5 figures of an establishment in a mode, as the API's. */
+export const EsrsE5ExportQuery = z.strictObject({
+  establishment_id: Uuid,
+  mode: KeyMode,
+  ...EsrsE5CsvQuery.shape,
+});
+export type EsrsE5ExportQuery = z.input<typeof EsrsE5ExportQuery>;

@@ -3,7 +3,7 @@ import { Cause, Destination, Shift } from '../catalog.js';
 import { FoodCategory, IsoDate, Timestamp, text, Uuid } from '../common.js';
 import { WasteRecord } from '../records.js';
 import { Session } from '../sessions.js';
-import { KeyMode, ModeScope } from './common.js';
+import { EstablishmentScope, KeyMode, ModeScope } from './common.js';
 
 /**
  * Kitchen stations (docs/decisions/0007-the-kitchen-station.md): the dashboard's devices and
@@ -72,6 +72,33 @@ export type RedeemedPairing = z.infer<typeof RedeemedPairing>;
  * each with how many records of the last 90 days used it; the shifts and the one now on; the open
  * registration sessions; and today's total.
  */
+/** The most containers an establishment names for the station's tare. */
+export const MAX_TARE_PRESETS = 20;
+/** The most products a station offers as a quick button. */
+export const MAX_QUICK_PRODUCTS = 6;
+/** The heaviest container a preset may weigh, in kg. */
+export const MAX_TARE_PRESET_KG = 100;
+
+/**
+ * A container the kitchen weighs food in (a named bucket, a gastronorm tray), with its weight: the
+ * station subtracts it from the scale's reading, so the register holds the food's net weight
+ * (packaging is not food waste). Per establishment, not per mode: the buckets are physical.
+ */
+export const TarePreset = z.object({
+  id: Uuid,
+  name: z.string(),
+  tare_kg: z.number().describe('the empty container, in kg'),
+});
+export type TarePreset = z.infer<typeof TarePreset>;
+
+export const DashboardTarePresetsInput = EstablishmentScope;
+export const DashboardAddTarePresetInput = EstablishmentScope.extend({
+  name: text(60).trim().min(1),
+  tare_kg: z.number().positive().max(MAX_TARE_PRESET_KG).multipleOf(0.001, 'to the gram at most'),
+});
+export type DashboardAddTarePresetInput = z.input<typeof DashboardAddTarePresetInput>;
+export const DashboardDeleteTarePresetInput = EstablishmentScope.extend({ id: Uuid });
+
 export const StationSetup = z.object({
   station: StationIdentity,
   categories: z.array(z.object({ food_category: FoodCategory, uses: z.number().int() })),
@@ -84,6 +111,12 @@ export const StationSetup = z.object({
   best_by_category: z
     .array(z.object({ food_category: FoodCategory, destino_id: Uuid }))
     .describe("each food category's highest step this year: a lower destination asks why (Ley 1/2025 art. 5.2)"),
+  tare_presets: z.array(TarePreset).describe("the establishment's containers, by name: a tap puts one's weight in the tare"),
+  quick_products: z
+    .array(z.object({ id: Uuid, name: z.string(), food_category: FoodCategory, unit_weight_kg: z.number(), uses: z.number().int() }))
+    .describe(
+      'the products this establishment and mode threw most in the last 90 days that have a unit weight (at most 6): a tap records them counted, units × unit weight',
+    ),
 });
 export type StationSetup = z.infer<typeof StationSetup>;
 

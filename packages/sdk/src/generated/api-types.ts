@@ -64,6 +64,8 @@ export type WasteRecord = {
     /** why it went to a lower step of the hierarchy, when said */
     hierarchy_reason: HierarchyReason | null;
     hierarchy_note: string | null;
+    /** the waste transfer document it was handed over with, when said */
+    transfer_document_ref: string | null;
     source: string;
     record_hash: string;
     /** when the record was stored (the order of the hash chain) */
@@ -662,6 +664,53 @@ export type PreventionPlan = {
         /** when no signed agreement is in force for the establishment: what the law asks the plan to justify in writing (Ley 1/2025 art. 6.4.b); null otherwise */
         justification: string | null;
     } | null;
+    /** the order of priorities kept in writing (Ley 1/2025 art. 5.2) when the plan was generated, as `GET /compliance/hierarchy` counts it, the justifications grouped by reason; null in plans generated before the plan had this section */
+    hierarchy: {
+        /** the calendar year of the plan's last day, to that day */
+        year: number;
+        /** records sent lower than their food category's best step of the year */
+        below_best: {
+            records: number;
+            kg: number;
+        };
+        /** of those, the ones with a `hierarchy_reason` */
+        justified: {
+            records: number;
+            kg: number;
+        };
+        by_reason: {
+            reason: HierarchyReason;
+            /** the reason in `lang` */
+            label: string;
+            records: number;
+            kg: number;
+        }[];
+        /** records below their best step still without a reason */
+        unjustified_count: number;
+    } | null;
+    /** the follow-up of the plan when it was generated: its review date, who carries out each measure by when and how far it has gone, and the training held; null in plans generated before the plan had this section */
+    follow_up: {
+        /** when the plan is to be reviewed at the latest: a year after it was generated, in the establishment's time zone */
+        review_by: string;
+        /** each measure of the plan's hotspots, once, as it was followed up when the plan was generated */
+        measures: {
+            /** the measure's stable id */
+            measure_id: string;
+            /** the measure in `lang` */
+            text: string;
+            owner: string | null;
+            due_on: string | null;
+            /** How far a measure has gone: `planned` (until someone says otherwise), `in_progress`, `done` or `dropped`. */
+            status: "planned" | "in_progress" | "done" | "dropped";
+        }[];
+        /** the staff training sessions held in the plan's period, oldest first */
+        training: {
+            held_on: string;
+            topic: string;
+            trainer: string | null;
+            attendees: number;
+        }[];
+    } | null;
     /** the version's number within the establishment and mode: 1 for the first plan generated, then one more for each */
     version: number;
     /** SHA-256 (hex) of the stored version as the database writes it (its content as PostgreSQL's jsonb text), entered into the register's documents chain and signed by every checkpoint after it (`GET /records/verify` re-hashes it); null for plans stored before versions were hashed (29 November 2026) */
@@ -853,11 +902,222 @@ export type HierarchyReport = {
     }[];
 };
 
+export type Reduction = {
+    establishment_id: string;
+    livemode: boolean;
+    /** the establishment's stage, from its NACE class; null until its activity is given */
+    stage: ("primary_production" | "processing_manufacturing" | "retail_distribution" | "food_services") | null;
+    /** null for a stage without a target (primary production) or an establishment without a stage */
+    target: {
+        /** the 2030 reduction the Directive sets for the stage: 0.10 (processing and manufacturing) or 0.30 (retail, distribution and food services, per capita nationally) */
+        reduction: number;
+        /** the baseline less that reduction, as the establishment's own indicative target; null without a baseline */
+        target_kg: number | null;
+    } | null;
+    year: {
+        year: number;
+        period: {
+            from: string;
+            to: string;
+        };
+        /** whether the year has ended: a year to date compares part of a year with whole ones */
+        complete: boolean;
+        waste_kg: number;
+        /** of it, weighed, counted or from a POS/ERP write-off */
+        measured_kg: number;
+        estimated_kg: number;
+        not_stated_kg: number;
+    };
+    baseline: {
+        /** What the year is compared with: `2021-2023` (the average of the years of 2021–2023 with records, the Waste Framework Directive's 2030 baseline), `2020` (Ley 1/2025's reference year) or `first_year` (the first full calendar year with records, the prevention plan's own baseline). */
+        kind: "2020" | "2021-2023" | "first_year";
+        /** the years the baseline is made of */
+        years: number[];
+        years_with_records: number[];
+        /** the average yearly food waste of the years with records; null when none has */
+        waste_kg: number | null;
+    };
+    /** (year − baseline) / baseline: −0.12 is 12 % less; null without a baseline */
+    change_share: number | null;
+    /** food waste per € of sales, where sales are sent to Merma; null when none are */
+    sales: {
+        /** the year's units sold × each product's price today */
+        sales_eur: number;
+        /** units sold of products without a price, left out */
+        unpriced_units: number;
+        waste_kg_per_1000_eur: number | null;
+    } | null;
+};
+
+export type PlanMeasure = {
+    /** a measure's stable id, as the plan's `follow_up.measures` names it */
+    measure_id: string;
+    /** the measure in `lang` */
+    text: string;
+    owner: string | null;
+    /** the date it is due by */
+    due_on: string | null;
+    /** How far a measure has gone: `planned` (until someone says otherwise), `in_progress`, `done` or `dropped`. */
+    status: "planned" | "in_progress" | "done" | "dropped";
+    note: string | null;
+    /** when it was last followed up; null while nobody has */
+    updated_at: string | null;
+    /** whether the newest plan version proposes it; a measure followed up before stays listed */
+    in_latest_plan: boolean;
+};
+
+export type TrainingSession = {
+    id: string;
+    /** the day it was held, in the establishment's time zone */
+    held_on: string;
+    topic: string;
+    trainer: string | null;
+    /** how many people attended */
+    attendees: number;
+    /** who attended, as written */
+    attendee_names: string | null;
+    created_at: string;
+};
+
+export type WasteStream = {
+    destination_id: string;
+    /** the destination's stable key, e.g. `composting` */
+    destination_code: string;
+    /** `not_waste`: kept for people (processed or donated), animal feed or by-products — not food waste (Delegated Decision (EU) 2019/1597); `R3`: composting or anaerobic digestion (recycling); `R1`: energy recovery; `D10`: incineration; `D1`: landfill; `sewer`: discharged to sewer */
+    wfd_operation: "not_waste" | "R3" | "R1" | "D10" | "D1" | "sewer";
+    /** its LER code ("20 01 08"); null until given */
+    ler_code: string | null;
+    /** the code's words in the list, with its section, in Spanish and English */
+    ler_label: {
+        es: string;
+        en: string;
+    } | null;
+    manager_name: string | null;
+    manager_nima: string | null;
+    /** when it was last set; null until given */
+    updated_at: string | null;
+};
+
+export type OrganizationFigures = {
+    organization_id: string;
+    livemode: boolean;
+    /** `organization`: every establishment (an Enterprise Multi key, or the dashboard); `establishment`: the key sees its own only */
+    scope: "organization" | "establishment";
+    year: number;
+    /** What the year is compared with: `2021-2023` (the average of the years of 2021–2023 with records, the Waste Framework Directive's 2030 baseline), `2020` (Ley 1/2025's reference year) or `first_year` (the first full calendar year with records, the prevention plan's own baseline). */
+    baseline: "2020" | "2021-2023" | "first_year";
+    establishments: {
+        /** food waste as Delegated Decision (EU) 2019/1597 counts it */
+        waste_kg: number;
+        measured_kg: number;
+        estimated_kg: number;
+        not_stated_kg: number;
+        /** the sum of the baselines of the establishments that have one; null when none has */
+        baseline_kg: number | null;
+        /** the year's food waste of those same establishments, what `change_share` compares */
+        compared_waste_kg: number | null;
+        /** (compared_waste_kg − baseline_kg) / baseline_kg; null without a baseline */
+        change_share: number | null;
+        establishment_id: string;
+        name: string;
+        /** A stage of the food supply chain as Delegated Decision (EU) 2019/1597 measures food waste */
+        stage: ("primary_production" | "processing_manufacturing" | "retail_distribution" | "food_services") | null;
+        /** whether the year has ended in the establishment's time zone */
+        complete: boolean;
+    }[];
+    by_stage: {
+        /** food waste as Delegated Decision (EU) 2019/1597 counts it */
+        waste_kg: number;
+        measured_kg: number;
+        estimated_kg: number;
+        not_stated_kg: number;
+        /** the sum of the baselines of the establishments that have one; null when none has */
+        baseline_kg: number | null;
+        /** the year's food waste of those same establishments, what `change_share` compares */
+        compared_waste_kg: number | null;
+        /** (compared_waste_kg − baseline_kg) / baseline_kg; null without a baseline */
+        change_share: number | null;
+        /** null: establishments whose activity is not given yet */
+        stage: ("primary_production" | "processing_manufacturing" | "retail_distribution" | "food_services") | null;
+        establishments: number;
+        /** the Directive's 2030 reduction for the stage applied to the stage's baseline; null for a stage without one */
+        target: {
+            reduction: number;
+            target_kg: number | null;
+        } | null;
+    }[];
+    total: {
+        /** food waste as Delegated Decision (EU) 2019/1597 counts it */
+        waste_kg: number;
+        measured_kg: number;
+        estimated_kg: number;
+        not_stated_kg: number;
+        /** the sum of the baselines of the establishments that have one; null when none has */
+        baseline_kg: number | null;
+        /** the year's food waste of those same establishments, what `change_share` compares */
+        compared_waste_kg: number | null;
+        /** (compared_waste_kg − baseline_kg) / baseline_kg; null without a baseline */
+        change_share: number | null;
+    };
+    /** the ESRS E5-5 figures of every establishment summed (each establishment's calendar year in its own time zone) */
+    esrs: {
+        livemode: boolean;
+        year: number;
+        /** every kg recorded in the period, waste or not */
+        total_kg: number;
+        /** processed for people, donated, animal feed or by-products: not waste */
+        not_waste_kg: number;
+        /** total_kg − not_waste_kg: the ESRS E5-5 total waste generated */
+        waste_kg: number;
+        diverted_from_disposal: {
+            preparation_for_reuse_kg: number;
+            /** composting and anaerobic digestion (R3) */
+            recycling_kg: number;
+            /** energy recovery (R1) */
+            other_recovery_kg: number;
+            total_kg: number;
+        };
+        directed_to_disposal: {
+            /** D10 */
+            incineration_kg: number;
+            /** D1 */
+            landfill_kg: number;
+            /** to sewer */
+            other_disposal_kg: number;
+            total_kg: number;
+        };
+        /** waste_kg − recycling_kg */
+        non_recycled_kg: number;
+        /** non_recycled_kg / waste_kg; null without waste */
+        non_recycled_share: number | null;
+        /** how waste_kg was measured, from each record's `measurement_method` and `estimated` */
+        measurement: {
+            /** weighed, counted or booked as a write-off (`estimated` false) */
+            measured_kg: number;
+            /** estimated, or extrapolated from a composition analysis (`estimated` true) */
+            estimated_kg: number;
+            /** records that did not say how they were measured (stored before the register asked, or sent without it) */
+            not_stated_kg: number;
+        };
+        /** measured_kg / waste_kg: the share measured directly (ESRS E5-5 asks it); a record that does not say counts as not measured; null without waste */
+        measured_share: number | null;
+    };
+};
+
 export type MeasurementMethod = "direct_weighing" | "counting" | "write_off" | "estimate" | "composition_analysis";
 
 export type EdiblePart = "edible" | "inedible" | "mixed";
 
 export type HierarchyReason = "unfit_for_people" | "no_taker" | "too_little" | "legal_restriction" | "cost_or_logistics" | "other";
+
+/** How far a measure has gone: `planned` (until someone says otherwise), `in_progress`, `done` or `dropped`. */
+export type MeasureStatus = "planned" | "in_progress" | "done" | "dropped";
+
+/** What the year is compared with: `2021-2023` (the average of the years of 2021–2023 with records, the Waste Framework Directive's 2030 baseline), `2020` (Ley 1/2025's reference year) or `first_year` (the first full calendar year with records, the prevention plan's own baseline). */
+export type ReductionBaseline = "2020" | "2021-2023" | "first_year";
+
+/** A stage of the food supply chain as Delegated Decision (EU) 2019/1597 measures food waste */
+export type FoodChainStage = "primary_production" | "processing_manufacturing" | "retail_distribution" | "food_services";
 
 export type WebhookSubscription = {
     id: string;
@@ -994,6 +1254,8 @@ export type RecordEventData = {
     /** why it went to a lower step of the hierarchy, when said */
     hierarchy_reason?: HierarchyReason | undefined;
     hierarchy_note?: string | undefined;
+    /** the waste transfer document it was handed over with, when said */
+    transfer_document_ref?: string | undefined;
 };
 
 export type SessionCompletedEventData = {
@@ -1392,6 +1654,33 @@ export type DonationSignedCertificate = {
     uploaded_at: string;
 };
 
+export type Photo = {
+    id: string;
+    object: "photo";
+    /** The stable address to put in a record’s `photo_url`. */
+    url: string;
+    content_type: "image/jpeg" | "image/png" | "image/webp";
+    size_bytes: number;
+    sha256: string;
+    livemode: boolean;
+    created_at: string;
+};
+
+export type PhotoWithDownload = {
+    id: string;
+    object: "photo";
+    /** The stable address to put in a record’s `photo_url`. */
+    url: string;
+    content_type: "image/jpeg" | "image/png" | "image/webp";
+    size_bytes: number;
+    sha256: string;
+    livemode: boolean;
+    created_at: string;
+    /** The photo’s bytes, usable without a key until `download_expires_at`. */
+    download_url: string;
+    download_expires_at: string;
+};
+
 export type CreateRecordInput = {
     food_category: FoodCategory;
     weight_kg: number;
@@ -1424,6 +1713,8 @@ export type CreateRecordInput = {
     hierarchy_reason?: (HierarchyReason | null) | undefined;
     /** the justification in the kitchen's words; needed with `hierarchy_reason` `other` */
     hierarchy_note?: (string | null) | undefined;
+    /** the reference of the document the waste was handed over with to its manager (Spain's "documento de identificación" of the waste's transfer, Real Decreto 553/2020); the stream's LER code and manager are in `GET /compliance/waste-streams` */
+    transfer_document_ref?: (string | null) | undefined;
 };
 
 export type CreateShiftInput = {
@@ -1464,6 +1755,17 @@ export type UpdateEstablishmentInput = {
     /** floor area open to the public (sales area), in m² */
     floor_area_m2?: (number | null) | undefined;
 };
+
+export type UpdateWasteStreamInput = Omit<{
+    /** a destination of `GET /destinos` that is waste */
+    destination_id: string;
+    /** European List of Waste (LER/EWC) code, written "20 01 08" ("200108" is accepted), one a food business hands food over under */
+    ler_code: string;
+    /** the authorised waste manager who collects the stream; null while not known */
+    manager_name: string | null;
+    /** the waste manager's NIMA (número de identificación medioambiental, 10 digits) */
+    manager_nima: string | null;
+}, "destination_id">;
 
 export type ImportProductsInput = {
     /** the CSV file's text */
@@ -1772,6 +2074,8 @@ export type WasteCreatedPayload = {
     hierarchy_reason?: (HierarchyReason | null) | undefined;
     /** the justification in the kitchen's words; needed with `hierarchy_reason` `other` */
     hierarchy_note?: (string | null) | undefined;
+    /** the reference of the document the waste was handed over with to its manager (Spain's "documento de identificación" of the waste's transfer, Real Decreto 553/2020); the stream's LER code and manager are in `GET /compliance/waste-streams` */
+    transfer_document_ref?: (string | null) | undefined;
 };
 
 export type WasteUpdatedPayload = {
@@ -1812,6 +2116,8 @@ export type WasteUpdatedPayload = {
     hierarchy_reason?: ((HierarchyReason | null) | undefined) | undefined;
     /** the justification in the kitchen's words; needed with `hierarchy_reason` `other` */
     hierarchy_note?: ((string | null) | undefined) | undefined;
+    /** the reference of the document the waste was handed over with to its manager (Spain's "documento de identificación" of the waste's transfer, Real Decreto 553/2020); the stream's LER code and manager are in `GET /compliance/waste-streams` */
+    transfer_document_ref?: ((string | null) | undefined) | undefined;
 };
 
 export type InventoryLossPayload = {
@@ -1928,6 +2234,44 @@ export type EsrsE5Query = {
 
 export type HierarchyQuery = {
     /** calendar year in the establishment's time zone; the current one by default (to date) */
+    year?: number | undefined;
+};
+
+export type DossierQuery = {
+    /** calendar year in the establishment's time zone; the current one by default (to date) */
+    year?: number | undefined;
+    /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
+    lang?: PlanLanguage | undefined;
+};
+
+export type EsrsE5CsvQuery = {
+    /** calendar year in the establishment's time zone; the current one by default (to date) */
+    year?: number | undefined;
+    /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
+    lang?: PlanLanguage | undefined;
+};
+
+export type ReductionQuery = {
+    /** calendar year in the establishment's time zone; the current one by default (to date) */
+    year?: number | undefined;
+    /** What the year is compared with: `2021-2023` (the average of the years of 2021–2023 with records, the Waste Framework Directive's 2030 baseline), `2020` (Ley 1/2025's reference year) or `first_year` (the first full calendar year with records, the prevention plan's own baseline). */
+    baseline?: "2020" | "2021-2023" | "first_year" | undefined;
+};
+
+export type OrganizationFiguresQuery = {
+    /** calendar year in the establishment's time zone; the current one by default (to date) */
+    year?: number | undefined;
+    /** What the year is compared with: `2021-2023` (the average of the years of 2021–2023 with records, the Waste Framework Directive's 2030 baseline), `2020` (Ley 1/2025's reference year) or `first_year` (the first full calendar year with records, the prevention plan's own baseline). */
+    baseline?: "2020" | "2021-2023" | "first_year" | undefined;
+};
+
+export type PlanMeasuresQuery = {
+    /** The language of a prevention plan: `es` (Spanish) or `en` (English). */
+    lang?: PlanLanguage | undefined;
+};
+
+export type TrainingSessionsQuery = {
+    /** calendar year in the establishment's time zone; the current one by default */
     year?: number | undefined;
 };
 

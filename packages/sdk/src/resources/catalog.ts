@@ -4,7 +4,9 @@ import type {
   Cause,
   CreateProductInput,
   Destination,
+  DossierQuery,
   EsrsE5,
+  EsrsE5CsvQuery,
   EsrsE5Query,
   Establishment,
   HierarchyQuery,
@@ -13,11 +15,17 @@ import type {
   ImportProductsResult,
   Obligations,
   ObligationsQuery,
+  OrganizationFigures,
+  OrganizationFiguresQuery,
   Product,
+  Reduction,
+  ReductionQuery,
   UpdateEstablishmentInput,
   UpdateProductInput,
+  UpdateWasteStreamInput,
+  WasteStream,
 } from '../generated/api-types.js';
-import { segment } from './path.js';
+import { download, segment } from './path.js';
 
 /** GET /api/v1/causas: the active causes of waste. */
 export class Causas {
@@ -74,12 +82,70 @@ export class Compliance {
   }
 
   /**
+   * GET /api/v1/compliance/esrs-e5.csv: the same figures as a spreadsheet's CSV, its bytes — in
+   * Spanish by default (`;`, decimal comma, a byte order mark), `{ lang: 'en' }` with `,` and a
+   * decimal point; one row per line of the disclosure with its ESRS E5 paragraph.
+   */
+  esrsE5Csv(query: EsrsE5CsvQuery = {}, options?: RequestOptions): Promise<Uint8Array> {
+    return download(this.core, { method: 'GET', path: '/compliance/esrs-e5.csv', query }, 'text/csv', options);
+  }
+
+  /**
+   * GET /api/v1/compliance/reduction: a year's food waste (as Delegated Decision (EU) 2019/1597
+   * counts it) against a baseline — `2021-2023` by default, `2020` or `first_year` — with the
+   * establishment's stage, the 2030 reduction the Waste Framework Directive sets for it, and kg per
+   * €1,000 of sales where sales reach Merma.
+   */
+  reduction(query: ReductionQuery = {}, options?: RequestOptions): APIPromise<Reduction> {
+    return this.core.request({ method: 'GET', path: '/compliance/reduction', query }, options);
+  }
+
+  /**
    * GET /api/v1/compliance/hierarchy: a calendar year's records sent lower in the hierarchy than
    * their food category's best step (Ley 1/2025 art. 5.2), how many carry a `hierarchy_reason`,
    * by reason, and the ones still without one, newest first.
    */
   hierarchy(query: HierarchyQuery = {}, options?: RequestOptions): APIPromise<HierarchyReport> {
     return this.core.request({ method: 'GET', path: '/compliance/hierarchy', query }, options);
+  }
+
+  /**
+   * GET /api/v1/compliance/organization: a year's food waste of every establishment of the
+   * organisation (an Enterprise Multi key; another key's own), each against its own baseline, then
+   * by stage of the food supply chain with the 2030 reduction for it, in all, and the ESRS E5-5
+   * figures summed.
+   */
+  organization(query: OrganizationFiguresQuery = {}, options?: RequestOptions): APIPromise<OrganizationFigures> {
+    return this.core.request({ method: 'GET', path: '/compliance/organization', query }, options);
+  }
+
+  /**
+   * GET /api/v1/compliance/waste-streams: one entry per destination that is waste, in the
+   * hierarchy's order, with the LER code the establishment hands it over under and its authorised
+   * manager (name and NIMA); null while not described.
+   */
+  wasteStreams(options?: RequestOptions): APIPromise<WasteStream[]> {
+    return this.core.request({ method: 'GET', path: '/compliance/waste-streams' }, options);
+  }
+
+  /**
+   * PUT /api/v1/compliance/waste-streams/{destination_id}: describes one destination's stream, whole:
+   * `ler_code` (`'20 01 08'`; `'200108'` is accepted), `manager_name` and `manager_nima` (null while
+   * not known). Needs `catalog:write`.
+   */
+  setWasteStream(destinationId: string, stream: UpdateWasteStreamInput, options?: RequestOptions): APIPromise<WasteStream> {
+    return this.core.request({ method: 'PUT', path: `/compliance/waste-streams/${segment(destinationId)}`, body: stream }, options);
+  }
+
+  /**
+   * GET /api/v1/compliance/dossier.zip: the inspection dossier of a calendar year (the current one
+   * to date by default) as the ZIP's bytes — the plan's versions, the year's records with the
+   * chain's verification and the signed checkpoints, the documents chain, the public keys, the
+   * compliance figures, the donation agreements, `SHA256SUMS` and a `verify.mjs` that checks it
+   * with Node alone. The same register gives the same bytes.
+   */
+  dossier(query: DossierQuery = {}, options?: RequestOptions): Promise<Uint8Array> {
+    return download(this.core, { method: 'GET', path: '/compliance/dossier.zip', query }, 'application/zip', options);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { APIPromise } from '../core/api-promise.js';
-import type { Call, HttpCore, RequestOptions } from '../core/http.js';
+import type { HttpCore, RequestOptions } from '../core/http.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type {
   CreateCertificateLinkInput,
@@ -22,16 +22,7 @@ import type {
   UpdateDonationAgreementInput,
   UpdateSocialEntityInput,
 } from '../generated/api-types.js';
-import { segment } from './path.js';
-
-/**
- * A file the API answers instead of JSON (a PDF, a CSV), as its bytes: asked for with `accept`,
- * sent with the retries of any call; an error status is the same APIError as for JSON.
- */
-async function download(core: HttpCore, call: Call, accept: string, options: RequestOptions | undefined): Promise<Uint8Array> {
-  const response = await core.request(call, { ...options, headers: { accept, ...options?.headers } }).asResponse();
-  return new Uint8Array(await response.arrayBuffer());
-}
+import { download, segment } from './path.js';
 
 /**
  * The organisation's social entities and food banks (Ley 1/2025 art. 6.4.b), shared by its

@@ -7,11 +7,15 @@ import type {
   BenchmarkResult,
   DemandPrediction,
   GeneratePreventionPlanQuery,
+  PlanMeasure,
+  PlanMeasuresQuery,
   Prediction,
   PredictQuery,
   PreventionPlan,
   PreventionPlanQuery,
   ProductionSettings,
+  TrainingSession,
+  TrainingSessionsQuery,
   UpdateProductionSettingsInput,
 } from '../generated/api-types.js';
 
@@ -98,5 +102,19 @@ export class PreventionPlans {
    */
   get(query: PreventionPlanQuery = {}, options?: RequestOptions): APIPromise<PreventionPlan> {
     return this.core.request({ method: 'GET', path: '/prevention-plan', query }, options);
+  }
+
+  /**
+   * The plan's measures as they are followed up: each measure the newest plan proposes, then any
+   * other with a follow-up, with its owner, due date, status (`planned` until someone says
+   * otherwise) and note; its words in `lang` (Spanish by default).
+   */
+  measures(query: PlanMeasuresQuery = {}, options?: RequestOptions): APIPromise<PlanMeasure[]> {
+    return this.core.request({ method: 'GET', path: '/prevention-plan/measures', query }, options);
+  }
+
+  /** The staff training sessions held in a calendar year (the current one by default), oldest first. */
+  trainingSessions(query: TrainingSessionsQuery = {}, options?: RequestOptions): APIPromise<TrainingSession[]> {
+    return this.core.request({ method: 'GET', path: '/training-sessions', query }, options);
   }
 }

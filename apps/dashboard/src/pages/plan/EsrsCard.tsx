@@ -1,7 +1,9 @@
-import { Table, Text } from '@mantine/core';
+import { Button, Group, Table, Text } from '@mantine/core';
+import { IconDownload, IconPrinter } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { currentLanguage } from '../../i18n/index.ts';
 import { useFormat } from '../../lib/format.ts';
 import { useScope } from '../../lib/scope.ts';
 import { trpc } from '../../trpc.ts';
@@ -13,8 +15,21 @@ import { YearCard } from './YearCard.tsx';
  * directed to disposal, the non-recycled share, and apart what was not waste (donated, fed to
  * animals, by-products). The server sums it from the register (modules/compliance/esrs.ts); the
  * year is the current one to date, or one of the three before.
+ *
+ * Printable on its own (to paper or PDF, for the questionnaire's attachment): the print button
+ * marks the page (`data-print-only="esrs"` on the body, print.css), so the printout holds this
+ * table with whose it is and when — the establishment, its CIF, the period, test data said — and
+ * nothing else of the page; the mark goes once the browser has printed.
  */
-export function EsrsCard({ establishmentId, currentYear }: { establishmentId: string; currentYear: number }) {
+export function EsrsCard({
+  establishmentId,
+  establishment,
+  currentYear,
+}: {
+  establishmentId: string;
+  establishment: { name: string; cif: string };
+  currentYear: number;
+}) {
   const { t } = useTranslation('plan');
   const { livemode } = useScope();
   const format = useFormat();
@@ -63,6 +78,10 @@ export function EsrsCard({ establishmentId, currentYear }: { establishmentId: st
       onYear={setYear}
       printHide
     >
+      <Text size="sm" className="print-only" data-testid="esrs-print-heading">
+        {t('plan.esrs.printHeading', { name: establishment.name, cif: establishment.cif })}
+        {livemode ? '' : ` · ${t('plan.esrs.testData')}`}
+      </Text>
       <Text size="sm" c="dimmed">
         {data ? t('plan.esrs.period', { from: format.date(data.period.from), to: format.date(data.period.to) }) : t('plan.esrs.loading')}
       </Text>
@@ -83,6 +102,33 @@ export function EsrsCard({ establishmentId, currentYear }: { establishmentId: st
       <Text size="xs" c="dimmed">
         {t('plan.esrs.note')}
       </Text>
+      <Group gap="sm" data-print-hide>
+        <Button
+          component="a"
+          href={`/export/esrs-e5.csv?${new URLSearchParams({
+            establishment_id: establishmentId,
+            mode: livemode ? 'live' : 'test',
+            year: String(year),
+            lang: currentLanguage(),
+          })}`}
+          download
+          variant="default"
+          leftSection={<IconDownload size={16} aria-hidden />}
+          w="fit-content"
+        >
+          {t('plan.esrs.csv', { year })}
+        </Button>
+        <Button variant="default" leftSection={<IconPrinter size={16} aria-hidden />} onClick={printEsrs} w="fit-content">
+          {t('plan.esrs.print', { year })}
+        </Button>
+      </Group>
     </YearCard>
   );
+}
+
+/** Prints this card alone: the body's mark selects it in print.css, and goes after printing. */
+function printEsrs() {
+  document.body.dataset.printOnly = 'esrs';
+  window.addEventListener('afterprint', () => delete document.body.dataset.printOnly, { once: true });
+  window.print();
 }

@@ -33,6 +33,7 @@ export function HierarchyCard({ establishmentId, currentYear }: { establishmentI
       year={year}
       currentYear={currentYear}
       onYear={setYear}
+      printHide
     >
       {!data ? (
         <Text size="sm" c="dimmed">

@@ -12,9 +12,14 @@ import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';
+import { DossierCard } from './DossierCard.tsx';
 import { EsrsCard } from './EsrsCard.tsx';
+import { MeasureStatusBadge, MeasuresCard, TrainingCard } from './FollowUpCards.tsx';
 import { HierarchyCard } from './HierarchyCard.tsx';
 import { ObligationsCard } from './ObligationsCard.tsx';
+import { OrganizationCard } from './OrganizationCard.tsx';
+import { ReductionCard } from './ReductionCard.tsx';
+import { WasteStreamsCard } from './WasteStreamsCard.tsx';
 import './print.css';
 
 const route = getRouteApi('/app/plan');
@@ -61,8 +66,14 @@ function Plans({ establishment }: { establishment: PlanEstablishment }) {
   return (
     <Stack gap="lg">
       <ObligationsCard establishmentId={establishment.id} />
-      <EsrsCard establishmentId={establishment.id} currentYear={Number(obligations.as_of.slice(0, 4))} />
+      <EsrsCard establishmentId={establishment.id} establishment={establishment} currentYear={Number(obligations.as_of.slice(0, 4))} />
+      <ReductionCard establishmentId={establishment.id} currentYear={Number(obligations.as_of.slice(0, 4))} />
+      {me.establishments.length > 1 && <OrganizationCard currentYear={Number(obligations.as_of.slice(0, 4))} />}
       <HierarchyCard establishmentId={establishment.id} currentYear={Number(obligations.as_of.slice(0, 4))} />
+      <WasteStreamsCard establishmentId={establishment.id} manage={can.manageCompliance(me.role)} />
+      <MeasuresCard scope={scope} manage={can.generatePlan(me.role)} />
+      <TrainingCard scope={scope} currentYear={Number(obligations.as_of.slice(0, 4))} manage={can.generatePlan(me.role)} />
+      <DossierCard establishmentId={establishment.id} currentYear={Number(obligations.as_of.slice(0, 4))} />
       <Group gap="sm" data-print-hide>
         {can.generatePlan(me.role) && (
           <Button
@@ -285,8 +296,129 @@ function PlanDocument({ plan, establishment, testData }: { plan: PreventionPlan;
           )}
         </Stack>
         {plan.donations && <DonationsSection donations={plan.donations} />}
+        {plan.hierarchy && <HierarchySection hierarchy={plan.hierarchy} />}
+        {plan.follow_up && <FollowUpSection followUp={plan.follow_up} />}
       </Stack>
     </Card>
+  );
+}
+
+/** The plan's follow-up as it stood when it was generated: its review date, each measure's owner, due date and status, and the period's training. */
+function FollowUpSection({ followUp }: { followUp: NonNullable<PreventionPlan['follow_up']> }) {
+  const { t } = useTranslation('plan');
+  const format = useFormat();
+  return (
+    <Stack gap="xs" data-testid="plan-follow-up">
+      <Title order={3} size="h4">
+        {t('plan.followUp.document.title')}
+      </Title>
+      <Text size="sm" fw={600}>
+        {t('plan.followUp.document.reviewBy', { date: format.date(followUp.review_by) })}
+      </Text>
+      {followUp.measures.length > 0 && (
+        <Table withTableBorder aria-label={t('plan.followUp.document.title')}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('plan.followUp.columns.measure')}</Table.Th>
+              <Table.Th>{t('plan.followUp.columns.owner')}</Table.Th>
+              <Table.Th>{t('plan.followUp.columns.due')}</Table.Th>
+              <Table.Th>{t('plan.followUp.columns.status')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {followUp.measures.map((m) => (
+              <Table.Tr key={m.measure_id}>
+                <Table.Td>{m.text}</Table.Td>
+                <Table.Td>{m.owner ?? t('plan.followUp.document.nobody')}</Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{m.due_on ? format.date(m.due_on) : '—'}</Table.Td>
+                <Table.Td>
+                  <MeasureStatusBadge status={m.status} />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <Text size="sm" fw={600}>
+        {t('plan.followUp.document.training')}
+      </Text>
+      {followUp.training.length === 0 ? (
+        <Text size="sm">{t('plan.followUp.document.noTraining')}</Text>
+      ) : (
+        <Table withTableBorder aria-label={t('plan.followUp.document.training')}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('plan.training.columns.date')}</Table.Th>
+              <Table.Th>{t('plan.training.columns.topic')}</Table.Th>
+              <Table.Th>{t('plan.training.columns.trainer')}</Table.Th>
+              <Table.Th ta="right">{t('plan.training.columns.attendees')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {followUp.training.map((s) => (
+              <Table.Tr key={`${s.held_on}-${s.topic}`}>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{format.date(s.held_on)}</Table.Td>
+                <Table.Td>{s.topic}</Table.Td>
+                <Table.Td>{s.trainer ?? '—'}</Table.Td>
+                <Table.Td ta="right">{s.attendees}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}
+
+/** The order of priorities kept in writing when the plan was generated (Ley 1/2025 art. 5.2): the year's counts, by reason. */
+function HierarchySection({ hierarchy }: { hierarchy: NonNullable<PreventionPlan['hierarchy']> }) {
+  const { t } = useTranslation('plan');
+  const format = useFormat();
+  return (
+    <Stack gap="xs" data-testid="plan-hierarchy">
+      <Title order={3} size="h4">
+        {t('plan.doc.hierarchy.title', { year: hierarchy.year })}
+      </Title>
+      {hierarchy.below_best.records === 0 ? (
+        <Text size="sm">{t('plan.doc.hierarchy.none')}</Text>
+      ) : (
+        <>
+          <Text size="sm">
+            {t('plan.doc.hierarchy.counts', {
+              records: hierarchy.below_best.records,
+              kg: format.kg(hierarchy.below_best.kg),
+              justified: hierarchy.justified.records,
+              justifiedKg: format.kg(hierarchy.justified.kg),
+            })}
+          </Text>
+          {hierarchy.by_reason.length > 0 && (
+            <Table withTableBorder>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('plan.doc.hierarchy.reason')}</Table.Th>
+                  <Table.Th ta="right">{t('plan.doc.hierarchy.records')}</Table.Th>
+                  <Table.Th ta="right">{t('plan.doc.kg')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {hierarchy.by_reason.map((r) => (
+                  <Table.Tr key={r.reason}>
+                    <Table.Td>{r.label}</Table.Td>
+                    <Table.Td ta="right">{r.records}</Table.Td>
+                    <Table.Td ta="right">{format.kg(r.kg)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          )}
+          {hierarchy.unjustified_count > 0 && (
+            <Text size="sm" fw={600}>
+              {t('plan.doc.hierarchy.unjustified', { count: hierarchy.unjustified_count })}
+            </Text>
+          )}
+        </>
+      )}
+    </Stack>
   );
 }
 

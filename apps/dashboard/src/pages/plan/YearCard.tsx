@@ -44,15 +44,17 @@ export function YearCard({
           <Title order={2} size="h3" id={id}>
             {title}
           </Title>
-          <Select
-            label={yearLabel}
-            data={yearsUpTo(currentYear)}
-            value={String(year)}
-            onChange={(v) => v && onYear(Number(v))}
-            allowDeselect={false}
-            w={120}
-            data-print-hide
-          />
+          {/* Hidden on paper with its label (the period printed says the year). */}
+          <div data-print-hide>
+            <Select
+              label={yearLabel}
+              data={yearsUpTo(currentYear)}
+              value={String(year)}
+              onChange={(v) => v && onYear(Number(v))}
+              allowDeselect={false}
+              w={120}
+            />
+          </div>
         </Group>
         {children}
       </Stack>

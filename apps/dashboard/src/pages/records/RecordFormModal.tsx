@@ -7,6 +7,7 @@ import {
   MAX_HIERARCHY_NOTE_LENGTH,
   MAX_NOTES_LENGTH,
   MAX_PRODUCT_NAME_LENGTH,
+  MAX_TRANSFER_DOCUMENT_REF_LENGTH,
   MEASUREMENT_METHODS,
   WASTE_STAGES,
   type WasteRecord,
@@ -34,6 +35,7 @@ type Values = {
   edible: string;
   hierarchy_reason: string;
   hierarchy_note: string;
+  transfer_document_ref: string;
 };
 
 /** The fields the form sends, by the API's names (a server detail's `path` names one of them). */
@@ -51,6 +53,7 @@ const FIELD_OF_PATH: Record<string, keyof Values> = {
   edible: 'edible',
   hierarchy_reason: 'hierarchy_reason',
   hierarchy_note: 'hierarchy_note',
+  transfer_document_ref: 'transfer_document_ref',
 };
 
 type Props = {
@@ -94,6 +97,7 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
         edible: correcting.edible ?? '',
         hierarchy_reason: correcting.hierarchy_reason ?? '',
         hierarchy_note: correcting.hierarchy_note ?? '',
+        transfer_document_ref: correcting.transfer_document_ref ?? '',
       }
     : {
         food_category: '',
@@ -108,6 +112,7 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
         edible: '',
         hierarchy_reason: '',
         hierarchy_note: '',
+        transfer_document_ref: '',
       };
   const form = useForm<Values>({
     initialValues: initial,
@@ -170,6 +175,7 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
       edible: (v.edible || null) as WasteRecord['edible'],
       hierarchy_reason: (v.hierarchy_reason || null) as WasteRecord['hierarchy_reason'],
       hierarchy_note: v.hierarchy_note.trim() || null,
+      transfer_document_ref: v.transfer_document_ref.trim() || null,
     };
     if (!correcting) return create.mutate({ ...scope, ...fields });
     // Only what changed: the original's other fields (its shift, session, photo) are kept.
@@ -186,6 +192,7 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
       edible: correcting.edible,
       hierarchy_reason: correcting.hierarchy_reason,
       hierarchy_note: correcting.hierarchy_note,
+      transfer_document_ref: correcting.transfer_document_ref,
     };
     const changes = Object.fromEntries(
       Object.entries(fields).filter(([key, value]) => value !== before[key as keyof typeof before]),
@@ -199,6 +206,8 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
 
   const causes = catalog.causes.filter((c) => c.activo || c.id === correcting?.causa_id);
   const below = belowBest(form.values, catalog.destinations, best);
+  const isWaste =
+    catalog.destinations.find((d) => d.id === form.values.destino_id)?.wfd_operation !== 'not_waste' && Boolean(form.values.destino_id);
   return (
     <Modal opened onClose={onClose} title={t(correcting ? 'records.form.correctTitle' : 'records.form.addTitle')} size="lg">
       <ModalForm
@@ -275,6 +284,16 @@ export function RecordFormModal({ scope, timezone, correcting, onClose, onSaved 
               {...form.getInputProps('hierarchy_note')}
             />
           </SimpleGrid>
+        )}
+        {(isWaste || form.values.transfer_document_ref) && (
+          // Waste handed over to its manager leaves with a transfer document: its number, when known.
+          <TextInput
+            label={t('records.form.transferDocument')}
+            description={t('records.form.transferDocumentHint')}
+            maxLength={MAX_TRANSFER_DOCUMENT_REF_LENGTH}
+            w={{ base: '100%', sm: 320 }}
+            {...form.getInputProps('transfer_document_ref')}
+          />
         )}
         <Textarea label={t('records.detail.notes')} autosize minRows={2} maxLength={MAX_NOTES_LENGTH} {...form.getInputProps('notes')} />
       </ModalForm>

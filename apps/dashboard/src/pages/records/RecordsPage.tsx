@@ -430,6 +430,8 @@ function RecordDetail({ id, scope, timezone }: { id: string; scope: { establishm
       {r.edible && row(t('records.form.edible'), t(`edibleParts.${r.edible}`))}
       {r.hierarchy_reason &&
         row(t('records.form.reason'), [t(`hierarchyReasons.${r.hierarchy_reason}`), r.hierarchy_note].filter(Boolean).join(': '))}
+      {r.transfer_document_ref && row(t('records.detail.transferDocument'), r.transfer_document_ref)}
+      {r.photo_url && row(t('records.detail.photo'), <RecordPhoto recordId={r.id} url={r.photo_url} scope={scope} />)}
       {r.supersedes_id && row(t('records.detail.supersedes'), <RecordLink id={r.supersedes_id}>{r.supersedes_id}</RecordLink>)}
       {r.voided && row(t('records.detail.voided'), t('records.detail.voidedText'))}
       {/* A voiding record is its own end (superseded by itself): nothing to link to. */}
@@ -455,6 +457,28 @@ function RecordDetail({ id, scope, timezone }: { id: string; scope: { establishm
         />
       )}
     </Stack>
+  );
+}
+
+/**
+ * A record's photo, opened in a tab of its own: a photo stored by Merma by its short-lived signed
+ * link (asked for again every two minutes while the details are open, well inside its five), any
+ * other address (an integration's own) as it was sent. Not shown inline: a bucket's links are on
+ * another origin, which the page's policy does not load images from.
+ */
+function RecordPhoto({ recordId, url, scope }: { recordId: string; url: string; scope: { establishment_id: string; livemode: boolean } }) {
+  const { t } = useTranslation();
+  const photo = useQuery({
+    ...trpc.records.photo.queryOptions({ ...scope, id: recordId }),
+    retry: false,
+    refetchInterval: 120_000,
+  });
+  if (photo.isPending) return <Text size="sm">{t('common.loading')}</Text>;
+  const stored = photo.data;
+  return (
+    <Anchor href={stored ? stored.download_url : url} target="_blank" rel="noopener noreferrer" size="sm">
+      {stored ? t('records.detail.openPhoto') : t('records.detail.openExternalPhoto')}
+    </Anchor>
   );
 }
 

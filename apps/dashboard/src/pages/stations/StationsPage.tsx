@@ -14,6 +14,7 @@ import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';
+import { ContainersCard } from './ContainersCard.tsx';
 import { PairStationModal } from './PairStationModal.tsx';
 
 const STATUS_COLOR = { pairing: 'blue', expired: 'gray', active: 'teal', revoked: 'gray' } as const;
@@ -46,7 +47,10 @@ export function StationsPage() {
         <Alert color="gray">{t('stations.readOnly')}</Alert>
       ) : scope && establishment ? (
         <>
-          <StationsTable scope={scope} establishmentName={establishment.name} />
+          <Stack gap="lg">
+            <StationsTable scope={scope} establishmentName={establishment.name} />
+            <ContainersCard establishmentId={establishment.id} />
+          </Stack>
           {pairing && <PairStationModal onClose={pairModal.close} scope={scope} />}
         </>
       ) : (

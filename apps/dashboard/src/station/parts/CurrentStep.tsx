@@ -1,12 +1,13 @@
-import { Center, Loader } from '@mantine/core';
+import { Center, Loader, Stack } from '@mantine/core';
 import type { StationSetup } from '@merma/schema/dashboard';
-import type { Dispatch, SetStateAction } from 'react';
+import { type Dispatch, type SetStateAction, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { type Flow, higherStep, NO_DETAILS, STATION_REASONS, stepOf } from '../flow.ts';
+import { counting, type Flow, higherStep, NO_DETAILS, STATION_REASONS, stepOf } from '../flow.ts';
 import { Keypad, typedOf } from '../Keypad.tsx';
 import type { Labels } from '../useLabels.ts';
 import { Choices } from './Choices.tsx';
 import { MoreDetails } from './MoreDetails.tsx';
+import { PhotoButton } from './PhotoButton.tsx';
 import { ScaleButton } from './ScaleButton.tsx';
 
 /** The step the record is at: the category's, cause's or destination's choices, then the keypad. */
@@ -27,6 +28,8 @@ export function CurrentStep({
 }) {
   const { t } = useTranslation('station');
   const { t: dashboard } = useTranslation();
+  // A photo being prepared holds Save back: the record is not saved without the photo just taken.
+  const [photoBusy, setPhotoBusy] = useState(false);
   if (!setup) {
     return (
       <Center py="xl">
@@ -36,12 +39,27 @@ export function CurrentStep({
   }
   const step = stepOf(flow);
   if (step === 'category') {
-    return (
+    const categories = (
       <Choices
         title={t('station.steps.category')}
         items={setup.categories.map((c) => ({ value: c.food_category, label: labels.category(c.food_category) }))}
         onPick={(category) => onFlow((f) => ({ ...f, category }))}
       />
+    );
+    if (setup.quick_products.length === 0) return categories;
+    // The products thrown most, counted: a tap gives the category and a keypad of units.
+    return (
+      <Stack gap="lg">
+        <Choices
+          title={t('station.steps.quick')}
+          items={setup.quick_products.map((p) => ({ value: p.id, label: p.name }))}
+          onPick={(id) => {
+            const product = setup.quick_products.find((p) => p.id === id);
+            if (product) onFlow((f) => ({ ...f, category: product.food_category, product }));
+          }}
+        />
+        {categories}
+      </Stack>
     );
   }
   if (step === 'cause') {
@@ -78,17 +96,30 @@ export function CurrentStep({
       />
     );
   }
+  const counted = counting(flow);
   return (
     <Keypad
-      title={t('station.steps.weight')}
+      title={counted ? t('station.steps.count', { product: flow.product?.name }) : t('station.steps.weight')}
+      {...(counting(flow) ? { count: { unitKg: flow.product.unit_weight_kg, weight: labels.kg } } : {})}
       typed={flow.typed}
       onChange={(typed) => onFlow(({ scale: _typedOver, ...f }) => ({ ...f, typed }))}
-      onSave={onSave}
-      saving={saving}
+      onSave={() => {
+        if (!photoBusy) onSave();
+      }}
+      saving={saving || photoBusy}
       extra={
         <>
           <ScaleButton onWeight={({ kg, scaleId }) => onFlow((f) => ({ ...f, typed: typedOf(kg), scale: { id: scaleId } }))} />
-          <MoreDetails details={flow.details ?? NO_DETAILS} onChange={(details) => onFlow((f) => ({ ...f, details }))} />
+          <MoreDetails
+            details={flow.details ?? NO_DETAILS}
+            presets={setup.tare_presets}
+            onChange={(details) => onFlow((f) => ({ ...f, details }))}
+          />
+          <PhotoButton
+            photo={flow.photo}
+            onChange={(photo) => onFlow(({ photo: _replaced, ...f }) => (photo ? { ...f, photo } : f))}
+            onBusy={setPhotoBusy}
+          />
         </>
       }
     />

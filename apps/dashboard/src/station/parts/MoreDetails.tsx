@@ -1,13 +1,28 @@
-import { Box, Button, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { Box, Button, Group, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import type { TarePreset } from '@merma/schema/dashboard';
 import { EDIBLE_PARTS } from '@merma/schema/station';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatDecimal } from '../../lib/decimal.ts';
 import { type Details, STAGES } from '../flow.ts';
 import { bigClose, TALL_SEGMENTS } from './targets.ts';
 
-/** Stage, product, notes, the container's tare and whether it was edible: optional, behind one button so the four taps stay four. */
-export function MoreDetails({ details, onChange }: { details: Details; onChange: (details: Details) => void }) {
-  const { t } = useTranslation('station');
+/**
+ * Stage, product, notes, the container's tare and whether it was edible: optional, behind one button
+ * so the four taps stay four. The kitchen's named containers (the Stations page's) are a tap each:
+ * one puts its empty weight in the tare, which stays editable.
+ */
+export function MoreDetails({
+  details,
+  presets,
+  onChange,
+}: {
+  details: Details;
+  presets: readonly TarePreset[];
+  onChange: (details: Details) => void;
+}) {
+  const { t, i18n } = useTranslation('station');
+  const tareOf = (preset: TarePreset) => formatDecimal(preset.tare_kg, i18n.language, 3);
   const { t: dashboard } = useTranslation();
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState(details);
@@ -86,6 +101,30 @@ export function MoreDetails({ details, onChange }: { details: Details; onChange:
                 setDraft((d) => ({ ...d, notes }));
               }}
             />
+            {presets.length > 0 && (
+              <Box>
+                <Text fw={600} mb={4} id="station-containers">
+                  {t('station.details.containers')}
+                </Text>
+                <Group gap="xs" role="group" aria-labelledby="station-containers">
+                  {presets.map((preset) => {
+                    const chosen = draft.tare.trim() === tareOf(preset);
+                    return (
+                      <Button
+                        key={preset.id}
+                        size="lg"
+                        h={56}
+                        variant={chosen ? 'filled' : 'default'}
+                        aria-pressed={chosen}
+                        onClick={() => setDraft((d) => ({ ...d, tare: chosen ? '' : tareOf(preset) }))}
+                      >
+                        {t('station.details.container', { name: preset.name, kg: tareOf(preset) })}
+                      </Button>
+                    );
+                  })}
+                </Group>
+              </Box>
+            )}
             <TextInput
               size="lg"
               inputMode="decimal"

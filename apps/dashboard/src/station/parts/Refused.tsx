@@ -13,6 +13,7 @@ export function Refused({ station, labels, onCorrect }: { station: StationState;
   if (!refused.length) return null;
   // The server's words where the station has none of its own (they name the field and the reason).
   const refusal = (item: OutboxItem) => {
+    if (item.error?.photo) return t('station.refused.because.photo');
     const field = EXPLAINED.find((f) => item.error?.details.some((d) => d.path === f));
     return field ? t(`station.refused.because.${field}`) : item.error?.message;
   };

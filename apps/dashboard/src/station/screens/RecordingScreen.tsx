@@ -3,7 +3,7 @@ import type { StationSetup } from '@merma/schema/dashboard';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDecimal } from '../../lib/decimal.ts';
-import { type Flow, NO_DETAILS, netWeight, START, stepOf } from '../flow.ts';
+import { countedKg, counting, type Flow, NO_DETAILS, netWeight, START, stepOf } from '../flow.ts';
 import { typedOf, weightOf } from '../Keypad.tsx';
 import { CurrentStep } from '../parts/CurrentStep.tsx';
 import { FlowSummary } from '../parts/FlowSummary.tsx';
@@ -36,9 +36,12 @@ export function RecordingScreen({ station, onDonate }: { station: StationState; 
   useReloadOnUpdateWhen(step === 'category' && !saving && flow.correcting === undefined);
 
   const save = async () => {
-    const gross = weightOf(flow.typed);
-    if (gross === null || flow.category === undefined || flow.destination === undefined) return;
-    const weight = netWeight(gross, flow.details?.tare ?? '', i18n.language);
+    if (flow.category === undefined || flow.destination === undefined) return;
+    // Counted: units × the product's unit weight, the method known; no container to take off.
+    const units = counting(flow) ? Number(flow.typed.whole || '0') : null;
+    const gross = counting(flow) ? countedKg(units ?? 0, flow.product.unit_weight_kg) : weightOf(flow.typed);
+    if (gross === null) return;
+    const weight = counting(flow) ? { kg: gross } : netWeight(gross, flow.details?.tare ?? '', i18n.language);
     if ('problem' in weight) {
       setProblem(t(`station.details.${weight.problem}`));
       return;
@@ -49,21 +52,27 @@ export function RecordingScreen({ station, onDonate }: { station: StationState; 
       food_category: flow.category,
       weight_kg: kg,
       ...(weight.tare_kg ? { tare_kg: weight.tare_kg } : {}),
-      // Read from the scale: a direct weighing. Typed: the method is not known, so not said.
+      // Read from the scale: a direct weighing. Counted: counting. Typed: the method is not known, so not said.
       ...(flow.scale ? { measurement_method: 'direct_weighing' as const, ...(flow.scale.id ? { scale_id: flow.scale.id } : {}) } : {}),
+      ...(units !== null ? { measurement_method: 'counting' as const } : {}),
+      ...(flow.product ? { product_id: flow.product.id, product_name: flow.product.name } : {}),
       ...(flow.details?.edible ? { edible: flow.details.edible } : {}),
       ...(flow.reason ? { hierarchy_reason: flow.reason } : {}),
       destino_id: flow.destination,
       causa_id: flow.cause ?? null,
       ...(session ? { session_id: session.id } : {}),
       ...(flow.details?.waste_stage ? { waste_stage: flow.details.waste_stage } : {}),
-      ...(flow.details?.product_name.trim() ? { product_name: flow.details.product_name.trim() } : {}),
+      ...(!flow.product && flow.details?.product_name.trim() ? { product_name: flow.details.product_name.trim() } : {}),
       ...(flow.details?.notes.trim() ? { notes: flow.details.notes.trim() } : {}),
+      // A photo already uploaded (a refused record's, corrected) is its address; one still on the
+      // tablet goes into the outbox beside the record, which uploads it first.
+      ...(flow.photo && 'url' in flow.photo ? { photo_url: flow.photo.url } : {}),
     };
+    const photo = flow.photo && 'blob' in flow.photo ? flow.photo.blob : undefined;
     setSaving(true);
     try {
-      if (flow.correcting !== undefined) await station.outbox.correct(flow.correcting, body);
-      else await station.outbox.record(body);
+      if (flow.correcting !== undefined) await station.outbox.correct(flow.correcting, body, photo);
+      else await station.outbox.record(body, new Date(), photo);
       setSaved(t('station.saved', { weight: labels.kg(kg), category: labels.category(flow.category) }));
       setFlow(START);
     } finally {
@@ -87,6 +96,8 @@ export function RecordingScreen({ station, onDonate }: { station: StationState; 
         edible: body.edible ?? null,
       },
       ...(body.measurement_method === 'direct_weighing' ? { scale: { id: body.scale_id ?? null } } : {}),
+      // Its photo stays with it (the cook may remove it, or take another).
+      ...(item.photo ? { photo: { blob: item.photo } } : body.photo_url ? { photo: { url: body.photo_url } } : {}),
       correcting: item.seq,
     });
     setSaved(undefined);

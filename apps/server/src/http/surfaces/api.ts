@@ -5,7 +5,9 @@ import { resolveApiVersion } from '../api-version.js';
 import type { AppServices } from '../app.js';
 import { registerProcedureRoutes } from '../binding.js';
 import { agreementDocumentRoutes } from './agreement-documents.js';
+import { dossierRoutes } from './dossier-documents.js';
 import { noStore, storableBodies, wakeAfterWrites } from './hooks.js';
+import { photoUploadRoutes } from './photo-uploads.js';
 import { signedCertificateRoutes } from './signed-certificates.js';
 import { taxPackDocumentRoutes } from './tax-pack-documents.js';
 
@@ -47,6 +49,14 @@ export async function apiSurface(app: FastifyInstance, options: { services: AppS
     responseCheck: services.config.apiResponseCheck,
   });
   await app.register(agreementDocumentRoutes, { sql: services.sql.primary, clock: services.clock });
+  await app.register(photoUploadRoutes, { sql: services.sql.primary, clock: services.clock, photos: services.photos });
   await app.register(taxPackDocumentRoutes, { sql: services.sql.replica, clock: services.clock });
   await app.register(signedCertificateRoutes, { db: services.db, sql: services.sql.primary, clock: services.clock });
+  await app.register(dossierRoutes, {
+    db: services.db,
+    sql: services.sql.replica,
+    clock: services.clock,
+    catalog: services.dashboard.catalog,
+    signer: services.signer,
+  });
 }

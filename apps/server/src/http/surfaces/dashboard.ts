@@ -1,6 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import { localDate } from '@merma/schema';
-import { RecordsExportQuery } from '@merma/schema/dashboard';
+import { DossierExportQuery, EsrsE5ExportQuery, RecordsExportQuery } from '@merma/schema/dashboard';
 import { fastifyRequestHandler } from '@trpc/server/adapters/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { csrfTokenFor, sameSecret } from '../../auth/tokens.js';
@@ -12,8 +12,12 @@ import type { Logger } from '../../log.js';
 import type { OpenedLoginSession, SignedInUser } from '../../modules/accounts/login-sessions.js';
 import type { AccountDeps } from '../../modules/accounts/service.js';
 import type { CatalogCache } from '../../modules/catalog/service.js';
+import { buildDossier } from '../../modules/compliance/dossier.js';
+import { esrsE5 } from '../../modules/compliance/esrs.js';
+import { esrsE5Csv, esrsFileName } from '../../modules/compliance/esrs-csv.js';
 import { exportRecordsCsv } from '../../modules/records/export.js';
 import { findEstablishment, findSessionCaller, tenantOf } from '../../modules/tenancy/callers.js';
+import type { CheckpointSigner } from '../../secrets/signing.js';
 import type { DashboardRouter } from '../../trpc/dashboard.js';
 import type { DashboardContext } from '../../trpc/dashboard-base.js';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../json-body.js';
@@ -43,6 +47,8 @@ export type DashboardOptions = {
   accounts: AccountDeps;
   router: DashboardRouter;
   catalog: CatalogCache;
+  /** The checkpoints' public keys, for the inspection dossier. */
+  signer: Pick<CheckpointSigner, 'jwks'>;
   /** The API's limiter, which also holds the dashboard's per-user limits. */
   rateLimiter: RateLimiter;
   production: boolean;
@@ -161,6 +167,44 @@ export async function dashboardSurface(app: FastifyInstance, options: DashboardO
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="merma-${mode}-records-${day}${dialect === 'es' ? '-es' : ''}.csv"`)
       .send(csv);
+  });
+
+  // The inspection dossier (modules/compliance/dossier.ts) of an establishment the member's
+  // organisation holds: the same bytes as the API's for the same establishment, mode and year.
+  // Every member downloads it, agreements included (members read the donations page).
+  app.get('/export/dossier.zip', async (request, reply) => {
+    const { session } = checked.get(request) ?? { session: null };
+    if (!session) throw new AppError('unauthorized', 'Sign in to use the dashboard');
+    await options.rateLimiter.consumeForUser('heavy', `${session.userId}:compliance.dossier`);
+    const parsed = DossierExportQuery.safeParse(request.query);
+    if (!parsed.success) throw validationError('Invalid dossier query', issueDetails(parsed.error));
+    const { establishment_id, mode, ...query } = parsed.data;
+    const establishment = await findEstablishment(db, session.organizationId, establishment_id);
+    const tenant = tenantOf(establishment, mode === 'live');
+    const dossier = await buildDossier({ db, sql: replica, clock, catalog: options.catalog, signer: options.signer }, tenant, {
+      ...query,
+      agreements: true,
+    });
+    return reply
+      .header('content-type', 'application/zip')
+      .header('content-disposition', `attachment; filename="${dossier.fileName}"`)
+      .send(Buffer.from(dossier.bytes.buffer, dossier.bytes.byteOffset, dossier.bytes.byteLength));
+  });
+
+  // The ESRS E5-5 figures as a CSV (modules/compliance/esrs-csv.ts): the same file as the API's.
+  app.get('/export/esrs-e5.csv', async (request, reply) => {
+    const { session } = checked.get(request) ?? { session: null };
+    if (!session) throw new AppError('unauthorized', 'Sign in to use the dashboard');
+    await options.rateLimiter.consumeForUser('heavy', `${session.userId}:compliance.esrsE5Csv`);
+    const parsed = EsrsE5ExportQuery.safeParse(request.query);
+    if (!parsed.success) throw validationError('Invalid ESRS query', issueDetails(parsed.error));
+    const { establishment_id, mode, year, lang } = parsed.data;
+    const establishment = await findEstablishment(db, session.organizationId, establishment_id);
+    const figures = await esrsE5(replica, tenantOf(establishment, mode === 'live'), year, clock());
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${esrsFileName(figures, lang)}"`)
+      .send(await esrsE5Csv(figures, lang));
   });
 
   // The signed agreement PDF, up and down, and a donation's signed note, down: a plugin of its own,

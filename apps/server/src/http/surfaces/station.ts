@@ -4,6 +4,7 @@ import {
   CreateRecordInput,
   CreateSessionInput,
   DonationIdParams,
+  MAX_PHOTO_BYTES,
   RecordIdParams,
   SessionIdParams,
 } from '@merma/schema';
@@ -18,6 +19,7 @@ import type { Logger } from '../../log.js';
 import type { CatalogCache } from '../../modules/catalog/service.js';
 import { createDonation } from '../../modules/donations/donations.js';
 import { createDonationLink } from '../../modules/donations/links.js';
+import type { PhotoSettings } from '../../modules/photos/service.js';
 import { completeSession, createSession } from '../../modules/sessions/service.js';
 import { stationAgreements, stationDonation } from '../../modules/stations/donations.js';
 import { createStationRecord, recentStationRecords, undoStationRecord } from '../../modules/stations/records.js';
@@ -28,6 +30,7 @@ import type { SecretBox } from '../../secrets/cipher.js';
 import { ok } from '../../trpc/trpc.js';
 import { bearerCredential } from '../auth.js';
 import { answerOnce, fingerprint, parseIdempotencyKey } from '../idempotency.js';
+import { acceptImageBodies, answerPhotoUpload } from '../photo-body.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { noStore, storableBodies, wakeAfterWrites } from './hooks.js';
 
@@ -47,6 +50,8 @@ export type StationSurfaceDeps = {
   secrets: SecretBox;
   /** The service's public address: the donation signing links the station shows as a QR code start with it. */
   publicUrl: string;
+  /** Where the photos taken at the bin are kept (modules/photos). */
+  photos: PhotoSettings;
   afterWrite?: () => void;
 };
 
@@ -88,6 +93,18 @@ export async function stationSurface(app: FastifyInstance, deps: StationSurfaceD
       touch(station.caller.credential);
     });
     registerPairedRoutes(paired, deps, sql);
+    // The photo taken at the bin: a raw image body, parsed in this plugin alone (every other
+    // station route keeps answering 415 to an image). Content-addressed, so the outbox sends it
+    // again after a lost answer without a key and nothing is stored twice; it counts against the
+    // device's allowance of writes like a record.
+    await paired.register(async (photos) => {
+      acceptImageBodies(photos);
+      photos.post('/station/photos', { bodyLimit: MAX_PHOTO_BYTES }, async (request, reply) => {
+        const { station } = request;
+        await deps.rateLimiter.consume('records_create', `station:${station.identity.device.id}`, reply);
+        return answerPhotoUpload(request, reply, { photos: deps.photos, sql, clock: deps.clock }, station.tenant);
+      });
+    });
   });
 }
 

@@ -1,6 +1,6 @@
 import type { DonationNote } from '@merma/schema';
 import { foodCategoryLabel } from '../catalog/labels.js';
-import { csvStringifier } from '../records/export.js';
+import { csvBytes } from '../records/export.js';
 
 /** The handover note's columns, with the Spanish headers a spreadsheet set to Spanish shows. */
 const COLUMNS = [
@@ -38,37 +38,26 @@ const decimal = (n: number | null) => (n === null ? '' : String(n).replace('.', 
  * (records/export.ts: no cell is ever read as a formula).
  */
 export async function donationNoteCsv(note: DonationNote): Promise<string> {
-  const csv = csvStringifier('es', COLUMNS);
-  const chunks: string[] = [];
-  csv.on('data', (chunk: Buffer | string) => chunks.push(chunk.toString()));
-  const done = new Promise<void>((resolve, reject) => {
-    csv.on('end', () => resolve());
-    csv.on('error', reject);
-  });
   const donor = `${note.donor.organization}${note.donor.cif ? ` (${note.donor.cif})` : ''} — ${note.donor.establishment}`;
-  for (const l of note.lines) {
-    csv.write({
-      position: String(l.position),
-      description: l.description,
-      food_category: foodCategoryLabel(l.food_category, 'es'),
-      lot: l.lot ?? '',
-      best_before: day(l.best_before),
-      use_by: day(l.use_by),
-      quantity: decimal(l.quantity),
-      unit: UNIT_ES[l.unit],
-      net_kg: decimal(l.net_kg),
-      storage: STORAGE_ES[l.storage] + (l.cooked ? ', cocinado' : ''),
-      allergens: l.allergens.join(', '),
-      temperature_c: decimal(l.temperature_c),
-      status: STATUS_ES[l.status],
-      refusal_reason: l.refusal_reason ?? '',
-      donor,
-      entity: `${note.entity.name} (${note.entity.nif})`,
-      signed_at: note.signed?.signed_at ?? '',
-      sha256: note.signed?.sha256 ?? '',
-    });
-  }
-  csv.end();
-  await done;
-  return chunks.join('');
+  const rows = note.lines.map((l) => ({
+    position: String(l.position),
+    description: l.description,
+    food_category: foodCategoryLabel(l.food_category, 'es'),
+    lot: l.lot ?? '',
+    best_before: day(l.best_before),
+    use_by: day(l.use_by),
+    quantity: decimal(l.quantity),
+    unit: UNIT_ES[l.unit],
+    net_kg: decimal(l.net_kg),
+    storage: STORAGE_ES[l.storage] + (l.cooked ? ', cocinado' : ''),
+    allergens: l.allergens.join(', '),
+    temperature_c: decimal(l.temperature_c),
+    status: STATUS_ES[l.status],
+    refusal_reason: l.refusal_reason ?? '',
+    donor,
+    entity: `${note.entity.name} (${note.entity.nif})`,
+    signed_at: note.signed?.signed_at ?? '',
+    sha256: note.signed?.sha256 ?? '',
+  }));
+  return (await csvBytes('es', COLUMNS, rows)).toString('utf8');
 }

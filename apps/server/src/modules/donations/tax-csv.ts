@@ -1,5 +1,5 @@
 import type { DonationTaxPack, DonationTaxTotals } from '@merma/schema';
-import { csvStringifier } from '../records/export.js';
+import { csvBytes } from '../records/export.js';
 import type { TaxNoteCode } from './tax.js';
 import { dayText, eurosCell, instantDayText, numberCell, TAX_NOTE_ES, yesNo } from './tax-es.js';
 import type { TaxReport } from './tax-report.js';
@@ -138,19 +138,11 @@ export function taxPackRows({ pack, details }: TaxReport): Row[] {
 
 /** The CSV's bytes (see above). */
 export async function taxPackCsv(report: TaxReport): Promise<Buffer> {
-  const csv = csvStringifier(
+  return csvBytes(
     'es',
     COLUMNS.map(([key, header]) => ({ key, header })),
+    taxPackRows(report),
   );
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    csv.on('data', (chunk: Buffer | string) => chunks.push(Buffer.from(chunk)));
-    csv.on('end', () => resolve(Buffer.concat(chunks)));
-    csv.on('error', reject);
-  });
-  for (const row of taxPackRows(report)) csv.write(row);
-  csv.end();
-  return done;
 }
 
 /** The file's name: `pack-fiscal-donaciones-2026.csv` (`-prueba` for a test key's). */

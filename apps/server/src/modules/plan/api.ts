@@ -1,5 +1,14 @@
-import { GeneratePreventionPlanQuery, PreventionPlanQuery, PreventionPlanResponse } from '@merma/schema';
+import {
+  GeneratePreventionPlanQuery,
+  PlanMeasuresQuery,
+  PlanMeasuresResponse,
+  PreventionPlanQuery,
+  PreventionPlanResponse,
+  TrainingSessionsQuery,
+  TrainingSessionsResponse,
+} from '@merma/schema';
 import { apiProcedure, ok, router } from '../../trpc/trpc.js';
+import { listPlanMeasures, listTrainingSessions } from './follow-up.js';
 import { generatePlan, latestPlan } from './service.js';
 
 const LANGUAGE =
@@ -39,4 +48,38 @@ export const planRouter = router({
     .input(PreventionPlanQuery)
     .output(PreventionPlanResponse)
     .query(async ({ ctx, input }) => ok(await latestPlan(ctx.replica, ctx.auth, input.lang, input.format))),
+
+  measures: apiProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/prevention-plan/measures',
+        tags: ['insights'],
+        summary: "Follow the prevention plan's measures up",
+        description:
+          'Each measure the newest plan proposes, once, then any other with a follow-up: its stable `measure_id`, its words in `lang` (`es` by default, or `en`), who carries it out (`owner`), by when (`due_on`), how far it has gone (`status`: `planned` until someone says otherwise, `in_progress`, `done`, `dropped`) and a note. Owners, admins and developers follow measures up in the dashboard; each plan version generated afterwards keeps them as they stood (`follow_up`).',
+        operationId: 'listPlanMeasures',
+      },
+      permission: 'analytics:read',
+    })
+    .input(PlanMeasuresQuery)
+    .output(PlanMeasuresResponse)
+    .query(async ({ ctx, input }) => ok(await listPlanMeasures(ctx.replica, ctx.auth, input.lang))),
+
+  trainingSessions: apiProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/training-sessions',
+        tags: ['insights'],
+        summary: 'List the staff training sessions of a year',
+        description:
+          "The staff training sessions on food waste held at the key's establishment in a calendar year (`year`, the current one by default), oldest first: the day, the topic, who gave it, how many attended and who. They are recorded in the dashboard; each plan version keeps those of its period (`follow_up.training`).",
+        operationId: 'listTrainingSessions',
+      },
+      permission: 'analytics:read',
+    })
+    .input(TrainingSessionsQuery)
+    .output(TrainingSessionsResponse)
+    .query(async ({ ctx, input }) => ok(await listTrainingSessions(ctx.replica, ctx.auth, input.year, ctx.clock()))),
 });

@@ -1,7 +1,16 @@
-import type { PlanChanges, PlanLanguage, PreventionPlan } from '@merma/schema';
+import type { HierarchyReason, PlanChanges, PlanLanguage, PreventionPlan } from '@merma/schema';
 import type { Sql } from '../../db/sql.js';
-import { type CatalogNames, causeLabel, destinationLabel, foodCategoryLabel, NO_SHIFT_LABEL, wasteStageLabel } from '../catalog/labels.js';
+import {
+  type CatalogNames,
+  causeLabel,
+  destinationLabel,
+  foodCategoryLabel,
+  hierarchyReasonLabel,
+  NO_SHIFT_LABEL,
+  wasteStageLabel,
+} from '../catalog/labels.js';
 import type { PlanDonations } from '../donations/summary.js';
+import type { StoredFollowUp } from './follow-up.js';
 import { measureIdsFor, measureText } from './measures.js';
 
 /**
@@ -35,8 +44,21 @@ export type StoredPlan = {
   target: { baseline_year: number | null; baseline_kg: number | null; target_2030_kg: number | null };
   /** Absent in plans stored before the plan had a donations section. */
   donations?: PlanDonations;
+  /** The hierarchy's justifications grouped by reason (compliance/hierarchy.ts); absent in plans stored before the plan had this section. */
+  hierarchy?: PlanHierarchy;
+  /** The review date, the measures as followed up and the period's training (follow-up.ts); absent in plans stored before the plan had this section. */
+  follow_up?: StoredFollowUp;
   /** The version it follows and what changed since; absent in the first version and in plans stored before versions were linked. */
   previous?: { id: string; generated_at: string; sha256: string | null; changes: PlanChanges };
+};
+
+/** The order of priorities kept in writing when the plan was generated: counts only, reasons as codes. */
+export type PlanHierarchy = {
+  year: number;
+  below_best: { records: number; kg: number };
+  justified: { records: number; kg: number };
+  by_reason: { reason: string; records: number; kg: number }[];
+  unjustified_count: number;
 };
 
 type LegacyShare = Part & { label?: string };
@@ -150,6 +172,26 @@ export function localizePlan(
       note: plan.target.baseline_year === null ? TARGET_NOTE[lang].pending : TARGET_NOTE[lang].set(plan.target.baseline_year),
     },
     donations: plan.donations === undefined ? null : localizeDonations(plan, plan.donations, lang, names),
+    hierarchy:
+      plan.hierarchy === undefined
+        ? null
+        : {
+            ...plan.hierarchy,
+            by_reason: plan.hierarchy.by_reason.map((r) => ({
+              reason: r.reason as HierarchyReason,
+              label: hierarchyReasonLabel(r.reason, lang),
+              records: r.records,
+              kg: r.kg,
+            })),
+          },
+    follow_up:
+      plan.follow_up === undefined
+        ? null
+        : {
+            review_by: plan.follow_up.review_by,
+            measures: plan.follow_up.tracked.map((m) => ({ ...m, text: measureText(m.measure_id, lang) ?? m.measure_id })),
+            training: plan.follow_up.training,
+          },
     version: stored.version,
     sha256: stored.sha256,
     previous: plan.previous ?? null,

@@ -39,6 +39,20 @@ const TEXT = {
     refusalColumns: ['Fecha', 'Entidad', 'Alimento', 'kg', 'Motivo', 'Destino dado'],
     waiting: 'pendiente',
     justification: 'Justificación requerida',
+    hierarchy: (year: number) => `Jerarquía de prioridades: justificaciones (art. 5.2), ${year}`,
+    hierarchyNone: 'Ningún registro del año fue a un destino más bajo que el mejor usado para su categoría.',
+    hierarchyCounts: (records: number, kg: string, justified: number, justifiedKg: string) =>
+      `Registros enviados a un destino más bajo que el mejor usado ese año para su categoría: **${records}** (${kg}); justificados por escrito: **${justified}** (${justifiedKg}).`,
+    reasonColumns: ['Motivo', 'Registros', 'kg'],
+    followUp: 'Seguimiento del plan',
+    reviewBy: (day: string) => `Revisión del plan, a más tardar: **${day}**.`,
+    measureColumns: ['Medida', 'Responsable', 'Fecha límite', 'Estado'],
+    measureStatuses: { planned: 'prevista', in_progress: 'en curso', done: 'hecha', dropped: 'descartada' },
+    nobody: 'sin asignar',
+    training: 'Formación del personal',
+    noTraining: 'No consta ninguna sesión de formación en el periodo.',
+    trainingColumns: ['Fecha', 'Tema', 'Impartida por', 'Asistentes'],
+    unjustified: (n: number) => `Sin justificar todavía: **${n}** (se justifican corrigiendo el registro con su motivo).`,
     version: 'Versión',
     sha256: (hash: string) => `SHA-256 de esta versión, anotado en la cadena de documentos del registro: \`${hash}\`.`,
     first: 'Primera versión del plan de este establecimiento.',
@@ -88,6 +102,20 @@ const TEXT = {
     refusalColumns: ['Date', 'Entity', 'Food', 'kg', 'Reason', 'Sent to'],
     waiting: 'pending',
     justification: 'Justification required',
+    hierarchy: (year: number) => `Order of priorities: justifications (art. 5.2), ${year}`,
+    hierarchyNone: "No record of the year went to a lower destination than its category's best.",
+    hierarchyCounts: (records: number, kg: string, justified: number, justifiedKg: string) =>
+      `Records sent to a lower destination than their category's best that year: **${records}** (${kg}); justified in writing: **${justified}** (${justifiedKg}).`,
+    reasonColumns: ['Reason', 'Records', 'kg'],
+    followUp: 'Following the plan up',
+    reviewBy: (day: string) => `Plan to be reviewed by: **${day}**.`,
+    measureColumns: ['Measure', 'Owner', 'Due by', 'Status'],
+    measureStatuses: { planned: 'planned', in_progress: 'in progress', done: 'done', dropped: 'dropped' },
+    nobody: 'not assigned',
+    training: 'Staff training',
+    noTraining: 'No training session is recorded in the period.',
+    trainingColumns: ['Date', 'Topic', 'Given by', 'Attendees'],
+    unjustified: (n: number) => `Not justified yet: **${n}** (justified by correcting the record with its reason).`,
     version: 'Version',
     sha256: (hash: string) => `SHA-256 of this version, entered into the register's documents chain: \`${hash}\`.`,
     first: 'The first version of this establishment’s plan.',
@@ -175,6 +203,8 @@ export function renderMarkdown(
       : `${target.note} ${t.baseline(target.baseline_year, kg(target.baseline_kg), kg(target.target_2030_kg ?? 0))}`,
     '',
     ...donationSection(plan, t, { kg, pct, day }),
+    ...hierarchySection(plan, t, kg),
+    ...followUpSection(plan, t, day),
     ...versionSection(plan, t, {
       kg,
       at: (iso) =>
@@ -216,6 +246,61 @@ function versionSection(
 
 /** Markdown cells hold no pipe nor line break (a reason is free text). */
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*[\r\n]+\s*/g, ' ');
+
+/** The review date, who carries out each measure by when and how far, and the period's staff training. */
+function followUpSection(plan: PreventionPlan, t: (typeof TEXT)[PlanLanguage], day: (iso: string) => string): string[] {
+  const f = plan.follow_up;
+  if (!f) return [];
+  return [
+    `## ${t.followUp}`,
+    '',
+    t.reviewBy(day(f.review_by)),
+    '',
+    ...(f.measures.length === 0
+      ? []
+      : [
+          `| ${t.measureColumns.join(' | ')} |`,
+          '|---|---|---|---|',
+          ...f.measures.map(
+            (m) =>
+              `| ${cell(m.text)} | ${m.owner ? cell(m.owner) : t.nobody} | ${m.due_on ? day(m.due_on) : '—'} | ${t.measureStatuses[m.status]} |`,
+          ),
+          '',
+        ]),
+    `### ${t.training}`,
+    '',
+    ...(f.training.length === 0
+      ? [t.noTraining, '']
+      : [
+          `| ${t.trainingColumns.join(' | ')} |`,
+          '|---|---|---|---:|',
+          ...f.training.map((s) => `| ${day(s.held_on)} | ${cell(s.topic)} | ${s.trainer ? cell(s.trainer) : '—'} | ${s.attendees} |`),
+          '',
+        ]),
+  ];
+}
+
+/** The order of priorities kept in writing (art. 5.2): the year's counts and the justifications by reason. */
+function hierarchySection(plan: PreventionPlan, t: (typeof TEXT)[PlanLanguage], kg: (v: number) => string): string[] {
+  const h = plan.hierarchy;
+  if (!h) return [];
+  if (h.below_best.records === 0) return [`## ${t.hierarchy(h.year)}`, '', t.hierarchyNone, ''];
+  return [
+    `## ${t.hierarchy(h.year)}`,
+    '',
+    t.hierarchyCounts(h.below_best.records, kg(h.below_best.kg), h.justified.records, kg(h.justified.kg)),
+    '',
+    ...(h.by_reason.length === 0
+      ? []
+      : [
+          `| ${t.reasonColumns.join(' | ')} |`,
+          '|---|---:|---:|',
+          ...h.by_reason.map((r) => `| ${cell(r.label)} | ${r.records} | ${kg(r.kg)} |`),
+          '',
+        ]),
+    ...(h.unjustified_count > 0 ? [t.unjustified(h.unjustified_count), ''] : []),
+  ];
+}
 
 function donationSection(
   plan: PreventionPlan,

@@ -17,10 +17,12 @@ import { type Sql, sqlOfTransaction, sqlParams } from '../../db/sql.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
 import { emitEvent } from '../../events/outbox.js';
+import { hierarchyReport } from '../compliance/hierarchy.js';
 import { planDonations } from '../donations/summary.js';
 import { appendDocument } from '../records/documents.js';
 import { dayTotalsSql } from '../records/rollup.js';
 import { loadCatalogNames, localizePlan, type Part, readStoredPlan, type StoredPlan } from './content.js';
+import { followUpSnapshot, planMeasureIds } from './follow-up.js';
 import { renderMarkdown } from './markdown.js';
 import { measureIdsFor } from './measures.js';
 
@@ -103,7 +105,10 @@ export async function generatePlan(
     p.values,
   );
   const r = rows[0] as PlanRow;
-  const donations = await planDonations(deps.sql, scope, { from, to }, now);
+  const [donations, hierarchy] = await Promise.all([
+    planDonations(deps.sql, scope, { from, to }, now),
+    hierarchyReport(deps.sql, scope, undefined, now),
+  ]);
   const total = Number(r.total_kg);
   const currentYear = Number(to.slice(0, 4));
   // The first full calendar year of data: the year of the first record if it starts on 1 January,
@@ -117,6 +122,13 @@ export async function generatePlan(
     if (baselineYear >= currentYear) baselineYear = null;
   }
   const baselineKg = baselineYear === null ? null : round3(years.find((y) => y.y === baselineYear)?.kg ?? 0);
+  const hotspots = r.hotspots.map((h) => ({
+    ...h,
+    kg: round3(h.kg),
+    share: shareOf(h.kg, total),
+    measure_ids: measureIdsFor(h.waste_stage, h.food_category),
+  }));
+  const followUp = await followUpSnapshot(deps.sql, scope, planMeasureIds(hotspots), { from, to });
   const plan: StoredPlan = {
     version: 2,
     id: randomUUID(),
@@ -131,18 +143,21 @@ export async function generatePlan(
     by_shift: withShares(r.by_shift, total).map(({ name, ...s }) => (name === null ? s : { ...s, name })),
     destinations: withShares(r.destinations, total),
     below_feed_kg: round3(Number(r.below_feed_kg)),
-    hotspots: r.hotspots.map((h) => ({
-      ...h,
-      kg: round3(h.kg),
-      share: shareOf(h.kg, total),
-      measure_ids: measureIdsFor(h.waste_stage, h.food_category),
-    })),
+    hotspots,
     target: {
       baseline_year: baselineYear,
       baseline_kg: baselineKg,
       target_2030_kg: baselineKg === null ? null : Math.round(baselineKg * 500) / 1000,
     },
     donations,
+    hierarchy: {
+      year: hierarchy.year,
+      below_best: hierarchy.below_best,
+      justified: hierarchy.justified,
+      by_reason: hierarchy.by_reason,
+      unjustified_count: hierarchy.unjustified_count,
+    },
+    follow_up: followUp,
   };
   const stored = await inTransaction(deps.db, async (tx) => {
     const sql = sqlOfTransaction(tx);
@@ -321,4 +336,37 @@ export async function listPlans(
   }));
   const last = data.at(-1);
   return { data, next_cursor: rows.length > page.limit && last ? encodeKeysetCursor(last.generated_at, last.id) : null };
+}
+
+/** A stored plan version as the inspection dossier carries it: the document in `lang` and the content as its hash was taken. */
+export type PlanVersionDocument = {
+  id: string;
+  version: number;
+  generated_at: string;
+  sha256: string | null;
+  /** The stored content as the database writes it (`content::text`): the bytes the documents chain hashed. */
+  stored: string;
+  markdown: string;
+};
+
+/** Every stored plan version of the scope, oldest first, each rendered as a Markdown document in `lang`. */
+export async function planVersionDocuments(sql: Sql, scope: PlanScope, lang: PlanLanguage): Promise<PlanVersionDocument[]> {
+  const { rows } = await sql.query<PlanRecord & { generated_at: Date; stored: string }>(
+    `SELECT id::text, content, content::text AS stored, sha256::text, version, generated_at FROM prevention_plans
+     WHERE establishment_id = $1::uuid AND livemode = $2 ORDER BY version`,
+    [scope.establishmentId, scope.livemode],
+  );
+  const documents: PlanVersionDocument[] = [];
+  for (const row of rows) {
+    const plan = await present(sql, scope, row, lang, 'markdown');
+    documents.push({
+      id: row.id,
+      version: row.version,
+      generated_at: row.generated_at.toISOString(),
+      sha256: row.sha256,
+      stored: row.stored,
+      markdown: plan.markdown ?? '',
+    });
+  }
+  return documents;
 }

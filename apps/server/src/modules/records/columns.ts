@@ -33,6 +33,7 @@ export const RECORD_FIELDS = [
   { name: 'tare_kg', type: 'numeric', es: 'Tara (kg)' },
   { name: 'hierarchy_reason', type: 'text', es: 'Motivo de la jerarquía' },
   { name: 'hierarchy_note', type: 'text', es: 'Justificación' },
+  { name: 'transfer_document_ref', type: 'text', es: 'Documento de traslado' },
 ] as const satisfies readonly { name: keyof CreateRecordParsed; type: 'text' | 'uuid' | 'numeric' | 'boolean'; es: string }[];
 
 export type RecordField = (typeof RECORD_FIELDS)[number];

@@ -1,4 +1,4 @@
-import { ChainVerification, WasteRecord } from '@merma/schema';
+import { ChainVerification, PhotoWithDownload, WasteRecord } from '@merma/schema';
 import {
   DashboardCorrectRecordInput,
   DashboardCreateRecordInput,
@@ -8,9 +8,11 @@ import {
   RecordsPage,
   RecordsPageInput,
 } from '@merma/schema/dashboard';
+import { AppError } from '../../errors.js';
 import type { CheckpointSigner } from '../../secrets/signing.js';
 import { audited, BUILDERS, dashboardRouter, scopedProcedure } from '../../trpc/dashboard-base.js';
 import type { CatalogCache } from '../catalog/service.js';
+import { type PhotoSettings, photoIdOf, photoWithDownload } from '../photos/service.js';
 import { getRecordDetail, listRecordsPage } from './browse.js';
 import { correctRecord } from './correct.js';
 import { createRecord } from './service.js';
@@ -27,7 +29,7 @@ export const DASHBOARD_SOURCE = 'dashboard';
  * `record.created` / `record.updated` events — in the mode the dashboard shows, with an entry in
  * the audit log written on the same transaction.
  */
-export const recordsDashboardRouter = (signer: CheckpointSigner, catalog: CatalogCache) =>
+export const recordsDashboardRouter = (signer: CheckpointSigner, catalog: CatalogCache, photos: PhotoSettings) =>
   dashboardRouter({
     list: scopedProcedure
       .input(RecordsPageInput)
@@ -41,6 +43,24 @@ export const recordsDashboardRouter = (signer: CheckpointSigner, catalog: Catalo
       .input(RecordIdInput)
       .output(RecordDetail)
       .query(({ ctx, input }) => getRecordDetail(ctx.sql, ctx.scope, input.id)),
+
+    /**
+     * A record's photo with its short-lived download link, for the table's "photo" link: a 404
+     * when the record has none, or its `photo_url` is not a photo stored by Merma (an
+     * integration's own URL is shown as the link it is).
+     */
+    photo: scopedProcedure
+      .input(RecordIdInput)
+      .output(PhotoWithDownload)
+      .query(async ({ ctx, input }) => {
+        const { rows } = await ctx.sql.query<{ photo_url: string | null }>(
+          'SELECT photo_url FROM records WHERE id = $1::uuid AND establishment_id = $2::uuid AND livemode = $3',
+          [input.id, ctx.scope.establishmentId, ctx.scope.livemode],
+        );
+        const photoId = photoIdOf(rows[0]?.photo_url);
+        if (!photoId) throw new AppError('not_found', 'This record has no photo stored by Merma');
+        return photoWithDownload({ ...photos, sql: ctx.sql, clock: ctx.clock }, ctx.tenant, photoId);
+      }),
 
     verify: scopedProcedure
       .meta({ rateLimit: 'heavy' })

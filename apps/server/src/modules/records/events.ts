@@ -7,7 +7,7 @@ import { isoSql } from '../../calendar.js';
  * The outbox row of a record event: `{event, timestamp, data: {id, record_hash}}`, about a fifth of
  * the delivered body (the `record.created`/`record.updated` of @merma/schema: id, establishment_id,
  * livemode, food_category, weight_kg, created_at, occurred_at, destino_id and causa_id with the names
- * of the cause and destination, product_id, product_name, shift_id, notes, waste_stage, record_hash and, on a correction, supersedes_id, and voided on an undo; how it was measured, edible, tare and the hierarchy's justification when the record said). A record never changes once stored, so the delivery renders the rest from it
+ * of the cause and destination, product_id, product_name, shift_id, notes, waste_stage, record_hash and, on a correction, supersedes_id, and voided on an undo; how it was measured, edible, tare, the hierarchy's justification and the transfer document when the record said). A record never changes once stored, so the delivery renders the rest from it
  * when it is sent (webhooks/attempt.ts, with RECORD_EVENT_DATA_SQL below) instead of every write storing
  * a copy. `hash` null: the caller fills it in SQL.
  */
@@ -33,4 +33,4 @@ export const RECORD_EVENT_DATA_SQL = `jsonb_build_object(
   || CASE WHEN r.voided THEN jsonb_build_object('voided', true) ELSE '{}'::jsonb END
   || jsonb_strip_nulls(jsonb_build_object('measurement_method', r.measurement_method, 'scale_id', r.scale_id,
        'estimated', r.estimated, 'edible', r.edible, 'tare_kg', trim_scale(r.tare_kg),
-       'hierarchy_reason', r.hierarchy_reason, 'hierarchy_note', r.hierarchy_note))`;
+       'hierarchy_reason', r.hierarchy_reason, 'hierarchy_note', r.hierarchy_note, 'transfer_document_ref', r.transfer_document_ref))`;

@@ -115,6 +115,27 @@ export function csvStringifier(
   });
 }
 
+/**
+ * A whole small file written the same way (a donation's handover note, the tax pack, the ESRS
+ * figures): `rows` of `columns` through `csvStringifier`, collected into the file's bytes.
+ */
+export async function csvBytes(
+  dialect: CsvDialect,
+  columns: readonly { key: string; header: string }[],
+  rows: Iterable<Record<string, string>>,
+): Promise<Buffer> {
+  const csv = csvStringifier(dialect, columns);
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    csv.on('data', (chunk: Buffer | string) => chunks.push(Buffer.from(chunk)));
+    csv.on('end', () => resolve(Buffer.concat(chunks)));
+    csv.on('error', reject);
+  });
+  for (const row of rows) csv.write(row);
+  csv.end();
+  return done;
+}
+
 export async function exportRecordsCsv(
   deps: { db: Db; sql: Sql; clock: Clock; catalog: CatalogCache },
   tenant: Tenant,

@@ -52,6 +52,8 @@ export type HashedFields = {
   /** Why it went to a lower step of the hierarchy, and the note: each when said. */
   hierarchy_reason?: string | null;
   hierarchy_note?: string | null;
+  /** The waste transfer document it was handed over with: when said. */
+  transfer_document_ref?: string | null;
 };
 
 const HASHED_KEYS = [
@@ -82,6 +84,7 @@ const HASHED_WHEN_SET = [
   'tare_kg',
   'hierarchy_reason',
   'hierarchy_note',
+  'transfer_document_ref',
 ] as const satisfies readonly (keyof HashedFields)[];
 
 /**
@@ -98,7 +101,7 @@ export const EVERY_RECORD_FIELD_HASHED: [Unhashed] extends [never] ? true : Unha
  * dated by its sender), and each field added to records after records were stored without it
  * (HASHED_WHEN_SET: `product_id`, then how the weight was measured — `measurement_method`,
  * `scale_id`, `estimated` —, `edible`, `tare_kg`, and the hierarchy's justification — `hierarchy_reason`,
- * `hierarchy_note`) when it is not null.
+ * `hierarchy_note`, and the waste's `transfer_document_ref`) when it is not null.
  * Every other record hashes as records always have, so chains stored before these fields existed
  * still verify — and the rule stays tamper-evident: setting or clearing a stored field of these, or
  * moving a stored `occurred_at` away from `created_at` or onto it, adds the key to the JSON or
@@ -175,6 +178,7 @@ export const CANONICAL_RECORD_JSON_SQL = `('{"causa_id":' || ${uuidSql('r.causa_
   || ',"source":' || to_json(r.source)::text
   || CASE WHEN r.supersedes_id IS NOT NULL THEN ',"supersedes_id":"' || r.supersedes_id::text || '"' ELSE '' END
   || CASE WHEN r.tare_kg IS NOT NULL THEN ',"tare_kg":' || trim_scale(r.tare_kg)::text ELSE '' END
+  || CASE WHEN r.transfer_document_ref IS NOT NULL THEN ',"transfer_document_ref":' || to_json(r.transfer_document_ref)::text ELSE '' END
   || CASE WHEN r.voided THEN ',"voided":true' ELSE '' END
   || ',"waste_stage":' || ${textSql('r.waste_stage')}
   || ',"weight_kg":' || trim_scale(r.weight_kg)::text

@@ -7,10 +7,10 @@ import type { Sql } from '../../db/sql.js';
  * The daily sales totals (`sale_day_totals`: units, kg, lines and sell-outs per establishment,
  * mode, product and local day), kept with every sales write (service.ts, returns.ts), are read
  * through this file and nowhere else: the demand forecast's history, its products and the
- * establishment's open days, the evening job's "has it sold" conditions, and retention's purge of
- * old days. The statements are those the forecast was measured with (bench/README.md); a new
- * reader adds a function here, so that a change of the table is a change of this module
- * (test/sales-totals-wall.test.ts).
+ * establishment's open days, the evening job's "has it sold" conditions, the sales value of the
+ * figures per € of sales, and retention's purge of old days. The statements are those the forecast
+ * was measured with (bench/README.md); a new reader adds a function here, so that a change of the
+ * table is a change of this module (test/sales-totals-wall.test.ts).
  */
 
 /** Whether the establishment and mode have a sale on the local day `day` (YYYY-MM-DD). */
@@ -132,4 +132,25 @@ export async function purgeDayTotalsBefore(pool: pg.Pool, firstDay: string, batc
     [firstDay],
   );
   return rowCount ?? 0;
+}
+
+/**
+ * What a period sold, in euros at each product's price today (the catalogue knows no other), for
+ * the figures per € of sales (compliance/reduction.ts): products without a price are left out and
+ * their units counted; `units` is every unit sold.
+ */
+export async function salesValue(
+  sql: Sql,
+  scope: DataScope,
+  range: { from: string; to: string },
+): Promise<{ eur: number; unpriced: number; units: number }> {
+  const { rows } = await sql.query<{ eur: number; unpriced: number; units: number }>(
+    `SELECT coalesce(sum(s.units * p.price) FILTER (WHERE p.price IS NOT NULL), 0)::float8 AS eur,
+            coalesce(sum(s.units) FILTER (WHERE p.price IS NULL), 0)::float8 AS unpriced,
+            coalesce(sum(s.units), 0)::float8 AS units
+     FROM sale_day_totals s JOIN products p ON p.id = s.product_id
+     WHERE s.establishment_id = $1::uuid AND s.livemode = $2 AND s.day BETWEEN $3::date AND $4::date`,
+    [scope.establishmentId, scope.livemode, range.from, range.to],
+  );
+  return rows[0] ?? { eur: 0, unpriced: 0, units: 0 };
 }
