@@ -17,11 +17,28 @@ import { createTenant, startTestApp, type Tenant, type TestContext } from './hel
  */
 let t: TestContext;
 let odoo: Awaited<ReturnType<typeof startOdooRpc>>;
+/**
+ * The app's clock: the machine's, unless a test holds it at an instant to try a window on both
+ * sides of its edge (`heldClock`), without the real time a slow machine spends between requests.
+ */
+let heldAt: number | undefined;
+const clock = () => new Date(heldAt ?? Date.now());
+/** Runs `fn` with the app's clock held at now, which `fn` moves with `move(ms)`; lets it go after. */
+async function heldClock(fn: (move: (ms: number) => void) => Promise<void>): Promise<void> {
+  heldAt = Date.now();
+  try {
+    await fn((ms) => {
+      heldAt = (heldAt ?? Date.now()) + ms;
+    });
+  } finally {
+    heldAt = undefined;
+  }
+}
 const CATALOGUE =
   'name;food_category;ean;pos_ref;unit_weight_kg\nTomate pera;fruit_veg;8410000000047;41;\nCroissant;bakery;8410000000023;57;0,06\n';
 
 beforeAll(async () => {
-  t = await startTestApp({ worker: true, config: { WEBHOOKS_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://merma.test' } });
+  t = await startTestApp({ worker: true, clock, config: { WEBHOOKS_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://merma.test' } });
   odoo = await startOdooRpc({ database: 'mycompany', login: 'merma@mycompany.es', apiKey: 'odoo-api-key-0123456789' });
 });
 afterAll(async () => {
@@ -227,6 +244,25 @@ describe('Odoo integrations', () => {
     expect(actions).toEqual(expect.arrayContaining(['integration.secret_rotated', 'integration.revoked']));
     const gone = await t.db.integration.findUniqueOrThrow({ where: { id: made.id } });
     expect(gone).toMatchObject({ status: 'revoked', token_hash: null, previous_token_hash: null });
+  });
+
+  it('keep the replaced URL for exactly its grace period: a second before its end it stores, a second after it is a 401', async () => {
+    const s = await shop();
+    const made = await s.owner.mutate('integrations.create', { ...s.scope, kind: 'odoo', name: 'Odoo' });
+    await heldClock(async (move) => {
+      const rotated = await s.owner.mutate('integrations.rotate', { ...s.scope, id: made.id, grace_period_seconds: 600 });
+      move(599_000);
+      expect((await post(made.secret_url, scrap(820))).statusCode).toBe(200);
+      move(2_000);
+      const late = await post(made.secret_url, scrap(821));
+      expect(late.statusCode).toBe(401);
+      expect(late.json()).toMatchObject({ code: 'unauthorized' });
+      expect((await post(rotated.secret_url, scrap(822))).statusCode).toBe(200);
+    });
+    // The refused line was never taken: the lines inside the grace period and on the new URL were.
+    const events = await t.db.inboundEvent.findMany({ where: { establishment_id: s.establishmentId } });
+    expect(events.map((e) => e.external_ref).sort()).toEqual(['stock.scrap:820', 'stock.scrap:822']);
+    expect(await recordsOf(s)).toHaveLength(2);
   });
 
   it('note a refusal on the integration, naming the field to add, and store nothing', async () => {
@@ -442,6 +478,48 @@ describe('Square integrations', () => {
       await t.db.inboundEvent.findMany({ where: { establishment_id: s.establishmentId }, orderBy: { external_ref: 'asc' } })
     ).map((e) => e.external_ref);
     expect(refs).toEqual(['notification:evt-1', 'notification:evt-2', 'notification:evt-3']);
+  });
+
+  it('accept the replaced signature key for exactly its grace period: a second before its end, not a second after', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const send = (key: string, n: object) => sendSquare(made.url, n, { key });
+    await heldClock(async (move) => {
+      await s.owner.mutate('integrations.rotate', {
+        ...s.scope,
+        id: made.id,
+        signature_key: 'sq-signature-key-NEW456',
+        grace_period_seconds: 600,
+      });
+      move(599_000);
+      const inside = await send(SQUARE_KEY, orderUpdated('evt-grace-in', 'OPEN', clock().toISOString()));
+      expect(inside.statusCode, inside.body).toBe(200);
+      move(2_000);
+      const after = await send(SQUARE_KEY, orderUpdated('evt-grace-out', 'OPEN', clock().toISOString()));
+      expect(after.statusCode).toBe(401);
+      expect((await send('sq-signature-key-NEW456', orderUpdated('evt-grace-new', 'OPEN', clock().toISOString()))).statusCode).toBe(200);
+    });
+    const refs = (await t.db.inboundEvent.findMany({ where: { establishment_id: s.establishmentId } })).map((e) => e.external_ref).sort();
+    expect(refs).toEqual(['notification:evt-grace-in', 'notification:evt-grace-new']);
+  });
+
+  it('take a notification created a second inside the 30-day dedupe window, and refuse one a second outside it', async () => {
+    const s = await shop();
+    const made = await square(s);
+    const DAYS_30 = 30 * 86_400_000;
+    await heldClock(async () => {
+      const now = clock().getTime();
+      // Square retries an undelivered notification for days: one a day old is no replay.
+      const dayOld = await sendSquare(made.url, orderUpdated('evt-day-old', 'OPEN', new Date(now - 86_400_000).toISOString()));
+      expect(dayOld.statusCode, dayOld.body).toBe(200);
+      const inside = await sendSquare(made.url, orderUpdated('evt-inside', 'OPEN', new Date(now - DAYS_30 + 1_000).toISOString()));
+      expect(inside.statusCode, inside.body).toBe(200);
+      const outside = await sendSquare(made.url, orderUpdated('evt-outside', 'OPEN', new Date(now - DAYS_30 - 1_000).toISOString()));
+      expect(outside.statusCode).toBe(400);
+      expect(outside.json().details).toEqual([{ path: 'created_at', message: 'too old' }]);
+    });
+    const refs = (await t.db.inboundEvent.findMany({ where: { establishment_id: s.establishmentId } })).map((e) => e.external_ref).sort();
+    expect(refs).toEqual(['notification:evt-day-old', 'notification:evt-inside']);
   });
 
   it('refuse a notification older than the dedupe window as a replay', async () => {
