@@ -28,7 +28,19 @@ export type QueryOptions = {
  * The name a prepared statement gets on a connection: from its text, so that the same name is
  * always the same statement (pg refuses a name reused for another text).
  */
-export const statementName = (text: string): string => `merma_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+export function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `merma_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+/**
+ * Each prepared statement's name, drawn once: the texts asked to be prepared are a bounded set (see
+ * `prepare`), and the same text is usually the same string, whose hash the Map lookup reuses.
+ */
+const statementNames = new Map<string, string>();
 
 /** pg's query arguments for `text`, named when it is to be prepared and the pool may do so. */
 export function pgQuery(text: string, values: unknown[] | undefined, options: QueryOptions | undefined, namedStatements: boolean) {

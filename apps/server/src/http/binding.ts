@@ -2,10 +2,12 @@
  * Serves the tRPC procedures as REST routes, one Fastify route per procedure, following each
  * procedure's `meta.openapi` (method and path) exactly as trpc-to-openapi documents them: GET input
  * is the query string, POST input the JSON body, path parameters are merged in; a POST marked
- * `queryInput` also takes its input fields from the query string. The procedure runs
- * through tRPC's server-side caller, so input and output validation, middlewares and permissions are
- * those of the procedure. trpc-to-openapi's own HTTP adapter does the same mapping but costs several
- * times more per request; the procedures and the OpenAPI document stay the single definition.
+ * `queryInput` also takes its input fields from the query string. The procedure is called as tRPC's
+ * server-side caller calls it (`procedure({ ctx, getRawInput, path, type })`), so input and output
+ * validation, middlewares and permissions are those of the procedure; the caller's path proxy, built
+ * anew for every request, is skipped since each route knows its procedure. trpc-to-openapi's own HTTP
+ * adapter does the same mapping but costs several times more per request; the procedures and the
+ * OpenAPI document stay the single definition.
  *
  * Each route authorises the key with the procedure's own check (`authorizeProcedure`, the function
  * its middleware runs) before anything else, in particular before an Idempotency-Key's stored
@@ -23,7 +25,7 @@ import { inSpan } from '../tracing/spans.js';
 import type { Context } from '../trpc/context.js';
 import type { ResponseCheck } from '../trpc/responses.js';
 import type { AppRouter } from '../trpc/router.js';
-import { authorizeProcedure, createCallerFactory, type Meta, type RateBucket } from '../trpc/trpc.js';
+import { authorizeProcedure, type Meta, type RateBucket } from '../trpc/trpc.js';
 import { answerOnce, fingerprint, isReplay, parseIdempotencyKey } from './idempotency.js';
 
 /** What each API route carries in its Fastify config: the API surface's rate limit hook reads it (surfaces/api.ts). */
@@ -34,19 +36,13 @@ declare module 'fastify' {
   interface FastifyContextConfig extends Partial<RouteConfig> {}
 }
 
-type ProcedureEntry = { path: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> } };
+type ProcedureEntry = { path: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> }; procedure: AnyProcedure };
 
 export function listOpenApiProcedures(router: AppRouter): ProcedureEntry[] {
   const procedures = router._def.procedures as unknown as Record<string, AnyProcedure>;
   return Object.entries(procedures)
-    .map(([path, proc]) => ({ path, meta: proc._def.meta as Meta }))
+    .map(([path, procedure]) => ({ path, meta: procedure._def.meta as Meta, procedure }))
     .filter((p): p is ProcedureEntry => !!p.meta?.openapi);
-}
-
-function resolve(caller: unknown, path: string): (input: unknown) => Promise<unknown> {
-  let target = caller as Record<string, unknown>;
-  for (const part of path.split('.')) target = target[part] as Record<string, unknown>;
-  return target as unknown as (input: unknown) => Promise<unknown>;
 }
 
 /**
@@ -86,10 +82,10 @@ export function registerProcedureRoutes(
     responseCheck: ResponseCheck;
   },
 ) {
-  const createCaller = createCallerFactory(deps.router);
   const pooled = deps.sql.primary;
 
-  for (const { path, meta } of listOpenApiProcedures(deps.router)) {
+  for (const { path, meta, procedure } of listOpenApiProcedures(deps.router)) {
+    const type = procedure._def.type;
     const { method, path: openapiPath } = meta.openapi;
     const url = API_VERSION_PREFIX + openapiPath.replace(/\{(\w+)\}/g, ':$1');
     const status = meta.successStatus ?? 200;
@@ -126,7 +122,7 @@ export function registerProcedureRoutes(
       };
       const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
       return inSpan(`procedure ${path}`, { attributes, expected: isExpected }, async () =>
-        JSON.stringify(await resolve(createCaller(ctx), path)(input)),
+        JSON.stringify(await procedure({ ctx, path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 })),
       );
     };
 

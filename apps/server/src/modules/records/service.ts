@@ -197,6 +197,50 @@ async function ensureChainHead(sql: Sql, auth: Tenant): Promise<void> {
   );
 }
 
+/** A value of a statement built once, named, filled in for each call (`CREATE_RECORD`). */
+class Param {
+  constructor(readonly name: string) {}
+}
+const fieldParam = (name: RecordFieldName) => `field:${name}`;
+
+/**
+ * `createRecord`'s statement, built once: its text is the same for every record (every value is a
+ * parameter), so each call only fills the values in, by name, in the order the text numbers them,
+ * instead of composing the statement again.
+ */
+const CREATE_RECORD = (() => {
+  const p = (name: string) => new Param(name);
+  const fieldValues = Prisma.join(RECORD_FIELDS.map((f) => Prisma.sql`${p(fieldParam(f.name))}::${Prisma.raw(f.type)}`));
+  const statement = Prisma.sql`
+      WITH moved AS (
+        UPDATE record_chain_heads
+        SET seq = seq + 1,
+            prev_hash = last_hash,
+            last_hash = encode(sha256(convert_to(last_hash::text || ${p('canonical')}::text, 'UTF8')), 'hex')
+        WHERE establishment_id = ${p('establishment')}::uuid AND livemode = ${p('livemode')}
+        RETURNING seq, last_hash, prev_hash
+      ), stored AS (
+      INSERT INTO records (id, establishment_id, livemode, chain_seq, ${Prisma.raw(RECORD_FIELD_NAMES_SQL)}, source, prev_hash,
+        record_hash, created_at, occurred_at, supersedes_id, voided)
+      SELECT ${p('id')}::uuid, ${p('establishment')}::uuid, ${p('livemode')}, moved.seq, ${fieldValues}, ${p('source')}, moved.prev_hash,
+        moved.last_hash, ${p('createdAt')}::timestamptz, ${p('occurredAt')}::timestamptz, ${p('supersedesId')}::uuid, ${p('voided')}::boolean
+      FROM moved
+      RETURNING record_hash, establishment_id, livemode, food_category, destino_id, causa_id, waste_stage, weight_kg
+    ), src AS (
+      SELECT establishment_id, livemode, ${p('day')}::date AS day, food_category, destino_id, causa_id, waste_stage, weight_kg AS kg
+      FROM stored
+    ), totals AS (${Prisma.raw(ADD_TO_DAY_TOTALS)}
+    ), new_event AS (
+      SELECT ${p('establishment')}::uuid AS establishment_id, ${p('livemode')}::boolean AS livemode, ${p('eventType')}::text AS type,
+        jsonb_set(${p('event')}::jsonb, '{data,record_hash}', to_jsonb(stored.record_hash)) AS payload, ${p('createdAt')}::timestamptz AS created_at,
+        ${p('traceparent')}::text AS trace_parent
+      FROM stored
+    ), emitted AS (${Prisma.raw(insertEventsSql('SELECT * FROM new_event'))}
+    )
+    SELECT record_hash FROM stored`;
+  return { text: statement.text, names: statement.values.map((v) => (v as Param).name) };
+})();
+
 /**
  * Stores one record in one SQL statement: an UPDATE of the chain head of the establishment and mode
  * computes the new hash from the previous one with the database's sha256() (in SET, `last_hash`
@@ -233,39 +277,28 @@ export async function createRecord(
   const eventType = supersedesId ? 'record.updated' : 'record.created';
   const event = JSON.stringify(recordEventRow(eventType, id, createdAt, null));
 
-  const fieldValues = Prisma.join(RECORD_FIELDS.map((f) => Prisma.sql`${sqlValue(f, fields[f.name])}::${Prisma.raw(f.type)}`));
+  const params: Record<string, unknown> = {
+    canonical,
+    establishment: auth.establishmentId,
+    livemode: auth.livemode,
+    id,
+    source,
+    createdAt,
+    occurredAt: fields.occurred_at,
+    supersedesId,
+    voided,
+    day,
+    eventType,
+    event,
+    traceparent: activeTraceparent(),
+  };
+  for (const f of RECORD_FIELDS) params[fieldParam(f.name)] = sqlValue(f, fields[f.name]);
+  const values = CREATE_RECORD.names.map((name) => params[name]);
 
   const sql = deps.sql ?? sqlOfTransaction(deps.db);
   for (let attempt = 0; attempt < 2; attempt++) {
-    const statement = Prisma.sql`
-      WITH moved AS (
-        UPDATE record_chain_heads
-        SET seq = seq + 1,
-            prev_hash = last_hash,
-            last_hash = encode(sha256(convert_to(last_hash::text || ${canonical}::text, 'UTF8')), 'hex')
-        WHERE establishment_id = ${auth.establishmentId}::uuid AND livemode = ${auth.livemode}
-        RETURNING seq, last_hash, prev_hash
-      ), stored AS (
-      INSERT INTO records (id, establishment_id, livemode, chain_seq, ${Prisma.raw(RECORD_FIELD_NAMES_SQL)}, source, prev_hash,
-        record_hash, created_at, occurred_at, supersedes_id, voided)
-      SELECT ${id}::uuid, ${auth.establishmentId}::uuid, ${auth.livemode}, moved.seq, ${fieldValues}, ${source}, moved.prev_hash,
-        moved.last_hash, ${createdAt}::timestamptz, ${fields.occurred_at}::timestamptz, ${supersedesId}::uuid, ${voided}::boolean
-      FROM moved
-      RETURNING record_hash, establishment_id, livemode, food_category, destino_id, causa_id, waste_stage, weight_kg
-    ), src AS (
-      SELECT establishment_id, livemode, ${day}::date AS day, food_category, destino_id, causa_id, waste_stage, weight_kg AS kg
-      FROM stored
-    ), totals AS (${Prisma.raw(ADD_TO_DAY_TOTALS)}
-    ), new_event AS (
-      SELECT ${auth.establishmentId}::uuid AS establishment_id, ${auth.livemode}::boolean AS livemode, ${eventType}::text AS type,
-        jsonb_set(${event}::jsonb, '{data,record_hash}', to_jsonb(stored.record_hash)) AS payload, ${createdAt}::timestamptz AS created_at,
-        ${activeTraceparent()}::text AS trace_parent
-      FROM stored
-    ), emitted AS (${Prisma.raw(insertEventsSql('SELECT * FROM new_event'))}
-    )
-    SELECT record_hash FROM stored`;
     // Prepared on a real PostgreSQL: its text is the same for every record (every value a parameter).
-    const { rows } = await sql.query<{ record_hash: string }>(statement.text, statement.values, { prepare: true });
+    const { rows } = await sql.query<{ record_hash: string }>(CREATE_RECORD.text, values, { prepare: true });
     const stored = rows[0];
     if (stored) {
       return {
