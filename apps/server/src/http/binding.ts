@@ -2,12 +2,11 @@
  * Serves the tRPC procedures as REST routes, one Fastify route per procedure, following each
  * procedure's `meta.openapi` (method and path) exactly as trpc-to-openapi documents them: GET input
  * is the query string, POST input the JSON body, path parameters are merged in; a POST marked
- * `queryInput` also takes its input fields from the query string. The procedure is called as tRPC's
- * server-side caller calls it (`procedure({ ctx, getRawInput, path, type })`), so input and output
- * validation, middlewares and permissions are those of the procedure; the caller's path proxy, built
- * anew for every request, is skipped since each route knows its procedure. trpc-to-openapi's own HTTP
- * adapter does the same mapping but costs several times more per request; the procedures and the
- * OpenAPI document stay the single definition.
+ * `queryInput` also takes its input fields from the query string. The procedure runs as tRPC's
+ * server-side caller runs it (trpc/run.ts), so input and output validation, middlewares and
+ * permissions are those of the procedure; each route knows its procedure, so no caller proxy is
+ * built per request. trpc-to-openapi's own HTTP adapter does the same mapping but costs several
+ * times more per request; the procedures and the OpenAPI document stay the single definition.
  *
  * Each route authorises the key with the procedure's own check (`authorizeProcedure`, the function
  * its middleware runs) before anything else, in particular before an Idempotency-Key's stored
@@ -25,6 +24,7 @@ import { inSpan } from '../tracing/spans.js';
 import type { Context } from '../trpc/context.js';
 import type { ResponseCheck } from '../trpc/responses.js';
 import type { AppRouter } from '../trpc/router.js';
+import { runProcedure } from '../trpc/run.js';
 import { authorizeProcedure, type Meta, type RateBucket } from '../trpc/trpc.js';
 import { answerOnce, fingerprint, isReplay, parseIdempotencyKey } from './idempotency.js';
 
@@ -85,7 +85,6 @@ export function registerProcedureRoutes(
   const pooled = deps.sql.primary;
 
   for (const { path, meta, procedure } of listOpenApiProcedures(deps.router)) {
-    const type = procedure._def.type;
     const { method, path: openapiPath } = meta.openapi;
     const url = API_VERSION_PREFIX + openapiPath.replace(/\{(\w+)\}/g, ':$1');
     const status = meta.successStatus ?? 200;
@@ -122,7 +121,7 @@ export function registerProcedureRoutes(
       };
       const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
       return inSpan(`procedure ${path}`, { attributes, expected: isExpected }, async () =>
-        JSON.stringify(await procedure({ ctx, path, type, getRawInput: async () => input, signal: undefined, batchIndex: 0 })),
+        JSON.stringify(await runProcedure(procedure, path, ctx, input)),
       );
     };
 

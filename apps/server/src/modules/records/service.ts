@@ -25,6 +25,7 @@ import {
   RECORD_FIELD_NAMES_SQL,
   RECORD_FIELD_TYPES_SQL,
   RECORD_FIELDS,
+  type RecordField,
   type RecordFieldName,
   recordFieldsOf,
   sqlValue,
@@ -197,20 +198,35 @@ async function ensureChainHead(sql: Sql, auth: Tenant): Promise<void> {
   );
 }
 
-/** A value of a statement built once, named, filled in for each call (`CREATE_RECORD`). */
+/** The values of `CREATE_RECORD` other than the record's fields, filled in for each record. */
+type CreateRecordValues = {
+  canonical: string;
+  establishment: string;
+  livemode: boolean;
+  id: string;
+  source: string;
+  createdAt: string;
+  occurredAt: string;
+  supersedesId: string | null;
+  voided: boolean;
+  day: string;
+  eventType: string;
+  event: string;
+  traceparent: string | null;
+};
+/** A value of a statement built once: a record field (its index in RECORD_FIELDS) or one of the others, by name. */
 class Param {
-  constructor(readonly name: string) {}
+  constructor(readonly slot: number | keyof CreateRecordValues) {}
 }
-const fieldParam = (name: RecordFieldName) => `field:${name}`;
 
 /**
  * `createRecord`'s statement, built once: its text is the same for every record (every value is a
- * parameter), so each call only fills the values in, by name, in the order the text numbers them,
- * instead of composing the statement again.
+ * parameter), so each call only fills the values in, in the order the text numbers them
+ * (`slots`), instead of composing the statement again.
  */
 const CREATE_RECORD = (() => {
-  const p = (name: string) => new Param(name);
-  const fieldValues = Prisma.join(RECORD_FIELDS.map((f) => Prisma.sql`${p(fieldParam(f.name))}::${Prisma.raw(f.type)}`));
+  const p = (slot: keyof CreateRecordValues) => new Param(slot);
+  const fieldValues = Prisma.join(RECORD_FIELDS.map((f, i) => Prisma.sql`${new Param(i)}::${Prisma.raw(f.type)}`));
   const statement = Prisma.sql`
       WITH moved AS (
         UPDATE record_chain_heads
@@ -238,7 +254,7 @@ const CREATE_RECORD = (() => {
     ), emitted AS (${Prisma.raw(insertEventsSql('SELECT * FROM new_event'))}
     )
     SELECT record_hash FROM stored`;
-  return { text: statement.text, names: statement.values.map((v) => (v as Param).name) };
+  return { text: statement.text, slots: statement.values.map((v) => (v as Param).slot) };
 })();
 
 /**
@@ -267,17 +283,16 @@ export async function createRecord(
   const createdAt = now.toISOString();
   // The shift is the one in progress when the waste happened.
   const shiftId = input.shift_id ?? (await activeShiftAt(deps.db, auth, new Date(occurred.at)));
-  const fields: HashedFields = {
-    ...hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt, occurred.at),
-    supersedes_id: supersedesId,
-    ...(voided ? { voided: true as const } : {}),
-  };
+  const fields: HashedFields = hashedFields(auth, id, input, source, createdAt, occurred.at);
+  fields.shift_id = shiftId;
+  fields.supersedes_id = supersedesId;
+  if (voided) fields.voided = true;
   const canonical = canonicalRecordJson(fields);
   const day = bucketDay(fields.occurred_at, auth.timezone);
   const eventType = supersedesId ? 'record.updated' : 'record.created';
   const event = JSON.stringify(recordEventRow(eventType, id, createdAt, null));
 
-  const params: Record<string, unknown> = {
+  const given: CreateRecordValues = {
     canonical,
     establishment: auth.establishmentId,
     livemode: auth.livemode,
@@ -292,8 +307,11 @@ export async function createRecord(
     event,
     traceparent: activeTraceparent(),
   };
-  for (const f of RECORD_FIELDS) params[fieldParam(f.name)] = sqlValue(f, fields[f.name]);
-  const values = CREATE_RECORD.names.map((name) => params[name]);
+  const values = CREATE_RECORD.slots.map((slot) => {
+    if (typeof slot !== 'number') return given[slot];
+    const field = RECORD_FIELDS[slot] as RecordField;
+    return sqlValue(field, fields[field.name]);
+  });
 
   const sql = deps.sql ?? sqlOfTransaction(deps.db);
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -391,7 +409,8 @@ export async function createRecordsBatch(
       shiftId = await activeShiftAt(deps.db, auth, new Date(at));
       shifts.set(at, shiftId);
     }
-    const fields = hashedFields(auth, id, { ...input, shift_id: shiftId }, source, createdAt, at);
+    const fields = hashedFields(auth, id, input, source, createdAt, at);
+    fields.shift_id = shiftId;
     prepared.push({ index, id, at, day, fields, canonical: canonicalRecordJson(fields) });
   }
 
