@@ -39,6 +39,12 @@ describe('the cipher', () => {
     expect(box.seal(SECRET, HERE)).not.toBe(sealed);
   });
 
+  it('never uses an IV twice, across the pools the IVs are drawn from', () => {
+    const ivs = Array.from({ length: 1_000 }, () => Buffer.from(box.seal(SECRET, HERE).split(':')[3] as string, 'base64'));
+    expect(ivs.every((iv) => iv.length === 12)).toBe(true);
+    expect(new Set(ivs.map((iv) => iv.toString('hex'))).size).toBe(1_000);
+  });
+
   it('does not open a value under another context (row or column)', () => {
     const sealed = box.seal(SECRET, HERE);
     const otherRow = secretContext('0b3c1a2e-5d4f-4e6a-8b7c-9d0e1f2a3b4c', 'secret');
