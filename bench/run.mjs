@@ -196,7 +196,11 @@ async function main() {
   const basePort = await freePort();
   // BENCH_PROFILE=<dir>: a CPU profile of our server in <dir>/merma and of the baseline in <dir>/baseline,
   // to compare where each spends a request and how long each sits idle.
-  const profile = (who) => (PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', `${PROFILE_DIR}/${who}`] : []);
+  // BENCH_NODE_ARGS: Node flags for both servers alike (e.g. --trace-gc, which NODE_OPTIONS refuses).
+  const profile = (who) => [
+    ...(PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', `${PROFILE_DIR}/${who}`] : []),
+    ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+  ];
   start('merma', [...profile('merma'), 'apps/server/dist/main.js'], {
     DATABASE_URL: dbUrl,
     PORT: String(ourPort),
@@ -238,7 +242,9 @@ async function main() {
   await client.connect();
   console.log(`seeding ${ESTABLISHMENTS * RECORDS_PER_ESTABLISHMENT} records over ${ESTABLISHMENTS} establishments…`);
   const { seeded, baselineEstablishment } = await seed(client);
-  start('baseline', [...profile('baseline'), 'bench/baseline.mjs'], {
+  // The baseline runs with the V8 flag our server sets for itself (apps/server/src/main.ts), so
+  // that neither has an advantage the other lacks.
+  start('baseline', [...profile('baseline'), '--no-allocation-site-pretenuring', 'bench/baseline.mjs'], {
     DATABASE_URL: dbUrl,
     PORT: String(basePort),
     ESTABLISHMENT_ID: baselineEstablishment,
