@@ -111,6 +111,10 @@ describe('how a record was measured', () => {
     for (const [fields, path] of [
       [{ measurement_method: 'estimate', scale_id: 'BAL-01' }, 'scale_id'],
       [{ scale_id: 'BAL-01' }, 'scale_id'],
+      // An empty scale id is a scale named all the same: the column's own check refuses it on
+      // anything but a weighing, so the API must (it was a 500, found by hostile-input's fuzzing).
+      [{ measurement_method: 'composition_analysis', scale_id: '' }, 'scale_id'],
+      [{ scale_id: '' }, 'scale_id'],
       [{ measurement_method: 'direct_weighing', estimated: true }, 'estimated'],
       [{ measurement_method: 'estimate', estimated: false }, 'estimated'],
       [{ measurement_method: 'weighed' }, 'measurement_method'],

@@ -91,7 +91,8 @@ export function occurredAtProblem(value: string, now: Date): ErrorDetail | null 
 export function measurementProblems(input: Pick<CreateRecordParsed, 'measurement_method' | 'scale_id' | 'estimated'>): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const method = input.measurement_method ?? null;
-  if (input.scale_id && method !== 'direct_weighing') {
+  // Any scale id, even an empty one, as the column's check (records_scale_id_check) has it.
+  if (input.scale_id !== undefined && input.scale_id !== null && method !== 'direct_weighing') {
     problems.push({ path: 'scale_id', message: 'names the scale of a weighing: give it with measurement_method direct_weighing' });
   }
   if (input.estimated === true && method === 'direct_weighing') {
