@@ -307,7 +307,7 @@ async function main() {
     `GET /records/verify?full=true (${BIG_CHAIN.toLocaleString('en')} records)`,
     3,
     () => call('big', 'GET', '/records/verify?full=true'),
-    3000,
+    2000,
   );
   const destino = (await client.query('SELECT id::text FROM destinations ORDER BY id LIMIT 1')).rows[0].id;
   const batch = {
