@@ -60,12 +60,19 @@ export class SquareApiError extends Error {
   }
 }
 
-/** Retry-After as seconds: a number of seconds or an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
+/**
+ * Retry-After as seconds: a number of seconds or an HTTP date (RFC 9110 §10.2.3); null when absent
+ * or unreadable. Each of the three date formats RFC 9110 accepts begins with the day's name, which
+ * keeps out what `Date.parse` alone would read as a date ("-5" as the year 5 BC, so "now").
+ * All three are GMT.
+ */
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
   if (value === null) return null;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text);
-  const at = Date.parse(text);
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/.test(text)) return null;
+  // asctime's form names no zone, and is GMT: not the server's local time.
+  const at = Date.parse(/GMT$/.test(text) ? text : `${text} GMT`);
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
