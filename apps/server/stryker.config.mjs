@@ -8,19 +8,29 @@ export default {
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
   mutate: [
     // The record chain: canonical JSON and the chain hash (not the SQL twin, which hash-sql.test.ts checks on a database).
-    'src/modules/records/hash.ts:1-85',
-    'src/modules/records/hash.ts:120-122',
-    // The day a record counts on in record_day_totals (the rollup that a correction's supersede updates).
+    'src/modules/records/hash.ts:1-147',
+    'src/modules/records/hash.ts:189-194',
+    // The day a record counts on in record_day_totals, and its cache per zone and quarter-hour.
     // (The calendar it reads is @merma/schema's: `pnpm test:mutation schema`.)
-    'src/modules/records/rollup.ts:27',
+    'src/modules/records/rollup.ts:96-139',
     // Rate limits: the counters and the API's and dashboard's policy on them.
     'src/limits.ts',
     'src/http/rate-limit.ts',
     // The CSV export's writer and its formula guard (not the query that feeds it).
-    'src/modules/records/export.ts:79-121',
-    // The forecasting model and the production advice built on it.
+    'src/modules/records/export.ts:75-116',
+    // The forecasting model and the production advice's quantile, margin and quantity.
     'src/modules/predict/model.ts',
     'src/modules/predict/choice.ts',
-    'src/modules/predict/demand.ts:38-76',
+    'src/modules/predict/demand.ts:72-181',
+    // The integrations: Square's signature and its replaced key's grace period, Retry-After, what
+    // a stored notification asks to fetch, the ids a refused line is kept (and deduplicated) by,
+    // and the vendors' units (weights, counts, volumes) turned into Merma's.
+    'src/modules/integrations/vendors/square/signature.ts',
+    'src/modules/integrations/service.ts:378-386',
+    'src/modules/integrations/vendors/square/api.ts:63-77',
+    'src/modules/integrations/vendors/square/fetch.ts:56-85',
+    'src/modules/integrations/vendors/square/refused.ts',
+    'src/modules/integrations/vendors/odoo/refused.ts',
+    'src/modules/inbound/connectors/units.ts',
   ],
 };

@@ -17,6 +17,10 @@ export default defineConfig({
       'test/limits.test.ts',
       'test/rate-limit-policy.test.ts',
       'test/rate-limit-windows.test.ts',
+      'test/bucket-day.test.ts',
+      'test/integration-pieces.test.ts',
+      'test/units.test.ts',
+      'test/forecast-season.test.ts',
     ],
   },
 });

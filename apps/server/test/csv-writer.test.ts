@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, csvStringifier } from '../src/modules/records/export.js';
+import { CSV_COLUMNS, CSV_HEADERS_ES, csvStringifier } from '../src/modules/records/export.js';
 import { assertNoFormula, DIALECTS, expectedCell, parseCsv } from './csv.js';
 
 /**
@@ -52,4 +52,13 @@ describe('the export writer, as a property', () => {
       );
     },
   );
+
+  it('heads the Spanish file with the Spanish names after a BOM, and the plain one with the field names', async () => {
+    const es = await write('es', []);
+    expect(es.startsWith('\uFEFF')).toBe(true);
+    expect(es.slice(1).split('\r\n')[0]).toBe(CSV_COLUMNS.map((key) => CSV_HEADERS_ES[key]).join(';'));
+    expect(es).toContain('Fecha y hora (UTC)');
+    const plain = await write('plain', []);
+    expect(plain.split('\r\n')[0]).toBe(CSV_COLUMNS.join(','));
+  });
 });

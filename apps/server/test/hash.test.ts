@@ -67,6 +67,41 @@ describe('canonical record JSON', () => {
     );
   });
 
+  it('writes voided only when true, and each field added later only when set, each in its sorted place', () => {
+    // Records stored before these fields existed hash as they always did: null or absent adds no key.
+    const unset = { product_id: null, measurement_method: null, scale_id: null, estimated: null, edible: null, tare_kg: null };
+    expect(canonicalRecordJson({ ...RECORD, ...unset, hierarchy_reason: null, hierarchy_note: null, transfer_document_ref: null })).toBe(
+      JSON_OF_RECORD,
+    );
+    expect(canonicalRecordJson({ ...RECORD, product_id: undefined, estimated: undefined })).toBe(JSON_OF_RECORD);
+    expect(canonicalRecordJson({ ...RECORD, voided: true })).toBe(JSON_OF_RECORD.replace(',"waste_stage"', ',"voided":true,"waste_stage"'));
+    // false is said, not absent: a field that may be false is written when false.
+    const measured = canonicalRecordJson({
+      ...RECORD,
+      product_id: '5a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d',
+      measurement_method: 'direct_weighing',
+      scale_id: 'balanza-1',
+      estimated: false,
+      edible: 'edible',
+      tare_kg: 0.25,
+      hierarchy_reason: 'no_donation_agreement',
+      hierarchy_note: 'sin acuerdo',
+      transfer_document_ref: 'DI-2026-0001',
+    });
+    expect(measured).toBe(
+      JSON_OF_RECORD.replace(',"establishment_id"', ',"edible":"edible","establishment_id"')
+        .replace(',"food_category"', ',"estimated":false,"food_category"')
+        .replace(',"id"', ',"hierarchy_note":"sin acuerdo","hierarchy_reason":"no_donation_agreement","id"')
+        .replace(',"notes"', ',"measurement_method":"direct_weighing","notes"')
+        .replace(',"product_name"', ',"product_id":"5a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d","product_name"')
+        .replace(',"session_id"', ',"scale_id":"balanza-1","session_id"')
+        .replace(',"waste_stage"', ',"tare_kg":0.25,"transfer_document_ref":"DI-2026-0001","waste_stage"'),
+    );
+    // The key lists are kept per combination of keys: the same record written again, then another combination, then the first.
+    expect(canonicalRecordJson({ ...RECORD, voided: true })).toBe(JSON_OF_RECORD.replace(',"waste_stage"', ',"voided":true,"waste_stage"'));
+    expect(canonicalRecordJson(RECORD)).toBe(JSON_OF_RECORD);
+  });
+
   it('changes with every hashed field', () => {
     const base = canonicalRecordJson(RECORD);
     const changed: Partial<HashedFields>[] = [

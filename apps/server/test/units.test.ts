@@ -100,3 +100,71 @@ describe('volume units', () => {
     expect(lossKilograms(loss(2, 'l'), { unitWeightKg: 1, densityKgPerL: null })).toBeNull();
   });
 });
+
+describe('weights and counts, and the units refused', () => {
+  const kg = (reading: ReturnType<typeof squareMeasure>) => (reading.measure?.kind === 'mass' ? reading.measure.kg : undefined);
+
+  it("reads Square's weights as kg, and no unit or the generic UNIT as one item", () => {
+    close(kg(squareMeasure({ weight_unit: 'METRIC_KILOGRAM' })), 1);
+    close(kg(squareMeasure({ weight_unit: 'METRIC_GRAM' })), 0.001);
+    close(kg(squareMeasure({ weight_unit: 'METRIC_MILLIGRAM' })), 0.000001);
+    close(kg(squareMeasure({ weight_unit: 'IMPERIAL_POUND' })), 0.45359237);
+    close(kg(squareMeasure({ weight_unit: 'IMPERIAL_WEIGHT_OUNCE' })), 0.028349523125);
+    close(kg(squareMeasure({ weight_unit: 'IMPERIAL_STONE' })), 6.35029318);
+    expect(squareMeasure(undefined)).toEqual({ measure: { kind: 'count', units: 1 } });
+    expect(squareMeasure({})).toEqual({ measure: { kind: 'count', units: 1 } });
+    expect(squareMeasure({ generic_unit: 'UNIT' })).toEqual({ measure: { kind: 'count', units: 1 } });
+    // A weight named beside a generic unit is the weight.
+    expect(squareMeasure({ generic_unit: 'UNIT', weight_unit: 'METRIC_GRAM' })).toEqual({ measure: { kind: 'mass', kg: 0.001 } });
+  });
+
+  it('refuses a Square unit it cannot weigh or count, naming it and what it would take', () => {
+    expect(squareMeasure({ weight_unit: 'METRIC_TONNE' }).problem).toBe(
+      'unknown weight_unit METRIC_TONNE (IMPERIAL_WEIGHT_OUNCE, IMPERIAL_POUND, IMPERIAL_STONE, METRIC_MILLIGRAM, METRIC_GRAM, METRIC_KILOGRAM)',
+    );
+    expect(squareMeasure({ volume_unit: 'METRIC_BARREL' }).problem).toMatch(/^unknown volume_unit METRIC_BARREL \(GENERIC_FLUID_OUNCE, /);
+    const neither = 'is neither a weight (weight_unit), a volume (volume_unit) nor a count (generic_unit UNIT or no unit)';
+    expect(squareMeasure({ length_unit: 'METRIC_METER', area_unit: null }).problem).toBe(`length_unit METRIC_METER ${neither}`);
+    expect(squareMeasure({ area_unit: null, time_unit: 'GENERIC_HOUR' }).problem).toBe(`time_unit GENERIC_HOUR ${neither}`);
+    expect(squareMeasure({ custom_unit: { name: 'Bandeja', abbreviation: 'bdj' } }).problem).toBe(
+      `custom_unit {"name":"Bandeja","abbreviation":"bdj"} ${neither}`,
+    );
+    expect(squareMeasure({ generic_unit: 'INVALID_GENERIC_UNIT' }).problem).toBe(`generic_unit INVALID_GENERIC_UNIT ${neither}`);
+    expect(squareMeasure({ type: 'TYPE_CUSTOM', precision: 2 }).problem).toBe(`type TYPE_CUSTOM ${neither}`);
+    expect(squareMeasure({ precision: 2 }).problem).toBe(`type none ${neither}`);
+    // A unit key that holds nothing is not the unit.
+    expect(squareMeasure({ length_unit: undefined, precision: 2 }).problem).toBe(`type none ${neither}`);
+  });
+
+  it("reads Odoo's weights and counts by name, trimmed and in any case, and by category and factor", () => {
+    expect(odooMeasureByName(' KG ')).toEqual({ measure: { kind: 'mass', kg: 1 } });
+    expect(odooMeasureByName('Gramos')).toEqual({ measure: { kind: 'mass', kg: 0.001 } });
+    expect(odooMeasureByName('Dozens')).toEqual({ measure: { kind: 'count', units: 12 } });
+    expect(odooMeasureByName('Unit(s)')).toEqual({ measure: { kind: 'count', units: 1 } });
+    // "1 kg = factor × this unit": the gram's factor is 1000, a 6-pack's 1/6, the tonne's 0.001.
+    close(kg(odooMeasureByCategory(' Weight ', 1000)), 0.001);
+    close(kg(odooMeasureByCategory('Peso', 0.001)), 1000);
+    expect(odooMeasureByCategory('Unit', 1 / 6).measure).toEqual({ kind: 'count', units: 6 });
+    expect(odooMeasureByCategory('UNIDAD', 1).measure).toEqual({ kind: 'count', units: 1 });
+  });
+
+  it('refuses an Odoo unit of another kind, an unknown one, and a factor that is not a positive ratio', () => {
+    expect(odooMeasureByName('Hours').problem).toBe(
+      '"Hours" is a working time unit: Merma weighs (Weight units, Volume units with the product\'s density) or counts (Unit units)',
+    );
+    expect(odooMeasureByName('m²').problem).toMatch(/^"m²" is a surface unit/);
+    expect(odooMeasureByName('Bandeja').problem).toMatch(
+      /^unknown unit of measure "Bandeja": use a unit of the Weight, Volume or Unit category/,
+    );
+    expect(odooMeasureByCategory('Working Time', 1).problem).toBe(
+      "a unit of the Working Time category: Merma weighs (Weight, Volume with the product's density) or counts (Unit)",
+    );
+    for (const factor of [0, -1, Number.NaN]) {
+      expect(odooMeasureByCategory('Weight', factor)).toEqual({
+        problem: `x_uom_factor must be the unit's positive ratio (product_uom_id.factor), got ${factor}`,
+      });
+    }
+    // The smallest positive ratio is still one.
+    expect(odooMeasureByCategory('Weight', Number.MIN_VALUE).measure?.kind).toBe('mass');
+  });
+});
