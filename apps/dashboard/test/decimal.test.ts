@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimalMark, formatDecimal, parseDecimal } from '../src/lib/decimal.ts';
+import { decimalMark, formatDecimal, formatKg, parseDecimal } from '../src/lib/decimal.ts';
 
 /**
  * The one reader of typed and pasted numbers (lib/decimal.ts), in Spanish and English: what either
@@ -60,6 +60,34 @@ describe('parseDecimal', () => {
       for (const lang of LOCALES) expect(parseDecimal(text, lang).value).toBeUndefined();
     },
   );
+
+  it.each([
+    [',5', 0.5],
+    ['.5', 0.5],
+    ['-,5', -0.5],
+    ['\u22122,5', -2.5],
+    ['.234', 0.234],
+    ['1234.567', 1234.567],
+    ['1234,567', 1234.567],
+    ['0.500', 0.5],
+    ['5 EUR', 5],
+    ['50 %', 50],
+    ['1\u00a0234,5', 1234.5],
+  ])('%j is %d in either language: a leading mark, a minus sign, four digits before three, a unit', (text, value) => {
+    for (const lang of LOCALES) expect(parseDecimal(text, lang), `${text} in ${lang}`).toEqual({ value });
+  });
+
+  it('reads minus zero as zero', () => {
+    for (const text of ['-0', '-0,0', '-.0']) expect(Object.is(parseDecimal(text, 'es').value, 0), text).toBe(true);
+  });
+
+  it('says an empty field is empty, and anything else it cannot read is invalid', () => {
+    for (const lang of LOCALES) {
+      for (const text of ['', '   ', 'kg', ' € ']) expect(parseDecimal(text, lang), JSON.stringify(text)).toEqual({ problem: 'empty' });
+      for (const text of ['abc', 'kg5', '1,5e3', '1.5e3', '1,2,3', '1.234,5.6', '7,', ',', '-', '5-3', '1.23.4'])
+        expect(parseDecimal(text, lang), `${text} in ${lang}`).toEqual({ problem: 'invalid' });
+    }
+  });
 
   it('reads back what the language writes without grouping, exactly', () => {
     fc.assert(
@@ -122,5 +150,22 @@ describe('parseDecimal', () => {
         expect(parseDecimal(formatDecimal(value, lang), lang)).toEqual({ value });
       }),
     );
+  });
+});
+
+describe('formatKg', () => {
+  it('writes a total to one decimal, and an amount under 1 kg to its first significant digit, never 0 kg', () => {
+    expect(formatKg(12.345, 'en')).toBe('12.3 kg');
+    expect(formatKg(1234.56, 'es')).toBe('1234,6 kg');
+    expect(formatKg(1, 'en')).toBe('1 kg');
+    expect(formatKg(0.04, 'en')).toBe('0.04 kg');
+    expect(formatKg(0.004, 'es')).toBe('0,004 kg');
+    expect(formatKg(-0.04, 'en')).toBe('-0.04 kg');
+    expect(formatKg(0, 'en')).toBe('0 kg');
+  });
+
+  it('writes one weighing to the gram', () => {
+    expect(formatKg(12.345, 'es', 'weighing')).toBe('12,345 kg');
+    expect(formatKg(0.0456, 'en', 'weighing')).toBe('0.046 kg');
   });
 });

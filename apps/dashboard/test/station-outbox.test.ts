@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto';
 import { Blob as NodeBlob } from 'node:buffer';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deadline } from '@merma/testing';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StationError } from '../src/station/client.ts';
 import { Outbox } from '../src/station/outbox.ts';
 import { openStationStore, type RecordBody, type StationStore } from '../src/station/store.ts';
@@ -455,5 +456,85 @@ describe('the outbox with a photo', () => {
     expect(server.calls).toEqual(['photo']);
     const [item] = await queued();
     expect(item?.kind === 'record' && item.photo).toBeInstanceOf(NodeBlob);
+  });
+
+  it('tries again after a pause that doubles up to a minute, or what Retry-After asks, and starts again from a second once one goes through', async () => {
+    // The pause is read where the outbox sets its timer; the timer's callback is called by hand, so
+    // no test waits a second. Only the outbox's own timers are a second or more.
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+    const server = fakeServer();
+    let failures: StationError[] = [];
+    const api = {
+      ...server.api,
+      createRecord: async (...args: Parameters<typeof server.api.createRecord>) => {
+        const failure = failures.shift();
+        if (failure) throw failure;
+        return server.api.createRecord(...args);
+      },
+    };
+    const outbox = new Outbox(store, sender, api, newKey);
+    const pauses = () => timers.mock.calls.map(([, ms]) => ms).filter((ms): ms is number => typeof ms === 'number' && ms >= 1000);
+    const lastRetry = () => {
+      const call = timers.mock.calls.filter(([, ms]) => typeof ms === 'number' && ms >= 1000).at(-1);
+      return call?.[0] as () => void;
+    };
+    try {
+      const offline = () => new StationError(0, 'offline', 'No connection');
+      failures = Array.from({ length: 9 }, offline);
+      await outbox.record(body(1), new Date('2026-11-24T10:00:00.000Z'));
+      await outbox.flush();
+      for (let i = 0; i < 7; i++) await outbox.flush();
+      expect(pauses()).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000]);
+      expect(outbox.status).toMatchObject({ waiting: 1, retrying: true });
+
+      // The server's Retry-After, in seconds, wins over the pause.
+      failures = [new StationError(429, 'rate_limited', 'Too many requests', [], 7)];
+      await outbox.flush();
+      expect(pauses().at(-1)).toBe(7000);
+
+      // The timer's callback sends again: one more failure, then it goes through.
+      failures = [offline()];
+      lastRetry()();
+      await vi.waitFor(() => expect(pauses()).toHaveLength(10), { timeout: deadline(5_000) });
+      expect(pauses().at(-1)).toBe(60000);
+      lastRetry()();
+      await vi.waitFor(() => expect(server.stored).toHaveLength(1), { timeout: deadline(5_000) });
+      await outbox.flush();
+      expect(outbox.status).toMatchObject({ waiting: 0, retrying: false });
+
+      // A success resets the pause: the next failure waits a second again.
+      failures = [offline()];
+      await outbox.record(body(2), new Date('2026-11-24T10:00:05.000Z'));
+      await outbox.flush();
+      expect(pauses().at(-1)).toBe(1000);
+      // Each flush, and stop(), clear the timer set before.
+      const timer = timers.mock.results.at(-1)?.value;
+      outbox.stop();
+      expect(cleared).toHaveBeenLastCalledWith(timer);
+    } finally {
+      outbox.stop();
+      timers.mockRestore();
+      cleared.mockRestore();
+    }
+  });
+
+  it('counts only the items waiting, and lists only the refused ones', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    const listener = vi.fn();
+    const unsubscribe = outbox.subscribe(listener);
+    server.failNext(new StationError(400, 'validation_error', 'weight_kg: too heavy'));
+    await outbox.record(body(900), new Date('2026-11-24T10:00:00.000Z'));
+    await outbox.flush();
+    expect(outbox.status.waiting).toBe(0);
+    expect(outbox.status.refused.map((i) => i.kind === 'record' && i.body.weight_kg)).toEqual([900]);
+    expect(listener).toHaveBeenCalled();
+    unsubscribe();
+    listener.mockClear();
+    outbox.markUnpaired();
+    expect(outbox.status.unpaired).toBe(true);
+    expect(listener).not.toHaveBeenCalled();
+    outbox.stop();
   });
 });
