@@ -113,3 +113,63 @@ describe('the weight offered to the cook', () => {
     expect(settledWeight([])).toBeNull();
   });
 });
+
+describe('framing, formats and flags, each on its own', () => {
+  const frame = (over: Partial<{ weight: string; b: number; c: number }> = {}) =>
+    toledo(over.weight ?? '001255', { a: A_3_DECIMALS, b: over.b ?? B_KG, ...(over.c === undefined ? {} : { c: over.c }) });
+
+  it('says which format each reading came in, gross or net, and nothing more', () => {
+    expect(read(frame())).toEqual([{ kind: 'weight', kg: 1.255, stable: true, net: false, format: 'toledo' }]);
+    expect(read(bytes('S S      0.518 kg\r\n'))).toEqual([{ kind: 'weight', kg: 0.518, stable: true, net: false, format: 'mt-sics' }]);
+    expect(read(bytes('S +\r\n'))).toEqual([{ kind: 'overload', format: 'mt-sics' }]);
+    expect(read(bytes('ST,GS,+  1.234kg\r\n'))).toEqual([{ kind: 'weight', kg: 1.234, stable: true, net: false, format: 'status-mode' }]);
+    expect(read(bytes('OL,GS,+  9.999kg\r\n'))).toEqual([{ kind: 'overload', format: 'status-mode' }]);
+    expect(read(bytes('OL,NT,+  ------kg\r\n'))).toEqual([{ kind: 'overload', format: 'status-mode' }]);
+    expect(read(bytes('+    0.850 kg\r\n'))).toEqual([{ kind: 'weight', kg: 0.85, stable: true, net: false, format: 'weight-unit' }]);
+    expect(read(bytes('+    0.850 kg N\r\n'))).toEqual([{ kind: 'weight', kg: 0.85, stable: true, net: true, format: 'weight-unit' }]);
+    expect(read(bytes('+    0.850 kg NET\r\n'))).toMatchObject([{ net: true }]);
+    expect(read(bytes('+    0.850 kg G\r\n'))).toMatchObject([{ net: false }]);
+    expect(read(bytes('H\r\n'))).toEqual([{ kind: 'overload', format: 'weight-unit' }]);
+    expect(read(bytes('L\r\n'))).toEqual([{ kind: 'underload', format: 'weight-unit' }]);
+  });
+
+  it('reads a Toledo frame out of range below zero as an underload', () => {
+    expect(read(frame({ b: B_KG | 0x04 | 0x02 }))).toEqual([{ kind: 'underload', format: 'toledo' }]);
+    expect(read(frame({ b: B_KG | 0x04 }))).toEqual([{ kind: 'overload', format: 'toledo' }]);
+  });
+
+  it('reads a line that a Toledo frame follows without a line end, and skips a Toledo frame a new one cuts', () => {
+    expect(weights(read(concat(bytes('S S      0.518 kg'), frame())))).toEqual([
+      [0.518, true],
+      [1.255, true],
+    ]);
+    const cutShort = Uint8Array.from([0x02, A_3_DECIMALS, B_KG, 0x20, ...ascii('0012')]);
+    expect(weights(read(concat(cutShort, frame()), 1))).toEqual([[1.255, true]]);
+  });
+
+  it("skips the checksum byte after a Toledo frame's CR, so the line after it reads whole", () => {
+    // The checksum of this frame is a printable byte; the line right after it must not start with it.
+    const stream = concat(frame(), bytes('S S      0.518 kg\r\n'));
+    expect(weights(read(stream, 1))).toEqual([
+      [1.255, true],
+      [0.518, true],
+    ]);
+    // A Toledo frame ended by LF is not a frame; the line after it reads.
+    const lf = Uint8Array.from([0x02, A_3_DECIMALS, B_KG, 0x20, ...ascii('001255'), ...ascii('000000'), 0x0a]);
+    expect(weights(read(concat(lf, bytes('S S      0.518 kg\r\n'))))).toEqual([[0.518, true]]);
+  });
+
+  it('reads a Toledo frame of 10 or 16 bytes only', () => {
+    const withTare = (tare: string) => Uint8Array.from([0x02, A_3_DECIMALS, B_KG, 0x20, ...ascii('001255'), ...ascii(tare), 0x0d]);
+    expect(weights(read(withTare('')))).toEqual([[1.255, true]]);
+    expect(weights(read(withTare('000000')))).toEqual([[1.255, true]]);
+    expect(read(withTare('00'))).toEqual([]);
+    expect(read(withTare('0000000'))).toEqual([]);
+  });
+
+  it('reads a line of 64 bytes, and drops one longer as noise (the buffer cannot grow)', () => {
+    const line = (length: number) => bytes(`12.5 kg${' '.repeat(length - 7)}`, '\r\n');
+    expect(weights(read(line(64)))).toEqual([[12.5, true]]);
+    expect(read(line(65))).toEqual([]);
+  });
+});
