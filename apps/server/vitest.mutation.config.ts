@@ -21,6 +21,7 @@ export default defineConfig({
       'test/integration-pieces.test.ts',
       'test/units.test.ts',
       'test/forecast-season.test.ts',
+      'test/forecast-challengers.test.ts',
     ],
   },
 });
