@@ -138,7 +138,9 @@ function details(lhr) {
   const tasks = items('long-tasks')
     .slice(0, 6)
     .map((i) => `${String(i.url).split('/').pop() || i.url} @${Math.round(i.startTime)} ms: ${Math.round(i.duration)} ms`);
-  const lcpNode = JSON.stringify(lhr.audits['largest-contentful-paint-element']?.details ?? {}).match(/"snippet":"((?:[^"\\]|\\.)*)"/);
+  // Lighthouse 13 names the LCP element in its LCP breakdown insight (older versions: an audit of its own).
+  const lcpDetails = lhr.audits['lcp-breakdown-insight']?.details ?? lhr.audits['largest-contentful-paint-element']?.details ?? {};
+  const lcpNode = JSON.stringify(lcpDetails).match(/"snippet":"((?:[^"\\]|\\.)*)"/);
   const lines = [
     `  LCP element: ${lcpNode ? lcpNode[1].slice(0, 160) : 'unknown'}`,
     `  main thread: ${work.join(', ')}`,
@@ -210,6 +212,12 @@ async function main() {
     }
   } finally {
     await chrome.kill();
+  }
+  // BENCH_WEB_HOLD=1: keep the server and its data up after the runs, to look at the pages or
+  // profile them in a browser of one's own with the printed cookie (Ctrl-C ends it).
+  if (process.env.BENCH_WEB_HOLD) {
+    console.log(`holding: ${base} (scope ${scope}) cookie ${cookie}`);
+    await new Promise((resolve) => process.once('SIGINT', resolve));
   }
   for (const line of missed) console.log(`MISSED ${line}`);
   if (missed.length === 0) console.log('all goals met: mobile performance ≥ 90, LCP < 2.5 s, CLS < 0.1 on every page');

@@ -3,7 +3,7 @@ import '@mantine/notifications/styles.css';
 import { MantineProvider } from '@mantine/core';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
-import { lazy, StrictMode, Suspense, useMemo } from 'react';
+import { lazy, StrictMode, Suspense, startTransition, useMemo } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
 import { i18nReady } from './i18n/index.ts';
@@ -35,8 +35,11 @@ function App() {
 
 // The chosen language's messages first (a small chunk loaded beside the app's own).
 await i18nReady;
-createRoot(container).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+const root = createRoot(container);
+startTransition(() => {
+  root.render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );
+});

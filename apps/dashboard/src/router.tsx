@@ -11,6 +11,7 @@ import {
   retainSearchParams,
 } from '@tanstack/react-router';
 import { AuthRouteError } from './components/AuthLayout.tsx';
+import { Deferred } from './components/Deferred.tsx';
 import { NotFound, PagePending, RouteError } from './components/states.tsx';
 import { can } from './lib/permissions.ts';
 import { resolveEstablishment } from './lib/scope.ts';
@@ -100,6 +101,25 @@ const linkRoute = createRoute({
 
 // --- The app (signed in) -----------------------------------------------------------------------
 
+/**
+ * A signed-in page's component, loaded when first needed and rendered through `Deferred`: the
+ * router mounts a page in a synchronous update, which React cannot split, so the page itself is
+ * rendered in the interruptible pass that follows (a phone keeps answering taps meanwhile).
+ */
+function deferredPage<T extends Record<string, unknown>>(load: () => Promise<T>, name: keyof T & string) {
+  const Lazy = lazyRouteComponent(load, name as never) as ReturnType<typeof lazyRouteComponent>;
+  // biome-ignore lint/correctness/noComponentHookFactories: made once per route when this module loads, never during a render.
+  function Page(props: object) {
+    return (
+      <Deferred>
+        <Lazy {...props} />
+      </Deferred>
+    );
+  }
+  Page.preload = Lazy.preload;
+  return Page;
+}
+
 const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'app',
@@ -112,7 +132,7 @@ const appRoute = createRoute({
     if (!me) throw redirect({ to: '/sign-in', search: { redirect: location.href } });
     return { me };
   },
-  component: lazyRouteComponent(() => import('./shell/AppLayout.tsx'), 'AppLayout'),
+  component: deferredPage(() => import('./shell/AppLayout.tsx'), 'AppLayout'),
 });
 
 const indexRoute = createRoute({
@@ -150,7 +170,7 @@ const overviewRoute = createRoute({
       ),
     ]);
   },
-  component: lazyRouteComponent(() => import('./pages/overview/OverviewPage.tsx'), 'OverviewPage'),
+  component: deferredPage(() => import('./pages/overview/OverviewPage.tsx'), 'OverviewPage'),
 });
 
 const recordsRoute = createRoute({
@@ -168,21 +188,21 @@ const recordsRoute = createRoute({
       q.ensureQueryData(context.trpc.records.list.queryOptions(recordsQuery(found.scope, deps, found.establishment.timezone))),
     ]);
   },
-  component: lazyRouteComponent(() => import('./pages/records/RecordsPage.tsx'), 'RecordsPage'),
+  component: deferredPage(() => import('./pages/records/RecordsPage.tsx'), 'RecordsPage'),
 });
 
 const forecastRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'forecast',
   validateSearch: forecastSearch,
-  component: lazyRouteComponent(() => import('./pages/forecast/ForecastPage.tsx'), 'ForecastPage'),
+  component: deferredPage(() => import('./pages/forecast/ForecastPage.tsx'), 'ForecastPage'),
 });
 
 const planRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'plan',
   validateSearch: planSearch,
-  component: lazyRouteComponent(() => import('./pages/plan/PlanPage.tsx'), 'PlanPage'),
+  component: deferredPage(() => import('./pages/plan/PlanPage.tsx'), 'PlanPage'),
 });
 
 const shiftsRoute = createRoute({
@@ -193,14 +213,14 @@ const shiftsRoute = createRoute({
     const found = scopeOf(context.me, deps);
     if (found) await context.queryClient.ensureQueryData(context.trpc.shifts.list.queryOptions(found.scope));
   },
-  component: lazyRouteComponent(() => import('./pages/shifts/ShiftsPage.tsx'), 'ShiftsPage'),
+  component: deferredPage(() => import('./pages/shifts/ShiftsPage.tsx'), 'ShiftsPage'),
 });
 
 const productsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: 'products',
   loader: ({ context }) => context.queryClient.ensureQueryData(context.trpc.catalog.products.queryOptions()),
-  component: lazyRouteComponent(() => import('./pages/products/ProductsPage.tsx'), 'ProductsPage'),
+  component: deferredPage(() => import('./pages/products/ProductsPage.tsx'), 'ProductsPage'),
 });
 
 const donationsRoute = createRoute({
@@ -228,7 +248,7 @@ const donationsRoute = createRoute({
     const known = { establishmentIds: context.me.establishments.map((e) => e.id), entityIds: entities.map((e) => e.id) };
     await Promise.all([q.ensureQueryData(donationAgreementsOptions(deps, known)), donations]);
   },
-  component: lazyRouteComponent(() => import('./pages/donations/DonationsPage.tsx'), 'DonationsPage'),
+  component: deferredPage(() => import('./pages/donations/DonationsPage.tsx'), 'DonationsPage'),
 });
 
 const sessionRoute = createRoute({
@@ -246,7 +266,7 @@ const sessionRoute = createRoute({
       q.ensureQueryData(context.trpc.records.list.queryOptions(sessionRecordsQuery(found.scope, params.id))),
     ]);
   },
-  component: lazyRouteComponent(() => import('./pages/sessions/SessionPage.tsx'), 'SessionPage'),
+  component: deferredPage(() => import('./pages/sessions/SessionPage.tsx'), 'SessionPage'),
 });
 
 const keysRoute = createRoute({
@@ -258,7 +278,7 @@ const keysRoute = createRoute({
     if (establishment && can.viewKeys(context.me.role))
       await context.queryClient.ensureQueryData(context.trpc.keys.list.queryOptions({ establishment_id: establishment.id }));
   },
-  component: lazyRouteComponent(() => import('./pages/keys/KeysPage.tsx'), 'KeysPage'),
+  component: deferredPage(() => import('./pages/keys/KeysPage.tsx'), 'KeysPage'),
 });
 
 const stationsRoute = createRoute({
@@ -270,7 +290,7 @@ const stationsRoute = createRoute({
     if (found && can.manageTeam(context.me.role))
       await context.queryClient.ensureQueryData(context.trpc.stations.list.queryOptions(found.scope));
   },
-  component: lazyRouteComponent(() => import('./pages/stations/StationsPage.tsx'), 'StationsPage'),
+  component: deferredPage(() => import('./pages/stations/StationsPage.tsx'), 'StationsPage'),
 });
 
 const integrationsRoute = createRoute({
@@ -284,7 +304,7 @@ const integrationsRoute = createRoute({
     void context.queryClient.prefetchQuery(context.trpc.inbound.endpoint.queryOptions({ establishment_id: establishment.id }));
     await context.queryClient.ensureQueryData(context.trpc.webhooks.list.queryOptions(scope));
   },
-  component: lazyRouteComponent(() => import('./pages/integrations/IntegrationsPage.tsx'), 'IntegrationsPage'),
+  component: deferredPage(() => import('./pages/integrations/IntegrationsPage.tsx'), 'IntegrationsPage'),
 });
 
 const integrationRoute = createRoute({
@@ -301,7 +321,7 @@ const integrationRoute = createRoute({
       context.queryClient.ensureQueryData(deliveriesOptions(scope, deps.page)),
     ]);
   },
-  component: lazyRouteComponent(() => import('./pages/integrations/IntegrationPage.tsx'), 'IntegrationPage'),
+  component: deferredPage(() => import('./pages/integrations/IntegrationPage.tsx'), 'IntegrationPage'),
 });
 
 const teamRoute = createRoute({
@@ -310,7 +330,7 @@ const teamRoute = createRoute({
   loader: async ({ context }) => {
     await context.queryClient.ensureQueryData(context.trpc.team.get.queryOptions());
   },
-  component: lazyRouteComponent(() => import('./pages/team/TeamPage.tsx'), 'TeamPage'),
+  component: deferredPage(() => import('./pages/team/TeamPage.tsx'), 'TeamPage'),
 });
 
 const auditRoute = createRoute({
@@ -322,7 +342,7 @@ const auditRoute = createRoute({
     // A prefetch, which never fails: an unknown action in the URL is the page's to leave out.
     if (can.viewAudit(context.me.role)) await context.queryClient.prefetchQuery(auditPageOptions(auditFilter(deps, looksLikeAction)));
   },
-  component: lazyRouteComponent(() => import('./pages/audit/AuditPage.tsx'), 'AuditPage'),
+  component: deferredPage(() => import('./pages/audit/AuditPage.tsx'), 'AuditPage'),
 });
 
 const routeTree = rootRoute.addChildren([
