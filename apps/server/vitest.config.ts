@@ -40,6 +40,8 @@ export default defineConfig({
     expect: { poll: { timeout: deadline(10_000) } },
     // Tests a failed beforeAll kept from running are named as such, not left as "skipped".
     reporters: ['default', '@merma/testing/setup-failures'],
+    // One migrated embedded database per run, that each test app copies (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,

@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { createPrisma, type Db } from '../src/db/client.js';
@@ -19,7 +21,8 @@ import { createServices } from '../src/services.js';
 
 /**
  * Test database: a fresh database on the PostgreSQL named by DATABASE_URL when it is set (dropped
- * afterwards), otherwise an in-memory PGlite served on a loopback port. Either way the server code
+ * afterwards), otherwise an in-memory PGlite served on a loopback port, copied from the run's
+ * migrated database (test/global-setup.ts) when there is one. Either way the server code
  * talks to it through the same pg driver adapter as in production.
  */
 export type TestDatabase = { url: string; kind: 'postgresql' | 'pglite'; drop(): Promise<void> };
@@ -27,7 +30,9 @@ export type TestDatabase = { url: string; kind: 'postgresql' | 'pglite'; drop():
 export async function createTestDatabase(): Promise<TestDatabase> {
   const base = process.env.DATABASE_URL;
   if (!base) {
-    const embedded = await startEphemeralPostgres();
+    // The run's migrated copy when the global setup made one (vitest.config.ts), else a new database.
+    const template = inject('migratedDatabase');
+    const embedded = await startEphemeralPostgres(template ? { from: new Blob([readFileSync(template)]) } : {});
     return { url: embedded.url, kind: 'pglite', drop: () => embedded.close() };
   }
   const name = `merma_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
