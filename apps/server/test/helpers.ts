@@ -21,17 +21,18 @@ import { createServices } from '../src/services.js';
 
 /**
  * Test database: a fresh database on the PostgreSQL named by DATABASE_URL when it is set (dropped
- * afterwards), otherwise an in-memory PGlite served on a loopback port, copied from the run's
- * migrated database (test/global-setup.ts) when there is one. Either way the server code
+ * afterwards), otherwise an in-memory PGlite served on a loopback port (for a caller that migrates
+ * it next, a copy of the run's migrated database, test/global-setup.ts). Either way the server code
  * talks to it through the same pg driver adapter as in production.
  */
 export type TestDatabase = { url: string; kind: 'postgresql' | 'pglite'; drop(): Promise<void> };
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const base = process.env.DATABASE_URL;
   if (!base) {
-    // The run's migrated copy when the global setup made one (vitest.config.ts), else a new database.
-    const template = inject('migratedDatabase');
+    // `migrated`: the caller migrates it next, so the run's migrated copy does (when the global
+    // setup made one: vitest.config.ts); else an empty database, as on PostgreSQL.
+    const template = options.migrated ? inject('migratedDatabase') : undefined;
     const embedded = await startEphemeralPostgres(template ? { from: new Blob([readFileSync(template)]) } : {});
     return { url: embedded.url, kind: 'pglite', drop: () => embedded.close() };
   }
@@ -172,7 +173,7 @@ export async function startTestApp(
     mailer?: Mailer;
   } = {},
 ): Promise<TestContext> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: true });
   await migrate(database.url);
   // A connection is waited for as long as a loaded machine needs (40 requests at once on the
   // embedded database queue for it); a real outage still answers 503 (error-mapping tests).
