@@ -65,7 +65,8 @@ async function scene(mode: 'live' | 'test', inRegime: boolean) {
   const entityId = await socialEntity(t, tenant.key, { ley_49_2002: { art2_entity: true, regime_opted_in: inRegime } });
   const agreementId = await signedAgreement(t, tenant.key, entityId, [tenant.establishmentId], {
     valid_from: '2025-01-01',
-    valid_until: '2027-12-31',
+    // Still in force on the machine's clock (the signing happens there), whatever the year.
+    valid_until: `${new Date().getUTCFullYear() + 2}-12-31`,
   });
   try {
     for (const [at, description, quantity, book, market] of [

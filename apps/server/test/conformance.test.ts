@@ -213,11 +213,13 @@ const ENTITY = {
   capacity: { cold_chain: true, vehicle: true },
 };
 const LINE = { description: 'Pan', food_category: 'bakery', quantity: 2, unit: 'kg' };
+// In force on the machine's clock, which this app runs on, whatever the year.
+const YEAR = new Date().getUTCFullYear();
 const agreementFor = (entityId: string, establishmentId: string) => ({
   entity_id: entityId,
   establishment_ids: [establishmentId],
-  valid_from: '2026-01-01',
-  valid_until: '2027-12-31',
+  valid_from: `${YEAR - 1}-01-01`,
+  valid_until: `${YEAR + 2}-12-31`,
   renewal: 'none',
   accepted_food_categories: ['bakery'],
   conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
@@ -262,7 +264,7 @@ describe('valid requests and their errors, operation by operation', () => {
 
     const created = await call('POST', '/donation-agreements', { body: agreementFor(params.id, tenant.establishmentId), key });
     expectStatus(created, 201);
-    const backwards = { ...agreementFor(params.id, tenant.establishmentId), valid_until: '2025-01-01' };
+    const backwards = { ...agreementFor(params.id, tenant.establishmentId), valid_until: `${YEAR - 2}-12-31` };
     expectStatus(await call('POST', '/donation-agreements', { body: backwards, key }), 400);
     const agreement = { id: created.json().data.id };
     expectStatus(await call('GET', '/donation-agreements', { query: 'status=draft' }), 200);

@@ -154,8 +154,9 @@ beforeAll(async () => {
     await request(bLive.key, 'POST', '/api/v1/donation-agreements', {
       entity_id: ids['social-entities'],
       establishment_ids: [b.establishmentId],
-      valid_from: '2026-01-01',
-      valid_until: '2027-12-31',
+      // In force on the machine's clock, which this app runs on, whatever the year.
+      valid_from: `${new Date().getUTCFullYear() - 1}-01-01`,
+      valid_until: `${new Date().getUTCFullYear() + 2}-12-31`,
       renewal: 'none',
       accepted_food_categories: ['bakery'],
       conditions: { chilled: false, frozen: false, cooked: false, near_best_before: true },

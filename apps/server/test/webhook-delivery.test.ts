@@ -68,9 +68,14 @@ describe('webhook delivery', () => {
     const a = await subscribe(t, tenant, `${receiver.url}/a`, ['record.created']);
     const b = await subscribe(t, tenant, `${receiver.url}/b`, ['record.created', 'record.updated']);
     const other = await subscribe(t, tenant, `${receiver.url}/other`, ['session.completed']);
+    // A time with milliseconds and an offset, thirty days back on the machine's clock (which this
+    // app runs on; a fixed date would pass the 400 days a record may be back dated, one day).
+    const at = new Date(Date.now() - 30 * 86_400_000);
+    at.setUTCHours(2, 4, 5, 678);
+    const local = new Date(at.getTime() + 3_600_000).toISOString().replace('Z', '+01:00');
     const created = await api(t.app, tenant.key).post(
       '/api/v1/records',
-      validRecord({ weight_kg: 2.5, causa_id: undefined, waste_stage: 'storage', occurred_at: '2026-01-02T03:04:05.678+01:00' }),
+      validRecord({ weight_kg: 2.5, causa_id: undefined, waste_stage: 'storage', occurred_at: local }),
     );
     expect(created.statusCode).toBe(201);
     const record = created.json().data;
@@ -96,7 +101,7 @@ describe('webhook delivery', () => {
         food_category: 'meat',
         weight_kg: 2.5,
         created_at: record.created_at,
-        occurred_at: '2026-01-02T02:04:05.678Z',
+        occurred_at: at.toISOString(),
         destino_id: DESTINO_DONATION,
         causa_id: null,
         destination: destination?.nombre,
