@@ -4,7 +4,7 @@ import { deadline } from '@merma/testing';
 import type { Browser, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, TEST_RESULTS } from './browser.js';
-import { signedAgreement, socialEntity } from './donation-fixtures.js';
+import { inForceOnTheMachineClock, signedAgreement, socialEntity } from './donation-fixtures.js';
 import { addKey, createTenant, startTestApp, type TestContext } from './helpers.js';
 import { pdfText } from './pdf.js';
 import { DESKTOP, drawWithFinger, drawWithMouse, focused, open, PHONE, shot, smallTargets, visit } from './signing-page.js';
@@ -66,7 +66,7 @@ async function scene(mode: 'live' | 'test', inRegime: boolean) {
   const agreementId = await signedAgreement(t, tenant.key, entityId, [tenant.establishmentId], {
     valid_from: '2025-01-01',
     // Still in force on the machine's clock (the signing happens there), whatever the year.
-    valid_until: `${new Date().getUTCFullYear() + 2}-12-31`,
+    valid_until: inForceOnTheMachineClock().valid_until,
   });
   try {
     for (const [at, description, quantity, book, market] of [

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, type RunnerTestCase, type Ru
 import { importProducts } from '../src/admin/service.js';
 import { createPrisma } from '../src/db/client.js';
 import { fetchOpenApi, listOperations, type OpenApiDocument, type Operation } from './contract.js';
+import { inForceOnTheMachineClock } from './donation-fixtures.js';
 import {
   addKey,
   buildTestApp,
@@ -213,13 +214,10 @@ const ENTITY = {
   capacity: { cold_chain: true, vehicle: true },
 };
 const LINE = { description: 'Pan', food_category: 'bakery', quantity: 2, unit: 'kg' };
-// In force on the machine's clock, which this app runs on, whatever the year.
-const YEAR = new Date().getUTCFullYear();
 const agreementFor = (entityId: string, establishmentId: string) => ({
   entity_id: entityId,
   establishment_ids: [establishmentId],
-  valid_from: `${YEAR - 1}-01-01`,
-  valid_until: `${YEAR + 2}-12-31`,
+  ...inForceOnTheMachineClock(),
   renewal: 'none',
   accepted_food_categories: ['bakery'],
   conditions: { chilled: true, frozen: false, cooked: false, near_best_before: true },
@@ -264,7 +262,7 @@ describe('valid requests and their errors, operation by operation', () => {
 
     const created = await call('POST', '/donation-agreements', { body: agreementFor(params.id, tenant.establishmentId), key });
     expectStatus(created, 201);
-    const backwards = { ...agreementFor(params.id, tenant.establishmentId), valid_until: `${YEAR - 2}-12-31` };
+    const backwards = { ...agreementFor(params.id, tenant.establishmentId), valid_until: '2020-01-01' };
     expectStatus(await call('POST', '/donation-agreements', { body: backwards, key }), 400);
     const agreement = { id: created.json().data.id };
     expectStatus(await call('GET', '/donation-agreements', { query: 'status=draft' }), 200);

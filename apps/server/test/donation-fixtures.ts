@@ -7,6 +7,16 @@ import type { TestContext } from './helpers.js';
  */
 
 /** A tiny but well-formed PDF: the signed agreement the tests store. */
+/**
+ * Dates of an agreement in force on the machine's clock, whatever the year: from the start of last
+ * year to the end of the year after next. For tests whose app runs on that clock (a test with a
+ * fixed clock writes dates around it instead).
+ */
+export function inForceOnTheMachineClock(): { valid_from: string; valid_until: string } {
+  const year = new Date().getUTCFullYear();
+  return { valid_from: `${year - 1}-01-01`, valid_until: `${year + 2}-12-31` };
+}
+
 export const AGREEMENT_PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(256, 7), Buffer.from('\n%%EOF\n')]);
 
 /** The NIF of a legal person (G: an association) from 7 digits, with its control digit. */

@@ -1,6 +1,7 @@
 import { localDate, PERMISSIONS } from '@merma/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../src/admin/service.js';
+import { inForceOnTheMachineClock } from './donation-fixtures.js';
 import { addKey, buildTestApp, createTenant, startTestApp, type Tenant, type TestContext, testConfig, validRecord } from './helpers.js';
 
 /**
@@ -154,9 +155,7 @@ beforeAll(async () => {
     await request(bLive.key, 'POST', '/api/v1/donation-agreements', {
       entity_id: ids['social-entities'],
       establishment_ids: [b.establishmentId],
-      // In force on the machine's clock, which this app runs on, whatever the year.
-      valid_from: `${new Date().getUTCFullYear() - 1}-01-01`,
-      valid_until: `${new Date().getUTCFullYear() + 2}-12-31`,
+      ...inForceOnTheMachineClock(),
       renewal: 'none',
       accepted_food_categories: ['bakery'],
       conditions: { chilled: false, frozen: false, cooked: false, near_best_before: true },
