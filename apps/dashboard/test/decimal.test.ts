@@ -89,6 +89,16 @@ describe('parseDecimal', () => {
     }
   });
 
+  it('refuses a number too long to be finite instead of reading it as Infinity', () => {
+    // 400 digits pasted by mistake: Number() of them is Infinity, which no field can store.
+    for (const lang of LOCALES) {
+      expect(parseDecimal('9'.repeat(400), lang)).toEqual({ problem: 'invalid' });
+      expect(parseDecimal(`-${'1'.repeat(400)},5`, lang)).toEqual({ problem: 'invalid' });
+    }
+    // The longest integer a field may hold still reads.
+    expect(parseDecimal('9'.repeat(300), 'es').value).toBe(Number('9'.repeat(300)));
+  });
+
   it('reads back what the language writes without grouping, exactly', () => {
     fc.assert(
       fc.property(amount, locale, (value, lang) => {
@@ -162,6 +172,16 @@ describe('formatKg', () => {
     expect(formatKg(0.004, 'es')).toBe('0,004 kg');
     expect(formatKg(-0.04, 'en')).toBe('-0.04 kg');
     expect(formatKg(0, 'en')).toBe('0 kg');
+  });
+
+  it('rounds an amount under 1 kg to one significant digit, not to the gram', () => {
+    // Without the significant-digit rule, 0.456 kg would show as "0,456 kg", a weighing's precision
+    // on a total.
+    expect(formatKg(0.456, 'es')).toBe('0,5 kg');
+    expect(formatKg(-0.75, 'en')).toBe('-0.8 kg');
+    expect(formatKg(0.0456, 'en')).toBe('0.05 kg');
+    // From 1 kg on, one decimal.
+    expect(formatKg(1.25, 'en')).toBe('1.3 kg');
   });
 
   it('writes one weighing to the gram', () => {

@@ -172,4 +172,28 @@ describe('framing, formats and flags, each on its own', () => {
     expect(weights(read(line(64)))).toEqual([[12.5, true]]);
     expect(read(line(65))).toEqual([]);
   });
+
+  it('counts the 64 bytes afresh after each line end, Toledo frame and dropped noise: nothing left over shortens the next line', () => {
+    // A line of exactly 64 bytes (and its line end) reads whatever came before it; a byte kept from
+    // the line, frame or noise before would push it over the limit, and the weight would be lost.
+    const full = bytes(`12.5 kg${' '.repeat(57)}`, '\r\n');
+    expect(full.length).toBe(66);
+    const lf = Uint8Array.from([0x02, A_3_DECIMALS, B_KG, 0x20, ...ascii('001255'), ...ascii('000000'), 0x0a]);
+    for (const [before, readings] of [
+      [full, [[12.5, true]]], // another full line
+      [frame(), [[1.255, true]]], // a Toledo frame and its checksum byte
+      [lf, []], // a Toledo frame ended by LF (not read)
+      [bytes('x'.repeat(65)), []], // noise dropped at its 65th byte, no line end
+    ] as const) {
+      for (const size of [1, 5, 200]) expect(weights(read(concat(before, full), size))).toEqual([...readings, [12.5, true]]);
+    }
+  });
+
+  it('reads a line with a NUL or other control byte in it as noise, not a weight', () => {
+    expect(read(bytes('12.5 kg', 0x00, '\r\n'))).toEqual([]);
+    expect(read(bytes(0x00, '12.5 kg\r\n'))).toEqual([]);
+    expect(read(bytes('12.5', 0x07, ' kg\r\n'))).toEqual([]);
+    // The same line without it reads.
+    expect(weights(read(bytes('12.5 kg\r\n')))).toEqual([[12.5, true]]);
+  });
 });

@@ -538,3 +538,209 @@ describe('the outbox with a photo', () => {
     outbox.stop();
   });
 });
+
+/**
+ * What the outbox does at its edges: a new page's status, the keys it makes, an undo queued or
+ * refused, a correction of the wrong item or of none, a station not paired, an error that is not
+ * the server's, and the retry timer a successful flush leaves behind.
+ */
+describe('the outbox at its edges', () => {
+  const photo = () => new NodeBlob(['jpeg bytes'], { type: 'image/jpeg' }) as unknown as Blob;
+  const offline = () => new StationError(0, 'offline', 'No connection');
+
+  it('starts with nothing waiting, nothing refused, not retrying and paired', () => {
+    // A new page must not show a retry banner, or the pairing screen, before anything happened.
+    const outbox = new Outbox(store, sender, fakeServer().api, newKey);
+    expect(outbox.status).toEqual({ waiting: 0, refused: [], retrying: false, unpaired: false });
+  });
+
+  it('keys each write with a random UUID of its own when no key maker is given', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api);
+    await outbox.record(body(1));
+    await outbox.record(body(2));
+    await outbox.flush();
+    outbox.stop();
+    const keys = server.stored.map((s) => s.key);
+    for (const key of keys) expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(keys).size).toBe(2);
+  });
+
+  it('queues an undo as an undo of its record, with its tap time, a key and the scope, and marks the record undone', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, { ...server.api, undo: async () => Promise.reject(offline()) }, newKey);
+    await outbox.record(body(1));
+    await outbox.flush();
+    await outbox.undo('r1', new Date('2026-11-24T10:05:00.000Z'));
+    await outbox.flush();
+    outbox.stop();
+    expect(await store.outbox()).toEqual([
+      {
+        kind: 'undo',
+        seq: expect.any(Number),
+        scope: 'e1:test',
+        key: expect.stringMatching(/^k\d+$/),
+        state: 'waiting',
+        record_id: 'r1',
+        tapped_at: '2026-11-24T10:05:00.000Z',
+      },
+    ]);
+    expect((await store.sent('r1'))?.undone).toBe(true);
+    expect(outbox.status).toMatchObject({ waiting: 1, retrying: true });
+  });
+
+  it('holds an undo the server refuses, with its message and no photo blamed, and sends what follows', async () => {
+    const server = fakeServer();
+    const api = {
+      ...server.api,
+      undo: async () => Promise.reject(new StationError(404, 'not_found', 'No record r9 in this establishment')),
+    };
+    const outbox = new Outbox(store, sender, api, newKey);
+    await outbox.undo('r9', new Date('2026-11-24T10:05:00.000Z'));
+    await outbox.record(body(2));
+    await outbox.flush();
+    outbox.stop();
+    expect(server.stored.map((s) => s.body.weight_kg)).toEqual([2]);
+    expect(outbox.status.refused).toEqual([
+      expect.objectContaining({
+        kind: 'undo',
+        record_id: 'r9',
+        state: 'refused',
+        error: { message: 'No record r9 in this establishment', details: [] },
+      }),
+    ]);
+
+    // A correction is for a record: asked of the undo, it changes nothing.
+    const seq = outbox.status.refused[0]?.seq as number;
+    await outbox.correct(seq, body(3));
+    expect(await store.outbox()).toEqual([expect.objectContaining({ seq, kind: 'undo', state: 'refused' })]);
+    expect(server.stored).toHaveLength(1);
+  });
+
+  it('corrects the refused record it is asked to, and leaves the other refused one as it was', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    server.failNext(new StationError(400, 'validation_error', 'weight_kg: too heavy'));
+    await outbox.record(body(900), new Date('2026-11-24T10:00:00.000Z'));
+    await outbox.flush();
+    server.failNext(new StationError(400, 'validation_error', 'weight_kg: too heavy'));
+    await outbox.record(body(800), new Date('2026-11-24T10:07:00.000Z'));
+    await outbox.flush();
+    const [first, second] = outbox.status.refused;
+    expect([first, second].map((i) => i?.kind === 'record' && i.body.weight_kg)).toEqual([900, 800]);
+
+    await outbox.correct(second?.seq as number, body(8));
+    await outbox.flush();
+    outbox.stop();
+    // With its own tap time, not the other refused record's.
+    expect(server.stored.map((s) => [s.body.weight_kg, s.body.occurred_at])).toEqual([[8, '2026-11-24T10:07:00.000Z']]);
+    expect(outbox.status.refused).toEqual([
+      expect.objectContaining({ seq: first?.seq, state: 'refused', body: expect.objectContaining({ weight_kg: 900 }) }),
+    ]);
+
+    // An item no longer queued (discarded meanwhile): nothing to correct, nothing sent.
+    await outbox.discard(first?.seq as number);
+    await outbox.correct(first?.seq as number, body(9));
+    await outbox.flush();
+    outbox.stop();
+    expect(await store.outbox()).toEqual([]);
+    expect(server.stored).toHaveLength(1);
+  });
+
+  it('refuses a tap on a station not paired, queuing nothing, and sends nothing without a pairing', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, () => undefined, server.api, newKey);
+    await expect(outbox.record(body(1))).rejects.toThrow('The station is not paired');
+    await expect(outbox.undo('r1')).rejects.toThrow('The station is not paired');
+    expect(await store.outbox()).toEqual([]);
+
+    // Queued under a pairing since forgotten: it waits, unsent, and the flush does not fail.
+    await store.enqueue({
+      kind: 'record',
+      scope: 'e1:test',
+      key: newKey(),
+      state: 'waiting',
+      body: { ...body(1), occurred_at: '2026-11-24T10:00:00.000Z' },
+    });
+    await outbox.flush();
+    expect(server.calls).toEqual([]);
+    expect(outbox.status).toEqual({ waiting: 1, refused: [], retrying: false, unpaired: false });
+  });
+
+  it('lets an error that is not the server’s answer through, and keeps the record waiting, not refused', async () => {
+    // A bug in the client (a TypeError) is not the server refusing the record: the cook must not be
+    // asked to correct it, and it is sent again on the next flush.
+    const server = fakeServer();
+    let broken = true;
+    const api = {
+      ...server.api,
+      createRecord: async (...args: Parameters<typeof server.api.createRecord>) => {
+        if (broken) throw new TypeError('body.weight_kg.toFixed is not a function');
+        return server.api.createRecord(...args);
+      },
+    };
+    const outbox = new Outbox(store, sender, api, newKey);
+    await store.enqueue({
+      kind: 'record',
+      scope: 'e1:test',
+      key: newKey(),
+      state: 'waiting',
+      body: { ...body(1), occurred_at: '2026-11-24T10:00:00.000Z' },
+    });
+    await expect(outbox.flush()).rejects.toThrow(TypeError);
+    expect(outbox.status).toMatchObject({ waiting: 1, refused: [] });
+    expect(await store.outbox()).toEqual([expect.objectContaining({ state: 'waiting' })]);
+    broken = false;
+    await outbox.flush();
+    expect(server.stored.map((s) => s.body.weight_kg)).toEqual([1]);
+  });
+
+  it('sends a record that already has its photo address without uploading the photo it still holds', async () => {
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    const url = 'https://merma.test/api/v1/photos/p7';
+    await store.enqueue({
+      kind: 'record',
+      scope: 'e1:test',
+      key: newKey(),
+      state: 'waiting',
+      body: { ...body(1), photo_url: url, occurred_at: '2026-11-24T10:00:00.000Z' },
+      photo: photo(),
+    });
+    await outbox.flush();
+    outbox.stop();
+    expect(server.calls).toEqual(['record']);
+    expect(server.stored.map((s) => s.body.photo_url)).toEqual([url]);
+  });
+
+  it('tells its listeners when the device is found unpaired', () => {
+    const outbox = new Outbox(store, sender, fakeServer().api, newKey);
+    const listener = vi.fn(() => expect(outbox.status.unpaired).toBe(true));
+    outbox.subscribe(listener);
+    outbox.markUnpaired();
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(outbox.status).toEqual({ waiting: 0, refused: [], retrying: false, unpaired: true });
+  });
+
+  it('clears the pending retry when a flush goes through before it, so it does not send again behind the cook', async () => {
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+    const server = fakeServer();
+    const outbox = new Outbox(store, sender, server.api, newKey);
+    try {
+      server.failNext(offline());
+      await outbox.record(body(1));
+      await outbox.flush();
+      const retry = timers.mock.results[timers.mock.calls.findIndex(([, ms]) => ms === 1000)]?.value;
+      expect(retry).toBeDefined();
+      cleared.mockClear();
+      await outbox.flush(); // back online before the pause is over
+      expect(cleared).toHaveBeenCalledWith(retry);
+      expect(outbox.status).toMatchObject({ waiting: 0, retrying: false });
+    } finally {
+      outbox.stop();
+      timers.mockRestore();
+      cleared.mockRestore();
+    }
+  });
+});

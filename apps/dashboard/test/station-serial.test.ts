@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { hasSerial, readScale } from '../src/station/serial.ts';
 
 /**
@@ -72,6 +72,34 @@ describe('reading the scale', () => {
     const port = portPlaying(['S D      0.512 kg\r\n', 'S D      0.530 kg\r\n']);
     withSerial(port, true);
     expect(await readScale(200)).toBeNull();
+    expect(port.closed).toBe(1);
+  });
+
+  it('releases the port’s stream and stops its clock once the weight is read, so the port can be read again', async () => {
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      const port = portPlaying(['S S      1.000 kg\r\n']);
+      withSerial(port);
+      expect(await readScale(2_000)).toEqual({ kg: 1, scaleId: null });
+      // A stream still locked to the finished reader could never be read by the next weighing.
+      expect(port.readable.locked).toBe(false);
+      // The timeout's timer, cleared: left running, it would cancel a reader already released.
+      const index = timers.mock.calls.findIndex(([, ms]) => ms === 2_000);
+      expect(index).toBeGreaterThanOrEqual(0);
+      expect(cleared).toHaveBeenCalledWith(timers.mock.results[index]?.value);
+    } finally {
+      timers.mockRestore();
+      cleared.mockRestore();
+    }
+  });
+
+  it('gives nothing from a port that has no stream to read, and closes it', async () => {
+    const port = portPlaying([]);
+    Object.defineProperty(port, 'readable', { value: null });
+    withSerial(port);
+    expect(await readScale(200)).toBeNull();
+    expect(port.opened).toEqual([9600]);
     expect(port.closed).toBe(1);
   });
 
