@@ -119,7 +119,7 @@ function isConcurrencyConflict(err: unknown): boolean {
 }
 
 /** Finds a database-availability failure anywhere in an error's cause chain. */
-function isDatabaseUnavailable(err: unknown): boolean {
+export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || NODE_UNAVAILABLE.has(code) || PRISMA_UNAVAILABLE.has(code))) {

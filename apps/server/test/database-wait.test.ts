@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket, connect as tcp } from 'node:net
 import { deadline } from '@merma/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { waitForDatabase } from '../src/db/wait.js';
+import { waitForDatabase, whileUnavailable } from '../src/db/wait.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';
 
 /**
@@ -102,5 +102,45 @@ describe('waiting for the database at boot', () => {
     expect(loadConfig({}).databaseStartupTimeoutMs).toBe(60_000);
     expect(loadConfig({ DATABASE_STARTUP_TIMEOUT_SECONDS: '7' }).databaseStartupTimeoutMs).toBe(7000);
     expect(() => loadConfig({ DATABASE_STARTUP_TIMEOUT_SECONDS: '-1' })).toThrow(/DATABASE_STARTUP_TIMEOUT_SECONDS/);
+  });
+});
+
+describe('a write tried again while the database is away', () => {
+  /** A write that fails with each of `errors` in turn, then answers 'done'; the pauses it was given. */
+  const flaky = (errors: unknown[]) => {
+    const pauses: number[] = [];
+    let calls = 0;
+    const write = async () => {
+      const err = errors[calls++];
+      if (err !== undefined) throw err;
+      return 'done';
+    };
+    return { write, pauses, calls: () => calls, sleep: async (ms: number) => void pauses.push(ms) };
+  };
+  const cut = () => new Error('Connection terminated unexpectedly');
+  const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+  it('tries again while the connection is refused or cut, pausing 0.25 s and doubling to 4 s', async () => {
+    const w = flaky([refused(), cut(), cut(), cut(), cut(), cut(), cut()]);
+    expect(await whileUnavailable(w.write, { sleep: w.sleep })).toBe('done');
+    expect(w.pauses).toEqual([250, 500, 1000, 2000, 4000, 4000, 4000]);
+    expect(w.calls()).toBe(8);
+  });
+
+  it('throws any other error at once: a constraint or a bug is not waited on', async () => {
+    const unique = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' });
+    const w = flaky([unique]);
+    await expect(whileUnavailable(w.write, { sleep: w.sleep })).rejects.toBe(unique);
+    expect(w.pauses).toEqual([]);
+  });
+
+  it('waits at most its budget in all: a pause that would pass it is not taken, and the last error is thrown', async () => {
+    // 250 + 500 + 1000 = 1750 ms: within a 1750 ms budget, the fourth try happens; not within 1749.
+    const within = flaky([cut(), cut(), cut()]);
+    expect(await whileUnavailable(within.write, { sleep: within.sleep, budgetMs: 1750 })).toBe('done');
+    const last = cut();
+    const over = flaky([cut(), cut(), last]);
+    await expect(whileUnavailable(over.write, { sleep: over.sleep, budgetMs: 1749 })).rejects.toBe(last);
+    expect(over.pauses).toEqual([250, 500]);
   });
 });

@@ -14,12 +14,9 @@
  * skipped, with the reason, when the PostgreSQL server binaries are missing.
  */
 
-import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -29,55 +26,11 @@ import { migrate } from '../src/db/migrate.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, buildTestApp, createTenant, type Tenant, testConfig, validRecord } from './helpers.js';
+import { asPostgres, cannotRunClusters, freePort, ownedByPostgres, until } from './pg-cluster.js';
 
-const run = promisify(execFile);
-const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
-/** initdb and pg_ctl refuse to run as root: the clusters' commands then run as the postgres user. */
-const asRoot = process.getuid?.() === 0;
-const TOOLS = ['initdb', 'pg_ctl', 'pg_basebackup', 'postgres'];
-
-/** Why this machine cannot run the two clusters; undefined when it can. */
-function cannotRun(): string | undefined {
-  if (!process.env.DATABASE_URL) return 'runs in the PostgreSQL pass (DATABASE_URL set); the embedded PGlite has no streaming replication';
-  for (const tool of TOOLS)
-    if (!existsSync(join(BIN, tool))) return `no ${join(BIN, tool)}: the PostgreSQL server binaries are needed (set PG_BIN_DIR)`;
-  if (asRoot) {
-    if (!existsSync('/usr/sbin/runuser')) return 'running as root without /usr/sbin/runuser to run the clusters as the postgres user';
-    try {
-      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
-    } catch {
-      return 'running as root and there is no postgres user to run the clusters as';
-    }
-  }
-  return undefined;
-}
-
-const reason = cannotRun();
-
-async function asPostgres(tool: string, args: string[]) {
-  const [file, argv] = asRoot ? ['/usr/sbin/runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]] : [join(BIN, tool), args];
-  return run(file, argv, { timeout: deadline(120_000) });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `probe` until it returns true (or fails the test after `ms`). */
-async function until(what: string, probe: () => Promise<boolean>, ms = 20_000) {
-  const giveUpAt = Date.now() + deadline(ms);
-  while (!(await probe())) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const reason = process.env.DATABASE_URL
+  ? cannotRunClusters()
+  : 'runs in the PostgreSQL pass (DATABASE_URL set); the embedded PGlite has no streaming replication';
 
 describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${reason})` : ''}`, () => {
   let dir: string | undefined;
@@ -174,7 +127,7 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'merma-replica-'));
-    if (asRoot) await run('chown', ['postgres:postgres', dir]);
+    await ownedByPostgres(dir);
     ports.primary = await freePort();
     ports.standby = await freePort();
 

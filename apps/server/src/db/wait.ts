@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Log } from '../context.js';
+import { isDatabaseUnavailable } from '../errors.js';
 
 /**
  * Errors of a database that is not up yet: nothing listens on its port, its name does not resolve
@@ -42,6 +43,34 @@ export async function waitForDatabase(
         'the database does not accept connections yet; trying again',
       );
       await sleep(pause);
+    }
+  }
+}
+
+/**
+ * Runs `write` again while it fails because the database is away (errors.ts's
+ * `isDatabaseUnavailable`: refused, cut, shutting down, a failover under way), pausing 0.25 s and
+ * doubling to 4 s, for at most `budgetMs` (20 s) in all; any other error, or the last one, is
+ * thrown. Only for a write that is safe to run twice: one whose commit may have happened before
+ * the connection was cut (a guarded UPDATE that changes nothing the second time).
+ *
+ * For what a job must record after it acted outside the database: a webhook delivery received,
+ * whose record, lost to a failover, would make the delivery run and be sent again.
+ */
+export async function whileUnavailable<T>(
+  write: () => Promise<T>,
+  options: { budgetMs?: number; sleep?: (ms: number) => Promise<void> } = {},
+): Promise<T> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const budgetMs = options.budgetMs ?? 20_000;
+  let waited = 0;
+  for (let pause = 250; ; pause = Math.min(pause * 2, 4_000)) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || waited + pause > budgetMs) throw err;
+      await sleep(pause);
+      waited += pause;
     }
   }
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Clock, Log } from '../context.js';
 import { prismaOnPool } from '../db/client.js';
 import { sqlOfPool } from '../db/sql.js';
+import { isDatabaseUnavailable } from '../errors.js';
 import { createMailer, type Mailer, mailOptionsOf } from '../mail.js';
 import type { Metrics } from '../metrics.js';
 import { type FailedSignIn, PASSWORD_RESET_MAIL_TASK, type PasswordResetMail, SIGN_IN_FAILED_TASK } from '../modules/accounts/jobs.js';
@@ -69,13 +70,56 @@ export type WorkerOptions = {
   forecasts?: ForecastPool | undefined;
 };
 
+/**
+ * The pool graphile-worker takes its connections from, with one change: a connection or a query
+ * that fails because the database is away (refused, cut, shutting down: errors.ts's
+ * `isDatabaseUnavailable`) fails with code 57P03 (cannot_connect_now), the original as its cause.
+ *
+ * Why: graphile-worker records a job's outcome (complete, fail) through a retry loop that retries
+ * only the codes it knows (40001, 40P01, 57P03, EHOSTUNREACH, ETIMEDOUT). During a failover a new
+ * connection is refused or cut, and an idle one is found dead ("Connection terminated
+ * unexpectedly"), which it does not know: the outcome was dropped (an unhandled rejection) and
+ * the job stayed locked by a live worker for graphile-worker's 4 hours — a password-reset mail
+ * or a waste alert held that long, a delivery sent again by the stale-lock sweep. With 57P03 the
+ * outcome is written once the new primary answers (pauses of 3 s growing to 2 min); writing it
+ * twice is harmless (both statements match the job by id and by the worker holding it).
+ * load/failover.test.ts shows it. Only promise calls are changed: pg-pool's own `query()` uses
+ * the callback forms, and keeps its errors.
+ */
+function retriedByTheWorker(pool: pg.Pool): pg.Pool {
+  const retryable = (err: unknown) =>
+    isDatabaseUnavailable(err)
+      ? Object.assign(new Error(`database unavailable: ${(err as Error).message}`, { cause: err }), { code: '57P03' })
+      : err;
+  const tagged = <T>(result: T): T =>
+    result instanceof Promise
+      ? (result.catch((err: unknown) => {
+          throw retryable(err);
+        }) as T)
+      : result;
+  const patched = new WeakSet<pg.PoolClient>();
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
+  pool.connect = ((...args: unknown[]) => {
+    if (args.length > 0) return connect(...args);
+    return tagged(connect() as Promise<pg.PoolClient>).then((c) => {
+      if (!patched.has(c)) {
+        patched.add(c);
+        const query = c.query.bind(c) as (...a: unknown[]) => unknown;
+        c.query = ((...a: unknown[]) => tagged(query(...a))) as pg.PoolClient['query'];
+      }
+      return c;
+    });
+  }) as pg.Pool['connect'];
+  return pool;
+}
+
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { config, log } = options;
   // A connection per running job, one for the dispatcher and one for the stale-lock sweep. The
   // embedded PGlite serves every connection from one session, so more jobs at once gain little
   // there: its worker runs at most 4.
   const concurrency = options.embedded ? Math.min(config.worker.concurrency, 4) : config.worker.concurrency;
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: concurrency + 2 });
+  const pool = retriedByTheWorker(new pg.Pool({ connectionString: options.databaseUrl, max: concurrency + 2 }));
   options.metrics?.watchPool('worker', pool);
   pool.on('error', (err) => log.warn({ err }, 'job database connection error'));
   pool.on('connect', (client) => client.on('error', (err) => log.warn({ err }, 'job database connection error')));

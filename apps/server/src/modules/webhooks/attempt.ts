@@ -2,6 +2,7 @@ import { WEBHOOK_RESPONSE_BODY_MAX_BYTES } from '@merma/schema';
 import { signDelivery } from '@merma/signing';
 import type pg from 'pg';
 import type { Clock, Log } from '../../context.js';
+import { whileUnavailable } from '../../db/wait.js';
 import type { SecretBox } from '../../secrets/cipher.js';
 import { openSecret } from '../../secrets/stored.js';
 import { RECORD_EVENT_DATA_SQL } from '../records/events.js';
@@ -157,9 +158,12 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
 
   if (succeeded) {
     // The common case in one statement (atomic on its own): the delivery, its attempt, and the
-    // subscription's failure count back to 0.
-    await deps.pool.query(
-      `WITH moved AS (
+    // subscription's failure count back to 0. The receiver has it: a database away for a moment
+    // (a failover) must not make the job fail and send it again, so the statement is tried again
+    // while the database is unavailable; it changes nothing if its first run did commit.
+    await whileUnavailable(() =>
+      deps.pool.query(
+        `WITH moved AS (
          UPDATE webhook_deliveries SET attempts = $2, status = 'succeeded', next_attempt_at = NULL, manual = false, completed_at = $3
          WHERE id = $1 AND attempts = $4 AND status = 'pending'
          RETURNING id, subscription_id
@@ -170,7 +174,8 @@ export async function deliver(deps: AttemptDeps, payload: { delivery_id: string 
        )
        UPDATE webhook_subscriptions s SET consecutive_failures = 0
        FROM moved WHERE s.id = moved.subscription_id AND s.consecutive_failures <> 0`,
-      [row.id, attempt, now, row.attempts, result.status, result.durationMs, answer?.text ?? null, answer?.truncated ?? false],
+        [row.id, attempt, now, row.attempts, result.status, result.durationMs, answer?.text ?? null, answer?.truncated ?? false],
+      ),
     );
     deps.log.info(
       { delivery_id: row.id, subscription_id: row.subscription_id, attempt, status: result.status, duration_ms: result.durationMs },
