@@ -22,6 +22,8 @@ export default defineConfig({
       'test/units.test.ts',
       'test/forecast-season.test.ts',
       'test/forecast-challengers.test.ts',
+      'test/forecast-choice.test.ts',
+      'test/forecast-holt-winters.test.ts',
     ],
   },
 });

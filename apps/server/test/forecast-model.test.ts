@@ -1,13 +1,16 @@
+import { probit } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
 import { CHALLENGER_EDGE, forecastChosen, replayChosen, replayTsb } from '../src/modules/predict/choice.js';
 import {
   adviceMargin,
   adviceQuantile,
   advisedQuantity,
+  conformalQuantile,
   type DayRow,
   type ProductRow,
   pricedQuantile,
   productDemand,
+  studentT,
 } from '../src/modules/predict/demand.js';
 import {
   atLeast,
@@ -97,6 +100,22 @@ describe('production advice, pure', () => {
     );
   });
 
+  it('says the service level was kept, not raised, when the waste moves the quantile by nothing', () => {
+    // 15 % wasted is the middle of the rule: the shift is 0, and the quantile is the level itself.
+    expect(adviceQuantile(0.15, 0.6)).toEqual({
+      quantile: 0.6,
+      reason:
+        "15 % of what was made was wasted over the last 4 weeks: the 60 % quantile (the establishment's service level, 60 %, unchanged by the waste)",
+    });
+    // Either side of it: a little less waste raises the level, a little more lowers it.
+    expect(adviceQuantile(0.12, 0.6).reason).toMatch(
+      /the 62 % quantile \(the establishment's service level, 60 %, raised for the waste\)$/,
+    );
+    expect(adviceQuantile(0.18, 0.6).reason).toMatch(
+      /the 58 % quantile \(the establishment's service level, 60 %, lowered for the waste\)$/,
+    );
+  });
+
   it('aims at the critical ratio (price − cost) / (price − salvage) when the product has a price above its cost, and says why', () => {
     expect(pricedQuantile({ price: 1.2, unit_cost: 0.4, salvage_value: null })).toEqual({
       quantile: 0.67,
@@ -134,6 +153,57 @@ describe('production advice, pure', () => {
     expect(advisedQuantity(5, 1.5, 'kg')).toBe(6.5);
     expect(advisedQuantity(50, 9, 'unit')).toBe(59);
     expect(advisedQuantity(0, -3, 'unit')).toBe(0);
+  });
+
+  it("takes the conformal index's error, ⌈(n + 1)q⌉-th smallest at a half as well; nothing known, a margin of 0", () => {
+    const errors = [9, 2, 14, 5, 11, 1, 7, 13, 4, 10, 3, 12, 6, 8]; // 1 … 14, shuffled
+    // (14 + 1) × 0.5 = 7.5: the 8th smallest (the ⌊⌋ of the lower quantiles would take the 7th).
+    expect(conformalQuantile(errors, 0.5)).toBe(8);
+    expect(conformalQuantile(errors, 0.49)).toBe(7);
+    expect(conformalQuantile([], 0.975)).toBe(0);
+    expect(conformalQuantile([], 0.025)).toBe(0);
+  });
+
+  it('beyond the sample, takes the tail of a normal fitted to the errors: mean ± t(n − 1) · sd · √(1 + 1/n)', () => {
+    // Fourteen errors of ±1: mean 0, sample sd √(14/13); (14 + 1) × 0.975 = 14.6 falls beyond them.
+    const errors = [1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1];
+    const bound = studentT(0.975, 13) * Math.sqrt(14 / 13) * Math.sqrt(1 + 1 / 14);
+    // Student's t at 97.5 % with 13 degrees of freedom is 2.1604 (tables): the bound is about 2.32.
+    expect(bound / (2.160369 * Math.sqrt(15 / 13))).toBeCloseTo(1, 2);
+    expect(conformalQuantile(errors, 0.975)).toBeCloseTo(bound, 12);
+    expect(conformalQuantile(errors, 0.025)).toBeCloseTo(-bound, 12);
+    // One error: no spread to fit (not a division by n − 1 = 0), the error itself on both sides.
+    expect(conformalQuantile([5], 0.975)).toBe(5);
+    expect(conformalQuantile([5], 0.025)).toBe(5);
+    // Never inside the sample's extreme: thirteen errors of 0 and one of 30 (mean 15/7, sample
+    // variance 450/7) fit a tail that reaches only about 20 above: the 30 observed is kept. Below,
+    // the fitted tail, about −15.7, is beyond the 0 observed.
+    const skewed = [...new Array<number>(13).fill(0), 30];
+    const spread = Math.sqrt(450 / 7) * Math.sqrt(1 + 1 / 14);
+    expect(15 / 7 + studentT(0.975, 13) * spread).toBeLessThan(21);
+    expect(conformalQuantile(skewed, 0.975)).toBe(30);
+    expect(conformalQuantile(skewed, 0.025)).toBeCloseTo(15 / 7 + studentT(0.025, 13) * spread, 12);
+    expect(conformalQuantile(skewed, 0.025)).toBeCloseTo(-15.75, 1);
+  });
+
+  it("approximates Student's t by the Cornish–Fisher expansion, the normal's quantile under 1 degree of freedom", () => {
+    // z is the normal quantile the code uses (simple-statistics' probit: 1.9572 at 97.5 %, the exact
+    // value being 1.95996), so that the expansion is checked to its last digits.
+    const z = probit(0.975);
+    expect(z).toBeCloseTo(1.96, 2);
+    const expansion = (df: number) => z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2);
+    expect(studentT(0.975, 0)).toBe(z);
+    expect(studentT(0.975, 0.5)).toBe(z);
+    // From 1 degree of freedom on, the expansion (at 1 far from the exact 12.71: it is not used there):
+    // 1.9572 + (7.4969 + 1.9572) / 4 + (143.58 + 119.95 + 5.8715) / 96 = 7.1270.
+    expect(studentT(0.975, 1)).toBeCloseTo(expansion(1), 12);
+    expect(studentT(0.975, 1)).toBeCloseTo(7.127, 3);
+    expect(studentT(0.975, 4)).toBeCloseTo(expansion(4), 12);
+    expect(studentT(0.025, 4)).toBeCloseTo(-expansion(4), 12);
+    // Within 0.3 % of the tables from 10 degrees of freedom: 2.2281 (10), 2.0423 (30), 1.7247 (20, at 95 %).
+    expect(Math.abs(studentT(0.975, 10) / 2.228139 - 1)).toBeLessThan(0.003);
+    expect(Math.abs(studentT(0.975, 30) / 2.042272 - 1)).toBeLessThan(0.003);
+    expect(Math.abs(studentT(0.95, 20) / 1.724718 - 1)).toBeLessThan(0.003);
   });
 
   it('replays forecasts as made the evening before: each day from the days up to two before it', () => {

@@ -92,7 +92,7 @@ export function adviceQuantile(wasteShare: number | null, serviceLevel = DEFAULT
   const pct = Math.round(wasteShare * 1000) / 10;
   return {
     quantile,
-    reason: `${pct} % of what was made was wasted over the last 4 weeks: the ${percent(quantile)} % quantile${custom ? ` (the establishment's service level, ${level} %, ${quantile < serviceLevel ? 'lowered' : 'raised'} for the waste)` : ''}`,
+    reason: `${pct} % of what was made was wasted over the last 4 weeks: the ${percent(quantile)} % quantile${custom ? ` (the establishment's service level, ${level} %, ${quantile < serviceLevel ? 'lowered for the waste' : quantile > serviceLevel ? 'raised for the waste' : 'unchanged by the waste'})` : ''}`,
   };
 }
 
