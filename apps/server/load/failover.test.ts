@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { appendFileSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -13,6 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
 import { createPrisma } from '../src/db/client.js';
+import { hashPassword } from '../src/modules/accounts/password.js';
 import { asPostgres, cannotRunClusters, freePort, ownedByPostgres, until } from '../test/pg-cluster.js';
 
 /**
@@ -38,7 +39,9 @@ import { asPostgres, cannotRunClusters, freePort, ownedByPostgres, until } from 
  * answer gave, and no other record is; every answer was a 201 or a clean 503 with Retry-After;
  * the SDK completed every call; each chain verifies; each acknowledged record reached the
  * receiver correctly signed, once (one webhook-id, sent once); no job is left failed or locked,
- * no job outcome dropped; /readyz answered 503 during each gap and 200 again by itself. Printed: the time
+ * no job outcome dropped; /readyz answered 503 during each gap and 200 again by itself. Last,
+ * Redis is stopped and started again empty under the same load: writes go on (the rate limits
+ * fail open), and an account locked before is still locked after (its lockout is in the database). Printed: the time
  * from each primary's death and from each promotion to the first 201 after it.
  */
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -56,6 +59,27 @@ const reason = cannotRunClusters();
 if (reason && process.env.CI) throw new Error(`the failover test cannot run here: ${reason}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const redisUp = () => {
+  try {
+    return execFileSync('redis-cli', ['-u', REDIS_URL, 'ping'], { encoding: 'utf8', timeout: deadline(2000) }).trim() === 'PONG';
+  } catch {
+    return false;
+  }
+};
+/** Redis as CI runs it (nothing on disk): started again after the test stopped it. */
+const startRedis = () =>
+  execFileSync('redis-server', [
+    '--daemonize',
+    'yes',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    new URL(REDIS_URL).port || '6379',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ]);
 
 /**
  * A TCP link of the test's between a client and a PostgreSQL server. As the database's one
@@ -290,6 +314,7 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
     writeFileSync(join(tmpdir(), 'merma-failover-server.log'), serverLog.join(''));
     server?.kill('SIGKILL');
     receiver?.close();
+    if (!redisUp()) startRedis();
     await address?.close();
     for (const link of Object.values(replication)) await link.close();
     for (const n of ['a', 'b'] as const) if (running[n]) await stop(n, 'immediate').catch(() => {});
@@ -313,6 +338,16 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
       });
       tenants.push({ key: (await createKey(db, { establishment: est.id, mode: 'test' })).key });
     }
+    // A member of the organisation, for the sign-in lockout across a restart of Redis.
+    const member = {
+      id: randomUUID(),
+      email: `owner-${randomUUID().slice(0, 8)}@example.com`,
+      password: 'correct horse battery staple 42',
+    };
+    await db.user.create({
+      data: { id: member.id, email: member.email, name: 'Owner', password_hash: await hashPassword(member.password) },
+    });
+    await db.membership.create({ data: { organization_id: org.id, user_id: member.id, role: 'owner' } });
     await db.$disconnect();
     // Every establishment subscribed: a job per record, so that jobs are running when the primary dies.
     for (const t of tenants) {
@@ -416,6 +451,31 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
       await until('more writes with the standby back', async () => acks.length >= synced + 30, 60_000);
     }
 
+    // Redis lost and back, under the same load: the API's limits fail open (each replica counts
+    // alone meanwhile), writes go on; an account locked before stays locked after, since its
+    // lockout is in the database (a restart of Redis must not hand a guesser more tries).
+    const signIn = (password: string) =>
+      fetch(`http://127.0.0.1:${port}/trpc/accounts.signIn`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+        body: JSON.stringify({ email: member.email, password }),
+      }).then((r) => r.status);
+    const wrong: number[] = [];
+    for (let i = 0; i < 11; i++) wrong.push(await signIn(`wrong guess ${i}`));
+    expect(wrong).toEqual([...Array(10).fill(401), 429]);
+    let redisLost: { acksBefore: number; acksAfter: number } | undefined;
+    if (redisUp()) {
+      step('Redis stopped');
+      const acksBefore = acks.length;
+      execFileSync('redis-cli', ['-u', REDIS_URL, 'shutdown', 'nosave']);
+      await until('writes while Redis is away', async () => acks.length >= acksBefore + 30, 60_000);
+      startRedis();
+      await until('Redis back', async () => redisUp(), 10_000);
+      step('Redis back, empty');
+      redisLost = { acksBefore, acksAfter: acks.length };
+    }
+    expect(await signIn(member.password)).toBe(429);
+
     running = false;
     await Promise.all(clients);
     await probe;
@@ -507,6 +567,9 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
         ),
         `webhooks: ${acks.length} acknowledged records, each delivered once, signed`,
         `readiness: ${readiness.filter((r) => r.status === 503).length} × 503 during the gaps, 200 after each`,
+        redisLost
+          ? `Redis stopped and started again empty: ${redisLost.acksAfter - redisLost.acksBefore} records acknowledged meanwhile; an account locked before it stayed locked after (429)`
+          : 'Redis not reachable here: its loss not tried; the account locked stayed locked (429)',
       ].join('\n'),
     );
   });

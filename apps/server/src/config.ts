@@ -48,7 +48,7 @@ const EnvSchema = z.object({
   DATABASE_STARTUP_TIMEOUT_SECONDS: int(60),
   MIGRATE_ON_BOOT: bool.default(true),
   /**
-   * Redis URL for rate limits (and sign-in lockouts) shared by several replicas. Unset: in-memory
+   * Redis URL for the rate limits shared by several replicas (sign-in lockouts are in the database). Unset: in-memory
    * limits, kept by each process alone — right for one replica; in production the server then
    * starts with a warning in its log and `merma_rate_limits_shared 0` (services.ts), since N
    * replicas without it allow N times the limits.

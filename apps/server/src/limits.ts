@@ -5,8 +5,9 @@ import { AppError } from './errors.js';
 /**
  * The counters every limit of the service is built on (rate-limiter-flexible): in Redis when
  * REDIS_URL is set, shared by every replica, with an in-memory limiter standing in while Redis is
- * down; in memory otherwise. The API's per-key limits, the sign-in lockout, the invitation limits
- * and the dashboard's per-user limits all use it, and answer a refusal with `limitReached`.
+ * down; in memory otherwise. The API's per-key limits, the invitation limits and the dashboard's
+ * per-user limits use it; the sign-in lockout counts in the database instead (accounts/lockout.ts).
+ * All answer a refusal with `limitReached`.
  */
 export type LimitOptions = { keyPrefix: string; points: number; duration: number; blockDuration?: number };
 

@@ -60,7 +60,7 @@ export function createMetrics() {
     }),
     rateLimitsShared: new Gauge({
       name: 'merma_rate_limits_shared',
-      help: 'Whether the rate limits and sign-in lockouts of this process are shared with the other replicas through Redis (1, REDIS_URL set) or kept in its memory alone (0: N replicas allow N times the limits).',
+      help: 'Whether the rate limits of this process are shared with the other replicas through Redis (1, REDIS_URL set) or kept in its memory alone (0: N replicas allow N times the limits).',
       registers: [registry],
     }),
     /** Reports a connection pool's use as merma_db_pool_connections{pool=name}. */

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 
 /**
- * The process's one Redis connection (REDIS_URL), shared by the API's rate limits and the
- * dashboard's sign-in lockout. It fails fast instead of queueing while Redis is down, so that the
+ * The process's one Redis connection (REDIS_URL), shared by the API's and the dashboard's rate
+ * limits (the sign-in lockout is in the database: accounts/lockout.ts). It fails fast instead of queueing while Redis is down, so that the
  * in-memory insurance limiters stand in at once; it reconnects by itself.
  */
 export function createRedis(url: string | undefined): Redis | undefined {

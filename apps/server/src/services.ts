@@ -74,7 +74,7 @@ export function createServices(deps: {
   if (!redis && config.env === 'production') {
     deps.log.warn(
       { rate_limits: 'memory' },
-      'REDIS_URL is not set: rate limits and sign-in lockouts are kept in this process alone. Fine for one replica; with N replicas clients get N times every limit. Set REDIS_URL when running more than one.',
+      'REDIS_URL is not set: rate limits are kept in this process alone. Fine for one replica; with N replicas clients get N times every limit. Set REDIS_URL when running more than one.',
     );
   }
   const rateLimiter = createRateLimiter(config, redis);
@@ -126,7 +126,14 @@ export function createServices(deps: {
         forecasts,
         photos,
       }),
-      accounts: { db, clock, guard: createSignInGuard(redis), mailer, log: deps.log, publicUrl: config.publicUrl },
+      accounts: {
+        db,
+        clock,
+        guard: createSignInGuard(poolOf(db), { namedStatements: deps.namedStatements ?? false }),
+        mailer,
+        log: deps.log,
+        publicUrl: config.publicUrl,
+      },
       catalog,
     },
     close: async () => {

@@ -97,8 +97,8 @@ export class DashboardBrowser {
 export const NO_SESSION = { me: { status: 200, data: null }, member: 401 };
 
 /**
- * A client address of its own (seen through X-Forwarded-For with TRUST_PROXY): sign-in counters
- * live in Redis when REDIS_URL is set and outlast a test run, so no two runs share an address.
+ * A client address of its own (seen through X-Forwarded-For with TRUST_PROXY): the sign-in guard
+ * counts per address, so no two browsers of a test share their allowance by accident.
  */
 export function randomIp(): string {
   return `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;

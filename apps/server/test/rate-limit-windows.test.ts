@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { FastifyReply } from 'fastify';
@@ -6,12 +5,11 @@ import type { Redis } from 'ioredis';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { AppError } from '../src/errors.js';
 import { createRateLimiter } from '../src/http/rate-limit.js';
 import type { LimitOptions } from '../src/limits.js';
-import { createSignInGuard } from '../src/modules/accounts/lockout.js';
 import { createInvitationLimiter } from '../src/modules/team/limits.js';
 import { createRedis } from '../src/redis.js';
+import { attempt, DAY, HOUR, type Limit as LimitOf, MINUTE, other, spend } from './limit-drive.js';
 
 /**
  * The window and the allowance of every limit of the service, on both stores. Every limit is built
@@ -19,7 +17,8 @@ import { createRedis } from '../src/redis.js';
  * the service's limiters build are listed from the source itself: each must have a row below, which
  * states its allowance and window as the service promises them (README, lockout.ts, team/limits.ts,
  * http/rate-limit.ts). Each row is driven through its limiter's own entry point (the API's `consume`,
- * the sign-in guard, the invitation limiter).
+ * the invitation limiter). The sign-in guard keeps its counters in the database instead
+ * (sign-in-limits.test.ts).
  *
  * In memory the clock is the test's (Date faked): the allowance is spent at T0, the next attempt is
  * refused 1 ms before the window ends and allowed when it ends; a lockout's block is timed the same
@@ -46,34 +45,17 @@ const config = loadConfig(ENV);
 /** The modules that build limits with createLimit, and how the test builds each one's limiters. */
 const FAMILIES = {
   'http/rate-limit.ts': (redis: Redis | undefined) => createRateLimiter(config, redis),
-  'modules/accounts/lockout.ts': (redis: Redis | undefined) => createSignInGuard(redis),
   'modules/team/limits.ts': (redis: Redis | undefined) => createInvitationLimiter(redis),
 };
 type Families = {
   api: ReturnType<typeof createRateLimiter>;
-  guard: ReturnType<typeof createSignInGuard>;
   invitations: ReturnType<typeof createInvitationLimiter>;
 };
 
-const MINUTE = 60;
-const HOUR = 3600;
-const DAY = 86_400;
 const reply = { header: () => reply } as unknown as FastifyReply;
-const other = () => randomUUID();
-const otherIp = () => `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
 const INVITED = 'new.hire@example.com';
 
-type Limit = {
-  points: number;
-  /** Seconds. */
-  window: number;
-  /** Seconds a key stays refused once it went over (counted from that refusal). */
-  block?: number;
-  /** One attempt counted against `key` only (every other key it touches is fresh). */
-  drive(f: Families, key: string): Promise<unknown>;
-  /** The counter's key in the store, when it is not `key` itself. */
-  storeKey?(key: string): string;
-};
+type Limit = LimitOf<Families>;
 
 /** Every limit, by its key prefix (without the window some prefixes end with). */
 const LIMITS: Record<string, Limit> = {
@@ -90,14 +72,6 @@ const LIMITS: Record<string, Limit> = {
   // A social entity's signing link: every request of its door per address, signatures per link.
   'merma:rl:donation-link:address': { points: 60, window: MINUTE, drive: (f, key) => f.api.consumeForLink('address', key) },
   'merma:rl:donation-link:sign': { points: 10, window: 10 * MINUTE, drive: (f, key) => f.api.consumeForLink('sign', key) },
-  // Sign-in: 10 wrong passwords an hour lock the account 15 minutes; 100 a day block the address a day.
-  'merma:signin:account': { points: 10, window: HOUR, block: 15 * MINUTE, drive: (f, key) => f.guard.attempt(key, otherIp()) },
-  'merma:signin:ip': { points: 100, window: DAY, block: DAY, drive: (f, key) => f.guard.attempt(`${other()}@example.com`, key) },
-  // Password-reset e-mails: 3 an hour per address, 20 an hour per IP.
-  'merma:signin:resetByEmail': { points: 3, window: HOUR, drive: (f, key) => f.guard.resetRequested(key, otherIp()) },
-  'merma:signin:resetByIp': { points: 20, window: HOUR, drive: (f, key) => f.guard.resetRequested(`${other()}@example.com`, key) },
-  // Bad links (invitation, reset, sign-in link) from one IP: 30 an hour.
-  'merma:signin:linkByIp': { points: 30, window: HOUR, drive: (f, key) => f.guard.linkAttempt(key) },
   // Invitations: 20 an hour per inviter, 50 a day per organisation, 3 a day per address in an organisation.
   'merma:invitations:inviter': {
     points: 20,
@@ -125,29 +99,9 @@ function buildAll(redis: Redis | undefined) {
   const start = built.length;
   const families: Families = {
     api: FAMILIES['http/rate-limit.ts'](redis),
-    guard: FAMILIES['modules/accounts/lockout.ts'](redis),
     invitations: FAMILIES['modules/team/limits.ts'](redis),
   };
   return { families, made: built.slice(start) };
-}
-
-type Outcome = { allowed: true } | { allowed: false; retryAfterSeconds: number; resetAt: number };
-async function attempt(limit: Limit, f: Families, key: string): Promise<Outcome> {
-  try {
-    await limit.drive(f, key);
-    return { allowed: true };
-  } catch (err) {
-    if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
-    return { allowed: false, retryAfterSeconds: err.extra?.retryAfterSeconds ?? -1, resetAt: err.extra?.resetAt?.getTime() ?? -1 };
-  }
-}
-
-/** `n` attempts in a row, all allowed. */
-async function spend(limit: Limit, f: Families, key: string, n: number) {
-  for (let i = 0; i < n; i++) {
-    const outcome = await attempt(limit, f, key);
-    if (!outcome.allowed) throw new Error(`attempt ${i + 1} of ${n} was refused`);
-  }
 }
 
 describe('the limits built', () => {

@@ -1,11 +1,17 @@
-import type { Redis } from 'ioredis';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import { consumeOrRefuse, createLimit, giveBack } from '../../limits.js';
+import type pg from 'pg';
+import { type RateLimiterAbstract, RateLimiterPostgres } from 'rate-limiter-flexible';
+import { consumeOrRefuse, giveBack } from '../../limits.js';
 
 /**
  * Brute-force protection of the dashboard's sign-in and e-mail links, after rate-limiter-flexible's
- * "login endpoint protection" recipe, on the service's counters (limits.ts: Redis across replicas
- * when configured, memory otherwise).
+ * "login endpoint protection" recipe.
+ *
+ * Its counters are in the database (`sign_in_limits`, rate-limiter-flexible's RateLimiterPostgres),
+ * not in Redis with the API's rate limits: a lockout must outlive a restart of Redis (which keeps
+ * nothing on disk) and of every replica, or emptying the counters would hand a password guesser
+ * ten more tries per account and a hundred per address. Shared by every replica through the
+ * database, as the accounts themselves are; a sign-in needs the database anyway, so this adds no
+ * way for it to fail. Sign-ins are few: a few small statements each cost nothing that matters.
  *
  * Every attempt is counted *before* it is evaluated and given back when it succeeds (consume, then
  * reward/delete), and an account locks whatever address the guesses come from. Why both:
@@ -50,10 +56,27 @@ export type SignInGuard = {
   linkSucceeded(ip: string): Promise<void>;
 };
 
-export function createSignInGuard(redis: Redis | undefined): SignInGuard {
+export function createSignInGuard(pool: pg.Pool, { namedStatements = false }: { namedStatements?: boolean } = {}): SignInGuard {
+  // The library names its statements: kept where the pool may prepare them, dropped on the embedded
+  // database, whose connections share one session (db/sql.ts).
+  const storeClient = {
+    query: (q: pg.QueryConfig) => pool.query(namedStatements ? q : { text: q.text, values: q.values ?? [] }),
+  };
   const limiters = Object.fromEntries(
-    (Object.keys(LIMITS) as Name[]).map((name) => [name, createLimit(redis, { ...LIMITS[name], keyPrefix: `merma:signin:${name}` })]),
-  ) as Record<Name, RateLimiterAbstract>;
+    (Object.keys(LIMITS) as Name[]).map((name) => [
+      name,
+      new RateLimiterPostgres({
+        ...LIMITS[name],
+        keyPrefix: `merma:signin:${name}`,
+        storeClient,
+        storeType: 'pool',
+        tableName: 'sign_in_limits',
+        tableCreated: true,
+        // One limiter deletes the rows expired an hour ago, every 5 minutes, for the whole table.
+        clearExpiredByTimeout: name === 'account',
+      }),
+    ]),
+  ) as unknown as Record<Name, RateLimiterAbstract>;
   const consume = (message: string, name: Name, key: string) => consumeOrRefuse(limiters[name], key, message);
   const TOO_MANY = 'Too many failed sign-in attempts: try again later or reset the password';
 

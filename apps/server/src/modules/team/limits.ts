@@ -4,9 +4,9 @@ import { createLimit, giveBack as giveBackPoint, limitReached } from '../../limi
 
 /**
  * How many invitation e-mails the team page may send, so that a member's account (or a stolen
- * session) cannot turn our mail into a spam or phishing channel. Built like the sign-in guard
- * (accounts/lockout.ts): counters in Redis when REDIS_URL is set (shared by every replica, an
- * in-memory limiter standing in while Redis is down), in memory otherwise.
+ * session) cannot turn our mail into a spam or phishing channel. On the service's counters
+ * (limits.ts): in Redis when REDIS_URL is set (shared by every replica, an in-memory limiter
+ * standing in while Redis is down), in memory otherwise.
  *
  * - 20 an hour per inviter (the user, whatever the organisation);
  * - 50 a day per organisation, whoever invites;
