@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
@@ -6,13 +6,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Merma } from '@merma/sdk';
-import { deadline } from '@merma/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
 import { createPrisma } from '../src/db/client.js';
+import { redisUp, spawnBuiltServer, startRedis, stopRedis } from './built-server.js';
 
 /**
  * Durability under load, and faults. The built server (`dist/main.js`, what the container runs)
@@ -32,18 +31,10 @@ const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
 const TENANTS = 8;
 const REQUEST_TIMEOUT_MS = 10_000;
 const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 // One key for every start of the server (it is restarted mid-run), as a deployment configures it.
 const ENCRYPTION_KEY = `load:${randomBytes(32).toString('base64')}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const redisUp = () => {
-  try {
-    return execFileSync('redis-cli', ['-u', REDIS_URL, 'ping'], { encoding: 'utf8', timeout: deadline(2000) }).trim() === 'PONG';
-  } catch {
-    return false;
-  }
-};
 
 type Ack = { id: string; hash: string; marker: string; tenant: number };
 type Seen = { status: number; ms: number; phase: string; retryAfter: string | null; body: string };
@@ -58,26 +49,14 @@ const delivered = new Map<string, number>(); // record id -> deliveries received
 const serverLog: string[] = [];
 
 async function startServer() {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'development',
-      MERMA_ENCRYPTION_KEY: ENCRYPTION_KEY,
-      DATABASE_URL: dbUrl,
-      REDIS_URL,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_RECORDS_PER_MINUTE: '1000000',
-      RATE_LIMIT_GENERAL_PER_MINUTE: '1000000',
-      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-      WEBHOOKS_ALLOW_PRIVATE: 'true',
-      WORKER_POLL_INTERVAL_MS: '200',
-      DATABASE_POOL_SIZE: '10',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnBuiltServer({
+    databaseUrl: dbUrl,
+    redisUrl: REDIS_URL,
+    port,
+    encryptionKey: ENCRYPTION_KEY,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    log: serverLog,
   });
-  child.stdout?.on('data', (d: Buffer) => serverLog.push(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => serverLog.push(d.toString()));
   server = child;
   await waitReady(30_000);
   return child;
@@ -131,8 +110,7 @@ afterAll(async () => {
   writeFileSync(join(tmpdir(), 'merma-load-server.log'), serverLog.join(''));
   server?.kill('SIGKILL');
   receiver?.close();
-  if (!redisUp())
-    execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no']);
+  if (!redisUp(REDIS_URL)) startRedis(REDIS_URL);
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
@@ -244,13 +222,13 @@ describe('durability under load, with faults', () => {
     faults.push({ name: 'server killed (-9) and started again', recoveredMs: performance.now() - restarted });
     await sleep(2_000);
 
-    if (redisUp()) {
+    if (redisUp(REDIS_URL)) {
       phase = 'redis';
-      execFileSync('redis-cli', ['-u', REDIS_URL, 'shutdown', 'nosave']);
+      stopRedis(REDIS_URL);
       await sleep(3_000);
-      execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no']);
+      startRedis(REDIS_URL);
       const t0 = performance.now();
-      while (!redisUp()) await sleep(50);
+      while (!redisUp(REDIS_URL)) await sleep(50);
       faults.push({ name: 'Redis stopped for 3 s', recoveredMs: performance.now() - t0 });
       await sleep(2_000);
     }

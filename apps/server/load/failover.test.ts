@@ -1,12 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Merma, verifyWebhook } from '@merma/sdk';
 import { deadline } from '@merma/testing';
 import pg from 'pg';
@@ -14,7 +13,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
 import { createPrisma } from '../src/db/client.js';
 import { hashPassword } from '../src/modules/accounts/password.js';
-import { asPostgres, cannotRunClusters, freePort, ownedByPostgres, until } from '../test/pg-cluster.js';
+import {
+  asPostgres,
+  baseBackup,
+  cannotRunClusters,
+  freePort,
+  initPrimary,
+  ownedByPostgres,
+  startCluster,
+  until,
+} from '../test/pg-cluster.js';
+import { redisUp, spawnBuiltServer, startRedis, stopRedis } from './built-server.js';
 
 /**
  * Losing the database primary loses nothing (`pnpm test:failover`).
@@ -52,34 +61,12 @@ const REQUEST_TIMEOUT_MS = 10_000;
 /** Back to accepting writes within this long after a promotion (the issue's goal; printed, and asserted stretched by the run's scale). */
 const BACK_WITHIN_MS = 10_000;
 const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const ENCRYPTION_KEY = `failover:${randomBytes(32).toString('base64')}`;
 const reason = cannotRunClusters();
 // CI runs it as a step of its own: there, a machine that cannot is a failure, not a skip.
 if (reason && process.env.CI) throw new Error(`the failover test cannot run here: ${reason}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const redisUp = () => {
-  try {
-    return execFileSync('redis-cli', ['-u', REDIS_URL, 'ping'], { encoding: 'utf8', timeout: deadline(2000) }).trim() === 'PONG';
-  } catch {
-    return false;
-  }
-};
-/** Redis as CI runs it (nothing on disk): started again after the test stopped it. */
-const startRedis = () =>
-  execFileSync('redis-server', [
-    '--daemonize',
-    'yes',
-    '--bind',
-    '127.0.0.1',
-    '--port',
-    new URL(REDIS_URL).port || '6379',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ]);
 
 /**
  * A TCP link of the test's between a client and a PostgreSQL server. As the database's one
@@ -180,16 +167,7 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
     }
   };
   const start = async (n: NodeName) => {
-    await asPostgres('pg_ctl', [
-      '-D',
-      dataDir(n),
-      '-l',
-      join(dir, `${n}.log`),
-      '-o',
-      `-p ${ports[n]} -k ${dir} -c listen_addresses=127.0.0.1`,
-      '-w',
-      'start',
-    ]);
+    await startCluster(dataDir(n), ports[n], dir, `${n}.log`);
     running[n] = true;
   };
   const stop = async (n: NodeName, mode: 'immediate' | 'fast') => {
@@ -202,20 +180,7 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
     // Through a link of its own (pg_basebackup -R writes its address into the standby's settings).
     const link = await new Link(ports[from]).listen();
     replication[n] = link;
-    await asPostgres('pg_basebackup', [
-      '-R',
-      '--checkpoint=fast',
-      '-X',
-      'stream',
-      '-D',
-      dataDir(n),
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(link.port),
-      '-U',
-      'postgres',
-    ]);
+    await baseBackup(dataDir(n), link.port);
     await start(n);
     await sql(from, "ALTER SYSTEM SET synchronous_standby_names = '*'");
     await sql(from, 'SELECT pg_reload_conf()');
@@ -243,19 +208,11 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
     ports.a = await freePort();
     ports.b = await freePort();
 
-    await asPostgres('initdb', ['-D', dataDir('a'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-    writeFileSync(
-      join(dataDir('a'), 'pg_hba.conf'),
-      'local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n',
-    );
     // Synchronous replication to any one standby (turned on once one streams: makeStandby). fsync
     // off: the test kills processes, not the machine, so what a server wrote survives in the
     // operating system's cache, and a flush to a shared disk (seconds, uninterruptible) would
     // keep an immediate stop waiting. In production fsync is on; the standby's flush is to disk.
-    appendFileSync(
-      join(dataDir('a'), 'postgresql.conf'),
-      "wal_level = replica\nmax_wal_senders = 4\nsynchronous_commit = on\nsynchronous_standby_names = ''\nwal_keep_size = '256MB'\nfsync = off\n",
-    );
+    await initPrimary(dataDir('a'), "synchronous_commit = on\nsynchronous_standby_names = ''\nwal_keep_size = '256MB'\nfsync = off\n");
     await start('a');
     const admin = new pg.Client({ connectionString: urlOf('a', 'postgres') });
     await admin.connect();
@@ -287,26 +244,14 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
     port = await freePort();
-    server = spawn(process.execPath, [MAIN], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        MERMA_ENCRYPTION_KEY: ENCRYPTION_KEY,
-        DATABASE_URL: `postgresql://postgres@127.0.0.1:${address.port}/merma`,
-        REDIS_URL,
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_RECORDS_PER_MINUTE: '1000000',
-        RATE_LIMIT_GENERAL_PER_MINUTE: '1000000',
-        REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-        WEBHOOKS_ALLOW_PRIVATE: 'true',
-        WORKER_POLL_INTERVAL_MS: '200',
-        DATABASE_POOL_SIZE: '10',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    server = spawnBuiltServer({
+      databaseUrl: `postgresql://postgres@127.0.0.1:${address.port}/merma`,
+      redisUrl: REDIS_URL,
+      port,
+      encryptionKey: ENCRYPTION_KEY,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      log: serverLog,
     });
-    server.stdout?.on('data', (d: Buffer) => serverLog.push(d.toString()));
-    server.stderr?.on('data', (d: Buffer) => serverLog.push(d.toString()));
     await waitReady(60_000);
   }, deadline(240_000));
 
@@ -314,7 +259,7 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
     writeFileSync(join(tmpdir(), 'merma-failover-server.log'), serverLog.join(''));
     server?.kill('SIGKILL');
     receiver?.close();
-    if (!redisUp()) startRedis();
+    if (!redisUp(REDIS_URL)) startRedis(REDIS_URL);
     await address?.close();
     for (const link of Object.values(replication)) await link.close();
     for (const n of ['a', 'b'] as const) if (running[n]) await stop(n, 'immediate').catch(() => {});
@@ -464,13 +409,13 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
     for (let i = 0; i < 11; i++) wrong.push(await signIn(`wrong guess ${i}`));
     expect(wrong).toEqual([...Array(10).fill(401), 429]);
     let redisLost: { acksBefore: number; acksAfter: number } | undefined;
-    if (redisUp()) {
+    if (redisUp(REDIS_URL)) {
       step('Redis stopped');
       const acksBefore = acks.length;
-      execFileSync('redis-cli', ['-u', REDIS_URL, 'shutdown', 'nosave']);
+      stopRedis(REDIS_URL);
       await until('writes while Redis is away', async () => acks.length >= acksBefore + 30, 60_000);
-      startRedis();
-      await until('Redis back', async () => redisUp(), 10_000);
+      startRedis(REDIS_URL);
+      await until('Redis back', async () => redisUp(REDIS_URL), 10_000);
       step('Redis back, empty');
       redisLost = { acksBefore, acksAfter: acks.length };
     }

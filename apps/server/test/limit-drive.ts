@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { expect, vi } from 'vitest';
 import { AppError } from '../src/errors.js';
 
 /**
@@ -42,5 +43,42 @@ export async function spend<F>(limit: Limit<F>, f: F, key: string, n: number) {
   for (let i = 0; i < n; i++) {
     const outcome = await attempt(limit, f, key);
     if (!outcome.allowed) throw new Error(`attempt ${i + 1} of ${n} was refused`);
+  }
+}
+
+/**
+ * A limit's edges on the test's clock (Date faked from `t0`): its allowance spent at `t0` is still
+ * spent 1 ms before its window ends, the refusal then starts its block (when it has one), and a
+ * whole new allowance starts when the window, or that block, ends, to the millisecond. Without a
+ * refusal inside it, the window alone ends the count. The caller restores the real timers.
+ */
+export async function expectWindowEdges<F>(limit: Limit<F>, f: F, t0: number) {
+  vi.useFakeTimers({ toFake: ['Date'], now: t0 });
+  const W = limit.window * 1000;
+  const key = other();
+  await spend(limit, f, key, limit.points);
+
+  vi.setSystemTime(t0 + W - 1);
+  expect(await attempt(limit, f, key)).toEqual({
+    allowed: false,
+    resetAt: limit.block ? t0 + W - 1 + limit.block * 1000 : t0 + W,
+    retryAfterSeconds: limit.block ?? 1,
+  });
+
+  const free = limit.block ? t0 + W - 1 + limit.block * 1000 : t0 + W;
+  if (limit.block) {
+    vi.setSystemTime(free - 1);
+    expect((await attempt(limit, f, key)).allowed).toBe(false);
+  }
+  vi.setSystemTime(free);
+  await spend(limit, f, key, limit.points);
+  expect(await attempt(limit, f, key)).toMatchObject({ allowed: false });
+
+  if (limit.block) {
+    const fresh = other();
+    vi.setSystemTime(t0);
+    await spend(limit, f, fresh, limit.points);
+    vi.setSystemTime(t0 + W);
+    await spend(limit, f, fresh, limit.points);
   }
 }

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -62,4 +62,50 @@ export async function until(what: string, probe: () => Promise<boolean>, ms = 20
     if (Date.now() > giveUpAt) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A new cluster in `dataDir` that a standby can copy: trust from 127.0.0.1, replication
+ * connections included, WAL for standbys, and `settings` appended to postgresql.conf.
+ */
+export async function initPrimary(dataDir: string, settings: string) {
+  await asPostgres('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  writeFileSync(
+    join(dataDir, 'pg_hba.conf'),
+    'local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n',
+  );
+  appendFileSync(join(dataDir, 'postgresql.conf'), `wal_level = replica\nmax_wal_senders = 4\n${settings}`);
+}
+
+/** Starts the cluster in `dataDir` on 127.0.0.1:`port`, its socket and log in `dir` (nothing shared with the machine's PostgreSQL). */
+export async function startCluster(dataDir: string, port: number, dir: string, log: string) {
+  await asPostgres('pg_ctl', [
+    '-D',
+    dataDir,
+    '-l',
+    join(dir, log),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    '-w',
+    'start',
+  ]);
+}
+
+/** A standby in `dataDir`: a base backup of the cluster at 127.0.0.1:`port`, with its recovery settings (-R). */
+export async function baseBackup(dataDir: string, port: number) {
+  // An immediate checkpoint: the default spreads it over minutes.
+  await asPostgres('pg_basebackup', [
+    '-R',
+    '--checkpoint=fast',
+    '-X',
+    'stream',
+    '-D',
+    dataDir,
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-U',
+    'postgres',
+  ]);
 }

@@ -9,7 +9,7 @@ import { createRateLimiter } from '../src/http/rate-limit.js';
 import type { LimitOptions } from '../src/limits.js';
 import { createInvitationLimiter } from '../src/modules/team/limits.js';
 import { createRedis } from '../src/redis.js';
-import { attempt, DAY, HOUR, type Limit as LimitOf, MINUTE, other, spend } from './limit-drive.js';
+import { attempt, DAY, expectWindowEdges, HOUR, type Limit as LimitOf, MINUTE, other, spend } from './limit-drive.js';
 
 /**
  * The window and the allowance of every limit of the service, on both stores. Every limit is built
@@ -131,42 +131,8 @@ describe('in memory, on a fixed clock', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  it.each(Object.entries(LIMITS))(
-    '%s: its allowance, refused until its window (or block) ends to the millisecond',
-    async (_name, limit) => {
-      vi.useFakeTimers({ toFake: ['Date'], now: T0 });
-      const W = limit.window * 1000;
-      const key = other();
-      await spend(limit, families, key, limit.points);
-
-      // 1 ms before the window ends the allowance is still spent.
-      vi.setSystemTime(T0 + W - 1);
-      const refused = await attempt(limit, families, key);
-      expect(refused).toEqual({
-        allowed: false,
-        resetAt: limit.block ? T0 + W - 1 + limit.block * 1000 : T0 + W,
-        retryAfterSeconds: limit.block ?? 1,
-      });
-
-      // Then a whole new allowance: when the window ends, or when the block that refusal started does.
-      const free = limit.block ? T0 + W - 1 + limit.block * 1000 : T0 + W;
-      if (limit.block) {
-        vi.setSystemTime(free - 1);
-        expect((await attempt(limit, families, key)).allowed).toBe(false);
-      }
-      vi.setSystemTime(free);
-      await spend(limit, families, key, limit.points);
-      expect(await attempt(limit, families, key)).toMatchObject({ allowed: false });
-
-      if (limit.block) {
-        // Without a refusal inside it, the window alone ends the count.
-        const fresh = other();
-        vi.setSystemTime(T0);
-        await spend(limit, families, fresh, limit.points);
-        vi.setSystemTime(T0 + W);
-        await spend(limit, families, fresh, limit.points);
-      }
-    },
+  it.each(Object.entries(LIMITS))('%s: its allowance, refused until its window (or block) ends to the millisecond', (_name, limit) =>
+    expectWindowEdges(limit, families, T0),
   );
 
   it('RATE_LIMIT_WINDOW_SECONDS sets the length of the per-minute windows, and of them only', async () => {

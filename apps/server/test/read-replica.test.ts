@@ -14,7 +14,7 @@
  * skipped, with the reason, when the PostgreSQL server binaries are missing.
  */
 
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deadline } from '@merma/testing';
@@ -26,7 +26,7 @@ import { migrate } from '../src/db/migrate.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, buildTestApp, createTenant, type Tenant, testConfig, validRecord } from './helpers.js';
-import { asPostgres, cannotRunClusters, freePort, ownedByPostgres, until } from './pg-cluster.js';
+import { asPostgres, baseBackup, cannotRunClusters, freePort, initPrimary, ownedByPostgres, startCluster, until } from './pg-cluster.js';
 
 const reason = process.env.DATABASE_URL
   ? cannotRunClusters()
@@ -48,17 +48,7 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
   const dataDir = (node: Node) => join(dir as string, node);
   const pgCtl = async (node: Node, action: 'start' | 'stop') => {
     if (action === 'start') {
-      await asPostgres('pg_ctl', [
-        '-D',
-        dataDir(node),
-        '-l',
-        join(dir as string, `${node}.log`),
-        // Its own socket directory: nothing shared with the machine's PostgreSQL.
-        '-o',
-        `-p ${ports[node]} -k ${dir} -c listen_addresses=127.0.0.1`,
-        '-w',
-        'start',
-      ]);
+      await startCluster(dataDir(node), ports[node], dir as string, `${node}.log`);
       running[node] = true;
     } else {
       await asPostgres('pg_ctl', ['-D', dataDir(node), '-m', 'fast', '-w', 'stop']);
@@ -131,14 +121,8 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     ports.primary = await freePort();
     ports.standby = await freePort();
 
-    // The primary: trust from 127.0.0.1, replication connections included, and WAL for a standby.
-    await asPostgres('initdb', ['-D', dataDir('primary'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-    writeFileSync(
-      join(dataDir('primary'), 'pg_hba.conf'),
-      'local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n',
-    );
-    // A throwaway cluster: no fsync (the standby's copy inherits the settings, hot_standby is on by default).
-    appendFileSync(join(dataDir('primary'), 'postgresql.conf'), 'wal_level = replica\nmax_wal_senders = 4\nfsync = off\n');
+    // The primary. A throwaway cluster: no fsync (the standby's copy inherits the settings, hot_standby is on by default).
+    await initPrimary(dataDir('primary'), 'fsync = off\n');
     await pgCtl('primary', 'start');
     const admin = new pg.Client({ connectionString: urlOf('primary', 'postgres') });
     await admin.connect();
@@ -151,22 +135,8 @@ describe.skipIf(!!reason)(`reads on a streaming standby${reason ? ` (skipped: ${
     await migrate(databaseUrl);
     db = createPrisma(databaseUrl, 5);
 
-    // The standby: a base backup of the migrated primary, with its recovery settings (-R).
-    await asPostgres('pg_basebackup', [
-      '-R',
-      // An immediate checkpoint: the default spreads it over minutes.
-      '--checkpoint=fast',
-      '-X',
-      'stream',
-      '-D',
-      dataDir('standby'),
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(ports.primary),
-      '-U',
-      'postgres',
-    ]);
+    // The standby: a base backup of the migrated primary, with its recovery settings.
+    await baseBackup(dataDir('standby'), ports.primary);
     await pgCtl('standby', 'start');
     standby = await connectStandby();
     const { rows } = await standby.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');

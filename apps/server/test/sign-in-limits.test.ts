@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { migrate } from '../src/db/migrate.js';
 import { createSignInGuard, type SignInGuard } from '../src/modules/accounts/lockout.js';
 import { createTestDatabase, type TestDatabase } from './helpers.js';
-import { attempt, DAY, HOUR, type Limit, MINUTE, other, otherIp, spend } from './limit-drive.js';
+import { attempt, DAY, expectWindowEdges, HOUR, type Limit, MINUTE, other, otherIp, spend } from './limit-drive.js';
 
 /**
  * The sign-in guard's limits (lockout.ts), whose counters are in the database (`sign_in_limits`),
@@ -45,32 +45,8 @@ afterAll(async () => {
 afterEach(() => vi.useRealTimers());
 
 describe('the sign-in limits, in the database, on a fixed clock', () => {
-  it.each(Object.entries(LIMITS))(
-    '%s: its allowance, refused until its window (or block) ends to the millisecond',
-    async (_name, limit) => {
-      vi.useFakeTimers({ toFake: ['Date'], now: T0 });
-      const W = limit.window * 1000;
-      const key = other();
-      await spend(limit, f, key, limit.points);
-
-      // 1 ms before the window ends the allowance is still spent.
-      vi.setSystemTime(T0 + W - 1);
-      expect(await attempt(limit, f, key)).toEqual({
-        allowed: false,
-        resetAt: limit.block ? T0 + W - 1 + limit.block * 1000 : T0 + W,
-        retryAfterSeconds: limit.block ?? 1,
-      });
-
-      // Then a whole new allowance: when the window ends, or when the block that refusal started does.
-      const free = limit.block ? T0 + W - 1 + limit.block * 1000 : T0 + W;
-      if (limit.block) {
-        vi.setSystemTime(free - 1);
-        expect((await attempt(limit, f, key)).allowed).toBe(false);
-      }
-      vi.setSystemTime(free);
-      await spend(limit, f, key, limit.points);
-      expect(await attempt(limit, f, key)).toMatchObject({ allowed: false });
-    },
+  it.each(Object.entries(LIMITS))('%s: its allowance, refused until its window (or block) ends to the millisecond', (_name, limit) =>
+    expectWindowEdges(limit, f, T0),
   );
 
   it('a lockout outlives the process: a guard started afresh on the same database still refuses, until the block ends', async () => {
