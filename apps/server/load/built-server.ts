@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Merma } from '@merma/sdk';
 import { deadline } from '@merma/testing';
 
 /**
@@ -7,6 +8,8 @@ import { deadline } from '@merma/testing';
  * runs) started as a child process, and Redis stopped and started again as CI runs it.
  */
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** The destination every load record goes to: donation for human consumption (a seeded destino). */
+const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
 
 /**
  * Starts the built server on `port`: limits high enough for a load test, webhooks to a receiver
@@ -71,4 +74,57 @@ export function startRedis(url: string) {
     '--appendonly',
     'no',
   ]);
+}
+
+/**
+ * One SDK client writing records one after the other while `going()`, as an integration does: a
+ * call per record, its Idempotency-Key kept across the SDK's retries. Each record's notes carry
+ * its marker (`c<n>-<i>`), so that one stored twice shows; `acked` and `failed` hear of each call.
+ */
+export async function writeRecords(options: {
+  n: number;
+  apiKey: string | undefined;
+  baseUrl: string;
+  maxRetries: number;
+  timeoutMs: number;
+  fetch: typeof fetch;
+  going: () => boolean;
+  acked: (record: { id: string; record_hash: string }, marker: string) => void;
+  failed: (marker: string, err: unknown) => void;
+}) {
+  const merma = new Merma({
+    apiKey: options.apiKey,
+    baseUrl: options.baseUrl,
+    maxRetries: options.maxRetries,
+    timeout: options.timeoutMs,
+    fetch: options.fetch,
+  });
+  for (let i = 0; options.going(); i++) {
+    const marker = `c${options.n}-${i}`;
+    try {
+      const r = await merma.records.create({
+        food_category: 'bakery',
+        weight_kg: 0.5 + ((i + 1) % 9) / 4,
+        destino_id: DESTINO,
+        notes: marker,
+      });
+      options.acked(r, marker);
+    } catch (err) {
+      options.failed(marker, err);
+    }
+  }
+}
+
+/** Answers that are neither a 201 nor a clean 503: the contract's error shape, with Retry-After. */
+export function uncleanAnswers<T extends { status: number; retryAfter: string | null; body: string }>(seen: T[]): T[] {
+  return seen.filter((s) => {
+    if (s.status === 201) return false;
+    if (s.status !== 503 || !s.retryAfter) return true;
+    try {
+      const body = JSON.parse(s.body);
+      return body.status !== 503 || body.code !== 'service_unavailable' || typeof body.request_id !== 'string';
+    } catch {
+      return true;
+    }
+  });
 }

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEstablishment, createKey, createOrganization } from '../src/admin/service.js';
 import { createPrisma } from '../src/db/client.js';
-import { redisUp, spawnBuiltServer, startRedis, stopRedis } from './built-server.js';
+import { redisUp, spawnBuiltServer, startRedis, stopRedis, uncleanAnswers, writeRecords } from './built-server.js';
 
 /**
  * Durability under load, and faults. The built server (`dist/main.js`, what the container runs)
@@ -30,7 +30,6 @@ const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 32);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
 const TENANTS = 8;
 const REQUEST_TIMEOUT_MS = 10_000;
-const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
 // One key for every start of the server (it is restarted mid-run), as a deployment configures it.
 const ENCRYPTION_KEY = `load:${randomBytes(32).toString('base64')}`;
 
@@ -143,7 +142,6 @@ describe('durability under load, with faults', () => {
     const seen: Seen[] = [];
     const acks: Ack[] = [];
     const failures: { marker: string; error: string }[] = [];
-    let made = 0;
     const countingFetch: typeof fetch = async (input, init) => {
       const started = performance.now();
       const from = phase;
@@ -162,33 +160,19 @@ describe('durability under load, with faults', () => {
     };
 
     let running = true;
-    const client = async (n: number) => {
-      const tenant = n % TENANTS;
-      const merma = new Merma({
-        apiKey: tenants[tenant]?.key,
+    const clients = Array.from({ length: CLIENTS }, (_, n) =>
+      writeRecords({
+        n,
+        apiKey: tenants[n % TENANTS]?.key,
         baseUrl: `http://127.0.0.1:${port}`,
         maxRetries: 10,
-        timeout: REQUEST_TIMEOUT_MS + 5_000,
+        timeoutMs: REQUEST_TIMEOUT_MS + 5_000,
         fetch: countingFetch,
-      });
-      let i = 0;
-      while (running) {
-        const marker = `c${n}-${i++}`;
-        made += 1;
-        try {
-          const r = await merma.records.create({
-            food_category: 'bakery',
-            weight_kg: 0.5 + (i % 9) / 4,
-            destino_id: DESTINO,
-            notes: marker,
-          });
-          acks.push({ id: r.id, hash: r.record_hash, marker, tenant });
-        } catch (err) {
-          failures.push({ marker, error: String(err) });
-        }
-      }
-    };
-    const clients = Array.from({ length: CLIENTS }, (_, n) => client(n));
+        going: () => running,
+        acked: (r, marker) => acks.push({ id: r.id, hash: r.record_hash, marker, tenant: n % TENANTS }),
+        failed: (marker, err) => failures.push({ marker, error: String(err) }),
+      }),
+    );
 
     await sleep(SECONDS * 1000);
     const steady = { acked: acks.length, responses: seen.length };
@@ -241,15 +225,7 @@ describe('durability under load, with faults', () => {
     // 1. Responses: 201, or a clean 503 (error shape, Retry-After) while a fault lasts; never
     //    another 5xx, never a request longer than the server's request timeout.
     const fiveXX = seen.filter((s) => s.status >= 500);
-    const unclean = fiveXX.filter((s) => {
-      if (s.status !== 503 || !s.retryAfter) return true;
-      try {
-        const body = JSON.parse(s.body);
-        return body.status !== 503 || body.code !== 'service_unavailable' || typeof body.request_id !== 'string';
-      } catch {
-        return true;
-      }
-    });
+    const unclean = uncleanAnswers(fiveXX);
     expect(unclean.slice(0, 3)).toEqual([]);
     expect(seen.filter((s) => s.phase === 'steady' && s.status !== 201)).toEqual([]);
     const slowest = Math.max(...seen.map((s) => s.ms));
@@ -305,7 +281,7 @@ describe('durability under load, with faults', () => {
     console.log(
       [
         `load: ${CLIENTS} clients, ${SECONDS} s steady (${steady.acked} acknowledged, ${(steady.acked / SECONDS).toFixed(0)}/s), then faults`,
-        `requests made ${made}, HTTP attempts ${seen.length}, acknowledged ${acks.length}, stored ${rows.length}, client failures ${failures.length}`,
+        `requests made ${acks.length + failures.length}, HTTP attempts ${seen.length}, acknowledged ${acks.length}, stored ${rows.length}, client failures ${failures.length}`,
         `5xx: ${fiveXX.length} (all clean 503 with Retry-After during faults; ${fiveXX.filter((s) => s.phase === 'steady').length} in the steady phase); connection errors retried: ${seen.filter((s) => s.status === 0).length}`,
         `slowest attempt ${slowest.toFixed(0)} ms (request timeout ${REQUEST_TIMEOUT_MS} ms)`,
         ...faults.map(

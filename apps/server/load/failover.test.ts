@@ -23,7 +23,7 @@ import {
   startCluster,
   until,
 } from '../test/pg-cluster.js';
-import { redisUp, spawnBuiltServer, startRedis, stopRedis } from './built-server.js';
+import { redisUp, spawnBuiltServer, startRedis, stopRedis, uncleanAnswers, writeRecords } from './built-server.js';
 
 /**
  * Losing the database primary loses nothing (`pnpm test:failover`).
@@ -60,7 +60,6 @@ const TENANTS = 4;
 const REQUEST_TIMEOUT_MS = 10_000;
 /** Back to accepting writes within this long after a promotion (the issue's goal; printed, and asserted stretched by the run's scale). */
 const BACK_WITHIN_MS = 10_000;
-const DESTINO = '6ccf7d29-f6d9-403d-a9b0-2f907f15477b';
 const ENCRYPTION_KEY = `failover:${randomBytes(32).toString('base64')}`;
 const reason = cannotRunClusters();
 // CI runs it as a step of its own: there, a machine that cannot is a failure, not a skip.
@@ -332,32 +331,19 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
       }
     })();
 
-    const client = async (n: number) => {
-      const tenant = n % TENANTS;
-      const merma = new Merma({
-        apiKey: tenants[tenant]?.key,
+    const clients = Array.from({ length: CLIENTS }, (_, n) =>
+      writeRecords({
+        n,
+        apiKey: tenants[n % TENANTS]?.key,
         baseUrl: `http://127.0.0.1:${port}`,
         maxRetries: 20,
-        timeout: REQUEST_TIMEOUT_MS + 5_000,
+        timeoutMs: REQUEST_TIMEOUT_MS + 5_000,
         fetch: countingFetch,
-      });
-      let i = 0;
-      while (running) {
-        const marker = `c${n}-${i++}`;
-        try {
-          const r = await merma.records.create({
-            food_category: 'bakery',
-            weight_kg: 0.5 + (i % 9) / 4,
-            destino_id: DESTINO,
-            notes: marker,
-          });
-          acks.push({ id: r.id, hash: r.record_hash, marker, tenant, at: performance.now() });
-        } catch (err) {
-          failures.push({ marker, error: String(err) });
-        }
-      }
-    };
-    const clients = Array.from({ length: CLIENTS }, (_, n) => client(n));
+        going: () => running,
+        acked: (r, marker) => acks.push({ id: r.id, hash: r.record_hash, marker, tenant: n % TENANTS, at: performance.now() }),
+        failed: (marker, err) => failures.push({ marker, error: String(err) }),
+      }),
+    );
     await until('records to be acknowledged', async () => acks.length >= 50, 60_000);
 
     const t0 = performance.now();
@@ -427,16 +413,7 @@ describe.skipIf(!!reason)(`failover of the database primary${reason ? ` (skipped
 
     // 1. Every answer was a 201 or a clean 503 (the error's shape and Retry-After); the SDK
     //    completed every call through its retries.
-    const unclean = seen.filter((s) => {
-      if (s.status === 201) return false;
-      if (s.status !== 503 || !s.retryAfter) return true;
-      try {
-        const body = JSON.parse(s.body);
-        return body.status !== 503 || body.code !== 'service_unavailable' || typeof body.request_id !== 'string';
-      } catch {
-        return true;
-      }
-    });
+    const unclean = uncleanAnswers(seen);
     expect(unclean.slice(0, 3)).toEqual([]);
     expect(failures).toEqual([]);
 
