@@ -24,6 +24,11 @@ export default defineConfig({
       'test/forecast-challengers.test.ts',
       'test/forecast-choice.test.ts',
       'test/forecast-holt-winters.test.ts',
+      'test/cors-policy.test.ts',
+      'test/sql-runner.test.ts',
+      'test/product-csv.test.ts',
+      'test/catalog-labels.test.ts',
+      'test/opening-days.test.ts',
     ],
   },
 });
