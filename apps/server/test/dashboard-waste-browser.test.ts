@@ -165,7 +165,7 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
         const started = Date.now();
         await page.goto(`${base}/dashboard/overview`);
         await page.getByTestId('range-total').waitFor();
-        await page.locator('.recharts-surface').first().waitFor();
+        await page.locator('svg.merma-chart').first().waitFor();
         const overviewMs = Date.now() - started;
         // The paint entry, read through a buffered observer (it may be recorded after the load event).
         const fcp = await page.evaluate(
@@ -196,7 +196,7 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
           new Intl.NumberFormat('en-GB', { style: 'unit', unit: 'kilogram', maximumFractionDigits: 1 }).format(todayKg),
         );
         // Each chart is drawn once its container has been measured, a frame or more after the figures arrive.
-        await expect.poll(() => page.locator('.recharts-surface').count()).toBeGreaterThanOrEqual(5);
+        await expect.poll(() => page.locator('svg.merma-chart').count()).toBe(5);
         await page.getByText('Recovery rate:').waitFor();
         await page.getByText('The sector comparison comes with').or(page.getByText('You:')).first().waitFor();
         await expectAccessible(page, 'overview');
@@ -295,7 +295,7 @@ describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped
         await page.getByRole('link', { name: 'Previsión' }).click();
         await heading(page, 'Previsión').waitFor();
         await page.getByText('Holt-Winters con estacionalidad semanal', { exact: false }).waitFor();
-        await expect.poll(() => page.locator('.recharts-area').count()).toBe(1);
+        await expect.poll(() => page.locator('svg[data-chart="forecast"] [data-series="interval"]').count()).toBe(1);
         await page.getByText('4 semanas', { exact: true }).click();
         await page.waitForURL(/weeks=4/);
         await expect.poll(() => page.getByRole('table', { name: 'La previsión día a día' }).getByRole('row').count()).toBe(28 + 1);

@@ -170,10 +170,11 @@ describe.skipIf(!hasChromium)('records totals, chart figures and writing records
             await heading(page, w.overview).waitFor();
             // Each category's kg printed beside its bar: visible without hovering.
             const categories = page.getByTestId('chart-category');
-            await categories.locator('svg').first().waitFor();
+            await categories.locator('svg.merma-chart').waitFor();
             await categories.getByText(kgText(language, 12.5, 1), { exact: true }).waitFor();
             await categories.getByText(kgText(language, 7.2, 1), { exact: true }).waitFor();
-            expect(await page.locator('.recharts-tooltip-wrapper:visible').count()).toBe(0);
+            // Printed in the drawing itself, not in a hover tooltip.
+            expect(await categories.locator('svg.merma-chart text', { hasText: kgText(language, 12.5, 1) }).count()).toBe(1);
             // The same figures as a table, named by the chart's caption.
             await categories.getByText(w.table, { exact: true }).click();
             const table = categories.getByRole('table', { name: w.byCategory });

@@ -184,7 +184,7 @@ describe.skipIf(!hasChromium)('the dashboard shell in a browser (reason when ski
           if (path === 'forecast') {
             // No record yet: an empty state, not a chart of 0 kg.
             await page.getByText(words.forecastEmpty).waitFor();
-            expect(await page.locator('.recharts-surface').count()).toBe(0);
+            expect(await page.locator('svg.merma-chart').count()).toBe(0);
             expect(await page.getByRole('table').count()).toBe(0);
           }
           // Wide tables scroll inside their region; the page itself never scrolls sideways.
