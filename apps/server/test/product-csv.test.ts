@@ -140,6 +140,14 @@ describe('reading the file', () => {
     expect(products).toEqual([plain(2, '', '', '')]);
   });
 
+  it('wants each required column by its name, not inside another name (product_name, ean13)', () => {
+    expect(messages('product_name,food_category,ean13\nPan,bakery,4006381333931\n')[0]).toBe(
+      'the header lacks name, ean (expected name,food_category,ean)',
+    );
+    // Spaces and case around a name are not part of it.
+    expect(messages(' Name ; FOOD_CATEGORY ;EAN\nPan;bakery;4006381333931\n')).toEqual([]);
+  });
+
   it('reads the header from the first line only (a later line naming a column does not complete it)', () => {
     expect(messages('name,food_category\nBean soup,prepared_meals\n')[0]).toBe('the header lacks ean (expected name,food_category,ean)');
   });

@@ -146,9 +146,15 @@ export function parseProductCsv(csv: string): { products: ParsedProduct[]; probl
   // One delimiter for the whole file, the header's: a `;` file may have commas inside names.
   const header = csv.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
   let rows: { record: Record<string, string>; info: { lines: number } }[];
+  // The header's column names as read (trimmed, lower case): a required column is one of them, not a
+  // part of one (`product_name` is not `name`).
+  let columns: string[] = [];
   try {
     rows = parse(csv, {
-      columns: (names: string[]) => names.map((h) => h.trim().toLowerCase()),
+      columns: (names: string[]) => {
+        columns = names.map((h) => h.trim().toLowerCase());
+        return columns;
+      },
       delimiter: header.includes(';') ? ';' : ',',
       skip_empty_lines: true,
       trim: true,
@@ -159,7 +165,7 @@ export function parseProductCsv(csv: string): { products: ParsedProduct[]; probl
     return { products: [], problems: [problem(`the CSV cannot be read: ${(err as Error).message}`, 'csv_unreadable')] };
   }
   const problems: ErrorDetail[] = [];
-  const missing = ['name', 'food_category', 'ean'].filter((c) => !header.toLowerCase().includes(c));
+  const missing = ['name', 'food_category', 'ean'].filter((c) => !columns.includes(c));
   if (missing.length) {
     problems.push(
       problem(`the header lacks ${missing.join(', ')} (expected name,food_category,ean)`, 'csv_header', { columns: missing.join(', ') }),
