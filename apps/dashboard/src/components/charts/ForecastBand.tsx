@@ -2,7 +2,7 @@ import { scaleLinear } from 'd3-scale';
 import { area, curveMonotoneX, line } from 'd3-shape';
 import { useTranslation } from 'react-i18next';
 import { useFormat } from '../../lib/format.ts';
-import { AXIS_FONT_SIZE, ChartFrame, COLORS, Legend, TimeAxis, ValueAxis } from './frame.tsx';
+import { ChartFrame, COLORS, Legend, labelsWidth, pointX, TimeAxis, ValueAxis } from './frame.tsx';
 import { FORECAST_HEIGHT } from './sizes.ts';
 
 type Day = { day: string; predicted: number; interval: [number, number] };
@@ -29,9 +29,9 @@ export function ForecastBand({ data }: { data: Day[] }) {
           .nice(5)
           .range([bottom, top]);
         const ticks = y.ticks(5).map(format.kg);
-        const left = Math.ceil(Math.max(0, ...ticks.map((l) => l.length)) * AXIS_FONT_SIZE * 0.6) + 10;
+        const left = labelsWidth(ticks);
         const right = width - 16;
-        const x = (i: number) => (data.length > 1 ? left + ((right - left) * i) / (data.length - 1) : (left + right) / 2);
+        const x = pointX(data.length, left, right);
         const step = data.length > 1 ? (right - left) / (data.length - 1) : right - left;
         const band = area<Day>()
           .x((_, i) => x(i))

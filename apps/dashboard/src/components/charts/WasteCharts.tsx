@@ -2,7 +2,7 @@ import { scaleLinear } from 'd3-scale';
 import { area, curveMonotoneX, line } from 'd3-shape';
 import { useTranslation } from 'react-i18next';
 import { useFormat } from '../../lib/format.ts';
-import { AXIS_FONT_SIZE, ChartFrame, COLORS, Legend, TimeAxis, ValueAxis } from './frame.tsx';
+import { AXIS_FONT_SIZE, ChartFrame, COLORS, Legend, labelsWidth, pointX, TimeAxis, ValueAxis } from './frame.tsx';
 import { BAR_ROW, barChartHeight, TREND_HEIGHT } from './sizes.ts';
 
 /**
@@ -20,9 +20,6 @@ function useBarLabel() {
   return (v: number) => (v > 0 ? format.kg(v).replaceAll(' ', '\u00a0') : '');
 }
 
-/** Room left of the plot for the value axis's widest figure. */
-const axisWidth = (labels: string[]) => Math.ceil(Math.max(0, ...labels.map((l) => l.length)) * AXIS_FONT_SIZE * 0.6) + 10;
-
 /** kg per period, as an area under a smooth line, a point (with its figure on hover) per period. */
 export function TrendChart({ data }: { data: KgPoint[] }) {
   const { t } = useTranslation();
@@ -37,9 +34,9 @@ export function TrendChart({ data }: { data: KgPoint[] }) {
           .domain([0, Math.max(...data.map((p) => p.kg), 0) || 1])
           .nice(4)
           .range([bottom, top]);
-        const left = axisWidth(y.ticks(4).map(format.kg));
+        const left = labelsWidth(y.ticks(4).map(format.kg));
         const right = width - 12;
-        const x = (i: number) => (data.length > 1 ? left + ((right - left) * i) / (data.length - 1) : (left + right) / 2);
+        const x = pointX(data.length, left, right);
         const shape = area<KgPoint>()
           .x((_, i) => x(i))
           .y0(bottom)
@@ -92,7 +89,7 @@ function HorizontalBars({
     <ChartFrame chart={chart} height={height} label={label}>
       {(width) => {
         const figures = bars.map((b) => barLabel(total(b)));
-        const room = axisWidth(figures) + 4;
+        const room = labelsWidth(figures) + 4;
         const x = scaleLinear()
           .domain([0, Math.max(...bars.map(total), 0) || 1])
           .range([0, Math.max(width - room, 1)]);

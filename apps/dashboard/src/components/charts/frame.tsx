@@ -68,6 +68,13 @@ export function ChartFrame({
   );
 }
 
+/** Room for the widest of these labels at the axis's font size (an estimate: 0.6 em a character). */
+export const labelsWidth = (labels: string[]) => Math.ceil(Math.max(0, ...labels.map((l) => l.length)) * AXIS_FONT_SIZE * 0.6) + 10;
+
+/** Where the i-th of `count` points stands between `left` and `right` (a lone point in the middle). */
+export const pointX = (count: number, left: number, right: number) => (i: number) =>
+  count > 1 ? left + ((right - left) * i) / (count - 1) : (left + right) / 2;
+
 /** Horizontal grid lines and their figures at the left, at the scale's round ticks. */
 export function ValueAxis({
   y,
