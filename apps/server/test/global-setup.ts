@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEphemeralPostgres } from '../src/db/embedded.js';
 import { migrate } from '../src/db/migrate.js';
@@ -9,6 +10,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A migrated embedded database's data directory (a tarball), for `createTestDatabase` to copy. */
     migratedDatabase: string | undefined;
+    /** On PostgreSQL (DATABASE_URL): a migrated database's name, the template `createTestDatabase` copies. */
+    migratedTemplate: string | undefined;
   }
 }
 
@@ -17,14 +20,23 @@ declare module 'vitest' {
  * for every test app to start from. Starting PGlite from a copy costs a third of running its
  * initdb, and the migrations are then already applied (each app still runs `migrate`, which finds
  * nothing to do): some three seconds of CPU saved per test app, a hundred and fifty of them. A
- * migration that fails fails here, before any test. On PostgreSQL (DATABASE_URL) nothing is made:
- * each test makes its own database.
+ * migration that fails fails here, before any test. On PostgreSQL (DATABASE_URL) it is a migrated
+ * database that each test app's database copies (`CREATE DATABASE … TEMPLATE`): some 0.35 s saved
+ * per test app there.
  */
 export default async function setup(project: TestProject) {
-  if (process.env.DATABASE_URL) {
+  const base = process.env.DATABASE_URL;
+  if (base) {
     project.provide('migratedDatabase', undefined);
-    return;
+    const name = `merma_test_template_${process.pid}`;
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    await adminQuery(base, `DROP DATABASE IF EXISTS ${name}`, `CREATE DATABASE ${name}`);
+    await migrate(url.toString());
+    project.provide('migratedTemplate', name);
+    return () => adminQuery(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
+  project.provide('migratedTemplate', undefined);
   const embedded = await startEphemeralPostgres();
   const path = join(tmpdir(), `merma-test-migrated-${process.pid}.tar`);
   try {
@@ -35,4 +47,14 @@ export default async function setup(project: TestProject) {
   }
   project.provide('migratedDatabase', path);
   return () => rmSync(path, { force: true });
+}
+
+async function adminQuery(url: string, ...statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }

@@ -21,8 +21,8 @@ import { createServices } from '../src/services.js';
 
 /**
  * Test database: a fresh database on the PostgreSQL named by DATABASE_URL when it is set (dropped
- * afterwards), otherwise an in-memory PGlite served on a loopback port (for a caller that migrates
- * it next, a copy of the run's migrated database, test/global-setup.ts). Either way the server code
+ * afterwards), otherwise an in-memory PGlite served on a loopback port; for a caller that migrates
+ * it next, either is a copy of the run's migrated database (test/global-setup.ts). Either way the server code
  * talks to it through the same pg driver adapter as in production.
  */
 export type TestDatabase = { url: string; kind: 'postgresql' | 'pglite'; drop(): Promise<void> };
@@ -37,9 +37,11 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     return { url: embedded.url, kind: 'pglite', drop: () => embedded.close() };
   }
   const name = `merma_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  // `migrated`: a copy of the run's migrated database (test/global-setup.ts), which nobody connects to.
+  const template = options.migrated ? inject('migratedTemplate') : undefined;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
