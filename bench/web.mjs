@@ -141,8 +141,13 @@ function details(lhr) {
   // Lighthouse 13 names the LCP element in its LCP breakdown insight (older versions: an audit of its own).
   const lcpDetails = lhr.audits['lcp-breakdown-insight']?.details ?? lhr.audits['largest-contentful-paint-element']?.details ?? {};
   const lcpNode = JSON.stringify(lcpDetails).match(/"snippet":"((?:[^"\\]|\\.)*)"/);
+  // Lighthouse loads the page at full speed and simulates the phone's network and CPU from that
+  // load's dependencies: the observed times say what the simulation started from.
+  const m = items('metrics')[0] ?? {};
+  const ms = (v) => (v === undefined ? '?' : `${Math.round(v)} ms`);
   const lines = [
     `  LCP element: ${lcpNode ? lcpNode[1].slice(0, 160) : 'unknown'}`,
+    `  FCP ${ms(m.firstContentfulPaint)}, LCP ${ms(m.largestContentfulPaint)}, simulated; observed FCP ${ms(m.observedFirstContentfulPaint)}, LCP ${ms(m.observedLargestContentfulPaint)}`,
     `  main thread: ${work.join(', ')}`,
     `  scripts: ${scripts.join(', ')}`,
     `  long tasks: ${tasks.join(', ')}`,

@@ -1,16 +1,62 @@
 import react from '@vitejs/plugin-react';
-import { defaultClientConditions, defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig, type HtmlTagDescriptor, type Plugin } from 'vite';
 import { compression, defineAlgorithm } from 'vite-plugin-compression2';
 import { VitePWA } from 'vite-plugin-pwa';
 
 /** Where `pnpm dev` sends `/trpc` calls: the Merma server started with `pnpm dev` at the repo root (PORT 3000). */
 const apiTarget = 'http://127.0.0.1:3000';
 
+/**
+ * index.html's script (src/entry.ts) imports the app (src/main.tsx), after painting the page's
+ * first frame when it has one. The page links the app's stylesheets, so that the frame is styled
+ * from the start, and, in index.html (no frame), a `modulepreload` for each of the app's scripts,
+ * as Vite does for a page's static imports, so that they download beside the page. A page sent
+ * with its first frame leaves those out (scripts/prerender.tsx): its scripts download once the
+ * frame is painted, so that the first paint does not wait for 280 kB of them on a slow network.
+ */
+function linkTheApp(): Plugin {
+  let base = '/';
+  return {
+    name: 'merma-link-the-app',
+    apply: 'build',
+    configResolved(config) {
+      base = config.base;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, { bundle, chunk }) {
+        if (!bundle || !chunk || !chunk.facadeModuleId?.endsWith('/index.html')) return html;
+        const scripts = new Set<string>();
+        const styles = new Set<string>();
+        const visit = (file: string) => {
+          const imported = bundle[file];
+          if (scripts.has(file) || imported?.type !== 'chunk') return;
+          scripts.add(file);
+          // A chunk's imports' styles before its own, as Vite orders a page's stylesheets.
+          for (const next of imported.imports) visit(next);
+          for (const css of imported.viteMetadata?.importedCss ?? []) styles.add(css);
+        };
+        for (const app of chunk.dynamicImports) visit(app);
+        const tags: HtmlTagDescriptor[] = [
+          // Marked: a page sent with its first frame leaves them out (scripts/prerender.tsx).
+          ...[...scripts].map((file) => ({
+            tag: 'link',
+            attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${file}`, 'data-app': true },
+          })),
+          ...[...styles].map((file) => ({ tag: 'link', attrs: { rel: 'stylesheet', crossorigin: true, href: `${base}${file}` } })),
+        ];
+        return { html, tags: tags.filter((tag) => !html.includes(String(tag.attrs?.href))).map((tag) => ({ ...tag, injectTo: 'head' })) };
+      },
+    },
+  };
+}
+
 export default defineConfig({
   // The server serves the built app under /dashboard/.
   base: '/dashboard/',
   plugins: [
     react(),
+    linkTheApp(),
     // Brotli and gzip copies of every text file beside it (index.js → index.js.br, index.js.gz), made
     // once at build time at the highest levels, which would cost too much per request. The server
     // (apps/server/src/http/dashboard.ts) sends the copy the browser accepts: the app's ~1 MB of

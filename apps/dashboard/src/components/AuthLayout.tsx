@@ -1,8 +1,9 @@
-import { Box, Center, Container, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { Box, Center, Container, Paper } from '@mantine/core';
 import type { ErrorComponentProps } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useDocumentTitle } from '../lib/title.ts';
+import { AuthFrame } from './AuthFrame.tsx';
 import { LanguageSwitcher } from './LanguageSwitcher.tsx';
 import { RouteError } from './states.tsx';
 
@@ -17,31 +18,9 @@ export function AuthLayout({ title, description, children }: Props) {
   const { t } = useTranslation();
   useDocumentTitle(title);
   return (
-    <Box bg="var(--mantine-color-gray-0)" mih="100vh">
-      <Container size={460} py={48} component="main">
-        <Group justify="space-between" mb="lg">
-          <Text fw={700} size="lg" c="teal.9">
-            {t('app.name')}
-          </Text>
-          <LanguageSwitcher />
-        </Group>
-        <Paper withBorder shadow="sm" p="xl" radius="md">
-          <Stack gap="md">
-            <Stack gap={4}>
-              <Title order={1} size="h2">
-                {title}
-              </Title>
-              {description && (
-                <Text c="dimmed" size="sm">
-                  {description}
-                </Text>
-              )}
-            </Stack>
-            {children}
-          </Stack>
-        </Paper>
-      </Container>
-    </Box>
+    <AuthFrame appName={t('app.name')} title={title} description={description} corner={<LanguageSwitcher />}>
+      {children}
+    </AuthFrame>
   );
 }
 

@@ -27,7 +27,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { registerPagePolicies } from './page-policy.js';
 import type { RateLimiter } from './rate-limit.js';
 import { apiSurface } from './surfaces/api.js';
-import { dashboardSurface } from './surfaces/dashboard.js';
+import { dashboardSurface, sessionCookieNames } from './surfaces/dashboard.js';
 import { donationLinkSurface } from './surfaces/donation-link.js';
 import { photoFileRoutes } from './surfaces/photo-files.js';
 import { stationSurface } from './surfaces/station.js';
@@ -298,7 +298,12 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     ...(afterWrite ? { afterWrite } : {}),
   });
   // The customers' app and the station page: files for anyone, no caller.
-  await serveDashboardApp(app, { log: services.log, dashboardDir: config.dashboard.dir, hotReload: config.dashboard.hotReload });
+  await serveDashboardApp(app, {
+    log: services.log,
+    dashboardDir: config.dashboard.dir,
+    hotReload: config.dashboard.hotReload,
+    sessionCookie: sessionCookieNames(config.env === 'production').session,
+  });
   app.addHook('onClose', async () => services.close());
   return app;
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -21,6 +21,8 @@ export type DashboardAppOptions = {
   dashboardDir: string;
   /** Serve the app's sources through Vite with hot reload (`pnpm dev`). */
   hotReload: boolean;
+  /** The session cookie's name: its presence chooses a signed-in page's first frame. */
+  sessionCookie: string;
 };
 
 type CreateViteServer = (options: object) => Promise<{
@@ -90,6 +92,8 @@ export async function serveDashboardApp(app: FastifyInstance, options: Dashboard
       res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
+  // The pages' first frames that the build wrote (apps/dashboard/scripts/prerender.tsx).
+  const frames = new Set(existsSync(join(root, 'frames')) ? readdirSync(join(root, 'frames')).filter((f) => f.endsWith('.html')) : []);
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     // A missing file is a 404, not the page: a stale tab asking for an old asset must not get HTML.
     if (/^\/dashboard\/assets\//.test(request.url) || /\.\w+$/.test(request.url.split('?')[0] as string)) {
@@ -97,7 +101,11 @@ export async function serveDashboardApp(app: FastifyInstance, options: Dashboard
     }
     // Its Content-Security-Policy and X-Frame-Options, as index.html's when fetched by name, come
     // from http/page-policy.ts.
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    reply.header('cache-control', 'no-cache');
+    const frame = frames.size > 0 ? firstFrame(request, options.sessionCookie, frames) : undefined;
+    if (frame === undefined) return reply.sendFile('index.html');
+    // Caches must tell the answers apart by what chose the frame.
+    return reply.header('vary', 'Cookie, Accept-Language').sendFile(`frames/${frame}`);
   };
   app.get('/dashboard', page);
   app.get('/dashboard/*', page);
@@ -119,3 +127,55 @@ export async function serveDashboardApp(app: FastifyInstance, options: Dashboard
 const STATION_PAGE = /^\/dashboard\/station\/?(\?.*)?$/;
 /** A signing page's address: one donation's id, or `certificate/` and a link's id, after /dashboard/sign/. */
 const SIGN_PAGE = /^\/dashboard\/sign\/(certificate\/)?[^/?]+\/?(\?.*)?$/;
+
+/** The dashboard's languages, the first its default (apps/dashboard/src/i18n/index.ts). */
+const FRAME_LANGUAGES = ['es', 'en'];
+
+/**
+ * Which of the build's first frames (dist/frames/<page>.<language>.html) a page's address gets:
+ * the page's own when the browser holds a session cookie (whether it is still valid is for the
+ * app to find out), else the sign-in page's, where the app sends a browser without a session; in
+ * the language the dashboard last used in this browser (its `merma_language` cookie), else the
+ * first of the browser's languages that the dashboard speaks, else Spanish, as the app chooses.
+ * Undefined for an address without a frame: index.html, whose #root is empty.
+ */
+export function firstFrame(request: FastifyRequest, sessionCookie: string, frames: ReadonlySet<string>): string | undefined {
+  const path = (request.url.split('?')[0] as string).replace(/^\/dashboard\/?/, '').replace(/\/+$/, '');
+  const cookies = request.headers.cookie ?? '';
+  const signedIn = cookieValue(cookies, sessionCookie) !== undefined;
+  const page = path === 'sign-in' || !signedIn ? 'sign-in' : path === '' ? 'overview' : path;
+  if (!signedIn && path !== '' && path !== 'sign-in' && !frames.has(`${path}.${FRAME_LANGUAGES[0]}.html`)) return undefined;
+  const language = [cookieValue(cookies, 'merma_language'), ...acceptedLanguages(request.headers['accept-language'])].find(
+    (l): l is string => l !== undefined && FRAME_LANGUAGES.includes(l),
+  );
+  const file = `${page}.${language ?? FRAME_LANGUAGES[0]}.html`;
+  return frames.has(file) ? file : undefined;
+}
+
+function cookieValue(header: string, name: string): string | undefined {
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/** An Accept-Language header's languages (their base, lower case), most preferred first; none with q=0. */
+function acceptedLanguages(header: string | undefined): string[] {
+  if (!header) return [];
+  return header
+    .split(',')
+    .map((entry, order) => {
+      const [tag = '', ...params] = entry.trim().split(';');
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? 1,
+      );
+      return { base: tag.trim().toLowerCase().split('-')[0] ?? '', q: Number.isFinite(q) ? q : 0, order };
+    })
+    .filter((l) => l.q > 0 && l.base !== '')
+    .sort((a, b) => b.q - a.q || a.order - b.order)
+    .map((l) => l.base);
+}
