@@ -241,5 +241,15 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
 }
 
 export async function expectAccessible(page: Page, what: string) {
+  await appRendered(page);
   expect(await accessibilityProblems(page), what).toEqual([]);
+}
+
+/**
+ * Resolves once the app has replaced the page's first frame, the HTML the server sent with it
+ * (apps/dashboard/scripts/prerender.tsx), which shows the page's title before the app runs: a test
+ * that waits for a title may otherwise go on while the frame is still there.
+ */
+export async function appRendered(page: Page) {
+  await page.locator('[data-first-frame]').waitFor({ state: 'detached' });
 }

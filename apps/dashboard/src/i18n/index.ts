@@ -148,7 +148,7 @@ export const i18nReady = i18n
  */
 function applyLanguage(language: string) {
   document.documentElement.lang = language;
-  document.title = i18n.t('app.name');
+  // (The tab's title is each page's, useDocumentTitle; the HTML's until one is shown.)
   // biome-ignore lint/suspicious/noDocumentCookie: one plain cookie; the Cookie Store API is not in every browser the dashboard supports.
   document.cookie = `merma_language=${language}; Path=/dashboard; Max-Age=31536000; SameSite=Lax`;
 }
