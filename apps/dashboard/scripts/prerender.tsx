@@ -65,8 +65,8 @@ for (const language of ['es', 'en'] as const) {
       .replace(/\s*<link rel="modulepreload"[^>]* data-app>/g, '')
       .replace('<html lang="es">', `<html lang="${language}" data-mantine-color-scheme="light">`)
       .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(t('app.pageTitle', { page: title, app: t('app.name') }))}</title>`)
-      // `data-first-frame` tells the frame from the app, which replaces it (tests wait for that).
-      .replace(ROOT, `<div id="root"><div data-first-frame style="display:contents">${markup}</div></div>`);
+      // An empty marker that tells the frame from the app, which replaces it (tests wait for that).
+      .replace(ROOT, `<div id="root"><template data-first-frame></template>${markup}</div>`);
     const file = join(DIST, 'frames', `${name}.${language}.html`);
     writeFileSync(file, html);
     writeFileSync(`${file}.br`, brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
