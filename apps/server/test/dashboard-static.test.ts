@@ -347,6 +347,17 @@ describe('the real build, served over HTTP in a production configuration', () =>
     await served?.close();
   });
 
+  it("sends a signed-in page's first frame for production's session cookie (`__Host-`), and the sign-in page's for the plain name", async () => {
+    const title = async (cookie: string) => {
+      const res = await get(`${base}/dashboard/records`, { cookie, 'accept-language': 'en' });
+      expect(res.status).toBe(200);
+      expect(res.body.toString()).toContain('<template data-first-frame>');
+      return /<title>([^<]*)<\/title>/.exec(res.body.toString())?.[1];
+    };
+    expect(await title('__Host-merma_session=any-value')).toBe('Records · Merma');
+    expect(await title('merma_session=any-value')).toBe('Sign in · Merma');
+  });
+
   it("sends the app's script and its style sheet compressed as the browser asks, the same bytes once decompressed", async () => {
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const assets = [...index.matchAll(/\/dashboard\/(assets\/(?:main-[^"]+\.js|theme-[^"]+\.css))"/g)].map((m) => m[1] as string);

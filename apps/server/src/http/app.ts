@@ -302,7 +302,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     log: services.log,
     dashboardDir: config.dashboard.dir,
     hotReload: config.dashboard.hotReload,
-    sessionCookie: sessionCookieNames(config.env === 'production').session,
+    sessionCookie: sessionCookieNames(production).session,
   });
   app.addHook('onClose', async () => services.close());
   return app;
