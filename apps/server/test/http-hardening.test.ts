@@ -449,9 +449,13 @@ describe.skipIf(!hasChromium)('the built dashboard in production, in a browser (
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await heading('Overview').waitFor();
-    expect((await context.cookies()).map((c) => [c.name, c.secure]).sort()).toEqual([
-      ['__Host-merma_csrf', true],
-      ['__Host-merma_session', true],
+    // Beside them, the language the dashboard speaks here, which chooses the language of a page's
+    // first frame (apps/dashboard/src/i18n/index.ts): readable by the page, and Secure when the
+    // page's own address is https (here the browser speaks plain HTTP to a simulated proxy).
+    expect((await context.cookies()).map((c) => [c.name, c.secure, c.httpOnly]).sort()).toEqual([
+      ['__Host-merma_csrf', true, false],
+      ['__Host-merma_session', true, true],
+      ['merma_language', false, false],
     ]);
 
     await page.getByRole('link', { name: 'API keys' }).click();

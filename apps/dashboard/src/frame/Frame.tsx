@@ -29,6 +29,9 @@ export const FRAMED_PAGES = [
 
 export type FramedPage = (typeof FRAMED_PAGES)[number];
 
+/** A period card's figure before it is known: a blank line of the figure's height. */
+const NO_FIGURE_YET = '\u00a0';
+
 /** The app's frame, signed in, with `page`'s title and description and placeholders for its data. */
 export function SignedInFrame({ page }: { page: FramedPage }) {
   const { t } = useTranslation();
@@ -72,8 +75,8 @@ export function SignedInFrame({ page }: { page: FramedPage }) {
                       <Text size="sm" c="dimmed">
                         {t(`overview.periods.${period}`)}
                       </Text>
-                      <Text fz={28} fw={700}>
-                        &nbsp;
+                      <Text fz={28} fw={700} aria-hidden>
+                        {NO_FIGURE_YET}
                       </Text>
                       <Skeleton h={20} w="50%" radius="xl" />
                     </Card>

@@ -144,13 +144,14 @@ export const i18nReady = i18n
 /**
  * The page's language, and a cookie that tells the server which language's first frame to send
  * next time (apps/server/src/http/dashboard-app.ts): it cannot read localStorage. Not sensitive,
- * so readable by scripts; a year, like the choice it mirrors.
+ * so readable by scripts (Secure over HTTPS); a year, like the choice it mirrors.
  */
 function applyLanguage(language: string) {
   document.documentElement.lang = language;
   // (The tab's title is each page's, useDocumentTitle; the HTML's until one is shown.)
   // biome-ignore lint/suspicious/noDocumentCookie: one plain cookie; the Cookie Store API is not in every browser the dashboard supports.
-  document.cookie = `merma_language=${language}; Path=/dashboard; Max-Age=31536000; SameSite=Lax`;
+  const secure = location.protocol === 'https:' ? '; Secure' : '';
+  document.cookie = `merma_language=${language}; Path=/dashboard; Max-Age=31536000; SameSite=Lax${secure}`;
 }
 
 void i18nReady.then(() => applyLanguage(i18n.language));
