@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
@@ -141,23 +142,15 @@ const FRAME_LANGUAGES = ['es', 'en'];
  */
 export function firstFrame(request: FastifyRequest, sessionCookie: string, frames: ReadonlySet<string>): string | undefined {
   const path = (request.url.split('?')[0] as string).replace(/^\/dashboard\/?/, '').replace(/\/+$/, '');
-  const cookies = request.headers.cookie ?? '';
-  const signedIn = cookieValue(cookies, sessionCookie) !== undefined;
+  const cookies = fastifyCookie.parse(request.headers.cookie ?? '');
+  const signedIn = cookies[sessionCookie] !== undefined;
   const page = path === 'sign-in' || !signedIn ? 'sign-in' : path === '' ? 'overview' : path;
   if (!signedIn && path !== '' && path !== 'sign-in' && !frames.has(`${path}.${FRAME_LANGUAGES[0]}.html`)) return undefined;
-  const language = [cookieValue(cookies, 'merma_language'), ...acceptedLanguages(request.headers['accept-language'])].find(
+  const language = [cookies.merma_language, ...acceptedLanguages(request.headers['accept-language'])].find(
     (l): l is string => l !== undefined && FRAME_LANGUAGES.includes(l),
   );
   const file = `${page}.${language ?? FRAME_LANGUAGES[0]}.html`;
   return frames.has(file) ? file : undefined;
-}
-
-function cookieValue(header: string, name: string): string | undefined {
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
-  }
-  return undefined;
 }
 
 /** An Accept-Language header's languages (their base, lower case), most preferred first; none with q=0. */
