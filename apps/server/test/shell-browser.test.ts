@@ -1,7 +1,7 @@
 import { deadline } from '@merma/testing';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectAccessible, hasChromium, signedInPage, startBrowserSuite } from './browser.js';
+import { appRendered, expectAccessible, hasChromium, signedInPage, startBrowserSuite } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { createTenant, type Tenant, type TestContext } from './helpers.js';
 
@@ -140,6 +140,8 @@ describe.skipIf(!hasChromium)('the dashboard shell in a browser (reason when ski
       const seen = watch(page);
       try {
         await page.goto(`${base}/dashboard/overview`);
+        // The header measured and its menu button pressed are the app's, not the first frame's.
+        await appRendered(page);
         await heading(page, words.pages[0][1]).waitFor();
         const widths = await page.evaluate(() => {
           type Sized = { scrollWidth: number };
