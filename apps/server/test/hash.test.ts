@@ -97,7 +97,7 @@ describe('canonical record JSON', () => {
         .replace(',"session_id"', ',"scale_id":"balanza-1","session_id"')
         .replace(',"waste_stage"', ',"tare_kg":0.25,"transfer_document_ref":"DI-2026-0001","waste_stage"'),
     );
-    // The key lists are kept per combination of keys: the same record written again, then another combination, then the first.
+    // The same record written again, then another combination, then the first: nothing carried over.
     expect(canonicalRecordJson({ ...RECORD, voided: true })).toBe(JSON_OF_RECORD.replace(',"waste_stage"', ',"voided":true,"waste_stage"'));
     expect(canonicalRecordJson(RECORD)).toBe(JSON_OF_RECORD);
   });

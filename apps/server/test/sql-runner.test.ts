@@ -298,6 +298,11 @@ describe('inspectJson', () => {
     expect(inspectJson([{ x: 'ok' }, ['ok', 'c\u0000'], 'd\u0000'], NUL)).toEqual({ path: '1.1', reason: 'text' });
   });
 
+  it("reports an object's first matching value, in the order of its keys", () => {
+    expect(inspectJson({ a: 'x\u0000', b: 'y\u0000' }, NUL)).toEqual({ path: 'a', reason: 'text' });
+    expect(inspectJson({ ok: 'fine', lines: [{ notes: 'x\u0000' }], tail: 'y\u0000' }, NUL)).toEqual({ path: 'lines.0.notes', reason: 'text' });
+  });
+
   it('finds nothing in text that does not match, nor in numbers, booleans and nulls', () => {
     expect(inspectJson({ a: 'ok', b: [1, true, null, false, 0, ''], c: { d: 'fine' } }, NUL)).toBeUndefined();
     expect(inspectJson(null, NUL)).toBeUndefined();

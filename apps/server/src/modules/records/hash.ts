@@ -108,42 +108,44 @@ export const EVERY_RECORD_FIELD_HASHED: [Unhashed] extends [never] ? true : Unha
  * removes it, and either way the hash no longer matches.
  */
 export function canonicalRecordJson(r: HashedFields): string {
-  let mask = 0;
-  for (let i = 0; i < OPTIONAL_KEYS.length; i++) if ((OPTIONAL_KEYS[i] as OptionalKey).present(r)) mask |= 1 << i;
-  let keys = KEY_LISTS.get(mask);
-  // Stryker disable next-line ConditionalExpression: building the key list each time answers the same, only slower.
-  if (!keys) {
-    keys = keyList(mask);
-    // Stryker disable next-line all: a list not kept is built again next time.
-    KEY_LISTS.set(mask, keys);
-  }
-  let json = '';
-  for (const { key, prefix } of keys) json += prefix + JSON.stringify(r[key]);
-  return `${json}}`;
+  // One object in sorted key order, a key left undefined when it takes no part (JSON.stringify
+  // leaves it out): the same shape for every record, which V8 serialises on its fast path, in a
+  // third of the time of joining 27 pieces (a batch builds 500 of these). `satisfies` makes a key
+  // added to the lists above fail to compile here until it has its place; test/hash.test.ts holds
+  // the order, written out.
+  return JSON.stringify({
+    causa_id: r.causa_id,
+    created_at: r.created_at,
+    destino_id: r.destino_id,
+    edible: r.edible ?? undefined,
+    establishment_id: r.establishment_id,
+    estimated: r.estimated ?? undefined,
+    food_category: r.food_category,
+    hierarchy_note: r.hierarchy_note ?? undefined,
+    hierarchy_reason: r.hierarchy_reason ?? undefined,
+    id: r.id,
+    livemode: r.livemode,
+    measurement_method: r.measurement_method ?? undefined,
+    notes: r.notes,
+    occurred_at: r.occurred_at !== r.created_at ? r.occurred_at : undefined,
+    photo_url: r.photo_url,
+    product_id: r.product_id ?? undefined,
+    product_name: r.product_name,
+    scale_id: r.scale_id ?? undefined,
+    session_id: r.session_id,
+    shift_id: r.shift_id,
+    source: r.source,
+    supersedes_id: r.supersedes_id || undefined,
+    tare_kg: r.tare_kg ?? undefined,
+    transfer_document_ref: r.transfer_document_ref ?? undefined,
+    voided: r.voided === true ? true : undefined,
+    waste_stage: r.waste_stage,
+    weight_kg: r.weight_kg,
+  } satisfies Record<CanonicalKey, unknown>);
 }
 
-type OptionalKey = { key: keyof HashedFields; present: (r: HashedFields) => boolean };
-const OPTIONAL_KEYS: readonly OptionalKey[] = [
-  { key: 'occurred_at', present: (r) => r.occurred_at !== r.created_at },
-  { key: 'supersedes_id', present: (r) => Boolean(r.supersedes_id) },
-  { key: 'voided', present: (r) => r.voided === true },
-  ...HASHED_WHEN_SET.map((key) => ({ key, present: (r: HashedFields) => r[key] !== null && r[key] !== undefined })),
-];
-
-type KeyList = { key: keyof HashedFields; prefix: string }[];
-/**
- * The sorted key list of each combination of optional keys present (a bit each), each key with its
- * `{"key":` or `,"key":` written once, built the first time the combination is met: a batch builds
- * 500 of these JSONs, and a register uses a handful of combinations.
- */
-const KEY_LISTS = new Map<number, KeyList>();
-function keyList(mask: number): KeyList {
-  const keys: (keyof HashedFields)[] = [...HASHED_KEYS];
-  OPTIONAL_KEYS.forEach(({ key }, i) => {
-    if (mask & (1 << i)) keys.push(key);
-  });
-  return keys.sort().map((key, j) => ({ key, prefix: `${j ? ',' : '{'}${JSON.stringify(key)}:` }));
-}
+/** Every key a record's canonical JSON may hold. */
+type CanonicalKey = (typeof HASHED_KEYS)[number] | (typeof HASHED_WHEN_SET)[number] | 'occurred_at' | 'supersedes_id' | 'voided';
 
 /** A JSON string of a text column, or null: to_json escapes exactly as JSON.stringify does. */
 const textSql = (column: string) => `coalesce(to_json(${column})::text, 'null')`;
