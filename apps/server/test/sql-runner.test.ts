@@ -300,7 +300,10 @@ describe('inspectJson', () => {
 
   it("reports an object's first matching value, in the order of its keys", () => {
     expect(inspectJson({ a: 'x\u0000', b: 'y\u0000' }, NUL)).toEqual({ path: 'a', reason: 'text' });
-    expect(inspectJson({ ok: 'fine', lines: [{ notes: 'x\u0000' }], tail: 'y\u0000' }, NUL)).toEqual({ path: 'lines.0.notes', reason: 'text' });
+    expect(inspectJson({ ok: 'fine', lines: [{ notes: 'x\u0000' }], tail: 'y\u0000' }, NUL)).toEqual({
+      path: 'lines.0.notes',
+      reason: 'text',
+    });
   });
 
   it('finds nothing in text that does not match, nor in numbers, booleans and nulls', () => {
