@@ -10,6 +10,7 @@ import {
   countRecords,
   createTenant,
   DESTINO_DONATION,
+  DESTINO_LANDFILL,
   startTestApp,
   type Tenant,
   type TestContext,
@@ -172,6 +173,52 @@ describe('POST /api/v1/records/batch', () => {
     expect(rows.map((r) => r.source)).toEqual(['batch', 'batch', 'batch']);
     const verify = (await api(t.app, other.key).get('/api/v1/records/verify')).json().data;
     expect(verify).toMatchObject({ valid: true, checked: 3 });
+  });
+
+  it('stores each field of a record as a single write stores it, the text and the decimals exactly as sent', async () => {
+    // The batch's rows travel as each record's canonical JSON (records/service.ts): every field,
+    // escaped text and an exact decimal included, must come back as the single write keeps it.
+    const other = await createTenant(t.db);
+    const client = api(t.app, other.key);
+    const everything = {
+      ...validRecord({ weight_kg: 1.005, destino_id: DESTINO_LANDFILL }),
+      causa_id: CAUSA_CADUCIDAD,
+      product_name: 'Croissant "mantequilla" \\ 🥐',
+      waste_stage: 'storage',
+      notes: 'línea 1\nlínea 2\t"fin"',
+      photo_url: 'https://example.com/p.jpg',
+      measurement_method: 'direct_weighing',
+      scale_id: 'BAL-01',
+      estimated: false,
+      edible: 'inedible',
+      tare_kg: 0.25,
+      hierarchy_reason: 'no_taker',
+      hierarchy_note: 'sin "entidad" cerca',
+      transfer_document_ref: 'DI;"48"\n=1',
+      occurred_at: '2026-06-14T21:15:00.000Z',
+    };
+    const single = await client.post('/api/v1/records', everything);
+    expect(single.statusCode, single.body).toBe(201);
+    const batch = await client.post('/api/v1/records/batch', { records: [everything, validRecord({ weight_kg: 0.1 })] });
+    expect(batch.statusCode, batch.body).toBe(200);
+    expect(batch.json().data).toMatchObject({ inserted: 2, failed: 0 });
+    const [first, second] = batch.json().data.records as { id: string; occurred_at: string }[];
+    expect(first?.occurred_at).toBe('2026-06-14T21:15:00.000Z');
+    expect(second?.occurred_at).toBe(NOW.toISOString());
+    const rows = await t.db.record.findMany({ where: { establishment_id: other.establishmentId }, orderBy: { chain_seq: 'asc' } });
+    const fieldsOf = (row: (typeof rows)[number] | undefined) => {
+      const { id: _id, chain_seq: _seq, prev_hash: _prev, record_hash: _hash, source: _source, ...fields } = row ?? ({} as never);
+      return fields;
+    };
+    expect(rows.map((r) => r.id)).toEqual([single.json().data.id, first?.id, second?.id]);
+    expect(fieldsOf(rows[1])).toEqual(fieldsOf(rows[0]));
+    expect(rows.map((r) => [r.weight_kg.toString(), r.tare_kg?.toString() ?? null, r.notes, r.occurred_at.toISOString()])).toEqual([
+      ['1.005', '0.25', 'línea 1\nlínea 2\t"fin"', '2026-06-14T21:15:00.000Z'],
+      ['1.005', '0.25', 'línea 1\nlínea 2\t"fin"', '2026-06-14T21:15:00.000Z'],
+      ['0.1', null, null, NOW.toISOString()],
+    ]);
+    expect(rows[1]?.product_name).toBe('Croissant "mantequilla" \\ 🥐');
+    expect((await client.get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 3 });
   });
 
   it('stores 500 records in one call and continues the chain of single creates', async () => {

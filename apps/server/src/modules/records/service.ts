@@ -395,7 +395,7 @@ export async function createRecordsBatch(
   const createdAt = now.toISOString();
   const days = new Map<string, string>(); // most items of a batch share a date: one Intl call per date
   const shifts = new Map<string, string | null>(); // and an instant: one shift lookup per instant
-  const prepared: { index: number; id: string; at: string; day: string; fields: HashedFields; canonical: string }[] = [];
+  const prepared: { index: number; id: string; at: string; day: string; canonical: string }[] = [];
   for (const { index, input } of accepted) {
     const id = randomUUID();
     const at = occurredAt.get(index) as string;
@@ -412,7 +412,7 @@ export async function createRecordsBatch(
     }
     const fields = hashedFields(auth, id, input, source, createdAt, at);
     fields.shift_id = shiftId;
-    prepared.push({ index, id, at, day, fields, canonical: canonicalRecordJson(fields) });
+    prepared.push({ index, id, at, day, canonical: canonicalRecordJson(fields) });
   }
 
   const transactional = deps.sql ?? sqlOfTransaction(deps.db);
@@ -421,21 +421,18 @@ export async function createRecordsBatch(
     let prev = head.last_hash;
     let seq = BigInt(head.seq);
     // One JSON array of rows, read by json_to_recordset: a single parameter, however many records.
-    // A key left out is read as NULL, so null fields are left out: most of a record's optional
-    // fields are null, and the parameter (built, sent and parsed for every record) is half the size.
-    // `occurred` only when it is not the storing time; the event is built by the statement.
-    const rows: Record<string, unknown>[] = [];
+    // Each row is the record's canonical JSON, the text its hash is made of, with its place in the
+    // chain and its local day put in front: the canonical JSON holds every field of the record
+    // under its column's name (hash.ts hashes them all), a null optional field left out (read as
+    // NULL) and `occurred_at` only when it is not the storing time, and json_to_recordset reads the
+    // columns it is given and passes over the others. So the columns stored are read from the very
+    // text that was hashed, and no second object or JSON is built per record (500 of each).
+    const rows: string[] = [];
     const inserted: BatchInsertedItem[] = [];
-    for (const { index, id, at, day, fields: f, canonical } of prepared) {
+    for (const { index, id, at, day, canonical } of prepared) {
       const hash = chainHash(prev, canonical);
       seq += 1n;
-      const row: Record<string, unknown> = { id, seq: seq.toString(), prev, hash, day };
-      if (at !== createdAt) row.occurred = at;
-      for (const field of RECORD_FIELDS) {
-        const value = f[field.name];
-        if (value !== null && value !== undefined) row[field.name] = sqlValue(field, value);
-      }
-      rows.push(row);
+      rows.push(`{"seq":${seq},"prev":"${prev}","hash":"${hash}","day":"${day}",${canonical.slice(1)}`);
       inserted.push({ index, id, record_hash: hash, created_at: createdAt, occurred_at: at });
       prev = hash;
     }
@@ -446,13 +443,13 @@ export async function createRecordsBatch(
     const [tenant, mode, created] = [p.add(auth.establishmentId), p.add(auth.livemode), p.add(createdAt)];
     const { rows: stored } = await sql.query<{ head: number }>(
       `WITH u AS (
-        SELECT * FROM json_to_recordset(${p.add(JSON.stringify(rows))}::json)
-          AS u(id uuid, seq bigint, ${RECORD_FIELD_TYPES_SQL}, prev text, hash text, occurred timestamptz, day date)
+        SELECT * FROM json_to_recordset(${p.add(`[${rows.join(',')}]`)}::json)
+          AS u(id uuid, seq bigint, ${RECORD_FIELD_TYPES_SQL}, prev text, hash text, occurred_at timestamptz, day date)
       ), ins AS (
         INSERT INTO records (id, establishment_id, livemode, chain_seq, ${RECORD_FIELD_NAMES_SQL}, source, prev_hash,
           record_hash, created_at, occurred_at)
         SELECT u.id, ${tenant}::uuid, ${mode}::boolean, u.seq, ${RECORD_FIELD_NAMES.map((name) => `u.${name}`).join(', ')},
-          ${p.add(source)}, u.prev, u.hash, ${created}::timestamptz, coalesce(u.occurred, ${created}::timestamptz)
+          ${p.add(source)}, u.prev, u.hash, ${created}::timestamptz, coalesce(u.occurred_at, ${created}::timestamptz)
         FROM u
         RETURNING 1
       ), head AS (
