@@ -98,7 +98,9 @@ export function startBrowserSuite(
 /**
  * A page signed in as `who` (the session cookies of a sign-in over HTTP, handed to a new context),
  * in `locale` and `width` px. bypassCSP only lets axe-core be injected: the page's own CSP allows no
- * inline script.
+ * inline script. Its `goto` and `reload` resolve once the app has replaced the page's first frame
+ * (`appRendered`): the frame shows the page's title and navigation before the app runs, and a test
+ * that went on at the title could find, measure or press the frame's copy of them.
  */
 export async function signedInPage(
   { browser, base }: { browser: Browser; base: string },
@@ -118,7 +120,20 @@ export async function signedInPage(
       sameSite: 'Strict' as const,
     })),
   );
-  return { context, page: await context.newPage() };
+  const page = await context.newPage();
+  const goto = page.goto.bind(page);
+  const reload = page.reload.bind(page);
+  page.goto = async (...args) => {
+    const response = await goto(...args);
+    await appRendered(page);
+    return response;
+  };
+  page.reload = async (...args) => {
+    const response = await reload(...args);
+    await appRendered(page);
+    return response;
+  };
+  return { context, page };
 }
 
 const CHROMIUM_ARGS = [
