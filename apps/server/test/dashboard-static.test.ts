@@ -240,7 +240,10 @@ describe('/dashboard', () => {
     // Raised to 205.1 kB when the page's script became a small entry that paints the page's first
     // frame before it imports the app (apps/dashboard/src/entry.ts): that entry and Vite's preload
     // helper are files of their own (+0.4 kB).
-    const BUDGET_GZ = 205_100;
+    // Raised to 205.4 kB when that entry evaluates React's chunk in a task of its own before the
+    // rest of the app (the mobile overview's blocking time 380 → 310 ms): the 58-byte module it
+    // imports React DOM through is one more file (+0.2 kB).
+    const BUDGET_GZ = 205_400;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));
