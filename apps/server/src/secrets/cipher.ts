@@ -109,7 +109,9 @@ export function createSecretBox(keys: readonly EncryptionKey[], source: string):
       const cipher = createCipheriv('aes-256-gcm', current, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(aad(header, context));
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-      return `${header}:${iv.toString('base64')}:${body.toString('base64')}`;
+      // Joined, not templated: a flat string, which pg measures and copies at once (a rope of three
+      // pieces is walked piece by piece, and a stored answer can be a batch's 100 kB).
+      return [header, iv.toString('base64'), body.toString('base64')].join(':');
     },
     open(sealed, context) {
       const parts = sealed.split(':');
