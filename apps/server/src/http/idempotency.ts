@@ -23,7 +23,7 @@
  * (secrets/cipher.ts) bound to its row id; after a key rotation keep the old key for the 24-hour
  * window. Why all of them, and the cost: docs/decisions/0002-seal-every-stored-idempotent-answer.md.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
 import type pg from 'pg';
 import type { AuthContext } from '../context.js';
@@ -49,9 +49,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
 }
 
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256')
-    .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
-    .digest('hex');
+  return hash('sha256', `${method} ${path}\n${JSON.stringify(body ?? null)}`, 'hex');
 }
 
 /**
