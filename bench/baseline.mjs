@@ -7,7 +7,7 @@
 // /records/plain is a plain INSERT without the hash chain, for reference. With an Idempotency-Key
 // header, POST /records and /records/batch claim the key, write and store the answer in one
 // transaction on one connection, as the API does for the requests the SDK sends.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash as digest, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { BatchRecordsInput, CreateRecordInput } from '../packages/schema/dist/index.js';
@@ -16,7 +16,8 @@ const { DATABASE_URL, PORT, ESTABLISHMENT_ID } = process.env;
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10 });
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 const ZERO = '0'.repeat(64);
-const hash = (s) => createHash('sha256').update(s).digest('hex');
+// Node's one-shot hash, as the API's chain hash and request fingerprint use.
+const hash = (s) => digest('sha256', s, 'hex');
 // The bucket day of the day totals, in the establishments' zone (the bench's are all in Madrid).
 const localDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid', year: 'numeric', month: '2-digit', day: '2-digit' });
 const ADD_TO_DAY_TOTALS = `

@@ -2,6 +2,7 @@
 // a database of at least 1,000,000 records; GET /analytics by day against the same statement run
 // raw with pg, GET /predict on that year, and GET /predict?type=demand for 100 products with a
 // year of daily sales each (their day totals seeded with SQL).
+import { FORWARDED } from './lib.mjs';
 
 const DEMAND_PRODUCTS = 100;
 
@@ -89,7 +90,7 @@ export async function measureInsights(client, ourPort, seeded, destino) {
 
   const today = new Date().toISOString().slice(0, 10);
   const from = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
-  const headers = { authorization: `Bearer ${big.key}` };
+  const headers = { ...FORWARDED, authorization: `Bearer ${big.key}` };
   const analyticsUrl = `http://127.0.0.1:${ourPort}/api/v1/analytics?from=${from}&to=${today}&group_by=day`;
   const predictUrl = `http://127.0.0.1:${ourPort}/api/v1/predict?horizon=28`;
   const get = async (url) => {

@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { measureSdkBundles } from '../packages/sdk-runtimes/src/bundle-size.mjs';
 import { measureInsights, rebuildDayTotals } from './insights.mjs';
-import { freePort, newKey, sha256, startPinned, stopAndDrop, waitFor } from './lib.mjs';
+import { FORWARDED, freePort, newKey, PRODUCTION, sha256, startPinned, stopAndDrop, waitFor } from './lib.mjs';
 import { measureRetention, printRetention } from './retention.mjs';
 import { measureWebhooks } from './webhooks.mjs';
 
@@ -94,7 +94,7 @@ function load({ url, method = 'GET', body, connections, headersFor }) {
         method,
         connections,
         duration: DURATION,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...FORWARDED },
         ...(body ? { body } : {}),
         requests: [
           {
@@ -202,10 +202,10 @@ async function main() {
     ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
   ];
   start('merma', [...profile('merma'), 'apps/server/dist/main.js'], {
+    ...PRODUCTION,
     DATABASE_URL: dbUrl,
     PORT: String(ourPort),
-    NODE_ENV: 'development',
-    API_RESPONSE_CHECK: 'off', // as in production (the development default parses every answer)
+    METRICS_PORT: String(await freePort()),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_ENABLED: 'false',
     DATABASE_POOL_SIZE: '10',
@@ -220,10 +220,10 @@ async function main() {
       'merma-worker',
       ['apps/server/dist/main.js'],
       {
+        ...PRODUCTION,
         DATABASE_URL: dbUrl,
         PORT: String(workerPort),
-        NODE_ENV: 'development',
-        API_RESPONSE_CHECK: 'off', // as in production (the development default parses every answer)
+        METRICS_PORT: String(await freePort()),
         LOG_LEVEL: 'warn',
         DATABASE_POOL_SIZE: '4',
         WEBHOOKS_ALLOW_PRIVATE: 'true',
@@ -394,7 +394,14 @@ async function main() {
         ours.push(await measured(s.ours, pidOf('merma')));
         base.push(await measured(s.base, pidOf('baseline')));
       }
-      const best = (measures) => measures.reduce((a, b) => (b.rps > a.rps ? b : a));
+      // Each side's better alternation counts: the one of more requests/s for the rates and
+      // latencies, the one of less CPU per request for the CPU (the machine is shared, and a
+      // neighbour's load makes every instruction dearer for a while, whoever runs then).
+      const best = (measures) => {
+        const fastest = measures.reduce((a, b) => (b.rps > a.rps ? b : a));
+        const cpus = measures.map((m) => m.cpuUs).filter((cpu) => cpu !== null);
+        return { ...fastest, cpuUs: cpus.length === measures.length ? Math.min(...cpus) : null };
+      };
       const o = best(ours);
       const b = best(base);
       runs.push({ ours: o, baseline: b, ratio: o.rps / b.rps });

@@ -7,6 +7,7 @@
 // all 5,000 deliveries.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FORWARDED } from './lib.mjs';
 
 const SECRET = () => `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -67,7 +68,7 @@ export async function measureWebhooks({ client, ourPort, receiverUrl, seeded, lo
   const started = performance.now();
   const res = await fetch(`http://127.0.0.1:${ourPort}/api/v1/records/batch`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...auth(target) },
+    headers: { 'content-type': 'application/json', ...FORWARDED, ...auth(target) },
     body: JSON.stringify({ records: Array.from({ length: 500 }, (_, i) => record(i)) }),
   });
   if (res.status !== 200) throw new Error(`batch answered ${res.status}`);
