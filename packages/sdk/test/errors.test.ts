@@ -170,6 +170,9 @@ describe('how long a 429 says to wait', () => {
     expect(retryAfterMs(headers(), reset, NOW)).toBe(5000);
     expect(retryAfterMs(headers(), { resetAt: '2026-11-23T09:00:00.000Z' }, NOW)).toBe(0);
     expect(retryAfterMs(headers({ 'retry-after': 'soon' }), reset, NOW)).toBe(5000);
+    // A number that is no wait is unreadable too (Date.parse reads "-5" as a year: no wait at all).
+    expect(retryAfterMs(headers({ 'retry-after': '-5' }), reset, NOW)).toBe(5000);
+    expect(retryAfterMs(headers({ 'retry-after': '-5' }), undefined, NOW)).toBeUndefined();
     expect(retryAfterMs(headers({ 'x-ratelimit-reset': String(NOW / 1000 + 7) }), undefined, NOW)).toBe(7000);
     expect(retryAfterMs(headers({ 'x-ratelimit-reset': String(NOW / 1000 - 7) }), undefined, NOW)).toBe(0);
     expect(retryAfterMs(headers({ 'x-ratelimit-reset': String(NOW / 1000 + 7) }), { resetAt: 'never' }, NOW)).toBe(7000);

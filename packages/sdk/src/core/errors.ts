@@ -195,7 +195,9 @@ export function retryAfterMs(headers: Headers, body: ErrorBody | undefined, now:
   if (retryAfter) {
     const seconds = Number(retryAfter);
     if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-    const date = Date.parse(retryAfter);
+    // An HTTP date names its day and month in letters. A number that is no wait ("-5") is
+    // unreadable, not a date: Date.parse would read it as the year -5, a wait of zero.
+    const date = /[a-z]/i.test(retryAfter) ? Date.parse(retryAfter) : Number.NaN;
     if (Number.isFinite(date)) return Math.max(0, date - now);
   }
   if (typeof body?.resetAt === 'string') {
