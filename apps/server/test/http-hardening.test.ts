@@ -169,6 +169,35 @@ describe('dashboard query inputs (JSON in the URL) nest at most 64 levels', () =
   });
 });
 
+describe("the dashboard's bodies hold only text the database can store", () => {
+  it('an unpaired surrogate is a 400 naming where, and nothing is written; the same name whole is stored as given', async () => {
+    const browser = new DashboardBrowser(t.app);
+    await browser.signIn(owner.email, PASSWORD);
+    const scope = { establishment_id: tenant.establishmentId, livemode: false };
+    const shifts = () => t.db.shift.count({ where: { establishment_id: tenant.establishmentId } });
+    const before = await shifts();
+    const refused = await browser.raw('mutation', 'shifts.create', {
+      ...scope,
+      shift: { name: 'Noche\ud800', start_time: '22:00', end_time: '06:00' },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      code: 'validation_error',
+      error: 'Text must be valid Unicode: the body holds an unpaired UTF-16 surrogate',
+      details: [{ path: 'shift.name', message: 'unpaired UTF-16 surrogate' }],
+    });
+    expect(await shifts()).toBe(before);
+    const stored = await browser.raw('mutation', 'shifts.create', {
+      ...scope,
+      shift: { name: 'Noche \ud83c\udf19', start_time: '22:00', end_time: '06:00' },
+    });
+    expect(stored.statusCode).toBe(200);
+    expect(await t.db.shift.findFirst({ where: { establishment_id: tenant.establishmentId }, select: { name: true } })).toEqual({
+      name: 'Noche 🌙',
+    });
+  });
+});
+
 describe('prototype keys', () => {
   it.each([
     ['/api/v1/records', '{"__proto__": {"admin": true}, "food_category": "meat"}', /__proto__/],

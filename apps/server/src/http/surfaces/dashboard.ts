@@ -24,7 +24,7 @@ import { MAX_BODY_DEPTH, nestingExceeds } from '../json-body.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { dashboardDocumentRoutes } from './dashboard-documents.js';
 import { dashboardTaxPackRoutes } from './dashboard-tax-pack.js';
-import { noStore, wakeAfterWrites } from './hooks.js';
+import { noStore, storableBodies, wakeAfterWrites } from './hooks.js';
 
 /**
  * The session and CSRF cookies' names. In production they carry the `__Host-` prefix: browsers
@@ -93,6 +93,7 @@ export async function dashboardSurface(app: FastifyInstance, options: DashboardO
   const checked = new WeakMap<FastifyRequest, Checked>();
 
   noStore(app);
+  storableBodies(app);
   wakeAfterWrites(app, options.afterWrite);
   app.addHook('onRequest', async (request, reply) => {
     assertSameOrigin(request);
