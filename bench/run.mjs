@@ -220,10 +220,11 @@ async function main() {
       'merma-worker',
       ['apps/server/dist/main.js'],
       {
-        ...PRODUCTION,
+        // Not production: it delivers to the bench's receiver, plain HTTP on loopback, which
+        // production refuses whatever is set (webhook URLs are HTTPS to public addresses there).
+        NODE_ENV: 'development',
         DATABASE_URL: dbUrl,
         PORT: String(workerPort),
-        METRICS_PORT: String(await freePort()),
         LOG_LEVEL: 'warn',
         DATABASE_POOL_SIZE: '4',
         WEBHOOKS_ALLOW_PRIVATE: 'true',
