@@ -574,6 +574,7 @@ describe('bad input', () => {
     ['a year after 2100', 'year=2101'],
     ['a taxable base with a comma', 'year=2026&taxable_base=12,5'],
     ['an unknown parameter', 'year=2026&entity=1'],
+    ['a CIF holding a NUL, which PostgreSQL cannot compare', 'year=2026&cif=%00'],
   ])('answers 400 to %s, on the JSON and the files', async (_name, query) => {
     for (const path of ['/donations/tax-pack', '/donations/tax-pack.csv', '/donations/tax-pack.pdf']) {
       const res = await send(a1Live, 'GET', `${path}?${query}`);

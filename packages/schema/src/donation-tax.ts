@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDate, queryInt, Timestamp, Uuid } from './common.js';
+import { IsoDate, queryInt, Timestamp, text, Uuid } from './common.js';
 import { TAX_PACK_MAX_YEAR, TAX_PACK_MIN_YEAR } from './constants.js';
 import { EntityLegalForm, MAX_AGREEMENT_DOCUMENT_BYTES } from './donations.js';
 import { Envelope } from './envelope.js';
@@ -50,10 +50,7 @@ export const TaxYearQuery = queryInt(TAX_PACK_MIN_YEAR, TAX_PACK_MAX_YEAR).descr
 );
 
 /** A donor company's CIF as given, normalised as the establishments' are compared: no spaces, dots or hyphens, upper case. */
-export const CompanyCif = z
-  .string()
-  .max(20)
-  .transform((v) => v.replace(/[\s.-]/g, '').toUpperCase());
+export const CompanyCif = text(20).transform((v) => v.replace(/[\s.-]/g, '').toUpperCase());
 
 export const DonationTaxPackQuery = z
   .strictObject({
