@@ -5,8 +5,9 @@
 // totals and the events; the same indexed SELECT + count, same columns). No auth,
 // rate limit, idempotency, tRPC, Prisma or envelope: the ratio is what our stack costs on top.
 // /records/plain is a plain INSERT without the hash chain, for reference. With an Idempotency-Key
-// header, POST /records and /records/batch claim the key, write and store the answer in one
-// transaction on one connection, as the API does for the requests the SDK sends.
+// header, POST /records claims the key in the append's one statement (the key's row naming the
+// record), and /records/batch claims the key, writes and stores the answer in one transaction on
+// one connection, as the API does for the requests the SDK sends.
 import { hash as digest, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -33,11 +34,21 @@ function canonical(id, establishment, r, createdAt) {
 
 // The same single statement as the API's append: move the chain head, insert from its RETURNING,
 // add the record to its day's totals and write the record.created event to the outbox (which the
-// workers dispatch afterwards).
-const APPEND = `WITH moved AS (
+// workers dispatch afterwards). Under an Idempotency-Key, as the API's: the statement first claims
+// the key (its row naming the record: $14 the row's id, $15 the API key, $16 the key, $17 the
+// request's fingerprint), and moves the head only if it did.
+const appendSql = (keyed) => `WITH ${
+  keyed
+    ? `claim AS (
+    INSERT INTO idempotency_keys (id, establishment_id, livemode, api_key_id, key, fingerprint, status_code, response_body, record_id)
+    SELECT $14, $2, false, $15, $16, $17, 201, '', $1
+    WHERE EXISTS (SELECT 1 FROM record_chain_heads WHERE establishment_id = $2 AND livemode = false)
+    ON CONFLICT (establishment_id, livemode, api_key_id, key) DO NOTHING RETURNING id),`
+    : ''
+} moved AS (
     UPDATE record_chain_heads SET seq = seq + 1, prev_hash = last_hash,
       last_hash = encode(sha256(convert_to(last_hash::text || $3::text, 'UTF8')), 'hex')
-    WHERE establishment_id = $2 AND livemode = false
+    WHERE establishment_id = $2 AND livemode = false${keyed ? ' AND EXISTS (SELECT 1 FROM claim)' : ''}
     RETURNING seq, last_hash, prev_hash),
   stored AS (
   INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id,
@@ -54,6 +65,8 @@ const APPEND = `WITH moved AS (
     jsonb_build_object('event', 'record.created', 'timestamp', $12::text, 'data', jsonb_build_object('id', $1::text, 'record_hash', stored.record_hash)),
     $12 FROM stored)
   SELECT record_hash FROM stored`;
+const APPEND = appendSql(false);
+const APPEND_CLAIMING_KEY = appendSql(true);
 
 /** The establishment's API key, which an Idempotency-Key is scoped to (the API's key of the request). */
 const keyIds = new Map();
@@ -69,62 +82,34 @@ const CLAIM = `INSERT INTO idempotency_keys (id, establishment_id, livemode, api
   VALUES ($1, $2, false, $3, $4, $5, 0, '') ON CONFLICT (establishment_id, livemode, api_key_id, key) DO NOTHING RETURNING id`;
 const STORE = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3 WHERE id = $1';
 
-/**
- * Runs `write(runner)` as the API runs a POST: alone on the pool without an Idempotency-Key; with
- * one, in a transaction that claims the key first and stores the answer last (a replay answers the
- * stored body).
- */
-async function idempotent(req, establishment, write) {
-  const key = req.headers['idempotency-key'];
-  if (!key) return write(pool);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const claimId = randomUUID();
-    const print = hash(JSON.stringify(req.body));
-    const claimed = await client.query(CLAIM, [claimId, establishment, await apiKeyOf(client, establishment), key, print]);
-    if (claimed.rows.length === 0) {
-      await client.query('ROLLBACK');
-      return { status: 200, body: { replayed: true } };
-    }
-    const answer = await write(client);
-    await client.query(STORE, [claimId, answer.status, JSON.stringify(answer.body)]);
-    await client.query('COMMIT');
-    return answer;
-  } catch (err) {
-    await client.query('ROLLBACK');
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
 app.post('/records', async (req, reply) => {
   const parsed = CreateRecordInput.safeParse(req.body);
   if (!parsed.success) return reply.code(400).send({ error: 'invalid' });
   const r = parsed.data;
   const establishment = req.headers['x-establishment'];
-  const answer = await idempotent(req, establishment, async (runner) => {
-    const id = randomUUID();
-    const createdAt = new Date().toISOString();
-    const { rows } = await runner.query(APPEND, [
-      id,
-      establishment,
-      canonical(id, establishment, r, createdAt),
-      r.food_category,
-      r.weight_kg,
-      r.destino_id,
-      r.causa_id ?? null,
-      r.product_name ?? null,
-      r.waste_stage ?? null,
-      r.notes ?? null,
-      r.photo_url ?? null,
-      createdAt,
-      localDay.format(new Date(createdAt)),
-    ]);
-    return { status: 201, body: { id, ...r, record_hash: rows[0].record_hash, created_at: createdAt, occurred_at: createdAt } };
-  });
-  return reply.code(answer.status).send(answer.body);
+  const key = req.headers['idempotency-key'];
+  const id = randomUUID();
+  const createdAt = new Date().toISOString();
+  const claim = key ? [randomUUID(), await apiKeyOf(pool, establishment), key, hash(JSON.stringify(req.body))] : [];
+  const { rows } = await pool.query(key ? APPEND_CLAIMING_KEY : APPEND, [
+    id,
+    establishment,
+    canonical(id, establishment, r, createdAt),
+    r.food_category,
+    r.weight_kg,
+    r.destino_id,
+    r.causa_id ?? null,
+    r.product_name ?? null,
+    r.waste_stage ?? null,
+    r.notes ?? null,
+    r.photo_url ?? null,
+    createdAt,
+    localDay.format(new Date(createdAt)),
+    ...claim,
+  ]);
+  // Nothing written under a key: another request's (the bench sends none twice).
+  if (!rows[0]) return reply.code(409).send({ error: 'replayed' });
+  return reply.code(201).send({ id, ...r, record_hash: rows[0].record_hash, created_at: createdAt, occurred_at: createdAt });
 });
 
 // For reference: a plain INSERT without the hash chain (what the chain costs in the database).

@@ -258,7 +258,10 @@ describe("a station's records", () => {
     const again = await s.send('/station/records', body, key);
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.json().data.id).toBe(record.id);
+    expect(again.body).toBe(first.body);
+    // The key names the record (its statement claimed it) and keeps nothing of it.
+    const [claim] = await t.db.idempotencyKey.findMany({ where: { establishment_id: s.kitchen.establishmentId } });
+    expect(claim).toMatchObject({ key, status_code: 201, record_id: record.id, response_body: '' });
     // The same key with another record is refused, and stores nothing.
     expect((await s.send('/station/records', { ...body, weight_kg: 2 }, key)).statusCode).toBe(409);
     expect(await countRecords(s.kitchen.establishmentId)).toEqual([{ n: 1, counting: 1 }]);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { DbTx } from './client.js';
+import type { KeyClaim } from './key-claim.js';
 import { inTransaction } from './transaction.js';
 
 /**
@@ -52,7 +53,11 @@ export function pgQuery(text: string, values: unknown[] | undefined, options: Qu
  * between BEGIN and COMMIT (ROLLBACK when `fn` throws) with no Prisma round trip; inside a
  * request's transaction, that transaction itself (no nesting).
  */
-export type TransactionalSql = Sql & { transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> };
+export type TransactionalSql = Sql & {
+  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Under an Idempotency-Key, on a record's write: the claim it may fold into its one statement (http/idempotency.ts). */
+  keyClaim?: KeyClaim;
+};
 
 /**
  * Statements on a pg pool. `namedStatements`: the pool may prepare the statements asked to be

@@ -98,7 +98,13 @@ export function registerProcedureRoutes(
       return mergeQueryIntoBody(query, request.body);
     };
 
-    const call = async (request: FastifyRequest, db: DbTx, idempotencyKey?: string, runner?: TransactionalSql): Promise<string> => {
+    const call = async (
+      request: FastifyRequest,
+      db: DbTx,
+      idempotencyKey?: string,
+      runner?: TransactionalSql,
+      storedRecordId?: string,
+    ): Promise<string> => {
       // A POST without a body (an action such as /complete) is read as an empty object.
       const raw = method === 'GET' || method === 'DELETE' ? request.query : (bodyInput(request) ?? {});
       const input =
@@ -118,6 +124,7 @@ export function registerProcedureRoutes(
         requestId: request.id,
         idempotencyKey,
         responseCheck: deps.responseCheck,
+        storedRecordId,
       };
       const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
       return inSpan(`procedure ${path}`, { attributes, expected: isExpected }, async () =>
@@ -138,7 +145,15 @@ export function registerProcedureRoutes(
         // Writes through ctx.sql only (`sqlWrites`): the key is claimed on that connection, no Prisma transaction.
         const stored = await answerOnce(
           { db: deps.db, secrets: deps.secrets, namedStatements: deps.sql.namedStatements ?? false },
-          { auth: request.auth, key, print, status, sqlWrites: meta.sqlWrites ?? false },
+          {
+            auth: request.auth,
+            key,
+            print,
+            status,
+            sqlWrites: meta.sqlWrites ?? false,
+            // A record's write answers a replay with the record, read again by the procedure itself.
+            rebuild: meta.answersRecord ? (recordId) => call(request, deps.db, undefined, undefined, recordId) : undefined,
+          },
           (db, runner) => call(request, db, undefined, runner),
         );
         if (stored.replayed) reply.header('idempotent-replayed', 'true');

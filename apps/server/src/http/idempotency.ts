@@ -22,12 +22,20 @@
  * At rest. Every stored answer, not only those carrying a secret, is sealed with the secret box
  * (secrets/cipher.ts) bound to its row id; after a key rotation keep the old key for the 24-hour
  * window. Why all of them, and the cost: docs/decisions/0002-seal-every-stored-idempotent-answer.md.
+ *
+ * A record's write (POST /records, a station's record) stores no answer: it claims the key in the
+ * record's own statement (`KeyClaim`, one round trip instead of five: BEGIN, claim, write, store,
+ * COMMIT), and the key's row names the record (`record_id`). Its replay answers that record, read
+ * from its row through the same code as the first answer (`rebuild`): a record never changes once
+ * written and its answer is stamped with its `created_at`, so the replay is the first answer, byte
+ * for byte (test/idempotency-record-answers.test.ts). Nothing of the record is kept with the key.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
 import type pg from 'pg';
 import type { AuthContext } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
+import { type KeyClaim, TAKE_OVER_EXPIRED } from '../db/key-claim.js';
 import { pgQuery, type Sql, type TransactionalSql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
@@ -60,11 +68,7 @@ export function fingerprint(method: string, path: string, body: unknown): string
  */
 const CLAIM_SQL = `INSERT INTO idempotency_keys (id, establishment_id, livemode, api_key_id, key, fingerprint, status_code, response_body)
   VALUES ($1::uuid, $2::uuid, $3, $4::uuid, $5, $6, $7, $8)
-  ON CONFLICT (establishment_id, livemode, api_key_id, key) DO UPDATE
-    SET id = EXCLUDED.id, fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
-      response_body = EXCLUDED.response_body, created_at = now()
-    WHERE idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
-  RETURNING id::text`;
+  ${TAKE_OVER_EXPIRED}`;
 const claimValues = (auth: AuthContext, key: string, print: string, id: string, status: number, body: string) => [
   id,
   auth.establishmentId,
@@ -77,8 +81,8 @@ const claimValues = (auth: AuthContext, key: string, print: string, id: string, 
 ];
 const STORE_SQL = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3 WHERE id = $1::uuid';
 
-type StoredRow = { id: string; fingerprint: string; status_code: number; response_body: string };
-const SELECT_STORED_SQL = `SELECT id::text, fingerprint, status_code, response_body FROM idempotency_keys
+type StoredRow = { id: string; fingerprint: string; status_code: number; response_body: string; record_id: string | null };
+const SELECT_STORED_SQL = `SELECT id::text, fingerprint, status_code, response_body, record_id::text FROM idempotency_keys
   WHERE establishment_id = $1::uuid AND livemode = $2 AND api_key_id = $3::uuid AND key = $4
     AND created_at >= now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`;
 
@@ -88,8 +92,14 @@ async function readStored(runner: Sql | DbTx, auth: AuthContext, key: string): P
   return (await runner.$queryRawUnsafe<StoredRow[]>(SELECT_STORED_SQL, ...values))[0];
 }
 
+/**
+ * Builds again the answer of the record a key's statement wrote (`KeyClaim`), as the write answered
+ * it: the surface reads the record and answers it through the same code.
+ */
+export type RecordAnswer = (recordId: string) => Promise<string>;
+
 /** The stored answer replayed; 409 when the key belongs to another request or is still being answered. */
-function replayOf(stored: StoredRow | undefined, box: SecretBox, print: string): StoredResponse {
+async function replayOf(stored: StoredRow | undefined, box: SecretBox, print: string, rebuild?: RecordAnswer): Promise<StoredResponse> {
   if (!stored || stored.status_code === 0) {
     throw new AppError('conflict', 'A request with this Idempotency-Key is in progress; retry', undefined, { shouldRetry: true });
   }
@@ -102,6 +112,11 @@ function replayOf(stored: StoredRow | undefined, box: SecretBox, print: string):
         shouldRetry: false,
       },
     );
+  }
+  if (stored.record_id !== null) {
+    // Only a record's write names a record, and the fingerprint (method and path) was that write's.
+    if (!rebuild) throw new AppError('internal', 'A stored Idempotency-Key answer names a record on a route that does not answer records');
+    return { status: stored.status_code, body: await rebuild(stored.record_id), replayed: true };
   }
   return { status: stored.status_code, body: box.open(stored.response_body, bodyContext(stored.id)), replayed: true };
 }
@@ -157,10 +172,13 @@ export function lazyIdempotency(
   print: string,
   /** Whether statements asked to be prepared may be (sqlOfPool): not on the embedded database. */
   namedStatements = false,
+  /** The surface answers a record again from its row: the write may claim in its own statement (`KeyClaim`), with this status. */
+  recordAnswers?: { rebuild: RecordAnswer; status: number },
 ) {
   let client: pg.PoolClient | undefined;
   let broken = false;
   let claimId: string | undefined;
+  let claimedInStatement = false;
   const lost = () => {
     broken = true;
   };
@@ -192,13 +210,28 @@ export function lazyIdempotency(
   const inTransaction: Sql = {
     query: async (text, values, options) => (await begin()).query(pgQuery(text, values, options, namedStatements)) as never,
   };
-  const sql: TransactionalSql = { ...inTransaction, transaction: async (fn) => fn(inTransaction) };
+  const rebuild = recordAnswers?.rebuild;
+  const keyClaim: KeyClaim | undefined = recordAnswers && {
+    values: { claimId: randomUUID(), credential: auth.credential.id, idempotencyKey: key, print, status: recordAnswers.status },
+    query: async (text, values, options) => {
+      if (opened) throw new AppError('internal', 'A key claimed in its statement must be the write’s first statement');
+      return (await pool.query(pgQuery(text, values, options, namedStatements))) as never;
+    },
+    claimed: () => {
+      claimedInStatement = true;
+    },
+    taken: () => {
+      throw new Replay();
+    },
+  };
+  const sql: TransactionalSql = { ...inTransaction, transaction: async (fn) => fn(inTransaction), ...(keyClaim ? { keyClaim } : {}) };
 
   return {
     sql,
     /** Stores the answer with the write and commits; or claims and stores it at once when nothing was written. */
     async finish(answer: { status: number; body: string }): Promise<StoredResponse> {
       try {
+        if (claimedInStatement) return { ...answer, replayed: false };
         if (client && claimId) {
           await client.query(
             pgQuery(STORE_SQL, [claimId, answer.status, box.seal(answer.body, bodyContext(claimId))], PREPARE, namedStatements),
@@ -210,7 +243,7 @@ export function lazyIdempotency(
         const sealed = box.seal(answer.body, bodyContext(id));
         const claimed = await pool.query<{ id: string }>(CLAIM_SQL, claimValues(auth, key, print, id, answer.status, sealed));
         if (claimed.rows.length > 0) return { ...answer, replayed: false };
-        return replayOf(await readStored(pool, auth, key), box, print);
+        return await replayOf(await readStored(pool, auth, key), box, print, rebuild);
       } finally {
         release();
       }
@@ -225,10 +258,10 @@ export function lazyIdempotency(
       } finally {
         release();
       }
-      if (isReplay(err)) return replayOf(await readStored(pool, auth, key), box, print);
+      if (isReplay(err)) return replayOf(await readStored(pool, auth, key), box, print, rebuild);
       // The request failed on its own: a retry of one that succeeded gets its answer, else the failure stands.
       const stored = await readStored(pool, auth, key).catch(() => undefined);
-      return stored ? replayOf(stored, box, print) : undefined;
+      return stored ? replayOf(stored, box, print, rebuild) : undefined;
     },
   };
 }
@@ -251,14 +284,22 @@ export function isReplay(err: unknown): boolean {
  */
 export async function answerOnce(
   deps: { db: Db; secrets: SecretBox; namedStatements: boolean },
-  request: { auth: AuthContext; key: string; print: string; status: number; sqlWrites: boolean },
+  request: { auth: AuthContext; key: string; print: string; status: number; sqlWrites: boolean; rebuild?: RecordAnswer | undefined },
   run: (db: DbTx, sql?: TransactionalSql) => Promise<string>,
 ): Promise<StoredResponse> {
   const { auth, key, print, status } = request;
   if (!request.sqlWrites) {
     return withIdempotency(deps.db, deps.secrets, auth, key, print, async (tx) => ({ status, body: await run(tx) }));
   }
-  const once = lazyIdempotency(poolOf(deps.db), deps.secrets, auth, key, print, deps.namedStatements);
+  const once = lazyIdempotency(
+    poolOf(deps.db),
+    deps.secrets,
+    auth,
+    key,
+    print,
+    deps.namedStatements,
+    request.rebuild ? { rebuild: request.rebuild, status } : undefined,
+  );
   try {
     return await once.finish({ status, body: await run(deps.db, once.sql) });
   } catch (err) {

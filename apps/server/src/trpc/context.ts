@@ -26,4 +26,9 @@ export type Context = {
   responseCheck: ResponseCheck;
   /** The request's Idempotency-Key, for procedures that handle it themselves (meta.ownIdempotency). */
   idempotencyKey?: string | undefined;
+  /**
+   * The replay of a record's write (meta.answersRecord): the record its key's statement wrote, to
+   * answer instead of writing, through the same code as the first answer (http/idempotency.ts).
+   */
+  storedRecordId?: string | undefined;
 };

@@ -24,6 +24,13 @@ export type Meta = OpenApiMeta<{
    */
   sqlWrites?: boolean;
   /**
+   * With `sqlWrites`: the procedure writes one record, whose statement claims the Idempotency-Key
+   * (`ctx.sql.keyClaim`), and answers it stamped with its `created_at` (`ok(record, record.created_at)`);
+   * given `ctx.storedRecordId`, it answers that stored record instead of writing: the key's replay,
+   * the same bytes (http/idempotency.ts).
+   */
+  answersRecord?: boolean;
+  /**
    * A POST whose input fields may also be given as query parameters (`?lang=en`), merged with the
    * JSON body; trpc-to-openapi reads a POST's input from the body only, so http/binding.ts does the
    * merge and http/openapi.ts documents the query parameters.
@@ -54,7 +61,7 @@ export const apiProcedure = t.procedure.use(({ ctx, meta, next }) => {
   return next();
 });
 
-/** Wraps a procedure's result in the success envelope. */
-export function ok<T>(data: T): { success: true; data: T; timestamp: string } {
-  return { success: true, data, timestamp: new Date().toISOString() };
+/** Wraps a procedure's result in the success envelope, stamped now unless told when. */
+export function ok<T>(data: T, timestamp = new Date().toISOString()): { success: true; data: T; timestamp: string } {
+  return { success: true, data, timestamp };
 }

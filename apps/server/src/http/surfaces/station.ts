@@ -20,6 +20,7 @@ import type { CatalogCache } from '../../modules/catalog/service.js';
 import { createDonation } from '../../modules/donations/donations.js';
 import { createDonationLink } from '../../modules/donations/links.js';
 import type { PhotoSettings } from '../../modules/photos/service.js';
+import { storedRecord } from '../../modules/records/rows.js';
 import { completeSession, createSession } from '../../modules/sessions/service.js';
 import { stationAgreements, stationDonation } from '../../modules/stations/donations.js';
 import { createStationRecord, recentStationRecords, undoStationRecord } from '../../modules/stations/records.js';
@@ -121,14 +122,16 @@ function registerPairedRoutes(app: FastifyInstance, deps: StationSurfaceDeps, sq
    * required, since a station sends each write again until it has an answer (its offline queue),
    * and the key is what makes the second sending harmless. The key is the device's own (the
    * credential's id), so a replay is only ever answered to the device that made the write.
-   * `sqlWrites`: the write's statements all go through the runner it is given (a record).
+   * `record`: the write is one record's, through the runner it is given (`sqlWrites`), answered as
+   * the API answers one (`answer`), its key claimed in the record's statement, and a replay
+   * answered with the record read again (`replay`).
    */
-  function stationWrite<S extends z.ZodType>(
+  function stationWrite<S extends z.ZodType, T>(
     path: string,
     schema: S,
     status: number,
-    sqlWrites: boolean,
-    write: (db: DbTx, station: Station, input: z.output<S>, runner?: TransactionalSql) => Promise<unknown>,
+    write: (db: DbTx, station: Station, input: z.output<S>, runner?: TransactionalSql) => Promise<T>,
+    record?: { answer: (data: T) => unknown; replay: (station: Station, id: string) => Promise<T> },
   ): void {
     app.post(path, async (request: FastifyRequest, reply: FastifyReply) => {
       const { station } = request;
@@ -146,10 +149,18 @@ function registerPairedRoutes(app: FastifyInstance, deps: StationSurfaceDeps, sq
       const parsed = schema.safeParse(body);
       if (!parsed.success) throw invalidInput(parsed.error);
       const print = fingerprint('POST', request.url.split('?')[0] ?? path, body);
+      const envelope = (data: T) => JSON.stringify(record ? record.answer(data) : ok(data));
       const stored = await answerOnce(
         { db: deps.db, secrets: deps.secrets, namedStatements: deps.sql.namedStatements ?? false },
-        { auth: authOf(station.caller), key, print, status, sqlWrites },
-        async (db, runner) => JSON.stringify(ok(await write(db, station, parsed.data, runner))),
+        {
+          auth: authOf(station.caller),
+          key,
+          print,
+          status,
+          sqlWrites: record !== undefined,
+          rebuild: record && (async (id) => envelope(await record.replay(station, id))),
+        },
+        async (db, runner) => envelope(await write(db, station, parsed.data, runner)),
       );
       if (stored.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(stored.status).type('application/json; charset=utf-8').send(stored.body);
@@ -157,16 +168,21 @@ function registerPairedRoutes(app: FastifyInstance, deps: StationSurfaceDeps, sq
   }
 
   const recordDeps = (db: DbTx, sql?: TransactionalSql) => ({ db, clock: deps.clock, catalog: deps.catalog, ...(sql ? { sql } : {}) });
-  stationWrite('/station/records', CreateRecordInput, 201, true, (db, station, input, runner) =>
-    createStationRecord(recordDeps(db, runner), station, input),
+  stationWrite(
+    '/station/records',
+    CreateRecordInput,
+    201,
+    (db, station, input, runner) => createStationRecord(recordDeps(db, runner), station, input),
+    // Answered as POST /api/v1/records answers: stamped with the record's own time, the same bytes again on a replay.
+    { answer: (record) => ok(record, record.created_at), replay: (station, id) => storedRecord(sql, station.tenant, id) },
   );
-  stationWrite('/station/records/:id/undo', RecordIdParams, 200, false, (tx, station, input) =>
+  stationWrite('/station/records/:id/undo', RecordIdParams, 200, (tx, station, input) =>
     undoStationRecord({ tx, clock: deps.clock, catalog: deps.catalog }, station, input.id),
   );
-  stationWrite('/station/sessions', CreateSessionInput, 201, false, (tx, station, input) =>
+  stationWrite('/station/sessions', CreateSessionInput, 201, (tx, station, input) =>
     createSession({ db: tx, clock: deps.clock }, station.tenant, input),
   );
-  stationWrite('/station/sessions/:id/complete', SessionIdParams, 200, false, (tx, station, input) =>
+  stationWrite('/station/sessions/:id/complete', SessionIdParams, 200, (tx, station, input) =>
     completeSession({ db: tx, clock: deps.clock }, station.tenant, input.id),
   );
 
@@ -179,10 +195,10 @@ function registerPairedRoutes(app: FastifyInstance, deps: StationSurfaceDeps, sq
     if (!parsed.success) throw invalidInput(parsed.error);
     return ok(await stationDonation(sql, request.station, parsed.data.id));
   });
-  stationWrite('/station/donations', CreateDonationInput, 201, false, (tx, station, input) =>
+  stationWrite('/station/donations', CreateDonationInput, 201, (tx, station, input) =>
     createDonation({ db: tx, clock: deps.clock, catalog: deps.catalog }, station.tenant, input),
   );
-  stationWrite('/station/donations/:id/link', CreateDonationLinkInput, 201, false, (tx, station, input) =>
+  stationWrite('/station/donations/:id/link', CreateDonationLinkInput, 201, (tx, station, input) =>
     createDonationLink({ db: tx, clock: deps.clock, publicUrl: deps.publicUrl }, station.tenant, input),
   );
 }

@@ -18,6 +18,7 @@ import { apiProcedure, ok, router } from '../../trpc/trpc.js';
 import type { CatalogCache } from '../catalog/service.js';
 import { listCheckpoints } from './checkpoints.js';
 import { listRecords } from './list.js';
+import { storedRecord } from './rows.js';
 import { createRecord, createRecordsBatch } from './service.js';
 import { getVerificationRun, startVerificationRun } from './verification-runs.js';
 import { verifyRecordChain } from './verify.js';
@@ -39,10 +40,17 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
         successStatus: 201,
         rateBucket: 'records_create',
         sqlWrites: true,
+        answersRecord: true,
       })
       .input(CreateRecordInput)
       .output(CreateRecordResponse)
-      .mutation(async ({ ctx, input }) => ok(await createRecord({ db: ctx.db, sql: ctx.sql, clock: ctx.clock, catalog }, ctx.auth, input))),
+      .mutation(async ({ ctx, input }) => {
+        const record = ctx.storedRecordId
+          ? await storedRecord(ctx.sql, ctx.auth, ctx.storedRecordId)
+          : await createRecord({ db: ctx.db, sql: ctx.sql, clock: ctx.clock, catalog }, ctx.auth, input);
+        // Stamped with the record's own time: the answer is the record's alone, and its replay the same bytes.
+        return ok(record, record.created_at);
+      }),
 
     batch: apiProcedure
       .meta({

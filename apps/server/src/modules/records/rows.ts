@@ -1,5 +1,8 @@
 import type { WasteRecord } from '@merma/schema';
 import { isoSql } from '../../calendar.js';
+import type { Tenant } from '../../context.js';
+import type { Sql } from '../../db/sql.js';
+import { AppError } from '../../errors.js';
 import { RECORD_FIELD_COLUMNS_SQL, type RecordFieldName, recordFieldsOf } from './columns.js';
 import type { HashedFields } from './hash.js';
 
@@ -22,7 +25,7 @@ export type RecordRow = Omit<HashedFields, 'created_at' | 'occurred_at'> & {
 export const RECORD_COLUMNS_TEXT = `id::text, establishment_id::text, livemode, chain_seq, ${RECORD_FIELD_COLUMNS_SQL},
   source, prev_hash, record_hash, ${isoSql('created_at')} AS created_iso, ${isoSql('occurred_at')} AS occurred_iso, supersedes_id::text, voided`;
 
-export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
+export function toRecord(r: Omit<RecordRow, 'chain_seq' | 'prev_hash'>): WasteRecord {
   return {
     id: r.id,
     establishment_id: r.establishment_id,
@@ -37,4 +40,16 @@ export function toRecord(r: Omit<RecordRow, 'chain_seq'>): WasteRecord {
     // Only on a voiding correction (an undo), as the hash has it.
     ...(r.voided ? { voided: true } : {}),
   };
+}
+
+/** A record of the tenant by id, as written (a key's replay; records never change once written). */
+export async function storedRecord(sql: Sql, tenant: Pick<Tenant, 'establishmentId' | 'livemode'>, id: string): Promise<WasteRecord> {
+  const { rows } = await sql.query<RecordRow>(
+    `SELECT ${RECORD_COLUMNS_TEXT} FROM records WHERE id = $1::uuid AND establishment_id = $2::uuid AND livemode = $3`,
+    [id, tenant.establishmentId, tenant.livemode],
+  );
+  const row = rows[0];
+  // Records go only with their establishment, and its keys with it.
+  if (!row) throw new AppError('internal', 'The record an Idempotency-Key stored is not there');
+  return toRecord(row);
 }

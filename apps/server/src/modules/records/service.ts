@@ -12,6 +12,7 @@ import {
 } from '@merma/schema';
 import type { AuthContext, Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
+import { type KeyClaimValues, keyClaimSql } from '../../db/key-claim.js';
 import { type Sql, sqlOfTransaction, sqlParams, type TransactionalSql } from '../../db/sql.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
 import { insertEventsSql } from '../../events/outbox.js';
@@ -33,6 +34,7 @@ import {
 import { recordEventRow } from './events.js';
 import { canonicalRecordJson, chainHash, GENESIS_HASH, type HashedFields } from './hash.js';
 import { ADD_TO_DAY_TOTALS, bucketDay } from './rollup.js';
+import { toRecord } from './rows.js';
 
 /**
  * `sql`: where the writes run — the pg pool when the request has no transaction (no Prisma
@@ -213,7 +215,7 @@ async function checkReferences(
 }
 
 /** Creates the chain head of the key's establishment and mode for its first record (if absent). */
-async function ensureChainHead(sql: Sql, auth: Tenant): Promise<void> {
+async function ensureChainHead(sql: Pick<Sql, 'query'>, auth: Tenant): Promise<void> {
   await sql.query(
     `INSERT INTO record_chain_heads (establishment_id, livemode, seq, last_hash) VALUES ($1::uuid, $2, 0, $3)
      ON CONFLICT (establishment_id, livemode) DO NOTHING`,
@@ -237,26 +239,33 @@ type CreateRecordValues = {
   event: string;
   traceparent: string | null;
 };
+type StatementValues = CreateRecordValues & Partial<KeyClaimValues>;
 /** A value of a statement built once: a record field (its index in RECORD_FIELDS) or one of the others, by name. */
 class Param {
-  constructor(readonly slot: number | keyof CreateRecordValues) {}
+  constructor(readonly slot: number | keyof StatementValues) {}
 }
 
 /**
  * `createRecord`'s statement, built once: its text is the same for every record (every value is a
  * parameter), so each call only fills the values in, in the order the text numbers them
- * (`slots`), instead of composing the statement again.
+ * (`slots`), instead of composing the statement again. `keyed`: it also claims the request's
+ * Idempotency-Key (`KeyClaim`, http/idempotency.ts), where the chain head is there to move, and
+ * writes only when it claimed.
  */
-const CREATE_RECORD = (() => {
-  const p = (slot: keyof CreateRecordValues) => new Param(slot);
+const createRecordStatement = (keyed: boolean) => {
+  const p = (slot: keyof StatementValues) => new Param(slot);
   const fieldValues = Prisma.join(RECORD_FIELDS.map((f, i) => Prisma.sql`${new Param(i)}::${Prisma.raw(f.type)}`));
+  const head = Prisma.sql`establishment_id = ${p('establishment')}::uuid AND livemode = ${p('livemode')}`;
+  const claim = keyed
+    ? Prisma.sql`claim AS (${keyClaimSql(p, Prisma.sql`EXISTS (SELECT 1 FROM record_chain_heads WHERE ${head})`)}), `
+    : Prisma.empty;
   const statement = Prisma.sql`
-      WITH moved AS (
+      WITH ${claim}moved AS (
         UPDATE record_chain_heads
         SET seq = seq + 1,
             prev_hash = last_hash,
             last_hash = encode(sha256(convert_to(last_hash::text || ${p('canonical')}::text, 'UTF8')), 'hex')
-        WHERE establishment_id = ${p('establishment')}::uuid AND livemode = ${p('livemode')}
+        WHERE ${head}${keyed ? Prisma.sql` AND EXISTS (SELECT 1 FROM claim)` : Prisma.empty}
         RETURNING seq, last_hash, prev_hash
       ), stored AS (
       INSERT INTO records (id, establishment_id, livemode, chain_seq, ${Prisma.raw(RECORD_FIELD_NAMES_SQL)}, source, prev_hash,
@@ -278,14 +287,19 @@ const CREATE_RECORD = (() => {
     )
     SELECT record_hash FROM stored`;
   return { text: statement.text, slots: statement.values.map((v) => (v as Param).slot) };
-})();
+};
+const CREATE_RECORD = createRecordStatement(false);
+const CREATE_RECORD_CLAIMING_KEY = createRecordStatement(true);
 
 /**
  * Stores one record in one SQL statement: an UPDATE of the chain head of the establishment and mode
  * computes the new hash from the previous one with the database's sha256() (in SET, `last_hash`
  * is the row's value before the update, which `prev_hash` keeps), and the record is inserted from
  * its RETURNING. Concurrent writers of one chain are serialised by the head's row lock (READ
- * COMMITTED re-reads the newest head after waiting), and the write is a single round trip.
+ * COMMITTED re-reads the newest head after waiting), and the write is a single round trip — under
+ * an Idempotency-Key too, when the runner offers the key's claim (`sql.keyClaim`): the statement
+ * then claims the key first and writes only if it did. The answer is the record as its row reads
+ * (`toRecord`), so that a replay, read from the row, is the same answer.
  */
 export async function createRecord(
   deps: RecordDeps,
@@ -330,38 +344,30 @@ export async function createRecord(
     event,
     traceparent: activeTraceparent(),
   };
-  const values = CREATE_RECORD.slots.map((slot) => {
-    if (typeof slot !== 'number') return given[slot];
+  const sql = deps.sql ?? sqlOfTransaction(deps.db);
+  const claim = sql.keyClaim;
+  const statement = claim ? CREATE_RECORD_CLAIMING_KEY : CREATE_RECORD;
+  const all: StatementValues = claim ? { ...given, ...claim.values } : given;
+  const values = statement.slots.map((slot) => {
+    if (typeof slot !== 'number') return all[slot];
     const field = RECORD_FIELDS[slot] as RecordField;
     return sqlValue(field, fields[field.name]);
   });
 
-  const sql = deps.sql ?? sqlOfTransaction(deps.db);
+  const runner = claim ?? sql;
   for (let attempt = 0; attempt < 2; attempt++) {
     // Prepared on a real PostgreSQL: its text is the same for every record (every value a parameter).
-    const { rows } = await sql.query<{ record_hash: string }>(CREATE_RECORD.text, values, { prepare: true });
+    const { rows } = await runner.query<{ record_hash: string }>(statement.text, values, { prepare: true });
     const stored = rows[0];
     if (stored) {
-      return {
-        ...fields,
-        food_category: input.food_category,
-        waste_stage: input.waste_stage ?? null,
-        record_hash: stored.record_hash,
-        supersedes_id: supersedesId,
-        product_id: fields.product_id ?? null,
-        measurement_method: input.measurement_method ?? null,
-        scale_id: fields.scale_id ?? null,
-        estimated: fields.estimated ?? null,
-        edible: input.edible ?? null,
-        tare_kg: fields.tare_kg ?? null,
-        hierarchy_reason: input.hierarchy_reason ?? null,
-        hierarchy_note: fields.hierarchy_note ?? null,
-        transfer_document_ref: fields.transfer_document_ref ?? null,
-        ...(voided ? { voided: true as const } : {}),
-      };
+      claim?.claimed();
+      return toRecord({ ...fields, record_hash: stored.record_hash, created_iso: createdAt, occurred_iso: fields.occurred_at });
     }
-    await ensureChainHead(sql, auth); // first record of this establishment and mode
+    // Nothing written: the establishment's first record in this mode (no chain head yet), or, under
+    // a key, the key was another request's. With the head there, a second try tells which.
+    await ensureChainHead(runner, auth);
   }
+  if (claim) claim.taken();
   throw new AppError('internal', 'The record chain head could not be created');
 }
 
