@@ -15,7 +15,7 @@ export const TAKE_OVER_EXPIRED = `ON CONFLICT (establishment_id, livemode, api_k
   RETURNING id::text`;
 
 /** What a claim folded into a record's statement takes, by the names `keyClaimSql` gives its parameters. */
-export type KeyClaimValues = { claimId: string; credential: string; idempotencyKey: string; print: string; status: number };
+export type KeyClaimValues = { claimId: string; apiKeyId: string; idempotencyKey: string; print: string; status: number };
 type KeyClaimParam = keyof KeyClaimValues | 'establishment' | 'livemode' | 'id';
 
 /**
@@ -27,7 +27,7 @@ type KeyClaimParam = keyof KeyClaimValues | 'establishment' | 'livemode' | 'id';
  */
 export function keyClaimSql<P>(p: (name: KeyClaimParam) => P, condition: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`INSERT INTO idempotency_keys (id, establishment_id, livemode, api_key_id, key, fingerprint, status_code, response_body, record_id)
-    SELECT ${p('claimId')}::uuid, ${p('establishment')}::uuid, ${p('livemode')}::boolean, ${p('credential')}::uuid, ${p('idempotencyKey')}::text,
+    SELECT ${p('claimId')}::uuid, ${p('establishment')}::uuid, ${p('livemode')}::boolean, ${p('apiKeyId')}::uuid, ${p('idempotencyKey')}::text,
       ${p('print')}::text, ${p('status')}::int, '', ${p('id')}::uuid
     WHERE ${condition}
     ${Prisma.raw(TAKE_OVER_EXPIRED)}`;

@@ -212,7 +212,7 @@ export function lazyIdempotency(
   };
   const rebuild = recordAnswers?.rebuild;
   const keyClaim: KeyClaim | undefined = recordAnswers && {
-    values: { claimId: randomUUID(), credential: auth.credential.id, idempotencyKey: key, print, status: recordAnswers.status },
+    values: { claimId: randomUUID(), apiKeyId: auth.credential.id, idempotencyKey: key, print, status: recordAnswers.status },
     query: async (text, values, options) => {
       if (opened) throw new AppError('internal', 'A key claimed in its statement must be the write’s first statement');
       return (await pool.query(pgQuery(text, values, options, namedStatements))) as never;
