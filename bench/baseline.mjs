@@ -82,6 +82,18 @@ const CLAIM = `INSERT INTO idempotency_keys (id, establishment_id, livemode, api
   VALUES ($1, $2, false, $3, $4, $5, 0, '') ON CONFLICT (establishment_id, livemode, api_key_id, key) DO NOTHING RETURNING id`;
 const STORE = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3 WHERE id = $1';
 
+/** A record's columns from food_category to photo_url, in the order both INSERTs list them. */
+const columnValues = (r) => [
+  r.food_category,
+  r.weight_kg,
+  r.destino_id,
+  r.causa_id ?? null,
+  r.product_name ?? null,
+  r.waste_stage ?? null,
+  r.notes ?? null,
+  r.photo_url ?? null,
+];
+
 app.post('/records', async (req, reply) => {
   const parsed = CreateRecordInput.safeParse(req.body);
   if (!parsed.success) return reply.code(400).send({ error: 'invalid' });
@@ -95,14 +107,7 @@ app.post('/records', async (req, reply) => {
     id,
     establishment,
     canonical(id, establishment, r, createdAt),
-    r.food_category,
-    r.weight_kg,
-    r.destino_id,
-    r.causa_id ?? null,
-    r.product_name ?? null,
-    r.waste_stage ?? null,
-    r.notes ?? null,
-    r.photo_url ?? null,
+    ...columnValues(r),
     createdAt,
     localDay.format(new Date(createdAt)),
     ...claim,
@@ -126,14 +131,7 @@ app.post('/records/plain', async (req, reply) => {
     [
       id,
       ESTABLISHMENT_ID,
-      r.food_category,
-      r.weight_kg,
-      r.destino_id,
-      r.causa_id ?? null,
-      r.product_name ?? null,
-      r.waste_stage ?? null,
-      r.notes ?? null,
-      r.photo_url ?? null,
+      ...columnValues(r),
       ZERO,
       hash(id),
       createdAt,
