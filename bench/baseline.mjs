@@ -128,14 +128,7 @@ app.post('/records/plain', async (req, reply) => {
     `INSERT INTO records (id, establishment_id, livemode, chain_seq, food_category, weight_kg, destino_id, causa_id,
        product_name, waste_stage, notes, photo_url, prev_hash, record_hash, created_at, occurred_at)
      VALUES ($1, $2, false, nextval('bench_baseline_seq'), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
-    [
-      id,
-      ESTABLISHMENT_ID,
-      ...columnValues(r),
-      ZERO,
-      hash(id),
-      createdAt,
-    ],
+    [id, ESTABLISHMENT_ID, ...columnValues(r), ZERO, hash(id), createdAt],
   );
   return reply.code(201).send({ id, ...r, created_at: createdAt });
 });
