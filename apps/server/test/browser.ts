@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { deadline } from '@merma/testing';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import type { DashboardBrowser } from './dashboard-client.js';
 import { createTenant, startTestApp, type Tenant, type TestContext } from './helpers.js';
 
@@ -17,8 +17,11 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium && process.env.CI) throw new Error(`chromium not found at ${CHROMIUM}; CI must install it`);
 
-/** The built dashboard (turbo builds it before the server's tests). */
-export const DASHBOARD_DIST = resolve(import.meta.dirname, '../../dashboard/dist');
+/**
+ * The built dashboard (turbo builds it before the server's tests), as copied before any test ran
+ * (test/global-setup.ts: a build during the run must not pull a page from under a browser test).
+ */
+export const DASHBOARD_DIST = inject('dashboardDist') ?? resolve(import.meta.dirname, '../../dashboard/dist');
 export function requireBuiltDashboard() {
   if (hasChromium && !existsSync(join(DASHBOARD_DIST, 'index.html'))) {
     throw new Error(`build the dashboard first (pnpm build): ${DASHBOARD_DIST} is missing`);

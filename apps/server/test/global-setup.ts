@@ -1,6 +1,6 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEphemeralPostgres } from '../src/db/embedded.js';
@@ -12,7 +12,37 @@ declare module 'vitest' {
     migratedDatabase: string | undefined;
     /** On PostgreSQL (DATABASE_URL): a migrated database's name, the template `createTestDatabase` copies. */
     migratedTemplate: string | undefined;
+    /** A copy of the built dashboard made before any test ran, that the browser tests serve (test/browser.ts). */
+    dashboardDist: string | undefined;
   }
+}
+
+/** Once per run, before any test: the built dashboard's copy and the migrated database. */
+export default async function setup(project: TestProject) {
+  const dropDashboard = snapshotDashboard(project);
+  const dropDatabase = await migratedDatabase(project);
+  return async () => {
+    dropDashboard();
+    await dropDatabase();
+  };
+}
+
+/**
+ * The built dashboard, copied once before any test runs, for the browser tests to serve: a build
+ * while they run (onboarding.test.ts runs the README's `pnpm start`, which builds the dashboard,
+ * and a build empties dist/ before writing it again) would otherwise answer a page they load with
+ * a 404. Not built: nothing to copy (test/browser.ts says to build it).
+ */
+function snapshotDashboard(project: TestProject): () => void {
+  const built = resolve(import.meta.dirname, '../../dashboard/dist');
+  if (!existsSync(join(built, 'index.html'))) {
+    project.provide('dashboardDist', undefined);
+    return () => {};
+  }
+  const copy = mkdtempSync(join(tmpdir(), 'merma-test-dashboard-'));
+  cpSync(built, copy, { recursive: true });
+  project.provide('dashboardDist', copy);
+  return () => rmSync(copy, { recursive: true, force: true });
 }
 
 /**
@@ -24,7 +54,7 @@ declare module 'vitest' {
  * database that each test app's database copies (`CREATE DATABASE … TEMPLATE`): some 0.35 s saved
  * per test app there.
  */
-export default async function setup(project: TestProject) {
+async function migratedDatabase(project: TestProject): Promise<() => Promise<void>> {
   const base = process.env.DATABASE_URL;
   if (base) {
     project.provide('migratedDatabase', undefined);
@@ -46,7 +76,7 @@ export default async function setup(project: TestProject) {
     await embedded.close();
   }
   project.provide('migratedDatabase', path);
-  return () => rmSync(path, { force: true });
+  return async () => rmSync(path, { force: true });
 }
 
 async function adminQuery(url: string, ...statements: string[]): Promise<void> {
