@@ -127,3 +127,76 @@ describe('a record under an Idempotency-Key', () => {
     expect(await countRecords(t.db, kitchen.establishmentId)).toBe(1);
   });
 });
+
+describe('a batch under an Idempotency-Key', () => {
+  /** Fifty records and three refused items among them: a weight below zero, a cause that is not there, an empty item. */
+  const batchBody = () => ({
+    records: Array.from({ length: 53 }, (_, i) => {
+      if (i === 0) return validRecord({ weight_kg: -1 });
+      if (i === 17) return validRecord({ causa_id: '00000000-0000-4000-8000-000000000009' });
+      if (i === 52) return {};
+      return validRecord({ weight_kg: 1 + i / 100, ...(i === 30 ? { occurred_at: new Date(Date.now() - 7_200_000).toISOString() } : {}) });
+    }),
+  });
+
+  it('is replayed byte for byte from its rows after more records joined the chain; the key keeps its first record, counts and errors', async () => {
+    const kitchen = await createTenant(t.db);
+    const client = api(t.app, kitchen.key);
+    const headers = { 'idempotency-key': 'erp-batch-53' };
+    const body = batchBody();
+    const first = await client.post('/api/v1/records/batch', body, { headers });
+    expect(first.statusCode, first.body).toBe(200);
+    const answer = first.json();
+    expect(answer.data).toMatchObject({ inserted: 50, failed: 3 });
+    expect(answer.data.errors.map((e: { index: number }) => e.index)).toEqual([0, 17, 52]);
+    expect(answer.data.records.map((r: { index: number }) => r.index)).toEqual(
+      Array.from({ length: 53 }, (_, i) => i).filter((i) => ![0, 17, 52].includes(i)),
+    );
+    expect(answer.timestamp).toBe(answer.data.records[0].created_at);
+    // More records join the chain after the batch's.
+    for (let i = 0; i < 3; i++) expect((await client.post('/api/v1/records', validRecord())).statusCode).toBe(201);
+
+    const again = await client.post('/api/v1/records/batch', body, { headers });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    const [row] = await keyRows(kitchen.establishmentId);
+    expect(row).toMatchObject({ key: 'erp-batch-53', status_code: 200, record_id: answer.data.records[0].id });
+    // Sealed, it holds the counts and the three errors, not the fifty records (their answer is 8 kB and more).
+    expect(row?.response_body.length).toBeGreaterThan(0);
+    expect(row?.response_body.length).toBeLessThan(first.body.length / 4);
+    expect(await countRecords(t.db, kitchen.establishmentId)).toBe(53);
+    expect(await chainHeads(kitchen.establishmentId)).toEqual([{ seq: 53 }]);
+  });
+
+  it('sent concurrently under one key: written once, the same answer to every request', async () => {
+    const kitchen = await createTenant(t.db);
+    const client = api(t.app, kitchen.key);
+    const headers = { 'idempotency-key': 'race-batch' };
+    const body = batchBody();
+    const results = await Promise.all(Array.from({ length: 4 }, () => client.post('/api/v1/records/batch', body, { headers })));
+    const statuses = results.map((r) => r.statusCode);
+    // A request that met the first while it was still being answered is told to retry (409); none differs.
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    const answered = results.filter((r) => r.statusCode === 200);
+    expect(answered.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
+    const again = await client.post('/api/v1/records/batch', body, { headers });
+    expect(new Set([...answered, again].map((r) => r.body)).size).toBe(1);
+    expect(await countRecords(t.db, kitchen.establishmentId)).toBe(50);
+  });
+
+  it('with every item refused writes nothing and replays its stored answer', async () => {
+    const kitchen = await createTenant(t.db);
+    const client = api(t.app, kitchen.key);
+    const headers = { 'idempotency-key': 'all-refused' };
+    const body = { records: [validRecord({ weight_kg: -1 }), {}] };
+    const first = await client.post('/api/v1/records/batch', body, { headers });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().data).toMatchObject({ inserted: 0, failed: 2, records: [] });
+    const again = await client.post('/api/v1/records/batch', body, { headers });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(await keyRows(kitchen.establishmentId)).toMatchObject([{ key: 'all-refused', status_code: 200, record_id: null }]);
+    expect(await countRecords(t.db, kitchen.establishmentId)).toBe(0);
+  });
+});

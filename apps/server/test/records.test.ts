@@ -322,7 +322,7 @@ describe('POST /api/v1/records/batch', () => {
         ),
       ),
     );
-    expect(results.map((r) => r.inserted)).toEqual([30, 1, 20, 5]);
+    expect(results.map((r) => r.result.inserted)).toEqual([30, 1, 20, 5]);
     expect((await api(t.app, other.key).get('/api/v1/records/verify')).json().data).toMatchObject({ valid: true, checked: 56 });
   });
 

@@ -46,3 +46,10 @@ export type KeyClaim = {
   claimed(): void;
   taken(): never;
 };
+
+/**
+ * What a key's row keeps of an answer its surface builds again from the rows the write stored: the
+ * record it names (a record's, or a batch's first), and for a batch the rest of its answer (the
+ * `reference` it gave `answerFromRows`, opened).
+ */
+export type StoredAnswer = { recordId: string; reference?: string | undefined };

@@ -57,6 +57,12 @@ export type TransactionalSql = Sql & {
   transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** Under an Idempotency-Key, on a record's write: the claim it may fold into its one statement (http/idempotency.ts). */
   keyClaim?: KeyClaim;
+  /**
+   * Under an Idempotency-Key, on a write whose surface answers it again from the rows it stored (a
+   * batch): the key keeps `recordId` (the first record written) and `reference` (what else the
+   * answer holds) instead of the answer (http/idempotency.ts).
+   */
+  answerFromRows?(recordId: string, reference: string): void;
 };
 
 /**

@@ -17,6 +17,7 @@ import type { AnyProcedure } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../context.js';
 import type { Db, DbTx } from '../db/client.js';
+import type { StoredAnswer } from '../db/key-claim.js';
 import { type Sql, sqlOfTransaction, type TransactionalSql } from '../db/sql.js';
 import { toAppError, validationError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
@@ -103,7 +104,7 @@ export function registerProcedureRoutes(
       db: DbTx,
       idempotencyKey?: string,
       runner?: TransactionalSql,
-      storedRecordId?: string,
+      storedAnswer?: StoredAnswer,
     ): Promise<string> => {
       // A POST without a body (an action such as /complete) is read as an empty object.
       const raw = method === 'GET' || method === 'DELETE' ? request.query : (bodyInput(request) ?? {});
@@ -124,7 +125,7 @@ export function registerProcedureRoutes(
         requestId: request.id,
         idempotencyKey,
         responseCheck: deps.responseCheck,
-        storedRecordId,
+        storedAnswer,
       };
       const attributes = { 'rpc.system': 'trpc', 'rpc.method': path, 'merma.establishment_id': request.auth.establishmentId };
       return inSpan(`procedure ${path}`, { attributes, expected: isExpected }, async () =>
@@ -151,8 +152,8 @@ export function registerProcedureRoutes(
             print,
             status,
             sqlWrites: meta.sqlWrites ?? false,
-            // A record's write answers a replay with the record, read again by the procedure itself.
-            rebuild: meta.answersRecord ? (recordId) => call(request, deps.db, undefined, undefined, recordId) : undefined,
+            // A write of records answers a replay with its records, read again by the procedure itself.
+            rebuild: meta.answersRecords ? (stored) => call(request, deps.db, undefined, undefined, stored) : undefined,
           },
           (db, runner) => call(request, db, undefined, runner),
         );

@@ -29,13 +29,18 @@
  * from its row through the same code as the first answer (`rebuild`): a record never changes once
  * written and its answer is stamped with its `created_at`, so the replay is the first answer, byte
  * for byte (test/idempotency-record-answers.test.ts). Nothing of the record is kept with the key.
+ * A batch of records (POST /records/batch) is written in the request's transaction as before, but
+ * its key's row stores no list of records either: it names the batch's first record (`record_id`)
+ * and keeps, sealed, the rest of the answer (the counts and the refused items' errors: the
+ * `reference`, `answerFromRows`); a replay reads the batch's records again from their rows, which
+ * follow each other in the chain from that first one.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { IDEMPOTENCY_TTL_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@merma/schema';
 import type pg from 'pg';
 import type { AuthContext } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
-import { type KeyClaim, TAKE_OVER_EXPIRED } from '../db/key-claim.js';
+import { type KeyClaim, type StoredAnswer, TAKE_OVER_EXPIRED } from '../db/key-claim.js';
 import { pgQuery, type Sql, type TransactionalSql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
@@ -80,6 +85,7 @@ const claimValues = (auth: AuthContext, key: string, print: string, id: string, 
   body,
 ];
 const STORE_SQL = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3 WHERE id = $1::uuid';
+const STORE_REFERENCE_SQL = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3, record_id = $4::uuid WHERE id = $1::uuid';
 
 type StoredRow = { id: string; fingerprint: string; status_code: number; response_body: string; record_id: string | null };
 const SELECT_STORED_SQL = `SELECT id::text, fingerprint, status_code, response_body, record_id::text FROM idempotency_keys
@@ -93,10 +99,10 @@ async function readStored(runner: Sql | DbTx, auth: AuthContext, key: string): P
 }
 
 /**
- * Builds again the answer of the record a key's statement wrote (`KeyClaim`), as the write answered
- * it: the surface reads the record and answers it through the same code.
+ * Builds again the answer of the records a key's write stored (`KeyClaim`, `answerFromRows`), as the
+ * write answered it: the surface reads the records and answers them through the same code.
  */
-export type RecordAnswer = (recordId: string) => Promise<string>;
+export type RecordAnswer = (stored: StoredAnswer) => Promise<string>;
 
 /** The stored answer replayed; 409 when the key belongs to another request or is still being answered. */
 async function replayOf(stored: StoredRow | undefined, box: SecretBox, print: string, rebuild?: RecordAnswer): Promise<StoredResponse> {
@@ -116,7 +122,8 @@ async function replayOf(stored: StoredRow | undefined, box: SecretBox, print: st
   if (stored.record_id !== null) {
     // Only a record's write names a record, and the fingerprint (method and path) was that write's.
     if (!rebuild) throw new AppError('internal', 'A stored Idempotency-Key answer names a record on a route that does not answer records');
-    return { status: stored.status_code, body: await rebuild(stored.record_id), replayed: true };
+    const reference = stored.response_body === '' ? undefined : box.open(stored.response_body, bodyContext(stored.id));
+    return { status: stored.status_code, body: await rebuild({ recordId: stored.record_id, reference }), replayed: true };
   }
   return { status: stored.status_code, body: box.open(stored.response_body, bodyContext(stored.id)), replayed: true };
 }
@@ -179,6 +186,7 @@ export function lazyIdempotency(
   let broken = false;
   let claimId: string | undefined;
   let claimedInStatement = false;
+  let fromRows: { recordId: string; reference: string } | undefined;
   const lost = () => {
     broken = true;
   };
@@ -224,7 +232,14 @@ export function lazyIdempotency(
       throw new Replay();
     },
   };
-  const sql: TransactionalSql = { ...inTransaction, transaction: async (fn) => fn(inTransaction), ...(keyClaim ? { keyClaim } : {}) };
+  const answerFromRows = (recordId: string, reference: string) => {
+    fromRows = { recordId, reference };
+  };
+  const sql: TransactionalSql = {
+    ...inTransaction,
+    transaction: async (fn) => fn(inTransaction),
+    ...(keyClaim ? { keyClaim, answerFromRows } : {}),
+  };
 
   return {
     sql,
@@ -233,9 +248,16 @@ export function lazyIdempotency(
       try {
         if (claimedInStatement) return { ...answer, replayed: false };
         if (client && claimId) {
-          await client.query(
-            pgQuery(STORE_SQL, [claimId, answer.status, box.seal(answer.body, bodyContext(claimId))], PREPARE, namedStatements),
-          );
+          // The answer, or what its rebuilding from the rows needs (a batch's counts and errors, its first record).
+          const store = fromRows
+            ? pgQuery(
+                STORE_REFERENCE_SQL,
+                [claimId, answer.status, box.seal(fromRows.reference, bodyContext(claimId)), fromRows.recordId],
+                PREPARE,
+                namedStatements,
+              )
+            : pgQuery(STORE_SQL, [claimId, answer.status, box.seal(answer.body, bodyContext(claimId))], PREPARE, namedStatements);
+          await client.query(store);
           await client.query('COMMIT');
           return { ...answer, replayed: false };
         }

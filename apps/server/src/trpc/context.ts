@@ -1,5 +1,6 @@
 import type { AuthContext, Clock } from '../context.js';
 import type { DbTx } from '../db/client.js';
+import type { StoredAnswer } from '../db/key-claim.js';
 import type { Sql, TransactionalSql } from '../db/sql.js';
 import type { ResponseCheck } from './responses.js';
 
@@ -27,8 +28,9 @@ export type Context = {
   /** The request's Idempotency-Key, for procedures that handle it themselves (meta.ownIdempotency). */
   idempotencyKey?: string | undefined;
   /**
-   * The replay of a record's write (meta.answersRecord): the record its key's statement wrote, to
-   * answer instead of writing, through the same code as the first answer (http/idempotency.ts).
+   * The replay of a write of records (meta.answersRecords): what its key kept (the record written,
+   * or a batch's first and the rest of its answer), to answer again from the rows instead of
+   * writing, through the same code as the first answer (http/idempotency.ts).
    */
-  storedRecordId?: string | undefined;
+  storedAnswer?: StoredAnswer | undefined;
 };

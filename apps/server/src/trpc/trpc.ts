@@ -24,12 +24,13 @@ export type Meta = OpenApiMeta<{
    */
   sqlWrites?: boolean;
   /**
-   * With `sqlWrites`: the procedure writes one record, whose statement claims the Idempotency-Key
-   * (`ctx.sql.keyClaim`), and answers it stamped with its `created_at` (`ok(record, record.created_at)`);
-   * given `ctx.storedRecordId`, it answers that stored record instead of writing: the key's replay,
-   * the same bytes (http/idempotency.ts).
+   * With `sqlWrites`: the procedure writes records and answers them stamped with their `created_at`
+   * (`ok(record, record.created_at)`). One record's statement claims the Idempotency-Key
+   * (`ctx.sql.keyClaim`); a batch names its first record and the rest of its answer to the key
+   * (`ctx.sql.answerFromRows`). Given `ctx.storedAnswer`, it answers those stored records instead of
+   * writing: the key's replay, the same bytes (http/idempotency.ts).
    */
-  answersRecord?: boolean;
+  answersRecords?: boolean;
   /**
    * A POST whose input fields may also be given as query parameters (`?lang=en`), merged with the
    * JSON body; trpc-to-openapi reads a POST's input from the body only, so http/binding.ts does the

@@ -158,7 +158,7 @@ function registerPairedRoutes(app: FastifyInstance, deps: StationSurfaceDeps, sq
           print,
           status,
           sqlWrites: record !== undefined,
-          rebuild: record && (async (id) => envelope(await record.replay(station, id))),
+          rebuild: record && (async ({ recordId }) => envelope(await record.replay(station, recordId))),
         },
         async (db, runner) => envelope(await write(db, station, parsed.data, runner)),
       );

@@ -19,7 +19,7 @@ import type { CatalogCache } from '../catalog/service.js';
 import { listCheckpoints } from './checkpoints.js';
 import { listRecords } from './list.js';
 import { storedRecord } from './rows.js';
-import { createRecord, createRecordsBatch } from './service.js';
+import { createRecord, createRecordsBatch, storedBatch } from './service.js';
 import { getVerificationRun, startVerificationRun } from './verification-runs.js';
 import { verifyRecordChain } from './verify.js';
 
@@ -40,13 +40,13 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
         successStatus: 201,
         rateBucket: 'records_create',
         sqlWrites: true,
-        answersRecord: true,
+        answersRecords: true,
       })
       .input(CreateRecordInput)
       .output(CreateRecordResponse)
       .mutation(async ({ ctx, input }) => {
-        const record = ctx.storedRecordId
-          ? await storedRecord(ctx.sql, ctx.auth, ctx.storedRecordId)
+        const record = ctx.storedAnswer
+          ? await storedRecord(ctx.sql, ctx.auth, ctx.storedAnswer.recordId)
           : await createRecord({ db: ctx.db, sql: ctx.sql, clock: ctx.clock, catalog }, ctx.auth, input);
         // Stamped with the record's own time: the answer is the record's alone, and its replay the same bytes.
         return ok(record, record.created_at);
@@ -65,12 +65,17 @@ export function recordsRouter(catalog: CatalogCache, signer: CheckpointSigner) {
         },
         permission: 'records:write',
         sqlWrites: true,
+        answersRecords: true,
       })
       .input(BatchRecordsInput)
       .output(BatchRecordsResponse)
-      .mutation(async ({ ctx, input }) =>
-        ok(await createRecordsBatch({ db: ctx.db, sql: ctx.sql, clock: ctx.clock, catalog }, ctx.auth, input.records)),
-      ),
+      .mutation(async ({ ctx, input }) => {
+        const { result, at } = ctx.storedAnswer
+          ? await storedBatch(ctx.sql, ctx.auth, ctx.storedAnswer)
+          : await createRecordsBatch({ db: ctx.db, sql: ctx.sql, clock: ctx.clock, catalog }, ctx.auth, input.records);
+        // Stamped with the batch's time, as its records are: its replay is the same bytes.
+        return ok(result, at);
+      }),
 
     list: apiProcedure
       .meta({

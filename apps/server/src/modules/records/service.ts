@@ -10,9 +10,10 @@ import {
   MAX_OCCURRED_AT_AHEAD_SECONDS,
   type WasteRecord,
 } from '@merma/schema';
+import { isoSql } from '../../calendar.js';
 import type { AuthContext, Clock, Tenant } from '../../context.js';
 import type { DbTx } from '../../db/client.js';
-import { type KeyClaimValues, keyClaimSql } from '../../db/key-claim.js';
+import { type KeyClaimValues, keyClaimSql, type StoredAnswer } from '../../db/key-claim.js';
 import { type Sql, sqlOfTransaction, sqlParams, type TransactionalSql } from '../../db/sql.js';
 import { AppError, issueDetails, validationError } from '../../errors.js';
 import { insertEventsSql } from '../../events/outbox.js';
@@ -372,6 +373,15 @@ export async function createRecord(
 }
 
 /**
+ * What a batch's Idempotency-Key keeps of its answer besides its first record (`answerFromRows`):
+ * the answer without its list of records, which a replay reads again from their rows (`storedBatch`).
+ */
+type BatchReference = Omit<BatchResult, 'records'>;
+
+/** A batch's answer and its time (`created_at` of its records), which stamps the answer. */
+export type BatchAnswer = { result: BatchResult; at: string };
+
+/**
  * Stores the valid items of a batch and reports the others by index. Everything that does not need
  * the chain head is done first, outside the transaction: validation, the references, the shifts,
  * and each record's canonical JSON. Then, in one transaction on one pooled connection (or the
@@ -386,7 +396,7 @@ export async function createRecordsBatch(
   auth: AuthContext,
   items: readonly unknown[],
   source = 'batch',
-): Promise<BatchResult> {
+): Promise<BatchAnswer> {
   const errors: BatchItemError[] = [];
   const valid: { index: number; input: CreateRecordParsed }[] = [];
   items.forEach((item, index) => {
@@ -418,7 +428,7 @@ export async function createRecordsBatch(
   }
   errors.sort((a, b) => a.index - b.index);
   const accepted = valid.filter((v) => !problems.has(v.index));
-  if (accepted.length === 0) return { inserted: 0, failed: errors.length, errors, records: [] };
+  if (accepted.length === 0) return { result: { inserted: 0, failed: errors.length, errors, records: [] }, at: now.toISOString() };
 
   const createdAt = now.toISOString();
   const days = new Map<string, string>(); // most items of a batch share a date: one Intl call per date
@@ -508,8 +518,46 @@ export async function createRecordsBatch(
       { prepare: true }, // the same text for every batch: the records travel as one JSON parameter
     );
     if (stored[0]?.head !== 1) throw new AppError('internal', 'The record chain head could not be moved');
-    return { inserted: inserted.length, failed: errors.length, errors, records: inserted };
+    const reference: BatchReference = { inserted: inserted.length, failed: errors.length, errors };
+    transactional.answerFromRows?.(prepared[0]?.id as string, JSON.stringify(reference));
+    return { result: { ...reference, records: inserted }, at: createdAt };
   });
+}
+
+/**
+ * A batch's answer again, for its Idempotency-Key's replay: the records it stored are the chain's
+ * `inserted` links from its first record on (the batch held the chain's head while it wrote them,
+ * in item order), and the items they came from are those not refused, in order. The same answer,
+ * key for key, as `createRecordsBatch` gave.
+ */
+export async function storedBatch(
+  sql: Sql,
+  tenant: Pick<Tenant, 'establishmentId' | 'livemode'>,
+  stored: StoredAnswer,
+): Promise<BatchAnswer> {
+  if (stored.reference === undefined) throw new AppError('internal', "A batch's Idempotency-Key keeps no reference to its answer");
+  const reference = JSON.parse(stored.reference) as BatchReference;
+  const { rows } = await sql.query<{ id: string; record_hash: string; created_iso: string; occurred_iso: string }>(
+    `SELECT r.id::text, r.record_hash, ${isoSql('r.created_at')} AS created_iso, ${isoSql('r.occurred_at')} AS occurred_iso
+     FROM records first
+     JOIN records r ON r.establishment_id = first.establishment_id AND r.livemode = first.livemode AND r.chain_seq >= first.chain_seq
+     WHERE first.id = $1::uuid AND first.establishment_id = $2::uuid AND first.livemode = $3
+     ORDER BY r.chain_seq
+     LIMIT $4`,
+    [stored.recordId, tenant.establishmentId, tenant.livemode, reference.inserted],
+  );
+  const first = rows[0];
+  // Records go only with their establishment, and its keys with it.
+  if (!first || rows.length !== reference.inserted) throw new AppError('internal', 'The records an Idempotency-Key stored are not there');
+  const refused = new Set(reference.errors.map((e) => e.index));
+  const records: BatchInsertedItem[] = [];
+  let index = 0;
+  for (const row of rows) {
+    while (refused.has(index)) index++;
+    records.push({ index, id: row.id, record_hash: row.record_hash, created_at: row.created_iso, occurred_at: row.occurred_iso });
+    index++;
+  }
+  return { result: { ...reference, records }, at: first.created_iso };
 }
 
 /**
