@@ -2,12 +2,13 @@
 // the same database work as each measured endpoint with nothing around it: the same zod validation
 // (from @merma/schema) and the same SQL (the single chain-append statement with its day-totals
 // upsert and outbox event; the batch transaction with one INSERT … SELECT FROM unnest, the day
-// totals and the events; the same indexed SELECT + count, same columns). No auth,
-// rate limit, idempotency, tRPC, Prisma or envelope: the ratio is what our stack costs on top.
+// totals and the events; the same indexed SELECT + count, same columns), and the same answer (the
+// record; a batch's counts, refused items and each record stored). No auth, rate limit, tRPC,
+// Prisma or envelope: the ratio is what our stack costs on top.
 // /records/plain is a plain INSERT without the hash chain, for reference. With an Idempotency-Key
 // header, POST /records claims the key in the append's one statement (the key's row naming the
-// record), and /records/batch claims the key, writes and stores the answer in one transaction on
-// one connection, as the API does for the requests the SDK sends.
+// record), and /records/batch claims the key, writes, and stores the counts and errors with the
+// first record's id in one transaction on one connection, as the API does for the requests the SDK sends.
 import { hash as digest, randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -80,7 +81,7 @@ async function apiKeyOf(runner, establishment) {
 }
 const CLAIM = `INSERT INTO idempotency_keys (id, establishment_id, livemode, api_key_id, key, fingerprint, status_code, response_body)
   VALUES ($1, $2, false, $3, $4, $5, 0, '') ON CONFLICT (establishment_id, livemode, api_key_id, key) DO NOTHING RETURNING id`;
-const STORE = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3 WHERE id = $1';
+const STORE_REFERENCE = 'UPDATE idempotency_keys SET status_code = $2, response_body = $3, record_id = $4 WHERE id = $1';
 
 /** A record's columns from food_category to photo_url, in the order both INSERTs list them. */
 const columnValues = (r) => [
@@ -138,10 +139,12 @@ app.post('/records/batch', async (req, reply) => {
   const body = BatchRecordsInput.safeParse(req.body);
   if (!body.success) return reply.code(400).send({ error: 'invalid' });
   const items = [];
-  for (const item of body.data.records) {
+  const errors = [];
+  body.data.records.forEach((item, index) => {
     const parsed = CreateRecordInput.safeParse(item);
-    if (parsed.success) items.push(parsed.data);
-  }
+    if (parsed.success) items.push({ index, item: parsed.data });
+    else errors.push({ index, code: 'validation_error', error: 'invalid' });
+  });
   const establishment = req.headers['x-establishment'];
   const createdAt = new Date().toISOString();
   const key = req.headers['idempotency-key'];
@@ -171,7 +174,8 @@ app.post('/records/batch', async (req, reply) => {
     let seq = BigInt(head.seq);
     const day = localDay.format(new Date(createdAt));
     const rows = [];
-    for (const item of items) {
+    const records = [];
+    for (const { index, item } of items) {
       const id = randomUUID();
       const h = hash(prev + canonical(id, establishment, item, createdAt));
       seq += 1n;
@@ -189,6 +193,7 @@ app.post('/records/batch', async (req, reply) => {
         hash: h,
         day,
       });
+      records.push({ index, id, record_hash: h, created_at: createdAt, occurred_at: createdAt });
       prev = h;
     }
     // The API's statement: records, head, day totals and events from one JSON parameter.
@@ -219,10 +224,12 @@ app.post('/records/batch', async (req, reply) => {
        SELECT (SELECT count(*) FROM head)::int AS head`,
       [establishment, createdAt, JSON.stringify(rows), String(seq), prev, items.length],
     );
-    const answer = { inserted: items.length, failed: body.data.records.length - items.length };
-    if (key) await client.query(STORE, [claimId, 200, JSON.stringify(answer)]);
+    // The API's answer: the counts, the refused items and each record stored. Under a key, as the
+    // API keeps it: the counts and errors, and the first record (a replay reads the rest from the chain).
+    const counts = { inserted: items.length, failed: errors.length, errors };
+    if (key) await client.query(STORE_REFERENCE, [claimId, 200, JSON.stringify(counts), records[0]?.id ?? null]);
     await client.query('COMMIT');
-    return reply.send(answer);
+    return reply.send({ ...counts, records });
   } catch (err) {
     await client.query('ROLLBACK');
     throw err;
