@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { API_KEY_BODY_LENGTH, API_KEY_PATTERN, keyPrefix, type Mode } from '@merma/schema';
 
 /**
@@ -26,8 +26,9 @@ export function randomToken(prefix: string): string {
   return prefix + body;
 }
 
+/** Node's one-shot hash: a third of createHash().update().digest()'s time, on every API request. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** Shape check before any lookup: a malformed key is refused without touching the database. */

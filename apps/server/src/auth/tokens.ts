@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Bearer tokens of the dashboard: session cookies, invitation, password-reset and sign-in links.
@@ -12,7 +12,7 @@ export function newToken(): { token: string; hash: string } {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /**

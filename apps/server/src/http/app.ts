@@ -172,6 +172,8 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
     // The dashboard's files (http/dashboard-app.ts marks their routes) at debug: a page load asks for
     // dozens. A failed one (a stale tab's missing asset) stays at info, as every API request does.
     const level = request.routeOptions.config?.staticFile && reply.statusCode < 400 ? 'debug' : 'info';
+    // The line's fields are not built for nothing (LOG_LEVEL=warn); pino says, a disabled logger has no level.
+    if ((reply.log as Partial<Logger>).isLevelEnabled?.(level) === false) return;
     reply.log[level](
       {
         method: request.method,
