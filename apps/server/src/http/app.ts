@@ -152,18 +152,24 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // Every page (text/html) refuses to be framed, whichever route or plugin sent it.
   registerPagePolicies(app);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The hooks every request runs that never wait are in Fastify's callback form: no promise each.
+  app.addHook('onRequest', (request, reply, done) => {
     setCommonHeaders(request, reply, production);
     if (production && request.protocol !== 'https' && !PROBES.has(request.url)) {
-      throw new AppError('forbidden', 'HTTPS is required');
+      return done(new AppError('forbidden', 'HTTPS is required'));
     }
+    done();
   });
 
   // Browsers' cross-origin calls to /api/v1 (CORS_ORIGINS): after the HTTPS guard, before the
   // API-key check, which a preflight (it carries no key) would fail.
   if (config.corsOrigins) await registerCors(app, config.corsOrigins);
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
+    logAnswer(request, reply);
+    done();
+  });
+  const logAnswer = (request: FastifyRequest, reply: FastifyReply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
     const seconds = reply.elapsedTime / 1000;
@@ -184,7 +190,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
       },
       'request completed',
     );
-  });
+  };
 
   app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
@@ -238,8 +244,9 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   // One encapsulated plugin per kind of caller (surfaces/): each registers its own hooks (its

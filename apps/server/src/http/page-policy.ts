@@ -32,7 +32,8 @@ export function registerPagePolicies(app: FastifyInstance): void {
     return OTHER_PAGE_POLICY;
   };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Fastify's callback form: no promise for a hook that never waits (it runs on every answer).
+  app.addHook('onSend', (request, reply, payload, done) => {
     const type = reply.getHeader('content-type');
     if (request.url.split('?')[0] === STATION_WORKER) {
       // A service worker runs under the policy its own script was sent with: it loads its workbox
@@ -44,7 +45,7 @@ export function registerPagePolicies(app: FastifyInstance): void {
     } else {
       reply.header('content-security-policy', NOT_A_PAGE);
     }
-    return payload;
+    done(null, payload);
   });
 }
 

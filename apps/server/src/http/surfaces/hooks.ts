@@ -9,8 +9,10 @@ import { assertStorableJson } from '../json-body.js';
 
 /** Its answers are never cached: they are one caller's data (`Cache-Control: no-store`). */
 export function noStore(app: FastifyInstance): void {
-  app.addHook('onRequest', async (_request, reply) => {
+  // Fastify's callback form: no promise for a hook that never waits (it runs on every request).
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.header('cache-control', 'no-store');
+    done();
   });
 }
 
@@ -29,8 +31,8 @@ export function storableBodies(app: FastifyInstance): void {
  */
 export function wakeAfterWrites(app: FastifyInstance, afterWrite: (() => void) | undefined): void {
   if (!afterWrite) return;
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) return;
-    afterWrite();
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) afterWrite();
+    done();
   });
 }
