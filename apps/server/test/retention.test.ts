@@ -3,7 +3,7 @@ import { addDays } from '@merma/schema';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
-import { PURGE_BATCH, purgeExpired } from '../src/modules/retention/purge.js';
+import { OLDEST_OVER_EVENTS, PURGE_BATCH, purgeExpired } from '../src/modules/retention/purge.js';
 import { createMember } from './dashboard-client.js';
 import { createTenant, startTestApp, subscribe, type Tenant, type TestContext } from './helpers.js';
 
@@ -161,5 +161,23 @@ describe('retention.purge', () => {
       sales: 0,
       sale_day_totals: 0,
     });
+  });
+
+  it('reads each batch of old events through their index, not the whole table sorted', async () => {
+    // The planner's own choice depends on the table's size: with scans and sorts discouraged, a
+    // plan that still needs one says there is no index giving the batch in its order.
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      await client.query('SET LOCAL enable_sort = off');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${OLDEST_OVER_EVENTS}`, [at(0)]);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toMatch(/Index (Only )?Scan using events_dispatched_idx on events/);
+      expect(plan).not.toMatch(/Sort|Seq Scan on events/);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 });
