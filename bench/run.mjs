@@ -176,7 +176,7 @@ function printGoals(results) {
   if (keyed) goal(`POST /records with an Idempotency-Key ratio ${keyed.ratio.toFixed(2)}x >= 0.80x`, keyed.ratio >= 0.8);
   if (keyed && post) {
     const share = keyed.ours.rps / post.ours.rps;
-    goal(`POST /records with an Idempotency-Key at ${(share * 100).toFixed(0)} % of the keyless path's req/s (>= 90 %)`, share >= 0.9);
+    goal(`POST /records with an Idempotency-Key at ${(share * 100).toFixed(1)} % of the keyless path's req/s (>= 90 %)`, share >= 0.9);
   }
   for (const name of ['POST /records/batch (500)', 'POST /records/batch (500, Idempotency-Key)']) {
     const batch = find(name);
