@@ -428,9 +428,9 @@ export async function createRecordsBatch(
   }
   errors.sort((a, b) => a.index - b.index);
   const accepted = valid.filter((v) => !problems.has(v.index));
-  if (accepted.length === 0) return { result: { inserted: 0, failed: errors.length, errors, records: [] }, at: now.toISOString() };
+  if (accepted.length === 0) return { result: { inserted: 0, failed: errors.length, errors, records: [] }, at: nowIso };
 
-  const createdAt = now.toISOString();
+  const createdAt = nowIso;
   const days = new Map<string, string>(); // most items of a batch share a date: one Intl call per date
   const shifts = new Map<string, string | null>(); // and an instant: one shift lookup per instant
   const prepared: { index: number; id: string; at: string; day: string; canonical: string }[] = [];
