@@ -52,6 +52,10 @@ export function themeWithCloseLabel(close: string): MantineThemeOverride {
     components: {
       Modal: { defaultProps: { closeButtonProps } },
       Notification: { defaultProps: { closeButtonProps } },
+      // A select's list of options is built when it opens, not with the page: Mantine keeps every
+      // combobox's dropdown mounted (hidden) by default, which renders each list and positions it on
+      // the first load (a forced layout per select, a tenth of a second on a phone's records page).
+      Combobox: { defaultProps: { keepMounted: false } },
     },
   });
 }
