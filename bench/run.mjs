@@ -17,8 +17,9 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'merma_bench';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
-// A part of a scenario's name (e.g. `batch`): only the matching scenarios run, and nothing after them
-// (insights, webhooks, retention, bundle size), to measure one change quickly.
+// A part of a scenario's name (e.g. `batch`), or `=` and its whole name (`=POST /records`): only the
+// matching scenarios run, and nothing after them (insights, webhooks, retention, bundle size), to
+// measure one change quickly.
 const ONLY = process.env.BENCH_ONLY;
 // A directory: our API server runs with V8's CPU profiler and writes a .cpuprofile there when it
 // stops (open it in Chrome's DevTools or speedscope). Combine with BENCH_ONLY to profile one scenario.
@@ -378,7 +379,8 @@ async function main() {
     },
   ];
 
-  const selected = ONLY ? scenarios.filter((s) => s.name.includes(ONLY)) : scenarios;
+  const matches = (name) => (ONLY.startsWith('=') ? name === ONLY.slice(1) : name.includes(ONLY));
+  const selected = ONLY ? scenarios.filter((s) => matches(s.name)) : scenarios;
   const results = [];
   for (const s of selected) {
     // Warm both servers (JIT, pools, caches) for this scenario just before measuring it: warming

@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest } from 'node:http';
 import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../src/admin/service.js';
@@ -24,6 +25,39 @@ describe('production mode', () => {
       // Load-balancer probes stay on plain HTTP.
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     } finally {
+      await app.close();
+    }
+  });
+
+  it('judges each request on one kept-alive connection by its own X-Forwarded-Proto', async () => {
+    // The protocol is remembered per connection (app.ts, protocolOf): a request saying another
+    // protocol than the one before it on the same connection must still be judged by its own.
+    const app = await buildTestApp({ config: testConfig({ NODE_ENV: 'production', TRUST_PROXY: 'loopback' }), db: t.db });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const tenant = await createTenant(t.db);
+      let connections = 0;
+      app.server.on('connection', () => connections++);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as { port: number };
+      const status = (proto?: string) =>
+        new Promise<number>((resolve, reject) => {
+          const headers: Record<string, string> = { authorization: `Bearer ${tenant.key}`, 'x-establishment': tenant.establishmentId };
+          if (proto) headers['x-forwarded-proto'] = proto;
+          httpRequest({ host: '127.0.0.1', port, path: '/api/v1/causas', agent, headers }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          })
+            .on('error', reject)
+            .end();
+        });
+      expect(await status('https')).toBe(200);
+      expect(await status('http')).toBe(403);
+      expect(await status()).toBe(403);
+      expect(await status('https')).toBe(200);
+      expect(connections).toBe(1);
+    } finally {
+      agent.destroy();
       await app.close();
     }
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type pg from 'pg';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { DbTx } from '../src/db/client.js';
 import { pgQuery, sqlOfPool, sqlOfTransaction, sqlParams, statementName } from '../src/db/sql.js';
@@ -39,8 +39,13 @@ function fakePool(client: FakeClient = fakeClient()) {
   const pool = {
     sent,
     connects: 0,
-    async query(arg: unknown) {
-      sent.push(arg);
+    // What pg would run: a text and its values, or a query (pg.Query: named, its text and values).
+    async query(arg: unknown, values?: unknown[]) {
+      if (typeof arg === 'string') sent.push({ text: arg, values });
+      else if (arg instanceof pg.Query) {
+        const q = arg as pg.Query & { name?: string; text: string; values: unknown[] };
+        sent.push({ query: true, name: q.name, text: q.text, values: q.values });
+      } else sent.push(arg);
       return { rows: [{ n: 1 }] };
     },
     async connect() {
@@ -90,7 +95,7 @@ describe('sqlOfPool', () => {
     await sqlOfPool(pool, { namedStatements: true }).query('SELECT 3');
     expect(pool.sent).toEqual([
       { text: 'SELECT 1', values: [2] },
-      { name: statementName('SELECT 2'), text: 'SELECT 2', values: [3] },
+      { query: true, name: statementName('SELECT 2'), text: 'SELECT 2', values: [3] },
       { text: 'SELECT 3', values: [] },
     ]);
     expect(pool.connects).toBe(0);

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Log } from '../context.js';
-import { pgQuery, type Sql } from './sql.js';
+import { poolQuery, type Sql } from './sql.js';
 
 /**
  * Reads that may lag behind the writes (analytics, benchmarking, forecasts, the prevention plan,
@@ -132,7 +132,7 @@ export function createReadReplica(options: {
       }
       try {
         // A replica is always a real PostgreSQL: its connections may hold prepared statements.
-        return (await pool.query(pgQuery(text, values, options, true))) as never;
+        return (await poolQuery(pool, text, values, options, true)) as never;
       } catch (err) {
         const retry = worthRetrying(err);
         if (!retry) throw err;

@@ -81,6 +81,24 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Load balancers' probes: answered over plain HTTP too, and not logged when healthy. */
 const PROBES = new Set(['/healthz', '/readyz']);
 
+const PROTOCOL = Symbol('merma.protocol');
+type RememberingSocket = { [PROTOCOL]?: { forwarded: unknown; protocol: string } };
+/**
+ * `request.protocol`, remembered on the connection: behind a trusted proxy it is the request's
+ * X-Forwarded-Proto, and whether the proxy is trusted is a fact of the connection's peer address,
+ * which Fastify parses again on every request that asks (`trustProxy`). A connection that keeps
+ * sending the same header gets the answer its first request got.
+ */
+function protocolOf(request: FastifyRequest): string {
+  const socket = request.raw.socket as typeof request.raw.socket & RememberingSocket;
+  const forwarded = request.headers['x-forwarded-proto'];
+  const known = socket[PROTOCOL];
+  if (known && known.forwarded === forwarded) return known.protocol;
+  const protocol = request.protocol;
+  socket[PROTOCOL] = { forwarded, protocol };
+  return protocol;
+}
+
 /** Headers on every answer, including the router's own refusals (frameworkErrors). */
 function setCommonHeaders(request: FastifyRequest, reply: FastifyReply, production: boolean) {
   reply.header('x-request-id', request.id);
@@ -155,7 +173,7 @@ export async function buildApp(services: AppServices, options: AppOptions = {}):
   // The hooks every request runs that never wait are in Fastify's callback form: no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     setCommonHeaders(request, reply, production);
-    if (production && request.protocol !== 'https' && !PROBES.has(request.url)) {
+    if (production && protocolOf(request) !== 'https' && !PROBES.has(request.url)) {
       return done(new AppError('forbidden', 'HTTPS is required'));
     }
     done();

@@ -41,7 +41,7 @@ import type pg from 'pg';
 import type { AuthContext } from '../context.js';
 import { type Db, type DbTx, poolOf } from '../db/client.js';
 import { type KeyClaim, type StoredAnswer, TAKE_OVER_EXPIRED } from '../db/key-claim.js';
-import { pgQuery, type Sql, type TransactionalSql } from '../db/sql.js';
+import { pgQuery, poolQuery, type Sql, type TransactionalSql } from '../db/sql.js';
 import { AppError } from '../errors.js';
 import type { SecretBox } from '../secrets/cipher.js';
 
@@ -223,7 +223,7 @@ export function lazyIdempotency(
     values: { claimId: randomUUID(), apiKeyId: auth.credential.id, idempotencyKey: key, print, status: recordAnswers.status },
     query: async (text, values, options) => {
       if (opened) throw new AppError('internal', 'A key claimed in its statement must be the write’s first statement');
-      return (await pool.query(pgQuery(text, values, options, namedStatements))) as never;
+      return (await poolQuery(pool, text, values, options, namedStatements)) as never;
     },
     claimed: () => {
       claimedInStatement = true;
