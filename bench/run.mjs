@@ -194,7 +194,6 @@ async function main() {
   await admin.query(`CREATE DATABASE ${DB_NAME}`);
 
   const ourPort = await freePort();
-  const basePort = await freePort();
   // BENCH_PROFILE=<dir>: a CPU profile of our server in <dir>/merma and of the baseline in <dir>/baseline,
   // to compare where each spends a request and how long each sits idle.
   // BENCH_NODE_ARGS: Node flags for both servers alike (e.g. --trace-gc, which NODE_OPTIONS refuses).
@@ -246,6 +245,9 @@ async function main() {
   const { seeded, baselineEstablishment } = await seed(client);
   // The baseline runs with the V8 flag our server sets for itself (apps/server/src/main.ts), so
   // that neither has an advantage the other lacks.
+  // Its port is drawn just before it starts: one drawn before the seeding could be taken meanwhile
+  // (by a client connection's own port), and a baseline that cannot listen measures nothing.
+  const basePort = await freePort();
   start('baseline', [...profile('baseline'), '--no-allocation-site-pretenuring', 'bench/baseline.mjs'], {
     DATABASE_URL: dbUrl,
     PORT: String(basePort),
@@ -396,6 +398,13 @@ async function main() {
       for (let round = 0; round < 2; round++) {
         ours.push(await measured(s.ours, pidOf('merma')));
         base.push(await measured(s.base, pidOf('baseline')));
+        // A baseline that stopped, or answers errors, is no yardstick: the run stops rather than print ratios.
+        const stopped = children.find((c) => c.label === 'baseline' && (c.exitCode !== null || c.signalCode !== null));
+        const last = base.at(-1);
+        if (stopped || last.non2xx || last.errors)
+          throw new Error(
+            `${s.name}: the baseline ${stopped ? 'stopped' : `answered ${last.non2xx} non-2xx and ${last.errors} errors`}; no ratio is printed`,
+          );
       }
       // Each side's better alternation counts: the one of more requests/s for the rates and
       // latencies, the one of less CPU per request for the CPU (the machine is shared, and a
