@@ -210,6 +210,11 @@ describe.skipIf(!hasChromium)('the kitchen station in a browser (reason when ski
     const kitchen = await kitchenWithCode();
     const { context, page } = await stationPage('landscape');
     try {
+      // A well-formed code the server does not know is refused in the tablet's language.
+      const wrong = kitchen.code.slice(0, -1) + (kitchen.code.endsWith('2') ? '3' : '2');
+      await page.goto(`${base}/dashboard/station?code=${encodeURIComponent(wrong)}`);
+      await page.getByRole('button', { name: 'Vincular', exact: true }).click();
+      await page.getByText('Este código no vale: ya se usó, caducó o no existe.', { exact: false }).waitFor();
       await pairWith(page, kitchen.code);
       await expect(page.getByRole('heading', { name: 'Cocina — cubo 1', level: 1 }).isVisible()).resolves.toBe(true);
       // The code is spent and no longer in the address bar.

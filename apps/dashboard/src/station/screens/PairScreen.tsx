@@ -22,7 +22,10 @@ export function PairScreen({ station }: { station: StationState }) {
     try {
       await station.pair(normalized);
     } catch (err) {
-      if (err instanceof StationError) setError(err.status === 0 ? t('station.pair.offline') : err.message);
+      // Said in the tablet's language: no network, or a code the server refused (used, expired,
+      // unknown); any other refusal in the server's words, which name what went wrong.
+      if (err instanceof StationError)
+        setError(err.status === 0 ? t('station.pair.offline') : err.status === 401 ? t('station.pair.refused') : err.message);
       else throw err;
     } finally {
       setBusy(false);
