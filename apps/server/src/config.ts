@@ -81,7 +81,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_ANALYTICS_PER_HOUR: int(10, 1),
   /** Set to false to turn rate limiting off (benchmarks only). */
   RATE_LIMIT_ENABLED: bool.default(true),
-  /** How long a verified API key is cached in memory; a revoked key stops working within this time. */
+  /**
+   * A revoked key (or a changed permission or plan) takes effect on every replica within this time
+   * (http/auth.ts: on PostgreSQL a verified key lives longer while the changes channel is proven live).
+   */
   API_KEY_CACHE_TTL_MS: int(2000),
   /** Whole-request deadline (slow clients are cut off after it). */
   REQUEST_TIMEOUT_MS: int(30_000, 1000),

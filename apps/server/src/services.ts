@@ -1,3 +1,4 @@
+import { listenForCallerChanges } from './auth/caller-changes.js';
 import type { Config } from './config.js';
 import type { Clock } from './context.js';
 import { type Db, poolOf } from './db/client.js';
@@ -50,6 +51,11 @@ export function createServices(deps: {
    * PostgreSQL, false (the default) on the embedded one, whose connections share one session.
    */
   namedStatements?: boolean;
+  /**
+   * Whether a connection of its own may LISTEN for API key changes (auth/caller-changes.ts): true
+   * on a real PostgreSQL, false (the default) on the embedded one, for the same reason.
+   */
+  listen?: boolean;
 }): Services {
   const { config, db } = deps;
   const metrics = deps.metrics ?? createMetrics();
@@ -67,6 +73,10 @@ export function createServices(deps: {
     : undefined;
   if (replica) metrics.watchPool('replica', replica.pool);
   const catalog = createCatalogCache();
+  const callerChanges =
+    deps.listen && config.apiKeyCacheTtlMs > 0
+      ? listenForCallerChanges({ connection: poolOf(db).options, log: deps.log, pingMs: Math.max(50, config.apiKeyCacheTtlMs / 4) })
+      : undefined;
   const redis = createRedis(config.redisUrl);
   metrics.rateLimitsShared.set(redis ? 1 : 0);
   // One replica needs no Redis; several without it each count on their own. Said loudly at boot,
@@ -113,7 +123,12 @@ export function createServices(deps: {
       forecasts,
       photos,
     }),
-    authenticator: createAuthenticator(db, config.apiKeyCacheTtlMs, deps.log),
+    authenticator: createAuthenticator({
+      db,
+      ttlMs: config.apiKeyCacheTtlMs,
+      log: deps.log,
+      ...(callerChanges ? { changes: callerChanges } : {}),
+    }),
     rateLimiter,
     dashboard: {
       router: createDashboardRouter({
@@ -139,6 +154,7 @@ export function createServices(deps: {
     close: async () => {
       mailer.close();
       redis?.disconnect();
+      await callerChanges?.close();
       await replica?.close();
       // After the requests drained (app.close): the fits they started have ended.
       await forecasts?.close();

@@ -33,7 +33,7 @@ beforeAll(async () => {
     signer: createCheckpointSigner(secrets),
     photos: { storage: photoStorage(t.config, secrets), linkTtlSeconds: t.config.photos.linkTtlSeconds, publicUrl: 'http://localhost' },
   });
-  const authenticator = createAuthenticator(t.db, 0);
+  const authenticator = createAuthenticator({ db: t.db, ttlMs: 0 });
   reference = Fastify();
   await reference.register(fastifyTRPCOpenApiPlugin, {
     basePath: '/api/v1',

@@ -157,7 +157,7 @@ export async function buildTestApp(options: {
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.mailer ? { mailer: options.mailer } : {}),
-    ...(options.namedStatements ? { namedStatements: true } : {}),
+    ...(options.namedStatements ? { namedStatements: true, listen: true } : {}),
   });
   return buildApp(services, options.afterWrite ? { afterWrite: options.afterWrite } : {});
 }

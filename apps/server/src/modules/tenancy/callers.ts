@@ -63,7 +63,10 @@ export function tenantOf(establishment: Establishment, livemode: boolean): Tenan
 
 /**
  * The columns of a caller's establishment and organisation, and the join that reads them from a
- * credential's row (aliased `c`, holding `establishment_id`): written once, for every kind.
+ * credential's row (aliased `c`, holding `establishment_id`): written once, for every kind. The API
+ * key's caller is cached on PostgreSQL until a trigger announces a change to one of these columns or
+ * to the key's own (migration `api_key_caller_changes`, http/auth.ts): a column added here is added
+ * to those triggers too, and to test/api-key-cache.test.ts.
  */
 const TENANT_COLUMNS = `e.id::text AS establishment_id, e.organization_id::text, e.name AS establishment_name, e.timezone, e.sector,
   o.plan, o.canceled_at IS NOT NULL AS canceled`;
