@@ -22,6 +22,7 @@ export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'merma_' });
   const pools = new Map<string, pg.Pool>();
+  let keyChangesHeard: () => boolean = () => false;
   let source: pg.Pool | undefined;
 
   const metrics = {
@@ -63,6 +64,18 @@ export function createMetrics() {
       help: 'Whether the rate limits of this process are shared with the other replicas through Redis (1, REDIS_URL set) or kept in its memory alone (0: N replicas allow N times the limits).',
       registers: [registry],
     }),
+    apiKeyChangesHeard: new Gauge({
+      name: 'merma_api_key_changes_heard',
+      help: 'Whether this process hears changes to API keys as they commit (1: its channel on PostgreSQL heard its own ping within API_KEY_CACHE_TTL_MS, and verified keys are cached up to 10 minutes) or not (0: the embedded database, a lost connection, a pooler in transaction mode; keys are read again every API_KEY_CACHE_TTL_MS). Revocations take effect within API_KEY_CACHE_TTL_MS either way.',
+      registers: [registry],
+      collect() {
+        this.set(keyChangesHeard() ? 1 : 0);
+      },
+    }),
+    /** Reports whether the API-key cache hears changes (auth/caller-changes.ts) as merma_api_key_changes_heard. */
+    watchKeyChanges(heard: () => boolean) {
+      keyChangesHeard = heard;
+    },
     /** Reports a connection pool's use as merma_db_pool_connections{pool=name}. */
     watchPool(name: string, pool: pg.Pool) {
       pools.set(name, pool);

@@ -77,6 +77,7 @@ export function createServices(deps: {
     deps.listen && config.apiKeyCacheTtlMs > 0
       ? listenForCallerChanges({ connection: poolOf(db).options, log: deps.log, pingMs: Math.max(50, config.apiKeyCacheTtlMs / 4) })
       : undefined;
+  if (callerChanges) metrics.watchKeyChanges(() => Date.now() - callerChanges.confirmedAt() < config.apiKeyCacheTtlMs);
   const redis = createRedis(config.redisUrl);
   metrics.rateLimitsShared.set(redis ? 1 : 0);
   // One replica needs no Redis; several without it each count on their own. Said loudly at boot,

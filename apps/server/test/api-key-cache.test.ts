@@ -233,3 +233,16 @@ describe.skipIf(embedded)('the API key cache with the changes channel (PostgreSQ
     }
   });
 });
+
+describe('merma_api_key_changes_heard', () => {
+  it(`is 1 once the replica hears its own pings on PostgreSQL, 0 on the embedded database`, async () => {
+    const heard = async () => (await t.metrics.registry.getSingleMetric('merma_api_key_changes_heard')?.get())?.values[0]?.value;
+    if (embedded) {
+      expect(await heard()).toBe(0);
+      return;
+    }
+    const giveUpAt = Date.now() + deadline(10_000);
+    while ((await heard()) !== 1 && Date.now() < giveUpAt) await new Promise((r) => setTimeout(r, 20));
+    expect(await heard()).toBe(1);
+  });
+});
