@@ -296,6 +296,16 @@ export function api(app: FastifyInstance, key: string | undefined) {
   };
 }
 
+/** The status of `GET url` with `key` once it is no longer 200 (asked again every 20 ms), or 200 when the suite's deadline for it passes first. */
+export async function statusOnceNot200(app: FastifyInstance, key: string, url: string, ms = 5_000): Promise<number> {
+  const giveUpAt = Date.now() + deadline(ms);
+  for (;;) {
+    const status = (await api(app, key).get(url)).statusCode;
+    if (status !== 200 || Date.now() >= giveUpAt) return status;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export async function countRecords(db: Db, establishmentId?: string): Promise<number> {
   return db.record.count(establishmentId ? { where: { establishment_id: establishmentId } } : undefined);
 }
