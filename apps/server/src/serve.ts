@@ -24,6 +24,7 @@ export async function serve(options: { config: Config; log: Logger; version: str
     metrics,
     secrets: database.secrets,
     namedStatements: !database.embedded,
+    listen: !database.embedded,
   });
   // Every replica runs a worker unless WORKER_CONCURRENCY=0 (then other replicas take the jobs);
   // this process's writes wake its own dispatcher.

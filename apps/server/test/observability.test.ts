@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { deadline } from '@merma/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.js';
 import { serveMetrics } from '../src/metrics.js';
@@ -237,6 +238,19 @@ describe('the built server', () => {
     const metrics = await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer scrape-token-0123456789' } });
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toContain('merma_job_queue_depth');
+    // On PostgreSQL the server hears API key changes as they commit (serve.ts gives it the channel).
+    const heard = database.kind === 'postgresql' ? '1' : '0';
+    const scrape = async () =>
+      (await (await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer scrape-token-0123456789' } })).text()).match(
+        /^merma_api_key_changes_heard (\d)$/m,
+      )?.[1];
+    let last = await scrape();
+    const giveUpAt = Date.now() + deadline(10_000);
+    while (last !== heard && Date.now() < giveUpAt) {
+      await new Promise((r) => setTimeout(r, 50));
+      last = await scrape();
+    }
+    expect(last).toBe(heard);
     const exited = new Promise<number | null>((done) => child?.once('exit', (code) => done(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -30,7 +30,7 @@ export type CallerChanges = {
   subscribe(onChange: () => void): void;
   /** The local time (ms, `now`'s clock) at which the newest ping that came back was sent; 0 before any. */
   confirmedAt(): number;
-  /** Sends a ping now and resolves with its sending time once it comes back (tests, and readiness). */
+  /** Sends a ping now and resolves with its sending time once it comes back (the tests wait on it). */
   confirm(): Promise<number>;
   close(): Promise<void>;
 };
@@ -84,7 +84,11 @@ export function listenForCallerChanges(options: {
     if (!client) return undefined;
     const payload = `ping:${instance}:${++sequence}`;
     pending.set(payload, now());
-    if (pending.size > MAX_PENDING) pending.delete(pending.keys().next().value as string);
+    if (pending.size > MAX_PENDING) {
+      const oldest = pending.keys().next().value as string;
+      pending.delete(oldest);
+      waiting.delete(oldest);
+    }
     client.query('SELECT pg_notify($1, $2)', [CALLER_CHANGES_CHANNEL, payload]).catch(() => {});
     return payload;
   }
