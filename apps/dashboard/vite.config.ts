@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import react from '@vitejs/plugin-react';
 import { defaultClientConditions, defineConfig, type HtmlTagDescriptor, type Plugin } from 'vite';
 import { compression, defineAlgorithm } from 'vite-plugin-compression2';
 import { VitePWA } from 'vite-plugin-pwa';
+import { PAGE_KEYS, SIGN_IN_KEYS } from './src/sign-in/words.ts';
 
 /** Where `pnpm dev` sends `/trpc` calls: the Merma server started with `pnpm dev` at the repo root (PORT 3000). */
 const apiTarget = 'http://127.0.0.1:3000';
@@ -51,12 +53,56 @@ function linkTheApp(): Plugin {
   };
 }
 
+/**
+ * `virtual:sign-in-messages`: the sign-in page's words, picked from the dashboard's message files
+ * (src/i18n/es.json and en.json) by the keys src/sign-in/words.ts names, both languages. The page
+ * would otherwise carry both files whole (25 kB gzipped) for a dozen sentences.
+ */
+function signInMessages(): Plugin {
+  const ID = 'virtual:sign-in-messages';
+  const RESOLVED = `\0${ID}`;
+  const keys = [...Object.values(SIGN_IN_KEYS), ...PAGE_KEYS];
+  const pick = (file: string) => {
+    const whole = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const picked: Record<string, unknown> = {};
+    for (const key of keys) {
+      const path = key.split('.');
+      let from: unknown = whole;
+      let to = picked;
+      for (const [i, part] of path.entries()) {
+        from = (from as Record<string, unknown> | undefined)?.[part];
+        if (from === undefined) throw new Error(`${file} has no ${key}`);
+        if (i === path.length - 1) to[part] = from;
+        else {
+          to[part] ??= {};
+          to = to[part] as Record<string, unknown>;
+        }
+      }
+    }
+    return picked;
+  };
+  return {
+    name: 'merma-sign-in-messages',
+    resolveId: (id) => (id === ID ? RESOLVED : null),
+    load(id) {
+      if (id !== RESOLVED) return null;
+      const files = {
+        es: new URL('./src/i18n/es.json', import.meta.url).pathname,
+        en: new URL('./src/i18n/en.json', import.meta.url).pathname,
+      };
+      for (const file of Object.values(files)) this.addWatchFile(file);
+      return `export default ${JSON.stringify({ es: pick(files.es), en: pick(files.en) })};`;
+    },
+  };
+}
+
 export default defineConfig({
   // The server serves the built app under /dashboard/.
   base: '/dashboard/',
   plugins: [
     react(),
     linkTheApp(),
+    signInMessages(),
     // Brotli and gzip copies of every text file beside it (index.js → index.js.br, index.js.gz), made
     // once at build time at the highest levels, which would cost too much per request. The server
     // (apps/server/src/http/dashboard.ts) sends the copy the browser accepts: the app's ~1 MB of
@@ -108,9 +154,9 @@ export default defineConfig({
     sourcemap: process.env.DASHBOARD_SOURCEMAP ? 'hidden' : false,
     target: 'es2022',
     rolldownOptions: {
-      // Three pages: the dashboard; the kitchen station and a social entity's signing page, each its
-      // own entry with none of the dashboard's pages.
-      input: { index: 'index.html', station: 'station.html', sign: 'sign.html' },
+      // Four pages: the dashboard; the sign-in page a browser without a session opens, the kitchen
+      // station and a social entity's signing page, each its own entry with none of the dashboard's pages.
+      input: { index: 'index.html', station: 'station.html', sign: 'sign.html', 'sign-in': 'sign-in.html' },
       output: {
         // Fewer, larger files for the first load: a phone on HTTP/1.1 fetches six at a time, a round
         // trip each, and the sign-in page was 30 files, most under 1 kB (now about 10).
@@ -119,12 +165,18 @@ export default defineConfig({
           // are folded into the chunks that use them, at the cost of a few duplicated bytes.
           experimentalInlineCommonChunks: { maxSize: 8 * 1024 },
           groups: [
-            // What every page runs, first among them the sign-in page, as two files: React, i18next
-            // and Mantine's hooks, which the kitchen station runs too; and the dashboard's router,
-            // query cache, tRPC client and forms, which the station does without.
+            // What every page runs, as three files: React and Mantine's hooks, which every page
+            // runs, the sign-in page among them; i18next, which the app and the kitchen station run
+            // (the sign-in page carries its few words itself); and the dashboard's router, query
+            // cache, tRPC client and forms, which the station and the sign-in page do without.
             {
               name: 'core',
-              test: /node_modules[\\/](react|react-dom|scheduler|i18next|react-i18next|use-sync-external-store|klona|clsx|@mantine[\\/]hooks)[\\/]/,
+              test: /node_modules[\\/](react|react-dom|scheduler|use-sync-external-store|klona|clsx|@mantine[\\/]hooks)[\\/]/,
+              priority: 2,
+            },
+            {
+              name: 'i18n',
+              test: /node_modules[\\/](i18next|react-i18next)[\\/]/,
               priority: 2,
             },
             {

@@ -1,5 +1,6 @@
 // After `vite build`: each page's first frame (src/frame/Frame.tsx) written into a copy of the built
-// index.html, per language: dist/frames/<page>.<language>.html, with their .br and .gz copies as the
+// index.html (the sign-in page's into sign-in.html, the page of its own a browser without a session
+// gets: src/sign-in/main.tsx), per language: dist/frames/<page>.<language>.html, with their .br and .gz copies as the
 // build makes for every file. The server sends the one for the address, the session and the
 // language (apps/server/src/http/dashboard-app.ts); index.html stays the page for every other address.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,8 +32,13 @@ const MESSAGES = {
 } as const;
 const ROOT = '<div id="root"></div>';
 
-const index = readFileSync(join(DIST, 'index.html'), 'utf8');
-if (!index.includes(ROOT)) throw new Error(`dist/index.html has no ${ROOT}`);
+const built = (file: string) => {
+  const html = readFileSync(join(DIST, file), 'utf8');
+  if (!html.includes(ROOT)) throw new Error(`dist/${file} has no ${ROOT}`);
+  return html;
+};
+const index = built('index.html');
+const signIn = built('sign-in.html');
 rmSync(join(DIST, 'frames'), { recursive: true, force: true });
 mkdirSync(join(DIST, 'frames'));
 
@@ -47,7 +53,7 @@ for (const language of ['es', 'en'] as const) {
     interpolation: { escapeValue: false },
   });
   const t = i18n.t.bind(i18n);
-  const page = (name: string, title: string, frame: ReactNode) => {
+  const page = (name: string, title: string, frame: ReactNode, template = index) => {
     const markup = renderToStaticMarkup(
       <I18nextProvider i18n={i18n}>
         <MantineProvider
@@ -60,7 +66,7 @@ for (const language of ['es', 'en'] as const) {
         </MantineProvider>
       </I18nextProvider>,
     );
-    const html = index
+    const html = template
       // The app's scripts are fetched by src/entry.ts once this frame is painted (vite.config.ts).
       .replace(/\s*<link rel="modulepreload"[^>]* data-app>/g, '')
       .replace('<html lang="es">', `<html lang="${language}" data-mantine-color-scheme="light">`)
@@ -72,7 +78,7 @@ for (const language of ['es', 'en'] as const) {
     writeFileSync(`${file}.br`, brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
     writeFileSync(`${file}.gz`, gzipSync(html, { level: 9 }));
   };
-  page('sign-in', t('auth.signIn.title'), <SignInFrame />);
+  page('sign-in', t('auth.signIn.title'), <SignInFrame />, signIn);
   for (const framed of FRAMED_PAGES) page(framed.path, i18n.t(framed.title as never, { ns: framed.ns }), <SignedInFrame page={framed} />);
 }
 

@@ -3,6 +3,7 @@ import { hashKey, MutationCache, QueryCache, QueryClient } from '@tanstack/react
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { i18n } from './i18n/index.ts';
+import { csrfToken } from './lib/csrf.ts';
 import { errorText, isTransient, isUnauthorized } from './lib/errors.ts';
 
 /**
@@ -17,22 +18,6 @@ declare module '@tanstack/react-query' {
       inlineError?: boolean;
     };
   }
-}
-
-/**
- * The CSRF cookie's names: `__Host-merma_csrf` in production (HTTPS only; the prefix keeps other
- * subdomains from setting it), `merma_csrf` in development over plain HTTP. The server sets one.
- */
-const CSRF_COOKIES = ['__Host-merma_csrf', 'merma_csrf'];
-
-/** The CSRF token the server set in its CSRF cookie (readable by design: double-submit). */
-export function csrfToken(): string | undefined {
-  const found = new Map<string, string>();
-  for (const part of document.cookie.split(';')) {
-    const [name = '', ...value] = part.trim().split('=');
-    if (CSRF_COOKIES.includes(name)) found.set(name, decodeURIComponent(value.join('=')));
-  }
-  return CSRF_COOKIES.map((name) => found.get(name)).find((value) => value !== undefined);
 }
 
 let unauthorizedHandler: () => void = () => {};
@@ -89,6 +74,8 @@ export const trpcClient = createTRPCClient<DashboardRouter>({
     }),
   ],
 });
+
+export { csrfToken };
 
 export const trpc = createTRPCOptionsProxy<DashboardRouter>({ client: trpcClient, queryClient });
 

@@ -6,7 +6,15 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteFirstOwner } from '../src/admin/accounts.js';
 import { createEstablishment } from '../src/admin/service.js';
-import { DASHBOARD_DIST, expectAccessible, hasChromium, launchChromium, requireBuiltDashboard, TEST_RESULTS } from './browser.js';
+import {
+  appRendered,
+  DASHBOARD_DIST,
+  expectAccessible,
+  hasChromium,
+  launchChromium,
+  requireBuiltDashboard,
+  TEST_RESULTS,
+} from './browser.js';
 import { capturingMailer, createMember, PASSWORD, tokenOf } from './dashboard-client.js';
 import { addKey, createTenant, startTestApp, type Tenant, type TestContext, validRecord } from './helpers.js';
 import { type Received, startReceiver, waitFor } from './receiver.js';
@@ -260,10 +268,13 @@ describe.skipIf(!hasChromium)('the dashboard in a browser (reason when skipped: 
         await page.getByText('This link is not valid, has been used already or has expired.').waitFor();
         await expectAccessible(page, 'bad sign-in link');
 
+        // The sign-in page loads the app at its first page once signed in: the app, not that page's first frame.
         await page.goto(`${base}/dashboard/sign-in`);
         await page.getByLabel('E-mail').fill(viewer.email);
         await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
         await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL((url) => url.pathname === '/dashboard/');
+        await appRendered(page);
         await heading(page, 'Overview').waitFor();
         expect(await page.getByRole('link', { name: 'API keys' }).count()).toBe(0);
         await page.getByRole('link', { name: 'Integrations' }).click();

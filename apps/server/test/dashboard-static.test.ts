@@ -210,9 +210,35 @@ describe('/dashboard', () => {
     }
   });
 
-  it("the sign-in page's first load (its scripts and the default language's messages) stays within its size budget", () => {
-    // A budget of built bytes, not a timing: what the sign-in page's first load carries, gzipped as
-    // it is served. 224 kB (both languages inside) before zod, the role table's schemas and the
+  it("the sign-in page's first load (its scripts, its words inside) stays within its size budget, without the app's code", () => {
+    // A budget of built bytes, not a timing: what a browser without a session downloads before it
+    // can sign in (sign-in.html, an entry of its own: apps/dashboard/README.md), gzipped as served.
+    // 111.2 kB when it left the app's first load (below): React, Mantine's hooks and the form's
+    // components, the theme, the page and its words; no router, query cache, tRPC client, forms
+    // library, i18next or message file. The goal was 120 kB. Lower it as the page shrinks; raise it
+    // only with a reason.
+    const BUDGET_GZ = 111_300;
+    const page = readFileSync(join(DASHBOARD_DIST, 'sign-in.html'), 'utf8');
+    const scripts = [...new Set([...page.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string))];
+    expect(scripts.some((f) => /^assets\/sign-in-[\w-]+\.js$/.test(f))).toBe(true);
+    const sizeOf = (f: string) => statSync(join(DASHBOARD_DIST, existsSync(join(DASHBOARD_DIST, `${f}.gz`)) ? `${f}.gz` : f)).size;
+    const gz = scripts.reduce((sum, f) => sum + sizeOf(f), 0);
+    expect(gz, scripts.join(' ')).toBeLessThanOrEqual(BUDGET_GZ);
+    const code = scripts.map((f) => readFileSync(join(DASHBOARD_DIST, f), 'utf8')).join('\n');
+    // None of the app's libraries (TanStack's router and query cache, tRPC's client, i18next) nor its other words.
+    for (const marker of ['TRPCClientError', 'QueryClient', '__TSR_ROUTER__', 'i18next', 'ZodError']) {
+      expect(code, marker).not.toContain(marker);
+    }
+    expect(code).toContain('Correo o contraseña incorrectos.');
+    expect(code).not.toContain('Registro de actividad');
+    // The sign-in page's first frame is written into this page, not the app's (scripts/prerender.tsx).
+    const frame = readFileSync(join(DASHBOARD_DIST, 'frames', 'sign-in.es.html'), 'utf8');
+    expect([...frame.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]).sort()).toEqual([...scripts].sort());
+  });
+
+  it("the app's first load (a signed-in page's scripts and the default language's messages) stays within its size budget", () => {
+    // A budget of built bytes, not a timing: what the sign-in page's first load carried, gzipped as
+    // it is served, until the sign-in page became a page of its own (above); the app's since. 224 kB (both languages inside) before zod, the role table's schemas and the
     // second language left it; 204 kB since, in 9 files rather than 18. The goal is 120 kB
     // (apps/dashboard/README.md, Performance). Lower it as the page shrinks; raise it only with a reason.
     // Raised to 207 kB with the opening calendar's and the products page's texts (+1.2 kB): a
@@ -243,7 +269,10 @@ describe('/dashboard', () => {
     // Raised to 205.4 kB when that entry evaluates React's chunk in a task of its own before the
     // rest of the app (the mobile overview's blocking time 380 → 310 ms): the 58-byte module it
     // imports React DOM through is one more file (+0.2 kB).
-    const BUDGET_GZ = 205_400;
+    // Raised to 206.2 kB when the sign-in page became a page of its own: i18next is a file of its own
+    // (that page does not download it; +0.2 kB here) and the app's sign-in route shows that page's
+    // form, with its own checks instead of @mantine/form's (+0.5 kB).
+    const BUDGET_GZ = 206_200;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));
@@ -262,8 +291,9 @@ describe('/dashboard', () => {
     // shows: sign.html's scripts (both languages' messages inside: the page has no loader) and
     // style sheets, gzipped as served. 187.6 kB with the certificate's screen; Mantine's Table would
     // add ~20 kB (its scroll area), which is why the deliveries are a plain table. Lower it as the
-    // page shrinks; raise it only with a reason.
-    const BUDGET_GZ = 188_000;
+    // page shrinks; raise it only with a reason. Raised to 188.1 kB when i18next became a file of its
+    // own, which the sign-in page does without (+0.03 kB here: one more file compressed on its own).
+    const BUDGET_GZ = 188_100;
     const page = readFileSync(join(DASHBOARD_DIST, 'sign.html'), 'utf8');
     const files = [...new Set([...page.matchAll(/\/dashboard\/(assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1] as string))];
     expect(files.some((f) => /^assets\/sign-[\w-]+\.js$/.test(f))).toBe(true);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importProducts } from '../src/admin/service.js';
 import {
   addDays,
+  appRendered,
   DASHBOARD_DIST,
   expectAccessible,
   hasChromium,
@@ -138,6 +139,9 @@ async function signIn(page: Page, email: string, language: 'en' | 'es' = 'en') {
   await page.getByLabel(words.email).fill(email);
   await page.getByLabel(words.password, { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: words.submit }).click();
+  // The sign-in page loads the app once signed in: what follows works on the app, not a first frame.
+  await page.waitForURL((url) => url.pathname !== '/dashboard/sign-in');
+  await appRendered(page);
 }
 
 describe.skipIf(!hasChromium)('the waste pages in a browser (reason when skipped: no chromium on this machine)', () => {

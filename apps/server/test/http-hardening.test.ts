@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nestingExceeds } from '../src/http/json-body.js';
-import { DASHBOARD_DIST, hasChromium, launchChromium, requireBuiltDashboard } from './browser.js';
+import { appRendered, DASHBOARD_DIST, hasChromium, launchChromium, requireBuiltDashboard } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import { api, buildTestApp, createTenant, startTestApp, type Tenant, type TestContext, testConfig, validRecord } from './helpers.js';
 
@@ -477,6 +477,9 @@ describe.skipIf(!hasChromium)('the built dashboard in production, in a browser (
     await page.getByLabel('E-mail').fill(owner.email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    // The sign-in page loads the app once signed in: wait for the app, not the overview's first frame.
+    await page.waitForURL((url) => url.pathname === '/dashboard/');
+    await appRendered(page);
     await heading('Overview').waitFor();
     // Beside them, the language the dashboard speaks here, which chooses the language of a page's
     // first frame (apps/dashboard/src/i18n/index.ts): readable by the page, and Secure when the

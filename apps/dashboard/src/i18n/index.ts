@@ -4,14 +4,11 @@ import type auditEs from './audit.es.json';
 import type donationsEs from './donations.es.json';
 import type es from './es.json';
 import type integrationsEs from './integrations.es.json';
+import { applyLanguage, detectLanguage, isLanguage, LANGUAGES, type Language, rememberLanguage } from './language.ts';
 import type planEs from './plan.es.json';
 import type stationEs from './station.es.json';
 
-/** The languages the dashboard speaks; the first is the default. */
-export const LANGUAGES = ['es', 'en'] as const;
-export type Language = (typeof LANGUAGES)[number];
-
-const STORAGE_KEY = 'merma.language';
+export { detectLanguage, LANGUAGES, type Language };
 
 declare module 'i18next' {
   interface CustomTypeOptions {
@@ -27,34 +24,6 @@ declare module 'i18next' {
     // Permission names (`records:read`) are message keys: ':' is not a namespace separator here.
     nsSeparator: false;
   }
-}
-
-function isLanguage(value: unknown): value is Language {
-  return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
-}
-
-function storedLanguage(): Language | null {
-  try {
-    const value = localStorage.getItem(STORAGE_KEY);
-    return isLanguage(value) ? value : null;
-  } catch {
-    return null; // storage blocked (privacy mode): fall back to the browser's language
-  }
-}
-
-/**
- * The language chosen before (kept in localStorage), else the browser's: the first of its preferred
- * languages that the dashboard speaks (`en-GB` → English, `es-MX` → Spanish); Spanish otherwise.
- */
-export function detectLanguage(): Language {
-  const stored = storedLanguage();
-  if (stored) return stored;
-  const preferred = navigator.languages?.length ? navigator.languages : [navigator.language];
-  for (const tag of preferred) {
-    const base = tag?.toLowerCase().split('-')[0];
-    if (isLanguage(base)) return base;
-  }
-  return LANGUAGES[0];
 }
 
 /**
@@ -141,29 +110,12 @@ export const i18nReady = i18n
     interpolation: { escapeValue: false }, // React escapes
   });
 
-/**
- * The page's language, and a cookie that tells the server which language's first frame to send
- * next time (apps/server/src/http/dashboard-app.ts): it cannot read localStorage. Not sensitive,
- * so readable by scripts (Secure over HTTPS); a year, like the choice it mirrors.
- */
-function applyLanguage(language: string) {
-  document.documentElement.lang = language;
-  // (The tab's title is each page's, useDocumentTitle; the HTML's until one is shown.)
-  // biome-ignore lint/suspicious/noDocumentCookie: one plain cookie; the Cookie Store API is not in every browser the dashboard supports.
-  const secure = location.protocol === 'https:' ? '; Secure' : '';
-  document.cookie = `merma_language=${language}; Path=/dashboard; Max-Age=31536000; SameSite=Lax${secure}`;
-}
-
 void i18nReady.then(() => applyLanguage(i18n.language));
 i18n.on('languageChanged', applyLanguage);
 
 /** Switches the language and remembers the choice. */
 export function changeLanguage(language: Language) {
-  try {
-    localStorage.setItem(STORAGE_KEY, language);
-  } catch {
-    // not remembered; the switch still applies to this page
-  }
+  rememberLanguage(language);
   void i18n.changeLanguage(language);
 }
 

@@ -1,6 +1,7 @@
 import { DETAIL_CODES, ERROR_CODES, type ErrorCode, type ErrorDetail as ServerDetail } from '@merma/schema';
 import { TRPCClientError } from '@trpc/client';
 import type { i18n as I18n } from 'i18next';
+import { codeFromStatus } from './status-code.ts';
 
 /**
  * A field problem reported by the server (`details` of a validation error): its English `message`,
@@ -90,25 +91,6 @@ export function errorInfo(error: unknown): ErrorInfo {
     return { code, httpStatus: error.status, serverMessage: error.message, details: detailsOf(body.details) };
   }
   return { code: 'unknown', httpStatus: undefined, serverMessage: undefined, details: [] };
-}
-
-function codeFromStatus(status: number | undefined): KnownCode | 'unknown' {
-  switch (status) {
-    case 400:
-      return 'validation_error';
-    case 401:
-      return 'unauthorized';
-    case 403:
-      return 'forbidden';
-    case 404:
-      return 'not_found';
-    case 409:
-      return 'conflict';
-    case 429:
-      return 'rate_limited';
-    default:
-      return status !== undefined && status >= 500 ? 'internal' : 'unknown';
-  }
 }
 
 export function isUnauthorized(error: unknown): boolean {

@@ -5,6 +5,7 @@
 
 import { DONATION_STATUSES, type DonationStatus, MODES, type Mode, TAX_PACK_MAX_YEAR, TAX_PACK_MIN_YEAR } from '@merma/schema';
 import type { SearchSchemaInput } from '@tanstack/react-router';
+import { isLocalPath } from './local-path.ts';
 
 export { MODES, type Mode };
 
@@ -52,11 +53,6 @@ export const pageSearch = (input: In<{ page?: number | undefined }>): { page?: n
 /** `?token=` of the pages reached from an e-mailed link. */
 export const tokenSearch = (input: In<{ token?: string | undefined }>): { token?: string | undefined } =>
   defined({ token: text(raw(input).token, 200) });
-
-/** A path of this app (never another site): where to go after signing in. */
-function isLocalPath(path: string) {
-  return path.startsWith('/') && !path.startsWith('//') && !path.includes('\\');
-}
 
 export const signInSearch = (input: In<{ redirect?: string | undefined }>): { redirect?: string | undefined } => {
   const redirect = text(raw(input).redirect, 2000);

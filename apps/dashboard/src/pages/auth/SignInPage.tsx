@@ -1,5 +1,3 @@
-import { Alert, Button, Group, PasswordInput, Stack, TextInput } from '@mantine/core';
-import { isEmail, useForm } from '@mantine/form';
 import { useMutation } from '@tanstack/react-query';
 import { getRouteApi } from '@tanstack/react-router';
 import { useTranslation } from 'react-i18next';
@@ -7,22 +5,23 @@ import { AuthLayout } from '../../components/AuthLayout.tsx';
 import { AnchorLink } from '../../components/links.tsx';
 import { errorInfo, errorText } from '../../lib/errors.ts';
 import { useEnterApp } from '../../lib/session.ts';
+import { SignInForm } from '../../sign-in/SignInForm.tsx';
+import { signInWords } from '../../sign-in/words.ts';
 import { trpc } from '../../trpc.ts';
 
 const route = getRouteApi('/sign-in');
 
-/** In the first bundle: it imports nothing heavy (no @merma/schema, whose zod the other pages load). */
+/**
+ * The app's own sign-in route: where the app goes after signing out or when a session ends. A
+ * browser that opens the dashboard without a session gets the sign-in page instead (sign-in.html,
+ * src/sign-in/main.tsx), the same form without the app's code. In the first bundle: it imports
+ * nothing heavy (no @merma/schema, whose zod the other pages load).
+ */
 export function SignInPage() {
   const { t, i18n } = useTranslation();
   const { redirect } = route.useSearch();
   const enterApp = useEnterApp();
-  const form = useForm({
-    initialValues: { email: '', password: '' },
-    validate: {
-      email: isEmail(t('validation.email')),
-      password: (value) => (value ? null : t('validation.required')),
-    },
-  });
+  const words = signInWords((key) => t(key));
   const signIn = useMutation(
     trpc.accounts.signIn.mutationOptions({
       meta: { inlineError: true },
@@ -33,49 +32,26 @@ export function SignInPage() {
   const failure = signIn.error ? errorInfo(signIn.error).code : null;
   const failureText =
     failure === 'unauthorized' || failure === 'validation_error'
-      ? t('auth.signIn.invalid')
+      ? words.invalid
       : failure === 'rate_limited'
-        ? t('auth.signIn.tooMany')
+        ? words.tooMany
         : signIn.error
           ? errorText(i18n, signIn.error)
           : null;
 
   return (
-    <AuthLayout title={t('auth.signIn.title')} description={t('auth.signIn.description')}>
-      <form onSubmit={form.onSubmit((values) => signIn.mutate(values))} noValidate>
-        <Stack gap="md">
-          {failureText && (
-            <Alert color="red" variant="light" role="alert">
-              {failureText}
-            </Alert>
-          )}
-          <TextInput
-            label={t('auth.fields.email')}
-            type="email"
-            autoComplete="username"
-            required
-            withAsterisk={false}
-            autoFocus
-            {...form.getInputProps('email')}
-          />
-          <PasswordInput
-            label={t('auth.fields.password')}
-            autoComplete="current-password"
-            required
-            withAsterisk={false}
-            visibilityToggleButtonProps={{ 'aria-label': t('auth.fields.togglePassword') }}
-            {...form.getInputProps('password')}
-          />
-          <Group justify="space-between">
-            <AnchorLink to="/forgot-password" size="sm">
-              {t('auth.signIn.forgot')}
-            </AnchorLink>
-            <Button type="submit" loading={signIn.isPending}>
-              {t('auth.signIn.submit')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
+    <AuthLayout title={words.title} description={words.description}>
+      <SignInForm
+        words={words}
+        onSubmit={(values) => signIn.mutate(values)}
+        pending={signIn.isPending}
+        failure={failureText}
+        forgot={
+          <AnchorLink to="/forgot-password" size="sm">
+            {words.forgot}
+          </AnchorLink>
+        }
+      />
     </AuthLayout>
   );
 }
