@@ -10,7 +10,7 @@ const apiTarget = 'http://127.0.0.1:3000';
 
 /**
  * index.html's script (src/entry.ts) imports the app (src/main.tsx), after painting the page's
- * first frame when it has one. The page links the app's stylesheets, so that the frame is styled
+ * first frame when it has one; sign-in.html's (src/sign-in/entry.ts) the sign-in page the same way. The page links the app's stylesheets, so that the frame is styled
  * from the start, and, in index.html (no frame), a `modulepreload` for each of the app's scripts,
  * as Vite does for a page's static imports, so that they download beside the page. A page sent
  * with its first frame leaves those out (scripts/prerender.tsx): its scripts download once the
@@ -27,7 +27,7 @@ function linkTheApp(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(html, { bundle, chunk }) {
-        if (!bundle || !chunk || !chunk.facadeModuleId?.endsWith('/index.html')) return html;
+        if (!bundle || !chunk || !/\/(index|sign-in)\.html$/.test(chunk.facadeModuleId ?? '')) return html;
         const scripts = new Set<string>();
         const styles = new Set<string>();
         const visit = (file: string) => {

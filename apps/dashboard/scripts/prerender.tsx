@@ -1,6 +1,6 @@
 // After `vite build`: each page's first frame (src/frame/Frame.tsx) written into a copy of the built
 // index.html (the sign-in page's into sign-in.html, the page of its own a browser without a session
-// gets: src/sign-in/main.tsx), per language: dist/frames/<page>.<language>.html, with their .br and .gz copies as the
+// gets: src/sign-in/page.tsx), per language: dist/frames/<page>.<language>.html, with their .br and .gz copies as the
 // build makes for every file. The server sends the one for the address, the session and the
 // language (apps/server/src/http/dashboard-app.ts); index.html stays the page for every other address.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -213,11 +213,12 @@ describe('/dashboard', () => {
   it("the sign-in page's first load (its scripts, its words inside) stays within its size budget, without the app's code", () => {
     // A budget of built bytes, not a timing: what a browser without a session downloads before it
     // can sign in (sign-in.html, an entry of its own: apps/dashboard/README.md), gzipped as served.
-    // 111.2 kB when it left the app's first load (below): React, Mantine's hooks and the form's
-    // components, the theme, the page and its words; no router, query cache, tRPC client, forms
-    // library, i18next or message file. The goal was 120 kB. Lower it as the page shrinks; raise it
-    // only with a reason.
-    const BUDGET_GZ = 111_300;
+    // 112.7 kB when it left the app's first load (below): React, Mantine's hooks and the form's
+    // components, the theme, the page and its words, and the small entry that paints the page's
+    // first frame before importing the page; no router, query cache, tRPC client, forms library,
+    // i18next or message file. The goal was 120 kB. Lower it as the page shrinks; raise it only with
+    // a reason.
+    const BUDGET_GZ = 112_800;
     const page = readFileSync(join(DASHBOARD_DIST, 'sign-in.html'), 'utf8');
     const scripts = [...new Set([...page.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string))];
     expect(scripts.some((f) => /^assets\/sign-in-[\w-]+\.js$/.test(f))).toBe(true);
@@ -231,9 +232,13 @@ describe('/dashboard', () => {
     }
     expect(code).toContain('Correo o contraseña incorrectos.');
     expect(code).not.toContain('Registro de actividad');
-    // The sign-in page's first frame is written into this page, not the app's (scripts/prerender.tsx).
+    // The sign-in page's first frame is written into this page, not the app's (scripts/prerender.tsx),
+    // with its entry alone: the page's own scripts download once the frame is painted.
     const frame = readFileSync(join(DASHBOARD_DIST, 'frames', 'sign-in.es.html'), 'utf8');
-    expect([...frame.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]).sort()).toEqual([...scripts].sort());
+    const framed = [...frame.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
+    expect(framed.filter((f) => /^assets\/sign-in-[\w-]+\.js$/.test(f))).toHaveLength(1);
+    expect(framed.filter((f) => !scripts.includes(f))).toEqual([]);
+    expect(framed.filter((f) => /^assets\/(page|core)-/.test(f))).toEqual([]);
   });
 
   it("the app's first load (a signed-in page's scripts and the default language's messages) stays within its size budget", () => {

@@ -21,7 +21,7 @@ const EMAIL = /^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$/;
 type Errors = { email?: string | undefined; password?: string | undefined };
 
 /**
- * The sign-in form, shared by the sign-in page (src/sign-in/main.tsx, the light page a browser
+ * The sign-in form, shared by the sign-in page (src/sign-in/page.tsx, the light page a browser
  * without a session opens) and the app's own sign-in route (after signing out, or when a session
  * ends inside the app). Plain React state rather than @mantine/form, which lives in the app's
  * chunk: the sign-in page must not download it. Checked on submit; a field's error goes as soon as

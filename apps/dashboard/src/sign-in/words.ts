@@ -22,7 +22,7 @@ export function signInWords(t: (key: SignInKey) => string): SignInWords {
 }
 
 /**
- * What else the sign-in page says (src/sign-in/main.tsx): its title's pattern, the theme's close
+ * What else the sign-in page says (src/sign-in/page.tsx): its title's pattern, the theme's close
  * button, the language switch and the server's refusals by code. A key names a message or a group.
  */
 export const PAGE_KEYS = ['app.name', 'app.pageTitle', 'common.close', 'language.label', 'language.names', 'errors.codes'] as const;

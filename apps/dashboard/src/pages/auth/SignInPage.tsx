@@ -14,7 +14,7 @@ const route = getRouteApi('/sign-in');
 /**
  * The app's own sign-in route: where the app goes after signing out or when a session ends. A
  * browser that opens the dashboard without a session gets the sign-in page instead (sign-in.html,
- * src/sign-in/main.tsx), the same form without the app's code. In the first bundle: it imports
+ * src/sign-in/page.tsx), the same form without the app's code. In the first bundle: it imports
  * nothing heavy (no @merma/schema, whose zod the other pages load).
  */
 export function SignInPage() {
