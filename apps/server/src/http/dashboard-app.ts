@@ -135,7 +135,8 @@ const FRAME_LANGUAGES = ['es', 'en'];
 /**
  * Which of the build's first frames (dist/frames/<page>.<language>.html) a page's address gets:
  * the page's own when the browser holds a session cookie (whether it is still valid is for the
- * app to find out), else the sign-in page's, where the app sends a browser without a session; in
+ * app to find out), else the sign-in page's: the dashboard's sign-in.html, a page of its own
+ * without the app's code, which moves to /dashboard/sign-in?redirect=<the page asked for>; in
  * the language the dashboard last used in this browser (its `merma_language` cookie), else the
  * first of the browser's languages that the dashboard speaks, else Spanish, as the app chooses.
  * Undefined for an address without a frame: index.html, whose #root is empty.
