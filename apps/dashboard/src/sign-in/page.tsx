@@ -12,8 +12,10 @@ import { SignInForm, type SignInValues } from './SignInForm.tsx';
 import { signInWords } from './words.ts';
 
 /**
- * The sign-in page (sign-in.html): what a browser without a session opens, at /dashboard/sign-in or
- * at any page of the app (the server sends this page's first frame for those, then this script).
+ * The sign-in page (sign-in.html): what a browser without a session opens, at /dashboard/sign-in,
+ * the app's address or any of its pages that have a first frame (the server sends this page, with
+ * the sign-in page's frame, for those; other addresses get the app, whose router sends such a
+ * browser to its own sign-in route).
  * An entry of the dashboard's build of its own, with the app's theme, form and words but none of
  * its router, query cache, tRPC client or message loader: on a phone's first visit it downloads
  * React, Mantine's few components and this page, about half of what the app's first load is. Once
