@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defaultClientConditions, defineConfig, type HtmlTagDescriptor, type Plugin } from 'vite';
 import { compression, defineAlgorithm } from 'vite-plugin-compression2';
@@ -10,8 +11,8 @@ const apiTarget = 'http://127.0.0.1:3000';
 
 /**
  * index.html's script (src/entry.ts) imports the app (src/main.tsx), after painting the page's
- * first frame when it has one; sign-in.html's (src/sign-in/entry.ts) the sign-in page the same way. The page links the app's stylesheets, so that the frame is styled
- * from the start, and, in index.html (no frame), a `modulepreload` for each of the app's scripts,
+ * first frame when it has one; sign-in.html's (src/sign-in/entry.ts) the sign-in page the same
+ * way. The page links the app's stylesheets, so that the frame is styled from the start, and, in index.html (no frame), a `modulepreload` for each of the app's scripts,
  * as Vite does for a page's static imports, so that they download beside the page. A page sent
  * with its first frame leaves those out (scripts/prerender.tsx): its scripts download once the
  * frame is painted, so that the first paint does not wait for 280 kB of them on a slow network.
@@ -87,8 +88,8 @@ function signInMessages(): Plugin {
     load(id) {
       if (id !== RESOLVED) return null;
       const files = {
-        es: new URL('./src/i18n/es.json', import.meta.url).pathname,
-        en: new URL('./src/i18n/en.json', import.meta.url).pathname,
+        es: fileURLToPath(new URL('./src/i18n/es.json', import.meta.url)),
+        en: fileURLToPath(new URL('./src/i18n/en.json', import.meta.url)),
       };
       for (const file of Object.values(files)) this.addWatchFile(file);
       return `export default ${JSON.stringify({ es: pick(files.es), en: pick(files.en) })};`;
