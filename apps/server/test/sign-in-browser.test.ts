@@ -1,7 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { deadline } from '@merma/testing';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { appRendered, expectAccessible, hasChromium, signedInPage, startBrowserSuite } from './browser.js';
+import { appRendered, expectAccessible, hasChromium, signedInPage, startBrowserSuite, TEST_RESULTS } from './browser.js';
 import { createMember, DashboardBrowser, PASSWORD } from './dashboard-client.js';
 import type { Tenant, TestContext } from './helpers.js';
 
@@ -98,6 +100,8 @@ describe.skipIf(!hasChromium)('the sign-in page in a browser (reason when skippe
         await page.getByRole('button', { name: words.submit }).click();
         await page.getByText(words.emailInvalid, { exact: true }).waitFor();
         await page.getByText(words.required, { exact: true }).waitFor();
+        mkdirSync(TEST_RESULTS, { recursive: true });
+        await page.screenshot({ path: join(TEST_RESULTS, `sign-in-checked-${language}-${width}.png`), fullPage: true });
         await page.getByLabel(words.email).fill('not an address');
         await page.getByRole('button', { name: words.submit }).click();
         await page.getByText(words.emailInvalid, { exact: true }).waitFor();
@@ -111,6 +115,8 @@ describe.skipIf(!hasChromium)('the sign-in page in a browser (reason when skippe
         expect(seen.calls).toEqual(['accounts.signIn']);
         expect((await context.cookies()).map((c) => c.name)).not.toContain('merma_session');
         await expectAccessible(page, `sign-in refused (${language}, ${width} px)`);
+        mkdirSync(TEST_RESULTS, { recursive: true });
+        await page.screenshot({ path: join(TEST_RESULTS, `sign-in-refused-${language}-${width}.png`), fullPage: true });
 
         // The other language: the page, the refusal, the document's language and the remembered choice.
         const theirs = WORDS[other];
