@@ -31,6 +31,8 @@ const MESSAGES = {
   en: { translation: en, plan: planEn, donations: donationsEn, audit: auditEn, integrations: integrationsEn },
 } as const;
 const ROOT = '<div id="root"></div>';
+/** The id of the empty element that closes a frame: rendering waits for it (below). */
+const FRAME_END = 'first-frame-end';
 
 const built = (file: string) => {
   const html = readFileSync(join(DIST, file), 'utf8');
@@ -71,8 +73,13 @@ for (const language of ['es', 'en'] as const) {
       .replace(/\s*<link rel="modulepreload"[^>]* data-app>/g, '')
       .replace('<html lang="es">', `<html lang="${language}" data-mantine-color-scheme="light">`)
       .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(t('app.pageTitle', { page: title, app: t('app.name') }))}</title>`)
+      // The frame is painted whole: a slow phone's parser yields part way through the page, and
+      // the browser painted the header alone, then the rest as the parser went on (its largest
+      // text a later paint than the first). Chromium holds rendering until the element this link
+      // names is in the document (the frame's last); browsers without `rel=expect` ignore it.
+      .replace('</head>', `  <link rel="expect" href="#${FRAME_END}" blocking="render">\n  </head>`)
       // An empty marker that tells the frame from the app, which replaces it (tests wait for that).
-      .replace(ROOT, `<div id="root"><template data-first-frame></template>${markup}</div>`);
+      .replace(ROOT, `<div id="root"><template data-first-frame></template>${markup}<template id="${FRAME_END}"></template></div>`);
     const file = join(DIST, 'frames', `${name}.${language}.html`);
     writeFileSync(file, html);
     writeFileSync(`${file}.br`, brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));

@@ -145,6 +145,19 @@ describe('/dashboard', () => {
       expect(index).toContain('<div id="root"></div>');
       expect(index.match(/data-app/g)?.length ?? 0).toBeGreaterThanOrEqual(3);
     });
+
+    it('is painted whole: rendering waits for the element that closes the frame, the last in #root', () => {
+      const frames = readdirSync(join(DASHBOARD_DIST, 'frames')).filter((f) => f.endsWith('.html'));
+      for (const file of frames) {
+        const html = readFileSync(join(DASHBOARD_DIST, 'frames', file), 'utf8');
+        const head = html.slice(0, html.indexOf('</head>'));
+        expect(head, file).toContain('<link rel="expect" href="#first-frame-end" blocking="render">');
+        expect(html.match(/id="first-frame-end"/g), file).toHaveLength(1);
+        expect(html, file).toMatch(/<template id="first-frame-end"><\/template><\/div>\s*<\/body>/);
+      }
+      // The frameless page has neither: nothing to wait for.
+      expect(readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8')).not.toContain('first-frame-end');
+    });
   });
 
   it('is where / leads', async () => {

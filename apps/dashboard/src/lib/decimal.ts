@@ -21,9 +21,27 @@
 export type DecimalProblem = 'empty' | 'invalid' | 'ambiguous';
 export type DecimalReading = { value: number; problem?: undefined } | { value?: undefined; problem: DecimalProblem };
 
+/**
+ * Intl's number formats, made once per language and options and kept: making one costs far more
+ * than using it (a page of records formats hundreds of weights, and a phone's first render paid
+ * for a new format per figure).
+ */
+const numberFormats = new Map<string, Intl.NumberFormat>();
+export function numberFormat(language: string, options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+  const key = `${language}\u0000${JSON.stringify(options)}`;
+  let format = numberFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(language, options);
+    numberFormats.set(key, format);
+  }
+  return format;
+}
+
 /** The language's decimal mark (`,` in Spanish, `.` in English), as Intl writes it. */
 export function decimalMark(language: string): ',' | '.' {
-  const mark = new Intl.NumberFormat(language).formatToParts(0.5).find((p) => p.type === 'decimal')?.value;
+  const mark = numberFormat(language)
+    .formatToParts(0.5)
+    .find((p) => p.type === 'decimal')?.value;
   return mark === ',' ? ',' : '.';
 }
 
@@ -81,7 +99,7 @@ export function parseDecimal(text: string, language: string): DecimalReading {
  * (`1234,5` in Spanish), so that what is shown reads back the same: `parseDecimal` of it is `value`.
  */
 export function formatDecimal(value: number, language: string, maximumFractionDigits = 4): string {
-  return new Intl.NumberFormat(language, { useGrouping: false, maximumFractionDigits }).format(value);
+  return numberFormat(language, { useGrouping: false, maximumFractionDigits }).format(value);
 }
 
 /**
@@ -97,5 +115,5 @@ export function formatKg(value: number, language: string, kind: 'total' | 'weigh
       : value !== 0 && Math.abs(value) < 1
         ? { maximumSignificantDigits: 1 }
         : { maximumFractionDigits: 1 };
-  return new Intl.NumberFormat(language, { style: 'unit', unit: 'kilogram', ...options }).format(value);
+  return numberFormat(language, { style: 'unit', unit: 'kilogram', ...options }).format(value);
 }
