@@ -1,4 +1,4 @@
-import { Alert, AppShell, Burger, Group, ScrollArea, Stack, Text } from '@mantine/core';
+import { Alert, AppShell, Burger, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { ModalsProvider } from '@mantine/modals';
 import { IconAlertTriangle } from '@tabler/icons-react';
@@ -63,13 +63,13 @@ export function AppLayout() {
         </AppShell.Header>
 
         <AppShell.Navbar p="sm" aria-label={t('nav.label')}>
-          <ScrollArea>
-            <Stack gap="md">
-              {!wide && <Stack gap="xs">{scopeControls}</Stack>}
-              <Navigation onNavigate={nav.close} />
-              {drawer && <UserPanel />}
-            </Stack>
-          </ScrollArea>
+          {/* The browser's own scrolling: Mantine's ScrollArea measures its content on every
+              change of size, a forced layout of the page while it first renders on a phone. */}
+          <Stack gap="md" style={{ flex: 1, minHeight: 0, overflowY: 'auto' }}>
+            {!wide && <Stack gap="xs">{scopeControls}</Stack>}
+            <Navigation onNavigate={nav.close} />
+            {drawer && <UserPanel />}
+          </Stack>
         </AppShell.Navbar>
 
         <AppShell.Main>

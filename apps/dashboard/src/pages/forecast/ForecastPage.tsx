@@ -1,4 +1,4 @@
-import { Anchor, Card, Group, SegmentedControl, Select, SimpleGrid, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
+import { Anchor, Card, Group, Select, SimpleGrid, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
 import type { Prediction } from '@merma/schema';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
@@ -8,6 +8,7 @@ import { EmptyHint, hintLink } from '../../components/EmptyHint.tsx';
 import { AnchorLink } from '../../components/links.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
+import { Segmented } from '../../components/Segmented.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { useScope } from '../../lib/scope.ts';
 import { CATEGORIES, isCategory } from '../../lib/waste.ts';
@@ -51,7 +52,7 @@ function Forecast({ establishmentId }: { establishmentId: string }) {
           <Text size="sm" fw={500} id="forecast-horizon">
             {t('forecast.horizon')}
           </Text>
-          <SegmentedControl
+          <Segmented
             aria-labelledby="forecast-horizon"
             value={String(search.weeks)}
             onChange={(v) => void navigate({ to: '.', search: (prev) => ({ ...prev, weeks: Number(v) }) })}

@@ -1,4 +1,4 @@
-import { Alert, Badge, Card, Code, Group, List, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Card, Code, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { type AnalyticsResult, keyPrefix } from '@merma/schema';
 import type { DashboardBenchmark, PeriodComparison, SpikeAlert } from '@merma/schema/dashboard';
 import { IconArrowDownRight, IconArrowUpRight, IconMinus } from '@tabler/icons-react';
@@ -11,6 +11,7 @@ import { ExpiringAgreementsAlert } from '../../components/ExpiringAgreementsAler
 import { AnchorLink } from '../../components/links.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
+import { Segmented } from '../../components/Segmented.tsx';
 import { useFormat } from '../../lib/format.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
@@ -60,7 +61,7 @@ function Overview({ establishmentId, timezone }: { establishmentId: string; time
         <Title order={2} size="h3">
           {t('overview.rangeHeading')}
         </Title>
-        <SegmentedControl
+        <Segmented
           aria-label={t('overview.range')}
           value={range}
           onChange={(value) => void navigate({ to: '.', search: (prev) => ({ ...prev, range: value as OverviewRange }) })}
@@ -171,7 +172,7 @@ function ChartCard({
         <Text component="figcaption" fw={600} id={captionId}>
           {title}
         </Text>
-        <SegmentedControl
+        <Segmented
           size="xs"
           aria-label={`${t('overview.figures.label')}: ${title}`}
           value={view}
