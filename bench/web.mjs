@@ -179,8 +179,9 @@ function details(lhr) {
   const scripts = items('bootup-time')
     .slice(0, 6)
     .map((i) => `${String(i.url).split('/').pop()} ${Math.round(i.total)} ms (script ${Math.round(i.scripting)} ms)`);
+  // Every long task, in the order they ran (TBT is the sum of their time over 50 ms after FCP).
   const tasks = items('long-tasks')
-    .slice(0, 6)
+    .toSorted((a, b) => a.startTime - b.startTime)
     .map((i) => `${String(i.url).split('/').pop() || i.url} @${Math.round(i.startTime)} ms: ${Math.round(i.duration)} ms`);
   // Lighthouse 13 names the LCP element in its LCP breakdown insight (older versions: an audit of its own).
   const lcpDetails = lhr.audits['lcp-breakdown-insight']?.details ?? lhr.audits['largest-contentful-paint-element']?.details ?? {};
