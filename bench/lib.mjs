@@ -69,7 +69,7 @@ export const newKey = () => `svc_test_${[...randomBytes(32)].map((b) => ALPHABET
 export const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 
 /**
- * Stops `children` (SIGTERM; at most 10 s to drain and exit), then drops `dbName` unless `keep`:
+ * Stops `children` (SIGTERM; at most 10 s to drain and exit, then SIGKILL), then drops `dbName` unless `keep`:
  * the end of every benchmark, on success or failure.
  */
 export async function stopAndDrop(children, adminUrl, dbName, { keep = false } = {}) {
@@ -77,6 +77,11 @@ export async function stopAndDrop(children, adminUrl, dbName, { keep = false } =
   const exited = running.map((c) => new Promise((r) => c.once('exit', r)));
   for (const c of running) c.kill('SIGTERM');
   await Promise.race([Promise.all(exited), sleep(10_000)]);
+  // One still draining after 10 s is killed before its database is dropped under it (it went on
+  // logging that the database no longer exists).
+  const stuck = running.filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const c of stuck) c.kill('SIGKILL');
+  await Promise.race([Promise.all(exited), sleep(5_000)]);
   if (keep) return;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect().then(
