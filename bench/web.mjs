@@ -102,10 +102,14 @@ async function signIn(base, link) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
- * Runs `use(send)` on a DevTools protocol session with the browser Lighthouse drives (Node's own
- * WebSocket): `send(method, params, sessionId)` answers with the command's result.
+ * Puts `cookie` (a Cookie header's pairs) in the browser's cookie jar for `base`, or empties the jar
+ * when it is undefined, through the DevTools protocol of the browser Lighthouse drives (Node's own
+ * WebSocket). The jar, not an extra request header: the cookies the dashboard writes itself (its
+ * language) go into the jar, and a request's Cookie header then comes from the jar alone, so a
+ * session given as an extra header was lost from the second run of a page on (the server sent the
+ * sign-in page's frame, and the figures were a signed-out first paint's).
  */
-async function withBrowser(port, use) {
+async function setJar(port, base, cookie) {
   const { webSocketDebuggerUrl } = await (await fetch(`http://127.0.0.1:${port}/json/version`)).json();
   const socket = new WebSocket(webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
@@ -113,7 +117,7 @@ async function withBrowser(port, use) {
     socket.onerror = reject;
   });
   let id = 0;
-  const send = (method, params = {}, sessionId = undefined) =>
+  const send = (method, params = {}) =>
     new Promise((resolve, reject) => {
       const mine = ++id;
       socket.addEventListener('message', function answer(event) {
@@ -123,24 +127,9 @@ async function withBrowser(port, use) {
         if (message.error) reject(new Error(`${method}: ${message.error.message}`));
         else resolve(message.result);
       });
-      socket.send(JSON.stringify({ id: mine, method, params, sessionId }));
+      socket.send(JSON.stringify({ id: mine, method, params }));
     });
   try {
-    return await use(send);
-  } finally {
-    socket.close();
-  }
-}
-
-/**
- * Puts `cookie` (a Cookie header's pairs) in the browser's cookie jar for `base`, or empties the jar
- * when it is undefined. The jar, not an extra request header: the cookies the dashboard writes
- * itself (its language) go into the jar, and a request's Cookie header then comes from the jar
- * alone, so a session given as an extra header was lost from the second run of a page on (the
- * server sent the sign-in page's frame, and the figures were a signed-out first paint's).
- */
-async function setJar(port, base, cookie) {
-  await withBrowser(port, async (send) => {
     await send('Storage.clearCookies');
     if (cookie) {
       const cookies = cookie.split('; ').map((pair) => {
@@ -149,35 +138,9 @@ async function setJar(port, base, cookie) {
       });
       await send('Storage.setCookies', { cookies });
     }
-  });
-}
-
-/**
- * Has the browser paint one page of its own before the first run. A browser just started presents
- * its first frame late (its display compositor starting up): in traces of the first Lighthouse run
- * after the launch, the page's first paint came 1.0–1.3 s after its layout with the main thread
- * idle, whichever page ran first, where every later run painted within 0.2 s. A phone opening the
- * dashboard has its browser running already, so that start is the browser's, not the page's; it
- * is paid here, on a page that is not ours (nothing of ours is cached by it).
- */
-async function warmUp(port) {
-  await withBrowser(port, async (send) => {
-    const page = 'data:text/html,<p style="font-size:40px">Merma</p>';
-    const { targetId } = await send('Target.createTarget', { url: page });
-    const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
-    const evaluate = async (expression) =>
-      (await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId)).result.value;
-    // The tab's document is the page once its navigation has committed and loaded.
-    for (let tries = 0; !(await evaluate("location.protocol === 'data:' && document.readyState === 'complete'")); tries++) {
-      if (tries === 200) throw new Error('warm-up: the browser did not load its page in 10 s');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    // The paint entry is made once the frame has been presented: the compositor is up.
-    await evaluate(
-      "new Promise((resolve) => new PerformanceObserver((list) => resolve(list.getEntries()[0].startTime)).observe({ type: 'paint', buffered: true }))",
-    );
-    await send('Target.closeTarget', { targetId });
-  });
+  } finally {
+    socket.close();
+  }
 }
 
 async function measure(port, url, preset, cookie) {
@@ -279,7 +242,6 @@ async function main() {
   const missed = [];
   const rows = [];
   try {
-    await warmUp(chrome.port);
     // BENCH_WEB_PAGES=overview,records and BENCH_WEB_PRESETS=mobile narrow a run to what is being worked on.
     const only = (name, list) => (process.env[name] ? process.env[name].split(',').includes(list) : true);
     for (const preset of ['mobile', 'desktop'].filter((p) => only('BENCH_WEB_PRESETS', p))) {
