@@ -290,7 +290,10 @@ describe('/dashboard', () => {
     // Raised to 206.2 kB when the sign-in page became a page of its own: i18next is a file of its own
     // (that page does not download it; +0.2 kB here) and the app's sign-in route shows that page's
     // form, with its own checks instead of @mantine/form's (+0.5 kB).
-    const BUDGET_GZ = 206_200;
+    // Raised to 206.3 kB when the entry sets up the browser's date formats while React downloads
+    // (ICU's first DateTimeFormat, 170–200 ms of the page's first render at 4× before) and an empty
+    // cell's mark is looked up once per language (+0.06 kB).
+    const BUDGET_GZ = 206_300;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));
