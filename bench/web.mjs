@@ -36,6 +36,17 @@ const dbUrl = (() => {
 const children = [];
 /** Lighthouse's benchmarkIndex of every run: how fast this machine's CPU was during the bench. */
 const hostIndexes = [];
+/**
+ * Runs whose first frame the browser presented late: in the full-speed load Lighthouse simulates
+ * from, the page's first paint more than a second after navigation (it is 0.15–0.3 s otherwise).
+ * In traces of such runs the page had been laid out by 0.25 s and its main thread then sat idle:
+ * no animation frame came for a second (two, now and then), whatever the build, the first run
+ * after the browser's launch most often. The simulation starts from that load, so such a run's LCP
+ * reads 3.7–4.3 s instead of 1.1–2.0 s. Counted and printed, never dropped: the median of three
+ * runs is what absorbs one.
+ */
+const LATE_FRAME_MS = 1000;
+const lateFrames = { late: 0, runs: 0 };
 
 function startServer(port) {
   const child = spawn(process.execPath, ['apps/server/dist/main.js'], {
@@ -164,12 +175,16 @@ async function measure(port, url, preset, cookie) {
       // Lighthouse's measure of this machine's CPU in this run (its "CPU/Memory Power"): the 4×
       // slowdown is meant for a host of 1,000 and more, and Lighthouse warns below that.
       benchmarkIndex: lhr.environment.benchmarkIndex,
+      observedFcp: lhr.audits.metrics?.details?.items?.[0]?.observedFirstContentfulPaint,
       details: process.env.BENCH_WEB_DETAILS ? details(lhr) : undefined,
     });
   }
   hostIndexes.push(...runs.map((r) => r.benchmarkIndex));
+  lateFrames.runs += runs.length;
+  const late = runs.filter((r) => r.observedFcp > LATE_FRAME_MS).length;
+  lateFrames.late += late;
   const scores = runs.map((r) => r.score);
-  return runs.find((r) => r.score === median(scores));
+  return { ...runs.find((r) => r.score === median(scores)), late, of: runs.length };
 }
 
 /** Where the main thread's time went (BENCH_WEB_DETAILS=1): by kind of work, and by script. */
@@ -253,6 +268,7 @@ async function main() {
         console.log(
           `${preset.padEnd(7)} ${page.name.padEnd(9)} performance ${String(r.score).padStart(3)}  LCP ${(r.lcp / 1000).toFixed(2)} s  CLS ${r.cls.toFixed(3)}  TBT ${Math.round(r.tbt)} ms  transferred ${kB(r.bytes)} (JS ${kB(r.jsBytes)} in ${r.scripts} files)`,
         );
+        if (r.late > 0) console.log(`  first frame presented late (observed FCP over 1 s) in ${r.late} of ${r.of} runs`);
         if (r.details) console.log(r.details);
         if (preset === 'mobile' && r.score < GOALS.mobileScore)
           missed.push(`${page.name} (mobile): performance ${r.score} < ${GOALS.mobileScore}`);
@@ -278,6 +294,10 @@ async function main() {
           : ''),
     );
   }
+  if (lateFrames.late > 0)
+    console.log(
+      `late first frames: ${lateFrames.late} of ${lateFrames.runs} runs (the browser's, see LATE_FRAME_MS; a median of one run takes them as they are)`,
+    );
   for (const line of missed) console.log(`MISSED ${line}`);
   if (missed.length === 0) console.log('all goals met: mobile performance ≥ 90, LCP < 2.5 s, CLS < 0.1 on every page');
   if (process.env.BENCH_WEB_JSON) console.log(JSON.stringify(rows));
