@@ -585,7 +585,10 @@ describe('retries, deactivation and notices', () => {
   beforeAll(async () => {
     smtp = await startSmtp();
     t = await startTestApp({
-      config: { WEBHOOKS_ALLOW_PRIVATE: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Merma <alerts@merma.test>', WEBHOOK_TIMEOUT_MS: '300' },
+      // The production timeout (10 s): a receiver here answers at once, and a short timeout read a
+      // 500 answered at once as "no answer within 300 ms" on a loaded machine (the test's process
+      // runs the worker, the app and the receiver). The timeout's own test has an app of its own.
+      config: { WEBHOOKS_ALLOW_PRIVATE: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Merma <alerts@merma.test>' },
       worker: { random: () => 0.5 },
     });
     receiver = await startReceiver(answerDown);
@@ -710,6 +713,20 @@ describe('retries, deactivation and notices', () => {
     expect(subject).toBe('Merma: se ha desactivado un endpoint de webhooks');
     expect(text).toContain('Motivo: el endpoint respondió 410 Gone');
   });
+});
+
+describe('a receiver slower than the timeout', () => {
+  let t: TestContext;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    // The one app with a short timeout: only this test waits for it to pass.
+    t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '300' }, worker: true });
+    receiver = await startReceiver((_r, res) => res.end());
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
 
   it('counts a receiver slower than the timeout as a failed attempt', async () => {
     const tenant = await createTenant(t.db);
@@ -734,7 +751,7 @@ describe('secret rotation and recovery', () => {
   let t: TestContext;
   let receiver: Receiver;
   beforeAll(async () => {
-    t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '300' }, worker: { random: () => 0.5 } });
+    t = await startTestApp({ config: { WEBHOOKS_ALLOW_PRIVATE: 'true' }, worker: { random: () => 0.5 } });
     receiver = await startReceiver((req, res) => {
       res.statusCode = req.path.startsWith('/down') ? 500 : 200;
       res.end();
