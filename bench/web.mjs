@@ -296,7 +296,7 @@ async function main() {
   }
   if (lateFrames.late > 0)
     console.log(
-      `late first frames: ${lateFrames.late} of ${lateFrames.runs} runs (the browser's, see LATE_FRAME_MS; a median of one run takes them as they are)`,
+      `late first frames: ${lateFrames.late} of ${lateFrames.runs} runs (the browser's, see LATE_FRAME_MS; kept in the medians, and with BENCH_WEB_RUNS=1 a page's figures are such a run's)`,
     );
   for (const line of missed) console.log(`MISSED ${line}`);
   if (missed.length === 0) console.log('all goals met: mobile performance ≥ 90, LCP < 2.5 s, CLS < 0.1 on every page');
