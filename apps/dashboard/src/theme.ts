@@ -58,10 +58,10 @@ export function themeWithCloseLabel(close: string): MantineThemeOverride {
       Combobox: { defaultProps: { keepMounted: false } },
       // Placeholders hold still. A pulsing one is an animation the compositor draws at 60 frames a
       // second for as long as the page loads, beside the page's own work: in Lighthouse's traces of
-      // the records page on a phone, the display compositor's CPU fell from 420–620 ms to
-      // 117–227 ms per load without it, and the page's blocking time by a fifth (overview) to a
-      // third (records). Still grey
-      // blocks say "something comes here" as well, and ask nothing of a reduced-motion setting.
+      // the records page on a phone, the display compositor's CPU fell from 420–620 ms to 117–227 ms
+      // per load without it, and the page's blocking time by a fifth (overview) to a
+      // third (records). Still grey blocks say "something comes here" as well, and ask nothing of
+      // a reduced-motion setting.
       Skeleton: { defaultProps: { animate: false } },
     },
   });
