@@ -87,9 +87,9 @@ export function DataTable<T>({ caption, columns, rows, rowKey, empty, renderExpa
             const label = rowLabel?.(row) ?? key;
             return (
               <Fragment key={key}>
-                <Table.Tr>
+                <tr {...bodyRow}>
                   {renderExpanded && (
-                    <Table.Td>
+                    <td className={cellClass}>
                       <ActionIcon
                         variant="subtle"
                         color="gray"
@@ -99,12 +99,14 @@ export function DataTable<T>({ caption, columns, rows, rowKey, empty, renderExpa
                       >
                         {open ? <IconChevronDown size={16} aria-hidden /> : <IconChevronRight size={16} aria-hidden />}
                       </ActionIcon>
-                    </Table.Td>
+                    </td>
                   )}
                   {columns.map((c) => (
-                    <Table.Td key={c.key}>{c.render(row)}</Table.Td>
+                    <td key={c.key} className={cellClass}>
+                      {c.render(row)}
+                    </td>
                   ))}
-                </Table.Tr>
+                </tr>
                 {renderExpanded && open && (
                   <Table.Tr>
                     <Table.Td colSpan={columnCount} bg="var(--mantine-color-gray-0)">
@@ -120,6 +122,22 @@ export function DataTable<T>({ caption, columns, rows, rowKey, empty, renderExpa
     </Table.ScrollContainer>
   );
 }
+
+/**
+ * The body's rows and cells as plain elements carrying exactly what Mantine's `Table.Tr` and
+ * `Table.Td` render inside this table (`striped`, `highlightOnHover`, row borders by default):
+ * its classes and data attributes, so the theme's table styles apply unchanged. Each `Table.Td` is
+ * a `useProps`, a context read, a style computation and a `Box`; a page of 50 records is 500 of
+ * them, and React's commit of that table was the records page's longest task on a phone (100–180 ms
+ * at full speed). The header, the empty row and an expanded row keep Mantine's components.
+ */
+const bodyRow = {
+  className: `${Table.classes.tr} mantine-Table-tr`,
+  'data-with-row-border': true,
+  'data-striped': 'odd',
+  'data-hover': true,
+} as const;
+const cellClass = `${Table.classes.td} mantine-Table-td`;
 
 const dimmed = { color: 'var(--mantine-color-dimmed)' };
 const emptyMarks = new Map<string, string>();
