@@ -293,7 +293,10 @@ describe('/dashboard', () => {
     // Raised to 206.3 kB when the entry sets up the browser's date formats while React downloads
     // (ICU's first DateTimeFormat, 170–200 ms of the page's first render at 4× before) and an empty
     // cell's mark is looked up once per language (+0.06 kB).
-    const BUDGET_GZ = 206_300;
+    // Raised to 206.6 kB when that set-up moved to a worker started by the entry (the worker's
+    // file, 0.3 kB, is fetched beside React's chunk and is not counted here; starting it, +0.2 kB)
+    // and three chunks carry V8's compile hint (a comment line each, +0.03 kB).
+    const BUDGET_GZ = 206_600;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));
@@ -314,7 +317,9 @@ describe('/dashboard', () => {
     // add ~20 kB (its scroll area), which is why the deliveries are a plain table. Lower it as the
     // page shrinks; raise it only with a reason. Raised to 188.1 kB when i18next became a file of its
     // own, which the sign-in page does without (+0.03 kB here: one more file compressed on its own).
-    const BUDGET_GZ = 188_100;
+    // Raised to 188.12 kB when its React and i18next chunks carry V8's compile hint (a comment
+    // line each, compiled on a background thread as they download).
+    const BUDGET_GZ = 188_120;
     const page = readFileSync(join(DASHBOARD_DIST, 'sign.html'), 'utf8');
     const files = [...new Set([...page.matchAll(/\/dashboard\/(assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1] as string))];
     expect(files.some((f) => /^assets\/sign-[\w-]+\.js$/.test(f))).toBe(true);
