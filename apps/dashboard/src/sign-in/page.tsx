@@ -1,4 +1,4 @@
-import '@mantine/core/styles.css';
+import '../mantine-styles.ts';
 import { Anchor, MantineProvider, NativeSelect } from '@mantine/core';
 import { StrictMode, useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';

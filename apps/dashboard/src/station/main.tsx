@@ -1,4 +1,4 @@
-import '@mantine/core/styles.css';
+import '../mantine-styles.ts';
 import { Button, Center, MantineProvider, Stack, Text } from '@mantine/core';
 import { Component, type ReactNode, StrictMode, useMemo } from 'react';
 import { createRoot } from 'react-dom/client';
