@@ -64,3 +64,5 @@ import '@mantine/core/styles/Switch.css';
 import '@mantine/core/styles/Table.css';
 import '@mantine/core/styles/ThemeIcon.css';
 import '@mantine/core/styles/Title.css';
+// After Mantine's own sheets: the shell's transitions (see the file).
+import './shell/shell.css';

@@ -316,20 +316,32 @@ describe('/dashboard', () => {
     // without its stylesheet would show unstyled. Mantine's class names are fixed (`m_` and eight
     // hex digits), in the scripts as strings; each must be a selector (or, for an animation, a
     // keyframes name) in the styles. The four pages link the same shared stylesheet.
-    const linked = (html: string) =>
-      [...readFileSync(join(DASHBOARD_DIST, html), 'utf8').matchAll(/\/dashboard\/(assets\/[^"]+\.css)"/g)].map((m) => m[1] as string);
-    const shared = linked('index.html').filter((f) => linked('sign-in.html').includes(f));
+    const shared = linkedStyles('index.html').filter((f) => linkedStyles('sign-in.html').includes(f));
     expect(shared).toHaveLength(1);
-    for (const page of ['sign.html', 'station.html']) expect(linked(page), page).toContain(shared[0]);
+    for (const page of ['sign.html', 'station.html']) expect(linkedStyles(page), page).toContain(shared[0]);
     const assets = readdirSync(join(DASHBOARD_DIST, 'assets'));
     const scripts = assets.filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(DASHBOARD_DIST, 'assets', f), 'utf8'));
     const used = new Set(scripts.flatMap((code) => code.match(/\bm_[0-9a-f]{8}\b/g) ?? []));
     expect(used.size).toBeGreaterThan(100);
-    const css = linked('index.html')
+    const css = linkedStyles('index.html')
       .map((f) => readFileSync(join(DASHBOARD_DIST, f), 'utf8'))
       .join('\n');
     const defined = new Set([...css.matchAll(/(?:\.|@keyframes\s+)(m_[0-9a-f]{8})\b/g)].map((m) => m[1]));
     expect([...used].filter((c) => !defined.has(c))).toEqual([]);
+  });
+
+  it("registers the shell's transition variable as not inherited, in the stylesheet every page links, and no other property", () => {
+    // apps/dashboard/src/shell/shell.css: Mantine's AppShell changes that variable on its root
+    // 200 ms after it mounts; inherited, the change restyled every element of the app. A property
+    // registered by a stylesheet that arrives after the first paint (a page's own) restyles the
+    // whole document when it arrives, so registrations belong in the shared one alone.
+    const shared = linkedStyles('index.html').filter((f) => linkedStyles('sign-in.html').includes(f));
+    expect(shared).toHaveLength(1);
+    const sheet = readFileSync(join(DASHBOARD_DIST, shared[0] as string), 'utf8');
+    expect(sheet).toMatch(/@property --app-shell-transition-duration\s*\{\s*syntax:\s*"\*";\s*inherits:\s*false;?\s*\}/);
+    const others = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => f.endsWith('.css') && `assets/${f}` !== shared[0]);
+    expect(others.length).toBeGreaterThan(0);
+    for (const f of others) expect(readFileSync(join(DASHBOARD_DIST, 'assets', f), 'utf8'), f).not.toMatch(/@property/);
   });
 
   it("the signing page's first load (its scripts, messages and styles) stays within its size budget", () => {
@@ -398,6 +410,11 @@ describe('/dashboard', () => {
     }
   });
 });
+
+/** The stylesheets a page of the real build links (`assets/….css`). */
+function linkedStyles(html: string): string[] {
+  return [...readFileSync(join(DASHBOARD_DIST, html), 'utf8').matchAll(/\/dashboard\/(assets\/[^"]+\.css)"/g)].map((m) => m[1] as string);
+}
 
 /**
  * One GET over a real socket, the body as it crossed the network (not decompressed), as the

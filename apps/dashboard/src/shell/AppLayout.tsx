@@ -14,6 +14,15 @@ import { EstablishmentSwitcher, ModeSwitch, OrganizationSwitcher } from './Scope
 import { UserMenu, UserPanel } from './UserMenu.tsx';
 
 /**
+ * The screen's width as the first render sees it, not a guess corrected by an effect. The app is
+ * rendered in the browser only (no server markup to match), so the first render can ask
+ * `matchMedia` itself; with a guess (wide, no drawer), a phone rendered the frame twice: the
+ * effect's correction moved the scope controls and the account menu, and re-rendered the frame
+ * and its dialogs' provider right after the page's first commit.
+ */
+const screenNow = { getInitialValueInEffect: false };
+
+/**
  * The signed-in frame: navigation, the organisation, establishment and mode every page works on,
  * the language and the user's menu. Pages render in `<main>`.
  */
@@ -21,11 +30,11 @@ export function AppLayout() {
   const { t } = useTranslation();
   const [navOpened, nav] = useDisclosure(false);
   // Wide screens show the scope controls in the header; narrow ones at the top of the navigation.
-  const wide = useMediaQuery('(min-width: 62em)', true);
+  const wide = useMediaQuery('(min-width: 62em)', undefined, screenNow);
   // Below Mantine's `sm` the navigation is a drawer behind the menu button, and the header keeps
   // only that button, the name and the mode: the account (language, signing out) moves into the
   // drawer, where a phone has room for it (Stripe's and GitHub's mobile menus do the same).
-  const drawer = !useMediaQuery('(min-width: 48em)', false);
+  const drawer = !useMediaQuery('(min-width: 48em)', undefined, screenNow);
   const { me, establishment } = useScope();
 
   const scopeControls = (
