@@ -310,6 +310,30 @@ describe('/dashboard', () => {
     for (const f of scripts) expect(readFileSync(join(DASHBOARD_DIST, f), 'utf8'), f).not.toMatch(/ZodError|\$ZodType/);
   });
 
+  it('the overview, records and forecast pages load no schema code (zod) of their own', () => {
+    // Their forms validate nothing on load; a value imported from a module that also builds zod
+    // schemas (the forecast's service-level limits did) evaluates zod on the page's load, 100 ms
+    // and more of a phone's main thread at 4× slowdown. What each page's chunk imports, and what
+    // those import, is checked for zod.
+    const assets = join(DASHBOARD_DIST, 'assets');
+    const files = readdirSync(assets);
+    const graph = (file: string, seen = new Set<string>()): Set<string> => {
+      if (seen.has(file)) return seen;
+      seen.add(file);
+      const code = readFileSync(join(assets, file), 'utf8');
+      for (const m of code.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)) graph(m[1] as string, seen);
+      return seen;
+    };
+    for (const page of ['OverviewPage', 'RecordsPage', 'ForecastPage']) {
+      const entry = files.filter((f) => new RegExp(`^${page}-[\\w-]+\\.js$`).test(f));
+      expect(entry.length, page).toBeGreaterThan(0);
+      const loaded = [...new Set(entry.flatMap((f) => [...graph(f)]))];
+      expect(loaded.length, page).toBeGreaterThan(3);
+      const zod = loaded.filter((f) => /ZodError|\$ZodType/.test(readFileSync(join(assets, f), 'utf8')));
+      expect(zod, page).toEqual([]);
+    }
+  });
+
   it('every Mantine class the scripts name has its rules in the stylesheet every page links', () => {
     // The dashboard imports Mantine's stylesheets one component at a time
     // (apps/dashboard/src/mantine-styles.ts), not the whole library's: a component rendered

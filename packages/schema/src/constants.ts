@@ -280,3 +280,14 @@ export const DONATION_STATUSES = ['offered', 'accepted', 'refused', 'collected',
  */
 export const TAX_PACK_MIN_YEAR = 2000;
 export const TAX_PACK_MAX_YEAR = 2100;
+
+/**
+ * The share of days the production advice covers for a product without prices, before the waste
+ * it leaves adjusts it (±0.10: a product of which 30 % or more is wasted gets 0.10 less, one never
+ * wasted 0.10 more, within 0.05–0.99). Per establishment and mode, set in its production settings;
+ * 0.85 until then. (Here, with no schema around them, for the dashboard's page that shows them:
+ * importing them from `insights.ts` evaluated zod on that page's load.)
+ */
+export const DEFAULT_SERVICE_LEVEL = 0.85;
+export const MIN_SERVICE_LEVEL = 0.5;
+export const MAX_SERVICE_LEVEL = 0.99;

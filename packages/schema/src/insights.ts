@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateOrDateTime, FoodCategory, IsoDate, Sector, Timestamp, Uuid } from './common.js';
+import { DEFAULT_SERVICE_LEVEL, MAX_SERVICE_LEVEL, MIN_SERVICE_LEVEL } from './constants.js';
 import { Envelope } from './envelope.js';
 
 /** `GET /api/v1/analytics`. Dates are read in the establishment's time zone; default: the last 30 days. */
@@ -114,16 +115,6 @@ export const DemandPoint = z
   })
   .meta({ id: 'DemandPoint' });
 export type DemandPoint = z.infer<typeof DemandPoint>;
-
-/**
- * The share of days the production advice covers for a product without prices, before the waste
- * it leaves adjusts it (±0.10: a product of which 30 % or more is wasted gets 0.10 less, one never
- * wasted 0.10 more, within 0.05–0.99). Per establishment and mode, set in its production settings;
- * 0.85 until then.
- */
-export const DEFAULT_SERVICE_LEVEL = 0.85;
-export const MIN_SERVICE_LEVEL = 0.5;
-export const MAX_SERVICE_LEVEL = 0.99;
 
 export const ProductionSettings = z
   .object({
