@@ -3,16 +3,14 @@ import '@mantine/notifications/styles.css';
 import { MantineProvider } from '@mantine/core';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
-import { lazy, StrictMode, Suspense, startTransition, useMemo } from 'react';
+import { StrictMode, startTransition, useMemo } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
+import { DeferredToasts } from './components/DeferredToasts.tsx';
 import { i18nReady } from './i18n/index.ts';
 import { router } from './router.tsx';
 import { buildTheme, cssVariablesResolver } from './theme.ts';
 import { queryClient } from './trpc.ts';
-
-// Notifications (and their transitions) load after the first paint; `notifications.show()` queues meanwhile.
-const Notifications = lazy(() => import('@mantine/notifications').then((m) => ({ default: m.Notifications })));
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
@@ -23,10 +21,7 @@ function App() {
   return (
     <MantineProvider theme={theme} defaultColorScheme="light" cssVariablesResolver={cssVariablesResolver}>
       <QueryClientProvider client={queryClient}>
-        <Suspense>
-          {/* Bottom right: away from the header's mode switch and menus, which a toast at the top would cover. */}
-          <Notifications position="bottom-right" />
-        </Suspense>
+        <DeferredToasts />
         <RouterProvider router={router} />
       </QueryClientProvider>
     </MantineProvider>

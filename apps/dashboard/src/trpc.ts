@@ -5,6 +5,7 @@ import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { i18n } from './i18n/index.ts';
 import { csrfToken } from './lib/csrf.ts';
 import { errorText, isTransient, isUnauthorized } from './lib/errors.ts';
+import { notifications } from './lib/notify.ts';
 
 /**
  * The one place that talks to the server: the tRPC client, the QueryClient and the options proxy
@@ -52,10 +53,7 @@ export const queryClient = new QueryClient({
         return;
       }
       if (mutation.meta?.inlineError) return;
-      // Loaded on demand: the first bundle stays free of the notifications UI.
-      void import('@mantine/notifications').then(({ notifications }) =>
-        notifications.show({ color: 'red', title: i18n.t('errors.title'), message: errorText(i18n, error) }),
-      );
+      notifications.show({ color: 'red', title: i18n.t('errors.title'), message: errorText(i18n, error) });
     },
   }),
 });

@@ -3,15 +3,19 @@ import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { ModalsProvider } from '@mantine/modals';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { Outlet } from '@tanstack/react-router';
-import { Suspense } from 'react';
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LanguageSwitcher } from '../components/LanguageSwitcher.tsx';
 import { PagePending } from '../components/states.tsx';
 import { DisplayTimeZone } from '../lib/format.ts';
 import { useScope } from '../lib/scope.ts';
+import { AccountButton } from './AccountButton.tsx';
 import { Navigation } from './Navigation.tsx';
 import { EstablishmentSwitcher, ModeSwitch, OrganizationSwitcher } from './ScopeControls.tsx';
-import { UserMenu, UserPanel } from './UserMenu.tsx';
+import { UserPanel } from './UserPanel.tsx';
+
+// Wide screens only (phones have the account in the drawer): a chunk of its own, see UserMenu.tsx.
+const UserMenu = lazy(() => import('./UserMenu.tsx').then((m) => ({ default: m.UserMenu })));
 
 /**
  * The screen's width as the first render sees it, not a guess corrected by an effect. The app is
@@ -39,8 +43,8 @@ export function AppLayout() {
 
   const scopeControls = (
     <>
-      <OrganizationSwitcher />
-      <EstablishmentSwitcher />
+      <OrganizationSwitcher native={!wide} />
+      <EstablishmentSwitcher native={!wide} />
     </>
   );
 
@@ -66,7 +70,11 @@ export function AppLayout() {
             <Group gap="sm" wrap="nowrap">
               <ModeSwitch />
               {!drawer && <LanguageSwitcher account />}
-              {!drawer && <UserMenu />}
+              {!drawer && (
+                <Suspense fallback={<AccountButton />}>
+                  <UserMenu />
+                </Suspense>
+              )}
             </Group>
           </Group>
         </AppShell.Header>

@@ -1,11 +1,66 @@
-import { Badge, Group, Select, Switch, Text } from '@mantine/core';
+import { Badge, Group, NativeSelect, Switch, Text } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useMatchRoute, useNavigate } from '@tanstack/react-router';
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useScope } from '../lib/scope.ts';
 import type { Mode } from '../lib/search.ts';
 import { useEnterApp } from '../lib/session.ts';
 import { trpc } from '../trpc.ts';
+
+const ScopeSelect = lazy(() => import('./ScopeSelect.tsx'));
+
+type PickerProps = {
+  label: string;
+  data: { value: string; label: string }[];
+  value: string | null;
+  onChange: (value: string) => void;
+  /** The browser's own select (in the navigation, on phones and tablets), not Mantine's. */
+  native: boolean;
+  searchable?: boolean;
+  disabled?: boolean;
+  width: number;
+};
+
+/**
+ * The organisation's or establishment's picker. In the header (wide screens) it is Mantine's
+ * Select, searchable for long lists, whose code loads in a chunk of its own (ScopeSelect.tsx);
+ * until it arrives, and wherever `native` asks for it, it is the browser's own select, the same
+ * size and just as usable: phones open their own picker, with nothing more to download.
+ */
+function ScopePicker({ label, data, value, onChange, native, searchable = false, disabled = false, width }: PickerProps) {
+  const browsers = (
+    <NativeSelect
+      aria-label={label}
+      data={value ? data : [{ value: '', label: '—', disabled: true }, ...data]}
+      value={value ?? ''}
+      onChange={(event) => {
+        if (event.currentTarget.value) onChange(event.currentTarget.value);
+      }}
+      disabled={disabled}
+      size="xs"
+      w={width}
+    />
+  );
+  if (native) return browsers;
+  return (
+    <Suspense fallback={browsers}>
+      <ScopeSelect
+        aria-label={label}
+        data={data}
+        value={value}
+        onChange={(next) => {
+          if (next) onChange(next);
+        }}
+        allowDeselect={false}
+        searchable={searchable}
+        disabled={disabled}
+        size="xs"
+        w={width}
+      />
+    </Suspense>
+  );
+}
 
 /**
  * Changing the establishment or mode keeps the page, except an endpoint's detail page, whose
@@ -24,7 +79,7 @@ function useChangeScope() {
 }
 
 /** The organisation's name, or a switcher when the user belongs to several. */
-export function OrganizationSwitcher() {
+export function OrganizationSwitcher({ native }: { native: boolean }) {
   const { t } = useTranslation();
   const { me } = useScope();
   const enterApp = useEnterApp();
@@ -38,23 +93,22 @@ export function OrganizationSwitcher() {
     );
   }
   return (
-    <Select
-      aria-label={t('shell.organization')}
+    <ScopePicker
+      label={t('shell.organization')}
       data={me.organizations.map((o) => ({ value: o.id, label: o.name }))}
       value={me.organization.id}
       onChange={(id) => {
-        if (id && id !== me.organization.id) switchOrganization.mutate({ organization_id: id });
+        if (id !== me.organization.id) switchOrganization.mutate({ organization_id: id });
       }}
-      allowDeselect={false}
       disabled={switchOrganization.isPending}
-      size="xs"
-      w={200}
+      native={native}
+      width={200}
     />
   );
 }
 
 /** The establishment the pages work on (kept in the URL as `?establishment=`). */
-export function EstablishmentSwitcher() {
+export function EstablishmentSwitcher({ native }: { native: boolean }) {
   const { t } = useTranslation();
   const { me, establishment } = useScope();
   const changeScope = useChangeScope();
@@ -67,17 +121,14 @@ export function EstablishmentSwitcher() {
     ) : null;
   }
   return (
-    <Select
-      aria-label={t('shell.establishment')}
+    <ScopePicker
+      label={t('shell.establishment')}
       data={me.establishments.map((e) => ({ value: e.id, label: e.name }))}
       value={establishment?.id ?? null}
-      onChange={(id) => {
-        if (id) changeScope({ establishment: id });
-      }}
-      allowDeselect={false}
+      onChange={(id) => changeScope({ establishment: id })}
       searchable={me.establishments.length > 8}
-      size="xs"
-      w={220}
+      native={native}
+      width={220}
     />
   );
 }

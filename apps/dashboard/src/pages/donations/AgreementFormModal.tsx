@@ -1,6 +1,5 @@
 import { Button, Checkbox, Fieldset, Group, Modal, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import {
   AGREEMENT_RENEWALS,
   AGREEMENT_TIMEZONE,
@@ -15,6 +14,7 @@ import type { DashboardDonationAgreement } from '@merma/schema/dashboard';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { useScope } from '../../lib/scope.ts';
 import { rule } from '../../lib/validation.ts';
 import { todayIn } from '../../lib/waste.ts';

@@ -1,10 +1,10 @@
 import { Fieldset, Group, Radio, Stack, Text, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { type Donation, MAX_REFUSAL_REASON_LENGTH } from '@merma/schema';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { ModalForm } from '../../components/SecretFormModal.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 
 type Answer = { decision: 'accepted' | 'refused'; reason: string };

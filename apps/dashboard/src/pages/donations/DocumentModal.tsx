@@ -1,5 +1,4 @@
 import { Alert, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { MAX_AGREEMENT_DOCUMENT_BYTES } from '@merma/schema';
 import type { DashboardDonationAgreement } from '@merma/schema/dashboard';
 import { IconCircleCheck } from '@tabler/icons-react';
@@ -8,6 +7,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { uploadDocument } from './document.ts';
 import { PdfFileInput } from './PdfFileInput.tsx';

@@ -1,5 +1,4 @@
 import { Button, Center, Code, Group, Loader, Modal, Stack, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { DonationLine } from '@merma/schema';
 import type { DashboardDonation } from '@merma/schema/dashboard';
 import { IconDownload, IconQrcode } from '@tabler/icons-react';
@@ -8,6 +7,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { AnswerForm } from './AnswerForm.tsx';
 import { DonationLines } from './DonationLines.tsx';

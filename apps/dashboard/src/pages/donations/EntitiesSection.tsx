@@ -1,5 +1,4 @@
 import { Badge, Button, Checkbox, Group, Stack, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { SocialEntity } from '@merma/schema';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -7,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { useConfirm } from '../../components/confirm.tsx';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
 import { AnchorLink } from '../../components/links.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { WHOLE_BADGE } from './badges.ts';
 

@@ -1,11 +1,11 @@
 import { ActionIcon, Button, Checkbox, Fieldset, Group, Modal, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { ENTITY_LEGAL_FORMS, EntityContact, EntityNif, MAX_ENTITY_CONTACTS, type SocialEntity } from '@merma/schema';
 import { IconTrash } from '@tabler/icons-react';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { rule } from '../../lib/validation.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 

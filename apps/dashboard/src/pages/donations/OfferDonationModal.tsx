@@ -1,6 +1,5 @@
 import { ActionIcon, Alert, Button, Checkbox, Fieldset, Group, Modal, Select, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
 import { type UseFormReturnType, useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { ALLERGENS, DONATION_STORAGE, DONATION_UNITS, FOOD_CATEGORIES, MAX_DONATION_LINES, type Product } from '@merma/schema';
 import type { DashboardDonationAgreement } from '@merma/schema/dashboard';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
@@ -10,6 +9,7 @@ import { DecimalInput } from '../../components/DecimalInput.tsx';
 import { ModalForm } from '../../components/SecretFormModal.tsx';
 import { errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { emptyLine, fieldErrors, type LineValues, lineRules, type OfferValues, offerInput } from './offer-form.ts';
 

@@ -1,10 +1,10 @@
 import { Select, Text, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import type { Destination, Donation, DonationLine } from '@merma/schema';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { ModalForm } from '../../components/SecretFormModal.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 
 type Props = {

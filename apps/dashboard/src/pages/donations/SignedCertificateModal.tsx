@@ -1,5 +1,4 @@
 import { Alert, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { type DonationSignedCertificate, type DonationTaxPack, MAX_SIGNED_CERTIFICATE_BYTES } from '@merma/schema';
 import { IconCircleCheck } from '@tabler/icons-react';
 import { useMutation } from '@tanstack/react-query';
@@ -7,6 +6,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { PdfFileInput } from './PdfFileInput.tsx';
 import { uploadSignedCertificate } from './tax-pack.ts';

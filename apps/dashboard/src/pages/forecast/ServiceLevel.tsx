@@ -1,5 +1,4 @@
 import { Button, Group, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { DEFAULT_SERVICE_LEVEL, MAX_SERVICE_LEVEL, MIN_SERVICE_LEVEL } from '@merma/schema';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -7,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { DecimalInput, decimalError, decimalValue } from '../../components/DecimalInput.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';

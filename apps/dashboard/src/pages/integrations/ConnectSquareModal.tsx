@@ -1,10 +1,10 @@
 import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import type { Integration } from '@merma/schema/dashboard';
 import { IconInfoCircle } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { ModalForm, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { trpc } from '../../trpc.ts';
 import { CodeText, credentialRule, given, SquareFields, type SquareValues, squareRules, WriteOnlyField } from './VendorFields.tsx';
 import { CopyUrl } from './VendorIntegrationCard.tsx';

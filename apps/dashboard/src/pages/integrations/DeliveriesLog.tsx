@@ -1,5 +1,4 @@
 import { Button, Card, Code, Stack, Table, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { WebhookDelivery, WebhookDeliveryAttempt } from '@merma/schema';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
@@ -8,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
 import { Pager } from '../../components/Pager.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { DELIVERIES_PAGE_SIZE, deliveriesOptions } from '../../queries.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import type { WebhookScopeInput } from './IntegrationPage.tsx';

@@ -1,10 +1,10 @@
 import { Modal, Stack, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import type { Integration } from '@merma/schema/dashboard';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { ModalForm } from '../../components/SecretFormModal.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import {
   type IntegrationChanges,

@@ -1,6 +1,5 @@
 import { Alert, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { DEACTIVATE_AFTER_FAILED_DELIVERIES, type WebhookSubscription } from '@merma/schema';
 import { IconAlertTriangle, IconArrowLeft, IconSend } from '@tabler/icons-react';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
@@ -13,6 +12,7 @@ import { ModeBadge } from '../../components/ModeBadge.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';

@@ -1,9 +1,9 @@
 import { Select, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import type { Integration } from '@merma/schema/dashboard';
 import { useTranslation } from 'react-i18next';
 import { ModalForm, SecretFormModal, type ShownSecret, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { trpc } from '../../trpc.ts';
 import { GRACE_PERIODS } from './RotateSecret.tsx';
 import { CodeText, credentialRule, WriteOnlyField } from './VendorFields.tsx';

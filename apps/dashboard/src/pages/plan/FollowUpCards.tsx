@@ -1,6 +1,5 @@
 import { Badge, Button, Card, Group, Modal, Select, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { MEASURE_STATUSES, type MeasureStatus, type PlanMeasure, type TrainingSession } from '@merma/schema';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -10,6 +9,7 @@ import { type Column, DataTable, EmptyCell } from '../../components/DataTable.ts
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { currentLanguage } from '../../i18n/index.ts';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 import { YearCard } from './YearCard.tsx';
 

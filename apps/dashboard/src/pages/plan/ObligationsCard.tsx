@@ -15,7 +15,6 @@ import {
   Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { MAX_FLOOR_AREA_M2, NACE_CLASSES, type Obligations } from '@merma/schema';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -25,6 +24,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { currentLanguage } from '../../i18n/index.ts';
 import { formatDecimal } from '../../lib/decimal.ts';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';

@@ -1,5 +1,4 @@
 import { Alert, Button, Card, Group, List, NavLink, Stack, Table, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { PreventionPlan } from '@merma/schema';
 import { IconFilePlus, IconPrinter } from '@tabler/icons-react';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
@@ -9,6 +8,7 @@ import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
 import { currentLanguage } from '../../i18n/index.ts';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';

@@ -1,6 +1,5 @@
 import { Button, Card, Group, Modal, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { LER_CODES, MAX_WASTE_MANAGER_NAME_LENGTH, type WasteStream } from '@merma/schema';
 import { useMutation, useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -9,6 +8,7 @@ import { useConfirm } from '../../components/confirm.tsx';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { currentLanguage } from '../../i18n/index.ts';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 
 /**

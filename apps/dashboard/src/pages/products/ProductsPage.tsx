@@ -1,6 +1,5 @@
 import { Badge, Button, Card, Group, Modal, Select, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { FOOD_CATEGORIES, type ImportProductsResult, isValidGtin, type Product } from '@merma/schema';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -12,6 +11,7 @@ import { Page } from '../../components/Page.tsx';
 import { formatDecimal } from '../../lib/decimal.ts';
 import { detailText, errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';

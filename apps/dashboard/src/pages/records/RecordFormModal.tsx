@@ -1,6 +1,5 @@
 import { Modal, Select, SimpleGrid, Textarea, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import {
   EDIBLE_PARTS,
   HIERARCHY_REASONS,
@@ -19,6 +18,7 @@ import { ModalForm } from '../../components/SecretFormModal.tsx';
 import { formatDecimal, parseDecimal } from '../../lib/decimal.ts';
 import { detailText, errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { CATEGORIES, zonedDateTime, zonedInput } from '../../lib/waste.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 

@@ -1,6 +1,5 @@
 import { Badge, Button, Card, Group, Modal, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import type { Session, Shift } from '@merma/schema';
 import type { DashboardShift } from '@merma/schema/dashboard';
 import { useMutation, useQuery, useSuspenseQuery } from '@tanstack/react-query';
@@ -16,6 +15,7 @@ import { Page } from '../../components/Page.tsx';
 import { Pager } from '../../components/Pager.tsx';
 import { errorInfo } from '../../lib/errors.ts';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';

@@ -1,6 +1,5 @@
 import { Button, Card, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { MAX_TARE_PRESET_KG, MAX_TARE_PRESETS, type TarePreset } from '@merma/schema/dashboard';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -9,6 +8,7 @@ import { type Column, DataTable } from '../../components/DataTable.tsx';
 import { DecimalInput, decimalError, decimalValue } from '../../components/DecimalInput.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 
 /**

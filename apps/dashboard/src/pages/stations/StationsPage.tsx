@@ -1,6 +1,5 @@
 import { Alert, Badge, Button, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { notifications } from '@mantine/notifications';
 import type { StationDevice } from '@merma/schema/dashboard';
 import { IconDeviceTablet } from '@tabler/icons-react';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
@@ -11,6 +10,7 @@ import { ModeBadge } from '../../components/ModeBadge.tsx';
 import { NoEstablishment } from '../../components/NoEstablishment.tsx';
 import { Page } from '../../components/Page.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';

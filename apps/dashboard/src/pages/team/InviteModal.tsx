@@ -1,12 +1,12 @@
 import { Button, Group, Select, Stack, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { notifications } from '@mantine/notifications';
 import { Email, ROLES, type Role } from '@merma/schema/dashboard';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { SecretFormModal, useMutationKeepingResult } from '../../components/SecretFormModal.tsx';
 import { currentLanguage } from '../../i18n/index.ts';
 import { errorInfo } from '../../lib/errors.ts';
+import { notifications } from '../../lib/notify.ts';
 import { rule } from '../../lib/validation.ts';
 import { trpc } from '../../trpc.ts';
 

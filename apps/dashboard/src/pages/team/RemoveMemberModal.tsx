@@ -1,10 +1,10 @@
 import { Button, Checkbox, Group, Loader, Modal, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import type { Member } from '@merma/schema/dashboard';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { notifications } from '../../lib/notify.ts';
 import { queryClient, trpc } from '../../trpc.ts';
 
 /**

@@ -1,6 +1,5 @@
 import { Badge, Button, Group, Select, Stack, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { notifications } from '@mantine/notifications';
 import { type Member, type PendingInvitation, ROLES, type Role } from '@merma/schema/dashboard';
 import { IconUserPlus } from '@tabler/icons-react';
 import { useMutation, useSuspenseQuery } from '@tanstack/react-query';
@@ -10,6 +9,7 @@ import { ConfirmButton } from '../../components/confirm.tsx';
 import { type Column, DataTable, EmptyCell } from '../../components/DataTable.tsx';
 import { Page } from '../../components/Page.tsx';
 import { useFormat } from '../../lib/format.ts';
+import { notifications } from '../../lib/notify.ts';
 import { can } from '../../lib/permissions.ts';
 import { useScope } from '../../lib/scope.ts';
 import { queryClient, trpc } from '../../trpc.ts';

@@ -1,0 +1,29 @@
+import type { NotificationData } from '@mantine/notifications';
+
+/**
+ * The app's notifications (Mantine's toasts), with Mantine's package and its container loaded when
+ * the first one is shown rather than with every page: together 8–9 kB compressed that a page
+ * which shows none (the overview, for one) no longer downloads. `show` queues the notification
+ * in Mantine's store once the package has loaded, a task later; `DeferredToasts` mounts the
+ * container that shows it. Pages import `notifications` from here, never from the package.
+ */
+const listeners = new Set<() => void>();
+let wanted = false;
+
+export const notifications = {
+  show(data: NotificationData): void {
+    if (!wanted) {
+      wanted = true;
+      for (const listener of listeners) listener();
+    }
+    void import('@mantine/notifications').then((m) => m.notifications.show(data));
+  },
+};
+
+/** Whether a notification was ever shown: the container is wanted from then on. */
+export const toastsWanted = () => wanted;
+
+export function onToastsWanted(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
