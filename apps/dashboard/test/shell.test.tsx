@@ -1,7 +1,10 @@
 import { MantineProvider } from '@mantine/core';
 import { notifications as mantines } from '@mantine/notifications';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfirmButton } from '../src/components/confirm.tsx';
+import { DeferredModals } from '../src/components/DeferredModals.tsx';
 import { DeferredToasts } from '../src/components/DeferredToasts.tsx';
 import { i18n } from '../src/i18n/index.ts';
 import { notifications } from '../src/lib/notify.ts';
@@ -68,5 +71,23 @@ describe("the shell's pickers and menus", () => {
     expect(await screen.findByText('Saved: 2.5 kg')).toBeInTheDocument();
     expect(document.querySelector('.mantine-Notifications-root')).not.toBeNull();
     act(() => mantines.clean());
+  });
+
+  it('mounts the confirmation dialogs’ manager with the first confirmation, which then opens and confirms', async () => {
+    const onConfirm = vi.fn();
+    render(
+      <MantineProvider theme={buildTheme(i18n.t)} env="test" cssVariablesResolver={cssVariablesResolver}>
+        <DeferredModals />
+        <ConfirmButton label="Revoke" title="Revoke the key?" message="Integrations using it stop working." onConfirm={onConfirm} />
+      </MantineProvider>,
+    );
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.querySelector('.mantine-Modal-root')).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Revoke' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Revoke the key?' });
+    expect(dialog).toHaveTextContent('Integrations using it stop working.');
+    expect(onConfirm).not.toHaveBeenCalled();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Revoke' }));
+    expect(onConfirm).toHaveBeenCalledTimes(1);
   });
 });

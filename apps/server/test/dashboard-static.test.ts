@@ -332,11 +332,13 @@ describe('/dashboard', () => {
     }
   });
 
-  it("the shell and the overview load no dropdown code (Floating UI) nor the notifications' container until they are needed", () => {
+  it("the shell and the overview load no dropdown code (Floating UI), dialogs nor the notifications' container until they are needed", () => {
     // A phone's signed-in page: the header's pickers are the browser's own selects and the account
     // is in the drawer, so Mantine's Select and Menu (and Floating UI, which positions their
-    // dropdowns: 19 kB compressed) load only on wide screens, from chunks of their own; the
-    // notifications' container loads with the first notification (DeferredToasts.tsx).
+    // dropdowns: 13 kB compressed) load only on wide screens, from chunks of their own; the
+    // notifications' container loads with the first notification (DeferredToasts.tsx), the
+    // confirmation dialogs' manager and Mantine's Modal with the first confirmation
+    // (DeferredModals.tsx).
     const assets = join(DASHBOARD_DIST, 'assets');
     const files = readdirSync(assets);
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
@@ -349,11 +351,15 @@ describe('/dashboard', () => {
     const holding = (marker: string) => loaded.filter((f) => readFileSync(join(assets, f), 'utf8').includes(marker));
     expect(holding('data-floating-ui-focusable')).toEqual([]);
     expect(holding('@mantine/notifications/Notifications')).toEqual([]);
-    // Both are built, in chunks loaded when wanted.
+    expect(holding('mantine-modals')).toEqual([]);
+    expect(holding('@mantine/core/ModalBase')).toEqual([]);
+    // All are built, in chunks loaded when wanted.
     const all = files.filter((f) => f.endsWith('.js'));
     const someHold = (marker: string) => all.some((f) => readFileSync(join(assets, f), 'utf8').includes(marker));
     expect(someHold('data-floating-ui-focusable')).toBe(true);
     expect(someHold('@mantine/notifications/Notifications')).toBe(true);
+    expect(someHold('mantine-modals')).toBe(true);
+    expect(someHold('@mantine/core/ModalBase')).toBe(true);
   });
 
   it('every Mantine class the scripts name has its rules in the stylesheet every page links', () => {

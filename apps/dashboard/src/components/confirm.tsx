@@ -1,8 +1,8 @@
 import { Button, type ButtonProps, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import type { ReactNode } from 'react';
 import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
+import { whenModalsReady } from './DeferredModals.tsx';
 
 export type ConfirmOptions = {
   title: string;
@@ -13,18 +13,25 @@ export type ConfirmOptions = {
   onConfirm: () => void;
 };
 
-/** Asks before doing something that cannot be undone (Mantine's confirm modal, translated buttons). */
+/**
+ * Asks before doing something that cannot be undone (Mantine's confirm modal, translated buttons).
+ * The dialog opens once Mantine's modals manager is mounted and its package loaded, the first time
+ * a few milliseconds after the click (DeferredModals.tsx).
+ */
 export function useConfirm() {
   const { t } = useTranslation();
   return useCallback(
-    ({ title, message, confirmLabel, danger = true, onConfirm }: ConfirmOptions) =>
-      modals.openConfirmModal({
-        title,
-        children: typeof message === 'string' ? <Text size="sm">{message}</Text> : message,
-        labels: { confirm: confirmLabel, cancel: t('common.cancel') },
-        confirmProps: { color: danger ? 'red' : undefined },
-        onConfirm,
-      }),
+    ({ title, message, confirmLabel, danger = true, onConfirm }: ConfirmOptions) => {
+      void Promise.all([import('@mantine/modals'), whenModalsReady()]).then(([{ modals }]) =>
+        modals.openConfirmModal({
+          title,
+          children: typeof message === 'string' ? <Text size="sm">{message}</Text> : message,
+          labels: { confirm: confirmLabel, cancel: t('common.cancel') },
+          confirmProps: { color: danger ? 'red' : undefined },
+          onConfirm,
+        }),
+      );
+    },
     [t],
   );
 }

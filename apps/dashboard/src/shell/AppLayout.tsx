@@ -1,10 +1,10 @@
 import { Alert, AppShell, Burger, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
-import { ModalsProvider } from '@mantine/modals';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { Outlet } from '@tanstack/react-router';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DeferredModals } from '../components/DeferredModals.tsx';
 import { LanguageSwitcher } from '../components/LanguageSwitcher.tsx';
 import { PagePending } from '../components/states.tsx';
 import { DisplayTimeZone } from '../lib/format.ts';
@@ -40,6 +40,8 @@ export function AppLayout() {
   // drawer, where a phone has room for it (Stripe's and GitHub's mobile menus do the same).
   const drawer = !useMediaQuery('(min-width: 48em)', undefined, screenNow);
   const { me, establishment } = useScope();
+  // A click on the account button before the menu's code has arrived opens the menu when it does.
+  const [menuAsked, setMenuAsked] = useState(false);
 
   const scopeControls = (
     <>
@@ -49,8 +51,9 @@ export function AppLayout() {
   );
 
   return (
-    // Confirmation dialogs are only used inside the app, so their provider (and Modal) load with it.
-    <ModalsProvider>
+    <>
+      {/* Confirmation dialogs, inside the app only: their manager mounts with the first one. */}
+      <DeferredModals />
       <AppShell header={{ height: 64 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !navOpened } }} padding="lg">
         <AppShell.Header>
           <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
@@ -71,8 +74,8 @@ export function AppLayout() {
               <ModeSwitch />
               {!drawer && <LanguageSwitcher account />}
               {!drawer && (
-                <Suspense fallback={<AccountButton />}>
-                  <UserMenu />
+                <Suspense fallback={<AccountButton onClick={() => setMenuAsked(true)} />}>
+                  <UserMenu defaultOpened={menuAsked} />
                 </Suspense>
               )}
             </Group>
@@ -105,6 +108,6 @@ export function AppLayout() {
           </Stack>
         </AppShell.Main>
       </AppShell>
-    </ModalsProvider>
+    </>
   );
 }

@@ -11,13 +11,13 @@ import { useSignOut } from './sign-out.ts';
  * fifth of what a phone would otherwise download for a page, and phones show the account in the
  * navigation drawer instead (UserPanel.tsx).
  */
-export function UserMenu() {
+export function UserMenu({ defaultOpened = false }: { defaultOpened?: boolean }) {
   const { t } = useTranslation();
   const { me } = useScope();
   const actions = useSignOut();
 
   return (
-    <Menu position="bottom-end" withinPortal>
+    <Menu position="bottom-end" withinPortal defaultOpened={defaultOpened}>
       <Menu.Target>
         <AccountButton />
       </Menu.Target>
