@@ -300,8 +300,9 @@ describe('/dashboard', () => {
     // Lowered to 205.4 kB (14 files instead of 16) when the Mantine components every page's first
     // render uses became one file; the notifications' container, the header's Select and account
     // menu left the signed-in pages' first load (they were loaded by the app's first render, not
-    // counted here).
-    const BUDGET_GZ = 205_400;
+    // counted here). Raised to 205.45 kB when those two deferred parts shared one helper
+    // (`lib/wanted.ts`, +0.03 kB in the app's entry chunk) instead of a copy each.
+    const BUDGET_GZ = 205_450;
     const index = readFileSync(join(DASHBOARD_DIST, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/\/dashboard\/(assets\/[^"]+\.js)"/g)].map((m) => m[1] as string);
     const spanish = readdirSync(join(DASHBOARD_DIST, 'assets')).filter((f) => /^es-[\w-]+\.js$/.test(f));

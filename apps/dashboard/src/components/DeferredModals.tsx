@@ -1,4 +1,5 @@
 import { lazy, Suspense, useSyncExternalStore } from 'react';
+import { wantedOnce } from '../lib/wanted.ts';
 
 const Modals = lazy(() => import('./Modals.tsx'));
 
@@ -9,8 +10,7 @@ const Modals = lazy(() => import('./Modals.tsx'));
  * compressed) were part of every signed-in page's first load. `whenModalsReady` mounts it and
  * resolves once it listens for Mantine's open events; it stays mounted after.
  */
-const listeners = new Set<() => void>();
-let wanted = false;
+const manager = wantedOnce();
 let ready = pending();
 
 function pending() {
@@ -23,21 +23,13 @@ function pending() {
 
 /** Mounts the modals manager if it is not yet, and resolves when it can open a dialog. */
 export function whenModalsReady(): Promise<void> {
-  if (!wanted) {
-    wanted = true;
-    for (const listener of listeners) listener();
-  }
+  manager.want();
   return ready.promise;
 }
 
-const subscribe = (listener: () => void) => {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-};
-
 /** Where the manager mounts (inside the app's MantineProvider): nothing until it is wanted. */
 export function DeferredModals() {
-  const mounted = useSyncExternalStore(subscribe, () => wanted);
+  const mounted = useSyncExternalStore(manager.subscribe, manager.wanted);
   return mounted ? (
     <Suspense>
       <Modals

@@ -1,4 +1,5 @@
 import type { NotificationData } from '@mantine/notifications';
+import { wantedOnce } from './wanted.ts';
 
 /**
  * The app's notifications (Mantine's toasts), with Mantine's package and its container loaded when
@@ -7,23 +8,15 @@ import type { NotificationData } from '@mantine/notifications';
  * in Mantine's store once the package has loaded, a task later; `DeferredToasts` mounts the
  * container that shows it. Pages import `notifications` from here, never from the package.
  */
-const listeners = new Set<() => void>();
-let wanted = false;
+const toasts = wantedOnce();
 
 export const notifications = {
   show(data: NotificationData): void {
-    if (!wanted) {
-      wanted = true;
-      for (const listener of listeners) listener();
-    }
+    toasts.want();
     void import('@mantine/notifications').then((m) => m.notifications.show(data));
   },
 };
 
-/** Whether a notification was ever shown: the container is wanted from then on. */
-export const toastsWanted = () => wanted;
-
-export function onToastsWanted(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+/** Whether a notification was ever shown (the container is wanted from then on), and its changes. */
+export const toastsWanted = toasts.wanted;
+export const onToastsWanted = toasts.subscribe;
